@@ -57,12 +57,14 @@ def _to_array(x, name: str) -> np.ndarray:
 
 
 def _exact(e):
-    """sympify, turning floats into exact rationals (0.5 -> 1/2) so symbolic results stay clean."""
+    """sympify, turning floats into exact rationals (0.5 -> 1/2) so symbolic results stay clean,
+    also inside expressions (l1 + 0.5 -> l1 + 1/2)."""
     if isinstance(e, (float, np.floating)):
         return sp.Rational(repr(float(e)))
-    if isinstance(e, sp.Float):
-        return sp.Rational(repr(float(e)))
-    return sp.sympify(e)
+    e = sp.sympify(e)
+    if isinstance(e, sp.Basic) and e.has(sp.Float):
+        e = e.xreplace({f: sp.Rational(repr(float(f))) for f in e.atoms(sp.Float)})
+    return e
 
 
 def _to_sympy(x, name: str) -> sp.Matrix:

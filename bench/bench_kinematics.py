@@ -1,0 +1,289 @@
+"""Speed of robodyn's kinematics against the reference tools, and the book's time budgets.
+
+    .venv/bin/python bench/bench_kinematics.py             # micro-benchmarks, < 1 min
+    .venv/bin/python bench/bench_kinematics.py --widgets   # callback times of every widget
+    .venv/bin/python bench/bench_kinematics.py --wall      # book build and test-suite wall time
+
+Default: time per call (timeit, best of repeats, all measured in this run) of ``fk_space`` and
+``jacobian_space`` of ``models.ur5_like()`` for robodyn, Modern Robotics and Pinocchio, and the
+ratios robodyn/modern_robotics (target < 1: faster than the textbook library) and
+robodyn/pinocchio (reported only; Pinocchio is compiled C++).
+
+``--widgets`` executes every notebook listed in ``book/_toc.yml`` (nbclient, in a temporary
+copy of the book, ROBODYN_WIDGET_TIMINGS=<file>, ROBODYN_STATIC unset) and prints, per
+interactive figure, the median and max callback time that ``robodyn.viz`` wrote to that file
+(JSON lines: title, params, frames, median_ms, max_ms, bytes), against the 100 ms target.
+
+``--wall`` copies the repository to a temporary directory and times ``jupyter-book build book``
+(target <= 10 min) and the test suite (target <= 15 min).
+
+Speed is measured here only, never asserted in tests.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import timeit
+from pathlib import Path
+
+import numpy as np
+
+REPO = Path(__file__).resolve().parents[1]
+WIDGET_TARGET_MS = 100.0
+BOOK_TARGET_S = 10 * 60
+TESTS_TARGET_S = 15 * 60
+
+
+def best_time(fn, repeat=7, min_total=0.2):
+    """Best time per call (s) over ``repeat`` runs of ``number`` calls (autoranged)."""
+    t = timeit.Timer(fn)
+    number, _ = t.autorange()
+    number = max(number, int(np.ceil(number * min_total / 0.2)))
+    return min(t.repeat(repeat=repeat, number=number)) / number
+
+
+def micro(seed=0):
+    import modern_robotics as mr
+    import pinocchio as pin
+
+    import robodyn as rd
+    from robodyn import models
+
+    sys.path.insert(0, str(REPO / "tests"))          # bench only: the shared test helpers
+    from reference import to_pinocchio
+
+    chain = models.ur5_like()
+    q = np.random.default_rng(seed).uniform(-np.pi, np.pi, size=chain.n)
+    M, S = np.array(chain.home), np.array(chain.screws)
+    model = to_pinocchio(chain)
+    data = model.createData()
+    fid = model.getFrameId("ee")
+    WORLD = pin.ReferenceFrame.WORLD
+
+    def pin_fk():
+        pin.forwardKinematics(model, data, q)
+        pin.updateFramePlacements(model, data)
+        return data.oMf[fid]
+
+    def pin_jac_frame():
+        return pin.computeFrameJacobian(model, data, q, fid, WORLD)
+
+    def pin_jac_joints():
+        pin.computeJointJacobians(model, data, q)
+        pin.updateFramePlacements(model, data)
+        return pin.getFrameJacobian(model, data, fid, WORLD)
+
+    # same answers before timing anything (a benchmark of wrong code is worthless)
+    T = rd.fk_space(chain, q)
+    assert np.allclose(T, mr.FKinSpace(M, S, q), atol=1e-10)
+    assert np.allclose(T, pin_fk().homogeneous, atol=1e-10)
+    J = rd.jacobian_space(chain, q)
+    assert np.allclose(J, mr.JacobianSpace(S, q), atol=1e-10)
+    Jp = pin_jac_frame()
+    assert np.allclose(J, np.vstack([Jp[3:], Jp[:3]]), atol=1e-10)
+
+    cases = {
+        "fk_space": {
+            "robodyn": lambda: rd.fk_space(chain, q),
+            "modern_robotics": lambda: mr.FKinSpace(M, S, q),
+            "pinocchio": pin_fk,
+        },
+        "jacobian_space": {
+            "robodyn": lambda: rd.jacobian_space(chain, q),
+            "modern_robotics": lambda: mr.JacobianSpace(S, q),
+            "pinocchio": pin_jac_frame,
+            "pinocchio (computeJointJacobians)": pin_jac_joints,
+        },
+    }
+    print(f"Kinematics of {chain!r}, time per call (best of 7 repeats)")
+    print(f"numpy {np.__version__}, pinocchio {pin.__version__}, python "
+          f"{sys.version.split()[0]}")
+    results = {}
+    for what, impls in cases.items():
+        times = {name: best_time(fn) for name, fn in impls.items()}
+        results[what] = times
+        print(f"\n{what}")
+        for name, t in times.items():
+            print(f"  {name:36s} {t * 1e6:9.2f} us")
+        r_mr = times["robodyn"] / times["modern_robotics"]
+        r_pin = times["robodyn"] / times["pinocchio"]
+        verdict = "ok (faster)" if r_mr < 1 else "MISSES target < 1"
+        print(f"  robodyn / modern_robotics = {r_mr:6.2f}   target < 1: {verdict}")
+        print(f"  robodyn / pinocchio       = {r_pin:6.1f}   (reported)")
+    return results
+
+
+# --------------------------------------------------------------------------
+# --widgets
+# --------------------------------------------------------------------------
+
+
+def toc_notebooks(book):
+    """Notebook paths listed in book/_toc.yml (root, chapters, parts, sections), in order."""
+    import yaml
+
+    toc = yaml.safe_load((book / "_toc.yml").read_text())
+    files = []
+
+    def walk(node):
+        if isinstance(node, dict):
+            if "file" in node:
+                files.append(node["file"])
+            if "root" in node:
+                files.append(node["root"])
+            for v in node.values():
+                if isinstance(v, (list, dict)):
+                    walk(v)
+        elif isinstance(node, list):
+            for v in node:
+                walk(v)
+
+    walk(toc)
+    out = []
+    for f in files:
+        p = book / f
+        if not p.suffix:
+            found = [p.with_suffix(s) for s in (".ipynb", ".md") if p.with_suffix(s).exists()]
+            if not found:
+                print(f"warning: _toc.yml lists {f!r}, but neither {f}.ipynb nor {f}.md exists")
+                continue
+            p = found[0]
+        if p.suffix == ".ipynb" and p.exists() and p not in out:
+            out.append(p)
+    return out
+
+
+def widgets(book):
+    import nbclient
+    import nbformat
+
+    book = Path(book)
+    if not (book / "_toc.yml").exists():
+        print(f"--widgets: {book / '_toc.yml'} does not exist yet; nothing to run")
+        return 1
+    with tempfile.TemporaryDirectory(prefix="robodyn-widgets-") as tmp:
+        copy = Path(tmp) / "book"
+        shutil.copytree(book, copy, ignore=shutil.ignore_patterns("_build", ".jupyter_cache",
+                                                                  ".ipynb_checkpoints"))
+        timings = Path(tmp) / "widget_timings.jsonl"
+        os.environ["ROBODYN_WIDGET_TIMINGS"] = str(timings)
+        os.environ.pop("ROBODYN_STATIC", None)
+        rows, failures = [], []
+        for nb_path in toc_notebooks(copy):
+            rel = nb_path.relative_to(copy)
+            before = timings.read_text().count("\n") if timings.exists() else 0
+            t0 = time.perf_counter()
+            nb = nbformat.read(nb_path, as_version=4)
+            try:
+                nbclient.NotebookClient(nb, timeout=900, kernel_name="python3",
+                                        resources={"metadata": {"path": str(nb_path.parent)}}
+                                        ).execute()
+            except Exception as exc:                 # report, keep measuring the others
+                failures.append((rel, f"{type(exc).__name__}: {str(exc)[:200]}"))
+            wall = time.perf_counter() - t0
+            lines = timings.read_text().splitlines()[before:] if timings.exists() else []
+            print(f"{rel}: executed in {wall:.1f} s, {len(lines)} interactive figure(s)")
+            for line in lines:
+                rows.append((rel, json.loads(line)))
+    print(f"\nCallback time per interactive figure (target {WIDGET_TARGET_MS:.0f} ms per "
+          f"callback)")
+    print(f"{'notebook':40s} {'figure':34s} {'frames':>6s} {'median ms':>10s} {'max ms':>8s} "
+          f"{'kB':>7s}  verdict")
+    over = over_max = 0
+    for rel, r in rows:
+        med, mx = float(r["median_ms"]), float(r["max_ms"])
+        if mx <= WIDGET_TARGET_MS:
+            verdict = "ok"
+        elif med <= WIDGET_TARGET_MS:
+            verdict = "median ok, max over"
+            over_max += 1
+        else:
+            verdict = "OVER"
+            over += 1
+        print(f"{str(rel):40s} {str(r['title'])[:34]:34s} {r['frames']:>6} {med:10.1f} "
+              f"{mx:8.1f} {r['bytes'] / 1e3:7.0f}  {verdict}")
+    if rows:
+        meds = [float(r["median_ms"]) for _, r in rows]
+        print(f"\n{len(rows)} figures; median of medians {statistics.median(meds):.1f} ms; "
+              f"{over} with the median over target, {over_max} more with the max over")
+    for rel, msg in failures:
+        print(f"FAILED to execute {rel}: {msg}")
+    return 1 if failures else 0
+
+
+# --------------------------------------------------------------------------
+# --wall
+# --------------------------------------------------------------------------
+
+
+def timed(cmd, cwd, env):
+    t0 = time.perf_counter()
+    proc = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True)
+    return time.perf_counter() - t0, proc
+
+
+def wall(test_cmd):
+    venv_bin = Path(sys.executable).parent
+    with tempfile.TemporaryDirectory(prefix="robodyn-wall-") as tmp:
+        copy = Path(tmp) / "repo"
+        shutil.copytree(REPO, copy, ignore=shutil.ignore_patterns(
+            ".venv", ".git", "_build", ".jupyter_cache", "__pycache__", ".pytest_cache",
+            "*.egg-info"))
+        env = dict(os.environ)
+        env["PATH"] = f"{venv_bin}{os.pathsep}{env.get('PATH', '')}"
+        env["PYTHONPATH"] = str(copy / "lib")       # the copy's library, not the editable one
+        env.pop("ROBODYN_STATIC", None)
+        jb = shutil.which("jupyter-book", path=env["PATH"]) or "jupyter-book"
+        t_book, p_book = timed([jb, "build", "book"], copy, env)
+        env_t = dict(env, ROBODYN_QUICK="1")
+        t_test, p_test = timed(test_cmd, copy, env_t)
+    report = [("jupyter-book build book", t_book, BOOK_TARGET_S, p_book),
+              (" ".join(test_cmd), t_test, TESTS_TARGET_S, p_test)]
+    print("Wall time in a fresh copy of the repository")
+    status = 0
+    for what, t, target, proc in report:
+        verdict = ("FAILED, so the time says nothing" if proc.returncode != 0
+                   else "ok" if t <= target else "OVER")
+        print(f"  {what:60s} {t / 60:6.2f} min  target <= {target / 60:.0f} min: {verdict}  "
+              f"(exit {proc.returncode})")
+        if proc.returncode != 0:
+            status = 1
+            tail = (proc.stdout + proc.stderr).strip().splitlines()[-15:]
+            print("    " + "\n    ".join(tail))
+    return status
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--widgets", action="store_true",
+                    help="execute the book's notebooks and report widget callback times")
+    ap.add_argument("--wall", action="store_true",
+                    help="time jupyter-book build and the test suite in a copy of the repo")
+    ap.add_argument("--book", default=str(REPO / "book"),
+                    help="book directory for --widgets (default: the repo's book/)")
+    ap.add_argument("--test-cmd", default=None,
+                    help="test command for --wall (default: python -m pytest -q "
+                         "-p no:cacheprovider, with ROBODYN_QUICK=1)")
+    ap.add_argument("--no-micro", action="store_true", help="skip the default micro-benchmarks")
+    args = ap.parse_args(argv)
+    status = 0
+    if not args.no_micro and not (args.widgets or args.wall):
+        micro()
+    if args.widgets:
+        status |= widgets(args.book)
+    if args.wall:
+        cmd = args.test_cmd.split() if args.test_cmd else \
+            [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"]
+        status |= wall(cmd)
+    return status
+
+
+if __name__ == "__main__":
+    sys.exit(main())

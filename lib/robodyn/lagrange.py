@@ -1,0 +1,714 @@
+r"""Lagrangian dynamics of serial chains, symbolic and numeric (Part II of the book).
+
+The Lagrangian of a linkage is :math:`L(q,\dot q) = \tfrac12\dot q^TM(q)\dot q - V(q)`; the
+Euler--Lagrange equations (5.10) become, handbook eq. (5.14),
+
+.. math:: M(q)\ddot q + C(q,\dot q)\dot q + G(q) = Y,
+
+with the Christoffel symbols of the first kind (5.13)
+
+.. math:: \Gamma_{ijk} = \tfrac12\Big(\frac{\partial M_{ij}}{\partial q_k}
+          + \frac{\partial M_{ik}}{\partial q_j} - \frac{\partial M_{jk}}{\partial q_i}\Big),
+          \qquad C_{ij} = \sum_k \Gamma_{ijk}\dot q_k,\qquad G_i = \frac{\partial V}{\partial q_i}.
+
+Index convention (the handbook's): the *first* index of :math:`\Gamma_{ijk}` is the equation
+(row) index, the last one is contracted with :math:`\dot q`. The second kind (5.16) is
+:math:`\Gamma^i_{jk} = \sum_l (M^{-1})_{il}\Gamma_{ljk}`, so that :math:`\ddot q^i +
+\Gamma^i_{jk}\dot q^j\dot q^k = (M^{-1}(Y - G))^i`. Both are returned as sympy ``Array`` of
+shape (n, n, n) indexed ``[i, j, k]``.
+
+Conventions: twists (omega, v), wrenches (m, f) as everywhere in :mod:`robodyn`; gravity is a
+3-vector in the space frame, default :data:`DEFAULT_GRAVITY` = (0, 0, -9.81) m/s^2 (the planar
+models lie in the xy plane: pass ``gravity=(0, -g, 0)``).
+
+Symbolic derivation. :func:`equations_of_motion` builds M by the composite-rigid-body
+recursion in the link frames (each step one joint's exponential), expands every entry to a
+polynomial in :math:`\sin q_k, \cos q_k` (with :math:`\sin^2 = 1-\cos^2`), differentiates
+that polynomial for :math:`\partial M/\partial q` once and assembles C from (5.13); no
+``simplify``. Numeric twins come from one ``lambdify(cse=True)`` per term (:meth:`EquationsOfMotion.numeric`).
+"""
+from __future__ import annotations
+
+import numbers
+from dataclasses import dataclass, field
+
+import numpy as np
+import sympy as sp
+
+from . import _checks
+from ._checks import is_symbolic
+from ._checks import to_sympy as _S
+from .kinematics import SerialChain, exp_se3, jacobian_body, jacobian_space, link_poses
+
+__all__ = ["DEFAULT_GRAVITY", "mass_matrix", "christoffel_symbols", "coriolis_matrix",
+           "potential_energy", "kinetic_energy", "gravity_vector", "euler_lagrange",
+           "equations_of_motion", "EquationsOfMotion", "NumericEquations",
+           "generalized_forces"]
+
+DEFAULT_GRAVITY = (0.0, 0.0, -9.81)
+"""Gravitational acceleration in the space frame, m/s^2 (same as :mod:`robodyn.dynamics`)."""
+
+
+# --------------------------------------------------------------------------
+# input checks
+# --------------------------------------------------------------------------
+
+def _dyn_chain(chain, fname):
+    if not isinstance(chain, SerialChain):
+        raise TypeError(f"{fname}: expected a SerialChain, got {_checks._describe(chain)}")
+    if chain.link_inertias is None or chain.link_homes is None:
+        raise ValueError(f"{fname}: {chain!r} has no link inertias; build it with "
+                         f"SerialChain.from_screws(..., link_homes=[...], link_inertias=[...])")
+    return chain
+
+
+def _joints(chain, x, name, fname):
+    v = _checks.vector(x, chain.n, f"{fname}: {name} (one value per joint of the "
+                                   f"{chain.n}-joint chain)")
+    return v
+
+
+def _mode(chain, *xs):
+    return chain.symbolic or any(is_symbolic(x) for x in xs)
+
+
+def _gravity(gravity, fname):
+    g = _checks.vector(gravity, 3, f"{fname}: gravity (3-vector in the space frame, m/s^2)")
+    return g
+
+
+def _symbol_list(q, name, fname):
+    """A list of distinct sympy Symbols (q, qd of euler_lagrange and christoffel_symbols)."""
+    if isinstance(q, sp.MatrixBase):
+        q = list(q)
+    if isinstance(q, sp.Symbol):
+        q = [q]
+    if not isinstance(q, (list, tuple)) or not q:
+        raise TypeError(f"{fname}: {name}: expected a non-empty list of sympy Symbols, got "
+                        f"{_checks._describe(q)}")
+    bad = [e for e in q if not isinstance(e, sp.Symbol)]
+    if bad:
+        raise TypeError(f"{fname}: {name}: expected sympy Symbols, got {bad[0]!r} "
+                        f"({type(bad[0]).__name__}); hint: q = sympy.symbols('q1:3')")
+    if len(set(q)) != len(q):
+        raise ValueError(f"{fname}: {name}: expected distinct symbols, got {list(q)}")
+    return list(q)
+
+
+# --------------------------------------------------------------------------
+# compact polynomial form in sin q_k, cos q_k
+# --------------------------------------------------------------------------
+
+def _reduce(e):
+    """Expand and replace sin(x)^k (k >= 2) by sin(x)^(k mod 2) (1 - cos(x)^2)^(k div 2)."""
+    e = sp.expand(e)
+    pows = {p for p in e.atoms(sp.Pow) if isinstance(p.base, sp.sin) and p.exp.is_Integer
+            and p.exp >= 2}
+    if not pows:
+        return e
+    rep = {p: p.base ** (int(p.exp) % 2) * (1 - sp.cos(p.base.args[0]) ** 2) ** (int(p.exp) // 2)
+           for p in pows}
+    return sp.expand(e.xreplace(rep))
+
+
+def _reduce_matrix(A):
+    return A.applyfunc(_reduce)
+
+
+def _ad_of(H):
+    R, p = H[:3, :3], H[:3, 3]
+    P = sp.Matrix([[0, -p[2], p[1]], [p[2], 0, -p[0]], [-p[1], p[0], 0]])
+    A = sp.zeros(6, 6)
+    A[:3, :3] = R
+    A[3:, 3:] = R
+    A[3:, :3] = P * R
+    return A
+
+
+def _inv_h(H):
+    R, p = H[:3, :3], H[:3, 3]
+    Hi = sp.eye(4)
+    Hi[:3, :3] = R.T
+    Hi[:3, 3] = -(R.T * p)
+    return Hi
+
+
+def _symbolic_frames(chain, q):
+    """Link-frame data: A_i (joint i's screw in link i's CoM frame) and Y_i = Ad of the pose of
+    link i-1 in link i (Y_0: of the space frame in link 0), each a function of q_i only."""
+    A, Y, H_rel = [], [], []
+    prev = sp.eye(4)
+    for i in range(chain.n):
+        L = _S(chain.link_homes[i])
+        S = _S(chain.screws[:, i])
+        Li = _inv_h(L)
+        Ai = _reduce_matrix(_ad_of(Li) * S)
+        # pose of link i in link i-1: prev^-1 L_i exp([A_i] q_i)
+        H = _reduce_matrix(_inv_h(prev) * L * exp_se3(Ai, q[i]))
+        A.append(Ai)
+        H_rel.append(H)
+        Y.append(_reduce_matrix(_ad_of(_inv_h(H))))
+        prev = L
+    return A, Y, H_rel
+
+
+def _symbolic_mass_matrix(chain, q, frames=None):
+    """Composite-rigid-body recursion in the link frames, entries reduced polynomials."""
+    n = chain.n
+    A, Y, _ = frames or _symbolic_frames(chain, q)
+    Ic = [None] * n
+    M = sp.zeros(n, n)
+    acc = None
+    for i in reversed(range(n)):
+        Ii = _S(chain.link_inertias[i])
+        Ic[i] = Ii if acc is None else _reduce_matrix(Ii + acc)
+        F = Ic[i] * A[i]
+        M[i, i] = _reduce((A[i].T * F)[0])
+        for j in reversed(range(i)):
+            F = _reduce_matrix(Y[j + 1].T * F)
+            M[j, i] = M[i, j] = _reduce((A[j].T * F)[0])
+        if i > 0:
+            acc = Y[i].T * Ic[i] * Y[i]
+    return M
+
+
+def _symbolic_potential(chain, q, g, frames=None):
+    """V = -sum m_i g^T p_i with p_i the CoM positions (reduced polynomial)."""
+    _, _, H_rel = frames or _symbolic_frames(chain, q)
+    T = sp.eye(4)
+    V = 0
+    for i in range(chain.n):
+        T = _reduce_matrix(T * H_rel[i])
+        m = _S(chain.link_inertias[i])[3, 3]
+        V += -m * (g.T * T[:3, 3])[0]
+    return _reduce(V)
+
+
+def _prepare(chain, q, fname):
+    """q as a column of sympy expressions for a symbolic chain or q; symbols to differentiate."""
+    qv = _joints(chain, q, "q", fname)
+    if not isinstance(qv, sp.MatrixBase):
+        qv = _S(qv)
+    return qv
+
+
+# --------------------------------------------------------------------------
+# M, T, V, G
+# --------------------------------------------------------------------------
+
+def mass_matrix(chain, q):
+    r"""The mass (inertia) matrix :math:`M(q) = \sum_i J_i^T\mathcal I_i J_i` (handbook §5.3.2),
+    with :math:`J_i` the body Jacobian of link *i*'s centre-of-mass frame
+    (``jacobian_body(chain, q, link=i)``) and :math:`\mathcal I_i` = ``chain.link_inertias[i]``.
+
+    Numeric input uses that sum directly; symbolic input the equivalent composite-rigid-body
+    recursion in the link frames, each entry an expanded polynomial in
+    :math:`\sin q_k, \cos q_k` (no ``simplify``: call ``sympy.trigsimp`` on small results).
+
+    Parameters
+    ----------
+    chain : SerialChain with link_homes and link_inertias
+    q : array_like (n,), rad / m; numbers or sympy expressions
+
+    Returns
+    -------
+    ndarray(n, n), kg m^2 / kg m / kg (``sympy.Matrix`` when q or the chain is symbolic)
+
+    Raises
+    ------
+    ValueError
+        if the chain has no inertias or q has the wrong length.
+
+    Examples
+    --------
+    >>> import sympy as sp
+    >>> from robodyn.models import planar_rr
+    >>> q1, q2 = sp.symbols('q1 q2')
+    >>> sp.trigsimp(mass_matrix(planar_rr(1, 1, 1, 1), [q1, q2])[0, 0])
+    cos(q2) + 5/3
+    """
+    fname = "mass_matrix"
+    _dyn_chain(chain, fname)
+    if _mode(chain, q):
+        return _symbolic_mass_matrix(chain, _prepare(chain, q, fname))
+    qv = _joints(chain, q, "q", fname)
+    M = np.zeros((chain.n, chain.n))
+    for i in range(chain.n):
+        J = jacobian_body(chain, qv, link=i)
+        M += J.T @ np.asarray(chain.link_inertias[i], dtype=float) @ J
+    return 0.5 * (M + M.T)
+
+
+def kinetic_energy(chain, q, qd):
+    r"""Kinetic energy :math:`T = \tfrac12\dot q^TM(q)\dot q` (J).
+
+    >>> from robodyn.models import planar_rr
+    >>> round(kinetic_energy(planar_rr(), [0, 0], [1, 0]), 12)   # (1/3 + 1 + 1/3 + 1) / 2 * 1
+    1.333333333333
+    """
+    fname = "kinetic_energy"
+    _dyn_chain(chain, fname)
+    qdv = _joints(chain, qd, "qd", fname)
+    M = mass_matrix(chain, q)
+    if isinstance(M, sp.MatrixBase):
+        qdv = _S(qdv) if not isinstance(qdv, sp.MatrixBase) else qdv
+        return sp.expand((qdv.T * M * qdv)[0] / 2)
+    if is_symbolic(qdv):
+        qdv = _S(qdv)
+        return sp.expand((qdv.T * sp.Matrix(M) * qdv)[0] / 2)
+    return float(qdv @ M @ qdv / 2)
+
+
+def potential_energy(chain, q, gravity=DEFAULT_GRAVITY):
+    r"""Gravitational potential energy :math:`V(q) = -\sum_i m_i\,g^Tp_i(q)` (J), with
+    :math:`p_i` the centre of mass of link *i* in the space frame and *g* in the space frame.
+
+    >>> from robodyn.models import planar_rr
+    >>> potential_energy(planar_rr(), [np.pi / 2, 0], gravity=(0, -9.81, 0))   # CoMs at y = 0.5, 1.5
+    19.62
+    """
+    fname = "potential_energy"
+    _dyn_chain(chain, fname)
+    g = _gravity(gravity, fname)
+    if _mode(chain, q, g):
+        return _symbolic_potential(chain, _prepare(chain, q, fname), _S(g))
+    qv = _joints(chain, q, "q", fname)
+    P = link_poses(chain, qv)
+    m = np.array([np.asarray(G, dtype=float)[3, 3] for G in chain.link_inertias])
+    return float(-np.sum(m * (P[:, :3, 3] @ g)))
+
+
+def gravity_vector(chain, q, gravity=DEFAULT_GRAVITY):
+    r"""The gravity term :math:`G(q) = \partial V/\partial q` of eq. (5.14) (N m / N).
+
+    Numeric: :math:`G = -\sum_i J_i^T(0,\ m_iR_i^Tg)` (the link's body Jacobian; the body
+    wrench of its weight). Symbolic: the derivative of :func:`potential_energy`.
+
+    Parameters
+    ----------
+    gravity : 3-vector in the space frame, m/s^2
+
+    >>> from robodyn.models import planar_rr
+    >>> np.round(gravity_vector(planar_rr(), [0, 0], gravity=(0, -9.81, 0)), 6)
+    array([19.62 ,  4.905])
+    """
+    fname = "gravity_vector"
+    _dyn_chain(chain, fname)
+    g = _gravity(gravity, fname)
+    if _mode(chain, q, g):
+        qv = _prepare(chain, q, fname)
+        qs, back = _differentiable(qv)
+        V = _symbolic_potential(chain, qs, _S(g))
+        return sp.Matrix([sp.diff(V, s) for s in qs]).xreplace(back)
+    qv = _joints(chain, q, "q", fname)
+    P = link_poses(chain, qv)
+    G = np.zeros(chain.n)
+    for i in range(chain.n):
+        J = jacobian_body(chain, qv, link=i)
+        m = np.asarray(chain.link_inertias[i], dtype=float)[3, 3]
+        G -= J[3:].T @ (P[i, :3, :3].T @ (m * g))
+    return G
+
+
+def _differentiable(qv):
+    """Symbols to differentiate by: q itself if all entries are symbols, else dummies + map."""
+    if all(isinstance(e, sp.Symbol) for e in qv) and len(set(qv)) == len(qv):
+        return sp.Matrix(qv), {}
+    ds = sp.Matrix([sp.Dummy(f"q{i}") for i in range(len(qv))])
+    return ds, dict(zip(list(ds), list(qv)))
+
+
+# --------------------------------------------------------------------------
+# Christoffel symbols and the Coriolis matrix
+# --------------------------------------------------------------------------
+
+def _dM(M, q):
+    n = len(q)
+    return [M.diff(q[k]) for k in range(n)]      # dM[k][i, j] = dM_ij / dq_k
+
+
+def _first_kind(dM, n):
+    return [[[(dM[k][i, j] + dM[j][i, k] - dM[i][j, k]) / 2 for k in range(n)]
+             for j in range(n)] for i in range(n)]
+
+
+def _coriolis_from_dM(dM, qd, n):
+    C = sp.zeros(n, n)
+    for i in range(n):
+        for j in range(n):
+            C[i, j] = sp.expand(sum((dM[k][i, j] + dM[j][i, k] - dM[i][j, k]) * qd[k]
+                                    for k in range(n)) / 2)
+    return C
+
+
+def _check_M(M, q, fname):
+    if not isinstance(M, sp.MatrixBase):
+        if isinstance(M, np.ndarray) and not is_symbolic(M):
+            raise TypeError(f"{fname}: M: expected a sympy Matrix in the symbols q (Christoffel "
+                            f"symbols need derivatives), got a numeric array; hint: numeric "
+                            f"chains go through robodyn.dynamics.coriolis_matrix(chain, q, qd)")
+        if not is_symbolic(M):
+            raise TypeError(f"{fname}: M: expected a sympy Matrix, got {_checks._describe(M)}")
+        M = sp.Matrix(M)
+    q = _symbol_list(q, "q", fname)
+    n = len(q)
+    if M.shape != (n, n):
+        raise ValueError(f"{fname}: M: expected a square {n}x{n} matrix (one row per "
+                         f"coordinate in q), got shape {M.shape}")
+    for i in range(n):
+        for j in range(i):
+            if M[i, j] != M[j, i] and sp.expand(M[i, j] - M[j, i]) != 0:
+                raise ValueError(f"{fname}: M: expected a symmetric matrix, got "
+                                 f"M[{i},{j}] - M[{j},{i}] = {sp.expand(M[i, j] - M[j, i])}")
+    return sp.Matrix(M), q
+
+
+def christoffel_symbols(M, q, kind=1):
+    r"""Christoffel symbols of a mass matrix M(q).
+
+    ``kind=1``, eq. (5.13): :math:`\Gamma_{ijk} = \tfrac12(\partial M_{ij}/\partial q_k +
+    \partial M_{ik}/\partial q_j - \partial M_{jk}/\partial q_i)`, so that
+    :math:`C_{ij} = \sum_k\Gamma_{ijk}\dot q_k` (5.14). ``kind=2``, eq. (5.16):
+    :math:`\Gamma^i_{jk} = \sum_l (M^{-1})_{il}\Gamma_{ljk}`. Both are symmetric in (j, k).
+
+    Parameters
+    ----------
+    M : sympy.Matrix (n, n), symmetric, in the symbols q
+    q : list of n sympy Symbols
+    kind : 1 or 2
+
+    Returns
+    -------
+    sympy.ImmutableDenseNDimArray of shape (n, n, n), indexed ``[i, j, k]``
+
+    Raises
+    ------
+    TypeError for numeric M or q not symbols; ValueError for a non-square or non-symmetric M
+    or an unknown kind.
+
+    Examples
+    --------
+    >>> import sympy as sp
+    >>> q1, q2, h = sp.symbols('q1 q2 h')
+    >>> M = sp.Matrix([[3 + 2 * h * sp.cos(q2), 1 + h * sp.cos(q2)], [1 + h * sp.cos(q2), 1]])
+    >>> christoffel_symbols(M, [q1, q2])[0, 1, 1]
+    -h*sin(q2)
+    """
+    fname = "christoffel_symbols"
+    if kind not in (1, 2) or isinstance(kind, bool):
+        raise ValueError(f"{fname}: kind: expected 1 (first kind, eq. 5.13) or 2 (second kind, "
+                         f"eq. 5.16), got {kind!r}")
+    M, q = _check_M(M, q, fname)
+    n = len(q)
+    G1 = _first_kind(_dM(M, q), n)
+    if kind == 1:
+        return sp.ImmutableDenseNDimArray(G1, (n, n, n))
+    Minv = M.inv()
+    G2 = [[[sum(Minv[i, l] * G1[l][j][k] for l in range(n)) for k in range(n)]
+           for j in range(n)] for i in range(n)]
+    return sp.ImmutableDenseNDimArray(G2, (n, n, n))
+
+
+def coriolis_matrix(M, q, qd):
+    r"""The Coriolis matrix :math:`C_{ij}(q,\dot q) = \sum_k\Gamma_{ijk}(q)\dot q_k` of eq. (5.14),
+    from the Christoffel symbols of the first kind (5.13).
+
+    ``M`` is a symbolic mass matrix in the symbols ``q``, or a :class:`SerialChain`: a numeric
+    chain with numeric q, qd goes to :func:`robodyn.dynamics.coriolis_matrix` (exact, O(n^2)); a
+    symbolic one is derived here.
+
+    Returns
+    -------
+    sympy.Matrix (n, n) (ndarray for a numeric chain)
+
+    Examples
+    --------
+    >>> import sympy as sp
+    >>> q1, q2, u1, u2, h = sp.symbols('q1 q2 u1 u2 h')
+    >>> M = sp.Matrix([[3 + 2 * h * sp.cos(q2), 1 + h * sp.cos(q2)], [1 + h * sp.cos(q2), 1]])
+    >>> coriolis_matrix(M, [q1, q2], [u1, u2])
+    Matrix([
+    [-h*u2*sin(q2), -h*u1*sin(q2) - h*u2*sin(q2)],
+    [ h*u1*sin(q2),                            0]])
+    """
+    fname = "coriolis_matrix"
+    if isinstance(M, SerialChain):
+        chain = _dyn_chain(M, fname)
+        if not _mode(chain, q, qd):
+            from . import dynamics
+            return dynamics.coriolis_matrix(chain, q, qd)
+        qv = _prepare(chain, q, fname)
+        qs, back = _differentiable(qv)
+        Ms = _symbolic_mass_matrix(chain, qs)
+        qdv = _joints(chain, qd, "qd", fname)
+        qdv = _S(qdv) if not isinstance(qdv, sp.MatrixBase) else qdv
+        return _coriolis_from_dM(_dM(Ms, qs), qdv, chain.n).xreplace(back)
+    M, q = _check_M(M, q, fname)
+    n = len(q)
+    if not isinstance(qd, (list, tuple, sp.MatrixBase, np.ndarray)) or len(qd) != n:
+        raise ValueError(f"{fname}: qd: expected {n} joint velocities, got "
+                         f"{_checks._describe(qd)}")
+    qdv = _S(list(qd))
+    return _coriolis_from_dM(_dM(M, q), qdv, n)
+
+
+# --------------------------------------------------------------------------
+# the generic Euler-Lagrange operator
+# --------------------------------------------------------------------------
+
+def euler_lagrange(L, q, qd, qdd=None, split=False):
+    r"""The Euler--Lagrange expressions (5.10) of any Lagrangian:
+    :math:`E_i = \frac{d}{dt}\frac{\partial L}{\partial\dot q_i} - \frac{\partial L}{\partial q_i}`,
+    with the time derivative by the chain rule,
+    :math:`\frac{d}{dt}\frac{\partial L}{\partial\dot q_i} = \sum_j\frac{\partial^2L}{\partial\dot q_i
+    \partial\dot q_j}\ddot q_j + \frac{\partial^2L}{\partial\dot q_i\partial q_j}\dot q_j`
+    (plus :math:`\partial^2L/\partial\dot q_i\partial t` if L depends on ``t``: not supported).
+    The equations of motion are :math:`E = Y`.
+
+    Parameters
+    ----------
+    L : sympy expression in the symbols q, qd
+    q, qd : lists of n sympy Symbols (coordinates, velocities); not functions of t
+    qdd : list of n Symbols for the accelerations, default ``<q_i>_ddot``
+    split : if True return ``(M, rest)`` with :math:`E = M\ddot q + \mathrm{rest}`
+
+    Returns
+    -------
+    sympy.Matrix (n, 1), linear in qdd (or the pair (M, rest))
+
+    Raises
+    ------
+    TypeError if q, qd, qdd are not Symbols or L is not a sympy expression; ValueError for
+    lists of different lengths.
+
+    Examples
+    --------
+    A pendulum, :math:`L = \tfrac12ml^2\dot\theta^2 + mgl\cos\theta`:
+
+    >>> import sympy as sp
+    >>> th, thd, thdd, m, g, l = sp.symbols('theta thetad thetadd m g l')
+    >>> euler_lagrange(m * l**2 * thd**2 / 2 + m * g * l * sp.cos(th), [th], [thd], [thdd])
+    Matrix([[g*l*m*sin(theta) + l**2*m*thetadd]])
+    """
+    fname = "euler_lagrange"
+    if not isinstance(L, sp.Basic):
+        try:
+            L = sp.sympify(L, strict=True)
+        except sp.SympifyError:
+            raise TypeError(f"{fname}: L: expected a sympy expression, got "
+                            f"{_checks._describe(L)}") from None
+    q = _symbol_list(q, "q", fname)
+    qd = _symbol_list(qd, "qd", fname)
+    n = len(q)
+    if len(qd) != n:
+        raise ValueError(f"{fname}: expected as many velocities as coordinates, got "
+                         f"len(q) = {n}, len(qd) = {len(qd)}")
+    if qdd is None:
+        qdd = [sp.Symbol(f"{s.name}_ddot") for s in q]
+    qdd = _symbol_list(qdd, "qdd", fname)
+    if len(qdd) != n:
+        raise ValueError(f"{fname}: expected {n} accelerations, got len(qdd) = {len(qdd)}")
+    if set(q) & set(qd):
+        raise ValueError(f"{fname}: q and qd share symbols {set(q) & set(qd)}")
+    p = [sp.diff(L, v) for v in qd]
+    Mm = sp.Matrix(n, n, lambda i, j: sp.diff(p[i], qd[j]))
+    rest = sp.Matrix([sum(sp.diff(p[i], q[j]) * qd[j] for j in range(n)) - sp.diff(L, q[i])
+                      for i in range(n)])
+    if split:
+        return Mm, rest
+    return (Mm * sp.Matrix(qdd) + rest).applyfunc(sp.expand)
+
+
+# --------------------------------------------------------------------------
+# equations of motion: symbolic result + numeric twins
+# --------------------------------------------------------------------------
+
+@dataclass(frozen=True, eq=False)
+class NumericEquations:
+    r"""Fast numeric functions generated from :class:`EquationsOfMotion` (one
+    ``lambdify(cse=True)`` each): ``M(q)``, ``C(q, qd)``, ``G(q)``, ``tau(q, qd, qdd)``
+    :math:`= M\ddot q + C\dot q + G`, ``forward_dynamics(q, qd, tau)``
+    :math:`= M^{-1}(\tau - C\dot q - G)`. Arguments are 1-D arrays of length n."""
+
+    n: int
+    _M: object = field(repr=False)
+    _C: object = field(repr=False)
+    _G: object = field(repr=False)
+
+    def M(self, q):
+        return np.array(self._M(*q), dtype=float).reshape(self.n, self.n)
+
+    def C(self, q, qd):
+        return np.array(self._C(*q, *qd), dtype=float).reshape(self.n, self.n)
+
+    def G(self, q):
+        return np.array(self._G(*q), dtype=float).reshape(self.n)
+
+    def tau(self, q, qd, qdd):
+        return self.M(q) @ np.asarray(qdd, float) + self.C(q, qd) @ np.asarray(qd, float) \
+            + self.G(q)
+
+    def forward_dynamics(self, q, qd, tau):
+        rhs = np.asarray(tau, float) - self.C(q, qd) @ np.asarray(qd, float) - self.G(q)
+        return np.linalg.solve(self.M(q), rhs)
+
+
+@dataclass(frozen=True, eq=False)
+class EquationsOfMotion:
+    r"""The symbolic equations of motion :math:`M(q)\ddot q + C(q,\dot q)\dot q + G(q) = \tau`
+    (eq. 5.14) of a chain, an immutable value made by :func:`equations_of_motion`.
+
+    Fields ``q``, ``qd`` (n x 1 columns of Symbols), ``M``, ``C`` (n x n), ``G`` (n x 1),
+    ``gravity``; :meth:`tau`, :meth:`numeric`."""
+
+    q: sp.Matrix
+    qd: sp.Matrix
+    M: sp.Matrix
+    C: sp.Matrix
+    G: sp.Matrix
+    gravity: tuple
+    name: str = "chain"
+    _cache: dict = field(default_factory=dict, repr=False, compare=False)
+
+    @property
+    def n(self):
+        return self.q.shape[0]
+
+    def tau(self, qdd=None):
+        r""":math:`\tau = M\ddot q + C\dot q + G` (sympy n x 1), with ``qdd`` symbols (default
+        ``qdd1..qddn``)."""
+        if qdd is None:
+            qdd = sp.Matrix(sp.symbols(f"qdd1:{self.n + 1}"))
+        qdd = _S(list(qdd)) if not isinstance(qdd, sp.MatrixBase) else qdd
+        if qdd.shape != (self.n, 1):
+            raise ValueError(f"EquationsOfMotion.tau: qdd: expected {self.n} accelerations, "
+                             f"got shape {qdd.shape}")
+        return self.M * qdd + self.C * self.qd + self.G
+
+    def numeric(self, values=None):
+        r"""Numeric twins (:class:`NumericEquations`), generated once with common-subexpression
+        elimination and cached on this object. ``values`` maps the chain's other symbols
+        (lengths, masses) to numbers; every free symbol besides q, qd must get one.
+
+        Raises ValueError naming the symbols left without a value."""
+        values = dict(values or {})
+        key = tuple(sorted((str(k), float(v)) for k, v in values.items()))
+        if key in self._cache:
+            return self._cache[key]
+        sub = {sp.sympify(k): _checks._exact(float(v)) for k, v in values.items()}
+        M, C, G = (X.xreplace(sub) if sub else X for X in (self.M, self.C, self.G))
+        known = set(self.q) | set(self.qd)
+        free = set().union(M.free_symbols, C.free_symbols, G.free_symbols) - known
+        if free:
+            raise ValueError(f"EquationsOfMotion.numeric: symbols {sorted(map(str, free))} have "
+                             f"no value; pass values={{symbol: number, ...}}")
+        q, qd = list(self.q), list(self.qd)
+        fM = sp.lambdify(q, list(M), modules="math", cse=True)
+        fC = sp.lambdify(q + qd, list(C), modules="math", cse=True)
+        fG = sp.lambdify(q, list(G), modules="math", cse=True)
+        out = NumericEquations(self.n, fM, fC, fG)
+        self._cache[key] = out
+        return out
+
+
+def equations_of_motion(chain, gravity=DEFAULT_GRAVITY, q=None, qd=None):
+    r"""Symbolic M, C, G of a chain (eq. 5.14): :math:`M(q)\ddot q + C(q,\dot q)\dot q + G(q) = \tau`,
+    C the Christoffel Coriolis matrix of (5.13), :math:`G = \partial V/\partial q`.
+
+    Parameters
+    ----------
+    chain : SerialChain with inertias (numbers or sympy symbols)
+    gravity : 3-vector in the space frame, m/s^2 (planar models: ``(0, -g, 0)``)
+    q, qd : lists of n Symbols; default ``q1..qn``, ``qd1..qdn``
+
+    Returns
+    -------
+    EquationsOfMotion
+
+    Examples
+    --------
+    >>> import sympy as sp
+    >>> from robodyn.models import planar_rr
+    >>> eom = equations_of_motion(planar_rr(1, 1, 1, 1), gravity=(0, -9.81, 0))
+    >>> sp.trigsimp(eom.M[0, 1]), eom.C[1, 1]
+    (cos(q2)/2 + 1/3, 0)
+    >>> np.round(eom.numeric().G([0.0, 0.0]), 6)
+    array([19.62 ,  4.905])
+    """
+    fname = "equations_of_motion"
+    _dyn_chain(chain, fname)
+    n = chain.n
+    q = sp.symbols(f"q1:{n + 1}") if q is None else q
+    qd = sp.symbols(f"qd1:{n + 1}") if qd is None else qd
+    q = _symbol_list(q, "q", fname)
+    qd = _symbol_list(qd, "qd", fname)
+    for name, v in (("q", q), ("qd", qd)):
+        if len(v) != n:
+            raise ValueError(f"{fname}: {name}: expected {n} symbols (one per joint), got {len(v)}")
+    g = _gravity(gravity, fname)
+    qv, qdv = sp.Matrix(q), sp.Matrix(qd)
+    frames = _symbolic_frames(chain, qv)
+    M = _symbolic_mass_matrix(chain, qv, frames)
+    C = _coriolis_from_dM(_dM(M, qv), qdv, n)
+    V = _symbolic_potential(chain, qv, _S(g), frames)
+    G = sp.Matrix([sp.diff(V, s) for s in q])
+    gt = tuple(float(x) if not is_symbolic(x) else x for x in (list(g) if not
+               isinstance(g, sp.MatrixBase) else list(g)))
+    return EquationsOfMotion(qv, qdv, M, C, G, gt, chain.name)
+
+
+# --------------------------------------------------------------------------
+# generalized forces, eq. (5.15)
+# --------------------------------------------------------------------------
+
+def generalized_forces(chain, q, wrenches, frame="body"):
+    r"""Generalized forces of wrenches on the links, eq. (5.15):
+    :math:`Y_i = \sum_l\langle W_l, \partial\kappa_l/\partial q_i\rangle`, i.e.
+    :math:`Y = \sum_l J_l^TW_l` (the pull-back :math:`Y = \kappa^*(W)`).
+
+    Parameters
+    ----------
+    chain : SerialChain with link_homes
+    q : array_like (n,)
+    wrenches : array_like (n, 6): row l is the wrench (m, f) on link l, in N m and N.
+        ``frame='body'``: written in link l's centre-of-mass frame (about its CoM) and paired
+        with the link's body Jacobian; ``frame='space'``: written in the space frame (moment
+        about the space origin), paired with the link's space Jacobian.
+    frame : 'body' or 'space'
+
+    Returns
+    -------
+    ndarray(n,) (sympy n x 1 for symbolic input)
+
+    Examples
+    --------
+    A torque of 2 N m on joint 2 of the RR arm, as +2 about z on link 1 and -2 on link 0:
+
+    >>> from robodyn.models import planar_rr
+    >>> W = np.zeros((2, 6)); W[1, 2], W[0, 2] = 2.0, -2.0
+    >>> np.round(generalized_forces(planar_rr(), [0.3, 0.5], W), 12)
+    array([0., 2.])
+    """
+    fname = "generalized_forces"
+    if not isinstance(chain, SerialChain):
+        raise TypeError(f"{fname}: expected a SerialChain, got {_checks._describe(chain)}")
+    if frame not in ("body", "space"):
+        raise ValueError(f"{fname}: frame: expected 'body' or 'space', got {frame!r}")
+    sym = _mode(chain, q, wrenches)
+    W = _checks.matrix(wrenches, (chain.n, 6), f"{fname}: wrenches (one row (m, f) per link)")
+    jac = jacobian_body if frame == "body" else jacobian_space
+    if frame == "body" and chain.link_homes is None:
+        raise ValueError(f"{fname}: body-frame wrenches need link_homes, and {chain!r} has none")
+    qv = _joints(chain, q, "q", fname)
+    if sym:
+        qv = _S(qv) if not isinstance(qv, sp.MatrixBase) else qv
+        W = _S(W) if not isinstance(W, sp.MatrixBase) else W
+        Y = sp.zeros(chain.n, 1)
+        for l in range(chain.n):
+            Y += jac(chain, qv, link=l).T * W[l, :].T
+        return Y.applyfunc(sp.expand)
+    Y = np.zeros(chain.n)
+    for l in range(chain.n):
+        J = jac(chain, qv, link=l) if frame == "body" else jac(chain, qv, link=l)
+        Y += J.T @ W[l]
+    return Y
