@@ -22,10 +22,11 @@ Conventions: twists (omega, v), wrenches (m, f) as everywhere in :mod:`robodyn`;
 models lie in the xy plane: pass ``gravity=(0, -g, 0)``).
 
 Symbolic derivation. :func:`equations_of_motion` builds M by the composite-rigid-body
-recursion in the link frames (each step one joint's exponential), expands every entry to a
-polynomial in :math:`\sin q_k, \cos q_k` (with :math:`\sin^2 = 1-\cos^2`), differentiates
-that polynomial for :math:`\partial M/\partial q` once and assembles C from (5.13); no
-``simplify``. Numeric twins come from one ``lambdify(cse=True)`` per term (:meth:`EquationsOfMotion.numeric`).
+recursion in the link frames (each relative pose a function of one joint), every quantity
+held as an exact trigonometric polynomial :math:`\sum c\,e^{i e\cdot q}\prod_k q_k^{d_k}`
+(so :math:`\cos(q_1+\dots+q_7)` stays two terms), differentiates it term by term for
+:math:`\partial M/\partial q` and assembles C from (5.13); no ``simplify``. Results are
+sums of :math:`\cos`/:math:`\sin` of joint-angle combinations. Numeric twins come from one ``lambdify(cse=True)`` per term (:meth:`EquationsOfMotion.numeric`).
 """
 from __future__ import annotations
 
@@ -96,23 +97,187 @@ def _symbol_list(q, name, fname):
 
 
 # --------------------------------------------------------------------------
-# compact polynomial form in sin q_k, cos q_k
+# the symbolic engine: trigonometric polynomials in exponential form
 # --------------------------------------------------------------------------
-
-def _reduce(e):
-    """Expand and replace sin(x)^k (k >= 2) by sin(x)^(k mod 2) (1 - cos(x)^2)^(k div 2)."""
-    e = sp.expand(e)
-    pows = {p for p in e.atoms(sp.Pow) if isinstance(p.base, sp.sin) and p.exp.is_Integer
-            and p.exp >= 2}
-    if not pows:
-        return e
-    rep = {p: p.base ** (int(p.exp) % 2) * (1 - sp.cos(p.base.args[0]) ** 2) ** (int(p.exp) // 2)
-           for p in pows}
-    return sp.expand(e.xreplace(rep))
+#
+# Every quantity of a chain is a finite sum of terms  c * exp(i e.q) * prod_k q_k^d_k  with
+# integer frequency vectors e (revolute and helical joints) and degrees d (prismatic and
+# helical joints). A term is stored as {(e_1..e_n, d_1..d_n): c} with c in an exact field
+# (Gaussian rationals, or rational functions of the chain's parameters). Products add
+# exponents, so cos(q1 + ... + q7) stays two terms instead of 64 after expansion, and
+# d/dq_k is exact term by term. Conversion to sympy pairs e with -e into cos and sin.
 
 
-def _reduce_matrix(A):
-    return A.applyfunc(_reduce)
+class _Engine:
+    def __init__(self, chain, n):
+        params = set()
+        for X in [chain.screws, chain.home] + list(chain.link_homes) + list(chain.link_inertias):
+            if is_symbolic(X):
+                params |= _S(X).free_symbols
+        self.params = sorted(params, key=str)
+        from sympy.polys.domains import EX, QQ_I
+        self.dom = QQ_I.frac_field(*self.params) if self.params else QQ_I
+        self.EX = EX
+        self.n = n
+        self.zero_key = (0,) * (2 * n)
+        self.half = self.dom.from_sympy(sp.Rational(1, 2))
+        self.mi_half = self.dom.from_sympy(-sp.I / 2)     # 1/(2i)
+        self.i = self.dom.from_sympy(sp.I)
+
+    def const(self, x):
+        x = sp.sympify(x)
+        if x == 0:
+            return {}
+        try:
+            return {self.zero_key: self.dom.from_sympy(x)}
+        except Exception:                       # irrational constants: generic domain
+            self.dom = self.EX
+            raise _Restart
+
+    def cmat(self, A):
+        A = _S(A)
+        return [[self.const(A[i, j]) for j in range(A.shape[1])] for i in range(A.shape[0])]
+
+    @staticmethod
+    def add(a, b, s=1):
+        r = dict(a)
+        for k, v in b.items():
+            w = r.get(k)
+            w = (v if s == 1 else -v) if w is None else (w + v if s == 1 else w - v)
+            if w:
+                r[k] = w
+            else:
+                r.pop(k, None)
+        return r
+
+    @staticmethod
+    def mul(a, b):
+        if not a or not b:
+            return {}
+        r = {}
+        for k1, v1 in a.items():
+            for k2, v2 in b.items():
+                k = tuple(x + y for x, y in zip(k1, k2))
+                w = r.get(k)
+                w = v1 * v2 if w is None else w + v1 * v2
+                if w:
+                    r[k] = w
+                else:
+                    r.pop(k, None)
+        return r
+
+    def scale(self, a, c):
+        return {k: v * c for k, v in a.items() if v * c}
+
+    def matmul(self, A, B):
+        m, p = len(A), len(B[0])
+        out = [[{} for _ in range(p)] for _ in range(m)]
+        for i in range(m):
+            for k in range(len(B)):
+                if not A[i][k]:
+                    continue
+                for j in range(p):
+                    if B[k][j]:
+                        out[i][j] = self.add(out[i][j], self.mul(A[i][k], B[k][j]))
+        return out
+
+    def matadd(self, A, B):
+        return [[self.add(a, b) for a, b in zip(ra, rb)] for ra, rb in zip(A, B)]
+
+    @staticmethod
+    def T(A):
+        return [list(r) for r in zip(*A)]
+
+    def joint_exp(self, A, k):
+        """exp([A] q_k) for a screw A (6-vector sympy) as a 4x4 matrix of trig polynomials."""
+        n = self.n
+        z = [0] * (2 * n)
+        zp, zm, lin = list(z), list(z), list(z)
+        zp[k], zm[k], lin[n + k] = 1, -1, 1
+        zp, zm, lin = tuple(zp), tuple(zm), tuple(lin)
+        one = {self.zero_key: self.dom.one}
+        cos = {zp: self.half, zm: self.half}
+        sin = {zp: self.mi_half, zm: -self.mi_half}
+        qk = {lin: self.dom.one}
+        w, v = A[:3, 0], A[3:, 0]
+        W = sp.Matrix([[0, -w[2], w[1]], [w[2], 0, -w[0]], [-w[1], w[0], 0]])
+        W2 = W * W
+        rotating = any(x != 0 for x in w)
+        H = [[{} for _ in range(4)] for _ in range(4)]
+        H[3][3] = dict(one)
+        if rotating:
+            omc = self.add(one, cos, -1)
+            for r in range(3):
+                for c in range(3):
+                    e = self.add(self.scale(sin, self.dom.from_sympy(W[r, c])) if W[r, c] else {},
+                                 self.scale(omc, self.dom.from_sympy(W2[r, c])) if W2[r, c] else {})
+                    H[r][c] = self.add(one, e) if r == c else e
+            Wv, W2v = W * v, W2 * v
+            qms = self.add(qk, sin, -1)
+            for r in range(3):
+                e = {}
+                for poly, coef in ((qk, v[r]), (omc, Wv[r]), (qms, W2v[r])):
+                    c = sp.expand(coef)
+                    if c != 0:
+                        e = self.add(e, self.scale(poly, self.dom.from_sympy(c)))
+                H[r][3] = e
+        else:
+            for r in range(3):
+                H[r][r] = dict(one)
+                c = sp.expand(v[r])
+                H[r][3] = self.scale(qk, self.dom.from_sympy(c)) if c != 0 else {}
+        return H
+
+    def diff(self, a, k):
+        n, r = self.n, {}
+        for key, c in a.items():
+            e, d = key[k], key[n + k]
+            if e:
+                w = c * self.i * self.dom.from_sympy(sp.Integer(e))
+                r[key] = r.get(key, self.dom.zero) + w
+            if d:
+                kk = list(key)
+                kk[n + k] -= 1
+                kk = tuple(kk)
+                r[kk] = r.get(kk, self.dom.zero) + c * self.dom.from_sympy(sp.Integer(d))
+        return {k_: v for k_, v in r.items() if v}
+
+    def to_sympy(self, a, q):
+        n, out, seen = self.n, [], set()
+        for key, c in a.items():
+            if key in seen:
+                continue
+            e, d = key[:n], key[n:]
+            mono = sp.Mul(*[q[k] ** d[k] for k in range(n) if d[k]])
+            if not any(e):
+                seen.add(key)
+                out.append(sp.re(sp.expand(self.dom.to_sympy(c))) * mono
+                           if not self.params else sp.expand(self.dom.to_sympy(c)) * mono)
+                continue
+            neg = tuple(-x for x in e) + d
+            seen.add(key)
+            seen.add(neg)
+            b = a.get(neg, self.dom.zero)
+            first = next(x for x in e if x)
+            if first < 0:                       # canonical: first nonzero frequency positive
+                c, b, e = b, c, tuple(-x for x in e)
+            theta = sp.Add(*[e[k] * q[k] for k in range(n) if e[k]])
+            cc = sp.expand(self.dom.to_sympy(c + b))
+            ss = sp.expand(sp.I * self.dom.to_sympy(c - b))
+            out.append((cc * sp.cos(theta) + ss * sp.sin(theta)) * mono)
+        return sp.expand(sp.Add(*out))
+
+
+class _Restart(Exception):
+    pass
+
+
+def _inv_h(H):
+    R, p = H[:3, :3], H[:3, 3]
+    Hi = sp.eye(4)
+    Hi[:3, :3] = R.T
+    Hi[:3, 3] = -(R.T * p)
+    return Hi
 
 
 def _ad_of(H):
@@ -125,63 +290,144 @@ def _ad_of(H):
     return A
 
 
-def _inv_h(H):
-    R, p = H[:3, :3], H[:3, 3]
-    Hi = sp.eye(4)
-    Hi[:3, :3] = R.T
-    Hi[:3, 3] = -(R.T * p)
+def _ad_poly(eng, H):
+    """Ad of a 4x4 trig-polynomial pose."""
+    R = [row[:3] for row in H[:3]]
+    p = [H[r][3] for r in range(3)]
+    neg = lambda x: eng.scale(x, -eng.dom.one)
+    P = [[{}, neg(p[2]), p[1]], [p[2], {}, neg(p[0])], [neg(p[1]), p[0], {}]]
+    PR = eng.matmul(P, R)
+    A = [[{} for _ in range(6)] for _ in range(6)]
+    for r in range(3):
+        for c in range(3):
+            A[r][c] = R[r][c]
+            A[r + 3][c + 3] = R[r][c]
+            A[r + 3][c] = PR[r][c]
+    return A
+
+
+def _inv_poly(eng, H):
+    Rt = eng.T([row[:3] for row in H[:3]])
+    p = [[H[r][3]] for r in range(3)]
+    mp = eng.matmul(Rt, p)
+    Hi = [[{} for _ in range(4)] for _ in range(4)]
+    for r in range(3):
+        for c in range(3):
+            Hi[r][c] = Rt[r][c]
+        Hi[r][3] = eng.scale(mp[r][0], -eng.dom.one)
+    Hi[3][3] = {eng.zero_key: eng.dom.one}
     return Hi
 
 
-def _symbolic_frames(chain, q):
-    """Link-frame data: A_i (joint i's screw in link i's CoM frame) and Y_i = Ad of the pose of
-    link i-1 in link i (Y_0: of the space frame in link 0), each a function of q_i only."""
-    A, Y, H_rel = [], [], []
-    prev = sp.eye(4)
-    for i in range(chain.n):
-        L = _S(chain.link_homes[i])
-        S = _S(chain.screws[:, i])
-        Li = _inv_h(L)
-        Ai = _reduce_matrix(_ad_of(Li) * S)
-        # pose of link i in link i-1: prev^-1 L_i exp([A_i] q_i)
-        H = _reduce_matrix(_inv_h(prev) * L * exp_se3(Ai, q[i]))
-        A.append(Ai)
-        H_rel.append(H)
-        Y.append(_reduce_matrix(_ad_of(_inv_h(H))))
-        prev = L
-    return A, Y, H_rel
+class _Derivation:
+    """M, dM/dq and V of a chain as trig polynomials, by the composite-rigid-body recursion in
+    the link frames (each relative pose a function of one joint)."""
+
+    def __init__(self, chain):
+        for _ in range(2):
+            try:
+                self._build(chain, None if not hasattr(self, "eng") else self.eng.dom)
+                return
+            except _Restart:
+                continue
+        raise RuntimeError("lagrange: could not represent the chain's constants exactly")
+
+    def _build(self, chain, dom):
+        n = chain.n
+        eng = self.eng = _Engine(chain, n)
+        if dom is not None:
+            eng.dom = dom
+        A, Y, Hrel = [], [], []
+        prev = sp.eye(4)
+        for i in range(n):
+            L = _S(chain.link_homes[i])
+            Ai = (_ad_of(_inv_h(L)) * _S(chain.screws[:, i])).applyfunc(sp.expand)
+            # pose of link i in link i-1 (space frame for i = 0): prev^-1 L_i exp([A_i] q_i)
+            H = eng.matmul(eng.cmat(_inv_h(prev) * L), eng.joint_exp(Ai, i))
+            A.append(eng.cmat(Ai))
+            Hrel.append(H)
+            Y.append(_ad_poly(eng, _inv_poly(eng, H)))
+            prev = L
+        self.A, self.Y, self.Hrel = A, Y, Hrel
+        M = [[{} for _ in range(n)] for _ in range(n)]
+        acc = None
+        for i in reversed(range(n)):
+            Ic = eng.cmat(chain.link_inertias[i])
+            if acc is not None:
+                Ic = eng.matadd(Ic, acc)
+            F = eng.matmul(Ic, A[i])
+            M[i][i] = eng.matmul(eng.T(A[i]), F)[0][0]
+            for j in reversed(range(i)):
+                F = eng.matmul(eng.T(Y[j + 1]), F)
+                M[j][i] = M[i][j] = eng.matmul(eng.T(A[j]), F)[0][0]
+            if i > 0:
+                acc = eng.matmul(eng.T(Y[i]), eng.matmul(Ic, Y[i]))
+        self.M = M
+
+    def mass_matrix(self, q):
+        n, eng = self.eng.n, self.eng
+        out = sp.zeros(n, n)
+        for i in range(n):
+            for j in range(i + 1):
+                out[i, j] = out[j, i] = eng.to_sympy(self.M[i][j], q)
+        return out
+
+    def coriolis(self, q, qd):
+        """C_ij = sum_k Gamma_ijk qd_k, eq. (5.13)-(5.14), from dM/dq term by term."""
+        n, eng = self.eng.n, self.eng
+        dM = [[[eng.diff(self.M[i][j], k) for k in range(n)] for j in range(n)]
+              for i in range(n)]                      # dM[i][j][k] = dM_ij/dq_k
+        half = eng.half
+        C = sp.zeros(n, n)
+        for i in range(n):
+            for j in range(n):
+                terms = []
+                for k in range(n):
+                    g = eng.add(eng.add(dM[i][j][k], dM[i][k][j]), dM[j][k][i], -1)
+                    if g:
+                        terms.append(eng.to_sympy(eng.scale(g, half), q) * qd[k])
+                C[i, j] = sp.Add(*terms)
+        return C
+
+    def _moments(self):
+        """P_r = sum_i m_i p_i[r] (r = x, y, z) as trig polynomials, so V = -g^T P."""
+        if not hasattr(self, "_P"):
+            eng, T, P = self.eng, None, [{}, {}, {}]
+            for i in range(eng.n):
+                T = self.Hrel[i] if T is None else eng.matmul(T, self.Hrel[i])
+                m = eng.const(_S(self.chain_inertia(i))[3, 3])
+                for r in range(3):
+                    P[r] = eng.add(P[r], eng.mul(m, T[r][3]))
+            self._P = P
+        return self._P
+
+    def potential(self, q, g):
+        P = self._moments()
+        return sp.expand(-sum(g[r] * self.eng.to_sympy(P[r], q) for r in range(3) if g[r] != 0))
+
+    def gravity(self, q, g):
+        eng, P = self.eng, self._moments()
+        return sp.Matrix([sp.expand(-sum(g[r] * eng.to_sympy(eng.diff(P[r], k), q)
+                                         for r in range(3) if g[r] != 0))
+                          for k in range(eng.n)])
 
 
-def _symbolic_mass_matrix(chain, q, frames=None):
-    """Composite-rigid-body recursion in the link frames, entries reduced polynomials."""
-    n = chain.n
-    A, Y, _ = frames or _symbolic_frames(chain, q)
-    Ic = [None] * n
-    M = sp.zeros(n, n)
-    acc = None
-    for i in reversed(range(n)):
-        Ii = _S(chain.link_inertias[i])
-        Ic[i] = Ii if acc is None else _reduce_matrix(Ii + acc)
-        F = Ic[i] * A[i]
-        M[i, i] = _reduce((A[i].T * F)[0])
-        for j in reversed(range(i)):
-            F = _reduce_matrix(Y[j + 1].T * F)
-            M[j, i] = M[i, j] = _reduce((A[j].T * F)[0])
-        if i > 0:
-            acc = Y[i].T * Ic[i] * Y[i]
-    return M
+def _derivation(chain):
+    """One derivation per chain, cached on the (immutable) chain."""
+    key = ("lagrange", "derivation")
+    if key not in chain._cache:
+        d = _Derivation(chain)
+        d.chain_inertia = lambda i: chain.link_inertias[i]
+        chain._cache[key] = d
+    return chain._cache[key]
 
 
-def _symbolic_potential(chain, q, g, frames=None):
-    """V = -sum m_i g^T p_i with p_i the CoM positions (reduced polynomial)."""
-    _, _, H_rel = frames or _symbolic_frames(chain, q)
-    T = sp.eye(4)
-    V = 0
-    for i in range(chain.n):
-        T = _reduce_matrix(T * H_rel[i])
-        m = _S(chain.link_inertias[i])[3, 3]
-        V += -m * (g.T * T[:3, 3])[0]
-    return _reduce(V)
+def _symbolic_mass_matrix(chain, q):
+    return _derivation(chain).mass_matrix(list(q))
+
+
+def _symbolic_potential(chain, q, g):
+    return _derivation(chain).potential(list(q), list(g))
 
 
 def _prepare(chain, q, fname):
@@ -202,8 +448,8 @@ def mass_matrix(chain, q):
     (``jacobian_body(chain, q, link=i)``) and :math:`\mathcal I_i` = ``chain.link_inertias[i]``.
 
     Numeric input uses that sum directly; symbolic input the equivalent composite-rigid-body
-    recursion in the link frames, each entry an expanded polynomial in
-    :math:`\sin q_k, \cos q_k` (no ``simplify``: call ``sympy.trigsimp`` on small results).
+    recursion in the link frames, each entry a sum of cosines and sines of joint-angle
+    combinations (no ``simplify``); the derivation is cached on the chain.
 
     Parameters
     ----------
@@ -224,8 +470,8 @@ def mass_matrix(chain, q):
     >>> import sympy as sp
     >>> from robodyn.models import planar_rr
     >>> q1, q2 = sp.symbols('q1 q2')
-    >>> sp.trigsimp(mass_matrix(planar_rr(1, 1, 1, 1), [q1, q2])[0, 0])
-    cos(q2) + 5/3
+    >>> mass_matrix(planar_rr(*sp.symbols('l1 l2 m1 m2')), [q1, q2])[1, 1]
+    l2**2*m2/3
     """
     fname = "mass_matrix"
     _dyn_chain(chain, fname)
@@ -297,9 +543,7 @@ def gravity_vector(chain, q, gravity=DEFAULT_GRAVITY):
     g = _gravity(gravity, fname)
     if _mode(chain, q, g):
         qv = _prepare(chain, q, fname)
-        qs, back = _differentiable(qv)
-        V = _symbolic_potential(chain, qs, _S(g))
-        return sp.Matrix([sp.diff(V, s) for s in qs]).xreplace(back)
+        return _derivation(chain).gravity(list(qv), list(_S(g)))
     qv = _joints(chain, q, "q", fname)
     P = link_poses(chain, qv)
     G = np.zeros(chain.n)
@@ -438,11 +682,9 @@ def coriolis_matrix(M, q, qd):
             from . import dynamics
             return dynamics.coriolis_matrix(chain, q, qd)
         qv = _prepare(chain, q, fname)
-        qs, back = _differentiable(qv)
-        Ms = _symbolic_mass_matrix(chain, qs)
         qdv = _joints(chain, qd, "qd", fname)
         qdv = _S(qdv) if not isinstance(qdv, sp.MatrixBase) else qdv
-        return _coriolis_from_dM(_dM(Ms, qs), qdv, chain.n).xreplace(back)
+        return _derivation(chain).coriolis(list(qv), list(qdv))
     M, q = _check_M(M, q, fname)
     n = len(q)
     if not isinstance(qd, (list, tuple, sp.MatrixBase, np.ndarray)) or len(qd) != n:
@@ -534,6 +776,8 @@ class NumericEquations:
     _M: object = field(repr=False)
     _C: object = field(repr=False)
     _G: object = field(repr=False)
+    _tau: object = field(repr=False)
+    _MH: object = field(repr=False)
 
     def M(self, q):
         return np.array(self._M(*q), dtype=float).reshape(self.n, self.n)
@@ -545,12 +789,15 @@ class NumericEquations:
         return np.array(self._G(*q), dtype=float).reshape(self.n)
 
     def tau(self, q, qd, qdd):
-        return self.M(q) @ np.asarray(qdd, float) + self.C(q, qd) @ np.asarray(qd, float) \
-            + self.G(q)
+        """Inverse dynamics, one generated function (no matrix products at call time)."""
+        return np.array(self._tau(*q, *qd, *qdd), dtype=float)
 
     def forward_dynamics(self, q, qd, tau):
-        rhs = np.asarray(tau, float) - self.C(q, qd) @ np.asarray(qd, float) - self.G(q)
-        return np.linalg.solve(self.M(q), rhs)
+        """M and the bias C qd + G from one generated function, then a linear solve."""
+        n = self.n
+        out = self._MH(*q, *qd)
+        M = np.array(out[:n * n], dtype=float).reshape(n, n)
+        return np.linalg.solve(M, np.asarray(tau, float) - np.array(out[n * n:], dtype=float))
 
 
 @dataclass(frozen=True, eq=False)
@@ -606,7 +853,12 @@ class EquationsOfMotion:
         fM = sp.lambdify(q, list(M), modules="math", cse=True)
         fC = sp.lambdify(q + qd, list(C), modules="math", cse=True)
         fG = sp.lambdify(q, list(G), modules="math", cse=True)
-        out = NumericEquations(self.n, fM, fC, fG)
+        qdd = list(sp.symbols(f"_qdd0:{self.n}"))
+        bias = C * sp.Matrix(qd) + G
+        ftau = sp.lambdify(q + qd + qdd, list(M * sp.Matrix(qdd) + bias), modules="math",
+                           cse=True)
+        fMH = sp.lambdify(q + qd, list(M) + list(bias), modules="math", cse=True)
+        out = NumericEquations(self.n, fM, fC, fG, ftau, fMH)
         self._cache[key] = out
         return out
 
@@ -629,10 +881,11 @@ def equations_of_motion(chain, gravity=DEFAULT_GRAVITY, q=None, qd=None):
     --------
     >>> import sympy as sp
     >>> from robodyn.models import planar_rr
-    >>> eom = equations_of_motion(planar_rr(1, 1, 1, 1), gravity=(0, -9.81, 0))
-    >>> sp.trigsimp(eom.M[0, 1]), eom.C[1, 1]
-    (cos(q2)/2 + 1/3, 0)
-    >>> np.round(eom.numeric().G([0.0, 0.0]), 6)
+    >>> eom = equations_of_motion(planar_rr(*sp.symbols('l1 l2 m1 m2')), gravity=(0, -9.81, 0))
+    >>> eom.M[0, 1], eom.C[1, 1]
+    (l1*l2*m2*cos(q2)/2 + l2**2*m2/3, 0)
+    >>> eom1 = eom.numeric({'l1': 1, 'l2': 1, 'm1': 1, 'm2': 1})
+    >>> np.round(eom1.G([0.0, 0.0]), 6)
     array([19.62 ,  4.905])
     """
     fname = "equations_of_motion"
@@ -647,11 +900,10 @@ def equations_of_motion(chain, gravity=DEFAULT_GRAVITY, q=None, qd=None):
             raise ValueError(f"{fname}: {name}: expected {n} symbols (one per joint), got {len(v)}")
     g = _gravity(gravity, fname)
     qv, qdv = sp.Matrix(q), sp.Matrix(qd)
-    frames = _symbolic_frames(chain, qv)
-    M = _symbolic_mass_matrix(chain, qv, frames)
-    C = _coriolis_from_dM(_dM(M, qv), qdv, n)
-    V = _symbolic_potential(chain, qv, _S(g), frames)
-    G = sp.Matrix([sp.diff(V, s) for s in q])
+    d = _derivation(chain)
+    M = d.mass_matrix(q)
+    C = d.coriolis(q, qd)
+    G = d.gravity(q, list(_S(g)))
     gt = tuple(float(x) if not is_symbolic(x) else x for x in (list(g) if not
                isinstance(g, sp.MatrixBase) else list(g)))
     return EquationsOfMotion(qv, qdv, M, C, G, gt, chain.name)

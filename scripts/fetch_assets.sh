@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# Fetch the book's offline web assets with `npm pack` and unpack them into _assets/
+# (gitignored; Sphinx copies it into _build/html/_static/ via html_static_path).
+#   _assets/mathjax/       MathJax 3 (es5 build)            -> mathjax_path
+#   _assets/requirejs/     RequireJS                         -> nb_ipywidgets_js
+#   _assets/html-manager/  @jupyter-widgets/html-manager     -> nb_ipywidgets_js
+#                          (embed-amd.js bundles base + controls: no CDN at run time)
+# Versions are pinned; html-manager 1.0.x matches ipywidgets 8.1.x.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+MATHJAX=mathjax@3.2.2
+REQUIREJS=requirejs@2.3.8
+HTML_MANAGER=@jupyter-widgets/html-manager@1.0.15
+STAMP=_assets/.stamp
+WANT="$MATHJAX $REQUIREJS $HTML_MANAGER"
+
+if [[ -f $STAMP && "$(cat "$STAMP")" == "$WANT" ]]; then
+    exit 0
+fi
+command -v npm >/dev/null || { echo "fetch_assets: npm is required" >&2; exit 1; }
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+(cd "$tmp" && npm pack --silent "$MATHJAX" "$REQUIREJS" "$HTML_MANAGER" >/dev/null)
+
+unpack() {  # unpack <tarball glob> <dest> [paths inside package/ to keep]
+    local tgz=("$tmp"/$1) dest=$2
+    shift 2
+    rm -rf "$dest"; mkdir -p "$dest"
+    tar -xzf "${tgz[0]}" -C "$dest" --strip-components=1 "${@/#/package/}"
+}
+rm -rf _assets; mkdir -p _assets
+unpack 'mathjax-*.tgz' _assets/mathjax es5 LICENSE
+unpack 'requirejs-*.tgz' _assets/requirejs require.js
+unpack 'jupyter-widgets-html-manager-*.tgz' _assets/html-manager dist
+rm -f _assets/html-manager/dist/*.map _assets/html-manager/dist/libembed-amd.js
+
+for f in _assets/mathjax/es5/tex-chtml.js _assets/requirejs/require.js \
+         _assets/html-manager/dist/embed-amd.js; do
+    [[ -s $f ]] || { echo "fetch_assets: missing $f" >&2; exit 1; }
+done
+echo "$WANT" > "$STAMP"
+echo "fetch_assets: $WANT -> _assets/ ($(du -sh _assets | cut -f1))"
