@@ -183,3 +183,21 @@ def test_models_mass_matrices_are_positive_definite():
                 @ rd.jacobian_body(chain, q, link=i) for i in range(chain.n))
         assert np.allclose(M, M.T)
         assert np.linalg.eigvalsh(M).min() > 0
+
+
+def test_symbolic_models_keep_exact_numbers():
+    import sympy as sp
+    from robodyn.models import planar_rr, rod_inertia
+    m = sp.Symbol("m", positive=True)
+    G = rod_inertia(m, 1)
+    assert G[2, 2] == m / 12
+    chain = planar_rr(sp.S(1), 1, 1, 1)
+    assert sp.Matrix(chain.link_inertias[0])[2, 2] == sp.Rational(1, 12)
+
+
+def test_spatial_inertia_symbolic_mass_numeric_diagonal():
+    import sympy as sp
+    import robodyn as rd
+    m = sp.Symbol("m", positive=True)
+    G = rd.spatial_inertia(m, [0, 0, 0])
+    assert G[3, 3] == m and G[0, 0] == 0

@@ -591,7 +591,7 @@ def spatial_inertia(mass, inertia):
     shape = np.shape(inertia) if not isinstance(inertia, sp.MatrixBase) else inertia.shape
     if tuple(shape) in ((3,), (3, 1), (1, 3)):
         d = _checks.vector(inertia, 3, "spatial_inertia: inertia")
-        I = sp.diag(*list(d)) if sym else np.diag(d)
+        I = sp.diag(*list(_S(d))) if sym else np.diag(d)
     else:
         I = _checks.matrix(inertia, (3, 3), "spatial_inertia: inertia")
     if not sym:

@@ -36,6 +36,8 @@ def rod_inertia(mass, length, radius=0):
     m = _checks.scalar(mass, "rod_inertia: mass")
     l = _checks.scalar(length, "rod_inertia: length")
     r = _checks.scalar(radius, "rod_inertia: radius")
+    if any(is_symbolic(x) for x in (mass, length, radius)):
+        m, l, r = (_checks._exact(x) for x in (mass, length, radius))   # keep 1/12 exact
     side = m * (3 * r**2 + l**2) / 12
     return spatial_inertia(m, [m * r**2 / 2, side, side])
 
