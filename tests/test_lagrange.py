@@ -342,3 +342,14 @@ def test_bad_input():
         eom.numeric({"l1": 1.0})
     with pytest.raises(ValueError, match="accelerations"):
         eom.tau([x])
+
+
+def test_numeric_values_by_name_match_symbols_with_assumptions():
+    import sympy as sp
+    from robodyn import lagrange, models
+    l1, l2, m1, m2 = sp.symbols("l1 l2 m1 m2", positive=True)
+    eom = lagrange.equations_of_motion(models.planar_rr(l1, l2, m1, m2), gravity=(0, -9.81, 0))
+    num = eom.numeric({"l1": 1.0, "l2": 1.0, "m1": 1.0, "m2": 1.0})
+    ref = lagrange.equations_of_motion(models.planar_rr(1, 1, 1, 1), gravity=(0, -9.81, 0)).numeric()
+    q = [0.3, -0.4]
+    assert np.allclose(num.M(q), ref.M(q))

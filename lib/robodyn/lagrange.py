@@ -842,7 +842,9 @@ class EquationsOfMotion:
         key = tuple(sorted((str(k), float(v)) for k, v in values.items()))
         if key in self._cache:
             return self._cache[key]
-        sub = {sp.sympify(k): _checks._exact(float(v)) for k, v in values.items()}
+        names = {str(s): s for X in (self.M, self.C, self.G) for s in X.free_symbols}
+        sub = {(names.get(k, sp.Symbol(k)) if isinstance(k, str) else sp.sympify(k)):
+               _checks._exact(float(v)) for k, v in values.items()}
         M, C, G = (X.xreplace(sub) if sub else X for X in (self.M, self.C, self.G))
         known = set(self.q) | set(self.qd)
         free = set().union(M.free_symbols, C.free_symbols, G.free_symbols) - known
