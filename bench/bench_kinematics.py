@@ -9,7 +9,7 @@ Default: time per call (timeit, best of repeats, all measured in this run) of ``
 ratios robodyn/modern_robotics (target < 1: faster than the textbook library) and
 robodyn/pinocchio (reported only; Pinocchio is compiled C++).
 
-``--widgets`` executes every notebook listed in ``book/_toc.yml`` (nbclient, in a temporary
+``--widgets`` executes every notebook listed in ``_toc.yml`` (nbclient, in a temporary
 copy of the book, ROBODYN_WIDGET_TIMINGS=<file>, ROBODYN_STATIC unset) and prints, per
 interactive figure, the median and max callback time that ``robodyn.viz`` wrote to that file
 (JSON lines: title, params, frames, median_ms, max_ms, bytes), against the 100 ms target.
@@ -126,7 +126,7 @@ def micro(seed=0):
 
 
 def toc_notebooks(book):
-    """Notebook paths listed in book/_toc.yml (root, chapters, parts, sections), in order."""
+    """Notebook paths listed in _toc.yml (root, chapters, parts, sections), in order."""
     import yaml
 
     toc = yaml.safe_load((book / "_toc.yml").read_text())
@@ -171,7 +171,9 @@ def widgets(book):
     with tempfile.TemporaryDirectory(prefix="robodyn-widgets-") as tmp:
         copy = Path(tmp) / "book"
         shutil.copytree(book, copy, ignore=shutil.ignore_patterns("_build", ".jupyter_cache",
-                                                                  ".ipynb_checkpoints"))
+                                                                  ".ipynb_checkpoints", ".venv",
+                                                                  ".git", "_assets",
+                                                                  "node_modules"))
         timings = Path(tmp) / "widget_timings.jsonl"
         os.environ["ROBODYN_WIDGET_TIMINGS"] = str(timings)
         os.environ.pop("ROBODYN_STATIC", None)
@@ -266,7 +268,7 @@ def main(argv=None):
                     help="execute the book's notebooks and report widget callback times")
     ap.add_argument("--wall", action="store_true",
                     help="time jupyter-book build and the test suite in a copy of the repo")
-    ap.add_argument("--book", default=str(REPO / "book"),
+    ap.add_argument("--book", default=str(REPO),
                     help="book directory for --widgets (default: the repo's book/)")
     ap.add_argument("--test-cmd", default=None,
                     help="test command for --wall (default: python -m pytest -q "
