@@ -94,7 +94,7 @@ def hat(x):
            [-2.,  1.,  0.]])
     """
     sym = is_symbolic(x)
-    n = (len(x) if not isinstance(x, sp.MatrixBase) else len(x)) if hasattr(x, "__len__") else None
+    n = len(x) if hasattr(x, "__len__") else None
     if n == 3:
         w = _checks.vector(x, 3, "hat: x")
         W = _zeros(3, 3, sym)
@@ -511,8 +511,9 @@ def transform_twist(H_ab, V_b):
     array([ 0.,  0.,  1.,  0., -1.,  0.])
     """
     sym = is_symbolic(H_ab) or is_symbolic(V_b)
-    return adjoint(H_ab) @ _checks.vector(V_b, 6, "transform_twist: V_b") if not sym else \
-        adjoint(_S(H_ab)) @ _checks.vector(_S(list(V_b)), 6, "transform_twist: V_b")
+    H_ab = _S(H_ab) if sym else H_ab
+    V_b = _checks.vector(_S(list(V_b)) if sym else V_b, 6, "transform_twist: V_b")
+    return adjoint(H_ab) @ V_b
 
 
 def transform_wrench(H_ab, W_b):
