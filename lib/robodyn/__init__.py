@@ -6,6 +6,7 @@ One module per part of the book; the names below are the public API.
 * :mod:`robodyn.models` -- the book's robots
 * :mod:`robodyn.lagrange` -- symbolic Lagrangian dynamics: M, C, G, Christoffel symbols,
   generalized forces (Part II)
+* :mod:`robodyn.codegen` -- compiled (C) numeric twins of symbolic equations of motion
 * :mod:`robodyn.dynamics` -- numeric O(n) algorithms: RNEA, ABA, CRBA, Coriolis matrix
 * :mod:`robodyn.simulation` -- simulation with energy and step-size reports
 * :mod:`robodyn.geometry` -- the kinetic-energy metric, Levi-Civita connection, geodesics
@@ -20,11 +21,12 @@ from .kinematics import (SerialChain, ad, adjoint, exp_se3, exp_so3, fk_body, fk
                          revolute_screw, rotation, spatial_inertia, transform_twist,
                          transform_wrench, vee)
 from . import models
-from . import dynamics, geometry, lagrange, simulation
+from . import codegen, dynamics, geometry, lagrange, simulation
 from .dynamics import (crba, forward_dynamics, gravity_torques, inverse_dynamics,
                        mechanical_energy)
 from .lagrange import (DEFAULT_GRAVITY, christoffel_symbols, coriolis_matrix,
-                       equations_of_motion, euler_lagrange, generalized_forces, gravity_vector,
+                       equations_of_motion, euler_lagrange,
+                       NumericEquations, generalized_forces, gravity_vector,
                        kinetic_energy, mass_matrix, potential_energy)
 from .simulation import Trajectory, simulate
 

@@ -31,6 +31,7 @@ sums of :math:`\cos`/:math:`\sin` of joint-angle combinations. Numeric twins com
 from __future__ import annotations
 
 import numbers
+import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -264,8 +265,10 @@ class _Engine:
             theta = sp.Add(*[e[k] * q[k] for k in range(n) if e[k]])
             cc = sp.expand(self.dom.to_sympy(c + b))
             ss = sp.expand(sp.I * self.dom.to_sympy(c - b))
-            out.append((cc * sp.cos(theta) + ss * sp.sin(theta)) * mono)
-        return sp.expand(sp.Add(*out))
+            out += [cc * sp.cos(theta) * mono, ss * sp.sin(theta) * mono]
+        # with numeric constants every term is already a product of a number, one cos or sin
+        # and a monomial: the sum is expanded, and expanding it again costs more than the rest
+        return sp.expand(sp.Add(*out)) if self.params else sp.Add(*out)
 
 
 class _Restart(Exception):
@@ -378,15 +381,18 @@ class _Derivation:
         dM = [[[eng.diff(self.M[i][j], k) for k in range(n)] for j in range(n)]
               for i in range(n)]                      # dM[i][j][k] = dM_ij/dq_k
         half = eng.half
+        gamma = {}                  # Gamma_ijk = Gamma_ikj: each symbol converted once
+
+        def christoffel(i, j, k):
+            key = (i, min(j, k), max(j, k))
+            if key not in gamma:
+                g = eng.add(eng.add(dM[i][j][k], dM[i][k][j]), dM[j][k][i], -1)
+                gamma[key] = eng.to_sympy(eng.scale(g, half), q) if g else sp.S.Zero
+            return gamma[key]
         C = sp.zeros(n, n)
         for i in range(n):
             for j in range(n):
-                terms = []
-                for k in range(n):
-                    g = eng.add(eng.add(dM[i][j][k], dM[i][k][j]), dM[j][k][i], -1)
-                    if g:
-                        terms.append(eng.to_sympy(eng.scale(g, half), q) * qd[k])
-                C[i, j] = sp.Add(*terms)
+                C[i, j] = sp.Add(*[christoffel(i, j, k) * qd[k] for k in range(n)])
         return C
 
     def _moments(self):
@@ -765,39 +771,76 @@ def euler_lagrange(L, q, qd, qdd=None, split=False):
 # equations of motion: symbolic result + numeric twins
 # --------------------------------------------------------------------------
 
-@dataclass(frozen=True, eq=False)
 class NumericEquations:
-    r"""Fast numeric functions generated from :class:`EquationsOfMotion` (one
-    ``lambdify(cse=True)`` each): ``M(q)``, ``C(q, qd)``, ``G(q)``, ``tau(q, qd, qdd)``
-    :math:`= M\ddot q + C\dot q + G`, ``forward_dynamics(q, qd, tau)``
-    :math:`= M^{-1}(\tau - C\dot q - G)`. Arguments are 1-D arrays of length n."""
+    r"""Fast numeric twins of :class:`EquationsOfMotion`, made by
+    :meth:`EquationsOfMotion.numeric`: ``M(q)``, ``C(q, qd)``, ``G(q)``, ``tau(q, qd, qdd)``
+    :math:`= M\ddot q + C\dot q + G` and ``forward_dynamics(q, qd, tau)``
+    :math:`= M^{-1}(\tau - C\dot q - G)` (eq. 5.14). Arguments are 1-D arrays of length n;
+    results are new numpy arrays.
 
-    n: int
-    _M: object = field(repr=False)
-    _C: object = field(repr=False)
-    _G: object = field(repr=False)
-    _tau: object = field(repr=False)
-    _MH: object = field(repr=False)
+    ``backend`` says which code runs: ``"c"`` (compiled by :mod:`robodyn.codegen`) or
+    ``"lambdify"`` (sympy ``lambdify(cse=True)`` into Python)."""
 
-    def M(self, q):
-        return np.array(self._M(*q), dtype=float).reshape(self.n, self.n)
+    def __init__(self, n, backend, M, C, G, tau, forward_dynamics):
+        self.n, self.backend = n, backend
+        self.M, self.C, self.G = M, C, G
+        self.tau, self.forward_dynamics = tau, forward_dynamics
 
-    def C(self, q, qd):
-        return np.array(self._C(*q, *qd), dtype=float).reshape(self.n, self.n)
+    def __repr__(self):
+        return f"NumericEquations(n={self.n}, backend={self.backend!r})"
 
-    def G(self, q):
-        return np.array(self._G(*q), dtype=float).reshape(self.n)
 
-    def tau(self, q, qd, qdd):
-        """Inverse dynamics, one generated function (no matrix products at call time)."""
-        return np.array(self._tau(*q, *qd, *qdd), dtype=float)
+def _lambdified(M, C, G, q, qd):
+    """:class:`NumericEquations` from ``lambdify(cse=True)`` (the fallback without a compiler)."""
+    n = len(q)
+    fM = sp.lambdify(q, list(M), modules="math", cse=True)
+    fC = sp.lambdify(q + qd, list(C), modules="math", cse=True)
+    fG = sp.lambdify(q, list(G), modules="math", cse=True)
+    qdd = list(sp.symbols(f"_qdd0:{n}"))
+    bias = C * sp.Matrix(qd) + G
+    ftau = sp.lambdify(q + qd + qdd, list(M * sp.Matrix(qdd) + bias), modules="math", cse=True)
+    fMH = sp.lambdify(q + qd, list(M) + list(bias), modules="math", cse=True)
 
-    def forward_dynamics(self, q, qd, tau):
-        """M and the bias C qd + G from one generated function, then a linear solve."""
-        n = self.n
-        out = self._MH(*q, *qd)
-        M = np.array(out[:n * n], dtype=float).reshape(n, n)
-        return np.linalg.solve(M, np.asarray(tau, float) - np.array(out[n * n:], dtype=float))
+    def args(fname, **vectors):
+        out = []
+        for name, v in vectors.items():
+            try:
+                x = np.asarray(v, dtype=float)
+            except (TypeError, ValueError):
+                raise ValueError(f"{fname}: {name}: expected {n} numbers, got {v!r}") from None
+            if x.shape != (n,):
+                raise ValueError(f"{fname}: {name}: expected shape ({n},), got shape {x.shape}")
+            if not np.all(np.isfinite(x)):
+                raise ValueError(f"{fname}: {name}: expected finite numbers, got {x!r}")
+            out.extend(x.tolist())
+        return out
+
+    def mass(q):
+        return np.array(fM(*args("M", q=q)), dtype=float).reshape(n, n)
+
+    def coriolis(q, qd):
+        return np.array(fC(*args("C", q=q, qd=qd)), dtype=float).reshape(n, n)
+
+    def gravity(q):
+        return np.array(fG(*args("G", q=q)), dtype=float).reshape(n)
+
+    def tau(q, qd, qdd):
+        return np.array(ftau(*args("tau", q=q, qd=qd, qdd=qdd)), dtype=float)
+
+    def forward_dynamics(q, qd, tau):
+        x = args("forward_dynamics", q=q, qd=qd, tau=tau)
+        out = fMH(*x[:2 * n])
+        Mq = np.array(out[:n * n], dtype=float).reshape(n, n)
+        return np.linalg.solve(Mq, np.array(x[2 * n:]) - np.array(out[n * n:], dtype=float))
+
+    return NumericEquations(n, "lambdify", mass, coriolis, gravity, tau, forward_dynamics)
+
+
+def _compiled(M, C, G, q, qd):
+    """:class:`NumericEquations` whose functions are C code (:func:`robodyn.codegen.compile_equations`)."""
+    from . import codegen
+    mod = codegen.compile_equations(M, C, G, q, qd)
+    return NumericEquations(len(q), "c", mod.M, mod.C, mod.G, mod.tau, mod.forward_dynamics)
 
 
 @dataclass(frozen=True, eq=False)
@@ -832,14 +875,22 @@ class EquationsOfMotion:
                              f"got shape {qdd.shape}")
         return self.M * qdd + self.C * self.qd + self.G
 
-    def numeric(self, values=None):
+    def numeric(self, values=None, backend="auto"):
         r"""Numeric twins (:class:`NumericEquations`), generated once with common-subexpression
         elimination and cached on this object. ``values`` maps the chain's other symbols
         (lengths, masses) to numbers; every free symbol besides q, qd must get one.
 
-        Raises ValueError naming the symbols left without a value."""
+        ``backend``: ``"c"`` compiles C code (:mod:`robodyn.codegen`; sub-microsecond calls,
+        a second or two to build the first time, then cached on disk), ``"lambdify"`` makes
+        Python functions, ``"auto"`` (default) tries C and falls back to lambdify with a
+        :class:`RuntimeWarning` saying why.
+
+        Raises ValueError naming the symbols left without a value, or an unknown backend."""
+        if backend not in ("auto", "c", "lambdify"):
+            raise ValueError(f"EquationsOfMotion.numeric: backend: expected 'auto', 'c' or "
+                             f"'lambdify', got {backend!r}")
         values = dict(values or {})
-        key = tuple(sorted((str(k), float(v)) for k, v in values.items()))
+        key = (backend, tuple(sorted((str(k), float(v)) for k, v in values.items())))
         if key in self._cache:
             return self._cache[key]
         names = {str(s): s for X in (self.M, self.C, self.G) for s in X.free_symbols}
@@ -852,15 +903,18 @@ class EquationsOfMotion:
             raise ValueError(f"EquationsOfMotion.numeric: symbols {sorted(map(str, free))} have "
                              f"no value; pass values={{symbol: number, ...}}")
         q, qd = list(self.q), list(self.qd)
-        fM = sp.lambdify(q, list(M), modules="math", cse=True)
-        fC = sp.lambdify(q + qd, list(C), modules="math", cse=True)
-        fG = sp.lambdify(q, list(G), modules="math", cse=True)
-        qdd = list(sp.symbols(f"_qdd0:{self.n}"))
-        bias = C * sp.Matrix(qd) + G
-        ftau = sp.lambdify(q + qd + qdd, list(M * sp.Matrix(qdd) + bias), modules="math",
-                           cse=True)
-        fMH = sp.lambdify(q + qd, list(M) + list(bias), modules="math", cse=True)
-        out = NumericEquations(self.n, fM, fC, fG, ftau, fMH)
+        if backend == "lambdify":
+            out = _lambdified(M, C, G, q, qd)
+        elif backend == "c":
+            out = _compiled(M, C, G, q, qd)
+        else:
+            from .codegen import CompileError
+            try:
+                out = _compiled(M, C, G, q, qd)
+            except CompileError as err:
+                warnings.warn(f"EquationsOfMotion.numeric: no compiled code ({err}); using "
+                              "lambdify (slower)", RuntimeWarning, stacklevel=2)
+                out = _lambdified(M, C, G, q, qd)
         self._cache[key] = out
         return out
 

@@ -1,0 +1,425 @@
+r"""Compiled numeric twins of symbolic equations of motion.
+
+:func:`compile_equations` turns the symbolic :math:`M(q)`, :math:`C(q,\dot q)`, :math:`G(q)` of
+eq. (5.14) into one small CPython extension module: sympy's common-subexpression elimination,
+C99 code from sympy's C printer, and the machine's C compiler (``cc``/``gcc``). The module is
+built once per distinct source and cached on disk, so a notebook, a test and a benchmark that
+ask for the same equations share one build.
+
+Each generated function takes 1-D float arrays (or sequences) of length n and returns new
+numpy arrays; it checks the lengths and that every entry is finite, and raises ``ValueError``
+naming the function, the argument, what was expected and what came. ``forward_dynamics``
+solves :math:`M\ddot q = \tau - C\dot q - G` by a Cholesky factorization written out for this n
+and raises ``numpy.linalg.LinAlgError`` if M(q) is not positive definite.
+
+Where no compiler works, :class:`CompileError` says why; :meth:`EquationsOfMotion.numeric
+<robodyn.lagrange.EquationsOfMotion.numeric>` then falls back to ``lambdify`` with a warning.
+
+The cache folder is ``$ROBODYN_CACHE`` if set, else ``~/.cache/robodyn``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.machinery
+import importlib.util
+import os
+import shutil
+import subprocess
+import sysconfig
+import tempfile
+from pathlib import Path
+
+import numpy as np
+import sympy as sp
+from sympy.printing.c import C99CodePrinter
+
+__all__ = ["compile_equations", "CompileError", "cache_dir"]
+
+_CODEGEN_VERSION = "3"          # bump when the C template changes
+
+
+class CompileError(RuntimeError):
+    """The C code could not be compiled or loaded (no compiler, no headers, a compiler error)."""
+
+
+def cache_dir():
+    """Folder of compiled modules: ``$ROBODYN_CACHE`` or ``~/.cache/robodyn`` (created)."""
+    root = os.environ.get("ROBODYN_CACHE") or os.path.join(Path.home(), ".cache", "robodyn")
+    path = Path(root) / "codegen"
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+# --------------------------------------------------------------------------
+# C source
+# --------------------------------------------------------------------------
+
+class _Printer(C99CodePrinter):
+    """C99 printer that writes constants as shortest round-trip double literals and small
+    integer powers as products (no ``pow`` calls)."""
+
+    def _print_Float(self, expr):
+        return f"{float(expr)!r}"
+
+    def _print_Pow(self, expr):
+        base, e = expr.as_base_exp()
+        if e.is_Integer and 1 < abs(int(e)) <= 4:
+            b = self.parenthesize(base, 100)
+            prod = "*".join([b] * abs(int(e)))
+            return f"({prod})" if e > 0 else f"(1.0/({prod}))"
+        if e == -1:
+            return f"(1.0/{self.parenthesize(base, 100)})"
+        if e == sp.Rational(1, 2):
+            return f"sqrt({self._print(base)})"
+        return super()._print_Pow(expr)
+
+
+def _floats(e):
+    """``e`` with every rational constant (but exponents) as a 17-digit Float: exact results carry
+    integers beyond any C type (and beyond a double's range, as numerator and denominator)."""
+    if e.is_Rational:
+        return sp.Float(e, 17)
+    if e.is_Pow:
+        return sp.Pow(_floats(e.base), e.exp)
+    if e.args:
+        return e.func(*(_floats(a) for a in e.args))
+    return e
+
+
+def _kernel(name, inputs, outputs, exprs):
+    """One C function ``static void name(const double *in0, ..., double *out0, ...)``.
+
+    ``inputs`` maps an argument name to its list of Symbols; ``outputs`` maps an argument name
+    to the number of expressions it takes, in order, from ``exprs``."""
+    printer = _Printer()
+    subs = {}
+    for arg, syms in inputs.items():
+        for k, s in enumerate(syms):
+            subs[s] = sp.Symbol(f"{arg}[{k}]")
+    exprs = [_floats(sp.sympify(e).xreplace(subs)) for e in exprs]
+    temps, reduced = sp.cse(exprs, symbols=sp.numbered_symbols("t"), optimizations="basic")
+    args = [f"const double *{a}" for a in inputs] + [f"double *{a}" for a in outputs]
+    lines = [f"static void {name}({', '.join(args)})", "{"]
+    lines += [f"    const double {t} = {printer.doprint(e)};" for t, e in temps]
+    k = 0
+    for arg, count in outputs.items():
+        for j in range(count):
+            lines.append(f"    {arg}[{j}] = {printer.doprint(reduced[k])};")
+            k += 1
+    lines.append("}")
+    return "\n".join(lines)
+
+
+_TEMPLATE = r"""
+#define PY_SSIZE_T_CLEAN
+#define NPY_NO_DEPRECATED_API NPY_1_7_API_VERSION
+#include <Python.h>
+#include <numpy/arrayobject.h>
+#include <math.h>
+
+#define N {n}
+
+{kernels}
+
+/* A float64 C-contiguous copy (or view) of obj with N finite entries, or NULL with ValueError. */
+static PyArrayObject *vec(PyObject *obj, const char *fn, const char *arg)
+{{
+    PyArrayObject *a = (PyArrayObject *)PyArray_FROMANY(obj, NPY_DOUBLE, 0, 0,
+                                                        NPY_ARRAY_IN_ARRAY);
+    if (a == NULL) {{
+        PyErr_Clear();
+        PyErr_Format(PyExc_ValueError, "%s: %s: expected %d numbers, got %R", fn, arg, N, obj);
+        return NULL;
+    }}
+    if (PyArray_NDIM(a) != 1 || PyArray_DIM(a, 0) != N) {{
+        PyObject *shape = PyObject_GetAttrString((PyObject *)a, "shape");
+        PyErr_Format(PyExc_ValueError, "%s: %s: expected shape (%d,), got shape %R", fn, arg, N,
+                     shape);
+        Py_XDECREF(shape);
+        Py_DECREF(a);
+        return NULL;
+    }}
+    const double *x = (const double *)PyArray_DATA(a);
+    for (int i = 0; i < N; i++) {{
+        if (!isfinite(x[i])) {{
+            PyErr_Format(PyExc_ValueError, "%s: %s: expected finite numbers, got %R", fn, arg,
+                         (PyObject *)a);
+            Py_DECREF(a);
+            return NULL;
+        }}
+    }}
+    return a;
+}}
+
+/* Parse exactly `count` vector arguments named in `names`. */
+static int parse(PyObject *const *args, Py_ssize_t nargs, int count, const char *fn,
+                 const char *const *names, PyArrayObject **out)
+{{
+    if (nargs != count) {{
+        PyErr_Format(PyExc_TypeError, "%s: expected %d argument(s) (%s%s%s%s%s), got %zd", fn,
+                     count, names[0], count > 1 ? ", " : "", count > 1 ? names[1] : "",
+                     count > 2 ? ", " : "", count > 2 ? names[2] : "", nargs);
+        return -1;
+    }}
+    for (int i = 0; i < count; i++) {{
+        out[i] = vec(args[i], fn, names[i]);
+        if (out[i] == NULL) {{
+            for (int j = 0; j < i; j++) Py_DECREF(out[j]);
+            return -1;
+        }}
+    }}
+    return 0;
+}}
+
+#define D(a) ((const double *)PyArray_DATA(a))
+
+static const char *const N_Q[] = {{"q"}};
+static const char *const N_QQD[] = {{"q", "qd"}};
+static const char *const N_QQDQDD[] = {{"q", "qd", "qdd"}};
+static const char *const N_QQDTAU[] = {{"q", "qd", "tau"}};
+
+static PyObject *py_M(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{{
+    PyArrayObject *a[1];
+    if (parse(args, nargs, 1, "M", N_Q, a)) return NULL;
+    npy_intp dims[2] = {{N, N}};
+    PyObject *out = PyArray_SimpleNew(2, dims, NPY_DOUBLE);
+    if (out) k_M(D(a[0]), (double *)PyArray_DATA((PyArrayObject *)out));
+    Py_DECREF(a[0]);
+    return out;
+}}
+
+static PyObject *py_C(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{{
+    PyArrayObject *a[2];
+    if (parse(args, nargs, 2, "C", N_QQD, a)) return NULL;
+    npy_intp dims[2] = {{N, N}};
+    PyObject *out = PyArray_SimpleNew(2, dims, NPY_DOUBLE);
+    if (out) k_C(D(a[0]), D(a[1]), (double *)PyArray_DATA((PyArrayObject *)out));
+    Py_DECREF(a[0]); Py_DECREF(a[1]);
+    return out;
+}}
+
+static PyObject *py_G(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{{
+    PyArrayObject *a[1];
+    if (parse(args, nargs, 1, "G", N_Q, a)) return NULL;
+    npy_intp dims[1] = {{N}};
+    PyObject *out = PyArray_SimpleNew(1, dims, NPY_DOUBLE);
+    if (out) k_G(D(a[0]), (double *)PyArray_DATA((PyArrayObject *)out));
+    Py_DECREF(a[0]);
+    return out;
+}}
+
+/* M (N*N) and the bias h = C qd + G (N) of one state. */
+static void mass_and_bias(const double *q, const double *qd, double *M, double *h)
+{{
+    k_MH(q, qd, M, h);
+}}
+
+static PyObject *py_tau(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{{
+    PyArrayObject *a[3];
+    if (parse(args, nargs, 3, "tau", N_QQDQDD, a)) return NULL;
+    double M[N * N], h[N];
+    mass_and_bias(D(a[0]), D(a[1]), M, h);
+    const double *qdd = D(a[2]);
+    npy_intp dims[1] = {{N}};
+    PyObject *out = PyArray_SimpleNew(1, dims, NPY_DOUBLE);
+    if (out) {{
+        double *t = (double *)PyArray_DATA((PyArrayObject *)out);
+        for (int i = 0; i < N; i++) {{
+            double s = h[i];
+            for (int j = 0; j < N; j++) s += M[i * N + j] * qdd[j];
+            t[i] = s;
+        }}
+    }}
+    Py_DECREF(a[0]); Py_DECREF(a[1]); Py_DECREF(a[2]);
+    return out;
+}}
+
+static PyObject *linalg_error;
+
+static PyObject *py_forward_dynamics(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{{
+    PyArrayObject *a[3];
+    if (parse(args, nargs, 3, "forward_dynamics", N_QQDTAU, a)) return NULL;
+    double L[N * N], h[N], y[N];
+    mass_and_bias(D(a[0]), D(a[1]), L, h);
+    const double *tau = D(a[2]);
+    /* Cholesky M = L L^T in place (lower triangle), then two triangular solves. */
+    for (int j = 0; j < N; j++) {{
+        double d = L[j * N + j];
+        for (int k = 0; k < j; k++) d -= L[j * N + k] * L[j * N + k];
+        if (!(d > 0.0)) {{
+            char msg[160];
+            snprintf(msg, sizeof msg, "forward_dynamics: M(q) is not positive definite "
+                     "(pivot %d of the Cholesky factorization is %g)", j, d);
+            PyErr_SetString(linalg_error, msg);
+            Py_DECREF(a[0]); Py_DECREF(a[1]); Py_DECREF(a[2]);
+            return NULL;
+        }}
+        d = sqrt(d);
+        L[j * N + j] = d;
+        for (int i = j + 1; i < N; i++) {{
+            double s = L[i * N + j];
+            for (int k = 0; k < j; k++) s -= L[i * N + k] * L[j * N + k];
+            L[i * N + j] = s / d;
+        }}
+    }}
+    for (int i = 0; i < N; i++) {{
+        double s = tau[i] - h[i];
+        for (int k = 0; k < i; k++) s -= L[i * N + k] * y[k];
+        y[i] = s / L[i * N + i];
+    }}
+    npy_intp dims[1] = {{N}};
+    PyObject *out = PyArray_SimpleNew(1, dims, NPY_DOUBLE);
+    if (out) {{
+        double *x = (double *)PyArray_DATA((PyArrayObject *)out);
+        for (int i = N - 1; i >= 0; i--) {{
+            double s = y[i];
+            for (int k = i + 1; k < N; k++) s -= L[k * N + i] * x[k];
+            x[i] = s / L[i * N + i];
+        }}
+    }}
+    Py_DECREF(a[0]); Py_DECREF(a[1]); Py_DECREF(a[2]);
+    return out;
+}}
+
+static PyMethodDef methods[] = {{
+    {{"M", (PyCFunction)(void (*)(void))py_M, METH_FASTCALL, "M(q): mass matrix (n x n)"}},
+    {{"C", (PyCFunction)(void (*)(void))py_C, METH_FASTCALL, "C(q, qd): Coriolis matrix"}},
+    {{"G", (PyCFunction)(void (*)(void))py_G, METH_FASTCALL, "G(q): gravity vector"}},
+    {{"tau", (PyCFunction)(void (*)(void))py_tau, METH_FASTCALL,
+     "tau(q, qd, qdd) = M qdd + C qd + G"}},
+    {{"forward_dynamics", (PyCFunction)(void (*)(void))py_forward_dynamics, METH_FASTCALL,
+     "forward_dynamics(q, qd, tau) = M^-1 (tau - C qd - G)"}},
+    {{NULL, NULL, 0, NULL}}
+}};
+
+static struct PyModuleDef module = {{PyModuleDef_HEAD_INIT, "{modname}", NULL, -1, methods}};
+
+PyMODINIT_FUNC PyInit_{modname}(void)
+{{
+    import_array();
+    PyObject *linalg = PyImport_ImportModule("numpy.linalg");
+    if (linalg == NULL) return NULL;
+    linalg_error = PyObject_GetAttrString(linalg, "LinAlgError");
+    Py_DECREF(linalg);
+    if (linalg_error == NULL) return NULL;
+    return PyModule_Create(&module);
+}}
+"""
+
+
+def _source(M, C, G, q, qd, modname):
+    n = len(q)
+    qd_col = sp.Matrix(qd)
+    h = C * qd_col + G
+    kernels = [
+        _kernel("k_M", {"q": q}, {"M": n * n}, list(M)),
+        _kernel("k_C", {"q": q, "qd": qd}, {"C": n * n}, list(C)),
+        _kernel("k_G", {"q": q}, {"G": n}, list(G)),
+        _kernel("k_MH", {"q": q, "qd": qd}, {"M": n * n, "h": n}, list(M) + list(h)),
+    ]
+    return _TEMPLATE.format(n=n, kernels="\n\n".join(kernels), modname=modname)
+
+
+# --------------------------------------------------------------------------
+# build and load
+# --------------------------------------------------------------------------
+
+def _compiler():
+    for cc in (os.environ.get("CC"), sysconfig.get_config_var("CC"), "cc", "gcc"):
+        if cc:
+            exe = cc.split()[0]
+            if shutil.which(exe):
+                return cc.split()
+    raise CompileError("compile_equations: no C compiler found (looked for $CC, cc, gcc)")
+
+
+def _build(src, modname, target):
+    include = sysconfig.get_paths()["include"]
+    if not Path(include, "Python.h").exists():
+        raise CompileError(f"compile_equations: Python.h not found in {include} "
+                           "(install the Python development headers)")
+    cmd = _compiler() + ["-O2", "-shared", "-fPIC", "-std=c99", "-w",
+                         f"-I{include}", f"-I{np.get_include()}"]
+    with tempfile.TemporaryDirectory(dir=target.parent) as tmp:
+        c_file = Path(tmp, modname + ".c")
+        c_file.write_text(src)
+        so_file = Path(tmp, target.name)
+        proc = subprocess.run(cmd + [str(c_file), "-o", str(so_file), "-lm"],
+                              capture_output=True, text=True)
+        if proc.returncode != 0:
+            raise CompileError(f"compile_equations: the C compiler failed "
+                               f"(exit {proc.returncode}):\n{proc.stderr[-2000:]}")
+        os.replace(so_file, target)         # atomic: parallel builders never see half a file
+
+
+def _load(modname, path):
+    loader = importlib.machinery.ExtensionFileLoader(modname, str(path))
+    spec = importlib.util.spec_from_file_location(modname, str(path), loader=loader)
+    module = importlib.util.module_from_spec(spec)
+    loader.exec_module(module)
+    return module
+
+
+_LOADED = {}
+
+
+def compile_equations(M, C, G, q, qd):
+    r"""A compiled module with ``M(q)``, ``C(q, qd)``, ``G(q)``, ``tau(q, qd, qdd)`` and
+    ``forward_dynamics(q, qd, tau)`` for the equations of motion (5.14)
+    :math:`M\ddot q + C\dot q + G = \tau`.
+
+    Parameters
+    ----------
+    M, C : n x n sympy matrices in the Symbols ``q`` (and ``qd`` for C), no other symbols
+    G : n x 1 sympy matrix in ``q``
+    q, qd : lists of n Symbols
+
+    Raises :class:`CompileError` if the C code cannot be built here, ValueError for free
+    symbols other than q and qd.
+
+    Examples
+    --------
+    >>> import sympy as sp
+    >>> q1, qd1 = sp.symbols('q1 qd1')
+    >>> pendulum = compile_equations(sp.Matrix([[2]]), sp.Matrix([[0]]),
+    ...                              sp.Matrix([9.81 * sp.sin(q1)]), [q1], [qd1])
+    >>> pendulum.forward_dynamics([0.5], [0.0], [0.0])      # -g sin(q) / 2
+    array([-2.35158227])
+    >>> pendulum.tau([0.0], [1.0], [float('nan')])
+    Traceback (most recent call last):
+    ...
+    ValueError: tau: qdd: expected finite numbers, got array([nan])
+    """
+    q, qd = list(q), list(qd)
+    n = len(q)
+    M, C, G = sp.Matrix(M), sp.Matrix(C), sp.Matrix(G)
+    if M.shape != (n, n) or C.shape != (n, n) or G.shape != (n, 1) or len(qd) != n:
+        raise ValueError(f"compile_equations: expected M, C n x n, G n x 1 and n velocities for "
+                         f"n = {n} coordinates, got M {M.shape}, C {C.shape}, G {G.shape}, "
+                         f"{len(qd)} velocities")
+    free = (M.free_symbols | C.free_symbols | G.free_symbols) - set(q) - set(qd)
+    if free:
+        raise ValueError(f"compile_equations: symbols {sorted(map(str, free))} have no value; "
+                         "substitute numbers for them first")
+    body = _source(M, C, G, q, qd, "MODNAME")
+    digest = hashlib.sha256((_CODEGEN_VERSION + np.__version__ + sysconfig.get_config_var(
+        "EXT_SUFFIX") + body).encode()).hexdigest()[:16]
+    modname = f"robodyn_eom_{digest}"
+    if modname in _LOADED:
+        return _LOADED[modname]
+    target = cache_dir() / (modname + sysconfig.get_config_var("EXT_SUFFIX"))
+    if not target.exists():
+        _build(body.replace("MODNAME", modname), modname, target)
+    try:
+        module = _load(modname, target)
+    except ImportError as err:
+        raise CompileError(f"compile_equations: the compiled module {target} does not load: "
+                           f"{err}") from err
+    _LOADED[modname] = module
+    return module
