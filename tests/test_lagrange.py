@@ -353,3 +353,15 @@ def test_numeric_values_by_name_match_symbols_with_assumptions():
     ref = lagrange.equations_of_motion(models.planar_rr(1, 1, 1, 1), gravity=(0, -9.81, 0)).numeric()
     q = [0.3, -0.4]
     assert np.allclose(num.M(q), ref.M(q))
+
+
+def test_irrational_constants_use_the_generic_domain():
+    """A mass of sqrt(2) cannot be a Gaussian rational: the derivation restarts in sympy's
+    generic domain and still gives M and G equal to the numeric algorithms."""
+    eom = lg.equations_of_motion(models.planar_rr(1, 1, sp.sqrt(2), 1), gravity=(0, -9.81, 0))
+    assert eom.M.has(sp.sqrt(2)) and eom.G.has(sp.sqrt(2))
+    num, chain = eom.numeric(), models.planar_rr(1, 1, 2 ** 0.5, 1)
+    for q in ([0.3, 0.5], [-1.0, 2.0]):
+        np.testing.assert_allclose(num.M(q), rd.crba(chain, q), atol=1e-12)
+        np.testing.assert_allclose(num.G(q), rd.gravity_torques(chain, q, (0, -9.81, 0)),
+                                   atol=1e-12)

@@ -110,15 +110,16 @@ def _symbol_list(q, name, fname):
 
 
 class _Engine:
-    def __init__(self, chain, n):
+    def __init__(self, chain, n, generic=False):
         params = set()
         for X in [chain.screws, chain.home] + list(chain.link_homes) + list(chain.link_inertias):
             if is_symbolic(X):
                 params |= _S(X).free_symbols
         self.params = sorted(params, key=str)
         from sympy.polys.domains import EX, QQ_I
-        self.dom = QQ_I.frac_field(*self.params) if self.params else QQ_I
-        self.EX = EX
+        # exact Gaussian rationals (or rational functions of the parameters); irrational
+        # constants need sympy's generic domain EX (slower), which a restart selects
+        self.dom = EX if generic else QQ_I.frac_field(*self.params) if self.params else QQ_I
         self.n = n
         self.zero_key = (0,) * (2 * n)
         self.half = self.dom.from_sympy(sp.Rational(1, 2))
@@ -132,7 +133,8 @@ class _Engine:
         try:
             return {self.zero_key: self.dom.from_sympy(x)}
         except Exception:                       # irrational constants: generic domain
-            self.dom = self.EX
+            if self.dom.is_EX:
+                raise
             raise _Restart
 
     def cmat(self, A):
@@ -327,19 +329,14 @@ class _Derivation:
     the link frames (each relative pose a function of one joint)."""
 
     def __init__(self, chain):
-        for _ in range(2):
-            try:
-                self._build(chain, None if not hasattr(self, "eng") else self.eng.dom)
-                return
-            except _Restart:
-                continue
-        raise RuntimeError("lagrange: could not represent the chain's constants exactly")
+        try:
+            self._build(chain, generic=False)
+        except _Restart:
+            self._build(chain, generic=True)
 
-    def _build(self, chain, dom):
+    def _build(self, chain, generic):
         n = chain.n
-        eng = self.eng = _Engine(chain, n)
-        if dom is not None:
-            eng.dom = dom
+        eng = self.eng = _Engine(chain, n, generic)
         A, Y, Hrel = [], [], []
         prev = sp.eye(4)
         for i in range(n):
@@ -366,6 +363,15 @@ class _Derivation:
             if i > 0:
                 acc = eng.matmul(eng.T(Y[i]), eng.matmul(Ic, Y[i]))
         self.M = M
+        # P_r = sum_i m_i p_i[r] (r = x, y, z) as trig polynomials, so V = -g^T P; built here so
+        # that an irrational mass restarts the derivation like any other constant
+        T, P = None, [{}, {}, {}]
+        for i in range(n):
+            T = Hrel[i] if T is None else eng.matmul(T, Hrel[i])
+            m = eng.const(_S(chain.link_inertias[i])[3, 3])
+            for r in range(3):
+                P[r] = eng.add(P[r], eng.mul(m, T[r][3]))
+        self.P = P
 
     def mass_matrix(self, q):
         n, eng = self.eng.n, self.eng
@@ -395,24 +401,12 @@ class _Derivation:
                 C[i, j] = sp.Add(*[christoffel(i, j, k) * qd[k] for k in range(n)])
         return C
 
-    def _moments(self):
-        """P_r = sum_i m_i p_i[r] (r = x, y, z) as trig polynomials, so V = -g^T P."""
-        if not hasattr(self, "_P"):
-            eng, T, P = self.eng, None, [{}, {}, {}]
-            for i in range(eng.n):
-                T = self.Hrel[i] if T is None else eng.matmul(T, self.Hrel[i])
-                m = eng.const(_S(self.chain_inertia(i))[3, 3])
-                for r in range(3):
-                    P[r] = eng.add(P[r], eng.mul(m, T[r][3]))
-            self._P = P
-        return self._P
-
     def potential(self, q, g):
-        P = self._moments()
+        P = self.P
         return sp.expand(-sum(g[r] * self.eng.to_sympy(P[r], q) for r in range(3) if g[r] != 0))
 
     def gravity(self, q, g):
-        eng, P = self.eng, self._moments()
+        eng, P = self.eng, self.P
         return sp.Matrix([sp.expand(-sum(g[r] * eng.to_sympy(eng.diff(P[r], k), q)
                                          for r in range(3) if g[r] != 0))
                           for k in range(eng.n)])
@@ -423,7 +417,6 @@ def _derivation(chain):
     key = ("lagrange", "derivation")
     if key not in chain._cache:
         d = _Derivation(chain)
-        d.chain_inertia = lambda i: chain.link_inertias[i]
         chain._cache[key] = d
     return chain._cache[key]
 
@@ -558,14 +551,6 @@ def gravity_vector(chain, q, gravity=DEFAULT_GRAVITY):
         m = np.asarray(chain.link_inertias[i], dtype=float)[3, 3]
         G -= J[3:].T @ (P[i, :3, :3].T @ (m * g))
     return G
-
-
-def _differentiable(qv):
-    """Symbols to differentiate by: q itself if all entries are symbols, else dummies + map."""
-    if all(isinstance(e, sp.Symbol) for e in qv) and len(set(qv)) == len(qv):
-        return sp.Matrix(qv), {}
-    ds = sp.Matrix([sp.Dummy(f"q{i}") for i in range(len(qv))])
-    return ds, dict(zip(list(ds), list(qv)))
 
 
 # --------------------------------------------------------------------------

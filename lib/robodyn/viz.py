@@ -1256,6 +1256,8 @@ def arm_figure(chain, q, *, planar=None, title=None, figsize=(5, 4), **draw_kw):
     >>> fig = arm_figure(spatial_rrr(), [0.2, -0.4, 0.8], frames=True)
     >>> fig.axes[0].name
     '3d'
+    >>> fig._repr_png_()[:4]        # a notebook shows it as a picture
+    b'\\x89PNG'
     """
     if not isinstance(chain, SerialChain):
         raise TypeError(f"arm_figure: chain: expected a SerialChain, got "
@@ -1276,4 +1278,7 @@ def arm_figure(chain, q, *, planar=None, title=None, figsize=(5, 4), **draw_kw):
         ax.grid(True, lw=0.3)
     ax.set_title(title if title is not None else f"{chain.name} at q = "
                  f"({', '.join(_fmt(x) for x in np.asarray(q, dtype=float))})")
+    # a pyplot-free Figure is shown by IPython only through a rich repr (or matplotlib-inline,
+    # which is registered only once pyplot has been imported): give it one
+    fig._repr_png_ = lambda: _png_bytes(fig, palette=False)
     return fig
