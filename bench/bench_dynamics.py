@@ -3,7 +3,8 @@
 For planar_chain(6) and ur5_like(): crba (mass matrix), inverse_dynamics (RNEA),
 forward_dynamics (ABA) and coriolis_matrix, as
 
-* robodyn, one state per call, and a batch of 1000 states per call (time per state);
+* robodyn, one state per call, and a batch of 1000 states per call (time per state), with the
+  compiled engine (the default where a C compiler works) and with numpy alone;
 * Pinocchio (C++), one state per call from Python (crba, rnea, aba, computeCoriolisMatrix);
 * Modern Robotics (pure Python): MassMatrix, InverseDynamics, ForwardDynamics, and for the
   Coriolis row VelQuadraticForces (it has no C matrix; it returns C qd).
@@ -104,14 +105,20 @@ def main(argv=None):
     head = (f"{'algorithm':17} {'ours 1':>9} {'ours batch':>10} {'Pinocchio':>9} "
             f"{'MR':>9} | {'batch/Pin':>9} {'MR/ours 1':>9} {'Pin/ours 1':>10}")
     for chain, gravity in chains:
-        print(f"\n{chain.name} (n = {chain.n})")
-        print(head)
-        print("-" * len(head))
-        for name, t_one, t_batch, t_pin, t_mr in bench_chain(chain, gravity, args.batch,
-                                                             budget):
-            print(f"{name:17} {t_one * us:9.1f} {t_batch * us:10.2f} {t_pin * us:9.2f} "
-                  f"{t_mr * us:9.0f} | {t_batch / t_pin:9.2f} {t_mr / t_one:9.1f} "
-                  f"{t_pin / t_one:10.3f}")
+        for engine in ("auto", "numpy"):
+            dy.ENGINE = engine
+            if engine == "numpy":
+                label = "numpy algorithms (ENGINE = 'numpy')"
+            else:
+                label = "compiled engine" if dy._engine() is not None else "no compiler: numpy"
+            print(f"\n{chain.name} (n = {chain.n}), {label}")
+            print(head)
+            print("-" * len(head))
+            for name, t_one, t_batch, t_pin, t_mr in bench_chain(chain, gravity, args.batch,
+                                                                 budget):
+                print(f"{name:17} {t_one * us:9.1f} {t_batch * us:10.2f} {t_pin * us:9.2f} "
+                      f"{t_mr * us:9.0f} | {t_batch / t_pin:9.2f} {t_mr / t_one:9.1f} "
+                      f"{t_pin / t_one:10.3f}")
     print("\nbatch/Pin: robodyn's batched time per state over Pinocchio's (target <= 5); "
           "MR/ours 1: speed-up over Modern Robotics on one state.\n"
           "Coriolis row: Modern Robotics has no C matrix; its VelQuadraticForces (C qd) is "

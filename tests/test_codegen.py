@@ -2,6 +2,8 @@
 M, C, G, tau and forward dynamics equal the O(n) algorithms of robodyn.dynamics (an independent
 route: no symbolic algebra) and the lambdify backend on random chains; the cache; every
 bad-input path and the fallback without a compiler."""
+import warnings
+
 import numpy as np
 import pytest
 import sympy as sp
@@ -183,3 +185,71 @@ def test_no_compiler_falls_back_to_lambdify_with_a_warning(tmp_path, monkeypatch
 
 def test_package_exports():
     assert rd.NumericEquations is lg.NumericEquations
+
+
+# --------------------------------------------------------------------------
+# the compiled engine of robodyn.dynamics (its results are tested against Pinocchio in
+# test_dynamics.py, which runs every test with and without it)
+# --------------------------------------------------------------------------
+
+@pytest.fixture
+def ur5():
+    chain = models.ur5_like()
+    return chain, dynamics._chain_data(chain, "test")
+
+
+def test_engine_takes_clean_float_arrays(ur5, monkeypatch):
+    monkeypatch.setattr(dynamics, "ENGINE", "auto")
+    chain, d = ur5
+    q, qd, qdd = np.random.default_rng(0).normal(size=(3, 6))
+    g = dynamics.DEFAULT_GRAVITY
+    assert dynamics._compiled("rnea", d, q, qd, qdd, g, None).shape == (6,)
+    assert dynamics._compiled("crba", d, np.stack([q, qd])).shape == (2, 6, 6)
+    qdd2, D, flag = dynamics._compiled("aba", d, q, qd, qdd, g, None, 1e10)
+    assert qdd2.shape == (6,) and D.shape == (1, 6) and flag == 0
+
+
+@pytest.mark.parametrize("bad", [
+    lambda q: list(q),                              # not an array: numpy path converts
+    lambda q: q.astype(np.float32),                 # another dtype
+    lambda q: np.repeat(q, 2)[::2],                 # not contiguous
+    lambda q: np.where(np.arange(6) == 2, np.nan, q),  # not finite: numpy path raises
+    lambda q: q[:5],                                # wrong length
+    lambda q: q[None, None],                        # 3-D
+    lambda q: np.stack([q, q]),                     # batch where the others are one state
+])
+def test_engine_leaves_other_inputs_to_numpy(ur5, monkeypatch, bad):
+    monkeypatch.setattr(dynamics, "ENGINE", "auto")
+    chain, d = ur5
+    q, qd, qdd = np.random.default_rng(1).normal(size=(3, 6))
+    assert dynamics._compiled("rnea", d, bad(q), qd, qdd, dynamics.DEFAULT_GRAVITY, None) is None
+    assert dynamics._compiled("rnea", d, q, qd, qdd, dynamics.DEFAULT_GRAVITY,
+                              np.zeros((2, 6))) is None      # wrench batch of another size
+
+
+def test_engine_pivot_flag_reaches_the_checks(monkeypatch):
+    monkeypatch.setattr(dynamics, "ENGINE", "auto")
+    chain = models.planar_rr(1.0, 1.0, 1.0, 1.0)
+    q = np.array([0.3, 0.2])
+    with pytest.warns(dynamics.IllConditionedWarning, match="condition number"):
+        dynamics.forward_dynamics(chain, q, np.zeros(2), np.zeros(2), cond_warn=1.5)
+    _, _, flag = dynamics._compiled("aba", dynamics._chain_data(chain, "t"), q, np.zeros(2),
+                                    np.zeros(2), dynamics.DEFAULT_GRAVITY, None, 1.5)
+    assert flag == 1
+
+
+def test_engine_unavailable_warns_once_and_numpy_runs(monkeypatch):
+    monkeypatch.setattr(dynamics, "ENGINE", "auto")
+    monkeypatch.setattr(dynamics, "_ENGINE_MODULE", [])
+
+    def fail(source, prefix):
+        raise codegen.CompileError("codegen: no C compiler found")
+    monkeypatch.setattr(codegen, "compiled_module", fail)
+    chain, q = models.planar_rr(1.0, 1.0, 1.0, 1.0), np.array([0.3, 0.2])
+    with pytest.warns(RuntimeWarning, match="compiled engine is unavailable.*no C compiler"):
+        M = dynamics.crba(chain, q)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        np.testing.assert_allclose(dynamics.crba(chain, q), M)      # no second warning
+    monkeypatch.setattr(dynamics, "ENGINE", "numpy")
+    np.testing.assert_allclose(dynamics.crba(chain, q), M)

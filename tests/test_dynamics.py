@@ -1,6 +1,7 @@
 """Tests of robodyn.dynamics: against Pinocchio and Modern Robotics on random and book chains,
 against each other (RNEA = CRBA = ABA, Christoffel symbols by finite differences of M), batch =
-single state, and every bad-input path.
+single state, and every bad-input path. Every test runs with the compiled engine and with numpy
+alone (the `engine` fixture).
 """
 import re
 import warnings
@@ -17,6 +18,17 @@ from robodyn import models
 from reference import to_pinocchio
 
 TOL = 1e-9
+
+
+@pytest.fixture(autouse=True, params=["auto", "numpy"])
+def engine(request, monkeypatch):
+    """Every test runs twice: with the compiled engine (float arrays take it) and numpy only."""
+    monkeypatch.setattr(dy, "ENGINE", request.param)
+    if request.param == "auto":
+        assert dy._engine() is not None, "the compiled engine did not build on this machine"
+    return request.param
+
+
 G_SPACE = np.array([0.4, -9.81, 1.3])      # a gravity direction that is not along an axis
 
 

@@ -34,7 +34,7 @@ import numpy as np
 import sympy as sp
 from sympy.printing.c import C99CodePrinter
 
-__all__ = ["compile_equations", "CompileError", "cache_dir"]
+__all__ = ["compile_equations", "compiled_module", "CompileError", "cache_dir"]
 
 _CODEGEN_VERSION = "3"          # bump when the C template changes
 
@@ -336,13 +336,13 @@ def _compiler():
             exe = cc.split()[0]
             if shutil.which(exe):
                 return cc.split()
-    raise CompileError("compile_equations: no C compiler found (looked for $CC, cc, gcc)")
+    raise CompileError("codegen: no C compiler found (looked for $CC, cc, gcc)")
 
 
 def _build(src, modname, target):
     include = sysconfig.get_paths()["include"]
     if not Path(include, "Python.h").exists():
-        raise CompileError(f"compile_equations: Python.h not found in {include} "
+        raise CompileError(f"codegen: Python.h not found in {include} "
                            "(install the Python development headers)")
     cmd = _compiler() + ["-O2", "-shared", "-fPIC", "-std=c99", "-w",
                          f"-I{include}", f"-I{np.get_include()}"]
@@ -353,7 +353,7 @@ def _build(src, modname, target):
         proc = subprocess.run(cmd + [str(c_file), "-o", str(so_file), "-lm"],
                               capture_output=True, text=True)
         if proc.returncode != 0:
-            raise CompileError(f"compile_equations: the C compiler failed "
+            raise CompileError(f"codegen: the C compiler failed "
                                f"(exit {proc.returncode}):\n{proc.stderr[-2000:]}")
         os.replace(so_file, target)         # atomic: parallel builders never see half a file
 
@@ -407,19 +407,25 @@ def compile_equations(M, C, G, q, qd):
     if free:
         raise ValueError(f"compile_equations: symbols {sorted(map(str, free))} have no value; "
                          "substitute numbers for them first")
-    body = _source(M, C, G, q, qd, "MODNAME")
+    return compiled_module(_source(M, C, G, q, qd, "MODNAME"), "robodyn_eom")
+
+
+def compiled_module(source, prefix):
+    """Build (once: cached on disk under a hash of the source) and load the CPython extension
+    module whose C ``source`` writes its module name as ``MODNAME``. Raises :class:`CompileError`
+    if it cannot be built or loaded here."""
     digest = hashlib.sha256((_CODEGEN_VERSION + np.__version__ + sysconfig.get_config_var(
-        "EXT_SUFFIX") + body).encode()).hexdigest()[:16]
-    modname = f"robodyn_eom_{digest}"
+        "EXT_SUFFIX") + source).encode()).hexdigest()[:16]
+    modname = f"{prefix}_{digest}"
     if modname in _LOADED:
         return _LOADED[modname]
     target = cache_dir() / (modname + sysconfig.get_config_var("EXT_SUFFIX"))
     if not target.exists():
-        _build(body.replace("MODNAME", modname), modname, target)
+        _build(source.replace("MODNAME", modname), modname, target)
     try:
         module = _load(modname, target)
     except ImportError as err:
-        raise CompileError(f"compile_equations: the compiled module {target} does not load: "
+        raise CompileError(f"codegen: the compiled module {target} does not load: "
                            f"{err}") from err
     _LOADED[modname] = module
     return module

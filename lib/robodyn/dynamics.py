@@ -34,8 +34,12 @@ the batch of states is one more array axis. Gravity enters as the fictitious bas
 acceleration :math:`(0, -g)`. Twists are (omega, v), wrenches (m, f), as everywhere in
 :mod:`robodyn`.
 
-Batches (a leading axis of B states) are vectorized with numpy and processed in chunks of
-:data:`CHUNK` states; only the joints are looped over in Python. ``bench/bench_dynamics.py``
+Two implementations compute the same formulas. The numpy one vectorizes a batch (a leading
+axis of B states), processed in chunks of :data:`CHUNK` states, and loops over the joints in
+Python; it checks and converts any input. The C one (``_engine.c``, compiled and cached by
+:mod:`robodyn.codegen` on first use) loops over states and joints in C; it takes float64,
+C-contiguous, finite arrays and leaves everything else to the numpy path. :data:`ENGINE`
+chooses: ``"auto"`` (C where it applies, the default) or ``"numpy"``. ``bench/bench_dynamics.py``
 measures the speed against Pinocchio and Modern Robotics.
 
 References: R. Featherstone, *Rigid Body Dynamics Algorithms* (2008), ch. 5--7 (RNEA,
@@ -43,8 +47,10 @@ CRBA, ABA; the ground-frame form); K. M. Lynch and F. C. Park, *Modern Robotics*
 """
 from __future__ import annotations
 
+import os
 import warnings
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 
@@ -61,6 +67,38 @@ DEFAULT_GRAVITY.setflags(write=False)
 
 COND_WARN = 1e10
 """Default condition number of M above which :func:`forward_dynamics` warns."""
+
+
+ENGINE = os.environ.get("ROBODYN_ENGINE", "auto")
+"""``"auto"``: the compiled engine where it applies, else numpy; ``"numpy"``: numpy only.
+Read from ``$ROBODYN_ENGINE`` at import; assign ``robodyn.dynamics.ENGINE`` to change it."""
+
+_ENGINE_MODULE = []          # [the compiled module, or None if it cannot be built here]
+
+
+def _engine():
+    """The compiled engine, built on first use; None under ``ENGINE = "numpy"`` or if no C
+    compiler works here (then a RuntimeWarning, once, says why)."""
+    if ENGINE == "numpy":
+        return None
+    if not _ENGINE_MODULE:
+        from . import codegen
+        try:
+            source = Path(__file__).with_name("_engine.c").read_text()
+            _ENGINE_MODULE.append(codegen.compiled_module(source, "robodyn_engine"))
+        except (codegen.CompileError, OSError) as err:
+            warnings.warn(f"robodyn.dynamics: the compiled engine is unavailable ({err}); the "
+                          f"numpy algorithms run instead", RuntimeWarning, stacklevel=3)
+            _ENGINE_MODULE.append(None)
+    return _ENGINE_MODULE[0]
+
+
+def _compiled(name, d, *args):
+    """The compiled engine's result for these arrays, or None: no engine, or inputs that are
+    not float64, C-contiguous, finite arrays of the right shapes (the numpy path handles
+    those, and raises the errors)."""
+    eng = _engine()
+    return None if eng is None else getattr(eng, name)(d.basis, d.K, d.mass, d.home, *args)
 
 
 class IllConditionedWarning(RuntimeWarning):
@@ -115,6 +153,7 @@ class _ChainData:
     K: np.ndarray        # (n,4,6) columns (omega_i, 0), (v_i, 0), (c0_i, 1), (sqrt(lam_k) e_k, 0)
     upper: np.ndarray    # (n,n) bool, i <= j
     strict: np.ndarray   # (n,n) bool, i < j
+    home: np.ndarray     # (4,4) end-effector pose at q = 0
 
     @classmethod
     def of(cls, chain):
@@ -143,7 +182,8 @@ class _ChainData:
         basis[:, 3, :3, 3] = v + W2v
         return cls(n, W, W2, v, Wv, W2v, w0, mass, com0, Ibar0,
                    np.eye(3) + W2, v + W2v, basis.reshape(n, 4, 16), K,
-                   idx[:, None] <= idx[None, :], idx[:, None] < idx[None, :])
+                   idx[:, None] <= idx[None, :], idx[:, None] < idx[None, :],
+                   np.ascontiguousarray(chain.home, dtype=float))
 
 
 def _states(fname, n, **arrays):
@@ -182,6 +222,12 @@ def _states(fname, n, **arrays):
                                 f" (batch size {b} != {B})"))
         out[name] = a[None] if b is None else a
     return B is None, out
+
+
+def _raw_gravity(gravity):
+    """``gravity`` itself if it may go to the compiled engine unchecked (a float array of shape
+    (3,): the engine checks dtype, layout and finiteness), else None (the engine declines)."""
+    return gravity if isinstance(gravity, np.ndarray) and gravity.shape == (3,) else None
 
 
 def _gravity(gravity, fname):
@@ -434,12 +480,17 @@ def inverse_dynamics(chain, q, qd, qdd, gravity=DEFAULT_GRAVITY, wrench_ee=None)
     """
     fname = "inverse_dynamics"
     d = _chain_data(chain, fname)
-    single, x = _states(fname, d.n, q=q, qd=qd, qdd=qdd)
+    tau = _compiled("rnea", d, q, qd, qdd, _raw_gravity(gravity), wrench_ee)
+    if tau is not None:
+        return tau
     g = _gravity(gravity, fname)
-    W = None if wrench_ee is None else \
-        np.broadcast_to(_wrench(wrench_ee, single, x["q"].shape[0], fname), x["q"].shape[:1] + (6,))
-    tau = _chunked(lambda q, qd, qdd, W: _rnea(chain, _kinematics(d, q), qd, qdd, g, W),
-                   x["q"], x["qd"], x["qdd"], W)
+    single, x = _states(fname, d.n, q=q, qd=qd, qdd=qdd)
+    W = None if wrench_ee is None else np.ascontiguousarray(np.broadcast_to(
+        _wrench(wrench_ee, single, x["q"].shape[0], fname), x["q"].shape[:1] + (6,)))
+    tau = _compiled("rnea", d, x["q"], x["qd"], x["qdd"], g, W)
+    if tau is None:
+        tau = _chunked(lambda q, qd, qdd, W: _rnea(chain, _kinematics(d, q), qd, qdd, g, W),
+                       x["q"], x["qd"], x["qdd"], W)
     return _out(tau, single)
 
 
@@ -462,11 +513,18 @@ def gravity_torques(chain, q, gravity=DEFAULT_GRAVITY):
     """
     fname = "gravity_torques"
     d = _chain_data(chain, fname)
-    single, x = _states(fname, d.n, q=q)
+    if isinstance(q, np.ndarray) and q.dtype == np.float64:
+        z = np.zeros(q.shape)
+        out = _compiled("rnea", d, q, z, z, _raw_gravity(gravity), None)
+        if out is not None:
+            return out
     g = _gravity(gravity, fname)
+    single, x = _states(fname, d.n, q=q)
     z = np.zeros_like(x["q"])
-    return _out(_chunked(lambda q, z: _rnea(chain, _kinematics(d, q), z, z, g, None),
-                         x["q"], z), single)
+    out = _compiled("rnea", d, x["q"], z, z, g, None)
+    if out is None:
+        out = _chunked(lambda q, z: _rnea(chain, _kinematics(d, q), z, z, g, None), x["q"], z)
+    return _out(out, single)
 
 
 def _crba(kin, d):
@@ -501,8 +559,14 @@ def crba(chain, q):
     """
     fname = "crba"
     d = _chain_data(chain, fname)
+    M = _compiled("crba", d, q)
+    if M is not None:
+        return M
     single, x = _states(fname, d.n, q=q)
-    return _out(_chunked(lambda q: _crba(_kinematics(d, q), d)[0], x["q"]), single)
+    M = _compiled("crba", d, x["q"])
+    if M is None:
+        M = _chunked(lambda q: _crba(_kinematics(d, q), d)[0], x["q"])
+    return _out(M, single)
 
 
 def coriolis_matrix(chain, q, qd):
@@ -544,9 +608,14 @@ def coriolis_matrix(chain, q, qd):
     """
     fname = "coriolis_matrix"
     d = _chain_data(chain, fname)
+    C = _compiled("coriolis", d, q, qd)
+    if C is not None:
+        return C
     single, x = _states(fname, d.n, q=q, qd=qd)
-    return _out(_chunked(lambda q, qd: _coriolis(_kinematics(d, q), d, qd), x["q"], x["qd"]),
-                single)
+    C = _compiled("coriolis", d, x["q"], x["qd"])
+    if C is None:
+        C = _chunked(lambda q, qd: _coriolis(_kinematics(d, q), d, qd), x["q"], x["qd"])
+    return _out(C, single)
 
 
 def _coriolis(kin, d, qd):
@@ -614,13 +683,28 @@ def forward_dynamics(chain, q, qd, tau, gravity=DEFAULT_GRAVITY, wrench_ee=None,
     if method not in ("aba", "crba"):
         raise ValueError(f"{fname}: method: expected 'aba' or 'crba', got {method!r}")
     d = _chain_data(chain, fname)
-    single, x = _states(fname, d.n, q=q, qd=qd, tau=tau)
+    if cond_warn is not COND_WARN:
+        cond_warn = _checks.tolerance(cond_warn, f"{fname}: cond_warn")
+    if method == "aba":
+        out = _compiled("aba", d, q, qd, tau, _raw_gravity(gravity), wrench_ee, cond_warn)
+        if out is not None:
+            qdd, D, flag = out
+            if flag:
+                _check_pivots(D, chain, d, np.atleast_2d(q), cond_warn, fname)
+            return qdd
     g = _gravity(gravity, fname)
-    cond_warn = _checks.tolerance(cond_warn, f"{fname}: cond_warn")
+    single, x = _states(fname, d.n, q=q, qd=qd, tau=tau)
     B = x["q"].shape[0]
     W = None if wrench_ee is None else _wrench(wrench_ee, single, B, fname)
     if W is not None:
-        W = np.broadcast_to(W, (B, 6))
+        W = np.ascontiguousarray(np.broadcast_to(W, (B, 6)))
+    if method == "aba":
+        out = _compiled("aba", d, x["q"], x["qd"], x["tau"], g, W, cond_warn)
+        if out is not None:
+            qdd, D, flag = out
+            if flag:
+                _check_pivots(D, chain, d, x["q"], cond_warn, fname)
+            return _out(qdd, single)
 
     def crba_solve(q, qd, tau, W):
         kin = _kinematics(d, q)

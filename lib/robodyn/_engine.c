@@ -1,0 +1,508 @@
+/* The O(n) algorithms of robodyn.dynamics in C: RNEA, CRBA, ABA and the Christoffel Coriolis
+ * matrix, line by line the space-frame formulation of dynamics.py (see its module docstring),
+ * for one state or a batch. Built and cached by robodyn.codegen on first use.
+ *
+ * Every entry point takes the chain's constant data (basis (n,4,16), K (n,4,6), mass (n),
+ * home (4,4)) as made by dynamics._ChainData, and joint arrays of shape (n,) or (B, n).
+ * It returns None -- and computes nothing -- unless every array is float64, C-contiguous,
+ * of the expected shape and finite: dynamics.py then takes its checked numpy path, which
+ * raises the right error or converts the input. Twists are (omega, v), wrenches (m, f).
+ */
+#define PY_SSIZE_T_CLEAN
+#define NPY_NO_DEPRECATED_API NPY_1_7_API_VERSION
+#include <Python.h>
+#include <numpy/arrayobject.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define D(a) ((const double *)PyArray_DATA(a))
+
+typedef struct {
+    double s[6];        /* joint screw at q, space frame */
+    double Is[36];       /* link spatial inertia, space frame, row-major */
+    double R[9], p[3];  /* P_i = exp([S_1] q_1) ... exp([S_i] q_i) */
+} Link;
+
+/* ---------------------------------------------------------------- spatial algebra */
+
+static void cross3(const double *a, const double *b, double *o)
+{
+    o[0] = a[1] * b[2] - a[2] * b[1];
+    o[1] = a[2] * b[0] - a[0] * b[2];
+    o[2] = a[0] * b[1] - a[1] * b[0];
+}
+
+static double dot6(const double *a, const double *b)
+{
+    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3] + a[4] * b[4] + a[5] * b[5];
+}
+
+static void mv6(const double *A, const double *x, double *o)      /* o = A x */
+{
+    for (int r = 0; r < 6; r++) {
+        const double *a = A + 6 * r;
+        o[r] = a[0] * x[0] + a[1] * x[1] + a[2] * x[2] + a[3] * x[3] + a[4] * x[4] + a[5] * x[5];
+    }
+}
+
+static void ad(const double *V, const double *X, double *o)        /* o = ad_V X */
+{
+    double t[3];
+    cross3(V, X, o);
+    cross3(V, X + 3, o + 3);
+    cross3(V + 3, X, t);
+    o[3] += t[0]; o[4] += t[1]; o[5] += t[2];
+}
+
+static void cross_force(const double *V, const double *H, double *o)  /* o = -ad_V^T H */
+{
+    double t[3];
+    cross3(V, H, o);
+    cross3(V + 3, H + 3, t);
+    o[0] += t[0]; o[1] += t[1]; o[2] += t[2];
+    cross3(V, H + 3, o + 3);
+}
+
+static void admat(const double *V, double *A)                      /* A = ad_V (6x6) */
+{
+    const double *w = V, *v = V + 3;
+    memset(A, 0, 36 * sizeof(double));
+    for (int b = 0; b < 2; b++) {
+        double *D = A + (3 * b) * 6 + 3 * b;         /* diagonal blocks [w] */
+        D[1] = -w[2]; D[2] = w[1]; D[6] = w[2]; D[8] = -w[0]; D[12] = -w[1]; D[13] = w[0];
+    }
+    double *L = A + 18;                              /* lower-left block [v] */
+    L[1] = -v[2]; L[2] = v[1]; L[6] = v[2]; L[8] = -v[0]; L[12] = -v[1]; L[13] = v[0];
+}
+
+/* ---------------------------------------------------------------- kinematics */
+
+static void kinematics(int n, const double *basis, const double *K, const double *mass,
+                       const double *q, Link *L)
+{
+    double P[16], E[16], T[16];
+    for (int i = 0; i < n; i++) {
+        const double *b = basis + 64 * i;
+        double c[4] = {1.0, sin(q[i]), cos(q[i]), q[i]};
+        for (int k = 0; k < 16; k++)
+            E[k] = c[0] * b[k] + c[1] * b[16 + k] + c[2] * b[32 + k] + c[3] * b[48 + k];
+        if (i == 0) {
+            memcpy(P, E, sizeof P);
+        } else {
+            for (int r = 0; r < 4; r++)
+                for (int col = 0; col < 4; col++)
+                    T[4 * r + col] = P[4 * r] * E[col] + P[4 * r + 1] * E[4 + col]
+                                     + P[4 * r + 2] * E[8 + col] + P[4 * r + 3] * E[12 + col];
+            memcpy(P, T, sizeof P);
+        }
+        /* X = P K_i (4 x 6): columns (w, 0), (R v, 0), (com, 1), principal axes (R A, 0) */
+        const double *Ki = K + 24 * i;
+        double X[24];
+        for (int r = 0; r < 4; r++)
+            for (int col = 0; col < 6; col++)
+                X[6 * r + col] = P[4 * r] * Ki[col] + P[4 * r + 1] * Ki[6 + col]
+                                 + P[4 * r + 2] * Ki[12 + col] + P[4 * r + 3] * Ki[18 + col];
+        Link *l = L + i;
+        for (int r = 0; r < 3; r++) {
+            for (int col = 0; col < 3; col++) l->R[3 * r + col] = P[4 * r + col];
+            l->p[r] = P[4 * r + 3];
+        }
+        double w[3] = {X[0], X[6], X[12]}, pw[3], com[3] = {X[2], X[8], X[14]};
+        cross3(l->p, w, pw);
+        for (int r = 0; r < 3; r++) {
+            l->s[r] = w[r];
+            l->s[3 + r] = X[6 * r + 1] + pw[r];
+        }
+        /* I_o = [Ibar + m(|c|^2 1 - c c^T), m[c]; -m[c], m 1] about the space origin */
+        double m = mass[i], mc[3] = {m * com[0], m * com[1], m * com[2]};
+        double cc = mc[0] * com[0] + mc[1] * com[1] + mc[2] * com[2];
+        double *Io = l->Is;
+        for (int r = 0; r < 3; r++)
+            for (int col = 0; col < 3; col++) {
+                const double *ar = X + 6 * r + 3, *ac = X + 6 * col + 3;
+                double Ibar = ar[0] * ac[0] + ar[1] * ac[1] + ar[2] * ac[2];
+                Io[6 * r + col] = Ibar - mc[r] * com[col] + (r == col ? cc : 0.0);
+                Io[6 * (3 + r) + 3 + col] = r == col ? m : 0.0;
+            }
+        double H[9] = {0, -mc[2], mc[1], mc[2], 0, -mc[0], -mc[1], mc[0], 0};
+        for (int r = 0; r < 3; r++)
+            for (int col = 0; col < 3; col++) {
+                Io[6 * r + 3 + col] = H[3 * r + col];
+                Io[6 * (3 + r) + col] = -H[3 * r + col];
+            }
+    }
+}
+
+/* The end-effector wrench (end-effector frame) in the space frame: Ad_{T_ee^-1}^T W. */
+static void ee_wrench(const Link *last, const double *home, const double *W, double *o)
+{
+    double R[9], pe[3], f[3], m[3], t[3];
+    for (int r = 0; r < 3; r++) {
+        for (int col = 0; col < 3; col++)
+            R[3 * r + col] = last->R[3 * r] * home[col] + last->R[3 * r + 1] * home[4 + col]
+                             + last->R[3 * r + 2] * home[8 + col];
+        pe[r] = last->R[3 * r] * home[3] + last->R[3 * r + 1] * home[7]
+                + last->R[3 * r + 2] * home[11] + last->p[r];
+    }
+    for (int r = 0; r < 3; r++) {
+        f[r] = R[3 * r] * W[3] + R[3 * r + 1] * W[4] + R[3 * r + 2] * W[5];
+        m[r] = R[3 * r] * W[0] + R[3 * r + 1] * W[1] + R[3 * r + 2] * W[2];
+    }
+    cross3(pe, f, t);
+    for (int r = 0; r < 3; r++) { o[r] = m[r] + t[r]; o[3 + r] = f[r]; }
+}
+
+/* ---------------------------------------------------------------- algorithms, one state */
+
+/* Wee: the end-effector wrench in the space frame (ee_wrench), or NULL */
+static void rnea(int n, const Link *L, const double *qd, const double *qdd, const double *g,
+                 const double *Wee, double *V, double *A, double *F, double *tau)
+{
+    double sd[6], IV[6], cf[6];
+    for (int i = 0; i < n; i++) {
+        const double *s = L[i].s;
+        double *Vi = V + 6 * i, *Ai = A + 6 * i;
+        for (int k = 0; k < 6; k++) Vi[k] = (i ? V[6 * (i - 1) + k] : 0.0) + s[k] * qd[i];
+        ad(Vi, s, sd);
+        for (int k = 0; k < 6; k++)
+            Ai[k] = (i ? A[6 * (i - 1) + k] : (k < 3 ? 0.0 : -g[k - 3]))
+                    + s[k] * qdd[i] + sd[k] * qd[i];
+        mv6(L[i].Is, Ai, F + 6 * i);
+        mv6(L[i].Is, Vi, IV);
+        cross_force(Vi, IV, cf);
+        for (int k = 0; k < 6; k++) F[6 * i + k] += cf[k];
+    }
+    double acc[6] = {0, 0, 0, 0, 0, 0};
+    if (Wee) memcpy(acc, Wee, sizeof acc);
+    for (int i = n - 1; i >= 0; i--) {
+        for (int k = 0; k < 6; k++) acc[k] += F[6 * i + k];
+        tau[i] = dot6(L[i].s, acc);
+    }
+}
+
+static void crba(int n, const Link *L, double *Ic, double *M)
+{
+    double Fj[6];
+    for (int j = n - 1; j >= 0; j--) {
+        for (int k = 0; k < 36; k++)
+            Ic[36 * j + k] = L[j].Is[k] + (j < n - 1 ? Ic[36 * (j + 1) + k] : 0.0);
+        mv6(Ic + 36 * j, L[j].s, Fj);
+        for (int i = 0; i <= j; i++) M[n * i + j] = M[n * j + i] = dot6(L[i].s, Fj);
+    }
+}
+
+static void coriolis(int n, const Link *L, const double *qd, double *work, double *C)
+{
+    /* work: V, sd (6n each), Ic, Icd (36n each), P, w, Ics, Icsd, Icds (6n each) */
+    double *V = work, *sd = V + 6 * n, *Ic = sd + 6 * n, *Icd = Ic + 36 * n;
+    double *P = Icd + 36 * n, *w = P + 6 * n, *Ics = w + 6 * n, *Icsd = Ics + 6 * n;
+    double *Icds = Icsd + 6 * n;
+    double adV[36], X[36], IV[6];
+    for (int i = 0; i < n; i++) {
+        for (int k = 0; k < 6; k++) V[6 * i + k] = (i ? V[6 * (i - 1) + k] : 0.0) + L[i].s[k] * qd[i];
+        ad(V + 6 * i, L[i].s, sd + 6 * i);
+    }
+    for (int i = n - 1; i >= 0; i--) {
+        admat(V + 6 * i, adV);
+        for (int r = 0; r < 6; r++)
+            for (int c = 0; c < 6; c++) {
+                double x = 0.0;
+                for (int k = 0; k < 6; k++) x += L[i].Is[6 * r + k] * adV[6 * k + c];
+                X[6 * r + c] = x;
+            }
+        const int last = i == n - 1;
+        for (int r = 0; r < 6; r++)
+            for (int c = 0; c < 6; c++) {
+                int k = 6 * r + c;
+                Ic[36 * i + k] = L[i].Is[k] + (last ? 0.0 : Ic[36 * (i + 1) + k]);
+                Icd[36 * i + k] = -(X[k] + X[6 * c + r]) + (last ? 0.0 : Icd[36 * (i + 1) + k]);
+            }
+        mv6(L[i].Is, V + 6 * i, IV);
+        for (int k = 0; k < 6; k++) P[6 * i + k] = IV[k] + (last ? 0.0 : P[6 * (i + 1) + k]);
+        double cf[6];
+        cross_force(L[i].s, P + 6 * i, cf);
+        for (int k = 0; k < 6; k++) w[6 * i + k] = -cf[k];           /* ad_{s_i}^T p_i */
+        mv6(Ic + 36 * i, L[i].s, Ics + 6 * i);
+        mv6(Ic + 36 * i, sd + 6 * i, Icsd + 6 * i);
+        mv6(Icd + 36 * i, L[i].s, Icds + 6 * i);
+    }
+    /* C = Q + (K - Z + Z^T) / 2 */
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < n; j++) {
+            double Q, K, Z = 0.0;
+            if (i <= j) {
+                Q = dot6(L[i].s, Icsd + 6 * j);
+                K = dot6(L[i].s, Icds + 6 * j);
+            } else {
+                Q = dot6(Ics + 6 * i, sd + 6 * j);
+                K = dot6(L[j].s, Icds + 6 * i);
+            }
+            if (i < j) Z -= dot6(L[i].s, w + 6 * j);
+            else if (j < i) Z += dot6(L[j].s, w + 6 * i);
+            C[n * i + j] = Q + 0.5 * (K + Z);
+        }
+}
+
+/* Returns the pivots D (n) and qdd (n); the caller checks the pivots. */
+static void aba(int n, const Link *L, const double *qd, const double *tau, const double *g,
+                const double *Wee, double *work, double *qdd, double *D)
+{
+    double *V = work, *c = V + 6 * n, *pA = c + 6 * n, *U = pA + 6 * n, *u = U + 6 * n;
+    double *IA = u + n;
+    double sd[6], IV[6];
+    for (int i = 0; i < n; i++) {
+        const double *s = L[i].s;
+        for (int k = 0; k < 6; k++) V[6 * i + k] = (i ? V[6 * (i - 1) + k] : 0.0) + s[k] * qd[i];
+        ad(V + 6 * i, s, sd);
+        for (int k = 0; k < 6; k++) c[6 * i + k] = sd[k] * qd[i];
+        memcpy(IA + 36 * i, L[i].Is, 36 * sizeof(double));
+        mv6(L[i].Is, V + 6 * i, IV);
+        cross_force(V + 6 * i, IV, pA + 6 * i);
+    }
+    if (Wee)
+        for (int k = 0; k < 6; k++) pA[6 * (n - 1) + k] += Wee[k];
+    for (int i = n - 1; i >= 0; i--) {
+        const double *s = L[i].s;
+        double *Ui = U + 6 * i, *IAi = IA + 36 * i;
+        mv6(IAi, s, Ui);
+        double Di = dot6(s, Ui), ui = tau[i] - dot6(s, pA + 6 * i);
+        D[i] = Di;
+        u[i] = ui;
+        if (i > 0 && Di > 0.0) {
+            double Ia[36], t[6];
+            for (int r = 0; r < 6; r++)
+                for (int col = 0; col < 6; col++)
+                    Ia[6 * r + col] = IAi[6 * r + col] - Ui[r] * Ui[col] / Di;
+            for (int k = 0; k < 36; k++) IA[36 * (i - 1) + k] += Ia[k];
+            mv6(Ia, c + 6 * i, t);
+            for (int k = 0; k < 6; k++)
+                pA[6 * (i - 1) + k] += pA[6 * i + k] + t[k] + Ui[k] * (ui / Di);
+        }
+    }
+    double a[6] = {0, 0, 0, -g[0], -g[1], -g[2]};
+    for (int i = 0; i < n; i++) {
+        for (int k = 0; k < 6; k++) a[k] += c[6 * i + k];
+        qdd[i] = D[i] > 0.0 ? (u[i] - dot6(U + 6 * i, a)) / D[i] : NAN;
+        for (int k = 0; k < 6; k++) a[k] += L[i].s[k] * qdd[i];
+    }
+}
+
+/* ---------------------------------------------------------------- Python entry points */
+
+/* obj as a float64 C-contiguous finite array of ndim 1 or 2 whose last axis has `n`
+ * entries (B = 1 for ndim 1); NULL (no exception) otherwise. Borrowed. */
+static PyArrayObject *joint_array(PyObject *obj, int n, npy_intp *B, int *ndim)
+{
+    if (!PyArray_CheckExact(obj)) return NULL;
+    PyArrayObject *a = (PyArrayObject *)obj;
+    int nd = PyArray_NDIM(a);
+    if (PyArray_TYPE(a) != NPY_DOUBLE || !PyArray_IS_C_CONTIGUOUS(a) || nd < 1 || nd > 2
+        || PyArray_DIM(a, nd - 1) != n)
+        return NULL;
+    npy_intp b = nd == 2 ? PyArray_DIM(a, 0) : 1;
+    if (b < 1) return NULL;
+    if (*ndim) {
+        if (nd != *ndim || b != *B) return NULL;
+    } else {
+        *ndim = nd;
+        *B = b;
+    }
+    const double *x = (const double *)PyArray_DATA(a);
+    for (npy_intp k = 0; k < b * n; k++)
+        if (!isfinite(x[k])) return NULL;
+    return a;
+}
+
+static const double *fixed(PyObject *obj, npy_intp size)
+{
+    if (!PyArray_CheckExact(obj)) return NULL;
+    PyArrayObject *a = (PyArrayObject *)obj;
+    if (PyArray_TYPE(a) != NPY_DOUBLE || !PyArray_IS_C_CONTIGUOUS(a) || PyArray_SIZE(a) != size)
+        return NULL;
+    const double *x = (const double *)PyArray_DATA(a);
+    for (npy_intp k = 0; k < size; k++)
+        if (!isfinite(x[k])) return NULL;
+    return x;
+}
+
+typedef struct {
+    int n;
+    const double *basis, *K, *mass, *home;
+} Chain;
+
+/* args[0..3] = basis, K, mass, home; sets c; 0 on success, -1 with TypeError if malformed */
+static int chain_of(PyObject *const *args, Chain *c)
+{
+    PyArrayObject *m = (PyArrayObject *)args[2];
+    if (!PyArray_CheckExact(args[2]) || PyArray_NDIM(m) != 1) goto bad;
+    c->n = (int)PyArray_DIM(m, 0);
+    c->basis = fixed(args[0], 64 * (npy_intp)c->n);
+    c->K = fixed(args[1], 24 * (npy_intp)c->n);
+    c->mass = fixed(args[2], c->n);
+    c->home = fixed(args[3], 16);
+    if (c->n >= 1 && c->basis && c->K && c->mass && c->home) return 0;
+bad:
+    PyErr_SetString(PyExc_TypeError, "robodyn engine: malformed chain data");
+    return -1;
+}
+
+static PyObject *new_array(int ndim, npy_intp B, int n, int square)
+{
+    npy_intp dims[3];
+    int k = 0;
+    if (ndim == 2) dims[k++] = B;
+    dims[k++] = n;
+    if (square) dims[k++] = n;
+    return PyArray_SimpleNew(k, dims, NPY_DOUBLE);
+}
+
+/* wrench_ee: None, or (6,) / (B, 6) matching the joints' layout; 1 ok, 0 not fast */
+static int wrench_of(PyObject *obj, int ndim, npy_intp B, const double **W)
+{
+    *W = NULL;
+    if (obj == Py_None) return 1;
+    if (!PyArray_CheckExact(obj)) return 0;
+    PyArrayObject *a = (PyArrayObject *)obj;
+    if (PyArray_NDIM(a) != ndim || (ndim == 2 && PyArray_DIM(a, 0) != B)) return 0;
+    *W = fixed(obj, 6 * B);
+    return *W != NULL;
+}
+
+#define CHECK_ARGS(count, name)                                                        \
+    if (nargs != count) {                                                              \
+        PyErr_Format(PyExc_TypeError, "robodyn engine: %s takes %d arguments, got %zd", \
+                     name, count, nargs);                                              \
+        return NULL;                                                                   \
+    }
+
+/* rnea(basis, K, mass, home, q, qd, qdd, gravity, wrench_ee) -> tau or None */
+static PyObject *py_rnea(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    CHECK_ARGS(9, "rnea");
+    Chain c;
+    if (chain_of(args, &c)) return NULL;
+    int n = c.n, nd = 0;
+    npy_intp B = 0;
+    PyArrayObject *q = joint_array(args[4], n, &B, &nd);
+    PyArrayObject *qd = q ? joint_array(args[5], n, &B, &nd) : NULL;
+    PyArrayObject *qdd = qd ? joint_array(args[6], n, &B, &nd) : NULL;
+    const double *g = fixed(args[7], 3), *W;
+    if (!qdd || !g || !wrench_of(args[8], nd, B, &W)) Py_RETURN_NONE;
+    PyObject *out = new_array(nd, B, n, 0);
+    Link *L = malloc(n * (sizeof(Link) + 18 * sizeof(double)));
+    if (!out || !L) { free(L); Py_XDECREF(out); return PyErr_NoMemory(); }
+    double *V = (double *)(L + n), *A = V + 6 * n, *F = A + 6 * n, We[6];
+    double *tau = (double *)PyArray_DATA((PyArrayObject *)out);
+    for (npy_intp b = 0; b < B; b++) {
+        kinematics(n, c.basis, c.K, c.mass, D(q) + b * n, L);
+        if (W) ee_wrench(L + n - 1, c.home, W + 6 * b, We);
+        rnea(n, L, D(qd) + b * n, D(qdd) + b * n, g, W ? We : NULL, V, A, F, tau + b * n);
+    }
+    free(L);
+    return out;
+}
+
+/* crba(basis, K, mass, home, q) -> M or None */
+static PyObject *py_crba(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    CHECK_ARGS(5, "crba");
+    Chain c;
+    if (chain_of(args, &c)) return NULL;
+    int n = c.n, nd = 0;
+    npy_intp B = 0;
+    PyArrayObject *q = joint_array(args[4], n, &B, &nd);
+    if (!q) Py_RETURN_NONE;
+    PyObject *out = new_array(nd, B, n, 1);
+    Link *L = malloc(n * (sizeof(Link) + 36 * sizeof(double)));
+    if (!out || !L) { free(L); Py_XDECREF(out); return PyErr_NoMemory(); }
+    double *Ic = (double *)(L + n), *M = (double *)PyArray_DATA((PyArrayObject *)out);
+    for (npy_intp b = 0; b < B; b++) {
+        kinematics(n, c.basis, c.K, c.mass, D(q) + b * n, L);
+        crba(n, L, Ic, M + b * n * n);
+    }
+    free(L);
+    return out;
+}
+
+/* coriolis(basis, K, mass, home, q, qd) -> C or None */
+static PyObject *py_coriolis(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    CHECK_ARGS(6, "coriolis");
+    Chain c;
+    if (chain_of(args, &c)) return NULL;
+    int n = c.n, nd = 0;
+    npy_intp B = 0;
+    PyArrayObject *q = joint_array(args[4], n, &B, &nd);
+    PyArrayObject *qd = q ? joint_array(args[5], n, &B, &nd) : NULL;
+    if (!qd) Py_RETURN_NONE;
+    PyObject *out = new_array(nd, B, n, 1);
+    Link *L = malloc(n * (sizeof(Link) + 114 * sizeof(double)));
+    if (!out || !L) { free(L); Py_XDECREF(out); return PyErr_NoMemory(); }
+    double *work = (double *)(L + n), *C = (double *)PyArray_DATA((PyArrayObject *)out);
+    for (npy_intp b = 0; b < B; b++) {
+        kinematics(n, c.basis, c.K, c.mass, D(q) + b * n, L);
+        coriolis(n, L, D(qd) + b * n, work, C + b * n * n);
+    }
+    free(L);
+    return out;
+}
+
+/* aba(basis, K, mass, home, q, qd, tau, gravity, wrench_ee, cond_warn)
+ * -> (qdd, D, flag) or None; flag = 1 if some state has a vanishing pivot or a pivot ratio
+ * above cond_warn (the caller then raises or warns with dynamics._check_pivots). */
+static PyObject *py_aba(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    CHECK_ARGS(10, "aba");
+    Chain c;
+    if (chain_of(args, &c)) return NULL;
+    int n = c.n, nd = 0;
+    npy_intp B = 0;
+    PyArrayObject *q = joint_array(args[4], n, &B, &nd);
+    PyArrayObject *qd = q ? joint_array(args[5], n, &B, &nd) : NULL;
+    PyArrayObject *tau = qd ? joint_array(args[6], n, &B, &nd) : NULL;
+    const double *g = fixed(args[7], 3), *W;
+    double cond_warn = PyFloat_AsDouble(args[9]);
+    if (cond_warn == -1.0 && PyErr_Occurred()) return NULL;
+    if (!tau || !g || !wrench_of(args[8], nd, B, &W)) Py_RETURN_NONE;
+    PyObject *out = new_array(nd, B, n, 0), *piv = new_array(2, B, n, 0);
+    Link *L = malloc(n * (sizeof(Link) + 61 * sizeof(double)));
+    if (!out || !piv || !L) {
+        free(L); Py_XDECREF(out); Py_XDECREF(piv);
+        return PyErr_NoMemory();
+    }
+    double *work = (double *)(L + n), We[6];
+    double *qdd = (double *)PyArray_DATA((PyArrayObject *)out);
+    double *Dp = (double *)PyArray_DATA((PyArrayObject *)piv);
+    int flag = 0;
+    for (npy_intp b = 0; b < B; b++) {
+        double *Db = Dp + b * n;
+        kinematics(n, c.basis, c.K, c.mass, D(q) + b * n, L);
+        if (W) ee_wrench(L + n - 1, c.home, W + 6 * b, We);
+        aba(n, L, D(qd) + b * n, D(tau) + b * n, g, W ? We : NULL, work, qdd + b * n, Db);
+        double lo = Db[0], hi = Db[0];
+        for (int i = 1; i < n; i++) {
+            lo = Db[i] < lo ? Db[i] : lo;
+            hi = Db[i] > hi ? Db[i] : hi;
+        }
+        if (!(lo > 1e-14 * hi) || hi / lo > cond_warn) flag = 1;
+    }
+    free(L);
+    return Py_BuildValue("(NNi)", out, piv, flag);
+}
+
+static PyMethodDef methods[] = {
+    {"rnea", (PyCFunction)(void (*)(void))py_rnea, METH_FASTCALL, "inverse dynamics"},
+    {"crba", (PyCFunction)(void (*)(void))py_crba, METH_FASTCALL, "mass matrix"},
+    {"coriolis", (PyCFunction)(void (*)(void))py_coriolis, METH_FASTCALL, "Coriolis matrix"},
+    {"aba", (PyCFunction)(void (*)(void))py_aba, METH_FASTCALL, "forward dynamics"},
+    {NULL, NULL, 0, NULL}
+};
+
+static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "MODNAME", NULL, -1, methods};
+
+PyMODINIT_FUNC PyInit_MODNAME(void)
+{
+    import_array();
+    return PyModule_Create(&module);
+}
