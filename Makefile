@@ -9,7 +9,7 @@ BUILT := _build/html/.built
 SOURCES := $(shell find book lib/robodyn -type f \( -name '*.ipynb' -o -name '*.md' -o -name '*.py' -o -name '*.bib' \) -not -path '*/.ipynb_checkpoints/*' -not -path '*/__pycache__/*' 2>/dev/null)
 PYTEST_ARGS ?=
 
-.PHONY: book test bench chromium clean lab
+.PHONY: book test bench chromium clean lab equations
 
 book: $(BUILT)
 
@@ -36,6 +36,11 @@ chromium:
 test: $(INSTALLED) chromium $(BUILT)
 	ROBODYN_QUICK=1 MPLBACKEND=Agg $(PY) -m pytest -n 2 --dist loadfile --nbval-lax --nbval-current-env \
 	  --doctest-modules tests lib/robodyn book $(PYTEST_ARGS)
+
+# Regenerate the equation index book/equations.md from the pages' labels, the seed list and the
+# tests' markers. Not part of `make book`: tests/test_equation_index.py catches a stale page.
+equations: $(INSTALLED)
+	$(PY) scripts/equation_index.py
 
 bench: $(INSTALLED)
 	for f in bench/bench_*.py; do echo "== $$f"; $(PY) $$f || exit 1; done

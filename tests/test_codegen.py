@@ -26,6 +26,7 @@ def eoms():
             for name, chain in chains.items()}
 
 
+@pytest.mark.equation("hb-5-14")
 @pytest.mark.parametrize("name", ["planar_rp", "planar_3", "ur5_like",
                                   "random_1", "random_2", "random_4"])
 def test_compiled_equals_recursive_algorithms(eoms, name):

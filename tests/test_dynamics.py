@@ -64,6 +64,7 @@ def _scale(x):
 
 
 @pytest.mark.parametrize("chain, state", CASES)
+@pytest.mark.equation("hb-5-14")
 def test_against_pinocchio(chain, state):
     q, qd, qdd, tau = state
     model, data = _pin(chain, G_SPACE)
@@ -84,6 +85,7 @@ def test_against_pinocchio(chain, state):
 
 
 @pytest.mark.parametrize("chain, state", CASES)
+@pytest.mark.equation("hb-5-14")
 def test_coriolis_against_pinocchio(chain, state):
     """C qd = rnea(q, qd, 0) without gravity; Pinocchio's C satisfies Mdot = C + C^T like ours;
     and (found so, and asserted) Pinocchio's computeCoriolisMatrix IS the Christoffel matrix."""
@@ -113,6 +115,7 @@ def _christoffel_fd(chain, q, h=1e-5):
 
 
 @pytest.mark.parametrize("chain, state", CASES[::3])
+@pytest.mark.equation("hb-5-13", "hb-5-14")
 def test_coriolis_is_christoffel(chain, state):
     q, qd, _, _ = state
     Gamma = _christoffel_fd(chain, q)
@@ -124,6 +127,7 @@ def test_coriolis_is_christoffel(chain, state):
 
 
 @pytest.mark.parametrize("chain, state", CASES[::2])
+@pytest.mark.equation("hb-5-11", "hb-5-14")
 def test_internal_consistency(chain, state):
     q, qd, qdd, _ = state
     n = chain.n
@@ -153,6 +157,7 @@ def test_internal_consistency(chain, state):
 
 
 @pytest.mark.parametrize("chain, state", CASES[1::4])
+@pytest.mark.equation("hb-5-14")
 def test_gravity_is_gradient_of_potential(chain, state):
     """G = dV/dq, by central differences of the potential energy."""
     q = state[0]
@@ -213,6 +218,7 @@ def _mr_lists(chain):
                                   lambda: models.planar_rp(0.8, 0.6, 1.0, 2.0),
                                   models.spatial_rrr, models.ur5_like],
                          ids=["planar_rr", "planar_rp", "spatial_rrr", "ur5_like"])
+@pytest.mark.equation("hb-5-14")
 def test_against_modern_robotics(make):
     chain = make()
     Mlist, Glist, Slist = _mr_lists(chain)
@@ -232,6 +238,7 @@ def test_against_modern_robotics(make):
                            mr.GravityForces(q, g, Mlist, Glist, Slist), atol=TOL)
 
 
+@pytest.mark.equation("hb-5-15")
 def test_wrench_ee_is_jacobian_transpose():
     """tau(W) - tau(0) = J_b^T W for a wrench the end effector exerts, in its own frame."""
     rng = np.random.default_rng(11)
@@ -243,6 +250,7 @@ def test_wrench_ee_is_jacobian_transpose():
     assert np.allclose(d_tau, rd.jacobian_body(chain, q).T @ W, atol=1e-12)
 
 
+@pytest.mark.equation("hb-5-14")
 def test_planar_rr_closed_form():
     """The handbook §6.3 RR arm in closed form (uniform rods): M, C, G."""
     l1, l2, m1, m2 = 0.7, 1.3, 2.0, 0.5

@@ -69,6 +69,7 @@ def test_metric_symmetric_positive_definite_and_equal_to_crba(chain):
         assert np.allclose(M, dynamics.crba(chain, q), atol=1e-12)
 
 
+@pytest.mark.equation("hb-5-11")
 def test_inner_product_is_twice_kinetic_energy():
     chain = models.spatial_rrr()
     q, v1, v2 = RNG.normal(size=(3, 3))
@@ -81,6 +82,7 @@ def test_inner_product_is_twice_kinetic_energy():
 # ---------------------------------------------------------------- the connection
 
 @pytest.mark.parametrize("chain", chains(), ids=lambda c: c.name)
+@pytest.mark.equation("hb-5-16")
 def test_levi_civita_torsion_free_and_metric_compatible(chain):
     for q in RNG.normal(size=(2, chain.n)):
         G = geo.levi_civita(chain, q)
@@ -94,6 +96,7 @@ def test_levi_civita_torsion_free_and_metric_compatible(chain):
         assert np.abs(dM).max() > 1e-3 or chain.name == "planar RP"      # not vacuous
 
 
+@pytest.mark.equation("hb-5-16")
 def test_numeric_levi_civita_equals_hand_derived_planar_rr():
     p = dict(l1=1.2, l2=0.7, m1=2.0, m2=0.9)
     chain = models.planar_rr(**p)
@@ -102,6 +105,7 @@ def test_numeric_levi_civita_equals_hand_derived_planar_rr():
         assert np.allclose(geo.levi_civita(chain, q), hand, atol=1e-12)
 
 
+@pytest.mark.equation("hb-5-16")
 def test_symbolic_levi_civita_planar_rr_equals_hand_derivation():
     l1, l2, m1, m2 = sp.symbols("l1 l2 m1 m2", positive=True)
     q1, q2 = sp.symbols("q1 q2", real=True)
@@ -133,6 +137,7 @@ def test_levi_civita_of_a_metric_matrix_and_numeric_equals_symbolic_route():
 
 
 @pytest.mark.parametrize("chain", chains(), ids=lambda c: c.name)
+@pytest.mark.equation("hb-5-17")
 def test_geodesic_acceleration_is_force_free_forward_dynamics(chain):
     for q, qd in RNG.normal(size=(3, 2, chain.n)):
         a = geo.geodesic_acceleration(chain, q, qd)
@@ -144,6 +149,7 @@ def test_geodesic_acceleration_is_force_free_forward_dynamics(chain):
         assert np.allclose(geo.covariant_acceleration(chain, q, qd, a), 0, atol=1e-9)
 
 
+@pytest.mark.equation("hb-5-17")
 def test_covariant_acceleration_is_raised_force_eq_5_17():
     chain = models.spatial_rrr()
     g = np.array([0.0, 0.0, -9.81])

@@ -826,6 +826,7 @@ def space_twist_by_fd(f, q, qd, h=1e-6):
 
 
 @pytest.mark.parametrize("name", list(CHAINS))
+@pytest.mark.equation("hb-5-6")
 def test_jacobians_equal_finite_differences(name):
     chain = CHAINS[name]()
     rng = rng_of(30)
@@ -841,6 +842,7 @@ def test_jacobians_equal_finite_differences(name):
 
 
 @pytest.mark.parametrize("name", list(CHAINS))
+@pytest.mark.equation("hb-5-5", "hb-5-7")
 def test_link_poses_and_link_jacobians(name):
     chain = CHAINS[name]()
     rng = rng_of(31)

@@ -70,6 +70,7 @@ def _mechanics_planar(kinds, lengths, masses):
 
 
 @pytest.mark.parametrize("kinds", ["RR", "RP", "RRR"])
+@pytest.mark.equation("hb-5-14")
 def test_symbolic_eom_equals_lagranges_method(kinds):
     n = len(kinds)
     L, Ms = [l1, l2, l3][:n], [m1, m2, m3][:n]
@@ -114,6 +115,7 @@ def test_skew_symmetry_symbolic_rr():
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2])
+@pytest.mark.equation("hb-5-14")
 def test_numeric_properties_random_chains(seed):
     rng = np.random.default_rng(seed)
     chain = models.random_chain(12 if seed == 0 else 5, rng)
@@ -156,6 +158,7 @@ def test_symbolic_random_chain_equals_numeric():
         assert np.allclose(np.array(eom.C.subs(subs), float), num.C(q, qd), atol=1e-12)
 
 
+@pytest.mark.equation("hb-5-13", "hb-5-14", "hb-5-16")
 def test_christoffel_kinds_and_convention():
     chain = models.planar_rr(l1, l2, m1, m2)
     eom = lg.equations_of_motion(chain)
@@ -175,6 +178,7 @@ def test_christoffel_kinds_and_convention():
     assert sp.simplify(G1[0, 1, 1] + m2 * l1 * l2 / 2 * sp.sin(q[1])) == 0
 
 
+@pytest.mark.equation("hb-5-10")
 def test_euler_lagrange_pendulum_and_spring():
     th, thd, thdd, m, l, k = sp.symbols("theta thetad thetadd m l k")
     E = lg.euler_lagrange(m * l**2 * thd**2 / 2 + m * g * l * sp.cos(th), [th], [thd], [thdd])
@@ -186,6 +190,7 @@ def test_euler_lagrange_pendulum_and_spring():
     assert Mm == sp.Matrix([[m]]) and sp.expand(rest[0] - k * x) == 0
 
 
+@pytest.mark.equation("hb-5-10", "hb-5-12", "hb-5-14")
 def test_euler_lagrange_of_rr_energy_equals_eom():
     chain = models.planar_rr(l1, l2, m1, m2)
     q, qd, qdd = sp.symbols("q1:3"), sp.symbols("qd1:3"), sp.symbols("a1:3")
@@ -213,6 +218,7 @@ def test_numeric_twins_and_forward_dynamics():
                        dynamics.inverse_dynamics(chain, q, qd, qdd, gravity=(0, -9.81, 0)))
 
 
+@pytest.mark.equation("hb-5-14")
 def test_against_pinocchio():
     ref = pytest.importorskip("reference")
     import pinocchio as pin
@@ -240,6 +246,7 @@ def test_against_pinocchio():
 # generalized forces (5.15)
 # --------------------------------------------------------------------------
 
+@pytest.mark.equation("hb-5-15")
 def test_joint_torque_gives_delta():
     rng = np.random.default_rng(7)
     chain = models.random_chain(5, rng, prismatic=0.0)
@@ -262,6 +269,7 @@ def test_joint_torque_gives_delta():
         assert np.allclose(lg.generalized_forces(chain, q, Wb), Y, atol=1e-12)
 
 
+@pytest.mark.equation("hb-5-15")
 def test_end_effector_wrench_and_power():
     rng = np.random.default_rng(8)
     chain = models.random_chain(4, rng)
@@ -281,6 +289,7 @@ def test_end_effector_wrench_and_power():
     assert np.isclose(power, lg.generalized_forces(chain, q, Wall) @ qd)
 
 
+@pytest.mark.equation("hb-5-15")
 def test_generalized_forces_symbolic():
     q1, q2, f = sp.symbols("q1 q2 f")
     chain = models.planar_rr(l1, l2, m1, m2)

@@ -46,6 +46,7 @@ def test_random_set_covers_the_joint_kinds():
 
 
 @pytest.mark.parametrize("name", list(CHAINS))
+@pytest.mark.equation("hb-5-6")
 def test_against_modern_robotics(name):
     chain = CHAINS[name]()
     M, S, B = to_modern_robotics(chain)
@@ -88,6 +89,7 @@ def test_exp_log_se3_against_modern_robotics():
 
 
 @pytest.mark.parametrize("name", list(CHAINS))
+@pytest.mark.equation("hb-5-5", "hb-5-6", "hb-5-7")
 def test_against_pinocchio(name):
     chain = CHAINS[name]()
     model = to_pinocchio(chain)
