@@ -537,7 +537,7 @@ def _crba(kin, d):
 def crba(chain, q):
     r"""The mass matrix :math:`M(q)` by the composite-rigid-body algorithm.
 
-    :math:`M(q) = \sum_i J_i^T\mathcal I_i J_i` (the sum of eq. (5.11) over the links) is, in the
+    :math:`M(q) = \sum_i J_i^T\mathcal I_i J_i` (the metric of the Lagrangian (5.11)) is, in the
     space frame, :math:`M_{ij} = s_i^T\,\mathcal I^c_{\max(i,j)}\,s_j` with the composite inertia
     :math:`\mathcal I^c_k = \sum_{l\ge k}\mathcal I^s_l` of the links outboard of joint *k*. O(n^2).
 
@@ -803,7 +803,7 @@ def _check_pivots(D, chain, d, q, cond_warn, fname):
 
 def mechanical_energy(chain, q, qd, gravity=DEFAULT_GRAVITY):
     r"""Total mechanical energy :math:`E = T + V` with :math:`T = \tfrac12\dot q^TM(q)\dot q =
-    \tfrac12\sum_i v_i^T\mathcal I^s_i v_i` (eq. (5.10)) and
+    \tfrac12\sum_i v_i^T\mathcal I^s_i v_i` (the Lagrangian (5.11) is T - V) and
     :math:`V = -\sum_i m_i\,g^Tc_i(q)` (:math:`c_i` the centre of mass of link *i*, space frame;
     zero at the space-frame origin).
 

@@ -227,7 +227,7 @@ def _sym_vector(x):
 def kinetic_energy_metric(chain, q):
     r"""The kinetic-energy metric M(q), the Riemannian metric of handbook §5.3.4:
     :math:`\langle v_1, v_2\rangle_q = v_1^T M(q)\, v_2`, with
-    :math:`M(q) = \sum_i J_i^T\mathcal I_i J_i` (the mass matrix of eq. 5.10).
+    :math:`M(q) = \sum_i J_i^T\mathcal I_i J_i` (the mass matrix of the Lagrangian, eq. 5.11).
 
     Parameters
     ----------
