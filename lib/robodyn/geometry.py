@@ -39,7 +39,7 @@ import numpy as np
 import sympy as sp
 from scipy import integrate, optimize
 
-from . import _checks
+from . import _checks, dynamics
 from ._checks import is_symbolic
 from ._checks import to_sympy as _S
 from .kinematics import SerialChain, _prefix_products
@@ -708,8 +708,17 @@ def energy_integral(chain, t, q=None, qd=None, *, rule="simpson"):
 # --------------------------------------------------------------------------
 
 def _geodesic_rhs(chain, n):
+    """The geodesic ODE y = (q, qd) -> (qd, qdd). Its qdd is forward dynamics with zero torque and
+    zero gravity, which equals :func:`geodesic_acceleration` (a test checks it) and runs in the
+    compiled engine of :mod:`robodyn.dynamics`: geodesic shooting calls it ~10^5 times."""
+    zero, no_gravity = np.zeros(n), np.zeros(3)
+
     def rhs(t, y):
-        return np.concatenate([y[n:], _numeric_geodesic_acceleration(chain, y[:n], y[n:])])
+        y = np.ascontiguousarray(y, dtype=float)
+        if not np.isfinite(y).all():            # a diverging trial shot: let the solver fail
+            return np.full(2 * n, np.nan)
+        return np.concatenate([y[n:], dynamics.forward_dynamics(chain, y[:n], y[n:], zero,
+                                                                gravity=no_gravity)])
     return rhs
 
 
