@@ -1,15 +1,22 @@
 # The book's two commands: `make book` builds the HTML book into _build/html (every notebook
 # executed, warnings as errors); `make test` runs every test. Both install what they need.
+# `make pdf` builds the whole book as one PDF through XeLaTeX (not part of .ci/run: heavy).
 SHELL := /bin/bash
 VENV ?= .venv
 PY := $(VENV)/bin/python
 INSTALLED := $(VENV)/.installed
 ASSETS := _assets/.fetched
 BUILT := _build/html/.built
+PDF := _build/latex/robot-dynamics-interactively.pdf
+# Debian's TeX Live for `make pdf` (about 60 s to install, without recommends): XeLaTeX and
+# latexmk, the LaTeX packages Sphinx and Jupyter Book's LaTeX class load, the fonts (FreeFont,
+# DejaVu Sans Mono for code), and poppler-utils (pdfinfo, pdftoppm) for scripts/check_pdf.py.
+TEX_PACKAGES := latexmk texlive-xetex texlive-latex-recommended texlive-latex-extra \
+  texlive-fonts-recommended fonts-freefont-otf fonts-dejavu-core poppler-utils
 SOURCES := $(shell find book lib/robodyn -type f \( -name '*.ipynb' -o -name '*.md' -o -name '*.py' -o -name '*.bib' \) -not -path '*/.ipynb_checkpoints/*' -not -path '*/__pycache__/*' 2>/dev/null)
 PYTEST_ARGS ?=
 
-.PHONY: book test bench chromium clean lab equations
+.PHONY: book test pdf tex bench chromium clean lab equations
 
 book: $(BUILT)
 
@@ -32,6 +39,24 @@ $(BUILT): $(INSTALLED) $(ASSETS) _config.yml _toc.yml $(SOURCES)
 
 chromium:
 	command -v chromium >/dev/null || (apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y chromium)
+
+# installs only the packages that are missing; a no-op (well under a second) once they are there
+tex:
+	@missing=$$(for p in $(TEX_PACKAGES); do \
+	  dpkg-query -W -f='$${db:Status-Status}' $$p 2>/dev/null | grep -qx installed || echo $$p; \
+	done); \
+	if [ -n "$$missing" ]; then \
+	  apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $$missing; \
+	fi
+
+# Every notebook executed again, with matplotlib's inline backend so plt.show() gives images
+# (MPLBACKEND unset); LaTeX errors stop the build instead of prompting.
+pdf: $(INSTALLED) $(ASSETS) tex
+	@start=$$(date +%s); \
+	env -u MPLBACKEND ROBODYN_STATIC=1 LATEXOPTS="-interaction=nonstopmode -halt-on-error" \
+	  $(VENV)/bin/jupyter-book build . --builder pdflatex -W -n --keep-going; \
+	status=$$?; echo "pdf build: $$(( $$(date +%s) - start )) s"; [ $$status -eq 0 ] || exit $$status; \
+	$(PY) scripts/check_pdf.py $(PDF)
 
 test: $(INSTALLED) chromium $(BUILT)
 	ROBODYN_QUICK=1 MPLBACKEND=Agg $(PY) -m pytest -n 2 --dist loadfile --nbval-lax --nbval-current-env \

@@ -428,8 +428,8 @@ class InteractiveFigure:
         values0 = {n: float(frame_sliders[n].values[start[n]]) for n in frame_sliders}
         k0 = 0 if len(frames) == 1 else int(np.ravel_multi_index(
             [start[n] for n in frame_sliders], [frame_sliders[n].steps for n in frame_sliders]))
-        self._png_cache[(tuple(values0.items()), frame_dpi)] = base64.b64decode(
-            frames[k0].split(",", 1)[1])
+        self.still_png = frames[k0].split(",", 1)[1]     # base64 start frame: image/png (PDF)
+        self._png_cache[(tuple(values0.items()), frame_dpi)] = base64.b64decode(self.still_png)
 
     # live rendering ------------------------------------------------------
     def render_png(self, **values) -> bytes:
@@ -473,7 +473,7 @@ class InteractiveFigure:
         return self.html
 
     def _repr_mimebundle_(self, include=None, exclude=None):
-        bundle = {"text/plain": repr(self), "text/html": self.html}
+        bundle = {"text/plain": repr(self), "text/html": self.html, "image/png": self.still_png}
         try:
             view = self.widget()._repr_mimebundle_()
         except ImportError:                              # no ipywidgets: static only
@@ -763,15 +763,19 @@ class Animation:
     Attributes: ``html`` (str), ``frames`` (int), ``frame_bytes`` (int), ``dpi``.
     """
 
-    def __init__(self, html, frames, frame_bytes, dpi, title):
+    def __init__(self, html, frames, frame_bytes, dpi, title, still_png):
         self.html = html
         self.frames = frames
         self.frame_bytes = frame_bytes
         self.dpi = dpi
         self.title = title
+        self.still_png = still_png                       # base64 first frame: image/png (PDF)
 
     def _repr_html_(self):
         return self.html
+
+    def _repr_mimebundle_(self, include=None, exclude=None):
+        return {"text/plain": repr(self), "text/html": self.html, "image/png": self.still_png}
 
     def __repr__(self):
         return (f"<animation {self.title or ''!r}: {self.frames} frames, "
@@ -931,7 +935,8 @@ def animation(draw, frames, *, interval=40, figsize=(6, 4), title=None, alt=None
                       BudgetWarning, stacklevel=2)
     html = (f'<div class="robodyn-animation" role="group" aria-label="{_html.escape(alt)}">'
             f'{_offline_jshtml(jshtml, alt)}</div>')
-    return Animation(html, len(seq), frame_bytes, d, title)
+    still = re.search(r'"data:image/png;base64,([^"]*)"', jshtml).group(1)
+    return Animation(html, len(seq), frame_bytes, d, title, still)
 
 
 def _palette_writer():
