@@ -13,6 +13,7 @@ PDF := _build/latex/robot-dynamics-interactively.pdf
 # DejaVu Sans Mono for code), and poppler-utils (pdfinfo, pdftoppm) for scripts/check_pdf.py.
 TEX_PACKAGES := latexmk texlive-xetex texlive-latex-recommended texlive-latex-extra \
   texlive-fonts-recommended fonts-freefont-otf fonts-dejavu-core poppler-utils
+TEST_ASSETS := _test_assets/.fetched
 SOURCES := $(shell find book lib/robodyn -type f \( -name '*.ipynb' -o -name '*.md' -o -name '*.py' -o -name '*.bib' \) -not -path '*/.ipynb_checkpoints/*' -not -path '*/__pycache__/*' 2>/dev/null)
 PYTEST_ARGS ?=
 
@@ -31,10 +32,20 @@ $(ASSETS): scripts/fetch_assets.sh
 	bash scripts/fetch_assets.sh _assets
 	touch $@
 
-$(BUILT): $(INSTALLED) $(ASSETS) _config.yml _toc.yml $(SOURCES)
+# No MPLBACKEND here: the notebooks' kernels use matplotlib's inline backend, so plt.show()
+# puts each figure into the page (with Agg the book had none of them). After Sphinx: the
+# offline bundle _build/html/_downloads/robot-dynamics-interactively-html.zip (book/intro.md).
+$(BUILT): $(INSTALLED) $(ASSETS) _config.yml _toc.yml $(SOURCES) book/theme/book.css scripts/bundle_html.py
 	@start=$$(date +%s); \
-	ROBODYN_STATIC=1 MPLBACKEND=Agg $(VENV)/bin/jupyter-book build . --all -W -n --keep-going; \
+	ROBODYN_STATIC=1 $(VENV)/bin/jupyter-book build . --all -W -n --keep-going; \
 	status=$$?; echo "book build: $$(( $$(date +%s) - start )) s"; exit $$status
+	$(PY) scripts/bundle_html.py _build/html
+	touch $@
+
+# Test-only assets (the axe-core accessibility checker), never part of the site.
+$(TEST_ASSETS): scripts/fetch_test_assets.sh
+	command -v npm >/dev/null || (apt-get update && apt-get install -y npm)
+	bash scripts/fetch_test_assets.sh
 	touch $@
 
 chromium:
@@ -58,7 +69,7 @@ pdf: $(INSTALLED) $(ASSETS) tex
 	status=$$?; echo "pdf build: $$(( $$(date +%s) - start )) s"; [ $$status -eq 0 ] || exit $$status; \
 	$(PY) scripts/check_pdf.py $(PDF)
 
-test: $(INSTALLED) chromium $(BUILT)
+test: $(INSTALLED) chromium $(BUILT) $(TEST_ASSETS)
 	ROBODYN_QUICK=1 MPLBACKEND=Agg $(PY) -m pytest -n 2 --dist loadfile --nbval-lax --nbval-current-env \
 	  --doctest-modules tests lib/robodyn book $(PYTEST_ARGS)
 
@@ -75,4 +86,4 @@ lab: $(INSTALLED)
 	$(VENV)/bin/jupyter lab
 
 clean:
-	rm -rf _build _assets .jupyter_cache
+	rm -rf _build _assets _test_assets .jupyter_cache

@@ -158,6 +158,9 @@ def test_mimebundle_has_widget_html_and_text(quick):
     assert {"application/vnd.jupyter.widget-view+json", "text/html", "text/plain"} <= set(b)
     assert b["text/html"] == f.html
     assert b["application/vnd.jupyter.widget-view+json"]["model_id"]
+    # the start frame as a still for builders without HTML (the PDF)
+    assert base64.b64decode(b["image/png"])[:4] == b"\x89PNG"
+    assert f"data:image/png;base64,{b['image/png']}" in f.html
 
 
 def test_widget_callback_redraws(quick):
@@ -305,6 +308,10 @@ def test_animation_player(quick):
     imgs = re.findall(r"<img[^>]*>", a.html)
     assert len(imgs) == 1 and 'alt="A turning rod"' in imgs[0]
     assert a._repr_html_() == a.html and a.frame_bytes <= viz.FRAME_BUDGET_BYTES
+    sliders = re.findall(r'<input[^>]*type="range"[^>]*>', a.html)
+    assert len(sliders) == 1 and 'aria-label="Animation frame"' in sliders[0]
+    b = a._repr_mimebundle_()
+    assert b["text/html"] == a.html and base64.b64decode(b["image/png"])[:4] == b"\x89PNG"
 
 
 def test_animation_sequence_and_errors(live):

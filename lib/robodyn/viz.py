@@ -784,13 +784,16 @@ class Animation:
 
 def _offline_jshtml(s, alt):
     """Remove the player's external font stylesheet, draw its buttons with unicode glyphs, add
-    alt text to its image."""
+    alt text to its image and a label to its frame slider."""
     import re
     s = re.sub(r'<link rel="stylesheet"\s*href="[^"]*font-awesome[^"]*">', "", s)
     for cls, glyph in sorted(_FA_GLYPHS.items(), key=lambda kv: -len(kv[0])):
         s = s.replace(f'<i class="fa {cls}"></i>', glyph)
     s = re.sub(r'<img id="(_anim_img[0-9a-f]+)">',
                lambda m: f'<img id="{m.group(1)}" alt="{_html.escape(alt)}">', s)
+    # the frame slider has no label in matplotlib's template (axe rule "label", WCAG 4.1.2)
+    s = re.sub(r'<input id="(_anim_slider[0-9a-f]+)" type="range"',
+               lambda m: f'<input id="{m.group(1)}" type="range" aria-label="Animation frame"', s)
     return s
 
 
