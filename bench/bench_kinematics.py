@@ -22,6 +22,7 @@ Speed is measured here only, never asserted in tests.
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import os
 import shutil
@@ -127,25 +128,11 @@ def micro(seed=0):
 
 def toc_notebooks(book):
     """Notebook paths listed in _toc.yml (root, chapters, parts, sections), in order."""
-    import yaml
-
-    toc = yaml.safe_load((book / "_toc.yml").read_text())
-    files = []
-
-    def walk(node):
-        if isinstance(node, dict):
-            if "file" in node:
-                files.append(node["file"])
-            if "root" in node:
-                files.append(node["root"])
-            for v in node.values():
-                if isinstance(v, (list, dict)):
-                    walk(v)
-        elif isinstance(node, list):
-            for v in node:
-                walk(v)
-
-    walk(toc)
+    spec = importlib.util.spec_from_file_location(
+        "book_toc", REPO / "scripts" / "book_toc.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    files = module.toc_files(book / "_toc.yml")
     out = []
     for f in files:
         p = book / f

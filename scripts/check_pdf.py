@@ -16,7 +16,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-import yaml
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from book_toc import toc_files  # noqa: E402
 
 # The text form of outputs that have no image and no LaTeX (what myst-nb falls back to).
 TEXT_FALLBACKS = {
@@ -24,23 +25,6 @@ TEXT_FALLBACKS = {
     "animation": re.compile(r"<animation [^>]*>"),
     "HTML object": re.compile(r"<IPython\.core\.display\.HTML object>"),
 }
-
-
-def toc_files(toc_path):
-    """The files (root, chapters, sections) that ``_toc.yml`` lists."""
-    toc = yaml.safe_load(Path(toc_path).read_text())
-    files = [toc["root"]]
-
-    def walk(entries):
-        for e in entries or []:
-            if "file" in e:
-                files.append(e["file"])
-            walk(e.get("sections"))
-            walk(e.get("chapters"))
-
-    walk(toc.get("parts"))
-    walk(toc.get("chapters"))
-    return files
 
 
 def run(*cmd):

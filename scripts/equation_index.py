@@ -36,6 +36,9 @@ from pathlib import Path
 
 import yaml
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from book_toc import toc_files  # noqa: E402
+
 SEED_LIST = "book/_data/seed_equations.yml"
 PAGE = "book/equations.md"
 TOC = "_toc.yml"
@@ -161,17 +164,7 @@ def load_seed_list(path):
 
 def toc_docs(root):
     """Doc names (paths without suffix, relative to ``root``) of _toc.yml, in reading order."""
-    toc = yaml.safe_load((Path(root) / TOC).read_text(encoding="utf-8"))
-    docs = [toc["root"]]
-
-    def walk(entries):
-        for e in entries or []:
-            if "file" in e:
-                docs.append(e["file"])
-            walk(e.get("chapters"))
-            walk(e.get("sections"))
-    walk(toc.get("parts"))
-    walk(toc.get("chapters"))
+    docs = toc_files(Path(root) / TOC)
     return [str(Path(d).with_suffix("")) if Path(d).suffix in (".md", ".ipynb") else d
             for d in docs]
 

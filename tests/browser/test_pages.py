@@ -11,6 +11,7 @@ asset, and works opened from disk.
 from __future__ import annotations
 
 import functools
+import importlib.util
 import http.server
 import json
 import pathlib
@@ -21,7 +22,6 @@ import urllib.request
 import zipfile
 
 import pytest
-import yaml
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 HTML = ROOT / "_build" / "html"
@@ -36,19 +36,11 @@ BRANCH = "main"
 
 
 def toc_pages():
-    toc = yaml.safe_load((ROOT / "_toc.yml").read_text())
-    pages = [toc["root"]]
-
-    def walk(entries):
-        for e in entries or []:
-            if "file" in e:
-                pages.append(e["file"])
-            walk(e.get("sections"))
-            walk(e.get("chapters"))
-    for part in toc.get("parts", []):
-        walk(part.get("chapters"))
-    walk(toc.get("chapters"))
-    return pages
+    """The pages of _toc.yml, by the book's one reader of it (scripts/book_toc.py)."""
+    spec = importlib.util.spec_from_file_location("book_toc", ROOT / "scripts" / "book_toc.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.toc_files(ROOT / "_toc.yml")
 
 
 PAGES = toc_pages()
