@@ -369,83 +369,107 @@ static int wrench_of(PyObject *obj, int ndim, npy_intp B, const double **W)
     return *W != NULL;
 }
 
-#define CHECK_ARGS(count, name)                                                        \
-    if (nargs != count) {                                                              \
-        PyErr_Format(PyExc_TypeError, "robodyn engine: %s takes %d arguments, got %zd", \
-                     name, count, nargs);                                              \
-        return NULL;                                                                   \
+/* What every entry point shares: the chain (args[0..3]), its joint arrays (args[4..]), the
+ * batch layout, the output array and a scratch block of n links plus `work` doubles per joint. */
+typedef struct {
+    Chain c;
+    const double *J[3];
+    npy_intp B;
+    int n, nd;
+    Link *L;
+    double *work;
+    PyObject *out;
+} Call;
+
+/* Checks the argument count and the chain, then takes `joints` joint arrays: 1 if they are
+ * all clean, 0 if the engine declines them (the caller returns None), -1 with an exception. */
+static int begin(PyObject *const *args, Py_ssize_t nargs, int expected, const char *name,
+                 int joints, Call *k)
+{
+    if (nargs != expected) {
+        PyErr_Format(PyExc_TypeError, "robodyn engine: %s takes %d arguments, got %zd", name,
+                     expected, nargs);
+        return -1;
     }
+    if (chain_of(args, &k->c)) return -1;
+    k->n = k->c.n;
+    k->nd = 0;
+    k->B = 0;
+    for (int i = 0; i < joints; i++) {
+        PyArrayObject *a = joint_array(args[4 + i], k->n, &k->B, &k->nd);
+        if (!a) return 0;
+        k->J[i] = D(a);
+    }
+    return 1;
+}
+
+/* The output array ((B,) n or (B,) n x n) and the scratch block; -1 with MemoryError. */
+static int allocate(Call *k, int square, int work)
+{
+    k->out = new_array(k->nd, k->B, k->n, square);
+    k->L = malloc(k->n * (sizeof(Link) + work * sizeof(double)));
+    if (!k->out || !k->L) {
+        free(k->L);
+        Py_XDECREF(k->out);
+        PyErr_NoMemory();
+        return -1;
+    }
+    k->work = (double *)(k->L + k->n);
+    return 0;
+}
+
+static double *out_data(Call *k) { return (double *)PyArray_DATA((PyArrayObject *)k->out); }
+
+#define BEGIN(count, name, joints)                                   \
+    Call k;                                                          \
+    int ready = begin(args, nargs, count, name, joints, &k);         \
+    if (ready < 0) return NULL;                                      \
+    if (ready == 0) Py_RETURN_NONE;                                  \
+    const int n = k.n
 
 /* rnea(basis, K, mass, home, q, qd, qdd, gravity, wrench_ee) -> tau or None */
 static PyObject *py_rnea(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
-    CHECK_ARGS(9, "rnea");
-    Chain c;
-    if (chain_of(args, &c)) return NULL;
-    int n = c.n, nd = 0;
-    npy_intp B = 0;
-    PyArrayObject *q = joint_array(args[4], n, &B, &nd);
-    PyArrayObject *qd = q ? joint_array(args[5], n, &B, &nd) : NULL;
-    PyArrayObject *qdd = qd ? joint_array(args[6], n, &B, &nd) : NULL;
+    BEGIN(9, "rnea", 3);
     const double *g = fixed(args[7], 3), *W;
-    if (!qdd || !g || !wrench_of(args[8], nd, B, &W)) Py_RETURN_NONE;
-    PyObject *out = new_array(nd, B, n, 0);
-    Link *L = malloc(n * (sizeof(Link) + 18 * sizeof(double)));
-    if (!out || !L) { free(L); Py_XDECREF(out); return PyErr_NoMemory(); }
-    double *V = (double *)(L + n), *A = V + 6 * n, *F = A + 6 * n, We[6];
-    double *tau = (double *)PyArray_DATA((PyArrayObject *)out);
-    for (npy_intp b = 0; b < B; b++) {
-        kinematics(n, c.basis, c.K, c.mass, D(q) + b * n, L);
-        if (W) ee_wrench(L + n - 1, c.home, W + 6 * b, We);
-        rnea(n, L, D(qd) + b * n, D(qdd) + b * n, g, W ? We : NULL, V, A, F, tau + b * n);
+    if (!g || !wrench_of(args[8], k.nd, k.B, &W)) Py_RETURN_NONE;
+    if (allocate(&k, 0, 18)) return NULL;
+    double *V = k.work, *A = V + 6 * n, *F = A + 6 * n, We[6], *tau = out_data(&k);
+    for (npy_intp b = 0; b < k.B; b++) {
+        kinematics(n, k.c.basis, k.c.K, k.c.mass, k.J[0] + b * n, k.L);
+        if (W) ee_wrench(k.L + n - 1, k.c.home, W + 6 * b, We);
+        rnea(n, k.L, k.J[1] + b * n, k.J[2] + b * n, g, W ? We : NULL, V, A, F, tau + b * n);
     }
-    free(L);
-    return out;
+    free(k.L);
+    return k.out;
 }
 
 /* crba(basis, K, mass, home, q) -> M or None */
 static PyObject *py_crba(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
-    CHECK_ARGS(5, "crba");
-    Chain c;
-    if (chain_of(args, &c)) return NULL;
-    int n = c.n, nd = 0;
-    npy_intp B = 0;
-    PyArrayObject *q = joint_array(args[4], n, &B, &nd);
-    if (!q) Py_RETURN_NONE;
-    PyObject *out = new_array(nd, B, n, 1);
-    Link *L = malloc(n * (sizeof(Link) + 36 * sizeof(double)));
-    if (!out || !L) { free(L); Py_XDECREF(out); return PyErr_NoMemory(); }
-    double *Ic = (double *)(L + n), *M = (double *)PyArray_DATA((PyArrayObject *)out);
-    for (npy_intp b = 0; b < B; b++) {
-        kinematics(n, c.basis, c.K, c.mass, D(q) + b * n, L);
-        crba(n, L, Ic, M + b * n * n);
+    BEGIN(5, "crba", 1);
+    if (allocate(&k, 1, 36)) return NULL;
+    double *M = out_data(&k);
+    for (npy_intp b = 0; b < k.B; b++) {
+        kinematics(n, k.c.basis, k.c.K, k.c.mass, k.J[0] + b * n, k.L);
+        crba(n, k.L, k.work, M + b * n * n);
     }
-    free(L);
-    return out;
+    free(k.L);
+    return k.out;
 }
 
 /* coriolis(basis, K, mass, home, q, qd) -> C or None */
 static PyObject *py_coriolis(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
-    CHECK_ARGS(6, "coriolis");
-    Chain c;
-    if (chain_of(args, &c)) return NULL;
-    int n = c.n, nd = 0;
-    npy_intp B = 0;
-    PyArrayObject *q = joint_array(args[4], n, &B, &nd);
-    PyArrayObject *qd = q ? joint_array(args[5], n, &B, &nd) : NULL;
-    if (!qd) Py_RETURN_NONE;
-    PyObject *out = new_array(nd, B, n, 1);
-    Link *L = malloc(n * (sizeof(Link) + 114 * sizeof(double)));
-    if (!out || !L) { free(L); Py_XDECREF(out); return PyErr_NoMemory(); }
-    double *work = (double *)(L + n), *C = (double *)PyArray_DATA((PyArrayObject *)out);
-    for (npy_intp b = 0; b < B; b++) {
-        kinematics(n, c.basis, c.K, c.mass, D(q) + b * n, L);
-        coriolis(n, L, D(qd) + b * n, work, C + b * n * n);
+    BEGIN(6, "coriolis", 2);
+    if (allocate(&k, 1, 114)) return NULL;
+    double *C = out_data(&k);
+    for (npy_intp b = 0; b < k.B; b++) {
+        kinematics(n, k.c.basis, k.c.K, k.c.mass, k.J[0] + b * n, k.L);
+        coriolis(n, k.L, k.J[1] + b * n, k.work, C + b * n * n);
     }
-    free(L);
-    return out;
+    free(k.L);
+    return k.out;
 }
 
 /* aba(basis, K, mass, home, q, qd, tau, gravity, wrench_ee, cond_warn)
@@ -453,33 +477,21 @@ static PyObject *py_coriolis(PyObject *self, PyObject *const *args, Py_ssize_t n
  * above cond_warn (the caller then raises or warns with dynamics._check_pivots). */
 static PyObject *py_aba(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
-    CHECK_ARGS(10, "aba");
-    Chain c;
-    if (chain_of(args, &c)) return NULL;
-    int n = c.n, nd = 0;
-    npy_intp B = 0;
-    PyArrayObject *q = joint_array(args[4], n, &B, &nd);
-    PyArrayObject *qd = q ? joint_array(args[5], n, &B, &nd) : NULL;
-    PyArrayObject *tau = qd ? joint_array(args[6], n, &B, &nd) : NULL;
+    BEGIN(10, "aba", 3);
     const double *g = fixed(args[7], 3), *W;
     double cond_warn = PyFloat_AsDouble(args[9]);
     if (cond_warn == -1.0 && PyErr_Occurred()) return NULL;
-    if (!tau || !g || !wrench_of(args[8], nd, B, &W)) Py_RETURN_NONE;
-    PyObject *out = new_array(nd, B, n, 0), *piv = new_array(2, B, n, 0);
-    Link *L = malloc(n * (sizeof(Link) + 61 * sizeof(double)));
-    if (!out || !piv || !L) {
-        free(L); Py_XDECREF(out); Py_XDECREF(piv);
-        return PyErr_NoMemory();
-    }
-    double *work = (double *)(L + n), We[6];
-    double *qdd = (double *)PyArray_DATA((PyArrayObject *)out);
-    double *Dp = (double *)PyArray_DATA((PyArrayObject *)piv);
+    if (!g || !wrench_of(args[8], k.nd, k.B, &W)) Py_RETURN_NONE;
+    PyObject *piv = new_array(2, k.B, n, 0);
+    if (!piv) return NULL;
+    if (allocate(&k, 0, 61)) { Py_DECREF(piv); return NULL; }
+    double We[6], *qdd = out_data(&k), *Dp = (double *)PyArray_DATA((PyArrayObject *)piv);
     int flag = 0;
-    for (npy_intp b = 0; b < B; b++) {
+    for (npy_intp b = 0; b < k.B; b++) {
         double *Db = Dp + b * n;
-        kinematics(n, c.basis, c.K, c.mass, D(q) + b * n, L);
-        if (W) ee_wrench(L + n - 1, c.home, W + 6 * b, We);
-        aba(n, L, D(qd) + b * n, D(tau) + b * n, g, W ? We : NULL, work, qdd + b * n, Db);
+        kinematics(n, k.c.basis, k.c.K, k.c.mass, k.J[0] + b * n, k.L);
+        if (W) ee_wrench(k.L + n - 1, k.c.home, W + 6 * b, We);
+        aba(n, k.L, k.J[1] + b * n, k.J[2] + b * n, g, W ? We : NULL, k.work, qdd + b * n, Db);
         double lo = Db[0], hi = Db[0];
         for (int i = 1; i < n; i++) {
             lo = Db[i] < lo ? Db[i] : lo;
@@ -487,8 +499,8 @@ static PyObject *py_aba(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
         }
         if (!(lo > 1e-14 * hi) || hi / lo > cond_warn) flag = 1;
     }
-    free(L);
-    return Py_BuildValue("(NNi)", out, piv, flag);
+    free(k.L);
+    return Py_BuildValue("(NNi)", k.out, piv, flag);
 }
 
 static PyMethodDef methods[] = {
