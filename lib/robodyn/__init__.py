@@ -4,6 +4,8 @@ One module per part of the book; the names below are the public API.
 
 * :mod:`robodyn.kinematics` -- rigid motion, twists and wrenches, serial chains (Part I)
 * :mod:`robodyn.models` -- the book's robots
+* :mod:`robodyn.equations` -- the one interface of every method's equations of motion
+  (mass matrix, forcing, numeric right-hand side) and :func:`max_difference` to compare them
 * :mod:`robodyn.lagrange` -- symbolic Lagrangian dynamics: M, C, G, Christoffel symbols,
   generalized forces (Part II)
 * :mod:`robodyn.codegen` -- compiled (C) numeric twins of symbolic equations of motion
@@ -21,7 +23,8 @@ from .kinematics import (SerialChain, ad, adjoint, exp_se3, exp_so3, fk_body, fk
                          revolute_screw, rotation, spatial_inertia, transform_twist,
                          transform_wrench, vee)
 from . import models
-from . import codegen, dynamics, geometry, lagrange, simulation
+from . import codegen, dynamics, equations, geometry, lagrange, simulation
+from .equations import MassMatrixForm, NumericForm, mass_matrix_form, max_difference
 from .dynamics import (crba, forward_dynamics, gravity_torques, inverse_dynamics,
                        mechanical_energy)
 from .lagrange import (DEFAULT_GRAVITY, christoffel_symbols, coriolis_matrix,

@@ -40,6 +40,7 @@ import sympy as sp
 from . import _checks
 from ._checks import is_symbolic
 from ._checks import to_sympy as _S
+from .equations import MassMatrixForm, NumericForm
 from .kinematics import SerialChain, exp_se3, jacobian_body, jacobian_space, link_poses
 
 __all__ = ["DEFAULT_GRAVITY", "mass_matrix", "christoffel_symbols", "coriolis_matrix",
@@ -756,23 +757,47 @@ def euler_lagrange(L, q, qd, qdd=None, split=False):
 # equations of motion: symbolic result + numeric twins
 # --------------------------------------------------------------------------
 
-class NumericEquations:
+class NumericEquations(NumericForm):
     r"""Fast numeric twins of :class:`EquationsOfMotion`, made by
     :meth:`EquationsOfMotion.numeric`: ``M(q)``, ``C(q, qd)``, ``G(q)``, ``tau(q, qd, qdd)``
     :math:`= M\ddot q + C\dot q + G` and ``forward_dynamics(q, qd, tau)``
     :math:`= M^{-1}(\tau - C\dot q - G)` (eq. 5.14). Arguments are 1-D arrays of length n;
     results are new numpy arrays.
 
+    It is also the shared :class:`~robodyn.equations.NumericForm` (speeds u = qd, forcing
+    :math:`-C\dot q - G`, input matrix I), so ``rhs(t, x, tau)`` and ``accelerations`` work as
+    for every other method of the book.
+
     ``backend`` says which code runs: ``"c"`` (compiled by :mod:`robodyn.codegen`) or
     ``"lambdify"`` (sympy ``lambdify(cse=True)`` into Python)."""
 
     def __init__(self, n, backend, M, C, G, tau, forward_dynamics):
-        self.n, self.backend = n, backend
+        super().__init__(n, n, n, "EquationsOfMotion")
+        self.backend = backend
         self.M, self.C, self.G = M, C, G
         self.tau, self.forward_dynamics = tau, forward_dynamics
 
     def __repr__(self):
         return f"NumericEquations(n={self.n}, backend={self.backend!r})"
+
+    def mass_matrix(self, q, t=0.0):
+        return self.M(q)
+
+    def forcing(self, q, u, t=0.0):
+        return -(self.C(q, u) @ np.asarray(u, dtype=float)) - self.G(q)
+
+    def kinematics(self, q, u, t=0.0):
+        return np.array(u, dtype=float)
+
+    def input_matrix(self, q, t=0.0):
+        return np.eye(self.n)
+
+    def kinematics_jacobian(self, q, u, t=0.0):
+        return np.zeros((self.n, self.n + 1))
+
+    def accelerations(self, q, u, t=0.0, tau=None):
+        r""":math:`\ddot q = M^{-1}(\tau - C\dot q - G)` by the compiled forward dynamics."""
+        return self.forward_dynamics(q, u, self._tau(tau, "accelerations"))
 
 
 def _lambdified(M, C, G, q, qd):
@@ -829,12 +854,14 @@ def _compiled(M, C, G, q, qd):
 
 
 @dataclass(frozen=True, eq=False)
-class EquationsOfMotion:
+class EquationsOfMotion(MassMatrixForm):
     r"""The symbolic equations of motion :math:`M(q)\ddot q + C(q,\dot q)\dot q + G(q) = \tau`
     (eq. 5.14) of a chain, an immutable value made by :func:`equations_of_motion`.
 
     Fields ``q``, ``qd`` (n x 1 columns of Symbols), ``M``, ``C`` (n x n), ``G`` (n x 1),
-    ``gravity``; :meth:`tau`, :meth:`numeric`."""
+    ``gravity``; :meth:`tau`, :meth:`numeric`. As every method's equations
+    (:class:`~robodyn.equations.MassMatrixForm`), it also offers ``u`` (= ``qd``),
+    ``mass_matrix`` (= ``M``), ``forcing`` :math:`= -C\dot q - G` and :meth:`rhs`."""
 
     q: sp.Matrix
     qd: sp.Matrix
@@ -848,6 +875,22 @@ class EquationsOfMotion:
     @property
     def n(self):
         return self.q.shape[0]
+
+    @property
+    def u(self):
+        return self.qd
+
+    @property
+    def mass_matrix(self):
+        return self.M
+
+    @property
+    def forcing(self):
+        return -self.C * self.qd - self.G
+
+    def rhs(self, values=None, backend="auto"):
+        r"""The numeric right-hand side ``f(t, x, tau=None)`` of :math:`x = (q, \dot q)`."""
+        return self.numeric(values, backend).rhs
 
     def tau(self, qdd=None):
         r""":math:`\tau = M\ddot q + C\dot q + G` (sympy n x 1), with ``qdd`` symbols (default

@@ -1,0 +1,407 @@
+r"""Equations of motion in one shape, whichever method derived them.
+
+Every method of the book ends in the same *mass-matrix form*: Lagrange (Part II),
+multipliers and Udwadia--Kalaba (Part III), Kane (Part V) and the port-Hamiltonian forms
+(Part VI) all give
+
+.. math:: \dot q = K(q, t)\,u, \qquad M(q, t)\,\dot u = f(q, u, t) + B(q, t)\,\tau,
+
+with n coordinates :math:`q`, m generalized speeds :math:`u` (:math:`u = \dot q`, K = I for
+Lagrange), the m x m **mass matrix** M, the m x 1 **forcing** f (everything but the inputs:
+Coriolis and centrifugal terms, gravity, springs, constraint forces) and the m x k **input
+matrix** B of the k inputs :math:`\tau` (B = I for joint torques in Lagrange's form;
+:math:`B = K^T` for joint torques when Kane's speeds are not :math:`\dot q`).
+
+The interface (the names of sympy.physics.mechanics, so a reader meets one vocabulary):
+
+* :class:`MassMatrixForm` -- the symbolic side: attributes ``q`` (n x 1), ``u`` (m x 1),
+  ``mass_matrix`` (m x m), ``forcing`` (m x 1), ``kinematics`` (n x 1, :math:`\dot q`),
+  ``input_matrix`` (m x k), ``t`` (the time Symbol); :meth:`~MassMatrixForm.numeric` and
+  :meth:`~MassMatrixForm.rhs`. Coordinates and speeds are plain ``sympy.Symbol``\ s (not
+  functions of time). Subclass it (and provide those attributes), or build one from
+  expressions with :func:`mass_matrix_form`.
+* :class:`NumericForm` -- the numeric twin: ``mass_matrix(q, t)``, ``forcing(q, u, t)``,
+  ``kinematics(q, u, t)``, ``input_matrix(q, t)``, ``accelerations(q, u, t, tau)`` (:math:`\dot
+  u`), ``rhs(t, x, tau)`` for the state :math:`x = (q, u)` (ready for
+  ``scipy.integrate.solve_ivp``) and ``coordinate_accelerations(q, qd, t, tau)``
+  (:math:`\ddot q`, the quantity every method must agree on).
+* :func:`max_difference` -- the largest difference of :math:`\ddot q` between two forms at
+  sample states: the one-line proof that two methods give the same motion.
+
+A method whose state is not (q, u) (a floating base on SE(3), momenta) still offers a
+:class:`NumericForm` with ``mass_matrix``, ``forcing`` and ``rhs`` on its own state, and says
+in its docstring what its state is.
+"""
+from __future__ import annotations
+
+import numbers
+from dataclasses import dataclass, field
+
+import numpy as np
+import sympy as sp
+
+from . import _checks
+
+__all__ = ["MassMatrixForm", "NumericForm", "mass_matrix_form", "max_difference"]
+
+TIME = sp.Symbol("t", real=True)
+"""The default time symbol of every form."""
+
+
+def _column(x, name, fname):
+    """A sympy column (k x 1) from a Matrix, a list or a scalar expression."""
+    if isinstance(x, sp.MatrixBase):
+        return x.reshape(x.shape[0] * x.shape[1], 1) if 1 in x.shape else x
+    if isinstance(x, (list, tuple)):
+        bad = [e for e in x if isinstance(e, (str, bytes))]
+        if bad:
+            raise TypeError(f"{fname}: {name}: expected sympy expressions or numbers, got the "
+                            f"string {bad[0]!r}")
+        return sp.Matrix([sp.sympify(e) for e in x]) if len(x) else sp.zeros(0, 1)
+    raise TypeError(f"{fname}: {name}: expected a sympy Matrix or a list of expressions, got "
+                    f"{_checks._describe(x)}")
+
+
+def _symbols(x, name, fname):
+    if isinstance(x, (list, tuple)) and not all(isinstance(e, sp.Basic) for e in x):
+        raise TypeError(f"{fname}: {name}: expected plain sympy Symbols, got {list(x)!r}")
+    col = _column(x, name, fname)
+    if col.shape[1] != 1:
+        raise ValueError(f"{fname}: {name}: expected a column of Symbols, got shape {col.shape}")
+    bad = [e for e in col if not isinstance(e, sp.Symbol)]
+    if bad:
+        raise TypeError(f"{fname}: {name}: expected plain sympy Symbols (not functions of t), "
+                        f"got {bad[0]!r}")
+    if len(set(col)) != len(col):
+        raise ValueError(f"{fname}: {name}: expected distinct Symbols, got {list(col)}")
+    return col
+
+
+class MassMatrixForm:
+    r"""Symbolic equations :math:`\dot q = K u`, :math:`M\dot u = f + B\tau` (module docstring).
+
+    Subclasses provide the attributes ``q``, ``u``, ``mass_matrix``, ``forcing`` and may
+    override ``kinematics`` (default ``u``: speeds are :math:`\dot q`), ``input_matrix``
+    (default the m x m identity) and ``t`` (default :data:`TIME`)."""
+
+    t = TIME
+
+    @property
+    def kinematics(self):
+        """:math:`\\dot q` as an n x 1 expression in q, u, t (default: ``u``)."""
+        return self.u
+
+    @property
+    def input_matrix(self):
+        """B, m x k (default: the identity, one input per speed)."""
+        return sp.eye(self.u.shape[0])
+
+    def parameters(self):
+        """The free symbols other than q, u and t (lengths, masses...), sorted by name."""
+        exprs = (self.mass_matrix, self.forcing, self.kinematics, self.input_matrix)
+        known = set(self.q) | set(self.u) | {self.t}
+        return sorted(set().union(*(e.free_symbols for e in exprs)) - known, key=str)
+
+    def numeric(self, values=None):
+        """The :class:`NumericForm` with ``values`` (symbol or name -> number) substituted for
+        every parameter; made once per ``values`` and cached. Raises ValueError naming the
+        parameters left without a value."""
+        cache = self.__dict__.setdefault("_numeric_forms", {})
+        key = _values_key(values)
+        if key not in cache:
+            cache[key] = _lambdified(self, values, type(self).__name__ + ".numeric")
+        return cache[key]
+
+    def rhs(self, values=None):
+        """The numeric right-hand side ``f(t, x, tau=None)`` of :math:`x = (q, u)`."""
+        return self.numeric(values).rhs
+
+
+@dataclass(frozen=True, eq=False)
+class _Form(MassMatrixForm):
+    q: sp.Matrix
+    u: sp.Matrix
+    mass_matrix: sp.Matrix
+    forcing: sp.Matrix
+    qd: sp.Matrix
+    B: sp.Matrix
+    t: sp.Symbol = TIME
+    name: str = "system"
+    _numeric_forms: dict = field(default_factory=dict, repr=False, compare=False)
+
+    @property
+    def kinematics(self):
+        return self.qd
+
+    @property
+    def input_matrix(self):
+        return self.B
+
+
+def mass_matrix_form(q, u, mass_matrix, forcing, kinematics=None, input_matrix=None, t=TIME,
+                     name="system"):
+    r"""A :class:`MassMatrixForm` from expressions: :math:`\dot q = K u`, :math:`M\dot u = f + B\tau`.
+
+    Parameters
+    ----------
+    q, u : lists or columns of distinct Symbols (n coordinates, m speeds)
+    mass_matrix : m x m expressions in q (and t)
+    forcing : m expressions in q, u (and t)
+    kinematics : n expressions :math:`\dot q(q, u, t)`; default ``u`` (needs m = n)
+    input_matrix : m x k, default the m x m identity
+    t : the time Symbol
+
+    Examples
+    --------
+    A pendulum of length l, mass m, angle q from the downward vertical:
+
+    >>> import sympy as sp
+    >>> q, u, m, l = sp.symbols('q u m l')
+    >>> pend = mass_matrix_form([q], [u], [[m * l**2]], [-m * 9.81 * l * sp.sin(q)])
+    >>> f = pend.numeric({'m': 2.0, 'l': 0.5})
+    >>> round(float(f.accelerations([np.pi / 2], [0.0])[0]), 6)
+    -19.62
+    >>> f.rhs(0.0, [0.0, 1.0])
+    array([1., 0.])
+    """
+    fname = "mass_matrix_form"
+    q = _symbols(q, "q", fname)
+    u = _symbols(u, "u", fname)
+    if not isinstance(t, sp.Symbol):
+        raise TypeError(f"{fname}: t: expected a sympy Symbol, got {_checks._describe(t)}")
+    n, m = q.shape[0], u.shape[0]
+    if set(q) & set(u) or t in set(q) | set(u):
+        raise ValueError(f"{fname}: q, u and t must be distinct symbols, got q={list(q)}, "
+                         f"u={list(u)}, t={t}")
+    M = sp.Matrix(mass_matrix)
+    if M.shape != (m, m):
+        raise ValueError(f"{fname}: mass_matrix: expected shape ({m}, {m}) (one row and column "
+                         f"per speed), got {M.shape}")
+    if not (M - M.T).is_zero_matrix:
+        raise ValueError(f"{fname}: mass_matrix: expected a symmetric matrix, got {M}")
+    f = _column(forcing, "forcing", fname)
+    if f.shape != (m, 1):
+        raise ValueError(f"{fname}: forcing: expected {m} expressions (one per speed), got "
+                         f"shape {f.shape}")
+    if kinematics is None:
+        if m != n:
+            raise ValueError(f"{fname}: kinematics: needed when there are {n} coordinates and "
+                             f"{m} speeds (qd = K(q, t) u)")
+        K = u
+    else:
+        K = _column(kinematics, "kinematics", fname)
+        if K.shape != (n, 1):
+            raise ValueError(f"{fname}: kinematics: expected {n} expressions (one qd per "
+                             f"coordinate), got shape {K.shape}")
+    B = sp.eye(m) if input_matrix is None else sp.Matrix(input_matrix)
+    if B.shape[0] != m:
+        raise ValueError(f"{fname}: input_matrix: expected {m} rows (one per speed), got "
+                         f"shape {B.shape}")
+    return _Form(q, u, M, f, K, B, t, str(name))
+
+
+# --------------------------------------------------------------------------
+# the numeric twin
+# --------------------------------------------------------------------------
+
+class NumericForm:
+    r"""Numeric twin of a :class:`MassMatrixForm` (made by its ``numeric`` method).
+
+    ``n``, ``m``, ``k``: numbers of coordinates, speeds and inputs. Functions take 1-D arrays
+    and a float time (default 0) and return new float arrays:
+    ``mass_matrix(q, t)`` (m, m), ``forcing(q, u, t)`` (m,), ``kinematics(q, u, t)`` (n,),
+    ``input_matrix(q, t)`` (m, k), ``accelerations(q, u, t, tau)`` (m,) solving
+    :math:`M\dot u = f + B\tau`, ``rhs(t, x, tau)`` (n + m,) for :math:`x = (q, u)`, and
+    ``coordinate_accelerations(q, qd, t, tau)`` (n,), :math:`\ddot q` at a state given by
+    :math:`\dot q` (which must be admissible: :math:`\dot q = K u` for some u).
+
+    Subclasses may replace any of the functions by faster ones (compiled code); the
+    defaults build on ``mass_matrix``, ``forcing``, ``kinematics``, ``input_matrix`` and
+    ``kinematics_jacobian`` (:math:`\partial(Ku)/\partial(q, t)` at (q, u, t), shape (n, n + 1))."""
+
+    def __init__(self, n, m, k, name="system"):
+        self.n, self.m, self.k, self.name = n, m, k, name
+
+    def __repr__(self):
+        return f"{type(self).__name__}({self.name!r}, n={self.n}, m={self.m}, k={self.k})"
+
+    # -- argument checks ----------------------------------------------------
+    def _vec(self, x, size, what, fname):
+        return _checks.vector(x, size, f"{self.name}.{fname}: {what}")
+
+    def _time(self, t, fname):
+        t = _checks.scalar(t, f"{self.name}.{fname}: t")
+        if _checks.is_symbolic(t) or not np.isfinite(float(t)):
+            raise ValueError(f"{self.name}.{fname}: t: expected a finite number (s), got {t!r}")
+        return float(t)
+
+    def _tau(self, tau, fname):
+        if tau is None:
+            return np.zeros(self.k)
+        return self._vec(tau, self.k, f"tau ({self.k} inputs)", fname)
+
+    # -- derived functions --------------------------------------------------
+    def accelerations(self, q, u, t=0.0, tau=None):
+        """:math:`\\dot u = M^{-1}(f + B\\tau)`, shape (m,)."""
+        fname = "accelerations"
+        q = self._vec(q, self.n, f"q ({self.n} coordinates)", fname)
+        u = self._vec(u, self.m, f"u ({self.m} speeds)", fname)
+        t = self._time(t, fname)
+        rhs = self.forcing(q, u, t) + self.input_matrix(q, t) @ self._tau(tau, fname)
+        M = self.mass_matrix(q, t)
+        try:
+            c = np.linalg.cholesky(M)
+        except np.linalg.LinAlgError:
+            raise np.linalg.LinAlgError(
+                f"{self.name}.accelerations: the mass matrix at q = {q.tolist()} is not "
+                f"positive definite (eigenvalues {np.linalg.eigvalsh((M + M.T) / 2)})") from None
+        return np.linalg.solve(c.T, np.linalg.solve(c, rhs))
+
+    def rhs(self, t, x, tau=None):
+        """:math:`\\dot x = (K u, \\dot u)` for the state :math:`x = (q, u)`, shape (n + m,)."""
+        x = self._vec(x, self.n + self.m, f"x (q then u, {self.n + self.m} numbers)", "rhs")
+        q, u = x[:self.n], x[self.n:]
+        return np.concatenate([self.kinematics(q, u, t), self.accelerations(q, u, t, tau)])
+
+    def speeds(self, q, qd, t=0.0):
+        """The speeds u with :math:`K(q, t)u = \\dot q` (least squares; ValueError when
+        :math:`\\dot q` is not admissible)."""
+        fname = "speeds"
+        q = self._vec(q, self.n, f"q ({self.n} coordinates)", fname)
+        qd = self._vec(qd, self.n, f"qd ({self.n} coordinate rates)", fname)
+        t = self._time(t, fname)
+        u0 = np.zeros(self.m)
+        K0 = self.kinematics(q, u0, t)
+        K = np.column_stack([self.kinematics(q, e, t) - K0 for e in np.eye(self.m)])
+        u, *_ = np.linalg.lstsq(K, qd - K0, rcond=None)
+        res = np.linalg.norm(K @ u + K0 - qd)
+        if res > 1e-9 * max(1.0, np.linalg.norm(qd)):
+            raise ValueError(f"{self.name}.speeds: qd: expected a velocity the constraints "
+                             f"admit (qd = K(q) u), got one {res:.3g} away from it")
+        return u
+
+    def coordinate_accelerations(self, q, qd, t=0.0, tau=None):
+        r""":math:`\ddot q = K\dot u + \partial(Ku)/\partial q\,\dot q + \partial(Ku)/\partial t`."""
+        fname = "coordinate_accelerations"
+        q = self._vec(q, self.n, f"q ({self.n} coordinates)", fname)
+        t = self._time(t, fname)
+        u = self.speeds(q, qd, t)
+        ud = self.accelerations(q, u, t, tau)
+        qd = self.kinematics(q, u, t)
+        K0 = self.kinematics(q, np.zeros(self.m), t)
+        K = np.column_stack([self.kinematics(q, e, t) - K0 for e in np.eye(self.m)])
+        Jx = self.kinematics_jacobian(q, u, t)
+        return K @ ud + Jx[:, :self.n] @ qd + Jx[:, self.n]
+
+
+def _values_key(values):
+    if values is None:
+        return ()
+    if not isinstance(values, dict):
+        raise TypeError(f"numeric: values: expected a dict {{symbol or name: number}}, got "
+                        f"{_checks._describe(values)}")
+    return tuple(sorted((str(k), float(_checks.scalar(v, f"numeric: values[{k!s}]")))
+                        for k, v in values.items()))
+
+
+def _substitute(form, values, fname):
+    exprs = [form.mass_matrix, form.forcing, form.kinematics, form.input_matrix]
+    if values:
+        names = {str(s): s for e in exprs for s in e.free_symbols}
+        sub = {}
+        for k, v in values.items():
+            key = names.get(k, sp.Symbol(k)) if isinstance(k, str) else sp.sympify(k)
+            v = _checks.scalar(v, f"{fname}: values[{k!s}]")
+            if not isinstance(v, numbers.Real) or not np.isfinite(float(v)):
+                raise ValueError(f"{fname}: values[{k!s}]: expected a finite real number, "
+                                 f"got {v!r}")
+            sub[key] = _checks._exact(float(v))
+        exprs = [e.xreplace(sub) for e in exprs]
+    known = set(form.q) | set(form.u) | {form.t}
+    free = set().union(*(e.free_symbols for e in exprs)) - known
+    if free:
+        raise ValueError(f"{fname}: symbols {sorted(map(str, free))} have no value; pass "
+                         f"values={{symbol: number, ...}}")
+    return exprs
+
+
+def _lambdified(form, values, fname):
+    """A :class:`NumericForm` by ``lambdify(cse=True)`` of the substituted expressions."""
+    M, f, K, B = _substitute(form, values, fname)
+    q, u, t = list(form.q), list(form.u), form.t
+    n, m, k = len(q), len(u), B.shape[1]
+    Ku = K
+    JK = Ku.jacobian(sp.Matrix(q + [t]))
+
+    def make(args, expr, shape):
+        fn = sp.lambdify(args, list(expr), modules="math", cse=True)
+        return lambda *a: np.array(fn(*a), dtype=float).reshape(shape)
+
+    fM = make(q + [t], M, (m, m))
+    ff = make(q + u + [t], f, (m,))
+    fK = make(q + u + [t], K, (n,))
+    fB = make(q + [t], B, (m, k))
+    fJ = make(q + u + [t], JK, (n, n + 1))
+    out = NumericForm(n, m, k, getattr(form, "name", type(form).__name__))
+    out.mass_matrix = lambda q, t=0.0: fM(*q, t)
+    out.forcing = lambda q, u, t=0.0: ff(*q, *u, t)
+    out.kinematics = lambda q, u, t=0.0: fK(*q, *u, t)
+    out.input_matrix = lambda q, t=0.0: fB(*q, t)
+    out.kinematics_jacobian = lambda q, u, t=0.0: fJ(*q, *u, t)
+    return out
+
+
+# --------------------------------------------------------------------------
+# comparing methods
+# --------------------------------------------------------------------------
+
+def max_difference(a, b, states=None, values=None, n_states=8, seed=0, tau=True):
+    r"""The largest :math:`|\ddot q_a - \ddot q_b|` of two forms at sample states.
+
+    Parameters
+    ----------
+    a, b : :class:`MassMatrixForm` or :class:`NumericForm` (same coordinates, same inputs)
+    states : iterable of ``(q, qd)`` or ``(q, qd, t)``, optional -- admissible states;
+        default ``n_states`` random states with q, qd uniform in [-1, 1] (needs m = n)
+    values : dict for the symbolic forms' parameters
+    tau : True for random inputs of size k at each state (both forms must have the same k),
+        False for none
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> import sympy as sp
+    >>> q, u, v = sp.symbols('q u v')
+    >>> a = mass_matrix_form([q], [u], [[2]], [-sp.sin(q)])
+    >>> b = mass_matrix_form([q], [v], [[4]], [-2 * sp.sin(q)], kinematics=[v], input_matrix=[[2]])
+    >>> max_difference(a, b) < 1e-15
+    True
+    """
+    fname = "max_difference"
+    na, nb = (x.numeric(values) if isinstance(x, MassMatrixForm) else x for x in (a, b))
+    for name, x in (("a", na), ("b", nb)):
+        if not isinstance(x, NumericForm):
+            raise TypeError(f"{fname}: {name}: expected a MassMatrixForm or NumericForm, got "
+                            f"{_checks._describe(x)}")
+    if na.n != nb.n:
+        raise ValueError(f"{fname}: a has {na.n} coordinates and b has {nb.n}: expected the same")
+    if tau and na.k != nb.k:
+        raise ValueError(f"{fname}: a has {na.k} inputs and b has {nb.k}: pass tau=False to "
+                         f"compare without inputs")
+    rng = np.random.default_rng(seed)
+    if states is None:
+        if na.m != na.n:
+            raise ValueError(f"{fname}: states: needed for a constrained system ({na.n} "
+                             f"coordinates, {na.m} speeds)")
+        states = [(rng.uniform(-1, 1, na.n), rng.uniform(-1, 1, na.n))
+                  for _ in range(int(n_states))]
+    worst = 0.0
+    for s in states:
+        q, qd, t = (tuple(s) + (0.0,))[:3]
+        u = rng.uniform(-1, 1, na.k) if tau else None
+        d = na.coordinate_accelerations(q, qd, t, u) - nb.coordinate_accelerations(q, qd, t, u)
+        worst = max(worst, float(np.max(np.abs(d))) if d.size else 0.0)
+    return worst
