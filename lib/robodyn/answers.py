@@ -921,6 +921,9 @@ def fingerprint(reference, problem, seed=0):
         pts = problem.sample_points(KEY_POINTS, rng)
         R = _evaluator(kind, val, problem, None)(pts)
         shape = R.shape[1:]
+    elif kind == "samples":                     # a function's outputs at known inputs
+        pts, R = val.inputs[:KEY_POINTS], val.outputs[:KEY_POINTS]
+        shape = R.shape[1:]
     else:
         raise TypeError(f"fingerprint: cannot fingerprint a {kind} reference")
     R = np.vectorize(lambda z: complex(float(f"{z.real:.12g}"), float(f"{z.imag:.12g}")))(R) \
