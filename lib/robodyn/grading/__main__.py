@@ -30,6 +30,7 @@ def main(argv=None):
                    help="s of wall clock per submission (300)")
     r.add_argument("--memory-mb", type=int, default=3072, help="memory per submission (3072)")
     r.add_argument("--seed", type=int, default=None, help="seed of the random test points")
+    r.add_argument("--jobs", type=int, default=1, help="submissions graded at a time (1)")
     args = ap.parse_args(argv)
     if args.command == "generate":
         for path in args.instructor:
@@ -38,7 +39,7 @@ def main(argv=None):
     limits = grader.Limits(cell_timeout=args.cell_timeout, total_timeout=args.total_timeout,
                            memory_mb=args.memory_mb)
     grader.grade(args.instructor, args.submissions, args.csv, limits=limits, seed=args.seed,
-                 progress=_say)
+                 progress=_say, jobs=args.jobs)
     return 0
 
 

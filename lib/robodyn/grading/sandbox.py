@@ -11,8 +11,8 @@ by the grader, in its own process.
 With ``guard`` set (student code), after the heavy modules are imported and before the first
 cell, an audit hook (:func:`sys.addaudithook`, which cannot be removed) refuses network use,
 new processes, signals to other processes, ``ctypes`` calls, raising resource limits, links,
-and file access outside the working directory (reading is also allowed below the Python
-path's folders). The grader adds what the operating system enforces (see
+and file access outside the working directory (reading is also allowed in Python's library,
+the installed packages and the robodyn package: :func:`library_roots`). The grader adds what the operating system enforces (see
 :mod:`robodyn.grading.grader`).
 """
 import json
@@ -90,6 +90,20 @@ def install_guard(workdir, read_roots):
     sys.addaudithook(hook)
 
 
+def library_roots():
+    """The folders a graded notebook may read: Python's own library and installed packages,
+    and the robodyn package -- not the folders on ``sys.path`` in general (the current folder
+    or a repository root there would expose the instructor notebooks)."""
+    import sysconfig
+
+    import robodyn
+    paths = sysconfig.get_paths()
+    roots = {paths[k] for k in ("stdlib", "platstdlib", "purelib", "platlib") if k in paths}
+    roots |= {os.path.join(p, "lib") for p in (sys.prefix, sys.base_prefix, sys.exec_prefix)}
+    roots.add(os.path.dirname(os.path.abspath(robodyn.__file__)))
+    return sorted(r for r in roots if os.path.isdir(r))
+
+
 def _shell():
     from IPython.core.interactiveshell import InteractiveShell
     from traitlets.config import Config
@@ -109,19 +123,17 @@ def main():
     job = json.loads(sys.stdin.read())
     out = os.fdopen(job["result_fd"], "w")
     # heavy imports first, so that the guard does not see (and refuse) their start-up
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot  # noqa: F401
     import numpy as np  # noqa: F401
     import sympy  # noqa: F401
 
     import robodyn  # noqa: F401
     from robodyn import answers
+    encode, Problem = answers.encode, answers.Problem     # before student code can patch them
     shell = _shell()
-    problems = [answers.Problem.from_dict(p) for p in job["answers"]]
+    problems = [Problem.from_dict(p) for p in job["answers"]]
     inputs = job.get("inputs") or {}
     if job.get("guard"):
-        install_guard(os.getcwd(), [p for p in job["read_roots"] if p])
+        install_guard(os.getcwd(), library_roots())
     signal.signal(signal.SIGALRM, _on_alarm)
     limit = float(job["cell_timeout"])
     report = []
@@ -157,7 +169,7 @@ def main():
             args = None
             if p.key in inputs:
                 args = [tuple(np.asarray(a, dtype=float) for a in t) for t in inputs[p.key]]
-            enc = answers.encode(shell.user_ns.get(p.answer), p, args)
+            enc = encode(shell.user_ns.get(p.answer), p, args)
         except BaseException as exc:                    # noqa: BLE001 -- student objects
             enc = {"type": "invalid", "message": f"the answer could not be read: "
                    f"{_message(exc)}"}
