@@ -729,8 +729,8 @@ def compare(answer, reference, problem=None, *, n_points=24, rng=None, points=No
     elif points is not None:
         pts = points
     else:
-        pts = _default_points(problem, rval if rkind == "symbolic" else None, n_points, rng,
-                              function=(rkind == "function"))
+        syms = [v for k, v in ((rkind, rval), (skind, sval)) if k == "symbolic"]
+        pts = _default_points(problem, syms, n_points, rng, function=(rkind == "function"))
     if rkind == "function":
         ref_ev = _evaluator(rkind, rval, problem, None)
         R = ref_ev(pts)
@@ -765,12 +765,12 @@ def compare(answer, reference, problem=None, *, n_points=24, rng=None, points=No
     return _diagnose(grid, R, ref_shape, problem, student_ev, pts, ref_sym)
 
 
-def _default_points(problem, ref_sym, n, rng, function=False):
+def _default_points(problem, exprs, n, rng, function=False):
     if problem is not None:
         return problem.sample_points(n, rng)
     if function:
         raise ValueError("compare: a function answer needs a Problem with inputs")
-    names = sorted({s.name for s in ref_sym.free_symbols}) if ref_sym is not None else []
+    names = sorted({s.name for e in exprs for s in e.free_symbols})
     return {v: rng.uniform(-2, 2, size=n) for v in names}
 
 
