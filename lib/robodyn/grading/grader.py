@@ -247,6 +247,8 @@ def reference(instructor_nb, *, seed=0, limits=Limits(cell_timeout=600, total_ti
     if bad:
         raise RuntimeError(f"reference: the instructor notebook's cell {bad[0]['index']} "
                            f"failed: {bad[0]['error']}")
+    if "spec_error" in report:
+        raise RuntimeError(f"reference: the instructor notebook has {report['spec_error']}")
     problems = [answers.Problem.from_dict(p) for p in report["spec"]]
     missing = [k for k, v in report["answers"].items() if v["type"] in ("none", "invalid")]
     if missing:

@@ -155,7 +155,11 @@ def main():
         report.append({"index": i, "status": status, "error": error})
     message = {"cells": report, "answers": {}}
     if job.get("spec_from"):                            # the instructor's notebook only
-        spec = shell.user_ns[job["spec_from"]]
+        spec = shell.user_ns.get(job["spec_from"])
+        if not isinstance(spec, answers.ProblemSet):
+            message["spec_error"] = f"no ProblemSet named {job['spec_from']!r}"
+            out.write(json.dumps(message) + "\n")
+            return
         problems = list(spec)
         rng = np.random.default_rng(job.get("seed", 0))
         inputs = {p.key: [[np.asarray(a).tolist() for a in args]
