@@ -308,7 +308,16 @@ def generate(instructor_path, out_dir, *, progress=None):
 def submission_cells(submission, release):
     """The code a submission's process runs: the student's cells in their order, except that
     locked cells are the release's own, test cells and the answer key are left out, and a
-    missing locked cell comes back (first)."""
+    missing locked cell comes back (first).
+
+    >>> setup = nbformat.v4.new_code_cell("import robodyn")
+    >>> setup.metadata["nbgrader"] = markup.nbgrader_metadata("setup", locked=True)
+    >>> release = nbformat.v4.new_notebook(cells=[setup])
+    >>> submission_cells({"cells": [{"cell_type": "code", "source": "import os",
+    ...     "metadata": {"nbgrader": {"grade_id": "setup"}}}, {"cell_type": "code",
+    ...     "source": "x = 1", "metadata": {}}]}, release)
+    ['import robodyn', 'x = 1']
+    """
     by_id = {}
     for c in release.cells:
         m = markup.meta(c)

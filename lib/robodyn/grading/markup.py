@@ -50,7 +50,11 @@ def meta(cell):
 
 
 def nbgrader_metadata(grade_id, *, grade=False, solution=False, locked=False, points=None):
-    """A schema-3 ``nbgrader`` metadata dict."""
+    """A schema-3 ``nbgrader`` metadata dict.
+
+    >>> nbgrader_metadata("p1_check", grade=True, locked=True, points=2)["points"]
+    2
+    """
     m = {"schema_version": SCHEMA_VERSION, "grade": grade, "solution": solution,
          "locked": locked, "grade_id": grade_id}
     if grade:
@@ -167,10 +171,16 @@ def solution_lines(nb):
 
 
 def student_version(nb):
-    """The student notebook of an instructor notebook: solution regions replaced by
+    r"""The student notebook of an instructor notebook: solution regions replaced by
     ``# YOUR CODE HERE`` (markdown solution cells by ``YOUR ANSWER HERE``), hidden tests
     removed, outputs cleared; the nbgrader metadata stays, so nbgrader and this package both
-    recognise the cells.
+    recognise the cells. Raises MarkupError (from :func:`validate`) for broken markup.
+
+    >>> cell = nbformat.v4.new_code_cell("x = None\n### BEGIN SOLUTION\nx = 42\n### END SOLUTION")
+    >>> cell.metadata["nbgrader"] = nbgrader_metadata("p1_answer", solution=True)
+    >>> print(student_version(nbformat.v4.new_notebook(cells=[cell])).cells[0].source)
+    x = None
+    # YOUR CODE HERE
     """
     validate(nb)
     out = copy.deepcopy(nb)
