@@ -382,19 +382,20 @@ class Problem:
 # values: what a reference or an answer is, sampled at points
 # --------------------------------------------------------------------------
 
-class _Samples:
-    """Outputs of a function answer at known inputs (what the grader gets back from the
-    sandbox); ``evaluate`` works only at those inputs."""
-
-    def __init__(self, inputs, outputs):
-        self.inputs, self.outputs = inputs, outputs
-
-
 class _Key:
-    """A fingerprint of a reference: its values at fixed points, not its formula."""
+    """Values known only at given points: a fingerprint of a reference (an answer key: its
+    values at fixed points, not its formula)."""
 
     def __init__(self, points, values, shape):
         self.points, self.values, self.shape = points, values, tuple(shape)
+
+
+class _Samples(_Key):
+    """Outputs of a function answer at known inputs (what the grader gets back from the
+    sandbox)."""
+
+    def __init__(self, inputs, outputs):
+        super().__init__(inputs, outputs, outputs.shape[1:])
 
 
 def _is_vector_shape(s):
@@ -449,10 +450,8 @@ def _shape_of(kind, v):
         return tuple(v.shape) if isinstance(v, sp.MatrixBase) else ()
     if kind == "numeric":
         return v.shape
-    if kind == "key":
+    if kind in ("key", "samples"):
         return v.shape
-    if kind == "samples":
-        return v.outputs.shape[1:]
     return None
 
 
@@ -469,16 +468,10 @@ def _evaluator(kind, v, problem, shape):
     """A function points -> array (N, *shape) of complex values."""
     if kind == "numeric":
         return lambda pts: np.broadcast_to(v, (_npoints(pts),) + v.shape).astype(complex)
-    if kind == "samples":
-        def ev(pts):
-            if pts is not v.inputs:
-                raise LookupError("these samples are known only at their own inputs")
-            return v.outputs
-        return ev
-    if kind == "key":
+    if kind in ("samples", "key"):
         def ev(pts):
             if pts is not v.points:
-                raise LookupError("an answer key is known only at its own points")
+                raise LookupError("these values are known only at their own points")
             return v.values
         return ev
     if kind == "function":
@@ -722,10 +715,8 @@ def compare(answer, reference, problem=None, *, n_points=24, rng=None, points=No
         if _symbolic_equal(sval, rval, problem):
             return _fb("correct", "correct (equal symbolically).")
     # then numerically at random points
-    if rkind == "key":
+    if rkind in ("key", "samples"):
         pts = rval.points
-    elif rkind == "samples":
-        pts = rval.inputs
     elif points is not None:
         pts = points
     else:
@@ -922,7 +913,7 @@ def fingerprint(reference, problem, seed=0):
         R = _evaluator(kind, val, problem, None)(pts)
         shape = R.shape[1:]
     elif kind == "samples":                     # a function's outputs at known inputs
-        pts, R = val.inputs[:KEY_POINTS], val.outputs[:KEY_POINTS]
+        pts, R = val.points[:KEY_POINTS], val.values[:KEY_POINTS]
         shape = R.shape[1:]
     else:
         raise TypeError(f"fingerprint: cannot fingerprint a {kind} reference")
