@@ -272,13 +272,13 @@ for attempt in (lambda: socket.socket(), lambda: subprocess.run(['true']),
     except PermissionError:
         found.append('refused')
 own = open('mine.txt', 'w').write('ok')   # its own working folder is fine
+n = found.count('refused')
 """]
-    report = grader.run_cells(cells, [{"key": "p", "answer": "found"}], limits=LIMITS)
+    report = grader.run_cells(cells, [{"key": "p", "answer": "n"}, {"key": "q", "answer": "found"}],
+                              limits=LIMITS)
     assert report["cells"][0]["status"] == "ok", report
-    assert report["answers"]["p"]["type"] == "invalid"       # a list of str is no answer
-    report = grader.run_cells(cells + ["n = found.count('refused')"],
-                              [{"key": "p", "answer": "n"}], limits=LIMITS)
     assert report["answers"]["p"] == {"type": "numeric", "shape": [], "real": [7.0]}
+    assert report["answers"]["q"]["type"] == "invalid"       # a list of str is no answer
 
 
 def test_grade_errors(tmp_path):

@@ -409,10 +409,10 @@ def _shape_str(s):
 def _as_value(x, problem):
     """Normalize an answer: ('symbolic', Matrix|Expr) | ('numeric', ndarray) | ('function', f) |
     ('samples', _Samples) | ('key', _Key); raises TypeError for what cannot be an answer."""
-    if isinstance(x, _Key):
-        return "key", x
     if isinstance(x, _Samples):
         return "samples", x
+    if isinstance(x, _Key):
+        return "key", x
     if isinstance(x, str):
         names = None if problem is None else list(problem.variables)
         return _as_value(parse_expression(x, names), problem)
