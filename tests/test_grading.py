@@ -25,7 +25,7 @@ SETS = ROOT / "book" / "assignments"
 SOURCES = sorted((SETS / "source").glob("*.ipynb"))
 FIXTURES = ROOT / "tests" / "fixtures" / "assignments" / "part1"
 SENTINELS = [Path("/tmp/robodyn-pwned"), FIXTURES.parent / "PWNED"]
-LIMITS = grader.Limits(cell_timeout=3.0, total_timeout=60.0, memory_mb=3072)
+LIMITS = grader.Limits(cell_timeout=4.0, total_timeout=60.0, memory_mb=3072)
 
 
 def read(path):
@@ -229,7 +229,7 @@ def test_broken_submissions_fail_alone(graded):
     rows = graded[1]
     assert "ZeroDivisionError" in rows["crashing"]["notes"]
     assert "SyntaxError" in rows["crashing"]["notes"]
-    assert "exceeded its 3 s time limit" in rows["infinite_loop"]["notes"]
+    assert "exceeded its 4 s time limit" in rows["infinite_loop"]["notes"]
     assert "MemoryError" in rows["memory_hog"]["notes"]
     assert "could not be read" in rows["not_a_notebook"]["notes"]
     for student in ("crashing", "infinite_loop", "memory_hog"):
