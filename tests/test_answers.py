@@ -274,6 +274,10 @@ def test_decode_refuses_bad_data():
         decode({"type": "samples", "shape": [1, 2], "real": [1, 2]})
     with pytest.raises(ValueError, match="too large"):
         decode({"type": "invalid", "message": "too large"})
+    with pytest.raises(ValueError, match="longer than 60000 characters"):
+        decode({"type": "sympy", "shape": [4, 1], "entries": ["x+" * 8000 + "x"] * 4})
+    long_sum = sum(sp.symbols(f"{'x' * 38}0:100"))              # about 4000 characters
+    assert encode(sp.Matrix([long_sum] * 20))["type"] == "invalid"
 
 
 def test_answer_key_checks_without_the_formula():

@@ -281,6 +281,11 @@ n = found.count('refused')
     assert report["answers"]["q"]["type"] == "invalid"       # a list of str is no answer
 
 
+def test_score_table_fields_are_not_formulas():
+    assert grader._cell_text("=HYPERLINK(1)") == "'=HYPERLINK(1)"
+    assert grader._cell_text("alice") == "alice" and grader._cell_text(3.0) == 3.0
+
+
 def test_grade_errors(tmp_path):
     with pytest.raises(ValueError, match="no \\*.ipynb files"):
         grader.grade(SOURCES[0], tmp_path, tmp_path / "x.csv")

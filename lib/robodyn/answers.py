@@ -782,6 +782,8 @@ def equivalent(answer, reference, problem=None, **kwargs) -> bool:
 
 MAX_ENTRY_TEXT = 20_000
 MAX_ENTRIES = 400
+MAX_ANSWER_TEXT = 60_000
+"""Most characters of all entries of one encoded answer (bounds the grader's work)."""
 
 
 def _num_list(a):
@@ -822,8 +824,8 @@ def encode(value, problem=None, inputs=None):
             return {"type": "invalid", "message": f"a matrix of {len(entries)} entries is too "
                     "large"}
         texts = [sp.sstr(e) for e in entries]
-        if any(len(t) > MAX_ENTRY_TEXT for t in texts):
-            return {"type": "invalid", "message": "an entry is too long"}
+        if any(len(t) > MAX_ENTRY_TEXT for t in texts) or sum(map(len, texts)) > MAX_ANSWER_TEXT:
+            return {"type": "invalid", "message": "the answer's expressions are too long"}
         return {"type": "sympy", "shape": list(M.shape) if M is not None else [],
                 "entries": texts}
     if kind == "function":
@@ -871,6 +873,9 @@ def decode(data, problem=None, inputs=None):
         if not isinstance(entries, list) or len(entries) > MAX_ENTRIES or \
                 len(entries) != int(np.prod(shape)) or len(shape) > 2:
             raise ValueError("decode: sympy entries do not match the shape")
+        if sum(len(str(e)) for e in entries) > MAX_ANSWER_TEXT:
+            raise ValueError(f"decode: the expressions are longer than {MAX_ANSWER_TEXT} "
+                             f"characters in all")
         vals = [parse_expression(str(e), names) for e in entries]
         if any(isinstance(v, sp.MatrixBase) for v in vals):
             raise ValueError("decode: a matrix inside a matrix entry")

@@ -412,6 +412,14 @@ def grade_notebook(path, release, ref, *, limits=Limits(), seed=0):
     return row
 
 
+def _cell_text(value):
+    """A CSV field that a spreadsheet will not read as a formula (names and messages come
+    from submissions)."""
+    if isinstance(value, str) and value[:1] in ("=", "+", "-", "@", "\t", "\r"):
+        return "'" + value
+    return value
+
+
 def grade(instructor_path, submissions, out_csv, *, limits=Limits(), seed=None,
           progress=None, jobs=1):
     """Grade every ``*.ipynb`` in the folder ``submissions`` against the instructor notebook
@@ -455,6 +463,6 @@ def grade(instructor_path, submissions, out_csv, *, limits=Limits(), seed=None,
         w = csv.DictWriter(fh, fieldnames=columns)
         w.writeheader()
         for r in rows:
-            w.writerow({**r, "max": max_points})
+            w.writerow({k: _cell_text(v) for k, v in {**r, "max": max_points}.items()})
     say(f"wrote {out_csv}: {len(rows)} submissions in {time.monotonic() - t0:.1f} s")
     return rows
