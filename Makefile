@@ -87,3 +87,10 @@ lab: $(INSTALLED)
 
 clean:
 	rm -rf _build _assets _test_assets .jupyter_cache
+
+# Problem sets (book/assignments): refresh the answer keys in the instructor notebooks
+# (book/assignments/source) and regenerate the student notebooks from them. Grading a folder of
+# submissions: see book/assignments/index.md (`python -m robodyn.grading grade ...`).
+.PHONY: assignments
+assignments: $(INSTALLED)
+	$(PY) -m robodyn.grading generate book/assignments/source/*.ipynb --out book/assignments

@@ -14,6 +14,9 @@ One module per part of the book; the names below are the public API.
 * :mod:`robodyn.geometry` -- the kinetic-energy metric, Levi-Civita connection, geodesics
 * :mod:`robodyn.viz` -- figures, interactive figures and animations (the only module that
   imports matplotlib and ipywidgets; import it explicitly)
+* :mod:`robodyn.answers` -- forgiving answer checking for the problem sets (Assignments);
+  :mod:`robodyn.grading` generates their student notebooks and grades submissions (import it
+  explicitly; it needs nbformat and IPython)
 """
 import os as _os
 
@@ -24,6 +27,7 @@ from .kinematics import (SerialChain, ad, adjoint, exp_se3, exp_so3, fk_body, fk
                          transform_wrench, vee)
 from . import models
 from . import codegen, dynamics, equations, geometry, lagrange, simulation
+from . import answers
 from .equations import MassMatrixForm, NumericForm, mass_matrix_form, max_difference
 from .dynamics import (crba, forward_dynamics, gravity_torques, inverse_dynamics,
                        mechanical_energy)

@@ -1,0 +1,1005 @@
+r"""Forgiving answer checking for the book's problem sets (the Assignments part).
+
+A student's answer -- a sympy expression or matrix, numbers, a numpy array, a function, or a
+text such as ``"l1*cos(q1) + l2*cos(q1 + q2)"`` -- is compared with the reference and accepted
+in any equivalent form:
+
+1. **symbolically** first: small differences are simplified and a zero proves equality;
+2. then **numerically**, at many random points of the problem's variables (or random inputs of a
+   function), with a relative and an absolute tolerance.
+
+When the answer is wrong, the comparison tries the common mistakes and names the one that fits:
+a flipped sign, a missing or extra factor ½, a transposed matrix (a transposed Jacobian), the
+twist order (v, ω) instead of the book's (ω, v), degrees instead of radians, a wrong shape, a
+missing term (e.g. one Christoffel term of C), or which entries are wrong.
+
+Text is never evaluated: :func:`parse_expression` reads it with Python's :mod:`ast` parser and
+turns the syntax tree into sympy through a whitelist (numbers, names of variables, ``+ - * / **``,
+a few functions such as ``sin`` and ``sqrt``, lists for matrices). Attribute access, subscripts,
+``__import__`` and every name that starts with an underscore are refused, and sizes are bounded.
+
+A :class:`ProblemSet` holds the problems of a set; in a student notebook it carries an *answer
+key* of fingerprints (the reference's values at fixed random points, not its formula), so that
+``problems.check("p1", J)`` gives feedback while the student works. The grade itself is made
+outside the student's process by :mod:`robodyn.grading`, from the instructor's references at
+fresh random points.
+
+>>> import sympy as sp
+>>> q = sp.Symbol('q')
+>>> compare(sp.sin(2 * q), 2 * sp.sin(q) * sp.cos(q)).correct
+True
+>>> compare(-sp.cos(q), sp.cos(q)).mistake
+'sign'
+"""
+from __future__ import annotations
+
+import ast
+import json
+import math
+import numbers
+import re
+import warnings
+from dataclasses import dataclass, field
+
+import numpy as np
+import sympy as sp
+
+__all__ = ["parse_expression", "UnsafeExpressionError", "Feedback", "Problem", "ProblemSet",
+           "compare", "equivalent", "encode", "decode", "fingerprint"]
+
+# --------------------------------------------------------------------------
+# the restricted parser
+# --------------------------------------------------------------------------
+
+MAX_TEXT = 20_000
+"""Longest text :func:`parse_expression` reads (characters)."""
+MAX_NODES = 4_000
+"""Most syntax-tree nodes in one text."""
+MAX_POWER = 12
+"""Largest |exponent| of a power; nested powers may multiply to at most ``MAX_POWER**2``."""
+
+_FUNCTIONS = {
+    "sin": sp.sin, "cos": sp.cos, "tan": sp.tan, "cot": sp.cot, "sec": sp.sec, "csc": sp.csc,
+    "asin": sp.asin, "acos": sp.acos, "atan": sp.atan, "atan2": sp.atan2,
+    "sinh": sp.sinh, "cosh": sp.cosh, "tanh": sp.tanh, "exp": sp.exp, "log": sp.log,
+    "sqrt": sp.sqrt, "Abs": sp.Abs, "abs": sp.Abs, "sign": sp.sign,
+    "Rational": sp.Rational, "Matrix": None,
+}
+_ARITY = {"atan2": (2,), "Rational": (2,), "log": (1, 2), "Matrix": (1,)}
+_CONSTANTS = {"pi": sp.pi, "E": sp.E, "I": sp.I}
+_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]*\Z")
+_BINOPS = {ast.Add: lambda a, b: a + b, ast.Sub: lambda a, b: a - b,
+           ast.Mult: lambda a, b: a * b, ast.Div: lambda a, b: a / b,
+           ast.Pow: None}
+
+
+class UnsafeExpressionError(ValueError):
+    """A text answer that :func:`parse_expression` refuses (unsafe or unsupported syntax)."""
+
+
+def _refuse(msg):
+    raise UnsafeExpressionError(f"parse_expression: {msg}")
+
+
+def parse_expression(text, names=None):
+    """Read a text answer as a sympy expression (or a ``sympy.Matrix`` for ``[[...], ...]``),
+    without ``eval``, ``exec`` or ``sympify``.
+
+    The text is parsed by :func:`ast.parse` in ``eval`` mode and the tree is rebuilt node by node
+    from a whitelist: numbers, variable names, ``+ - * / **`` (``^`` means power too), unary
+    ``+``/``-``, calls of ``sin cos tan cot sec csc asin acos atan atan2 sinh cosh tanh exp log
+    sqrt Abs abs sign Rational Matrix``, the constants ``pi E I``, and (nested) lists or tuples
+    for matrices. Everything else is refused: attribute access (``x.y``), subscripts, keywords,
+    lambdas, comprehensions, strings, and every name that starts with an underscore
+    (``__import__``, ``__class__``).
+
+    Parameters
+    ----------
+    text : str, at most ``MAX_TEXT`` characters
+    names : iterable of str, optional
+        The variable names allowed (e.g. ``('q1', 'q2', 'l1')``); others are refused. Default:
+        any name. Variables become real sympy Symbols.
+
+    Returns
+    -------
+    sympy.Expr, or sympy.Matrix for a (nested) list
+
+    Raises
+    ------
+    TypeError if ``text`` is not a str; UnsafeExpressionError (a ValueError) for refused or
+    invalid syntax, unknown names, too long or too large input.
+
+    Examples
+    --------
+    >>> parse_expression("l1*cos(q1) + l2*cos(q1 + q2)")
+    l1*cos(q1) + l2*cos(q1 + q2)
+    >>> parse_expression("[[cos(t), -sin(t)], [sin(t), cos(t)]]").shape
+    (2, 2)
+    >>> parse_expression("__import__('os')")
+    Traceback (most recent call last):
+    ...
+    robodyn.answers.UnsafeExpressionError: parse_expression: the name '__import__' is refused (names may not start with an underscore)
+    """
+    if not isinstance(text, str):
+        raise TypeError(f"parse_expression: text: expected a str, got {type(text).__name__}")
+    if len(text) > MAX_TEXT:
+        _refuse(f"the text has {len(text)} characters, more than the {MAX_TEXT} allowed")
+    allowed = None if names is None else {str(n) for n in names}
+    src = text.replace("^", "**").strip()
+    if not src:
+        _refuse("the text is empty")
+    try:
+        tree = ast.parse(src, mode="eval")
+    except (SyntaxError, ValueError, RecursionError, MemoryError) as exc:
+        _refuse(f"not a valid expression ({type(exc).__name__}: {getattr(exc, 'msg', exc)})")
+    count = sum(1 for _ in ast.walk(tree))
+    if count > MAX_NODES:
+        _refuse(f"the expression has {count} syntax nodes, more than the {MAX_NODES} allowed")
+    return _Builder(allowed).build(tree.body, 1)
+
+
+class _Builder:
+    def __init__(self, allowed):
+        self.allowed = allowed
+        self.symbols = {}
+
+    def build(self, node, power):
+        kind = type(node).__name__
+        if isinstance(node, ast.Constant):
+            return self.constant(node.value)
+        if isinstance(node, ast.Name):
+            return self.name(node.id)
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+            v = self.build(node.operand, power)
+            return -v if isinstance(node.op, ast.USub) else v
+        if isinstance(node, ast.BinOp) and type(node.op) in _BINOPS:
+            if isinstance(node.op, ast.Pow):
+                return self.power(node, power)
+            a, b = self.build(node.left, power), self.build(node.right, power)
+            if isinstance(node.op, ast.Div) and b == 0:
+                _refuse("division by zero")
+            return _BINOPS[type(node.op)](a, b)
+        if isinstance(node, ast.Call):
+            return self.call(node, power)
+        if isinstance(node, (ast.List, ast.Tuple)):
+            return self.matrix(node, power)
+        if isinstance(node, ast.Attribute):
+            _refuse(f"attribute access ('.{node.attr}') is refused")
+        if isinstance(node, ast.Subscript):
+            _refuse("subscripts ('x[...]') are refused")
+        _refuse(f"{kind} syntax is refused")
+
+    def constant(self, value):
+        if isinstance(value, bool) or not isinstance(value, (int, float, complex)):
+            _refuse(f"only numbers may appear as constants, got {type(value).__name__}")
+        if isinstance(value, complex):
+            _refuse("write complex numbers with I (e.g. 2*I)")
+        if not math.isfinite(value) or abs(value) > 1e15:
+            _refuse(f"the number {value!r} is too large")
+        if isinstance(value, int):
+            return sp.Integer(value)
+        return sp.Rational(repr(value)) if len(repr(value)) <= 20 else sp.Float(value)
+
+    def name(self, ident):
+        if ident.startswith("_"):
+            _refuse(f"the name {ident!r} is refused (names may not start with an underscore)")
+        if ident in _CONSTANTS:
+            return _CONSTANTS[ident]
+        if ident in _FUNCTIONS:
+            _refuse(f"{ident} is a function: call it, e.g. {ident}(x)")
+        if not _NAME.match(ident) or len(ident) > 40:
+            _refuse(f"the name {ident!r} is not a plain variable name")
+        if self.allowed is not None and ident not in self.allowed:
+            _refuse(f"unknown name {ident!r}; expected one of {sorted(self.allowed)}")
+        if ident not in self.symbols:
+            self.symbols[ident] = sp.Symbol(ident, real=True)
+        return self.symbols[ident]
+
+    def power(self, node, power):
+        exponent = self.build(node.right, power)
+        if not exponent.is_number or not exponent.is_real:
+            _refuse("exponents must be numbers")
+        if abs(float(exponent)) > MAX_POWER:
+            _refuse(f"the exponent {exponent} is larger than {MAX_POWER}")
+        power *= max(1, abs(int(math.ceil(abs(float(exponent))))))
+        if power > MAX_POWER**2:
+            _refuse("nested powers are too large")
+        base = self.build(node.left, power)
+        if isinstance(base, sp.MatrixBase):
+            _refuse("powers of matrices are refused")
+        return base**exponent
+
+    def call(self, node, power):
+        if not isinstance(node.func, ast.Name):
+            if isinstance(node.func, ast.Attribute):
+                _refuse(f"attribute access ('.{node.func.attr}') is refused")
+            _refuse("only calls of named functions are allowed")
+        fname = node.func.id
+        if fname.startswith("_"):
+            _refuse(f"the name {fname!r} is refused (names may not start with an underscore)")
+        if fname not in _FUNCTIONS:
+            _refuse(f"unknown function {fname!r}; allowed: {', '.join(sorted(_FUNCTIONS))}")
+        if node.keywords or any(isinstance(a, ast.Starred) for a in node.args):
+            _refuse(f"{fname}(): keyword and starred arguments are refused")
+        nargs = _ARITY.get(fname, (1,))
+        if len(node.args) not in nargs:
+            _refuse(f"{fname}() takes {' or '.join(map(str, nargs))} argument(s), "
+                    f"got {len(node.args)}")
+        args = [self.build(a, power) for a in node.args]
+        if fname == "Matrix":
+            if not isinstance(args[0], sp.MatrixBase):
+                _refuse("Matrix() takes a list of rows")
+            return args[0]
+        if any(isinstance(a, sp.MatrixBase) for a in args):
+            _refuse(f"{fname}() of a matrix is refused")
+        if fname == "Rational" and not all(a.is_Integer for a in args):
+            _refuse("Rational() takes two integers")
+        return _FUNCTIONS[fname](*args)
+
+    def matrix(self, node, power):
+        items = [self.build(e, power) for e in node.elts]
+        if not items:
+            _refuse("empty lists are refused")
+        if all(isinstance(i, sp.MatrixBase) for i in items):       # rows
+            rows = [list(i) for i in items]
+            if len({len(r) for r in rows}) != 1:
+                _refuse("the rows of the matrix have different lengths")
+            return sp.Matrix(rows)
+        if any(isinstance(i, sp.MatrixBase) for i in items):
+            _refuse("a matrix mixes rows and numbers")
+        return sp.Matrix([[i] for i in items]).T                   # one row
+
+
+# --------------------------------------------------------------------------
+# feedback
+# --------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Feedback:
+    """The outcome of checking one answer.
+
+    ``status`` is ``'correct'``, ``'incorrect'``, ``'unanswered'`` or ``'error'``; ``mistake``
+    names the likely mistake (``'sign'``, ``'half'``, ``'double'``, ``'transpose'``,
+    ``'twist-order'``, ``'degrees'``, ``'shape'``, ``'missing-term'``, ``'entries'``,
+    ``'variables'``, ``'type'``) or is None; ``message`` says it in words.
+    """
+    status: str
+    message: str
+    mistake: str | None = None
+    key: str = ""
+
+    @property
+    def correct(self) -> bool:
+        return self.status == "correct"
+
+    def __bool__(self):
+        return self.correct
+
+    def __str__(self):
+        mark = {"correct": "✔", "incorrect": "✘", "unanswered": "…", "error": "✘"}[self.status]
+        head = f"{mark} {self.key}: " if self.key else f"{mark} "
+        return head + self.message
+
+    def _repr_pretty_(self, p, cycle):
+        p.text(str(self))
+
+
+def _fb(status, message, mistake=None):
+    return Feedback(status, message, mistake)
+
+
+# --------------------------------------------------------------------------
+# problems
+# --------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Problem:
+    """One problem of a set: where its answer lives and how to sample it.
+
+    Parameters
+    ----------
+    key : short id, e.g. ``'p1'`` (letters, digits, ``_``, ``-``)
+    answer : the name of the notebook variable that holds the answer, e.g. ``'J'``
+    title : a few words shown in feedback and score tables
+    chapter : the book page the problem practises, e.g. ``'book/part1/04_velocity_kinematics'``
+    points : its weight in the score
+    variables : ``{name: (low, high)}`` sampling ranges of the symbols the answer may contain
+        (unlisted symbols are refused as unexpected)
+    angles : names among ``variables`` that are angles in radians (degree mistakes are tried)
+    inputs : for an answer that is a *function*: the shapes of its arguments, e.g. ``((2,),)``;
+        arguments are drawn uniformly from ``input_range``
+    rtol, atol : tolerances of the numeric comparison (relative to the answer's size)
+    """
+    key: str
+    answer: str
+    title: str = ""
+    chapter: str = ""
+    points: float = 1.0
+    variables: dict = field(default_factory=dict)
+    angles: tuple = ()
+    inputs: tuple | None = None
+    input_range: tuple = (-2.0, 2.0)
+    rtol: float = 1e-6
+    atol: float = 1e-9
+
+    def __post_init__(self):
+        for name in ("key", "answer"):
+            v = getattr(self, name)
+            if not isinstance(v, str) or not re.match(r"[A-Za-z_][A-Za-z0-9_\-]*\Z", v):
+                raise ValueError(f"Problem: {name}: expected an identifier, got {v!r}")
+        if not isinstance(self.points, numbers.Real) or self.points < 0:
+            raise ValueError(f"Problem: points: expected a number >= 0, got {self.points!r}")
+        for v, rng in self.variables.items():
+            if not (isinstance(rng, (tuple, list)) and len(rng) == 2 and rng[0] < rng[1]):
+                raise ValueError(f"Problem: variables[{v!r}]: expected (low, high) with low < "
+                                 f"high, got {rng!r}")
+        unknown = set(self.angles) - set(self.variables)
+        if unknown:
+            raise ValueError(f"Problem: angles: {sorted(unknown)} are not among the variables")
+        object.__setattr__(self, "variables", {str(k): (float(a), float(b))
+                                               for k, (a, b) in self.variables.items()})
+        if self.inputs is not None:
+            object.__setattr__(self, "inputs", tuple(tuple(int(n) for n in s)
+                                                     for s in self.inputs))
+
+    @property
+    def is_function(self) -> bool:
+        return self.inputs is not None
+
+    def symbols(self):
+        """The problem's variables as sympy Symbols (real; positive when the range is)."""
+        return {n: sp.Symbol(n, real=True, positive=True) if lo > 0 else sp.Symbol(n, real=True)
+                for n, (lo, hi) in self.variables.items()}
+
+    def sample_points(self, n, rng):
+        """``n`` random points: ``{name: array(n)}``, or a list of argument tuples for a
+        function."""
+        if self.is_function:
+            lo, hi = self.input_range
+            return [tuple(rng.uniform(lo, hi, size=s) for s in self.inputs) for _ in range(n)]
+        return {v: rng.uniform(lo, hi, size=n) for v, (lo, hi) in self.variables.items()}
+
+    def to_dict(self):
+        return {"key": self.key, "answer": self.answer, "title": self.title,
+                "chapter": self.chapter, "points": self.points,
+                "variables": {k: list(v) for k, v in self.variables.items()},
+                "angles": list(self.angles),
+                "inputs": None if self.inputs is None else [list(s) for s in self.inputs],
+                "input_range": list(self.input_range), "rtol": self.rtol, "atol": self.atol}
+
+    @classmethod
+    def from_dict(cls, d):
+        d = dict(d)
+        d["variables"] = {k: tuple(v) for k, v in d.get("variables", {}).items()}
+        d["angles"] = tuple(d.get("angles", ()))
+        d["input_range"] = tuple(d.get("input_range", (-2.0, 2.0)))
+        if d.get("inputs") is not None:
+            d["inputs"] = tuple(tuple(s) for s in d["inputs"])
+        return cls(**d)
+
+
+# --------------------------------------------------------------------------
+# values: what a reference or an answer is, sampled at points
+# --------------------------------------------------------------------------
+
+class _Key:
+    """Values known only at given points: a fingerprint of a reference (an answer key: its
+    values at fixed points, not its formula)."""
+
+    def __init__(self, points, values, shape):
+        self.points, self.values, self.shape = points, values, tuple(shape)
+
+
+class _Samples(_Key):
+    """Outputs of a function answer at known inputs (what the grader gets back from the
+    sandbox)."""
+
+    def __init__(self, inputs, outputs):
+        super().__init__(inputs, outputs, outputs.shape[1:])
+
+
+def _is_vector_shape(s):
+    return len(s) == 1 or (len(s) == 2 and 1 in s)
+
+
+def _shape_str(s):
+    return "a scalar" if s == () else "×".join(map(str, s))
+
+
+def _as_value(x, problem):
+    """Normalize an answer: ('symbolic', Matrix|Expr) | ('numeric', ndarray) | ('function', f) |
+    ('samples', _Samples) | ('key', _Key); raises TypeError for what cannot be an answer."""
+    if isinstance(x, _Samples):
+        return "samples", x
+    if isinstance(x, _Key):
+        return "key", x
+    if isinstance(x, str):
+        names = None if problem is None else list(problem.variables)
+        return _as_value(parse_expression(x, names), problem)
+    if callable(x) and not isinstance(x, (sp.Basic, sp.MatrixBase, np.ndarray)):
+        return "function", x
+    if isinstance(x, sp.MatrixBase):
+        return "symbolic", sp.Matrix(x)
+    if isinstance(x, sp.Basic):
+        if not isinstance(x, sp.Expr):
+            raise TypeError(f"expected a number, an expression or a matrix, got a sympy "
+                            f"{type(x).__name__}")
+        return "symbolic", x
+    if isinstance(x, (bool, np.bool_)):
+        raise TypeError("expected a number, an expression or a matrix, got True/False")
+    try:
+        a = np.asarray(x, dtype=object)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"expected numbers, an expression or a matrix ({exc})") from None
+    if a.dtype == object and a.size and any(isinstance(e, sp.Basic) for e in a.flat):
+        if a.ndim > 2:
+            raise TypeError(f"expected at most 2 dimensions, got {a.ndim}")
+        return "symbolic", sp.Matrix(a.tolist()) if a.ndim else sp.sympify(a.item())
+    try:
+        num = np.asarray(x, dtype=complex)
+    except (TypeError, ValueError):
+        raise TypeError(f"expected numbers, an expression or a matrix, got "
+                        f"{type(x).__name__}") from None
+    if np.all(num.imag == 0):
+        num = num.real
+    return "numeric", num
+
+
+def _shape_of(kind, v):
+    if kind == "symbolic":
+        return tuple(v.shape) if isinstance(v, sp.MatrixBase) else ()
+    if kind == "numeric":
+        return v.shape
+    if kind in ("key", "samples"):
+        return v.shape
+    return None
+
+
+def _canonical(expr, problem):
+    """Free symbols by name onto the problem's symbols (so assumptions do not matter)."""
+    if problem is None:
+        return expr
+    syms = problem.symbols()
+    repl = {s: syms[s.name] for s in expr.free_symbols if s.name in syms}
+    return expr.xreplace(repl)
+
+
+def _evaluator(kind, v, problem, shape):
+    """A function points -> array (N, *shape) of complex values."""
+    if kind == "numeric":
+        return lambda pts: np.broadcast_to(v, (_npoints(pts),) + v.shape).astype(complex)
+    if kind in ("samples", "key"):
+        def ev(pts):
+            if pts is not v.points:
+                raise LookupError("these values are known only at their own points")
+            return v.values
+        return ev
+    if kind == "function":
+        def ev(pts):
+            out = []
+            for args in pts:
+                r = v(*args)
+                k, val = _as_value(r, problem)
+                if k != "numeric":
+                    raise TypeError(f"the function returned {type(r).__name__}, not numbers")
+                out.append(val)
+            shapes = {o.shape for o in out}
+            if len(shapes) != 1:
+                raise ValueError(f"the function returned values of different shapes {shapes}")
+            return np.array(out, dtype=complex)
+        return ev
+    # symbolic
+    M = v if isinstance(v, sp.MatrixBase) else sp.Matrix([[v]])
+    entries = list(M)
+    syms = sorted(set().union(*[e.free_symbols for e in entries]), key=lambda s: s.name)
+    f = sp.lambdify(syms, entries, modules="numpy", dummify=True)
+
+    def ev(pts):
+        n = _npoints(pts)
+        args = [np.asarray(pts[s.name], dtype=float) for s in syms]
+        with np.errstate(all="ignore"):
+            vals = f(*args)
+        out = np.empty((n, len(entries)), dtype=complex)
+        for j, e in enumerate(vals):
+            out[:, j] = np.broadcast_to(np.asarray(e, dtype=complex), (n,))
+        return out.reshape((n,) + shape)
+    return ev
+
+
+def _npoints(pts):
+    if isinstance(pts, dict):
+        return len(next(iter(pts.values()))) if pts else 1
+    return len(pts)
+
+
+def _scaled(pts, problem, factor):
+    """The same points with the angles (or a function's arguments) multiplied by factor."""
+    if isinstance(pts, dict):
+        return {k: (v * factor if k in problem.angles else v) for k, v in pts.items()}
+    return [tuple(a * factor for a in args) for args in pts]
+
+
+# --------------------------------------------------------------------------
+# comparison
+# --------------------------------------------------------------------------
+
+def _close(S, R, problem):
+    """Elementwise closeness with a tolerance scaled by the reference's size; NaN points of the
+    reference are ignored."""
+    rtol = problem.rtol if problem else 1e-6
+    atol = problem.atol if problem else 1e-9
+    ok = np.isfinite(R)
+    scale = np.max(np.abs(R[ok])) if ok.any() else 1.0
+    tol = atol + rtol * np.maximum(np.abs(R), scale)
+    with np.errstate(invalid="ignore"):
+        good = np.abs(S - R) <= tol
+    return np.where(ok, good, True)
+
+
+def _all_close(S, R, problem):
+    return S.shape == R.shape and bool(np.all(_close(S, R, problem)))
+
+
+def _swap_halves(A):
+    """(ω, v) <-> (v, ω): rows of a 6-vector / 6×n; rows and columns of 6×6."""
+    sh = A.shape[1:]
+    if sh in ((6,), (6, 1)):
+        return np.concatenate([A[:, 3:6], A[:, 0:3]], axis=1)
+    if len(sh) == 2 and sh[0] == 6:
+        B = np.concatenate([A[:, 3:6], A[:, 0:3]], axis=1)
+        if sh[1] == 6:
+            B = np.concatenate([B[:, :, 3:6], B[:, :, 0:3]], axis=2)
+        return B
+    return None
+
+
+def _to_grid(A, shape):
+    """Values (N, *s) reshaped to the reference's shape when only the vector orientation
+    differs."""
+    if A.shape[1:] == tuple(shape):
+        return A
+    if _is_vector_shape(A.shape[1:]) and _is_vector_shape(shape) and \
+            int(np.prod(A.shape[1:])) == int(np.prod(shape)):
+        return A.reshape((A.shape[0],) + tuple(shape))
+    return None
+
+
+def _diagnose(S, R, shape, problem, student_ev, pts, ref_sym):
+    """Name the likely mistake of an answer S (values at pts) against R."""
+    nonzero = np.max(np.abs(R[np.isfinite(R)]), initial=0) > (problem.atol if problem else 1e-9)
+    if nonzero and _all_close(S, -R, problem):
+        return _fb("incorrect", "it equals the answer with the sign flipped: check a sign "
+                   "(an orientation, a cross product, a minus in a derivative).", "sign")
+    if nonzero and _all_close(S, 2 * R, problem):
+        return _fb("incorrect", "it is twice the answer: a factor ½ is missing (e.g. in "
+                   "T = ½ q̇ᵀM q̇ or in a Christoffel symbol).", "half")
+    if nonzero and _all_close(S, R / 2, problem):
+        return _fb("incorrect", "it is half the answer: an extra factor ½.", "double")
+    if len(shape) == 2 and shape[0] == shape[1] and _all_close(S, np.swapaxes(R, 1, 2), problem):
+        return _fb("incorrect", "it is the transpose of the answer (a transposed Jacobian or "
+                   "rotation? rows are output components, columns are joints).", "transpose")
+    swapped = _swap_halves(R)
+    if swapped is not None and _all_close(S, swapped, problem):
+        return _fb("incorrect", "it has the angular and linear parts in the wrong order: the "
+                   "book writes twists as (ω, v) and wrenches as (m, f).", "twist-order")
+    if problem is not None and nonzero:
+        for factor, what in ((180 / np.pi, "in degrees where radians are expected"),
+                             (np.pi / 180, "in radians where degrees are expected")):
+            if _all_close(S, R * factor, problem):
+                return _fb("incorrect", f"it is the answer {what} (× {factor:.4g}).", "degrees")
+        if problem.angles or problem.is_function:
+            try:
+                Sd = student_ev(_scaled(pts, problem, 180 / np.pi))
+            except Exception:                       # noqa: BLE001 -- a guess, nothing more
+                Sd = None
+            if Sd is not None and _all_close(_to_grid(Sd, shape) if _to_grid(Sd, shape)
+                                             is not None else Sd, R, problem):
+                return _fb("incorrect", "it treats the angles as degrees: sympy and numpy "
+                           "trigonometric functions take radians.", "degrees")
+    if ref_sym is not None:
+        found = _missing_term(S, ref_sym, pts, problem, shape)
+        if found is not None:
+            return found
+    wrong = ~np.all(_close(S, R, problem), axis=0)
+    if wrong.shape and wrong.any() and not wrong.all():
+        idx = [tuple(int(i) + 1 for i in np.atleast_1d(ix)) for ix in np.argwhere(wrong)]
+        where = ", ".join(str(i[0]) if len(i) == 1 else str(i) for i in idx[:8])
+        return _fb("incorrect", f"some entries are right, but not entries {where} "
+                   f"(counted from 1).", "entries")
+    return _fb("incorrect", "it does not equal the answer at random test points.")
+
+
+def _missing_term(S, ref_sym, pts, problem, shape):
+    """Is every wrong entry of S the reference entry with one additive term left out (or
+    added twice)?"""
+    M = ref_sym if isinstance(ref_sym, sp.MatrixBase) else sp.Matrix([[ref_sym]])
+    entries = list(M)
+    R = np.asarray(S)
+    flatS = R.reshape(R.shape[0], -1)
+    notes = []
+    for j, e in enumerate(entries):
+        terms = sp.Add.make_args(sp.expand(e)) if sp.count_ops(e) < 400 else (e,)
+        if len(terms) > 40:
+            return None
+        full = _evaluator("symbolic", e, problem, ())(pts)
+        col = flatS[:, j]
+        if np.all(_close(col, full, problem)):
+            continue
+        hit = None
+        for t in terms:
+            tv = _evaluator("symbolic", t, problem, ())(pts)
+            if np.all(_close(col, full - tv, problem)):
+                hit = ("misses", t)
+                break
+            if np.all(_close(col, full + tv, problem)):
+                hit = ("doubles", t)
+                break
+        if hit is None:
+            return None
+        notes.append((j, hit))
+    if not notes:
+        return None
+    cols = M.shape[1]
+    parts = [f"entry {(j // cols + 1, j % cols + 1) if len(shape) == 2 else j + 1} "
+             f"{verb} a term" for j, (verb, t) in notes]
+    return _fb("incorrect", "; ".join(parts) + " of the answer (e.g. one Christoffel term "
+               "Γ_ijk q̇_k of C, or a term of a sum over links).", "missing-term")
+
+
+def _symbolic_equal(S, R, problem):
+    """True when S - R simplifies to zero (only small differences are simplified)."""
+    try:
+        D = (sp.Matrix(S) - sp.Matrix(R)) if isinstance(R, sp.MatrixBase) else (S - R)
+        entries = list(D) if isinstance(D, sp.MatrixBase) else [D]
+        for d in entries:
+            d = _canonical(d, problem)
+            if d == 0:
+                continue
+            if sp.count_ops(d) > 150:
+                return False
+            if sp.simplify(d) != 0:
+                return False
+        return True
+    except (TypeError, ValueError, AttributeError, sp.PolynomialError):
+        return False
+
+
+def compare(answer, reference, problem=None, *, n_points=24, rng=None, points=None):
+    """Compare an answer with the reference; accept any equivalent form, name likely mistakes.
+
+    Parameters
+    ----------
+    answer : sympy expression or Matrix, number(s), ndarray, str (read by
+        :func:`parse_expression`), a function (for a problem with ``inputs``), or None
+    reference : the same kinds (or an answer-key fingerprint, see :func:`fingerprint`)
+    problem : Problem, optional: variables and their ranges, angle names, tolerances
+    n_points : number of random points of the numeric comparison
+    rng : numpy Generator or seed for the random points
+    points : the points to use (overrides n_points and rng)
+
+    Returns
+    -------
+    Feedback
+
+    Examples
+    --------
+    >>> import sympy as sp
+    >>> th = sp.Symbol('theta')
+    >>> R = sp.Matrix([[sp.cos(th), -sp.sin(th)], [sp.sin(th), sp.cos(th)]])
+    >>> compare(R.T, R).mistake, compare("[[cos(theta), -sin(theta)], [sin(theta), cos(theta)]]", R).status
+    ('transpose', 'correct')
+    """
+    if answer is None:
+        return _fb("unanswered", "not answered yet.")
+    rng = np.random.default_rng(rng)
+    try:
+        skind, sval = _as_value(answer, problem)
+    except UnsafeExpressionError as exc:
+        return _fb("error", f"the text could not be read: {exc}", "type")
+    except (TypeError, ValueError) as exc:
+        return _fb("incorrect", f"this kind of answer cannot be right: {exc}", "type")
+    rkind, rval = _as_value(reference, problem)
+    ref_shape = _shape_of(rkind, rval)
+    if skind == "symbolic":
+        sval = _canonical(sval, problem)
+        if problem is not None:
+            extra = sorted(s.name for s in sval.free_symbols if s.name not in problem.variables)
+            if extra:
+                return _fb("incorrect", f"it depends on {', '.join(extra)}, which the answer "
+                           f"does not (allowed: {', '.join(problem.variables) or 'no symbols'})."
+                           , "variables")
+    if rkind == "symbolic":
+        rval = _canonical(rval, problem)
+    # symbolic first
+    if skind == "symbolic" and rkind == "symbolic" and _shape_of(skind, sval) == ref_shape:
+        if _symbolic_equal(sval, rval, problem):
+            return _fb("correct", "correct (equal symbolically).")
+    # then numerically at random points
+    if rkind in ("key", "samples"):
+        pts = rval.points
+    elif points is not None:
+        pts = points
+    else:
+        syms = [v for k, v in ((rkind, rval), (skind, sval)) if k == "symbolic"]
+        pts = _default_points(problem, syms, n_points, rng, function=(rkind == "function"))
+    if rkind == "function":
+        ref_ev = _evaluator(rkind, rval, problem, None)
+        R = ref_ev(pts)
+        ref_shape = R.shape[1:]
+    else:
+        R = _evaluator(rkind, rval, problem, ref_shape)(pts)
+    try:
+        s_shape = _shape_of(skind, sval)
+        student_ev = _evaluator(skind, sval, problem, s_shape)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            S = student_ev(pts)
+    except Exception as exc:                        # noqa: BLE001 -- student code may raise anything
+        return _fb("incorrect", f"evaluating the answer failed: {type(exc).__name__}: "
+                   f"{str(exc)[:200]}", "type")
+    grid = _to_grid(S, ref_shape)
+    if grid is not None and not np.all(np.isfinite(grid[np.isfinite(R)])):
+        return _fb("incorrect", "the answer is not finite (NaN or infinity) where the "
+                   "reference is.", "type")
+    if grid is None:
+        if len(ref_shape) == 2 and S.shape[1:] == ref_shape[::-1] and \
+                _all_close(np.swapaxes(S, 1, 2), R, problem):
+            return _fb("incorrect", f"it is the transpose of the answer ({_shape_str(S.shape[1:])}"
+                       f" instead of {_shape_str(ref_shape)}).", "transpose")
+        return _fb("incorrect", f"wrong shape: expected {_shape_str(ref_shape)}, got "
+                   f"{_shape_str(S.shape[1:])}.", "shape")
+    if _all_close(grid, R, problem):
+        n = _npoints(pts) if (isinstance(pts, list) or pts) else 0
+        return _fb("correct", f"correct (equal at {n} random points)." if n > 1 else
+                   "correct (equal within the tolerance).")
+    ref_sym = rval if rkind == "symbolic" else None
+    return _diagnose(grid, R, ref_shape, problem, student_ev, pts, ref_sym)
+
+
+def _default_points(problem, exprs, n, rng, function=False):
+    if problem is not None:
+        return problem.sample_points(n, rng)
+    if function:
+        raise ValueError("compare: a function answer needs a Problem with inputs")
+    names = sorted({s.name for e in exprs for s in e.free_symbols})
+    return {v: rng.uniform(-2, 2, size=n) for v in names}
+
+
+def equivalent(answer, reference, problem=None, **kwargs) -> bool:
+    """True when :func:`compare` accepts the answer (for ``assert`` in tests).
+
+    >>> import sympy as sp
+    >>> x = sp.Symbol('x')
+    >>> equivalent(sp.cos(x)**2, 1 - sp.sin(x)**2)
+    True
+    """
+    return compare(answer, reference, problem, **kwargs).correct
+
+
+# --------------------------------------------------------------------------
+# encoding answers as JSON (what leaves the student's process), and answer keys
+# --------------------------------------------------------------------------
+
+MAX_ENTRY_TEXT = 20_000
+MAX_ENTRIES = 400
+MAX_ANSWER_TEXT = 60_000
+"""Most characters of all entries of one encoded answer (bounds the grader's work)."""
+
+
+def _num_list(a):
+    a = np.asarray(a, dtype=complex).ravel()
+    out = {"real": [float(x) for x in a.real]}
+    if np.any(a.imag != 0):
+        out["imag"] = [float(x) for x in a.imag]
+    return out
+
+
+def encode(value, problem=None, inputs=None):
+    """A JSON-safe description of an answer: ``{'type': 'none'|'numeric'|'sympy'|'text'|
+    'samples'|'invalid', ...}``. Sympy entries become text (sympy's str printer), which
+    :func:`decode` reads back with :func:`parse_expression`. A function is evaluated at
+    ``inputs`` (a list of argument tuples) and its outputs are kept.
+
+    >>> import sympy as sp
+    >>> encode(sp.Matrix([[sp.Symbol('x'), 1]]))
+    {'type': 'sympy', 'shape': [1, 2], 'entries': ['x', '1']}
+    """
+    if value is None:
+        return {"type": "none"}
+    if isinstance(value, str):
+        return {"type": "text", "text": value[:MAX_TEXT + 1]}
+    try:
+        kind, v = _as_value(value, problem) if not callable(value) or isinstance(
+            value, (sp.Basic, sp.MatrixBase, np.ndarray)) else ("function", value)
+    except (TypeError, ValueError) as exc:
+        return {"type": "invalid", "message": str(exc)[:300]}
+    if kind == "numeric":
+        if v.size > MAX_ENTRIES * 10:
+            return {"type": "invalid", "message": f"an array of {v.size} numbers is too large"}
+        return {"type": "numeric", "shape": list(v.shape), **_num_list(v)}
+    if kind == "symbolic":
+        M = v if isinstance(v, sp.MatrixBase) else None
+        entries = list(M) if M is not None else [v]
+        if len(entries) > MAX_ENTRIES:
+            return {"type": "invalid", "message": f"a matrix of {len(entries)} entries is too "
+                    "large"}
+        texts = [sp.sstr(e) for e in entries]
+        if any(len(t) > MAX_ENTRY_TEXT for t in texts) or sum(map(len, texts)) > MAX_ANSWER_TEXT:
+            return {"type": "invalid", "message": "the answer's expressions are too long"}
+        return {"type": "sympy", "shape": list(M.shape) if M is not None else [],
+                "entries": texts}
+    if kind == "function":
+        if inputs is None:
+            return {"type": "invalid", "message": "a function, but no inputs to evaluate it at"}
+        try:
+            vals = _evaluator("function", v, problem, None)(inputs)
+        except Exception as exc:                    # noqa: BLE001 -- student code
+            return {"type": "invalid", "message": f"calling the function failed: "
+                    f"{type(exc).__name__}: {str(exc)[:200]}"}
+        return {"type": "samples", "shape": list(vals.shape), **_num_list(vals)}
+    return {"type": "invalid", "message": f"cannot encode {type(value).__name__}"}
+
+
+def _numbers(d, shape):
+    real = np.asarray(d["real"], dtype=float)
+    imag = np.asarray(d.get("imag", np.zeros_like(real)), dtype=float)
+    if real.shape != imag.shape or real.size != int(np.prod(shape)):
+        raise ValueError("decode: numbers do not match the shape")
+    return (real + 1j * imag).reshape(shape)
+
+
+def decode(data, problem=None, inputs=None):
+    """The answer back from :func:`encode`'s JSON: sympy entries are read by
+    :func:`parse_expression` (never by sympify). Raises ValueError for malformed data.
+
+    >>> decode({'type': 'sympy', 'shape': [], 'entries': ['2*x']})
+    2*x
+    """
+    if not isinstance(data, dict) or not isinstance(data.get("type"), str):
+        raise ValueError("decode: expected a dict with a 'type'")
+    t = data["type"]
+    names = None if problem is None else list(problem.variables)
+    if t == "none":
+        return None
+    if t == "text":
+        return str(data["text"])
+    if t == "numeric":
+        shape = tuple(int(n) for n in data["shape"])
+        a = _numbers(data, shape)
+        return a.real if np.all(a.imag == 0) else a
+    if t == "sympy":
+        shape = tuple(int(n) for n in data["shape"])
+        entries = data["entries"]
+        if not isinstance(entries, list) or len(entries) > MAX_ENTRIES or \
+                len(entries) != int(np.prod(shape)) or len(shape) > 2:
+            raise ValueError("decode: sympy entries do not match the shape")
+        if sum(len(str(e)) for e in entries) > MAX_ANSWER_TEXT:
+            raise ValueError(f"decode: the expressions are longer than {MAX_ANSWER_TEXT} "
+                             f"characters in all")
+        vals = [parse_expression(str(e), names) for e in entries]
+        if any(isinstance(v, sp.MatrixBase) for v in vals):
+            raise ValueError("decode: a matrix inside a matrix entry")
+        if shape == ():
+            return vals[0]
+        return sp.Matrix(shape[0], shape[1] if len(shape) == 2 else 1, vals)
+    if t == "samples":
+        shape = tuple(int(n) for n in data["shape"])
+        if inputs is None or shape[0] != len(inputs):
+            raise ValueError("decode: samples without their inputs")
+        return _Samples(inputs, _numbers(data, shape))
+    if t == "invalid":
+        raise ValueError(str(data.get("message", "invalid answer"))[:300])
+    raise ValueError(f"decode: unknown type {t!r}")
+
+
+KEY_POINTS = 12
+"""Points per problem in a student notebook's answer key."""
+
+
+def fingerprint(reference, problem, seed=0):
+    """The answer-key entry of a reference: its values at ``KEY_POINTS`` fixed random points
+    (or inputs), rounded to 12 significant digits -- enough to check an answer, without the
+    formula. Returns a JSON-safe dict.
+
+    >>> import sympy as sp
+    >>> p = Problem('p1', 'x', variables={'t': (-1, 1)})
+    >>> fp = fingerprint(sp.cos(sp.Symbol('t')), p)
+    >>> sorted(fp), len(fp['points']['t'])
+    (['points', 'real', 'shape'], 12)
+    """
+    rng = np.random.default_rng(seed)
+    kind, val = _as_value(reference, problem)
+    if kind in ("symbolic", "numeric"):
+        shape = _shape_of(kind, val)
+        pts = problem.sample_points(KEY_POINTS if kind == "symbolic" else 1, rng)
+        R = _evaluator(kind, val, problem, shape)(pts)
+    elif kind == "function":
+        pts = problem.sample_points(KEY_POINTS, rng)
+        R = _evaluator(kind, val, problem, None)(pts)
+        shape = R.shape[1:]
+    elif kind == "samples":                     # a function's outputs at known inputs
+        pts, R = val.points[:KEY_POINTS], val.values[:KEY_POINTS]
+        shape = R.shape[1:]
+    else:
+        raise TypeError(f"fingerprint: cannot fingerprint a {kind} reference")
+    R = np.vectorize(lambda z: complex(float(f"{z.real:.12g}"), float(f"{z.imag:.12g}")))(R) \
+        if R.size else R
+    if isinstance(pts, dict):
+        jp = {k: [float(f"{x:.15g}") for x in v] for k, v in pts.items()}
+    else:
+        jp = [[np.asarray(a).tolist() for a in args] for args in pts]
+    return {"points": jp, "shape": list(shape), **_num_list(R)}
+
+
+def _key_from_dict(d, problem):
+    shape = tuple(d["shape"])
+    if isinstance(d["points"], dict):
+        pts = {k: np.asarray(v, dtype=float) for k, v in d["points"].items()}
+        n = _npoints(pts) if pts else 1
+    else:
+        pts = [tuple(np.asarray(a, dtype=float) for a in args) for args in d["points"]]
+        n = len(pts)
+    vals = _numbers(d, (n,) + shape)
+    return _Key(pts, vals, shape)
+
+
+# --------------------------------------------------------------------------
+# a problem set
+# --------------------------------------------------------------------------
+
+class ProblemSet:
+    """The problems of one set, and (in a student notebook) its answer key.
+
+    >>> ps = ProblemSet("demo", [Problem("p1", "x", "a number")])
+    >>> print(ps.check("p1", None))
+    … p1 (a number): not answered yet.
+    """
+
+    def __init__(self, name, problems):
+        self.name = str(name)
+        self.problems = {}
+        for p in problems:
+            if not isinstance(p, Problem):
+                raise TypeError(f"ProblemSet: expected Problem objects, got {type(p).__name__}")
+            if p.key in self.problems:
+                raise ValueError(f"ProblemSet: duplicate problem key {p.key!r}")
+            self.problems[p.key] = p
+        self._key = None
+
+    def __iter__(self):
+        return iter(self.problems.values())
+
+    def __len__(self):
+        return len(self.problems)
+
+    def __getitem__(self, key):
+        if key not in self.problems:
+            raise KeyError(f"ProblemSet {self.name!r}: no problem {key!r}; the problems are "
+                           f"{list(self.problems)}")
+        return self.problems[key]
+
+    def load_key(self, text):
+        """Load the answer key (JSON written by ``python -m robodyn.grading generate``);
+        None means no key (the instructor's copy before generation)."""
+        self._key = None if text is None else {k: _key_from_dict(v, self.problems[k])
+                                               for k, v in json.loads(text).items()}
+
+    def check(self, key, answer):
+        """Feedback on one answer against the answer key; never raises for a wrong answer."""
+        p = self[key]
+        if answer is None:
+            fb = _fb("unanswered", "not answered yet.")
+        elif self._key is None or key not in self._key:
+            fb = _fb("unanswered", "no answer key in this copy of the notebook: the hidden "
+                     "tests check the answer.")
+        else:
+            try:
+                fb = compare(answer, self._key[key], p)
+            except Exception as exc:                 # noqa: BLE001 -- feedback, not a crash
+                fb = _fb("error", f"could not check the answer: {type(exc).__name__}: {exc}")
+        return Feedback(fb.status, fb.message, fb.mistake, key=f"{key} ({p.title})"
+                        if p.title else key)
+
+    def spec(self):
+        """The problems as JSON-safe dicts (what the grader reads)."""
+        return [p.to_dict() for p in self]

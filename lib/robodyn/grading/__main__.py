@@ -1,0 +1,47 @@
+"""``python -m robodyn.grading``: generate student notebooks, or grade a folder of submissions.
+
+    python -m robodyn.grading generate book/assignments/instructor/*.ipynb --out book/assignments
+    python -m robodyn.grading grade book/assignments/instructor/part1_rigid_motion.ipynb \\
+        submissions/part1/ --csv scores_part1.csv
+"""
+import argparse
+import sys
+
+from . import grader
+
+
+def _say(msg):
+    print(msg, file=sys.stderr, flush=True)
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(prog="python -m robodyn.grading",
+                                 description="Problem sets: student notebooks and grading.")
+    sub = ap.add_subparsers(dest="command", required=True)
+    g = sub.add_parser("generate", help="refresh the answer keys and write student notebooks")
+    g.add_argument("instructor", nargs="+", help="instructor notebooks (.ipynb)")
+    g.add_argument("--out", required=True, help="folder for the student notebooks")
+    r = sub.add_parser("grade", help="grade a folder of submitted notebooks into a CSV table")
+    r.add_argument("instructor", help="the set's instructor notebook (.ipynb)")
+    r.add_argument("submissions", help="folder of submitted notebooks (*.ipynb)")
+    r.add_argument("--csv", required=True, help="the score table to write")
+    r.add_argument("--cell-timeout", type=float, default=30.0, help="s per cell (30)")
+    r.add_argument("--total-timeout", type=float, default=300.0,
+                   help="s of wall clock per submission (300)")
+    r.add_argument("--memory-mb", type=int, default=3072, help="memory per submission (3072)")
+    r.add_argument("--seed", type=int, default=None, help="seed of the random test points")
+    r.add_argument("--jobs", type=int, default=1, help="submissions graded at a time (1)")
+    args = ap.parse_args(argv)
+    if args.command == "generate":
+        for path in args.instructor:
+            grader.generate(path, args.out, progress=_say)
+        return 0
+    limits = grader.Limits(cell_timeout=args.cell_timeout, total_timeout=args.total_timeout,
+                           memory_mb=args.memory_mb)
+    grader.grade(args.instructor, args.submissions, args.csv, limits=limits, seed=args.seed,
+                 progress=_say, jobs=args.jobs)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,216 @@
+"""nbgrader's markup, read and written without nbgrader: student versions and format checks.
+
+The instructor notebooks mark their cells the way nbgrader (schema version 3, nbgrader 0.9)
+does, in ``cell.metadata["nbgrader"]``:
+
+* *solution* cells (``solution: true``) hold the answer between ``### BEGIN SOLUTION`` and
+  ``### END SOLUTION``; the student version keeps everything outside those lines and puts
+  ``# YOUR CODE HERE`` in their place (nbgrader's ``ClearSolutions`` with
+  ``code_stub = {"python": "# YOUR CODE HERE"}``). A solution cell first sets its answer
+  variable to ``None``, so the blank student notebook runs;
+* *test* cells (``grade: true``, ``locked: true``, with ``points``) show the self-check and hold
+  hidden tests between ``### BEGIN HIDDEN TESTS`` and ``### END HIDDEN TESTS``, removed in the
+  student version (nbgrader's ``ClearHiddenTests``);
+* *locked* cells (setup, answer key, problem statements) must not be edited; the grader
+  runs its own copy of them, not the submitted one.
+
+Every nbgrader cell has a unique ``grade_id``.
+"""
+from __future__ import annotations
+
+import copy
+import re
+
+import nbformat
+
+BEGIN_SOLUTION = "### BEGIN SOLUTION"
+END_SOLUTION = "### END SOLUTION"
+BEGIN_HIDDEN = "### BEGIN HIDDEN TESTS"
+END_HIDDEN = "### END HIDDEN TESTS"
+CODE_STUB = "# YOUR CODE HERE"
+TEXT_STUB = "YOUR ANSWER HERE"
+KEY_ID = "answer_key"
+"""grade_id of the locked cell that loads the answer key."""
+SCHEMA_VERSION = 3
+
+# nbgrader's cell-metadata schema, version 3 (the keys, their types and which are required)
+_KEYS = {"schema_version": int, "grade": bool, "solution": bool, "locked": bool, "task": bool,
+         "grade_id": str, "points": (int, float), "checksum": str, "cell_type": str}
+_REQUIRED = ("schema_version", "grade", "locked", "solution")
+_GRADE_ID = re.compile(r"[a-zA-Z0-9_\-]*\Z")
+
+
+class MarkupError(ValueError):
+    """A notebook that breaks nbgrader's format or the book's conventions for problem sets."""
+
+
+def meta(cell):
+    """The cell's nbgrader metadata, or None."""
+    return cell.get("metadata", {}).get("nbgrader")
+
+
+def nbgrader_metadata(grade_id, *, grade=False, solution=False, locked=False, points=None):
+    """A schema-3 ``nbgrader`` metadata dict.
+
+    >>> nbgrader_metadata("p1_check", grade=True, locked=True, points=2)["points"]
+    2
+    """
+    m = {"schema_version": SCHEMA_VERSION, "grade": grade, "solution": solution,
+         "locked": locked, "grade_id": grade_id}
+    if grade:
+        m["points"] = points
+    return m
+
+
+def validate(nb):
+    """Check a notebook against nbformat's JSON schema and nbgrader's (v3) metadata rules;
+    raise MarkupError naming the cell.
+
+    The rules are nbgrader's: the metadata keys and types of its schema (no others); a
+    ``grade_id`` (letters, digits, ``_``, ``-``; unique) on every grade, solution or locked
+    cell; ``points`` >= 0 on grade cells; markdown cells are either both grade and solution or
+    neither (unless a task); task cells are markdown; solution delimiters only in solution
+    cells and hidden-test delimiters only in grade cells, each opened and closed in order.
+    """
+    try:
+        nbformat.validate(nb)
+    except nbformat.ValidationError as exc:
+        raise MarkupError(f"validate: not a valid notebook (nbformat): {exc.message}") from None
+    ids = set()
+    for i, cell in enumerate(nb.cells):
+        m = meta(cell)
+        where = f"validate: cell {i}"
+        src = cell.source
+        if m is None:
+            for d in (BEGIN_SOLUTION, BEGIN_HIDDEN):
+                if d in src:
+                    raise MarkupError(f"{where}: {d!r} in a cell without nbgrader metadata")
+            continue
+        missing = [k for k in _REQUIRED if k not in m]
+        if missing:
+            raise MarkupError(f"{where}: nbgrader metadata lacks {missing}")
+        extra = set(m) - set(_KEYS)
+        if extra:
+            raise MarkupError(f"{where}: nbgrader metadata has unknown keys {sorted(extra)}")
+        for k, v in m.items():
+            if not isinstance(v, _KEYS[k]) or (_KEYS[k] is int and isinstance(v, bool)):
+                raise MarkupError(f"{where}: nbgrader {k!r} has the wrong type {type(v).__name__}")
+        if m["schema_version"] != SCHEMA_VERSION:
+            raise MarkupError(f"{where}: schema_version {m['schema_version']}, expected "
+                              f"{SCHEMA_VERSION}")
+        grade, solution, locked, task = m["grade"], m["solution"], m["locked"], m.get("task", False)
+        if grade or solution or locked:
+            gid = m.get("grade_id", "")
+            if not gid or not _GRADE_ID.match(gid):
+                raise MarkupError(f"{where}: a grade_id of letters, digits, _ and - is needed, "
+                                  f"got {gid!r}")
+            if gid in ids:
+                raise MarkupError(f"{where}: duplicate grade_id {gid!r}")
+            ids.add(gid)
+        if grade and not (isinstance(m.get("points"), (int, float)) and m["points"] >= 0):
+            raise MarkupError(f"{where}: grade cell {m.get('grade_id')!r} needs points >= 0")
+        if "cell_type" in m and m["cell_type"] != cell.cell_type:
+            raise MarkupError(f"{where}: cell type changed from {m['cell_type']}")
+        if task and cell.cell_type != "markdown":
+            raise MarkupError(f"{where}: task cells must be markdown")
+        if not task and cell.cell_type == "markdown" and grade != solution:
+            raise MarkupError(f"{where}: a markdown cell must be both grade and solution, "
+                              f"or neither")
+        _check_delimiters(src, BEGIN_SOLUTION, END_SOLUTION, solution, where)
+        _check_delimiters(src, BEGIN_HIDDEN, END_HIDDEN, grade, where)
+    return nb
+
+
+def _check_delimiters(src, begin, end, allowed, where):
+    depth = 0
+    for line in src.splitlines():
+        if begin in line:
+            if not allowed:
+                raise MarkupError(f"{where}: {begin!r} is not allowed in this kind of cell")
+            if depth:
+                raise MarkupError(f"{where}: {begin!r} inside another")
+            depth = 1
+        elif end in line:
+            if not depth:
+                raise MarkupError(f"{where}: {end!r} without {begin!r}")
+            depth = 0
+    if depth:
+        raise MarkupError(f"{where}: {begin!r} is never closed")
+
+
+def _strip(src, begin, end, stub):
+    """Remove the begin..end regions of a cell's source, a stub in their place."""
+    out, inside = [], False
+    for line in src.splitlines():
+        if begin in line:
+            inside = True
+            if stub is not None:
+                indent = line[:len(line) - len(line.lstrip())]
+                out.extend(indent + s for s in stub.splitlines())
+        elif end in line:
+            inside = False
+        elif not inside:
+            out.append(line)
+    return "\n".join(out)
+
+
+def solution_lines(nb):
+    """The non-trivial lines inside solution regions and hidden tests (what a student version
+    must not contain)."""
+    lines = []
+    for cell in nb.cells:
+        inside = False
+        for line in cell.source.splitlines():
+            if BEGIN_SOLUTION in line or BEGIN_HIDDEN in line:
+                inside = True
+            elif END_SOLUTION in line or END_HIDDEN in line:
+                inside = False
+            elif inside and len(line.strip()) > 3 and not line.strip().startswith("#"):
+                lines.append(line.strip())
+    return lines
+
+
+def student_version(nb):
+    r"""The student notebook of an instructor notebook: solution regions replaced by
+    ``# YOUR CODE HERE`` (markdown solution cells by ``YOUR ANSWER HERE``), hidden tests
+    removed, outputs cleared; the nbgrader metadata stays, so nbgrader and this package both
+    recognise the cells. Raises MarkupError (from :func:`validate`) for broken markup.
+
+    >>> cell = nbformat.v4.new_code_cell("x = None\n### BEGIN SOLUTION\nx = 42\n### END SOLUTION")
+    >>> cell.metadata["nbgrader"] = nbgrader_metadata("p1_answer", solution=True)
+    >>> print(student_version(nbformat.v4.new_notebook(cells=[cell])).cells[0].source)
+    x = None
+    # YOUR CODE HERE
+    """
+    validate(nb)
+    out = copy.deepcopy(nb)
+    for cell in out.cells:
+        m = meta(cell)
+        if cell.cell_type == "code":
+            cell.outputs = []
+            cell.execution_count = None
+        if m is None:
+            continue
+        if m["solution"]:
+            if cell.cell_type == "markdown":
+                cell.source = TEXT_STUB
+            else:
+                cell.source = _strip(cell.source, BEGIN_SOLUTION, END_SOLUTION, CODE_STUB)
+        if m["grade"]:
+            cell.source = _strip(cell.source, BEGIN_HIDDEN, END_HIDDEN, None).rstrip()
+    return out
+
+
+def set_answer_key(nb, key_json):
+    """Write ``problems.load_key(...)`` into the locked answer-key cell; return True when its
+    source changed."""
+    cells = [c for c in nb.cells if (meta(c) or {}).get("grade_id") == KEY_ID]
+    if len(cells) != 1:
+        raise MarkupError(f"set_answer_key: expected one cell with grade_id {KEY_ID!r}, "
+                          f"found {len(cells)}")
+    src = ("# The answer key: the answers' values at fixed random points (not their formulas),\n"
+           "# written by `python -m robodyn.grading generate`. Do not edit.\n"
+           f"problems.load_key(r'''{key_json}''')")
+    changed = cells[0].source != src
+    cells[0].source = src
+    return changed

@@ -1,0 +1,324 @@
+"""robodyn.answers: the restricted parser, forgiving comparison, mistake diagnosis, answer keys."""
+import json
+
+import numpy as np
+import pytest
+import sympy as sp
+
+import robodyn as rd
+from robodyn import answers, lagrange, models
+from robodyn.answers import (Feedback, Problem, ProblemSet, UnsafeExpressionError, compare,
+                             decode, encode, equivalent, fingerprint, parse_expression)
+
+q1, q2, qd1, qd2, l1, l2, theta, a, w = sp.symbols("q1 q2 qd1 qd2 l1 l2 theta a w", real=True)
+ARM = Problem("jp", "J", variables={"q1": (-3, 3), "q2": (-3, 3), "l1": (0.5, 2),
+                                    "l2": (0.5, 2)}, angles=("q1", "q2"))
+J = sp.Matrix([[-l1 * sp.sin(q1) - l2 * sp.sin(q1 + q2), -l2 * sp.sin(q1 + q2)],
+               [l1 * sp.cos(q1) + l2 * sp.cos(q1 + q2), l2 * sp.cos(q1 + q2)]])
+
+
+# --------------------------------------------------------------------------
+# the restricted parser
+# --------------------------------------------------------------------------
+
+def test_parse_reads_ordinary_math():
+    e = parse_expression("l1*cos(q1) + l2*cos(q1 + q2)")
+    assert sp.simplify(e - (l1 * sp.cos(q1) + l2 * sp.cos(q1 + q2))) == 0
+    assert parse_expression("x^2 - 2**3 + sqrt(4)/2 + Rational(1, 2)") == \
+        sp.Symbol("x", real=True)**2 - 8 + 1 + sp.Rational(1, 2)
+    assert parse_expression("pi") == sp.pi and parse_expression("2*I") == 2 * sp.I
+    assert parse_expression("0.5") == sp.Rational(1, 2)
+    M = parse_expression("Matrix([[cos(t), -sin(t)], [sin(t), cos(t)]])")
+    assert M.shape == (2, 2)
+    assert parse_expression("[1, 2, 3]").shape == (1, 3)
+    assert parse_expression("atan2(y, x)").func == sp.atan2
+
+
+@pytest.mark.parametrize("text, match", [
+    ("__import__('os')", "'__import__' is refused"),
+    ("__import__('os').system('ls')", "attribute access"),
+    ("().__class__.__bases__[0].__subclasses__()", "attribute access"),
+    ("x.__class__", "attribute access"),
+    ("__builtins__", "may not start with an underscore"),
+    ("_secret + 1", "may not start with an underscore"),
+    ("__class__(1)", "may not start with an underscore"),
+    ("x[0]", "subscripts"),
+    ("(lambda: 1)()", "only calls of named functions"),
+    ("lambda x: x", "Lambda syntax is refused"),
+    ("[x for x in y]", "ListComp syntax is refused"),
+    ("'text'", "only numbers may appear"),
+    ("open('/etc/passwd')", "unknown function 'open'"),
+    ("eval('1')", "unknown function 'eval'"),
+    ("sin(x=1)", "keyword and starred"),
+    ("sin(*x)", "keyword and starred"),
+    ("x if y else z", "IfExp syntax is refused"),
+    ("x == y", "Compare syntax is refused"),
+    ("2**10**10", "exponent"),
+    ("x**y", "exponents must be numbers"),
+    ("(((x+1)**12 + 1)**12 + 1)**2", "nested powers are too large"),
+    ("1/0", "division by zero"),
+    ("1e300 * x", "too large"),
+    ("123456789012345678901234567890", "too large"),
+    ("sin", "is a function"),
+    ("import os", "not a valid expression"),
+    ("x = 1", "not a valid expression"),
+    ("", "empty"),
+    ("atan2(1)", "takes 2 argument"),
+])
+def test_parse_refuses(text, match):
+    with pytest.raises(UnsafeExpressionError, match=match):
+        parse_expression(text)
+
+
+def test_parse_limits_and_names():
+    with pytest.raises(UnsafeExpressionError, match="characters"):
+        parse_expression("x+" * 20000 + "x")
+    with pytest.raises(UnsafeExpressionError, match="syntax nodes"):
+        parse_expression("[" + ", ".join(["x"] * 2500) + "]")
+    with pytest.raises(UnsafeExpressionError, match="unknown name 'y'"):
+        parse_expression("x + y", names=["x"])
+    with pytest.raises(TypeError, match="expected a str"):
+        parse_expression(b"x")
+    with pytest.raises(UnsafeExpressionError, match="rows of the matrix"):
+        parse_expression("[[1, 2], [3]]")
+
+
+def test_parse_never_evaluates_text(monkeypatch):
+    """No text reaches eval, exec or sympify (sympy may sympify numbers internally)."""
+    import builtins
+    import sys
+    texts = []
+
+    def spy(owner, name):
+        original = getattr(owner, name)
+
+        def wrapper(*args, **kwargs):
+            if args and isinstance(args[0], (str, bytes)):
+                texts.append((name, args[0]))
+            return original(*args, **kwargs)
+        monkeypatch.setattr(owner, name, wrapper)
+    for owner, name in ((builtins, "eval"), (builtins, "exec"), (sp, "sympify"),
+                        (sys.modules["sympy.core.sympify"], "sympify")):
+        spy(owner, name)
+    e = parse_expression("sin(x)**2 + cos(x)**2 + Rational(1, 2) + 0.25")
+    monkeypatch.undo()
+    assert not texts and sp.simplify(e) == sp.Rational(7, 4)
+
+
+# --------------------------------------------------------------------------
+# accepted in every equivalent form
+# --------------------------------------------------------------------------
+
+@pytest.mark.parametrize("form", [
+    J,
+    sp.expand_trig(J),                                     # sums of angles expanded
+    J.applyfunc(lambda e: sp.rewrite(e, sp.exp) if False else e) * 1,
+    np.array(J.tolist(), dtype=object),                    # an object array
+    "[[-l1*sin(q1) - l2*sin(q1+q2), -l2*sin(q1+q2)], [l1*cos(q1) + l2*cos(q1+q2), l2*cos(q1+q2)]]",
+    J.subs({q1: sp.Symbol("q1", positive=True)}),          # other assumptions, same name
+])
+def test_equivalent_forms_accepted(form):
+    fb = compare(form, J, ARM)
+    assert fb.correct, fb
+
+
+def test_other_equivalences():
+    x = sp.Symbol("x")
+    assert compare(sp.sin(2 * x), 2 * sp.sin(x) * sp.cos(x)).correct
+    assert compare(1 - sp.sin(x)**2, sp.cos(x)**2).correct
+    assert compare(0.5 * x, x / 2).correct                            # float and rational
+    assert compare([1.0, 2.0, 3.0], sp.Matrix([1, 2, 3])).correct      # row or column vector
+    assert compare(np.array([[1.0], [2.0]]), [1, 2]).correct
+    assert compare(2 * np.pi / 3 + 1e-12, 2 * np.pi / 3).correct
+    # numerically equal where simplification gives up: a sum and its rewritten form
+    e = sp.cos(x)**6 + 3 * sp.cos(x)**2 * sp.sin(x)**2 * (sp.cos(x)**2 + sp.sin(x)**2)
+    assert compare(e + sp.sin(x)**6, sp.Integer(1)).correct
+    assert equivalent(sp.cos(x)**2, 1 - sp.sin(x)**2)
+
+
+# --------------------------------------------------------------------------
+# each common mistake: rejected, with the matching feedback
+# --------------------------------------------------------------------------
+
+def test_sign_flip():
+    fb = compare(-J, J, ARM)
+    assert not fb.correct and fb.mistake == "sign" and "sign" in fb.message
+
+
+def test_missing_half_and_extra_half():
+    T = sp.Rational(1, 2) * (l1 * qd1**2 + l2 * qd2**2)
+    fb = compare(2 * T, T)
+    assert fb.mistake == "half" and "½ is missing" in fb.message
+    assert compare(T / 2, T).mistake == "double"
+
+
+def test_transposed_jacobian():
+    fb = compare(J.T, J, ARM)
+    assert fb.mistake == "transpose" and "transpose" in fb.message
+    J3 = sp.Matrix([[q1, q2, 1], [q2, 2, q1]])                   # 2x3: the transpose is 3x2
+    fb = compare(J3.T, J3, Problem("p", "x", variables={"q1": (-1, 1), "q2": (-1, 1)}))
+    assert fb.mistake == "transpose" and "3×2 instead of 2×3" in fb.message
+
+
+def test_twist_order():
+    V = sp.Matrix([0, 0, w, 0, -a * w, 0])
+    p = Problem("p", "V", variables={"a": (0.5, 2), "w": (-2, 2)})
+    fb = compare(sp.Matrix([0, -a * w, 0, 0, 0, w]), V, p)
+    assert fb.mistake == "twist-order" and "(ω, v)" in fb.message
+    Js = rd.jacobian_space(models.planar_rr(l1, l2), [q1, q2])    # 6x2: rows swapped
+    fb = compare(sp.Matrix.vstack(Js[3:, :], Js[:3, :]), Js, ARM)
+    assert fb.mistake == "twist-order"
+    Ad = rd.adjoint(rd.homogeneous(rd.rotation("z", 0.3), [1.0, 2.0, 0.5]))   # 6x6: both
+    S = np.block([[Ad[3:, 3:], Ad[3:, :3]], [Ad[:3, 3:], Ad[:3, :3]]])
+    assert compare(S, Ad).mistake == "twist-order"
+
+
+def test_degrees_for_radians():
+    p = Problem("p", "theta_R")
+    fb = compare(120.0, 2 * np.pi / 3, p)
+    assert fb.mistake == "degrees" and "degrees" in fb.message
+    # an expression that takes its angle in degrees
+    J_deg = J.subs({q1: q1 * sp.pi / 180, q2: q2 * sp.pi / 180}, simultaneous=True)
+    assert compare(J_deg, J, ARM).mistake == "degrees"
+    # a function that takes degrees
+    pf = Problem("f", "f", inputs=((2,),), input_range=(-3, 3))
+    ref = lambda q: np.array([np.cos(q[0]), np.sin(q[0] + q[1])])      # noqa: E731
+    bad = lambda q: ref(np.radians(q))                                  # noqa: E731
+    assert compare(bad, ref, pf).mistake == "degrees"
+
+
+def test_wrong_shape():
+    fb = compare(J[:, 0], J, ARM)
+    assert fb.mistake == "shape" and "expected 2×2, got 2×1" in fb.message
+    assert compare(np.zeros(5), np.zeros(6)).mistake == "shape"
+
+
+def test_missing_term_of_C():
+    M = rd.mass_matrix(models.planar_rr(l1, l2, 1, 1), [q1, q2])
+    C = lagrange.coriolis_matrix(M, [q1, q2], [qd1, qd2])
+    p = Problem("c", "C", variables={"q1": (-3, 3), "q2": (-3, 3), "qd1": (-2, 2),
+                                     "qd2": (-2, 2), "l1": (0.5, 2), "l2": (0.5, 2)})
+    # a classic slip: C_12 with only the dM_12/dq2 part, the Gamma_122 qd2 term forgotten
+    G122 = sp.diff(M[0, 1], q2) - sp.diff(M[1, 1], q1) / 2
+    wrong = C.copy()
+    wrong[0, 1] = sp.expand(C[0, 1] - G122 * qd2)
+    fb = compare(wrong, C, p)
+    assert fb.mistake == "missing-term" and "entry (1, 2) misses a term" in fb.message
+    assert compare(C, C, p).correct
+
+
+def test_wrong_entries_and_variables():
+    bad = J.copy()
+    bad[1, 1] = 5
+    fb = compare(bad, J, ARM)
+    assert fb.mistake == "entries" and "(2, 2)" in fb.message
+    fb = compare(J + sp.Symbol("x") * sp.ones(2, 2), J, ARM)
+    assert fb.mistake == "variables" and "depends on x" in fb.message
+
+
+def test_unanswered_invalid_and_not_finite():
+    assert compare(None, J).status == "unanswered"
+    assert compare({"a": 1}, J).mistake == "type"
+    assert compare("import os", J).status == "error"
+    assert compare(np.full((2, 2), np.nan), np.eye(2)).mistake == "type"
+    assert compare(True, 1.0).mistake == "type"
+    fb = compare(lambda q: 1 / 0, lambda q: q, Problem("f", "f", inputs=((2,),)))
+    assert fb.mistake == "type" and "ZeroDivisionError" in fb.message
+
+
+def test_feedback_text():
+    fb = Feedback("correct", "correct.", key="p1")
+    assert str(fb) == "✔ p1: correct." and bool(fb)
+    assert not Feedback("incorrect", "no.")
+
+
+# --------------------------------------------------------------------------
+# encoding (what leaves a student's process) and answer keys
+# --------------------------------------------------------------------------
+
+@pytest.mark.parametrize("value", [J, J[0, 0], sp.Integer(3), 2.5, np.arange(6.0),
+                                   np.eye(3) * (1 + 2j), None])
+def test_encode_decode_roundtrip(value):
+    data = json.loads(json.dumps(encode(value)))
+    back = decode(data, ARM if isinstance(value, sp.Basic) else None)
+    if value is None:
+        assert back is None
+    else:
+        assert compare(back, value, ARM if isinstance(value, sp.Basic) else None).correct
+
+
+def test_encode_function_and_text():
+    p = Problem("f", "f", inputs=((2,),))
+    inputs = p.sample_points(5, np.random.default_rng(0))
+    data = encode(lambda q: 2 * q, p, inputs)
+    assert data["type"] == "samples" and data["shape"] == [5, 2]
+    ref = decode(encode(lambda q: q + q, p, inputs), p, inputs)
+    assert compare(decode(data, p, inputs), ref, p).correct
+    assert encode(lambda q: 1 / 0, p, inputs)["type"] == "invalid"
+    assert encode(lambda q: q, p)["type"] == "invalid"            # no inputs
+    assert encode("sin(x)") == {"type": "text", "text": "sin(x)"}
+
+
+def test_decode_refuses_bad_data():
+    with pytest.raises(UnsafeExpressionError, match="attribute access"):
+        decode({"type": "sympy", "shape": [], "entries": ["x.__class__"]})
+    with pytest.raises(ValueError, match="do not match the shape"):
+        decode({"type": "sympy", "shape": [2, 2], "entries": ["1"]})
+    with pytest.raises(ValueError, match="do not match the shape"):
+        decode({"type": "numeric", "shape": [3], "real": [1, 2]})
+    with pytest.raises(ValueError, match="unknown type"):
+        decode({"type": "pickle"})
+    with pytest.raises(ValueError, match="expected a dict"):
+        decode([1, 2])
+    with pytest.raises(ValueError, match="samples without their inputs"):
+        decode({"type": "samples", "shape": [1, 2], "real": [1, 2]})
+    with pytest.raises(ValueError, match="too large"):
+        decode({"type": "invalid", "message": "too large"})
+    with pytest.raises(ValueError, match="longer than 60000 characters"):
+        decode({"type": "sympy", "shape": [4, 1], "entries": ["x+" * 8000 + "x"] * 4})
+    long_sum = sum(sp.symbols(f"{'x' * 38}0:100"))              # about 4000 characters
+    assert encode(sp.Matrix([long_sum] * 20))["type"] == "invalid"
+
+
+def test_answer_key_checks_without_the_formula():
+    ps = ProblemSet("set", [ARM])
+    key = {"jp": fingerprint(J, ARM)}
+    assert "sin" not in json.dumps(key)                      # values only, no formula
+    ps.load_key(json.dumps(key))
+    assert ps.check("jp", sp.expand_trig(J)).correct
+    assert ps.check("jp", J.T).mistake == "transpose"
+    assert ps.check("jp", -J).mistake == "sign"
+    assert ps.check("jp", None).status == "unanswered"
+    assert "jp" in str(ps.check("jp", J))
+    assert ps.check("jp", {"not": "an answer"}).status in ("incorrect", "error")
+
+
+def test_answer_key_of_a_function():
+    p = Problem("f", "fk", inputs=((3,),), input_range=(-np.pi, np.pi))
+    arm = models.spatial_rrr()
+    ps = ProblemSet("set", [p])
+    ps.load_key(json.dumps({"f": fingerprint(lambda q: rd.fk_space(arm, q), p)}))
+    assert ps.check("f", lambda q: rd.fk_space(arm, q)).correct
+    assert ps.check("f", lambda q: rd.fk_body(arm, q)).correct         # the same pose
+    assert not ps.check("f", lambda q: rd.fk_space(arm, q[::-1])).correct
+
+
+def test_problem_and_set_errors():
+    with pytest.raises(ValueError, match="key: expected an identifier"):
+        Problem("p 1", "x")
+    with pytest.raises(ValueError, match="points: expected a number >= 0"):
+        Problem("p1", "x", points=-1)
+    with pytest.raises(ValueError, match=r"variables\['q'\]: expected \(low, high\)"):
+        Problem("p1", "x", variables={"q": (1, 0)})
+    with pytest.raises(ValueError, match="angles: \\['z'\\] are not among the variables"):
+        Problem("p1", "x", angles=("z",))
+    with pytest.raises(ValueError, match="duplicate problem key 'p1'"):
+        ProblemSet("s", [Problem("p1", "x"), Problem("p1", "y")])
+    with pytest.raises(TypeError, match="expected Problem objects"):
+        ProblemSet("s", ["p1"])
+    with pytest.raises(KeyError, match="no problem 'p9'"):
+        ProblemSet("s", [Problem("p1", "x")])["p9"]
+    with pytest.raises(ValueError, match="needs a Problem with inputs"):
+        compare(lambda q: q, lambda q: q)
+    p = Problem("p1", "x", variables={"q": (0, 1)}, inputs=((2,),))
+    assert Problem.from_dict(json.loads(json.dumps(p.to_dict()))) == p

@@ -1,0 +1,314 @@
+"""robodyn.grading: nbgrader markup, student notebooks, and grading untrusted submissions.
+
+The folder tests/fixtures/assignments/part1 holds submissions of problem set I (written by its
+make_submissions.py): correct, partially correct, crashing, an infinite loop, a memory hog, a
+hostile one, and a file that is not a notebook. They are graded once, by the command line, and
+each is checked against the score it deserves.
+"""
+import copy
+import csv
+import importlib.util
+import json
+import os
+import time
+from pathlib import Path
+
+import nbformat
+import numpy as np
+import pytest
+
+from robodyn.grading import __main__ as cli
+from robodyn.grading import grader, markup
+
+ROOT = Path(__file__).resolve().parents[1]
+SETS = ROOT / "book" / "assignments"
+SOURCES = sorted((SETS / "source").glob("*.ipynb"))
+FIXTURES = ROOT / "tests" / "fixtures" / "assignments" / "part1"
+SENTINELS = [Path("/tmp/robodyn-pwned"), FIXTURES.parent / "PWNED"]
+LIMITS = grader.Limits(cell_timeout=4.0, total_timeout=60.0, memory_mb=3072)
+
+
+def read(path):
+    return nbformat.read(path, as_version=4)
+
+
+# --------------------------------------------------------------------------
+# the markup and the student notebooks
+# --------------------------------------------------------------------------
+
+def test_sets_exist_with_enough_problems():
+    names = [p.name for p in SOURCES]
+    assert {"part1_rigid_motion.ipynb", "part2_lagrangian_dynamics.ipynb"} <= set(names)
+    assert sorted(names) == sorted(p.name for p in SETS.glob("*.ipynb"))   # each generated
+    for src in SOURCES:
+        nb = read(src)
+        answers = [c for c in nb.cells if (markup.meta(c) or {}).get("solution")]
+        tests = [c for c in nb.cells if (markup.meta(c) or {}).get("grade")]
+        assert len(answers) >= 6 and len(tests) == len(answers), src.name
+        chapters = [c.source for c in nb.cells if "*Practises [" in c.source]
+        assert len(chapters) == len(answers), f"{src.name}: a problem without its chapter"
+
+
+@pytest.mark.parametrize("src", SOURCES, ids=lambda p: p.stem)
+def test_notebooks_valid_for_nbgrader(src):
+    for nb in (read(src), read(SETS / src.name)):
+        markup.validate(nb)                           # nbformat's schema + nbgrader's v3 rules
+        for cell in nb.cells:
+            m = markup.meta(cell)
+            if m:
+                assert m["schema_version"] == 3
+                assert set(m) <= {"schema_version", "grade", "solution", "locked", "task",
+                                  "grade_id", "points", "checksum", "cell_type"}
+
+
+@pytest.mark.skipif(importlib.util.find_spec("nbgrader") is None,
+                    reason="nbgrader is not installed (our pipeline does not need it)")
+@pytest.mark.parametrize("src", SOURCES, ids=lambda p: p.stem)
+def test_notebooks_valid_for_nbgraders_own_reader(src):      # pragma: no cover
+    from nbgrader.nbgraderformat import MetadataValidator
+    for nb in (read(src), read(SETS / src.name)):
+        MetadataValidator().validate_nb(nb)
+
+
+@pytest.mark.parametrize("src", SOURCES, ids=lambda p: p.stem)
+def test_student_notebooks_hold_no_solution_text(src):
+    student = (SETS / src.name).read_text()
+    instructor = read(src)
+    secrets = markup.solution_lines(instructor)
+    assert len(secrets) >= 8
+    statements = "\n".join(c.source for c in instructor.cells if c.cell_type == "markdown")
+    leaked = [s for s in secrets if s in student and s not in statements]
+    assert not leaked, f"{src.name}: solution text in the student notebook: {leaked[:3]}"
+    for marker in (markup.BEGIN_SOLUTION, markup.END_SOLUTION, markup.BEGIN_HIDDEN,
+                   markup.END_HIDDEN):
+        assert marker not in student
+    nb = read(SETS / src.name)
+    assert all(not c.get("outputs") for c in nb.cells if c.cell_type == "code")
+
+
+@pytest.mark.parametrize("src", SOURCES, ids=lambda p: p.stem)
+def test_student_notebooks_are_generated_from_the_sources(src):
+    """The committed student notebook is exactly the student version of the committed
+    instructor notebook (``python -m robodyn.grading generate`` was run)."""
+    made = markup.student_version(read(src))
+    committed = read(SETS / src.name)
+    assert [c.source for c in made.cells] == [c.source for c in committed.cells]
+    assert [c.metadata for c in made.cells] == [c.metadata for c in committed.cells]
+
+
+def test_student_version_of_a_small_notebook():
+    nb = nbformat.v4.new_notebook()
+    sol = nbformat.v4.new_code_cell("x = None\n    ### BEGIN SOLUTION\nx = 42\n    ### END SOLUTION")
+    sol.metadata["nbgrader"] = markup.nbgrader_metadata("a", solution=True)
+    test = nbformat.v4.new_code_cell("print(x)\n### BEGIN HIDDEN TESTS\nassert x == 42\n"
+                                     "### END HIDDEN TESTS")
+    test.metadata["nbgrader"] = markup.nbgrader_metadata("t", grade=True, locked=True, points=2)
+    text = nbformat.v4.new_markdown_cell("An argument.")
+    text.metadata["nbgrader"] = markup.nbgrader_metadata("m", grade=True, solution=True,
+                                                         points=1)
+    nb.cells = [sol, test, text]
+    out = markup.student_version(nb)
+    assert out.cells[0].source == "x = None\n    # YOUR CODE HERE"
+    assert out.cells[1].source == "print(x)"
+    assert out.cells[2].source == "YOUR ANSWER HERE"
+    assert nb.cells[0].source.endswith("END SOLUTION")        # the source is untouched
+
+
+def _broken(change):
+    nb = copy.deepcopy(read(SOURCES[0]))
+    change(nb)
+    return nb
+
+
+def _cell(nb, grade_id):
+    return next(c for c in nb.cells if (markup.meta(c) or {}).get("grade_id") == grade_id)
+
+
+@pytest.mark.parametrize("change, match", [
+    (lambda nb: nb.cells[3].metadata["nbgrader"].pop("grade_id"), "grade_id"),
+    (lambda nb: nb.cells[3].metadata["nbgrader"].update(grade_id="has space"), "grade_id"),
+    (lambda nb: nb.cells[3].metadata["nbgrader"].update(grade_id="intro"), "duplicate"),
+    (lambda nb: nb.cells[3].metadata["nbgrader"].pop("locked"), "lacks"),
+    (lambda nb: nb.cells[3].metadata["nbgrader"].update(extra=1), "unknown keys"),
+    (lambda nb: nb.cells[3].metadata["nbgrader"].update(schema_version=1), "schema_version"),
+    (lambda nb: nb.cells[3].metadata["nbgrader"].update(grade="yes"), "wrong type"),
+    (lambda nb: [c.metadata["nbgrader"].pop("points") for c in nb.cells
+                 if (markup.meta(c) or {}).get("grade")], "needs points"),
+    (lambda nb: nb.cells[0].metadata["nbgrader"].update(grade=True, points=1),
+     "both grade and solution"),
+    (lambda nb: setattr(nb.cells[3], "source", "### BEGIN SOLUTION\nx = 1\n### END SOLUTION"),
+     "not allowed in this kind of cell"),
+    (lambda nb: setattr(_cell(nb, "p1_answer"), "source", "### BEGIN SOLUTION\nx = 1"),
+     "never closed"),
+    (lambda nb: setattr(nb.cells[1], "source", "### BEGIN HIDDEN TESTS"), "without nbgrader"),
+    (lambda nb: nb.cells[0].pop("source"), "nbformat"),
+])
+def test_validate_refuses_broken_markup(change, match):
+    with pytest.raises(markup.MarkupError, match=match):
+        markup.validate(_broken(change))
+
+
+def test_set_answer_key_needs_one_key_cell():
+    nb = _broken(lambda nb: nb.cells.remove(_cell(nb, markup.KEY_ID)))
+    with pytest.raises(markup.MarkupError, match="expected one cell with grade_id 'answer_key'"):
+        markup.set_answer_key(nb, "{}")
+
+
+# --------------------------------------------------------------------------
+# which code a submission's process runs
+# --------------------------------------------------------------------------
+
+def test_submission_cells_use_the_locked_cells_of_the_release():
+    release = markup.student_version(read(SOURCES[0]))
+    sub = json.loads((FIXTURES / "correct.ipynb").read_text())
+    setup = next(c for c in sub["cells"] if c["metadata"].get("nbgrader", {}).get("grade_id")
+                 == "setup")
+    setup["source"] = "problems = 'tampered'"
+    sub["cells"].append({"cell_type": "code", "metadata": {}, "source": "extra = 1",
+                         "outputs": [], "execution_count": None})
+    cells = grader.submission_cells(sub, release)
+    assert "problems = 'tampered'" not in cells
+    assert any("ProblemSet(" in c for c in cells) and "extra = 1" in cells
+    assert not any("problems.check(" in c or "load_key" in c for c in cells)
+    without_setup = dict(sub, cells=[c for c in sub["cells"] if c is not setup])
+    assert "ProblemSet(" in grader.submission_cells(without_setup, release)[0]
+
+
+# --------------------------------------------------------------------------
+# grading the folder of test submissions
+# --------------------------------------------------------------------------
+
+EXPECTED = {            # student: (total of 13 points, problems right)
+    "correct": (13, {"p1", "p2", "p3", "p4", "p5", "p6", "p7", "p8"}),
+    "partial": (6, {"p3", "p6", "p8"}),
+    "crashing": (8, {"p1", "p5", "p7", "p8"}),
+    "infinite_loop": (10, {"p1", "p3", "p4", "p5", "p7", "p8"}),
+    "memory_hog": (10, {"p1", "p2", "p4", "p5", "p7", "p8"}),
+    "hostile": (0, set()),
+    "not_a_notebook": (0, set()),
+}
+
+
+@pytest.fixture(scope="module")
+def graded(tmp_path_factory):
+    for s in SENTINELS:
+        s.unlink(missing_ok=True)
+    out = tmp_path_factory.mktemp("grades") / "scores.csv"
+    started = time.monotonic()
+    status = cli.main(["grade", str(SOURCES[0]), str(FIXTURES), "--csv", str(out),
+                       "--cell-timeout", str(LIMITS.cell_timeout), "--total-timeout",
+                       str(LIMITS.total_timeout), "--seed", "7", "--jobs", "2"])
+    seconds = time.monotonic() - started
+    with open(out, newline="", encoding="utf-8") as fh:
+        rows = {r["student"]: r for r in csv.DictReader(fh)}
+    print(f"graded {len(rows)} submissions in {seconds:.1f} s")
+    return status, rows
+
+
+def test_every_submission_scored_as_it_deserves(graded):
+    status, rows = graded
+    assert status == 0 and set(rows) == set(EXPECTED)
+    for student, (total, right) in EXPECTED.items():
+        r = rows[student]
+        assert float(r["total"]) == total, (student, r)
+        assert float(r["max"]) == 13
+        got = {k for k in ("p1", "p2", "p3", "p4", "p5", "p6", "p7", "p8") if float(r[k]) > 0}
+        assert got == right, (student, {k: r[f"{k} feedback"] for k in sorted(right ^ got)})
+
+
+def test_feedback_names_the_mistakes(graded):
+    r = graded[1]["partial"]
+    assert "angular and linear parts in the wrong order" in r["p2 feedback"]
+    assert "degrees" in r["p4 feedback"]
+    assert "transpose" in r["p5 feedback"]
+    assert "not answered yet" in r["p7 feedback"]
+    assert "correct" in r["p3 feedback"]
+
+
+def test_broken_submissions_fail_alone(graded):
+    rows = graded[1]
+    assert "ZeroDivisionError" in rows["crashing"]["notes"]
+    assert "SyntaxError" in rows["crashing"]["notes"]
+    assert "exceeded its 4 s time limit" in rows["infinite_loop"]["notes"]
+    assert "MemoryError" in rows["memory_hog"]["notes"]
+    assert "could not be read" in rows["not_a_notebook"]["notes"]
+    for student in ("crashing", "infinite_loop", "memory_hog"):
+        assert float(rows[student]["seconds"]) < LIMITS.total_timeout
+
+
+def test_hostile_submission_gains_nothing(graded):
+    r = graded[1]["hostile"]
+    assert float(r["total"]) == 0
+    # had reading the instructor notebook worked, its solutions would answer p4..p7
+    for k in ("p4", "p5", "p6", "p7"):
+        assert "not answered yet" in r[f"{k} feedback"]
+    assert "attribute access" in r["p1 feedback"]          # its text answers were refused
+    assert "not allowed when grading" in r["p8 feedback"]   # its function could not write
+    assert not any(s.exists() for s in SENTINELS)           # no file written outside
+    assert float(graded[1]["correct"]["total"]) == 13       # the others are unharmed
+
+
+def test_a_runaway_process_is_killed():
+    """A notebook that ignores the per-cell timer is stopped at the wall-clock limit."""
+    cells = ["import signal\nsignal.signal(signal.SIGALRM, signal.SIG_IGN)\nwhile True:\n"
+             "    pass", "x = 1"]
+    limits = grader.Limits(cell_timeout=1.0, total_timeout=4.0)
+    report = grader.run_cells(cells, [{"key": "p", "answer": "x"}], limits=limits)
+    assert "stopped after the notebook's time limit of 4 s" in report["failure"]
+    assert report["seconds"] < 30
+
+
+def test_guard_refuses_network_processes_and_files_outside():
+    cells = ["""
+import os, socket, subprocess
+found = []
+for attempt in (lambda: socket.socket(), lambda: subprocess.run(['true']),
+                lambda: os.system('true'), lambda: open('/etc/hostname').read(),
+                lambda: os.listdir('/'), lambda: os.kill(os.getppid(), 0),
+                lambda: open('/tmp/robodyn-pwned', 'w')):
+    try:
+        attempt()
+        found.append('allowed')
+    except PermissionError:
+        found.append('refused')
+own = open('mine.txt', 'w').write('ok')   # its own working folder is fine
+n = found.count('refused')
+"""]
+    report = grader.run_cells(cells, [{"key": "p", "answer": "n"}, {"key": "q", "answer": "found"}],
+                              limits=LIMITS)
+    assert report["cells"][0]["status"] == "ok", report
+    assert report["answers"]["p"] == {"type": "numeric", "shape": [], "real": [7.0]}
+    assert report["answers"]["q"]["type"] == "invalid"       # a list of str is no answer
+
+
+def test_score_table_fields_are_not_formulas():
+    assert grader._cell_text("=HYPERLINK(1)") == "'=HYPERLINK(1)"
+    assert grader._cell_text("alice") == "alice" and grader._cell_text(3.0) == 3.0
+
+
+def test_grade_errors(tmp_path):
+    with pytest.raises(ValueError, match="no \\*.ipynb files"):
+        grader.grade(SOURCES[0], tmp_path, tmp_path / "x.csv")
+    nb = read(SOURCES[0])
+    bad = copy.deepcopy(nb)
+    _cell(bad, "setup").source = "raise RuntimeError('broken setup')"
+    with pytest.raises(RuntimeError, match="broken setup"):
+        grader.reference(bad, limits=grader.Limits(cell_timeout=60, total_timeout=120))
+    assert isinstance(grader.can_drop_privileges(), bool)
+
+
+@pytest.mark.slow
+def test_answer_keys_are_current():
+    """The answer key in each instructor notebook matches its answers (regenerated here, values
+    compared with a tolerance)."""
+    for src in SOURCES:
+        nb = read(src)
+        ref = grader.reference(nb)
+        fresh = json.loads(grader.answer_key(ref))
+        cell = next(c for c in nb.cells if (markup.meta(c) or {}).get("grade_id")
+                    == markup.KEY_ID)
+        stored = json.loads(cell.source.split("r'''")[1].split("'''")[0])
+        assert set(fresh) == set(stored)
+        for k in fresh:
+            np.testing.assert_allclose(fresh[k]["real"], stored[k]["real"], rtol=1e-9,
+                                       atol=1e-9, err_msg=f"{src.name} {k}")
