@@ -352,6 +352,14 @@ class HybridTrajectory:
         return np.array([ev.energy_lost for ev in self.events])
 
 
+def _positive(x, name):
+    """A positive finite float (rates, speeds, time steps: no upper bound)."""
+    v = _checks.scalar(x, name)
+    if isinstance(v, sp.Basic) or not v > 0:
+        raise ValueError(f"{name}: expected a positive number, got {x!r}")
+    return float(v)
+
+
 def _positive_int(x, name, fname):
     if isinstance(x, (bool, np.bool_)) or not isinstance(x, (int, np.integer)):
         raise TypeError(f"{fname}: {name}: expected a positive int, got {_checks._describe(x)}")
@@ -461,11 +469,11 @@ def simulate_hybrid(system, q0, qd0, t_final, *, t0=0.0, method="DOP853", rtol=1
     event_tol = _checks.tolerance(event_tol, f"{fname}: event_tol")
     rtol = _checks.tolerance(rtol, f"{fname}: rtol")
     atol = _checks.tolerance(atol, f"{fname}: atol")
-    rest_speed = _checks.tolerance(rest_speed, f"{fname}: rest_speed")
-    max_event_rate = _checks.tolerance(max_event_rate, f"{fname}: max_event_rate")
+    rest_speed = _positive(rest_speed, f"{fname}: rest_speed")
+    max_event_rate = _positive(max_event_rate, f"{fname}: max_event_rate")
     max_events = _positive_int(max_events, "max_events", fname)
     if dt_out is not None:
-        dt_out = _checks.tolerance(dt_out, f"{fname}: dt_out")
+        dt_out = _positive(dt_out, f"{fname}: dt_out")
     for s in system.surfaces:
         ph = float(s.phi(q0))
         if ph < -event_tol:
