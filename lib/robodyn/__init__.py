@@ -11,6 +11,10 @@ One module per part of the book; the names below are the public API.
 * :mod:`robodyn.codegen` -- compiled (C) numeric twins of symbolic equations of motion
 * :mod:`robodyn.dynamics` -- numeric O(n) algorithms: RNEA, ABA, CRBA, Coriolis matrix
 * :mod:`robodyn.simulation` -- simulation with energy and step-size reports
+* :mod:`robodyn.impacts` -- the impact map (5.28)-(5.31), hybrid simulation with event
+  location and a Zeno guard, return maps and their fixed points (Part IV);
+  :mod:`robodyn.walkers` -- its models: bouncing ball, pendulum and RR arm against a wall,
+  rimless wheel, compass-gait walker
 * :mod:`robodyn.geometry` -- the kinetic-energy metric, Levi-Civita connection, geodesics
 * :mod:`robodyn.viz` -- figures, interactive figures and animations (the only module that
   imports matplotlib and ipywidgets; import it explicitly)
@@ -36,6 +40,8 @@ from .lagrange import (DEFAULT_GRAVITY, christoffel_symbols, coriolis_matrix,
                        NumericEquations, generalized_forces, gravity_vector,
                        kinetic_energy, mass_matrix, potential_energy)
 from .simulation import Trajectory, simulate
+from . import impacts, walkers
+from .impacts import impact_map
 
 __version__ = "0.1.0"
 
