@@ -310,6 +310,11 @@ def second_order_form(constraints, qd=None):
         raise TypeError(f"{fname}: constraints: expected a Constraints value, got "
                         f"{_checks._describe(constraints)}")
     qd = _speed_symbols(constraints.q, qd, fname)
+    A, b = _second_order(constraints, qd)
+    return A, sp.expand(b)
+
+
+def _second_order(constraints, qd):
     A, c = constraints.velocity_form()
     t = constraints.t
     Adot = sp.zeros(*A.shape)
@@ -317,7 +322,7 @@ def second_order_form(constraints, qd=None):
         Adot += A.diff(qk) * qd[k]
     Adot += A.diff(t)
     cdot = c.diff(t) + c.jacobian(constraints.q) * qd
-    return A, sp.expand(-Adot * qd + cdot)
+    return A, -Adot * qd + cdot
 
 
 class NumericConstraints:
@@ -331,7 +336,7 @@ class NumericConstraints:
         self.n, self.m, self.h = constraints.n, constraints.m, constraints.holonomic.shape[0]
         qd = _speed_symbols(constraints.q, None, fname)
         A, c = constraints.velocity_form()
-        _, b = second_order_form(constraints, qd)
+        _, b = _second_order(constraints, qd)
         exprs = [constraints.holonomic, A, c, b]
         sub = {}
         names = {str(s): s for e in exprs for s in e.free_symbols}
@@ -612,11 +617,15 @@ def moore_penrose(W, rcond=None):
     W = _num_matrix(W, "W", fname)
     if W.ndim != 2:
         raise ValueError(f"{fname}: W: expected a matrix, got shape {W.shape}")
+    rcond = None if rcond is None else _checks.tolerance(rcond, f"{fname}: rcond")
+    return _pinv(W, rcond)
+
+
+def _pinv(W, rcond=None):
     if W.size == 0:
         return np.zeros(W.T.shape)
     U, s, Vt = np.linalg.svd(W, full_matrices=False)
-    rcond = max(W.shape) * np.finfo(float).eps if rcond is None else _checks.tolerance(
-        rcond, f"{fname}: rcond")
+    rcond = max(W.shape) * np.finfo(float).eps if rcond is None else rcond
     keep = s > rcond * s[0]
     return (Vt[keep].T / s[keep]) @ U[:, keep].T
 
@@ -691,10 +700,15 @@ def udwadia_kalaba(M, F, A, b, tol=1e-9):
         return ConstrainedMotion(Minv * (F + Fc), Fc)
     M, L, F, A, b = _system(M, F, A, b, fname)
     tol = _checks.tolerance(tol, f"{fname}: tol")
-    a = np.linalg.solve(L.T, np.linalg.solve(L, F))            # unconstrained acceleration
+    return _uk(M, L, F, A, b, tol, fname)
+
+
+def _uk(M, L, F, A, b, tol=1e-9, fname="udwadia_kalaba"):
+    """Eq. (36) with M = L L^T, no input checks (the simulator's inner loop)."""
+    a = np.linalg.solve(M, F)                                   # unconstrained acceleration
     B = np.linalg.solve(L, A.T).T                               # A L^{-T}
-    Fc = L @ (moore_penrose(B) @ (b - A @ a))
-    qdd = a + np.linalg.solve(L.T, np.linalg.solve(L, Fc))
+    Fc = L @ (_pinv(B) @ (b - A @ a))
+    qdd = a + np.linalg.solve(M, Fc)
     _warn_inconsistent(A, qdd, b, tol, fname)
     return ConstrainedMotion(qdd, Fc)
 
@@ -1089,11 +1103,20 @@ class NumericConstrained(NumericForm):
 
 
 def _by_multipliers(M, F, A, b):
-    return lagrange_multipliers(M, F, A, b).qdd
+    n, m = A.shape[1], A.shape[0]
+    K = np.block([[M, -A.T], [A, np.zeros((m, m))]])
+    try:
+        return np.linalg.solve(K, np.concatenate([F, b]))[:n]
+    except np.linalg.LinAlgError:
+        return lagrange_multipliers(M, F, A, b).qdd           # raises the clear error
 
 
 def _by_uk(M, F, A, b):
-    return udwadia_kalaba(M, F, A, b).qdd
+    try:
+        L = np.linalg.cholesky(M)
+    except np.linalg.LinAlgError:
+        return udwadia_kalaba(M, F, A, b).qdd                 # raises the clear error
+    return _uk(M, L, F, A, b, fname="NumericConstrained (udwadia_kalaba)").qdd
 
 
 def _by_embedding(M, F, A, b):
