@@ -234,7 +234,7 @@ def test_second_order_forms_of_review_examples():
     assert A == sp.Matrix([[1, 2 * Z, 1]]) and b == sp.Matrix([-2 * qd[1] * qd[2]])  # (20)
 
 
-@pytest.mark.equation("uk-22", "uk-23", "uk-24", "uk-25", "uk-26", "uk-27", "uk-28", "uk-29")
+@pytest.mark.equation("hb-5-18", "uk-22", "uk-23", "uk-24", "uk-25", "uk-26", "uk-27", "uk-28", "uk-29")
 def test_second_order_form_by_differentiating_along_a_curve():
     # an independent route: substitute q(t) functions and differentiate with sympy
     q = sp.symbols("q1:4")
