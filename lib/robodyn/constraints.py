@@ -1095,6 +1095,12 @@ class NumericConstrained(NumericForm):
         qdd = self._solve(M, F, self.constraints.A(q, t), self.b(q, qd, t))
         return ConstrainedMotion(qdd, M @ qdd - F)
 
+    def multipliers(self, q, qd, t=0.0, tau=None):
+        r"""The Lagrange multipliers :math:`\lambda` with :math:`A^T\lambda = F^C` (eq. (5.19);
+        least squares, unique when A has full row rank)."""
+        Fc = self.solve(q, qd, t, tau).constraint_force
+        return np.linalg.lstsq(self.constraints.A(q, t).T, Fc, rcond=None)[0]
+
     def accelerations(self, q, u, t=0.0, tau=None):
         fname = "accelerations"
         q = self._vec(q, self.n, f"q ({self.n} coordinates)", fname)
