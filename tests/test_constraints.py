@@ -376,6 +376,54 @@ def test_constraint_connection_is_projected_levi_civita_on_D():
     assert np.allclose(np.array(lhs, dtype=float), np.array(rhs, dtype=float), atol=1e-10)
 
 
+@pytest.mark.equation("uk-37", "uk-38", "uk-39")
+def test_newton_euler_about_a_point_matches_centre_of_mass_equations():
+    rng = np.random.default_rng(11)
+    for _ in range(5):
+        m = rng.uniform(0.5, 3)
+        X = rng.standard_normal((3, 3))
+        I_cm = X @ X.T + np.eye(3)
+        c, w, alpha, a_P = (rng.standard_normal(3) for _ in range(4))
+        # independent route: Newton and Euler at the centre of mass, moments moved to P
+        a_c = a_P + np.cross(alpha, c) + np.cross(w, np.cross(w, c))
+        F = m * a_c
+        tau_P = I_cm @ alpha + np.cross(w, I_cm @ w) + np.cross(c, F)
+        M6, h = C.newton_euler_about_point(m, I_cm, c, w)
+        assert np.allclose(M6 @ np.concatenate([a_P, alpha]) + h, np.concatenate([F, tau_P]))
+        assert np.allclose(M6, M6.T)
+        Cx = np.array([[0, -c[2], c[1]], [c[2], 0, -c[0]], [-c[1], c[0], 0]])
+        printed = M6.copy()
+        printed[3:, :3] = -m * Cx                       # the seed's lower-left block
+        assert not np.allclose(printed @ np.concatenate([a_P, alpha]) + h, np.concatenate([F, tau_P]))
+    with pytest.raises(ValueError, match="newton_euler_about_point: m: expected a positive mass"):
+        C.newton_euler_about_point(0.0, np.eye(3), [0, 0, 0], [0, 0, 0])
+    with pytest.raises(ValueError, match=r"newton_euler_about_point: I_cm .*expected a 3x3 matrix"):
+        C.newton_euler_about_point(1.0, np.eye(2), [0, 0, 0], [0, 0, 0])
+
+
+@pytest.mark.equation("uk-50")
+def test_kane_equals_udwadia_kalaba_for_a_pivoted_body():
+    # a plate pivoted at P off its centre: Kane with u = thetadot vs UK on (xP, yP, theta) pinned
+    xp, yp, th, xpd, ypd, thd = sp.symbols("xp yp th xpd ypd thd")
+    m, I, c1, c2, g = 1.5, 0.2, 0.4, 0.1, 9.81
+    R = sp.Matrix([[sp.cos(th), -sp.sin(th)], [sp.sin(th), sp.cos(th)]])
+    pc = sp.Matrix([xp, yp]) + R * sp.Matrix([c1, c2])
+    vc = pc.jacobian([xp, yp, th]) * sp.Matrix([xpd, ypd, thd])
+    T = m / 2 * (vc.T * vc)[0] + I / 2 * thd**2
+    body = C.lagrangian_equations(T, m * g * pc[1], [xp, yp, th], [xpd, ypd, thd])
+    pinned = C.ConstrainedSystem(body, C.Constraints([xp, yp, th], holonomic=[xp, yp]))
+    num = pinned.numeric()
+    for theta, omega in [(0.3, 1.0), (2.0, -3.0)]:
+        # Kane: partial velocity of the centre dv_c/du = R' c, F_r + F_r* = 0
+        Rn = np.array([[np.cos(theta), -np.sin(theta)], [np.sin(theta), np.cos(theta)]])
+        dR = np.array([[-np.sin(theta), -np.cos(theta)], [np.cos(theta), -np.sin(theta)]])
+        v_r = dR @ [c1, c2]
+        acc_bias = -omega**2 * Rn @ [c1, c2]               # a_c = v_r thetaddot + bias
+        thdd = (v_r @ np.array([0, -m * g]) - m * v_r @ acc_bias) / (I + m * v_r @ v_r)
+        qdd = num.accelerations([0, 0, theta], [0, 0, omega])
+        assert abs(qdd[2] - thdd) < 1e-12 and np.allclose(qdd[:2], 0, atol=1e-12)
+
+
 # --------------------------------------------------------------------------
 # simulation: residual bounds, drift, Baumgarte, projection, tracking
 # --------------------------------------------------------------------------

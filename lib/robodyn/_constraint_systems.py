@@ -13,7 +13,7 @@ from .constraints import (METHODS, ConstrainedMotion, ConstrainedSystem, Constra
                           Constraints, NumericConstrained, lagrangian_equations)
 
 __all__ = ["ConstrainedTrajectory", "simulate_constrained", "constraint_controller",
-           "particle_pendulum", "four_bar", "rr_on_line", "knife_edge", "rolling_disk"]
+           "newton_euler_about_point", "particle_pendulum", "four_bar", "rr_on_line", "knife_edge", "rolling_disk"]
 
 
 # --------------------------------------------------------------------------
@@ -300,3 +300,42 @@ def rolling_disk():
     eq = lagrangian_equations(T, 0, [x, y, th, ph], [xd, yd, thd, phd], name="disk")
     A = [[1, 0, 0, -r * sp.cos(th)], [0, 1, 0, -r * sp.sin(th)]]
     return ConstrainedSystem(eq, Constraints([x, y, th, ph], pfaffian=A), name="rolling disk")
+
+
+def _skew(v):
+    return np.array([[0.0, -v[2], v[1]], [v[2], 0.0, -v[0]], [-v[1], v[0], 0.0]])
+
+
+def newton_euler_about_point(m, I_cm, c, omega):
+    r"""The Newton--Euler equations of a rigid body about a point P that is not its centre of
+    mass (review eq. (37), corrected): :math:`\mathcal M\,(a_P, \alpha) + h = (F, \tau_P)` with
+
+    .. math:: \mathcal M = \begin{bmatrix} mI & -m[c]^\times\\ m[c]^\times &
+              I_{cm} - m[c]^\times[c]^\times\end{bmatrix},\qquad
+              h = \begin{bmatrix} m[\omega]^\times[\omega]^\times c\\
+              [\omega]^\times(I_{cm} - m[c]^\times[c]^\times)\omega\end{bmatrix},
+
+    c the position of the centre of mass relative to P, :math:`[\cdot]^\times` the cross-product
+    matrices of eq. (38)--(39), all vectors in one frame; :math:`a_P` is the acceleration of P,
+    F the total force and :math:`\tau_P` the total moment about P. (The review prints the lower
+    left block as :math:`-m[c]^\times` and the upper bias as :math:`m[c]^\times[c]^\times c`,
+    which is zero.)
+
+    Returns ``(M6, h)``: ndarray (6, 6) and (6,).
+
+    >>> M6, h = newton_euler_about_point(2.0, np.eye(3), [1.0, 0, 0], [0, 0, 3.0])
+    >>> h[:3].tolist()                        # centripetal: -m w^2 c
+    [-18.0, 0.0, 0.0]
+    """
+    fname = "newton_euler_about_point"
+    m = _checks.scalar(m, f"{fname}: m")
+    if not m > 0:
+        raise ValueError(f"{fname}: m: expected a positive mass, got {m}")
+    I_cm = _checks.matrix(I_cm, (3, 3), f"{fname}: I_cm (inertia about the centre of mass)")
+    c = _checks.vector(c, 3, f"{fname}: c (centre of mass relative to P)")
+    w = _checks.vector(omega, 3, f"{fname}: omega (angular velocity)")
+    C, W = _skew(c), _skew(w)
+    I_P = I_cm - m * C @ C
+    M6 = np.block([[m * np.eye(3), -m * C], [m * C, I_P]])
+    h = np.concatenate([m * W @ W @ c, W @ I_P @ w])
+    return M6, h

@@ -57,7 +57,7 @@ __all__ = ["ConstraintWarning", "Constraints", "second_order_form", "Integrabili
            "constraint_connection", "lagrangian_equations", "ConstrainedSystem",
            "multiplier_equations", "embedded_equations", "projected_equations", "METHODS",
            "ConstrainedTrajectory", "simulate_constrained", "constraint_controller",
-           "particle_pendulum", "four_bar", "rr_on_line", "knife_edge", "rolling_disk"]
+           "newton_euler_about_point", "particle_pendulum", "four_bar", "rr_on_line", "knife_edge", "rolling_disk"]
 
 METHODS = ("multipliers", "embedded", "projection", "udwadia_kalaba")
 """The four ways of :meth:`ConstrainedSystem.numeric` to solve for the constrained motion."""
@@ -1145,5 +1145,6 @@ def _by_projection(M, F, A, b):
 
 # simulation, tracking control and the example systems live in a private helper module
 from ._constraint_systems import (ConstrainedTrajectory, constraint_controller,  # noqa: E402
-                                  four_bar, knife_edge, particle_pendulum, rolling_disk,
-                                  rr_on_line, simulate_constrained)
+                                  four_bar, knife_edge, newton_euler_about_point,
+                                  particle_pendulum, rolling_disk, rr_on_line,
+                                  simulate_constrained)
