@@ -350,7 +350,7 @@ def test_projector_properties():
                                                                          [[1., 1.]]))
 
 
-@pytest.mark.equation("hb-5-26", "hb-5-27")
+@pytest.mark.equation("hb-5-23", "hb-5-26", "hb-5-27")
 def test_constraint_connection_is_projected_levi_civita_on_D():
     system = example("rr_on_line")
     eq = system.model.numeric  # noqa: F841  (the numeric model is not needed)
