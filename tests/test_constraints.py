@@ -187,7 +187,7 @@ def test_inconsistent_constraints_warn_with_residual_and_give_least_squares():
 X, Y, Z, T = sp.symbols("x y z t")
 
 
-@pytest.mark.equation("uk-11", "uk-12", "uk-13")
+@pytest.mark.equation("uk-10", "uk-11", "uk-12", "uk-13")
 def test_review_example_2_holonomic_scleronomic():
     r = C.is_holonomic([1, 2 * Y, 1], [X, Y, Z])
     assert r.holonomic and not r.rheonomic and r.condition == (0,)
