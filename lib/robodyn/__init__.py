@@ -15,6 +15,9 @@ One module per part of the book; the names below are the public API.
   location and a Zeno guard, return maps and their fixed points (Part IV);
   :mod:`robodyn.walkers` -- its models: bouncing ball, pendulum and RR arm against a wall,
   rimless wheel, compass-gait walker
+* :mod:`robodyn.constraints` -- constrained systems: holonomic and Pfaffian constraints, their
+  second-order form, integrability, Lagrange multipliers, embedding, the constraint projector
+  and connection, the Udwadia--Kalaba equation, constrained simulation (Part III)
 * :mod:`robodyn.geometry` -- the kinetic-energy metric, Levi-Civita connection, geodesics
 * :mod:`robodyn.viz` -- figures, interactive figures and animations (the only module that
   imports matplotlib and ipywidgets; import it explicitly)
@@ -42,6 +45,12 @@ from .lagrange import (DEFAULT_GRAVITY, christoffel_symbols, coriolis_matrix,
 from .simulation import Trajectory, simulate
 from . import impacts, walkers
 from .impacts import impact_map
+from . import constraints
+from .constraints import (ConstrainedSystem, Constraints, ConstraintWarning, constraint_connection,
+                          constraint_projector, embedded_equations, is_holonomic,
+                          lagrange_multipliers, moore_penrose, multiplier_equations,
+                          penrose_conditions, projected_equations, second_order_form,
+                          simulate_constrained, udwadia_kalaba)
 
 __version__ = "0.1.0"
 
