@@ -672,7 +672,7 @@ BAD_HOME = np.diag([1.0, 1.0, 2.0, 1.0])
     (dict(screws=np.zeros((6, 1))), ValueError,
      r"screw of joint 0: with omega = 0 \(prismatic\), expected a unit linear part, got \|v\| = 0"),
     (dict(screws=[["a"] * 2] * 6), TypeError,
-     r"SerialChain.from_screws: screws: expected an array of numbers, got a list of length 6"),
+     r"SerialChain.from_screws: screws: expected an array of numbers.*, got a list of length 6"),
     (dict(home=BAD_HOME), ValueError, r"from_screws: home \(rotation block\): expected a rotation"),
     (dict(home=np.eye(3)), ValueError, r"from_screws: home: expected a 4x4 matrix, got shape"),
     (dict(home=np.full((4, 4), np.nan)), ValueError, r"home: expected finite numbers"),

@@ -684,7 +684,7 @@ def forward_dynamics(chain, q, qd, tau, gravity=DEFAULT_GRAVITY, wrench_ee=None,
         raise ValueError(f"{fname}: method: expected 'aba' or 'crba', got {method!r}")
     d = _chain_data(chain, fname)
     if cond_warn is not COND_WARN:
-        cond_warn = _checks.tolerance(cond_warn, f"{fname}: cond_warn")
+        cond_warn = float(_checks.positive(cond_warn, f"{fname}: cond_warn"))
     if method == "aba":
         out = _compiled("aba", d, q, qd, tau, _raw_gravity(gravity), wrench_ee, cond_warn)
         if out is not None:
