@@ -96,8 +96,8 @@ def test_hat_refuses(bad, exc, msg):
 
 
 @pytest.mark.parametrize("bad, msg", [
-    (np.eye(3), r"vee: expected a skew-symmetric 3x3 matrix, got one with \|W \+ W\^T\| = 2"),
-    (np.ones((4, 4)), r"vee: expected an se\(3\) matrix with last row 0"),
+    (np.eye(3), r"vee: X: expected a skew-symmetric 3x3 matrix, got one with \|W \+ W\^T\| = 2"),
+    (np.ones((4, 4)), r"vee: X: expected an se\(3\) matrix with last row 0"),
     (np.zeros((3, 4)), r"vee: expected a 3x3 so\(3\) or a 4x4 se\(3\) matrix, got an array of "
                        r"shape \(3, 4\)"),
     (np.zeros(6), r"expected a 3x3 so\(3\) or a 4x4 se\(3\) matrix"),
