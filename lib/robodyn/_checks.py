@@ -243,6 +243,22 @@ def _as_numeric(x, name, hint=None) -> np.ndarray:
     return a
 
 
+def _fast(x):
+    """``x`` as an ndarray when it plainly is real numbers (a plain real ndarray, or a list or
+    tuple that numpy reads as one), else None: the cheap path of every check. Sympy objects,
+    strings and None make object or string arrays, so they never take it."""
+    if type(x) is np.ndarray:
+        a = x
+    elif type(x) in (list, tuple):
+        try:
+            a = np.asarray(x)
+        except (TypeError, ValueError):
+            return None
+    else:
+        return None
+    return a if a.dtype.kind in "iuf" else None
+
+
 def real_array(x, name: str, *, shape=None, hint: str | None = None,
                allow_nonfinite: bool = False) -> np.ndarray:
     """``x`` as a real float64 ndarray, native byte order, C-contiguous: safe for compiled code.
@@ -285,7 +301,9 @@ def real_array(x, name: str, *, shape=None, hint: str | None = None,
     ...
     ValueError: f: x: expected shape (*, 3), got shape (1, 2)
     """
-    a = _as_numeric(x, name, hint)
+    a = _fast(x)
+    if a is None:
+        a = _as_numeric(x, name, hint)
     if not (type(a) is np.ndarray and a.dtype == np.float64 and a.dtype.isnative
             and a.flags.c_contiguous and a.flags.aligned):
         a = np.ascontiguousarray(a, dtype=np.float64)
@@ -316,7 +334,7 @@ def finite(a: np.ndarray, name: str) -> np.ndarray:
     a = np.asarray(a)
     if a.dtype.kind not in "iuf":
         _refuse_kind(a, a, name, None)
-    if not np.all(np.isfinite(a)):
+    if not np.isfinite(a).all():
         raise ValueError(f"{name}: expected finite numbers, got NaN or infinity "
                          f"at positions {np.argwhere(~np.isfinite(a)).tolist()[:5]}")
     return a
@@ -340,12 +358,13 @@ def vector(x, n: int, name: str, hint: str | None = None):
     ...
     TypeError: f: w: expected an array of numbers (real: float or integer), got a list of length 3 holding string values (dtype <U1)
     """
-    if is_symbolic(x):
+    a = _fast(x)
+    if a is None and is_symbolic(x):
         m = _to_sympy(x, name)
         if m.shape not in ((n, 1), (1, n)):
             raise error(name, f"a vector of length {n}", f"shape {m.shape}", hint)
         return m.reshape(n, 1)
-    a = real_array(x, name, hint=hint, allow_nonfinite=True)
+    a = real_array(x if a is None else a, name, hint=hint, allow_nonfinite=True)
     if a.ndim == 2 and 1 in a.shape:
         a = a.reshape(-1)
     if a.shape != (n,):
@@ -363,12 +382,13 @@ def matrix(x, shape: tuple[int, int], name: str, hint: str | None = None):
     ValueError: R: expected a 3x3 matrix, got shape (2, 2)
     """
     want = f"a {shape[0]}x{shape[1]} matrix"
-    if is_symbolic(x):
+    a = _fast(x)
+    if a is None and is_symbolic(x):
         m = _to_sympy(x, name)
         if m.shape != tuple(shape):
             raise error(name, want, f"shape {m.shape}", hint)
         return m
-    a = real_array(x, name, hint=hint, allow_nonfinite=True)
+    a = real_array(x if a is None else a, name, hint=hint, allow_nonfinite=True)
     if a.shape != tuple(shape):
         raise error(name, want, f"shape {a.shape}", hint)
     finite(a, name)

@@ -176,11 +176,14 @@ def vee(X):
 _SERIES_TERMS = 10      # enough for (t - sin t)/t^3 to full double precision on t < 1
 
 
+_SERIES = {first: [(-1) ** k / math.factorial(first + 2 * k)
+                   for k in reversed(range(_SERIES_TERMS))] for first in (1, 2, 3)}
+
+
 def _series(t2, first):
     """sum_k (-1)^k t^(2k) / (first + 2k)!, by Horner's rule (t2 = t^2)."""
-    coeffs = [(-1) ** k / math.factorial(first + 2 * k) for k in range(_SERIES_TERMS)]
     acc = 0.0
-    for c in reversed(coeffs):
+    for c in _SERIES[first]:
         acc = acc * t2 + c
     return acc
 
