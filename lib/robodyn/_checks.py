@@ -529,8 +529,8 @@ def size(x, name: str, *, low: int = 1, high: int | None = MAX_SIZE,
     """A count (steps, samples, points): an integer in ``[low, high]``.
 
     ``item_bytes`` (bytes that each unit will allocate) also refuses a count whose memory
-    would exceed :data:`MAX_BYTES`, naming that memory. Integer-valued floats (``1e3``) are
-    accepted; booleans, fractions and non-numbers are not.
+    would exceed :data:`MAX_BYTES`, naming that memory. Python and numpy integers (and sympy
+    Integers) are accepted; floats (even ``3.0``), booleans and non-numbers are not.
 
     >>> size(100, "f: n_points")
     100
@@ -543,12 +543,9 @@ def size(x, name: str, *, low: int = 1, high: int | None = MAX_SIZE,
     ...
     TypeError: f: steps: expected an integer, got float 2.5
     """
-    if isinstance(x, (bool, np.bool_)) or not isinstance(x, numbers.Real) or \
-            isinstance(x, sp.Basic) and not x.is_Integer:
+    if isinstance(x, (bool, np.bool_)) or not (isinstance(x, numbers.Integral) or
+                                               isinstance(x, sp.Basic) and x.is_Integer):
         raise error(name, "an integer", describe(x), hint, exc=TypeError)
-    if not isinstance(x, numbers.Integral):
-        if not (np.isfinite(float(x)) and float(x) == int(float(x))):
-            raise error(name, "an integer", describe(x), hint, exc=TypeError)
     v = int(x)
     if v < low:
         raise error(name, f"an integer >= {low}", str(v), hint)

@@ -15,6 +15,9 @@ from ._checks import is_symbolic
 from ._checks import to_sympy as _S
 from .kinematics import SerialChain, homogeneous, revolute_screw, spatial_inertia
 
+MAX_JOINTS = 1000
+"""The most joints :func:`planar_chain` and :func:`random_chain` build."""
+
 __all__ = ["rod_inertia", "planar_rr", "planar_rp", "spatial_rrr", "ur5_like",
            "planar_chain", "random_chain"]
 
@@ -34,8 +37,8 @@ def rod_inertia(mass, length, radius=0):
     array([ 0.,  1.,  1., 12., 12., 12.])
     """
     m = _checks.scalar(mass, "rod_inertia: mass")
-    l = _checks.scalar(length, "rod_inertia: length")
-    r = _checks.scalar(radius, "rod_inertia: radius")
+    l = _checks.nonnegative(length, "rod_inertia: length")
+    r = _checks.nonnegative(radius, "rod_inertia: radius")
     if any(is_symbolic(x) for x in (mass, length, radius)):
         m, l, r = (_checks._exact(x) for x in (mass, length, radius))   # keep 1/12 exact
     side = m * (3 * r**2 + l**2) / 12
@@ -140,9 +143,9 @@ def planar_chain(n, length=1.0, mass=1.0):
     >>> planar_chain(4).n
     4
     """
-    if isinstance(n, (bool, np.bool_)) or not isinstance(n, (int, np.integer)) or n < 1:
-        raise ValueError(f"planar_chain: n: expected a whole number >= 1, got {n!r}")
-    l = length
+    n = _checks.size(n, "planar_chain: n", high=MAX_JOINTS)
+    l = _checks.positive(length, "planar_chain: length")
+    _checks.positive(mass, "planar_chain: mass")
     S = [revolute_screw([0, 0, 1], [i * l, 0, 0]) for i in range(n)]
     return SerialChain.from_screws(
         _columns(S), _translation([n * l, 0, 0]),
@@ -160,8 +163,15 @@ def random_chain(n, rng=None, prismatic=0.3, helical=0.0):
     >>> random_chain(7, np.random.default_rng(0)).n
     7
     """
-    if isinstance(n, (bool, np.bool_)) or not isinstance(n, (int, np.integer)) or n < 1:
-        raise ValueError(f"random_chain: n: expected a whole number >= 1, got {n!r}")
+    n = _checks.size(n, "random_chain: n", high=MAX_JOINTS)
+    prismatic = _checks.scalar(prismatic, "random_chain: prismatic", low=0, high=1)
+    helical = _checks.scalar(helical, "random_chain: helical", low=0, high=1)
+    if isinstance(prismatic, sp.Basic) or isinstance(helical, sp.Basic):
+        raise TypeError("random_chain: prismatic, helical: expected probabilities (floats), "
+                        "got sympy expressions")
+    if rng is not None and not isinstance(rng, np.random.Generator):
+        raise TypeError(f"random_chain: rng: expected a numpy.random.Generator "
+                        f"(np.random.default_rng(seed)), got {_checks.describe(rng)}")
     if not 0 <= prismatic + helical <= 1:
         raise ValueError(f"random_chain: expected 0 <= prismatic + helical <= 1, got "
                          f"{prismatic} + {helical}")
