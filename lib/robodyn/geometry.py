@@ -630,14 +630,13 @@ def perturbed_path(path, amplitude, mode=1):
         raise TypeError(f"{fname}: path: expected a JointPath (with t, q, qd), got "
                         f"{_checks._describe(path)}")
     t = _times(path.t, fname, "path.t")
-    q = np.asarray(path.q, dtype=float)
+    q = _checks.real_array(path.q, f"{fname}: path.q", allow_nonfinite=True)
     if q.ndim != 2:
         raise ValueError(f"{fname}: path.q: expected shape (N, n), got {q.shape}")
     N, n = q.shape
     q = _samples(q, t.size, n, "path.q", fname)
     qd = _samples(path.qd, t.size, n, "path.qd", fname)
-    if isinstance(mode, (bool, np.bool_)) or not isinstance(mode, (numbers.Integral,)) or mode < 1:
-        raise ValueError(f"{fname}: mode: expected a whole number >= 1, got {mode!r}")
+    mode = _checks.size(mode, f"{fname}: mode", high=10**6)
     a = _checks._to_array(amplitude, f"{fname}: amplitude")
     if a.ndim == 0:
         a = np.full(n, float(a))
