@@ -851,6 +851,10 @@ def geodesic(chain, q_start, q_end, duration=1.0, *, n_points=201, method="shoot
     chain = _dynamic_chain(chain, fname)
     _numeric_only(chain, fname)
     n = chain.n
+    for name, v in (("q_start", q_start), ("q_end", q_end)):
+        if is_symbolic(v):
+            raise TypeError(f"{fname}: {name}: expected numbers, got sympy expressions; a "
+                            f"geodesic is computed numerically")
     q0 = _joint_vector(chain, q_start, "q_start", fname)
     q1 = _joint_vector(chain, q_end, "q_end", fname)
     tf = _checks.scalar(duration, f"{fname}: duration")

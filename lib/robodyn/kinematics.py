@@ -78,6 +78,11 @@ def _numbers(x):
     return np.array(m.evalf(30).tolist(), dtype=float).reshape(m.shape)
 
 
+def _sympy_if(x, sym, name):
+    """A checked numeric array as a sympy Matrix when the computation is symbolic."""
+    return _S(x, name) if sym and not isinstance(x, sp.MatrixBase) else x
+
+
 def _one_minus_cos(theta, sym):
     """1 - cos(theta), as 2 sin^2(theta/2) numerically (no cancellation for small theta)."""
     return 1 - sp.cos(theta) if sym else 2 * np.sin(theta / 2) ** 2
@@ -114,8 +119,13 @@ def hat(x):
            [ 3.,  0., -1.],
            [-2.,  1.,  0.]])
     """
-    sym = is_symbolic(x)
-    n = len(x) if hasattr(x, "__len__") else None
+    sym, given = is_symbolic(x), x
+    if sym:
+        n = _checks.to_sympy(x, "hat: x").shape
+        n = n[0] * n[1] if 1 in n else None
+    else:
+        x = _checks.real_array(x, "hat: x", allow_nonfinite=True)
+        n = x.size if x.ndim == 1 or (x.ndim == 2 and 1 in x.shape) else None
     if n == 3:
         w = _checks.vector(x, 3, "hat: x")
         W = _zeros(3, 3, sym)
@@ -130,8 +140,8 @@ def hat(x):
         for i in range(3):
             X[i, 3] = V[3 + i]
         return X
-    raise ValueError(f"hat: expected a 3-vector (so(3)) or a 6-vector (omega, v) (se(3)), "
-                     f"got {_checks._describe(x)}")
+    raise ValueError(f"hat: x: expected a 3-vector (so(3)) or a 6-vector (omega, v) (se(3)), "
+                     f"got {_checks._describe(given)}")
 
 
 def vee(X):
@@ -143,7 +153,11 @@ def vee(X):
     array([1., 2., 3.])
     """
     sym = is_symbolic(X)
-    shape = np.shape(X) if not isinstance(X, sp.MatrixBase) else X.shape
+    if sym:
+        X = _checks.to_sympy(X, "vee: X")
+    else:
+        X = _checks.real_array(X, "vee: X", allow_nonfinite=True)
+    shape = X.shape
     if tuple(shape) == (3, 3):
         W = _checks.matrix(X, (3, 3), "vee: X")
         if sym:
@@ -165,7 +179,8 @@ def vee(X):
         w = vee(M[:3, :3])
         v = M[:3, 3]
         return _stack([w, v], sym)
-    raise ValueError(f"vee: expected a 3x3 so(3) or a 4x4 se(3) matrix, got {_checks._describe(X)}")
+    raise ValueError(f"vee: X: expected a 3x3 so(3) or a 4x4 se(3) matrix, got "
+                     f"{_checks._describe(X)}")
 
 
 # --------------------------------------------------------------------------
@@ -228,8 +243,7 @@ def exp_so3(w, theta=None):
            [ 0.,  0.,  1.]])
     """
     sym = is_symbolic(w) or is_symbolic(theta)
-    w = _checks.vector(_S(list(w)) if sym and not isinstance(w, sp.MatrixBase) else w,
-                       3, "exp_so3: w")
+    w = _sympy_if(_checks.vector(w, 3, "exp_so3: w"), sym, "exp_so3: w")
     W = hat(w)
     if theta is not None:
         theta = _checks.scalar(theta, "exp_so3: theta")
@@ -378,8 +392,7 @@ def exp_se3(V, theta=None):
            [ 0.,  0.,  0.,  1.]])
     """
     sym = is_symbolic(V) or is_symbolic(theta)
-    V = _checks.vector(_S(list(V)) if sym and not isinstance(V, sp.MatrixBase) else V,
-                       6, "exp_se3: V")
+    V = _sympy_if(_checks.vector(V, 6, "exp_se3: V"), sym, "exp_se3: V")
     w, v = _seg(V, 0, 3, sym), _seg(V, 3, 6, sym)
     W = hat(w)
     H = _eye(4, sym)
@@ -427,10 +440,13 @@ def _check_screw(S, name, sym, tol=1e-9):
 
 def _homogeneous_arg(H, name, tol=1e-6):
     H = _checks.matrix(H, (4, 4), name)
-    if not is_symbolic(H):
-        _rotation_arg(H[:3, :3], name + " (rotation block)", tol)
-        if np.abs(H[3] - [0, 0, 0, 1]).max() > tol:
-            raise ValueError(f"{name}: expected last row [0, 0, 0, 1], got {H[3].tolist()}")
+    Hn = _numbers(H)                # sympy numbers are checked like floats
+    if Hn is not None:
+        _rotation_arg(Hn[:3, :3], name + " (rotation block)", tol)
+        if np.abs(Hn[3] - [0, 0, 0, 1]).max() > tol:
+            raise ValueError(f"{name}: expected last row [0, 0, 0, 1], got {Hn[3].tolist()}")
+    elif H[3, :] != sp.Matrix([[0, 0, 0, 1]]):
+        raise ValueError(f"{name}: expected last row [0, 0, 0, 1], got {list(H[3, :])}")
     return H
 
 
@@ -493,7 +509,8 @@ def rotation(axis, angle):
     """
     if isinstance(axis, str):
         if axis not in ("x", "y", "z"):
-            raise ValueError(f"rotation: expected axis 'x', 'y', 'z' or a 3-vector, got {axis!r}")
+            raise ValueError(f"rotation: axis: expected 'x', 'y', 'z' or a 3-vector, got "
+                             f"{axis!r}")
         axis = np.eye(3)["xyz".index(axis)]
     sym = is_symbolic(axis)
     a = _checks.vector(axis, 3, "rotation: axis")
@@ -512,9 +529,8 @@ def homogeneous(R, p):
     array([1., 2., 3.])
     """
     sym = is_symbolic(R) or is_symbolic(p)
-    R = _rotation_arg(_S(R) if sym else R, "homogeneous: R")
-    p = _checks.vector(_S(list(p)) if sym and not isinstance(p, sp.MatrixBase) else p,
-                       3, "homogeneous: p")
+    R = _sympy_if(_rotation_arg(R, "homogeneous: R"), sym, "homogeneous: R")
+    p = _sympy_if(_checks.vector(p, 3, "homogeneous: p"), sym, "homogeneous: p")
     H = _eye(4, sym)
     H[:3, :3] = R
     for i in range(3):
@@ -592,8 +608,9 @@ def transform_twist(H_ab, V_b):
     array([ 0.,  0.,  1.,  0., -1.,  0.])
     """
     sym = is_symbolic(H_ab) or is_symbolic(V_b)
-    H_ab = _S(H_ab) if sym else H_ab
-    V_b = _checks.vector(_S(list(V_b)) if sym else V_b, 6, "transform_twist: V_b")
+    H_ab = _sympy_if(_homogeneous_arg(H_ab, "transform_twist: H_ab"), sym,
+                     "transform_twist: H_ab")
+    V_b = _sympy_if(_checks.vector(V_b, 6, "transform_twist: V_b"), sym, "transform_twist: V_b")
     return adjoint(H_ab) @ V_b
 
 
@@ -607,8 +624,10 @@ def transform_wrench(H_ab, W_b):
     array([0., 0., 1., 0., 1., 0.])
     """
     sym = is_symbolic(H_ab) or is_symbolic(W_b)
-    H_ab = _S(H_ab) if sym else H_ab
-    W_b = _checks.vector(_S(list(W_b)) if sym else W_b, 6, "transform_wrench: W_b")
+    H_ab = _sympy_if(_homogeneous_arg(H_ab, "transform_wrench: H_ab"), sym,
+                     "transform_wrench: H_ab")
+    W_b = _sympy_if(_checks.vector(W_b, 6, "transform_wrench: W_b"), sym,
+                    "transform_wrench: W_b")
     return adjoint(inverse_homogeneous(H_ab)).T @ W_b
 
 
@@ -672,7 +691,11 @@ def spatial_inertia(mass, inertia):
     m = _checks.scalar(mass, "spatial_inertia: mass")
     if isinstance(m, sp.Basic) and m.is_number and not float(m) > 0:
         raise ValueError(f"spatial_inertia: expected a positive mass, got {m}")
-    shape = np.shape(inertia) if not isinstance(inertia, sp.MatrixBase) else inertia.shape
+    if is_symbolic(inertia):
+        shape = _checks.to_sympy(inertia, "spatial_inertia: inertia").shape
+    else:
+        inertia = _checks.real_array(inertia, "spatial_inertia: inertia", allow_nonfinite=True)
+        shape = inertia.shape
     if tuple(shape) in ((3,), (3, 1), (1, 3)):
         d = _checks.vector(inertia, 3, "spatial_inertia: inertia")
         I = sp.diag(*list(_S(d))) if sym else np.diag(d)

@@ -22,6 +22,14 @@ __all__ = ["rod_inertia", "planar_rr", "planar_rp", "spatial_rrr", "ur5_like",
            "planar_chain", "random_chain"]
 
 
+def _parameters(fname, lengths, masses):
+    """Check a factory's lengths (real, finite, >= 0) and masses (> 0), numbers or sympy."""
+    for name, v in lengths.items():
+        _checks.nonnegative(v, f"{fname}: {name}", hint="a length in m")
+    for name, v in masses.items():
+        _checks.positive(v, f"{fname}: {name}", hint="a mass in kg")
+
+
 def _translation(p):
     sym = is_symbolic(p)
     return homogeneous(sp.eye(3) if sym else np.eye(3), p)
@@ -52,6 +60,7 @@ def planar_rr(l1=1.0, l2=1.0, m1=1.0, m2=1.0):
     >>> planar_rr()
     SerialChain('planar RR', 2 joints RR, with inertias)
     """
+    _parameters("planar_rr", dict(l1=l1, l2=l2), dict(m1=m1, m2=m2))
     z, o = [0, 0, 1], [0, 0, 0]
     S = [revolute_screw(z, o), revolute_screw(z, [l1, 0, 0])]
     return SerialChain.from_screws(
@@ -69,6 +78,7 @@ def planar_rp(l1=1.0, l2=1.0, m1=1.0, m2=1.0):
     >>> planar_rp().joint_types
     ('revolute', 'prismatic')
     """
+    _parameters("planar_rp", dict(l1=l1, l2=l2), dict(m1=m1, m2=m2))
     sym = any(is_symbolic(x) for x in (l1, l2, m1, m2))
     S = [revolute_screw([0, 0, 1], [0, 0, 0]),
          sp.Matrix([0, 0, 0, 1, 0, 0]) if sym else np.array([0, 0, 0, 1.0, 0, 0])]
@@ -87,6 +97,7 @@ def spatial_rrr(d1=0.4, a2=0.5, a3=0.4, m1=3.0, m2=2.0, m3=1.0):
     >>> np.round(spatial_rrr().home[:3, 3], 12)
     array([0.9, 0. , 0.4])
     """
+    _parameters("spatial_rrr", dict(d1=d1, a2=a2, a3=a3), dict(m1=m1, m2=m2, m3=m3))
     sym = any(is_symbolic(x) for x in (d1, a2, a3, m1, m2, m3))
     S = [revolute_screw([0, 0, 1], [0, 0, 0]),
          revolute_screw([0, 1, 0], [0, 0, d1]),

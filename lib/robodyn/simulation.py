@@ -185,13 +185,13 @@ def simulate(chain, q0, qd0, t_final, *, tau=None, gravity=DEFAULT_GRAVITY, dt=N
     if not t_final > 0:
         raise ValueError(f"{fname}: t_final: expected a positive duration (s), got {t_final!r}")
     g = _checks.vector(gravity, 3, f"{fname}: gravity (space-frame acceleration, m/s^2)")
-    if method not in METHODS:
-        raise ValueError(f"{fname}: method: expected one of {METHODS}, got {method!r}")
+    method = _checks.choice(method, f"{fname}: method", METHODS)
     max_steps = _checks.size(max_steps, f"{fname}: max_steps", high=10**8)
     if dt is not None:
         dt = float(_checks.positive(dt, f"{fname}: dt", hint="a time step in seconds"))
     elif method in _FIXED:
-        raise ValueError(f"{fname}: method {method!r} is fixed-step: give dt (s)")
+        raise ValueError(f"{fname}: dt: expected a time step (s) for the fixed-step method "
+                         f"{method!r}, got None")
     rtol = _checks.tolerance(rtol, f"{fname}: rtol")
     atol = _checks.tolerance(atol, f"{fname}: atol")
     if t_eval is not None:
