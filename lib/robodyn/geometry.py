@@ -345,6 +345,13 @@ def levi_civita(chain_or_M, q):
             raise TypeError(f"{fname}: q: a Matrix M needs the sympy symbols it depends on as "
                             f"q, got {_checks._describe(q)}")
         qs = _checks.vector(q, n, f"{fname}: q (the {n} coordinates of M)")
+        M = _checks.matrix(M, (n, n), f"{fname}: M")
+        if (M - M.T).applyfunc(sp.expand) != sp.zeros(n, n):
+            raise ValueError(f"{fname}: M: expected a symmetric metric, got M != M^T")
+        det = sp.simplify(M.det())
+        if det == 0:
+            raise ValueError(f"{fname}: M: expected an invertible (positive definite) metric, "
+                             f"got det M = 0")
         return _symbolic_christoffel(M, qs, n)
     chain = _dynamic_chain(chain_or_M, fname)
     q = _joint_vector(chain, q, "q", fname)
