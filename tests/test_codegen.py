@@ -286,3 +286,15 @@ def test_engine_unavailable_warns_once_and_numpy_runs(monkeypatch):
         np.testing.assert_allclose(dynamics.crba(chain, q), M)      # no second warning
     monkeypatch.setattr(dynamics, "ENGINE", "numpy")
     np.testing.assert_allclose(dynamics.crba(chain, q), M)
+
+
+@pytest.mark.parametrize("constant", [sp.I, sp.oo, -sp.oo, sp.zoo, sp.nan, sp.Float("inf"),
+                                      2 + 3 * sp.I])
+def test_printer_refuses_what_c_cannot_hold(constant):
+    """The last line of defence behind compile_equations' checks: C would read I as 0."""
+    with pytest.raises(ValueError, match="codegen: expected real finite constants"):
+        codegen._Printer().doprint(constant * sp.Symbol("q"))
+
+
+def test_printer_keeps_real_constants_exact():
+    assert codegen._Printer().doprint(sp.Float(0.1) * sp.Symbol("q")) == "0.1*q"
