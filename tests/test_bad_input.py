@@ -491,6 +491,10 @@ SPECIFIC_CASES = [
     case(lambda: _checks.symbol_list([x, 1], "f: q"), TypeError, "f: q",
          "checks-symbol-list-number"),
     case(lambda: _checks.to_sympy([sp.zoo], "f: v"), ValueError, "f: v", "checks-to-sympy-zoo"),
+    case(lambda: rd.crba(RR, [np.ma.masked_array(Q2, mask=[0, 1])]), TypeError, "crba: q",
+         "crba-list-of-masked-arrays"),
+    case(lambda: _checks.vector([np.ma.masked_array([1.0]), 2.0], 2, "f: v"), TypeError,
+         "f: v", "checks-vector-list-with-masked"),
 ]
 
 

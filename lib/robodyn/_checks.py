@@ -219,7 +219,8 @@ def _as_numeric(x, name, hint=None) -> np.ndarray:
     """Any numeric input as an ndarray (not yet float), refusing what is not real numbers."""
     if x is None or isinstance(x, (str, bytes, dict, set, frozenset)):
         raise error(name, "an array of numbers", describe(x), hint, exc=TypeError)
-    if isinstance(x, np.ma.MaskedArray):
+    if isinstance(x, np.ma.MaskedArray) or isinstance(x, (list, tuple)) and any(
+            isinstance(e, np.ma.MaskedArray) for e in x):
         raise error(name, "a plain array of real numbers", x,
                     "masked arrays are refused: fill or drop the masked values first "
                     "(x.filled(...) or x.compressed())", exc=TypeError)
@@ -250,6 +251,8 @@ def _fast(x):
     if type(x) is np.ndarray:
         a = x
     elif type(x) in (list, tuple):
+        if any(isinstance(e, np.ma.MaskedArray) for e in x):
+            return None                     # numpy would drop the masks: the slow path refuses
         try:
             a = np.asarray(x)
         except (TypeError, ValueError):
