@@ -103,11 +103,32 @@ def rr():
     (lambda n: n.C([0.0, 0.0], [1.0, np.nan]), r"C: qd: expected finite numbers"),
     (lambda n: n.G([np.inf, 0.0]), r"G: q: expected finite numbers"),
     (lambda n: n.tau([0, 0], [0, 0], [0, 0, 0]), r"tau: qdd: expected shape \(2,\)"),
-    (lambda n: n.forward_dynamics([0, 0], [0, 0], [1, "a"]), r"forward_dynamics: tau"),
 ])
 def test_bad_vectors_raise_value_error(rr, backend, call, match):
     with pytest.raises(ValueError, match=match):
         call(rr.numeric(backend=backend))
+
+
+@pytest.mark.parametrize("bad", [
+    [1, "a"], ["1", "2"], np.array([1 + 1j, 0]), np.ma.masked_array([1.0, 2.0], mask=[0, 1]),
+    [True, False], [None, 1.0],
+])
+def test_compiled_functions_refuse_non_real_input(rr, bad):
+    """No silent cast in generated code: strings are not parsed, complex parts not dropped,
+    masked values not used."""
+    with pytest.raises((TypeError, ValueError), match=r"forward_dynamics: tau: expected"):
+        rr.numeric(backend="c").forward_dynamics([0, 0], [0, 0], bad)
+
+
+def test_compiled_functions_accept_unusual_real_layouts(rr):
+    num = rr.numeric(backend="c")
+    q = np.array([0.3, -0.2])
+    want = num.M(q)
+    ro = q.copy()
+    ro.setflags(write=False)
+    for same in (q.astype(">f8"), ro, [0.3, -0.2], np.array([[0.3, 0.0], [-0.2, 0.0]])[:, 0]):
+        np.testing.assert_array_equal(num.M(same), want)
+    np.testing.assert_array_equal(num.M(np.array([1, 2])), num.M(np.array([1.0, 2.0])))
 
 
 def test_wrong_argument_count_raises_type_error(rr):
@@ -154,21 +175,32 @@ def test_modules_are_cached_on_disk(tmp_path, monkeypatch):
     monkeypatch.setenv("ROBODYN_CACHE", str(tmp_path))
     args = _fresh_equations(np.random.default_rng().integers(10**9) + 0.5)
     mod = codegen.compile_equations(*args)
-    built = list((tmp_path / "codegen").glob("robodyn_eom_*"))
+    built = list((tmp_path / "codegen").glob("robodyn_eom_*.so"))
     assert len(built) == 1 and built[0].stat().st_size > 0
+    assert codegen._verified(built[0])                          # size and hash recorded
     assert codegen.compile_equations(*args) is mod              # loaded once per process
     assert not list((tmp_path / "codegen").glob("tmp*"))        # no build leftovers
 
 
 def test_compiler_failure_is_a_compile_error(tmp_path, monkeypatch):
+    dynamics._engine()                  # loaded from the normal cache before CC is broken
     monkeypatch.setenv("ROBODYN_CACHE", str(tmp_path))
     monkeypatch.setenv("CC", "false")                           # a "compiler" that always fails
     with pytest.raises(codegen.CompileError, match=r"the C compiler failed \(exit 1\)"):
         codegen.compile_equations(*_fresh_equations(0.25))
-    assert not list((tmp_path / "codegen").iterdir())           # nothing half-written is left
+    left = [p.name for p in (tmp_path / "codegen").iterdir()]
+    assert all(name.endswith(".lock") for name in left), left  # nothing half-written is left
+
+
+def test_named_compiler_that_does_not_exist_is_reported(tmp_path, monkeypatch):
+    monkeypatch.setenv("ROBODYN_CACHE", str(tmp_path))
+    monkeypatch.setenv("CC", "/nonexistent/cc")
+    with pytest.raises(codegen.CompileError, match=r"\$CC = '/nonexistent/cc' is not an "):
+        codegen.compile_equations(*_fresh_equations(0.375))
 
 
 def test_no_compiler_falls_back_to_lambdify_with_a_warning(tmp_path, monkeypatch):
+    dynamics._engine()                  # loaded from the normal cache before the compiler goes
     monkeypatch.setenv("ROBODYN_CACHE", str(tmp_path))
 
     def no_compiler():
@@ -254,3 +286,15 @@ def test_engine_unavailable_warns_once_and_numpy_runs(monkeypatch):
         np.testing.assert_allclose(dynamics.crba(chain, q), M)      # no second warning
     monkeypatch.setattr(dynamics, "ENGINE", "numpy")
     np.testing.assert_allclose(dynamics.crba(chain, q), M)
+
+
+@pytest.mark.parametrize("constant", [sp.I, sp.oo, -sp.oo, sp.zoo, sp.nan, sp.Float("inf"),
+                                      2 + 3 * sp.I])
+def test_printer_refuses_what_c_cannot_hold(constant):
+    """The last line of defence behind compile_equations' checks: C would read I as 0."""
+    with pytest.raises(ValueError, match="codegen: expected real finite constants"):
+        codegen._Printer().doprint(constant * sp.Symbol("q"))
+
+
+def test_printer_keeps_real_constants_exact():
+    assert codegen._Printer().doprint(sp.Float(0.1) * sp.Symbol("q")) == "0.1*q"

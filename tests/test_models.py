@@ -107,10 +107,17 @@ def test_planar_chain():
     assert all(np.isclose(G[3, 3], 2.0) for G in chain.link_inertias)
 
 
-@pytest.mark.parametrize("n", [0, -1, 2.0, True, "3", None])
-def test_planar_chain_refuses(n):
-    with pytest.raises(ValueError, match=rf"planar_chain: n: expected a whole number >= 1, got "
-                                         rf"{repr(n).replace('.', '[.]')}"):
+@pytest.mark.parametrize("n, exc, msg", [
+    (0, ValueError, "expected an integer >= 1, got 0"),
+    (-1, ValueError, "expected an integer >= 1, got -1"),
+    (2.0, TypeError, "expected an integer, got float 2.0"),
+    (True, TypeError, "expected an integer, got bool True"),
+    ("3", TypeError, "expected an integer, got str '3'"),
+    (None, TypeError, "expected an integer, got NoneType None"),
+    (10**6, ValueError, "expected at most 1000"),
+])
+def test_planar_chain_refuses(n, exc, msg):
+    with pytest.raises(exc, match=r"planar_chain: n: " + msg):
         models.planar_chain(n)
 
 
@@ -134,14 +141,23 @@ def test_random_chain_is_valid_and_reproducible():
 
 
 @pytest.mark.parametrize("kwargs, msg", [
-    (dict(n=0), r"random_chain: n: expected a whole number >= 1, got 0"),
-    (dict(n=3.0), r"random_chain: n: expected a whole number >= 1, got 3.0"),
+    (dict(n=0), r"random_chain: n: expected an integer >= 1, got 0"),
     (dict(n=3, prismatic=0.8, helical=0.5), r"expected 0 <= prismatic \+ helical <= 1, got "
                                             r"0.8 \+ 0.5"),
-    (dict(n=3, prismatic=-0.5), r"expected 0 <= prismatic \+ helical <= 1"),
+    (dict(n=3, prismatic=-0.5), r"random_chain: prismatic: expected a non-negative number"),
 ])
 def test_random_chain_refuses(kwargs, msg):
     with pytest.raises(ValueError, match=msg):
+        models.random_chain(**kwargs)
+
+
+@pytest.mark.parametrize("kwargs, msg", [
+    (dict(n=3.0), r"random_chain: n: expected an integer, got float 3.0"),
+    (dict(n=3, rng=0), r"random_chain: rng: expected a numpy.random.Generator"),
+    (dict(n=3, prismatic="0.5"), r"random_chain: prismatic: expected a real number"),
+])
+def test_random_chain_refuses_types(kwargs, msg):
+    with pytest.raises(TypeError, match=msg):
         models.random_chain(**kwargs)
 
 

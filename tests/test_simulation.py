@@ -130,7 +130,7 @@ RR = models.planar_rr()
     (dict(t_final=-1.0), ValueError, "t_final: expected a positive duration"),
     (dict(t_final=0.0), ValueError, "t_final: expected a positive duration"),
     (dict(method="euler"), ValueError, "method: expected one of"),
-    (dict(method="rk4"), ValueError, "fixed-step: give dt"),
+    (dict(method="rk4"), ValueError, "simulate: dt: expected a time step"),
     (dict(method="rk4", dt=-0.1), ValueError, "dt: expected a positive number"),
     (dict(method="rk4", dt=0.1, t_eval=[0.5]), ValueError, "t_eval is for the adaptive"),
     (dict(t_eval=[0.5, 2.0]), ValueError, r"t_eval: expected increasing times in \[0, 1\]"),

@@ -1,11 +1,47 @@
 """Input checks shared by every public function of :mod:`robodyn`.
 
-All refusals of bad input live here, so that every error message has the same
-form: what was expected, what came, and where useful a hint.
+All refusals of bad input live here, so that every error message has one form::
 
-Numeric input becomes a ``numpy.ndarray`` of floats; input holding any sympy
-expression becomes a ``sympy.Matrix`` (vectors as n x 1 columns). Both kinds
-then flow through one code path in the computing modules.
+    fname: arg: expected X, got Y (hint)
+
+``name`` below is always the ``"fname: arg"`` part (e.g. ``"crba: q"``); a longer label such
+as ``"crba: q (one value per joint of the 3-joint chain)"`` is fine too.
+
+What the layer guarantees
+-------------------------
+* Numeric input becomes a **real float64 ndarray in native byte order**: integers are
+  converted, big-endian or non-contiguous arrays are copied, read-only arrays stay read-only
+  (nothing here writes). Complex, boolean, object (non-number), string and masked arrays are
+  refused with a ``TypeError``; NaN and infinity with a ``ValueError``. Only arrays that came
+  through :func:`real_array` (or :func:`vector`, :func:`matrix`, :func:`batch`) may be handed
+  to compiled code.
+* Input holding any sympy expression becomes a ``sympy.Matrix`` (vectors as n x 1 columns)
+  with exact numbers; its *number* entries (no free symbols) are checked like floats: complex,
+  infinite and NaN numbers are refused. Both kinds then flow through one code path.
+* Scalars, tolerances, sizes and choices have their own checks with sane bounds, so that an
+  absurd size is refused with the memory it would take instead of being allocated.
+
+Public API (one line each; see each docstring)
+----------------------------------------------
+``error(name, expected, got, hint=None, exc=ValueError)`` -- the exception, in the house format
+``describe(x)`` -- a short description of a value for "got ..."
+``is_symbolic(x)`` -- whether ``x`` holds sympy expressions
+``real_array(x, name, *, shape=None, hint=None, allow_nonfinite=False)`` -- safe float64 array
+``vector(x, n, name, hint=None)`` -- a length-n vector (numeric or sympy)
+``matrix(x, shape, name, hint=None)`` -- a matrix of a given shape (numeric or sympy)
+``batch(x, n, name, hint=None)`` -- shape (n,) or (B, n): returns (single, array (B, n))
+``finite(a, name)`` -- refuse NaN/inf in an array
+``scalar(x, name, *, low=None, high=None, strict_low=False, hint=None)`` -- real number/sympy
+``positive(x, name, *, high=None, hint=None)`` -- a number > 0 (sympy numbers checked too)
+``nonnegative(x, name, *, high=None, hint=None)`` -- a number >= 0
+``tolerance(tol, name="tol", *, upper=1.0)`` -- 0 < tol <= upper, a float
+``size(x, name, *, low=1, high=MAX_SIZE, item_bytes=None, hint=None)`` -- a bounded int
+``choice(x, name, options)`` -- one string of a fixed set
+``flag(x, name)`` -- a bool
+``spd(A, name, *, tol=DEFAULT_TOL)`` -- symmetric positive definite matrix
+``symbol_list(xs, name, n=None)`` -- distinct sympy symbols (or functions of t)
+``distinct_symbols(groups, fname)`` -- no symbol shared between/within named groups
+``to_sympy(x, name="value")`` -- a sympy Matrix with exact numbers
 """
 from __future__ import annotations
 
@@ -14,11 +50,35 @@ import numbers
 import numpy as np
 import sympy as sp
 
+__all__ = ["DEFAULT_TOL", "MAX_SIZE", "MAX_BYTES", "error", "describe", "is_symbolic",
+           "real_array", "vector", "matrix", "batch", "finite", "scalar", "positive",
+           "nonnegative", "tolerance", "size", "choice", "flag", "spd", "symbol_list",
+           "distinct_symbols", "to_sympy"]
+
 DEFAULT_TOL = 1e-9
 """Default absolute tolerance for numeric tests of structure (rotation, unit axis)."""
 
+MAX_SIZE = 10**7
+"""Default upper bound of a count (steps, samples, points) checked by :func:`size`."""
 
-def _describe(x) -> str:
+MAX_BYTES = 2 * 1024**3
+"""Refuse a requested allocation above this many bytes (2 GiB) in :func:`size`."""
+
+
+# --------------------------------------------------------------------------
+# messages
+# --------------------------------------------------------------------------
+
+def describe(x) -> str:
+    """A short description of ``x`` for the "got ..." part of a message.
+
+    >>> describe(np.zeros((2, 3)))
+    'an array of shape (2, 3) and dtype float64'
+    >>> describe([1, 2])
+    'a list of length 2'
+    """
+    if isinstance(x, np.ma.MaskedArray):
+        return f"a masked array of shape {x.shape} and dtype {x.dtype}"
     if isinstance(x, np.ndarray):
         return f"an array of shape {x.shape} and dtype {x.dtype}"
     if isinstance(x, sp.MatrixBase):
@@ -27,6 +87,31 @@ def _describe(x) -> str:
         return f"a {type(x).__name__} of length {len(x)}"
     return f"{type(x).__name__} {x!r}"[:120]
 
+
+_describe = describe          # the historical private name, used by every module
+
+
+def error(name: str, expected: str, got, hint: str | None = None, exc=ValueError):
+    """The exception for a refused argument, in the house format (``raise error(...)``).
+
+    ``got`` is a string, or any value (then :func:`describe` describes it).
+
+    >>> raise error("crba: q", "a vector of length 2", [1, 2, 3], "one value per joint")
+    Traceback (most recent call last):
+    ...
+    ValueError: crba: q: expected a vector of length 2, got a list of length 3 (one value per joint)
+    """
+    got = got if isinstance(got, str) else describe(got)
+    return exc(f"{name}: expected {expected}, got {got}" + (f" ({hint})" if hint else ""))
+
+
+def _hinted(name, hint):
+    return name if not hint else f"{name} ({hint})"
+
+
+# --------------------------------------------------------------------------
+# symbolic input
+# --------------------------------------------------------------------------
 
 def is_symbolic(x) -> bool:
     """True when ``x`` is, or holds, a sympy expression.
@@ -44,121 +129,55 @@ def is_symbolic(x) -> bool:
     return False
 
 
-def _to_array(x, name: str) -> np.ndarray:
-    """Numeric input to a float array, or TypeError naming what came."""
-    if isinstance(x, (str, bytes, dict, set)) or x is None:
-        raise TypeError(f"{name}: expected an array of numbers, got {_describe(x)}")
-    try:
-        a = np.asarray(x, dtype=float)
-    except (TypeError, ValueError) as exc:
-        raise TypeError(
-            f"{name}: expected an array of numbers, got {_describe(x)} ({exc})") from None
-    return a
-
-
 def _exact(e):
     """sympify, turning floats into exact rationals (0.5 -> 1/2) so symbolic results stay clean,
     also inside expressions (l1 + 0.5 -> l1 + 1/2)."""
     if isinstance(e, (float, np.floating)):
+        if not np.isfinite(e):
+            return sp.nan if np.isnan(e) else (sp.oo if e > 0 else -sp.oo)
         return sp.Rational(repr(float(e)))
-    e = sp.sympify(e)
+    if isinstance(e, (bool, np.bool_, str, bytes)):
+        raise TypeError(f"a {type(e).__name__} is not a number")
+    e = sp.sympify(e, strict=True)
     if isinstance(e, sp.Basic) and e.has(sp.Float):
         e = e.xreplace({f: sp.Rational(repr(float(f))) for f in e.atoms(sp.Float)})
+    return e
+
+
+def _check_sym_number(e, name):
+    """Refuse a sympy entry that is a number but not a finite real one (I, zoo, oo, nan)."""
+    if not isinstance(e, sp.Basic):
+        raise error(name, "numbers or sympy expressions", describe(e), exc=TypeError)
+    if e.has(sp.zoo, sp.oo, -sp.oo, sp.nan):
+        raise error(name, "finite numbers or expressions", f"{e}")
+    if e.is_number:
+        if e.is_real is False or (e.is_real is None and sp.im(sp.N(e)) != 0):
+            raise error(name, "real numbers", f"the complex number {e}",
+                        "robodyn works with real quantities", exc=TypeError)
     return e
 
 
 def _to_sympy(x, name: str) -> sp.Matrix:
     try:
         if isinstance(x, sp.MatrixBase):
-            return sp.Matrix(x).applyfunc(_exact)
-        a = np.asarray(x, dtype=object)
-        if a.ndim == 0:
-            return sp.Matrix([[_exact(a.item())]])
-        if a.ndim == 1:
-            return sp.Matrix([_exact(e) for e in a])
-        if a.ndim == 2:
-            return sp.Matrix([[_exact(e) for e in row] for row in a])
+            m = sp.Matrix(x).applyfunc(_exact)
+        else:
+            a = np.asarray(x, dtype=object)
+            if a.ndim == 0:
+                m = sp.Matrix([[_exact(a.item())]])
+            elif a.ndim == 1:
+                m = sp.Matrix([_exact(e) for e in a])
+            elif a.ndim == 2:
+                m = sp.Matrix([[_exact(e) for e in row] for row in a])
+            else:
+                raise error(name, "a vector or a matrix", f"{a.ndim} dimensions")
     except (sp.SympifyError, TypeError, ValueError) as exc:
-        raise TypeError(f"{name}: expected numbers or sympy expressions, got "
-                        f"{_describe(x)} ({exc})") from None
-    raise ValueError(f"{name}: expected a vector or a matrix, got {a.ndim} dimensions")
-
-
-def vector(x, n: int, name: str):
-    """Check that ``x`` is a vector of length ``n``.
-
-    Returns ``ndarray(n,)`` of floats, or an ``n x 1`` ``sympy.Matrix`` when ``x``
-    holds sympy expressions.
-
-    >>> vector([1, 2, 3], 3, 'w')
-    array([1., 2., 3.])
-    >>> vector([1, 2], 3, 'w')
-    Traceback (most recent call last):
-    ...
-    ValueError: w: expected a vector of length 3, got shape (2,)
-    """
-    if is_symbolic(x):
-        m = _to_sympy(x, name)
-        if m.shape not in ((n, 1), (1, n)):
-            raise ValueError(f"{name}: expected a vector of length {n}, got shape {m.shape}")
-        return m.reshape(n, 1)
-    a = _to_array(x, name)
-    if a.ndim == 2 and 1 in a.shape:
-        a = a.reshape(-1)
-    if a.shape != (n,):
-        raise ValueError(f"{name}: expected a vector of length {n}, got shape {a.shape}")
-    finite(a, name)
-    return a
-
-
-def matrix(x, shape: tuple[int, int], name: str):
-    """Check that ``x`` is a matrix of the given shape; numeric or sympy as for :func:`vector`.
-
-    >>> matrix([[1, 0], [0, 1]], (3, 3), 'R')
-    Traceback (most recent call last):
-    ...
-    ValueError: R: expected a 3x3 matrix, got shape (2, 2)
-    """
-    want = f"{shape[0]}x{shape[1]}"
-    if is_symbolic(x):
-        m = _to_sympy(x, name)
-        if m.shape != tuple(shape):
-            raise ValueError(f"{name}: expected a {want} matrix, got shape {m.shape}")
-        return m
-    a = _to_array(x, name)
-    if a.shape != tuple(shape):
-        raise ValueError(f"{name}: expected a {want} matrix, got shape {a.shape}")
-    finite(a, name)
-    return a
-
-
-def finite(a: np.ndarray, name: str) -> np.ndarray:
-    """Refuse NaN and infinity in a numeric array."""
-    if not np.all(np.isfinite(a)):
-        raise ValueError(f"{name}: expected finite numbers, got NaN or infinity "
-                         f"at positions {np.argwhere(~np.isfinite(a)).tolist()[:5]}")
-    return a
-
-
-def scalar(x, name: str):
-    """A real number (float) or a sympy expression."""
-    if isinstance(x, sp.Basic):
-        return x
-    if isinstance(x, (bool, np.bool_)) or not isinstance(x, (numbers.Real, np.ndarray)):
-        raise TypeError(f"{name}: expected a real number or a sympy expression, got {_describe(x)}")
-    a = np.asarray(x, dtype=float)
-    if a.shape != ():
-        raise ValueError(f"{name}: expected a scalar, got shape {a.shape}")
-    finite(a, name)
-    return float(a)
-
-
-def tolerance(tol, name: str = "tol") -> float:
-    """A positive finite tolerance."""
-    t = scalar(tol, name)
-    if isinstance(t, sp.Basic) or not t > 0:
-        raise ValueError(f"{name}: expected a positive number, got {tol!r}")
-    return t
+        if str(exc).startswith(name):
+            raise
+        raise error(name, "numbers or sympy expressions", x, str(exc), exc=TypeError) from None
+    for e in m:
+        _check_sym_number(e, name)
+    return m
 
 
 def to_sympy(x, name: str = "value") -> sp.Matrix:
@@ -168,5 +187,513 @@ def to_sympy(x, name: str = "value") -> sp.Matrix:
     Matrix([
     [1/2],
     [  1]])
+    >>> to_sympy([sp.I, 1], "v")
+    Traceback (most recent call last):
+    ...
+    TypeError: v: expected real numbers, got the complex number I (robodyn works with real quantities)
     """
     return _to_sympy(x, name)
+
+
+# --------------------------------------------------------------------------
+# numeric arrays
+# --------------------------------------------------------------------------
+
+def _refuse_kind(a, x, name, hint):
+    kind = a.dtype.kind
+    if kind in "iuf":
+        return
+    what = {"c": "a complex", "b": "a boolean", "U": "a string", "S": "a bytes",
+            "O": "an object", "M": "a datetime", "m": "a timedelta", "V": "a structured"
+            }.get(kind, "a non-numeric")
+    raise error(name, "an array of numbers (real: float or integer)",
+                f"{what} array of dtype {a.dtype}" if isinstance(x, np.ndarray)
+                else f"{describe(x)} holding {what[2:] if what.startswith('a ') else what[3:]} "
+                     f"values (dtype {a.dtype})",
+                hint or ("robodyn works with real quantities; take .real explicitly if the "
+                         "imaginary part is meant to be dropped" if kind == "c" else None),
+                exc=TypeError)
+
+
+def _as_numeric(x, name, hint=None) -> np.ndarray:
+    """Any numeric input as an ndarray (not yet float), refusing what is not real numbers."""
+    if x is None or isinstance(x, (str, bytes, dict, set, frozenset)):
+        raise error(name, "an array of numbers", describe(x), hint, exc=TypeError)
+    if isinstance(x, np.ma.MaskedArray) or isinstance(x, (list, tuple)) and any(
+            isinstance(e, np.ma.MaskedArray) for e in x):
+        raise error(name, "a plain array of real numbers", x,
+                    "masked arrays are refused: fill or drop the masked values first "
+                    "(x.filled(...) or x.compressed())", exc=TypeError)
+    if is_symbolic(x):
+        raise error(name, "numbers", "sympy expressions", hint or
+                    "this is a numeric function: substitute numbers first", exc=TypeError)
+    try:
+        a = np.asarray(x)
+    except (TypeError, ValueError) as exc:     # ragged lists and the like
+        raise error(name, "an array of real numbers", x, str(exc).split("\n")[0],
+                    exc=TypeError if not isinstance(exc, ValueError) else ValueError) from None
+    if a.dtype.kind == "O":
+        flat = list(a.flat)
+        if all(isinstance(e, numbers.Real) and not isinstance(e, (bool, np.bool_))
+               for e in flat):
+            a = np.array([float(e) for e in flat], dtype=np.float64).reshape(a.shape)
+        elif flat and all(isinstance(e, (list, tuple, np.ndarray)) for e in flat):
+            raise error(name, "a rectangular array of real numbers", x,
+                        "rows of different lengths", exc=ValueError)
+    _refuse_kind(a, x, name, hint)
+    return a
+
+
+def _fast(x):
+    """``x`` as an ndarray when it plainly is real numbers (a plain real ndarray, or a list or
+    tuple that numpy reads as one), else None: the cheap path of every check. Sympy objects,
+    strings and None make object or string arrays, so they never take it."""
+    if type(x) is np.ndarray:
+        a = x
+    elif type(x) in (list, tuple):
+        if any(isinstance(e, np.ma.MaskedArray) for e in x):
+            return None                     # numpy would drop the masks: the slow path refuses
+        try:
+            a = np.asarray(x)
+        except (TypeError, ValueError):
+            return None
+    else:
+        return None
+    return a if a.dtype.kind in "iuf" else None
+
+
+def real_array(x, name: str, *, shape=None, hint: str | None = None,
+               allow_nonfinite: bool = False) -> np.ndarray:
+    """``x`` as a real float64 ndarray, native byte order, C-contiguous: safe for compiled code.
+
+    Parameters
+    ----------
+    x : array_like of real numbers (float, integer; any byte order or memory layout)
+    name : str, ``"fname: arg"`` for messages
+    shape : tuple, optional
+        the required shape; ``None`` entries match any length (e.g. ``(None, 3)``).
+    hint : str, optional, appended to messages in parentheses
+    allow_nonfinite : bool, accept NaN and infinity (default: refuse them)
+
+    Returns
+    -------
+    ndarray of float64. The input array itself when it already qualifies (never modified);
+    otherwise a converted copy.
+
+    Raises
+    ------
+    TypeError
+        complex, boolean, string, object (non-number) or masked input; sympy expressions.
+    ValueError
+        wrong shape, ragged lists, NaN or infinity.
+
+    Examples
+    --------
+    >>> real_array(np.array([1, 2], dtype='>f8'), "f: x").dtype.byteorder in "=<|"
+    True
+    >>> real_array([1 + 2j, 0], "f: x")
+    Traceback (most recent call last):
+    ...
+    TypeError: f: x: expected an array of numbers (real: float or integer), got a list of length 2 holding complex values (dtype complex128) (robodyn works with real quantities; take .real explicitly if the imaginary part is meant to be dropped)
+    >>> real_array(np.ma.masked_array([1.0, 2.0], mask=[0, 1]), "f: x")
+    Traceback (most recent call last):
+    ...
+    TypeError: f: x: expected a plain array of real numbers, got a masked array of shape (2,) and dtype float64 (masked arrays are refused: fill or drop the masked values first (x.filled(...) or x.compressed()))
+    >>> real_array([[1, 2]], "f: x", shape=(None, 3))
+    Traceback (most recent call last):
+    ...
+    ValueError: f: x: expected shape (*, 3), got shape (1, 2)
+    """
+    a = _fast(x)
+    if a is None:
+        a = _as_numeric(x, name, hint)
+    if not (type(a) is np.ndarray and a.dtype == np.float64 and a.dtype.isnative
+            and a.flags.c_contiguous and a.flags.aligned):
+        a = np.ascontiguousarray(a, dtype=np.float64)
+    if shape is not None:
+        shape = tuple(shape)
+        if a.ndim != len(shape) or any(s is not None and s != d for s, d in zip(shape, a.shape)):
+            want = "(" + ", ".join("*" if s is None else str(s) for s in shape) + \
+                   ("," if len(shape) == 1 else "") + ")"
+            raise error(name, f"shape {want}", f"shape {a.shape}", hint)
+    if not allow_nonfinite:
+        finite(a, _hinted(name, hint) if hint and False else name)
+    return a
+
+
+# kept for the modules that call it: numeric input to a float array, or TypeError
+def _to_array(x, name: str) -> np.ndarray:
+    return real_array(x, name, allow_nonfinite=True)
+
+
+def finite(a: np.ndarray, name: str) -> np.ndarray:
+    """Refuse NaN and infinity in a numeric array (``a`` must already be a real array).
+
+    >>> finite(np.array([1.0, np.inf]), "f: x")
+    Traceback (most recent call last):
+    ...
+    ValueError: f: x: expected finite numbers, got NaN or infinity at positions [[1]]
+    """
+    a = np.asarray(a)
+    if a.dtype.kind not in "iuf":
+        _refuse_kind(a, a, name, None)
+    if not np.isfinite(a).all():
+        raise ValueError(f"{name}: expected finite numbers, got NaN or infinity "
+                         f"at positions {np.argwhere(~np.isfinite(a)).tolist()[:5]}")
+    return a
+
+
+def vector(x, n: int, name: str, hint: str | None = None):
+    """Check that ``x`` is a vector of length ``n``.
+
+    Returns ``ndarray(n,)`` of float64 (native byte order, contiguous), or an ``n x 1``
+    ``sympy.Matrix`` when ``x`` holds sympy expressions (number entries checked like floats).
+    A row or column matrix of length n is accepted as a vector.
+
+    >>> vector([1, 2, 3], 3, 'w')
+    array([1., 2., 3.])
+    >>> vector([1, 2], 3, 'w')
+    Traceback (most recent call last):
+    ...
+    ValueError: w: expected a vector of length 3, got shape (2,)
+    >>> vector(['1', '2', '3'], 3, 'f: w')
+    Traceback (most recent call last):
+    ...
+    TypeError: f: w: expected an array of numbers (real: float or integer), got a list of length 3 holding string values (dtype <U1)
+    """
+    a = _fast(x)
+    if a is None and is_symbolic(x):
+        m = _to_sympy(x, name)
+        if m.shape not in ((n, 1), (1, n)):
+            raise error(name, f"a vector of length {n}", f"shape {m.shape}", hint)
+        return m.reshape(n, 1)
+    a = real_array(x if a is None else a, name, hint=hint, allow_nonfinite=True)
+    if a.ndim == 2 and 1 in a.shape:
+        a = a.reshape(-1)
+    if a.shape != (n,):
+        raise error(name, f"a vector of length {n}", f"shape {a.shape}", hint)
+    finite(a, name)
+    return a
+
+
+def matrix(x, shape: tuple[int, int], name: str, hint: str | None = None):
+    """Check that ``x`` is a matrix of the given shape; numeric or sympy as for :func:`vector`.
+
+    >>> matrix([[1, 0], [0, 1]], (3, 3), 'R')
+    Traceback (most recent call last):
+    ...
+    ValueError: R: expected a 3x3 matrix, got shape (2, 2)
+    """
+    want = f"a {shape[0]}x{shape[1]} matrix"
+    a = _fast(x)
+    if a is None and is_symbolic(x):
+        m = _to_sympy(x, name)
+        if m.shape != tuple(shape):
+            raise error(name, want, f"shape {m.shape}", hint)
+        return m
+    a = real_array(x if a is None else a, name, hint=hint, allow_nonfinite=True)
+    if a.shape != tuple(shape):
+        raise error(name, want, f"shape {a.shape}", hint)
+    finite(a, name)
+    return a
+
+
+def batch(x, n: int, name: str, hint: str | None = None):
+    """A state of shape ``(n,)`` or a batch of shape ``(B, n)``.
+
+    Returns ``(single, a)`` with ``a`` a safe float64 array of shape ``(B, n)`` (``B = 1`` for a
+    single state).
+
+    >>> batch([[0, 1], [2, 3]], 2, "f: q")[1].shape
+    (2, 2)
+    >>> batch(np.zeros((2, 2, 2)), 2, "f: q")
+    Traceback (most recent call last):
+    ...
+    ValueError: f: q: expected shape (2,) for one state or (B, 2) for a batch of B states, got shape (2, 2, 2)
+    """
+    a = real_array(x, name, hint=hint, allow_nonfinite=True)
+    if a.shape == (n,):
+        single, a = True, a[None]
+    elif a.ndim == 2 and a.shape[1] == n:
+        single = False
+    else:
+        raise error(name, f"shape ({n},) for one state or (B, {n}) for a batch of B states",
+                    f"shape {a.shape}", hint)
+    finite(a, name)
+    return single, a
+
+
+# --------------------------------------------------------------------------
+# scalars, sizes, choices
+# --------------------------------------------------------------------------
+
+def scalar(x, name: str, *, low=None, high=None, strict_low: bool = False,
+           hint: str | None = None):
+    """A real number (returned as float) or a sympy expression (returned as is).
+
+    A sympy *number* (no free symbols) is checked like a float: it must be real and finite
+    and within the bounds; an expression with free symbols cannot be checked and passes.
+    ``low``/``high`` are inclusive bounds (``strict_low=True`` makes ``low`` exclusive).
+
+    >>> scalar(2, "f: x")
+    2.0
+    >>> scalar(sp.Integer(-1), "f: mass", low=0, strict_low=True)
+    Traceback (most recent call last):
+    ...
+    ValueError: f: mass: expected a positive number, got -1
+    >>> scalar("1", "f: x")
+    Traceback (most recent call last):
+    ...
+    TypeError: f: x: expected a real number or a sympy expression, got str '1'
+    """
+    if isinstance(x, sp.Basic):
+        if isinstance(x, (sp.Float, sp.Rational)) or x.is_number:
+            _check_sym_number(x, name)
+            v = x
+            if x.is_number and x.is_real is not False:
+                try:
+                    _bounds(float(x), name, low, high, strict_low, hint, shown=x)
+                except TypeError:
+                    pass
+            return x if not isinstance(x, sp.Float) else x
+        if isinstance(x, (sp.Expr,)) or isinstance(x, sp.Symbol):
+            return x
+        raise error(name, "a real number or a sympy expression", describe(x), hint, exc=TypeError)
+    if isinstance(x, np.ndarray) and x.shape == () and x.dtype.kind in "iuf":
+        x = x.item()
+    if isinstance(x, (bool, np.bool_)) or not isinstance(x, numbers.Real):
+        if isinstance(x, (complex, np.complexfloating)):
+            raise error(name, "a real number", describe(x), hint or "robodyn works with real quantities",
+                        exc=TypeError)
+        if isinstance(x, (np.ndarray, list, tuple)):
+            raise error(name, "a real number (a scalar)", describe(x), hint, exc=TypeError)
+        raise error(name, "a real number or a sympy expression", describe(x), hint, exc=TypeError)
+    v = float(x)
+    if not np.isfinite(v):
+        raise error(name, "finite numbers", repr(v), hint)
+    _bounds(v, name, low, high, strict_low, hint)
+    return v
+
+
+def _bounds(v, name, low, high, strict_low, hint, shown=None):
+    shown = repr(v) if shown is None else str(shown)
+    if low is not None and (v <= low if strict_low else v < low):
+        want = ("a positive number" if strict_low else "a non-negative number") if low == 0 \
+            else f"a number {'>' if strict_low else '>='} {low:g}"
+        raise error(name, want, shown, hint)
+    if high is not None and v > high:
+        raise error(name, f"a number <= {high:g}", shown, hint)
+
+
+def positive(x, name: str, *, high=None, hint: str | None = None):
+    """A number > 0 (float, or a sympy expression; sympy numbers are checked too).
+
+    >>> positive(0.0, "f: mass")
+    Traceback (most recent call last):
+    ...
+    ValueError: f: mass: expected a positive number, got 0.0
+    """
+    return scalar(x, name, low=0, strict_low=True, high=high, hint=hint)
+
+
+def nonnegative(x, name: str, *, high=None, hint: str | None = None):
+    """A number >= 0 (float, or a sympy expression; sympy numbers are checked too).
+
+    >>> nonnegative(-1, "f: damping")
+    Traceback (most recent call last):
+    ...
+    ValueError: f: damping: expected a non-negative number, got -1.0
+    """
+    return scalar(x, name, low=0, high=high, hint=hint)
+
+
+def tolerance(tol, name: str = "tol", *, upper: float | None = 1.0) -> float:
+    """A positive finite tolerance, a float, at most ``upper`` (``None``: no upper bound).
+
+    >>> tolerance(1e-8, "f: tol")
+    1e-08
+    >>> tolerance(-1e-6, "log_so3: tol")
+    Traceback (most recent call last):
+    ...
+    ValueError: log_so3: tol: expected a positive number, got -1e-06 (a tolerance: a small positive number)
+    >>> tolerance(5, "f: tol")
+    Traceback (most recent call last):
+    ...
+    ValueError: f: tol: expected a number <= 1, got 5.0 (a tolerance: a small positive number)
+    """
+    if isinstance(tol, sp.Basic) and not tol.is_number:
+        raise error(name, "a number", tol, "a tolerance cannot be symbolic", exc=TypeError)
+    return float(scalar(tol, name, low=0, strict_low=True, high=upper,
+                        hint="a tolerance: a small positive number"))
+
+
+def size(x, name: str, *, low: int = 1, high: int | None = MAX_SIZE,
+         item_bytes: int | None = None, hint: str | None = None) -> int:
+    """A count (steps, samples, points): an integer in ``[low, high]``.
+
+    ``item_bytes`` (bytes that each unit will allocate) also refuses a count whose memory
+    would exceed :data:`MAX_BYTES`, naming that memory. Python and numpy integers (and sympy
+    Integers) are accepted; floats (even ``3.0``), booleans and non-numbers are not.
+
+    >>> size(100, "f: n_points")
+    100
+    >>> size(10**9, "geodesic: n_points", item_bytes=8 * 24)
+    Traceback (most recent call last):
+    ...
+    ValueError: geodesic: n_points: expected at most 10000000, got 1000000000 (it would allocate about 179 GiB)
+    >>> size(2.5, "f: steps")
+    Traceback (most recent call last):
+    ...
+    TypeError: f: steps: expected an integer, got float 2.5
+    """
+    if isinstance(x, (bool, np.bool_)) or not (isinstance(x, numbers.Integral) or
+                                               isinstance(x, sp.Basic) and x.is_Integer):
+        raise error(name, "an integer", describe(x), hint, exc=TypeError)
+    v = int(x)
+    if v < low:
+        raise error(name, f"an integer >= {low}", str(v), hint)
+    if high is not None and v > high:
+        mem = "" if item_bytes is None else \
+            f"it would allocate about {v * item_bytes / 1024**3:.3g} GiB"
+        raise error(name, f"at most {high}", str(v), hint or mem or None)
+    if item_bytes is not None and v * item_bytes > MAX_BYTES:
+        raise error(name, f"a size whose memory stays below {MAX_BYTES / 1024**3:g} GiB",
+                    str(v), f"it would allocate about {v * item_bytes / 1024**3:.3g} GiB")
+    return v
+
+
+def choice(x, name: str, options):
+    """One of a fixed set of strings.
+
+    >>> choice("rk45", "simulate: method", ("rk4", "rk45"))
+    'rk45'
+    >>> choice("euler", "simulate: method", ("rk4", "rk45"))
+    Traceback (most recent call last):
+    ...
+    ValueError: simulate: method: expected one of 'rk4', 'rk45', got 'euler'
+    """
+    opts = ", ".join(repr(o) for o in options)
+    if not isinstance(x, str):
+        raise error(name, f"one of {opts}", describe(x), exc=TypeError)
+    if x not in options:
+        raise error(name, f"one of {opts}", repr(x))
+    return x
+
+
+def flag(x, name: str) -> bool:
+    """A boolean (Python or numpy bool; 0/1 are refused: say True or False).
+
+    >>> flag("yes", "f: split")
+    Traceback (most recent call last):
+    ...
+    TypeError: f: split: expected True or False, got str 'yes'
+    """
+    if not isinstance(x, (bool, np.bool_)):
+        raise error(name, "True or False", describe(x), exc=TypeError)
+    return bool(x)
+
+
+# --------------------------------------------------------------------------
+# structure
+# --------------------------------------------------------------------------
+
+def spd(A, name: str, *, tol: float = DEFAULT_TOL):
+    """A symmetric positive definite matrix (e.g. a mass matrix), returned as given.
+
+    Numeric: symmetric to ``tol`` relative to its largest entry, and a Cholesky factorisation
+    exists. Symbolic: exactly symmetric; when all entries are numbers, positive definite by
+    its leading principal minors. Free symbols cannot be checked and pass.
+
+    >>> spd([[2.0, 0.0], [0.0, 1.0]], "f: M").shape
+    (2, 2)
+    >>> spd([[1.0, 2.0], [2.0, 1.0]], "f: M")
+    Traceback (most recent call last):
+    ...
+    ValueError: f: M: expected a symmetric positive definite matrix, got a matrix with eigenvalues [-1.0, 3.0] (a mass matrix must be positive definite)
+    """
+    hint = "a mass matrix must be positive definite"
+    if is_symbolic(A):
+        M = _to_sympy(A, name)
+        if M.rows != M.cols:
+            raise error(name, "a square matrix", f"shape {M.shape}")
+        if (M - M.T).applyfunc(sp.simplify) != sp.zeros(*M.shape):
+            raise error(name, "a symmetric matrix", "a matrix with M != M.T")
+        if not M.free_symbols:
+            for k in range(1, M.rows + 1):
+                if not sp.simplify(M[:k, :k].det()) > 0:
+                    raise error(name, "a symmetric positive definite matrix",
+                                f"leading minor {k} = {sp.simplify(M[:k, :k].det())}", hint)
+        return M
+    a = real_array(A, name)
+    if a.ndim != 2 or a.shape[0] != a.shape[1]:
+        raise error(name, "a square matrix", f"shape {a.shape}")
+    scale = max(float(np.abs(a).max(initial=0.0)), 1.0)
+    asym = float(np.abs(a - a.T).max(initial=0.0))
+    if asym > tol * scale:
+        raise error(name, "a symmetric matrix", f"|M - M^T| up to {asym:.3g}")
+    try:
+        np.linalg.cholesky(0.5 * (a + a.T))
+    except np.linalg.LinAlgError:
+        ev = np.linalg.eigvalsh(0.5 * (a + a.T))
+        raise error(name, "a symmetric positive definite matrix",
+                    f"a matrix with eigenvalues {np.round(ev, 12).tolist()[:6]}", hint) from None
+    return a
+
+
+def _is_coordinate(s) -> bool:
+    return isinstance(s, sp.Symbol) or (isinstance(s, sp.core.function.AppliedUndef)
+                                        and all(isinstance(a, sp.Symbol) for a in s.args))
+
+
+def symbol_list(xs, name: str, n: int | None = None) -> list:
+    """Distinct sympy symbols (or functions of time such as ``q(t)``), as a list.
+
+    >>> a, b = sp.symbols("a b")
+    >>> symbol_list([a, b], "f: q")
+    [a, b]
+    >>> symbol_list([a, a], "f: q")
+    Traceback (most recent call last):
+    ...
+    ValueError: f: q: expected distinct symbols, got a repeated: [a, a] (each coordinate needs its own symbol)
+    """
+    if isinstance(xs, sp.MatrixBase):
+        xs = list(xs)
+    elif isinstance(xs, (sp.Symbol, sp.core.function.AppliedUndef)):
+        xs = [xs]
+    if not isinstance(xs, (list, tuple)):
+        raise error(name, "a list of sympy symbols", describe(xs), exc=TypeError)
+    xs = list(xs)
+    if n is not None and len(xs) != n:
+        raise error(name, f"{n} symbols", f"{len(xs)}")
+    for s in xs:
+        if not _is_coordinate(s):
+            raise error(name, "sympy symbols (or functions of time like q(t))", describe(s),
+                        exc=TypeError)
+    seen = set()
+    for s in xs:
+        if s in seen:
+            raise error(name, "distinct symbols", f"{s} repeated: {xs}",
+                        "each coordinate needs its own symbol")
+        seen.add(s)
+    return xs
+
+
+def distinct_symbols(groups: dict, fname: str) -> dict:
+    """Check several symbol lists (e.g. ``{"q": q, "qd": qd}``): each distinct, none shared.
+
+    >>> q1, q2 = sp.symbols("q1 q2")
+    >>> distinct_symbols({"q": [q1, q2], "qd": [q2, q1]}, "compile_equations")
+    Traceback (most recent call last):
+    ...
+    ValueError: compile_equations: qd: expected symbols different from those of q, got q2, q1 in both (a velocity needs its own symbol, or the code reads the wrong variable)
+    """
+    out, owner = {}, {}
+    for key, xs in groups.items():
+        out[key] = symbol_list(xs, f"{fname}: {key}")
+        shared = [s for s in out[key] if s in owner]
+        if shared:
+            raise error(f"{fname}: {key}", f"symbols different from those of {owner[shared[0]]}",
+                        ", ".join(map(str, shared)) + " in both",
+                        "a velocity needs its own symbol, or the code reads the wrong variable")
+        owner.update({s: key for s in out[key]})
+    return out

@@ -4,9 +4,10 @@
  *
  * Every entry point takes the chain's constant data (basis (n,4,16), K (n,4,6), mass (n),
  * home (4,4)) as made by dynamics._ChainData, and joint arrays of shape (n,) or (B, n).
- * It returns None -- and computes nothing -- unless every array is float64, C-contiguous,
- * of the expected shape and finite: dynamics.py then takes its checked numpy path, which
- * raises the right error or converts the input. Twists are (omega, v), wrenches (m, f).
+ * It returns None -- and computes nothing -- unless every array is a plain ndarray (no
+ * subclass such as a masked array) of float64 in native byte order, aligned, C-contiguous,
+ * of the expected shape and finite (safe_double below): dynamics.py then takes the checked
+ * path of robodyn._checks, which raises the right error or converts the input. Twists are (omega, v), wrenches (m, f).
  */
 #define PY_SSIZE_T_CLEAN
 #define NPY_NO_DEPRECATED_API NPY_1_7_API_VERSION
@@ -290,14 +291,25 @@ static void aba(int n, const Link *L, const double *qd, const double *tau, const
 
 /* ---------------------------------------------------------------- Python entry points */
 
+/* A plain ndarray of native-order, aligned, C-contiguous float64 (what robodyn._checks makes):
+ * the only memory the engine reads. A big-endian '>f8' array is also NPY_DOUBLE, so the
+ * byte-order test is what keeps 7e-319 out of the results. */
+static int safe_double(PyObject *obj)
+{
+    if (!PyArray_CheckExact(obj)) return 0;
+    PyArrayObject *a = (PyArrayObject *)obj;
+    return PyArray_TYPE(a) == NPY_DOUBLE && PyArray_ISNOTSWAPPED(a) && PyArray_ISALIGNED(a)
+           && PyArray_IS_C_CONTIGUOUS(a);
+}
+
 /* obj as a float64 C-contiguous finite array of ndim 1 or 2 whose last axis has `n`
  * entries (B = 1 for ndim 1); NULL (no exception) otherwise. Borrowed. */
 static PyArrayObject *joint_array(PyObject *obj, int n, npy_intp *B, int *ndim)
 {
-    if (!PyArray_CheckExact(obj)) return NULL;
+    if (!safe_double(obj)) return NULL;
     PyArrayObject *a = (PyArrayObject *)obj;
     int nd = PyArray_NDIM(a);
-    if (PyArray_TYPE(a) != NPY_DOUBLE || !PyArray_IS_C_CONTIGUOUS(a) || nd < 1 || nd > 2
+    if (nd < 1 || nd > 2
         || PyArray_DIM(a, nd - 1) != n)
         return NULL;
     npy_intp b = nd == 2 ? PyArray_DIM(a, 0) : 1;
@@ -316,9 +328,9 @@ static PyArrayObject *joint_array(PyObject *obj, int n, npy_intp *B, int *ndim)
 
 static const double *fixed(PyObject *obj, npy_intp size)
 {
-    if (!PyArray_CheckExact(obj)) return NULL;
+    if (!safe_double(obj)) return NULL;
     PyArrayObject *a = (PyArrayObject *)obj;
-    if (PyArray_TYPE(a) != NPY_DOUBLE || !PyArray_IS_C_CONTIGUOUS(a) || PyArray_SIZE(a) != size)
+    if (PyArray_SIZE(a) != size)
         return NULL;
     const double *x = (const double *)PyArray_DATA(a);
     for (npy_intp k = 0; k < size; k++)

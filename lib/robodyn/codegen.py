@@ -12,7 +12,13 @@ naming the function, the argument, what was expected and what came. ``forward_dy
 solves :math:`M\ddot q = \tau - C\dot q - G` by a Cholesky factorization written out for this n
 and raises ``numpy.linalg.LinAlgError`` if M(q) is not positive definite.
 
-Where no compiler works, :class:`CompileError` says why; :meth:`EquationsOfMotion.numeric
+The cache heals itself: each module file is checked against the size and SHA-256 recorded when
+it was built *before* it is loaded (a truncated shared object would otherwise kill the process
+with SIGBUS), and a file that is missing, empty, truncated or garbage is rebuilt once, under a
+file lock shared by all processes, and replaced atomically. A cache folder that cannot be
+written is replaced by a private temporary folder, with a warning.
+
+Where no compiler works (or ``$CC`` names none), :class:`CompileError` says why; :meth:`EquationsOfMotion.numeric
 <robodyn.lagrange.EquationsOfMotion.numeric>` then falls back to ``lambdify`` with a warning.
 
 The cache folder is ``$ROBODYN_CACHE`` if set, else ``~/.cache/robodyn``.
@@ -20,6 +26,8 @@ The cache folder is ``$ROBODYN_CACHE`` if set, else ``~/.cache/robodyn``.
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import hashlib
 import importlib.machinery
 import importlib.util
@@ -27,12 +35,17 @@ import os
 import shutil
 import subprocess
 import sysconfig
+import re
 import tempfile
+import warnings
 from pathlib import Path
 
 import numpy as np
 import sympy as sp
+from sympy.core.function import AppliedUndef
 from sympy.printing.c import C99CodePrinter
+
+from . import _checks
 
 __all__ = ["compile_equations", "compiled_module", "CompileError", "cache_dir"]
 
@@ -43,12 +56,29 @@ class CompileError(RuntimeError):
     """The C code could not be compiled or loaded (no compiler, no headers, a compiler error)."""
 
 
+_FALLBACK_DIR = []              # [a private temporary folder, once the cache proved unusable]
+
+
 def cache_dir():
-    """Folder of compiled modules: ``$ROBODYN_CACHE`` or ``~/.cache/robodyn`` (created)."""
+    """Folder of compiled modules: ``$ROBODYN_CACHE/codegen`` or ``~/.cache/robodyn/codegen``
+    (created). If it cannot be created or written (a read-only folder, a file in its place), a
+    private temporary folder of this process is used instead, with one RuntimeWarning naming
+    the reason: the numbers stay right, only the build is not shared."""
     root = os.environ.get("ROBODYN_CACHE") or os.path.join(Path.home(), ".cache", "robodyn")
     path = Path(root) / "codegen"
-    path.mkdir(parents=True, exist_ok=True)
-    return path
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile(dir=path, prefix=".probe-"):
+            pass                            # writable (os.access lies to root and on NFS)
+        return path
+    except OSError as err:
+        if not _FALLBACK_DIR:
+            tmp = Path(tempfile.mkdtemp(prefix="robodyn-cache-"))
+            warnings.warn(f"codegen: the cache folder {path} is not usable ({err}); compiled "
+                          f"modules are built in {tmp} for this process", RuntimeWarning,
+                          stacklevel=3)
+            _FALLBACK_DIR.append(tmp)
+        return _FALLBACK_DIR[0]
 
 
 # --------------------------------------------------------------------------
@@ -57,10 +87,21 @@ def cache_dir():
 
 class _Printer(C99CodePrinter):
     """C99 printer that writes constants as shortest round-trip double literals and small
-    integer powers as products (no ``pow`` calls)."""
+    integer powers as products (no ``pow`` calls), and refuses what a C double cannot hold:
+    complex and non-finite constants (C would silently read ``I`` as 0 and keep ``inf``)."""
+
+    def _refuse(self, expr):
+        raise ValueError(f"codegen: expected real finite constants, got {expr} (C code cannot "
+                         f"represent it; the equations are wrong or need simplification)")
+
+    _print_ImaginaryUnit = _print_Infinity = _print_NegativeInfinity = _refuse
+    _print_ComplexInfinity = _print_NaN = _refuse
 
     def _print_Float(self, expr):
-        return f"{float(expr)!r}"
+        v = float(expr)
+        if not np.isfinite(v):
+            self._refuse(expr)
+        return f"{v!r}"
 
     def _print_Pow(self, expr):
         base, e = expr.as_base_exp()
@@ -122,16 +163,33 @@ _TEMPLATE = r"""
 
 {kernels}
 
-/* A float64 C-contiguous copy (or view) of obj with N finite entries, or NULL with ValueError. */
+/* A float64 C-contiguous native-order copy (or view) of obj with N finite entries, or NULL with
+ * TypeError (masked arrays and other subclasses, complex, boolean, string, object input: no
+ * silent cast) or ValueError (shape, NaN, infinity). */
 static PyArrayObject *vec(PyObject *obj, const char *fn, const char *arg)
 {{
-    PyArrayObject *a = (PyArrayObject *)PyArray_FROMANY(obj, NPY_DOUBLE, 0, 0,
-                                                        NPY_ARRAY_IN_ARRAY);
-    if (a == NULL) {{
+    if (PyArray_Check(obj) && !PyArray_CheckExact(obj)) {{
+        PyErr_Format(PyExc_TypeError, "%s: %s: expected a plain array of real numbers, got a "
+                     "%s (fill or drop masked values first)", fn, arg, Py_TYPE(obj)->tp_name);
+        return NULL;
+    }}
+    PyArrayObject *raw = (PyArrayObject *)PyArray_FromAny(obj, NULL, 0, 0, 0, NULL);
+    if (raw == NULL) {{
         PyErr_Clear();
         PyErr_Format(PyExc_ValueError, "%s: %s: expected %d numbers, got %R", fn, arg, N, obj);
         return NULL;
     }}
+    if (!(PyArray_ISINTEGER(raw) || PyArray_ISFLOAT(raw))) {{
+        PyErr_Format(PyExc_TypeError, "%s: %s: expected real numbers (float or integer), got "
+                     "dtype %R (no silent cast: take .real or convert explicitly)", fn, arg,
+                     (PyObject *)PyArray_DESCR(raw));
+        Py_DECREF(raw);
+        return NULL;
+    }}
+    PyArrayObject *a = (PyArrayObject *)PyArray_FROMANY((PyObject *)raw, NPY_DOUBLE, 0, 0,
+                                                        NPY_ARRAY_IN_ARRAY);
+    Py_DECREF(raw);
+    if (a == NULL) return NULL;
     if (PyArray_NDIM(a) != 1 || PyArray_DIM(a, 0) != N) {{
         PyObject *shape = PyObject_GetAttrString((PyObject *)a, "shape");
         PyErr_Format(PyExc_ValueError, "%s: %s: expected shape (%d,), got shape %R", fn, arg, N,
@@ -331,15 +389,25 @@ def _source(M, C, G, q, qd, modname):
 # --------------------------------------------------------------------------
 
 def _compiler():
-    for cc in (os.environ.get("CC"), sysconfig.get_config_var("CC"), "cc", "gcc"):
-        if cc:
-            exe = cc.split()[0]
-            if shutil.which(exe):
-                return cc.split()
+    cc = os.environ.get("CC", "").strip()
+    if cc:                                  # asked for explicitly: never silently replaced
+        if not shutil.which(cc.split()[0]):
+            raise CompileError(f"codegen: $CC = {cc!r} is not an executable C compiler "
+                               f"(unset CC to use the default)")
+        return cc.split()
+    for cc in (sysconfig.get_config_var("CC"), "cc", "gcc"):
+        if cc and shutil.which(cc.split()[0]):
+            return cc.split()
     raise CompileError("codegen: no C compiler found (looked for $CC, cc, gcc)")
 
 
+BUILD_TIMEOUT = 600
+"""Seconds after which a C compiler run is abandoned (CompileError)."""
+
+
 def _build(src, modname, target):
+    """Compile ``src`` to ``target`` atomically (a temporary file, then one rename) and record
+    the file's size and hash beside it (:func:`_verified` checks them before every load)."""
     include = sysconfig.get_paths()["include"]
     if not Path(include, "Python.h").exists():
         raise CompileError(f"codegen: Python.h not found in {include} "
@@ -350,12 +418,53 @@ def _build(src, modname, target):
         c_file = Path(tmp, modname + ".c")
         c_file.write_text(src)
         so_file = Path(tmp, target.name)
-        proc = subprocess.run(cmd + [str(c_file), "-o", str(so_file), "-lm"],
-                              capture_output=True, text=True)
+        try:
+            proc = subprocess.run(cmd + [str(c_file), "-o", str(so_file), "-lm"],
+                                  capture_output=True, text=True, timeout=BUILD_TIMEOUT)
+        except (OSError, subprocess.TimeoutExpired) as err:
+            raise CompileError(f"codegen: the C compiler {cmd[0]!r} could not run: {err}") \
+                from None
         if proc.returncode != 0:
             raise CompileError(f"codegen: the C compiler failed "
                                f"(exit {proc.returncode}):\n{proc.stderr[-2000:]}")
+        size, digest = _file_digest(so_file)
+        meta = Path(tmp, "meta")
+        meta.write_text(f"{size} {digest}\n")
         os.replace(so_file, target)         # atomic: parallel builders never see half a file
+        os.replace(meta, _meta_path(target))
+
+
+def _meta_path(target):
+    return target.with_name(target.name + ".sha256")
+
+
+def _file_digest(path):
+    data = Path(path).read_bytes()
+    return len(data), hashlib.sha256(data).hexdigest()
+
+
+def _verified(target):
+    """True when ``target`` exists, is not empty and matches the size and SHA-256 recorded when
+    it was built. Checked before ``dlopen``: a truncated shared object would kill the process
+    (SIGBUS) instead of raising, and a garbage one may crash it."""
+    try:
+        size, digest = _meta_path(target).read_text().split()
+        if target.stat().st_size != int(size) or int(size) == 0:
+            return False
+        return _file_digest(target) == (int(size), digest)
+    except (OSError, ValueError):
+        return False
+
+
+@contextlib.contextmanager
+def _locked(target):
+    """An exclusive lock on ``target``'s build, shared by every process using the cache."""
+    fd = os.open(target.with_name(target.name + ".lock"), os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)                        # closing releases the lock
 
 
 def _load(modname, path):
@@ -366,7 +475,72 @@ def _load(modname, path):
     return module
 
 
+def _obtain(source, modname, target):
+    """The module at ``target``, healed: a missing, empty, truncated or garbage file (one that
+    does not match its recorded size and hash) is rebuilt, under a lock so that parallel
+    processes build it once; a verified file that still does not load is rebuilt once more and
+    loaded from a fresh copy; then :class:`CompileError`."""
+    src = source.replace("MODNAME", modname)
+    if not _verified(target):
+        with _locked(target):
+            if not _verified(target):       # another process may have healed it meanwhile
+                _build(src, modname, target)
+    try:
+        return _load(modname, target)
+    except ImportError as err:
+        first = err
+    with _locked(target):
+        _build(src, modname, target)
+    with tempfile.TemporaryDirectory(prefix="robodyn-load-") as tmp:
+        fresh = Path(tmp, target.name)      # a new path: dlopen does not reuse a failed handle
+        shutil.copyfile(target, fresh)
+        try:
+            return _load(modname, fresh)
+        except ImportError as err:
+            raise CompileError(f"codegen: the compiled module {target} does not load, even "
+                               f"after a rebuild: {err} (first: {first})") from err
+
+
 _LOADED = {}
+
+
+def _check_equations(M, C, G, q, qd):
+    """compile_equations' argument checks: distinct coordinate and velocity symbols (none
+    shared), matrices of the right shapes holding only q and qd, real finite constants and no
+    unknown functions. Returns (M, C, G, q, qd) as sympy matrices and lists."""
+    fname = "compile_equations"
+    syms = _checks.distinct_symbols({"q": q, "qd": qd}, fname)
+    q, qd = syms["q"], syms["qd"]
+    n = len(q)
+    if n == 0:
+        raise _checks.error(f"{fname}: q", "at least one coordinate", "an empty list")
+    mats = {}
+    for name, X in (("M", M), ("C", C), ("G", G)):
+        try:
+            mats[name] = sp.Matrix(X)
+        except (TypeError, ValueError, sp.SympifyError) as err:
+            raise _checks.error(f"{fname}: {name}", "a sympy Matrix", X, str(err),
+                                exc=TypeError) from None
+    M, C, G = mats["M"], mats["C"], mats["G"]
+    if M.shape != (n, n) or C.shape != (n, n) or G.shape != (n, 1) or len(qd) != n:
+        raise ValueError(f"compile_equations: expected M, C n x n, G n x 1 and n velocities for "
+                         f"n = {n} coordinates, got M {M.shape}, C {C.shape}, G {G.shape}, "
+                         f"{len(qd)} velocities")
+    bad = (sp.I, sp.zoo, sp.oo, -sp.oo, sp.nan)
+    for name, X in mats.items():
+        for k, e in enumerate(X):
+            e = sp.sympify(e)
+            if e.has(*bad) or any(not np.isfinite(float(f)) for f in e.atoms(sp.Float)):
+                raise _checks.error(f"{fname}: {name}", "real finite constants (what C can "
+                                    "represent)", f"entry {k} = {e}",
+                                    "complex or infinite values would silently become 0 or inf")
+            funcs = [f for f in e.atoms(sp.Function) if isinstance(f, AppliedUndef)
+                     and f not in set(q) | set(qd)] + list(e.atoms(sp.Derivative))
+            if funcs:
+                raise _checks.error(f"{fname}: {name}", "expressions in the symbols q and qd",
+                                    f"unknown functions {sorted(map(str, funcs))[:3]}",
+                                    "substitute symbols for q(t) and its derivatives")
+    return M, C, G, q, qd
 
 
 def compile_equations(M, C, G, q, qd):
@@ -380,8 +554,10 @@ def compile_equations(M, C, G, q, qd):
     G : n x 1 sympy matrix in ``q``
     q, qd : lists of n Symbols
 
-    Raises :class:`CompileError` if the C code cannot be built here, ValueError for free
-    symbols other than q and qd.
+    Raises :class:`CompileError` if the C code cannot be built here; ValueError for free
+    symbols other than q and qd, for a symbol repeated in q or qd or shared between them (the
+    code would read the wrong variable), and for complex or non-finite constants (C cannot
+    hold them); TypeError for entries that are not symbols.
 
     Examples
     --------
@@ -395,14 +571,12 @@ def compile_equations(M, C, G, q, qd):
     Traceback (most recent call last):
     ...
     ValueError: tau: qdd: expected finite numbers, got array([nan])
+    >>> compile_equations(sp.Matrix([[2]]), sp.Matrix([[0]]), sp.Matrix([0]), [q1], [q1])
+    Traceback (most recent call last):
+    ...
+    ValueError: compile_equations: qd: expected symbols different from those of q, got q1 in both (a velocity needs its own symbol, or the code reads the wrong variable)
     """
-    q, qd = list(q), list(qd)
-    n = len(q)
-    M, C, G = sp.Matrix(M), sp.Matrix(C), sp.Matrix(G)
-    if M.shape != (n, n) or C.shape != (n, n) or G.shape != (n, 1) or len(qd) != n:
-        raise ValueError(f"compile_equations: expected M, C n x n, G n x 1 and n velocities for "
-                         f"n = {n} coordinates, got M {M.shape}, C {C.shape}, G {G.shape}, "
-                         f"{len(qd)} velocities")
+    M, C, G, q, qd = _check_equations(M, C, G, q, qd)
     free = (M.free_symbols | C.free_symbols | G.free_symbols) - set(q) - set(qd)
     if free:
         raise ValueError(f"compile_equations: symbols {sorted(map(str, free))} have no value; "
@@ -410,22 +584,54 @@ def compile_equations(M, C, G, q, qd):
     return compiled_module(_source(M, C, G, q, qd, "MODNAME"), "robodyn_eom")
 
 
+_PREFIX = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,63}")
+
+
 def compiled_module(source, prefix):
     """Build (once: cached on disk under a hash of the source) and load the CPython extension
-    module whose C ``source`` writes its module name as ``MODNAME``. Raises :class:`CompileError`
-    if it cannot be built or loaded here."""
+    module whose C ``source`` writes its module name as ``MODNAME``.
+
+    The cache heals itself (see :func:`_obtain`): every file is checked against its recorded
+    size and hash before it is loaded, and rebuilt atomically when it does not match.
+
+    Parameters
+    ----------
+    source : str, C source containing ``MODNAME``
+    prefix : str, a C identifier (letters, digits, underscore; at most 64 characters): the
+        module and file name start with it, so it can never leave the cache folder.
+
+    Raises
+    ------
+    CompileError
+        if it cannot be built or loaded here (no compiler, ``$CC`` not a compiler, a
+        compiler error, an unusable file system).
+    TypeError, ValueError
+        for a ``source`` without ``MODNAME`` or a ``prefix`` that is not an identifier.
+
+    >>> compiled_module("/* MODNAME */", "../evil")
+    Traceback (most recent call last):
+    ...
+    ValueError: compiled_module: prefix: expected a C identifier of at most 64 characters (letters, digits, _), got '../evil'
+    """
+    fname = "compiled_module"
+    if not isinstance(source, str):
+        raise _checks.error(f"{fname}: source", "C source text (str)", source, exc=TypeError)
+    if "MODNAME" not in source:
+        raise _checks.error(f"{fname}: source", "C source that names its module MODNAME",
+                            "a source without MODNAME")
+    if not isinstance(prefix, str) or not _PREFIX.fullmatch(prefix):
+        raise _checks.error(f"{fname}: prefix", "a C identifier of at most 64 characters "
+                            "(letters, digits, _)",
+                            repr(prefix) if isinstance(prefix, str) else prefix)
     digest = hashlib.sha256((_CODEGEN_VERSION + np.__version__ + sysconfig.get_config_var(
         "EXT_SUFFIX") + source).encode()).hexdigest()[:16]
     modname = f"{prefix}_{digest}"
     if modname in _LOADED:
         return _LOADED[modname]
     target = cache_dir() / (modname + sysconfig.get_config_var("EXT_SUFFIX"))
-    if not target.exists():
-        _build(source.replace("MODNAME", modname), modname, target)
     try:
-        module = _load(modname, target)
-    except ImportError as err:
-        raise CompileError(f"codegen: the compiled module {target} does not load: "
-                           f"{err}") from err
+        module = _obtain(source, modname, target)
+    except OSError as err:
+        raise CompileError(f"codegen: cannot build or load {target}: {err}") from err
     _LOADED[modname] = module
     return module

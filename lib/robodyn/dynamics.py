@@ -187,20 +187,19 @@ class _ChainData:
 
 
 def _states(fname, n, **arrays):
-    """Joint-space arrays of shape (n,) or (B, n), all alike. Returns (single, dict of (B, n))."""
+    """Joint-space arrays of shape (n,) or (B, n), all alike. Returns (single, dict of (B, n)),
+    every array made safe by :func:`robodyn._checks.real_array` (native float64, contiguous,
+    finite; complex, masked, string, object and symbolic input refused)."""
     out, B, first = {}, None, None
     for name, x in arrays.items():
         label = f"{fname}: {name}"
-        if isinstance(x, np.ndarray) and x.dtype == np.float64:
-            a = x
-        else:
-            if is_symbolic(x):
-                raise TypeError(f"{label}: expected numbers, got sympy expressions; this is a "
-                                f"numeric algorithm (robodyn.lagrange derives symbolically)")
-            a = _checks._to_array(x, label)
+        if is_symbolic(x):
+            raise TypeError(f"{label}: expected numbers, got sympy expressions; this is a "
+                            f"numeric algorithm (robodyn.lagrange derives symbolically)")
+        a = _checks.real_array(x, label, allow_nonfinite=True)
         if a.ndim == 1 and a.shape[0] == n:
             b = None
-        elif a.ndim == 2 and a.shape[1] == n:
+        elif a.ndim == 2 and a.shape[1] == n and a.shape[0] >= 1:
             b = a.shape[0]
         elif a.ndim <= 1:
             _checks.vector(a, n, f"{label} (one value per joint of the {n}-joint chain)")
@@ -210,8 +209,7 @@ def _states(fname, n, **arrays):
         else:
             raise ValueError(f"{label}: expected shape ({n},) for one state or (B, {n}) for a "
                              f"batch of B states, got shape {a.shape}")
-        if not np.isfinite(a).all():
-            _checks.finite(a, label)
+        _checks.finite(a, label)
         if first is None:
             first, B = name, b
         elif b != B:
@@ -238,7 +236,7 @@ def _gravity(gravity, fname):
 
 def _wrench(wrench, single, B, fname):
     label = f"{fname}: wrench_ee"
-    a = _checks._to_array(wrench, label)
+    a = _checks.real_array(wrench, label, allow_nonfinite=True)
     if a.ndim == 1:
         return _checks.vector(a, 6, f"{label} (moment, force) in the end-effector frame")[None]
     if single or a.shape != (B, 6):
@@ -684,7 +682,7 @@ def forward_dynamics(chain, q, qd, tau, gravity=DEFAULT_GRAVITY, wrench_ee=None,
         raise ValueError(f"{fname}: method: expected 'aba' or 'crba', got {method!r}")
     d = _chain_data(chain, fname)
     if cond_warn is not COND_WARN:
-        cond_warn = _checks.tolerance(cond_warn, f"{fname}: cond_warn")
+        cond_warn = float(_checks.positive(cond_warn, f"{fname}: cond_warn"))
     if method == "aba":
         out = _compiled("aba", d, q, qd, tau, _raw_gravity(gravity), wrench_ee, cond_warn)
         if out is not None:

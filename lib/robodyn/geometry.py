@@ -345,6 +345,13 @@ def levi_civita(chain_or_M, q):
             raise TypeError(f"{fname}: q: a Matrix M needs the sympy symbols it depends on as "
                             f"q, got {_checks._describe(q)}")
         qs = _checks.vector(q, n, f"{fname}: q (the {n} coordinates of M)")
+        M = _checks.matrix(M, (n, n), f"{fname}: M")
+        if (M - M.T).applyfunc(sp.expand) != sp.zeros(n, n):
+            raise ValueError(f"{fname}: M: expected a symmetric metric, got M != M^T")
+        det = sp.simplify(M.det())
+        if det == 0:
+            raise ValueError(f"{fname}: M: expected an invertible (positive definite) metric, "
+                             f"got det M = 0")
         return _symbolic_christoffel(M, qs, n)
     chain = _dynamic_chain(chain_or_M, fname)
     q = _joint_vector(chain, q, "q", fname)
@@ -630,14 +637,13 @@ def perturbed_path(path, amplitude, mode=1):
         raise TypeError(f"{fname}: path: expected a JointPath (with t, q, qd), got "
                         f"{_checks._describe(path)}")
     t = _times(path.t, fname, "path.t")
-    q = np.asarray(path.q, dtype=float)
+    q = _checks.real_array(path.q, f"{fname}: path.q", allow_nonfinite=True)
     if q.ndim != 2:
         raise ValueError(f"{fname}: path.q: expected shape (N, n), got {q.shape}")
     N, n = q.shape
     q = _samples(q, t.size, n, "path.q", fname)
     qd = _samples(path.qd, t.size, n, "path.qd", fname)
-    if isinstance(mode, (bool, np.bool_)) or not isinstance(mode, (numbers.Integral,)) or mode < 1:
-        raise ValueError(f"{fname}: mode: expected a whole number >= 1, got {mode!r}")
+    mode = _checks.size(mode, f"{fname}: mode", high=10**6)
     a = _checks._to_array(amplitude, f"{fname}: amplitude")
     if a.ndim == 0:
         a = np.full(n, float(a))
@@ -785,6 +791,15 @@ def _shoot(rhs, q0, q1, tf, n, tol, rtol, atol, max_iterations, count):
     return v0 if err <= tol else best[1]
 
 
+GEODESIC_ENERGY_RTOL = 1e-6
+"""A geodesic keeps its kinetic energy: :func:`geodesic` refuses a result whose kinetic energy
+varies along it by more than this fraction of its mean (measured on the book's examples:
+below 2e-8 for both methods)."""
+
+MAX_GEODESIC_POINTS = 10**6
+"""The most samples :func:`geodesic` returns (``n_points``)."""
+
+
 def geodesic(chain, q_start, q_end, duration=1.0, *, n_points=201, method="shooting",
              tol=1e-10, rtol=1e-10, atol=1e-12, max_iterations=50, strict=True):
     r"""The geodesic of the kinetic-energy metric from ``q_start`` to ``q_end`` in time
@@ -809,7 +824,8 @@ def geodesic(chain, q_start, q_end, duration=1.0, *, n_points=201, method="shoot
     chain : SerialChain with link inertias and numeric parameters
     q_start, q_end : array_like (n,), rad / m
     duration : float > 0, s
-    n_points : int >= 3, samples returned (odd is best for Simpson's rule)
+    n_points : int, 3 <= n_points <= MAX_GEODESIC_POINTS, samples returned (odd is best for
+        Simpson's rule)
     method : ``'shooting'`` or ``'collocation'``
     tol : end-point tolerance (rad / m) the result must meet
     rtol, atol : integrator tolerances
@@ -825,8 +841,11 @@ def geodesic(chain, q_start, q_end, duration=1.0, *, n_points=201, method="shoot
     ValueError, TypeError
         for bad input (sizes, non-finite numbers, duration <= 0, a chain without inertias).
     RuntimeError
-        when the solver does not reach ``q_end`` to ``tol`` (the message gives the residual);
-        with ``strict=False`` a ``RuntimeWarning`` instead.
+        when the solver does not reach ``q_end`` to ``tol`` (the message gives the residual),
+        when collocation stops without converging (``solve_bvp`` status 1, "maximum number of
+        mesh nodes exceeded", or 2, a singular Jacobian), or when the kinetic energy along the
+        result varies by more than :data:`GEODESIC_ENERGY_RTOL` of its mean (then it is no
+        geodesic); with ``strict=False`` a ``RuntimeWarning`` instead.
 
     Examples
     --------
@@ -839,17 +858,23 @@ def geodesic(chain, q_start, q_end, duration=1.0, *, n_points=201, method="shoot
     chain = _dynamic_chain(chain, fname)
     _numeric_only(chain, fname)
     n = chain.n
+    for name, v in (("q_start", q_start), ("q_end", q_end)):
+        if is_symbolic(v):
+            raise TypeError(f"{fname}: {name}: expected numbers, got sympy expressions; a "
+                            f"geodesic is computed numerically")
     q0 = _joint_vector(chain, q_start, "q_start", fname)
     q1 = _joint_vector(chain, q_end, "q_end", fname)
     tf = _checks.scalar(duration, f"{fname}: duration")
     if not tf > 0:
         raise ValueError(f"{fname}: duration: expected a positive time in s, got {duration!r}")
-    if isinstance(n_points, (bool, np.bool_)) or not isinstance(n_points, numbers.Integral) \
-            or n_points < 3:
-        raise ValueError(f"{fname}: n_points: expected a whole number >= 3, got {n_points!r}")
+    n_points = _checks.size(n_points, f"{fname}: n_points", low=3, high=MAX_GEODESIC_POINTS,
+                            item_bytes=8 * (3 * n + 2))
     tol = _checks.tolerance(tol, f"{fname}: tol")
-    if method not in ("shooting", "collocation"):
-        raise ValueError(f"{fname}: method: expected 'shooting' or 'collocation', got {method!r}")
+    rtol = _checks.tolerance(rtol, f"{fname}: rtol")
+    atol = _checks.tolerance(atol, f"{fname}: atol")
+    max_iterations = _checks.size(max_iterations, f"{fname}: max_iterations", high=10**4)
+    method = _checks.choice(method, f"{fname}: method", ("shooting", "collocation"))
+    strict = _checks.flag(strict, f"{fname}: strict")
     t = np.linspace(0.0, tf, int(n_points))
     if np.array_equal(q0, q1):               # the constant curve: zero velocity, zero energy
         Z = np.zeros((t.size, n))
@@ -870,19 +895,31 @@ def geodesic(chain, q_start, q_end, duration=1.0, *, n_points=201, method="shoot
         nfev = int(sol.niter)
     q, qd = Y[:n].T, Y[n:].T
     residual = float(np.max(np.abs(q[-1] - q1))) if np.all(np.isfinite(Y)) else np.inf
-    if not residual <= tol:
-        other = "collocation" if method == "shooting" else "shooting"
-        msg = (f"{fname}: {method} did not converge: the end-point residual "
-               f"max|q(t_f) - q_end| = {residual:.3g} exceeds tol = {tol:.3g} (from q_start = "
-               f"{np.round(q0, 6).tolist()} to q_end = {np.round(q1, 6).tolist()}); try "
-               f"closer end points, method='{other}', or a larger tol")
-        if strict:
-            raise RuntimeError(msg)
-        warnings.warn(msg, RuntimeWarning, stacklevel=2)
     if np.all(np.isfinite(Y)):
         T = _kinetic_energies(chain, q, qd)
         E = float(integrate.simpson(T, x=t))
     else:
         T, E = np.full(t.size, np.nan), np.nan
+    problems = []
+    if not residual <= tol:
+        problems.append(f"the end-point residual max|q(t_f) - q_end| = {residual:.3g} exceeds "
+                        f"tol = {tol:.3g}")
+    if method == "collocation" and sol.status != 0:
+        problems.append(f"solve_bvp stopped with status {sol.status} ({sol.message})")
+    spread = float(np.ptp(T) / np.mean(T)) if np.all(np.isfinite(T)) and np.mean(T) > 0 \
+        else np.inf
+    if not spread <= GEODESIC_ENERGY_RTOL:
+        problems.append(f"the kinetic energy varies along the path from {np.min(T):.4g} to "
+                        f"{np.max(T):.4g} J (relative spread {spread:.3g} > "
+                        f"{GEODESIC_ENERGY_RTOL:g}), so it is no geodesic")
+    if problems:
+        other = "collocation" if method == "shooting" else "shooting"
+        msg = (f"{fname}: {method} did not converge: " + "; ".join(problems) +
+               f" (from q_start = {np.round(q0, 6).tolist()} to q_end = "
+               f"{np.round(q1, 6).tolist()}); try closer end points, method='{other}', or a "
+               f"larger tol")
+        if strict:
+            raise RuntimeError(msg)
+        warnings.warn(msg, RuntimeWarning, stacklevel=2)
     return Geodesic(_frozen(t), _frozen(q), _frozen(qd), _frozen(v0), residual, E, _frozen(T),
                     method, nfev)

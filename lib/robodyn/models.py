@@ -15,8 +15,19 @@ from ._checks import is_symbolic
 from ._checks import to_sympy as _S
 from .kinematics import SerialChain, homogeneous, revolute_screw, spatial_inertia
 
+MAX_JOINTS = 1000
+"""The most joints :func:`planar_chain` and :func:`random_chain` build."""
+
 __all__ = ["rod_inertia", "planar_rr", "planar_rp", "spatial_rrr", "ur5_like",
            "planar_chain", "random_chain"]
+
+
+def _parameters(fname, lengths, masses):
+    """Check a factory's lengths (real, finite, >= 0) and masses (> 0), numbers or sympy."""
+    for name, v in lengths.items():
+        _checks.nonnegative(v, f"{fname}: {name}", hint="a length in m")
+    for name, v in masses.items():
+        _checks.positive(v, f"{fname}: {name}", hint="a mass in kg")
 
 
 def _translation(p):
@@ -34,8 +45,8 @@ def rod_inertia(mass, length, radius=0):
     array([ 0.,  1.,  1., 12., 12., 12.])
     """
     m = _checks.scalar(mass, "rod_inertia: mass")
-    l = _checks.scalar(length, "rod_inertia: length")
-    r = _checks.scalar(radius, "rod_inertia: radius")
+    l = _checks.nonnegative(length, "rod_inertia: length")
+    r = _checks.nonnegative(radius, "rod_inertia: radius")
     if any(is_symbolic(x) for x in (mass, length, radius)):
         m, l, r = (_checks._exact(x) for x in (mass, length, radius))   # keep 1/12 exact
     side = m * (3 * r**2 + l**2) / 12
@@ -49,6 +60,7 @@ def planar_rr(l1=1.0, l2=1.0, m1=1.0, m2=1.0):
     >>> planar_rr()
     SerialChain('planar RR', 2 joints RR, with inertias)
     """
+    _parameters("planar_rr", dict(l1=l1, l2=l2), dict(m1=m1, m2=m2))
     z, o = [0, 0, 1], [0, 0, 0]
     S = [revolute_screw(z, o), revolute_screw(z, [l1, 0, 0])]
     return SerialChain.from_screws(
@@ -66,6 +78,7 @@ def planar_rp(l1=1.0, l2=1.0, m1=1.0, m2=1.0):
     >>> planar_rp().joint_types
     ('revolute', 'prismatic')
     """
+    _parameters("planar_rp", dict(l1=l1, l2=l2), dict(m1=m1, m2=m2))
     sym = any(is_symbolic(x) for x in (l1, l2, m1, m2))
     S = [revolute_screw([0, 0, 1], [0, 0, 0]),
          sp.Matrix([0, 0, 0, 1, 0, 0]) if sym else np.array([0, 0, 0, 1.0, 0, 0])]
@@ -84,6 +97,7 @@ def spatial_rrr(d1=0.4, a2=0.5, a3=0.4, m1=3.0, m2=2.0, m3=1.0):
     >>> np.round(spatial_rrr().home[:3, 3], 12)
     array([0.9, 0. , 0.4])
     """
+    _parameters("spatial_rrr", dict(d1=d1, a2=a2, a3=a3), dict(m1=m1, m2=m2, m3=m3))
     sym = any(is_symbolic(x) for x in (d1, a2, a3, m1, m2, m3))
     S = [revolute_screw([0, 0, 1], [0, 0, 0]),
          revolute_screw([0, 1, 0], [0, 0, d1]),
@@ -140,9 +154,9 @@ def planar_chain(n, length=1.0, mass=1.0):
     >>> planar_chain(4).n
     4
     """
-    if isinstance(n, (bool, np.bool_)) or not isinstance(n, (int, np.integer)) or n < 1:
-        raise ValueError(f"planar_chain: n: expected a whole number >= 1, got {n!r}")
-    l = length
+    n = _checks.size(n, "planar_chain: n", high=MAX_JOINTS)
+    l = _checks.positive(length, "planar_chain: length")
+    _checks.positive(mass, "planar_chain: mass")
     S = [revolute_screw([0, 0, 1], [i * l, 0, 0]) for i in range(n)]
     return SerialChain.from_screws(
         _columns(S), _translation([n * l, 0, 0]),
@@ -160,8 +174,15 @@ def random_chain(n, rng=None, prismatic=0.3, helical=0.0):
     >>> random_chain(7, np.random.default_rng(0)).n
     7
     """
-    if isinstance(n, (bool, np.bool_)) or not isinstance(n, (int, np.integer)) or n < 1:
-        raise ValueError(f"random_chain: n: expected a whole number >= 1, got {n!r}")
+    n = _checks.size(n, "random_chain: n", high=MAX_JOINTS)
+    prismatic = _checks.scalar(prismatic, "random_chain: prismatic", low=0, high=1)
+    helical = _checks.scalar(helical, "random_chain: helical", low=0, high=1)
+    if isinstance(prismatic, sp.Basic) or isinstance(helical, sp.Basic):
+        raise TypeError("random_chain: prismatic, helical: expected probabilities (floats), "
+                        "got sympy expressions")
+    if rng is not None and not isinstance(rng, np.random.Generator):
+        raise TypeError(f"random_chain: rng: expected a numpy.random.Generator "
+                        f"(np.random.default_rng(seed)), got {_checks.describe(rng)}")
     if not 0 <= prismatic + helical <= 1:
         raise ValueError(f"random_chain: expected 0 <= prismatic + helical <= 1, got "
                          f"{prismatic} + {helical}")

@@ -15,6 +15,8 @@ error; with no joint forces it is energy conservation.
 from __future__ import annotations
 
 import math
+import time
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
@@ -22,12 +24,21 @@ from scipy import integrate
 
 from . import _checks
 from .dynamics import DEFAULT_GRAVITY, _chain_data, forward_dynamics, mechanical_energy
+from .kinematics import LongComputationWarning
 
 __all__ = ["Trajectory", "simulate"]
 
 _ADAPTIVE = {"RK45": integrate.RK45, "DOP853": integrate.DOP853, "Radau": integrate.Radau}
 _FIXED = ("rk4", "semi_implicit_euler")
 METHODS = tuple(_ADAPTIVE) + _FIXED
+
+MAX_STEPS = 100_000
+"""Default step limit of :func:`simulate` (its ``max_steps``): a fixed-step run needing more is
+refused before it starts, with an estimate of its time and memory; an adaptive run that reaches
+it stops with a ValueError saying where it was and why its steps shrank."""
+
+LONG_RUN_SECONDS = 60.0
+"""A fixed-step run estimated to take longer than this warns (LongComputationWarning)."""
 """The integrators :func:`simulate` accepts."""
 
 
@@ -111,7 +122,8 @@ def _torque_function(tau, n):
 
 
 def simulate(chain, q0, qd0, t_final, *, tau=None, gravity=DEFAULT_GRAVITY, dt=None,
-             method="RK45", rtol=1e-9, atol=1e-9, t_eval=None, on_step=None):
+             method="RK45", rtol=1e-9, atol=1e-9, t_eval=None, on_step=None,
+             max_steps=MAX_STEPS):
     r"""Integrate the motion of a chain under joint forces and gravity (eq. (5.14)).
 
     Parameters
@@ -132,6 +144,10 @@ def simulate(chain, q0, qd0, t_final, *, tau=None, gravity=DEFAULT_GRAVITY, dt=N
     t_eval : array_like, optional -- output times in [0, t_final] (adaptive methods: from the
         solver's dense output); default: every accepted step
     on_step : callable ``on_step(t)``, optional -- called after every accepted step (progress)
+    max_steps : int, default :data:`MAX_STEPS` -- the most steps the run may take (at most
+        1e8). A fixed-step run needing more is refused before it starts, with the time and
+        memory it would take; an adaptive run stops there with a ValueError (an initial speed
+        of 1e6 rad/s or a stiff system makes the steps tiny).
 
     Returns
     -------
@@ -141,7 +157,14 @@ def simulate(chain, q0, qd0, t_final, *, tau=None, gravity=DEFAULT_GRAVITY, dt=N
     ------
     ValueError
         for bad shapes or values, a non-positive ``t_final``, an unknown method, ``dt``
-        missing for a fixed-step method, ``t_eval`` outside [0, t_final], or a failed solver.
+        missing for a fixed-step method, ``t_eval`` outside [0, t_final], a failed solver, or
+        more than ``max_steps`` steps.
+
+    Warns
+    -----
+    LongComputationWarning
+        when a fixed-step run is estimated (from a timed evaluation) to take more than
+        :data:`LONG_RUN_SECONDS`.
 
     Examples
     --------
@@ -162,12 +185,13 @@ def simulate(chain, q0, qd0, t_final, *, tau=None, gravity=DEFAULT_GRAVITY, dt=N
     if not t_final > 0:
         raise ValueError(f"{fname}: t_final: expected a positive duration (s), got {t_final!r}")
     g = _checks.vector(gravity, 3, f"{fname}: gravity (space-frame acceleration, m/s^2)")
-    if method not in METHODS:
-        raise ValueError(f"{fname}: method: expected one of {METHODS}, got {method!r}")
+    method = _checks.choice(method, f"{fname}: method", METHODS)
+    max_steps = _checks.size(max_steps, f"{fname}: max_steps", high=10**8)
     if dt is not None:
-        dt = _checks.tolerance(dt, f"{fname}: dt")
+        dt = float(_checks.positive(dt, f"{fname}: dt", hint="a time step in seconds"))
     elif method in _FIXED:
-        raise ValueError(f"{fname}: method {method!r} is fixed-step: give dt (s)")
+        raise ValueError(f"{fname}: dt: expected a time step (s) for the fixed-step method "
+                         f"{method!r}, got None")
     rtol = _checks.tolerance(rtol, f"{fname}: rtol")
     atol = _checks.tolerance(atol, f"{fname}: atol")
     if t_eval is not None:
@@ -201,8 +225,9 @@ def simulate(chain, q0, qd0, t_final, *, tau=None, gravity=DEFAULT_GRAVITY, dt=N
     y0 = np.concatenate([q0, qd0, [0.0]])
     if method in _ADAPTIVE:
         T, Y, steps = _adaptive(_ADAPTIVE[method], rhs, y0, t_final, rtol, atol, dt, t_eval,
-                                on_step)
+                                on_step, max_steps)
     else:
+        _fixed_budget(method, rhs, y0, t_final, dt, max_steps)
         T, Y, steps = _fixed(method, rhs, accel, y0, n, t_final, dt, on_step)
     q, qd, work = Y[:, :n], Y[:, n:2 * n], Y[:, 2 * n]
     taus = np.array([torque(t, a, b) for t, a, b in zip(T, q, qd)])
@@ -212,7 +237,32 @@ def simulate(chain, q0, qd0, t_final, *, tau=None, gravity=DEFAULT_GRAVITY, dt=N
                       step_sizes=np.asarray(steps), nfev=nfev[0], method=method, gravity=g)
 
 
-def _adaptive(solver_class, rhs, y0, t_final, rtol, atol, max_step, t_eval, on_step):
+def _fixed_steps(t_final, dt):
+    return max(1, math.ceil(t_final / dt - 1e-9))
+
+
+def _fixed_budget(method, rhs, y0, t_final, dt, max_steps):
+    """Refuse a fixed-step run of more than ``max_steps`` steps, warn for a long one; both
+    with an estimate from one timed evaluation of the right-hand side."""
+    N = _fixed_steps(t_final, dt)
+    evals = 4 if method == "rk4" else 1
+    start = time.perf_counter()
+    rhs(0.0, y0)
+    per_eval = time.perf_counter() - start
+    seconds = N * evals * per_eval
+    memory = (N + 1) * len(y0) * 8 * 3          # states, plus the outputs derived from them
+    if N > max_steps:
+        raise ValueError(f"simulate: dt: expected at most max_steps = {max_steps} steps, got "
+                         f"dt = {dt:g} s for t_final = {t_final:g} s, i.e. {N} steps (about "
+                         f"{seconds:.3g} s and {memory / 1e6:.3g} MB here); take a larger dt, an "
+                         f"adaptive method, or raise max_steps")
+    if seconds > LONG_RUN_SECONDS:
+        warnings.warn(f"simulate: {N} {method} steps will take about {seconds:.0f} s here "
+                      f"(pass on_step to see progress)", LongComputationWarning, stacklevel=3)
+
+
+def _adaptive(solver_class, rhs, y0, t_final, rtol, atol, max_step, t_eval, on_step,
+              max_steps=MAX_STEPS):
     solver = solver_class(rhs, 0.0, y0, t_final, rtol=rtol, atol=atol,
                           max_step=np.inf if max_step is None else max_step)
     ts, ys, steps = [0.0], [y0], []
@@ -230,6 +280,14 @@ def _adaptive(solver_class, rhs, y0, t_final, rtol, atol, max_step, t_eval, on_s
             raise ValueError(f"simulate: the {solver_class.__name__} solver failed at "
                              f"t = {solver.t:g} s: {msg}")
         steps.append(solver.t - t_old)
+        if len(steps) >= max_steps and solver.status == "running":
+            recent = float(np.mean(steps[-100:]))
+            left = (t_final - solver.t) / recent
+            raise ValueError(f"simulate: max_steps: expected the run to end within "
+                             f"{max_steps} steps, got to t = {solver.t:.6g} s of "
+                             f"{t_final:g} s with recent steps of {recent:.3g} s (about "
+                             f"{left:.3g} more steps at that size); the motion is very fast "
+                             f"or stiff (huge initial speeds?), or raise max_steps / rtol")
         if t_eval is None:
             ts.append(solver.t)
             ys.append(solver.y.copy())
@@ -249,7 +307,7 @@ def _adaptive(solver_class, rhs, y0, t_final, rtol, atol, max_step, t_eval, on_s
 
 
 def _fixed(method, rhs, accel, y0, n, t_final, dt, on_step):
-    N = max(1, math.ceil(t_final / dt - 1e-9))
+    N = _fixed_steps(t_final, dt)
     h = t_final / N
     Y = np.empty((N + 1, len(y0)))
     Y[0] = y0
