@@ -7,7 +7,9 @@ joint values) and return the artists they made.
 
 * :func:`interactive_figure` -- a figure with up to two sliders. One object, two renderings: a live
   ipywidgets view in a Jupyter kernel, and a static HTML version (precomputed PNG frames switched by
-  a tiny inline script) for the rendered book.
+  a tiny inline script) for the rendered book. With ``reuse_figure=True`` the draw function builds
+  its figure once and then updates it; :func:`animated` and :func:`clear_animated` mark and clear
+  the moving parts, which alone are redrawn per frame (the 100 ms budget of a slider move).
 * :func:`animation` -- motion, as matplotlib's JavaScript player (``FuncAnimation.to_jshtml``),
   made offline-safe and given alt text.
 * :func:`draw_frame`, :func:`draw_screw_axis`, :func:`draw_chain`, :func:`set_equal_aspect`,
@@ -50,7 +52,8 @@ from matplotlib.layout_engine import ConstrainedLayoutEngine
 from . import _checks
 from .kinematics import SerialChain, adjoint, fk_space, jacobian_space, link_poses
 
-__all__ = ["Slider", "interactive_figure", "InteractiveFigure", "animation", "Animation",
+__all__ = ["Slider", "interactive_figure", "InteractiveFigure", "animated", "clear_animated",
+           "animation", "Animation",
            "draw_frame", "draw_screw_axis", "draw_chain", "chain_points", "set_equal_aspect",
            "arm_figure",
            "FRAME_BUDGET_BYTES", "BudgetWarning"]
@@ -305,7 +308,70 @@ def _check_drew(fig, values):
 
 
 def _animated_artists(fig):
-    return [a for a in fig.findobj(lambda a: a.get_animated()) if a is not fig]
+    """The figure's animated artists in drawing order: per axes (in order), by zorder."""
+    found = [a for a in fig.findobj(lambda a: a.get_animated()) if a is not fig]
+    rank = {id(ax): k for k, ax in enumerate(fig.axes)}
+    return sorted(found, key=lambda a: (rank.get(id(a.axes), -1), a.get_zorder()))
+
+
+def _blit(fig, artists):
+    renderer = fig.canvas.get_renderer()
+    for artist in artists:
+        if hasattr(artist, "do_3d_projection"):          # 3D collections project before drawing
+            artist.do_3d_projection()
+        artist.draw(renderer)
+
+
+def animated(artists):
+    """Mark artists as *animated* and return them: with ``interactive_figure(...,
+    reuse_figure=True)`` these are the ones redrawn per frame, over a background kept as pixels.
+    Takes one artist or an iterable of them (a list, a ``BarContainer``), nested lists too.
+
+    >>> fig = Figure(); ax = fig.add_subplot()
+    >>> line, = animated(ax.plot([0, 1], [0, 1]))
+    >>> line.get_animated()
+    True
+    """
+    if hasattr(artists, "set_animated"):
+        items = [artists]
+    elif hasattr(artists, "__iter__"):
+        items = list(artists)
+    else:
+        raise TypeError(f"animated: expected an artist or an iterable of artists, got "
+                        f"{_checks._describe(artists)}")
+    out = []
+    for a in items:
+        if hasattr(a, "set_animated"):
+            a.set_animated(True)
+            out.append(a)
+        elif hasattr(a, "__iter__"):
+            out += animated(a)
+        else:
+            raise TypeError(f"animated: expected matplotlib artists, got {_checks._describe(a)}")
+    return out
+
+
+def clear_animated(where):
+    """Remove the animated artists of the previous frame (lines, patches, texts and annotations,
+    collections, images) from one axes, or from every axes of a figure, keeping the axes' own
+    title and labels: a draw function with ``reuse_figure=True`` calls it, then draws the new
+    frame's moving parts (e.g. :func:`draw_chain`) and marks them with :func:`animated`.
+    Artists it updates in place instead (``set_data``) belong on other axes.
+
+    >>> fig = Figure(); ax = fig.add_subplot()
+    >>> _ = animated(ax.plot([0, 1])); _ = ax.plot([1, 0])
+    >>> clear_animated(fig); len(ax.lines)
+    1
+    """
+    if isinstance(where, Figure):
+        axes = list(where.axes)
+    else:
+        axes = [_axes_arg(where, "clear_animated")]
+    for ax in axes:
+        for group in (ax.lines, ax.patches, ax.texts, ax.collections, ax.images, ax.artists):
+            for a in list(group):
+                if a.get_animated():
+                    a.remove()
 
 
 def _render_reused(draw, values, figsize, dpi, title, palette, state):
@@ -330,12 +396,11 @@ def _render_reused(draw, values, figsize, dpi, title, palette, state):
             fig.suptitle(title)
         fig.canvas.draw()                        # lays out (constrained) and draws the background
         fig.set_layout_engine("none")            # freeze the layout: no layout pass per frame
-        animated = _animated_artists(fig)
+        moving = _animated_artists(fig)
         entry = state[key] = {"fig": fig, "background": None, "n_axes": len(fig.axes)}
-        if animated:
+        if moving:
             entry["background"] = fig.canvas.copy_from_bbox(fig.bbox)
-            for artist in animated:
-                fig.draw_artist(artist)
+            _blit(fig, moving)
         return _png_from_canvas(fig, palette)
     fig = entry["fig"]
     draw(fig, **values)
@@ -344,11 +409,10 @@ def _render_reused(draw, values, figsize, dpi, title, palette, state):
                          f"reuse_figure=True added axes to a figure it had already drawn; on "
                          f"later calls update the artists of fig.axes instead (build them only "
                          f"when fig.axes is empty)")
-    animated = _animated_artists(fig)
-    if entry["background"] is not None and animated:
+    moving = _animated_artists(fig)
+    if entry["background"] is not None and moving:
         fig.canvas.restore_region(entry["background"])
-        for artist in animated:
-            fig.draw_artist(artist)
+        _blit(fig, moving)
     else:
         fig.canvas.draw()
     return _png_from_canvas(fig, palette)
