@@ -723,3 +723,23 @@ def test_reused_3d_chain_blits_the_same_pixels_as_a_fresh_draw(quick):
         # or two where an arrow head meets a line may differ
         differ = np.abs(_pixels(a) - _pixels(b)).max(axis=2) > 0
         assert differ.mean() < 1e-3, (q2, differ.sum())
+
+
+def test_pdf_dpi_still_pictures(quick, monkeypatch):
+    def draw(fig, a):
+        fig.add_subplot().plot([0, a])
+
+    f = viz.interactive_figure(draw, {"a": (0.0, 1.0, 3)}, figsize=(2, 1.5), dpi=50)
+    monkeypatch.setenv("ROBODYN_PDF_DPI", "200")
+    g = viz.interactive_figure(draw, {"a": (0.0, 1.0, 3)}, figsize=(2, 1.5), dpi=50)
+    size = lambda b64: _pixels(base64.b64decode(b64)).shape[:2]
+    assert size(f.still_png) == (75, 100) and size(g.still_png) == (300, 400)
+    assert g.html.count("data:image/png") == f.html.count("data:image/png")   # HTML unchanged
+    a = viz.animation(lambda fig, i: fig.add_subplot().plot([0, i]), [0, 1], figsize=(2, 1.5),
+                      dpi=50)
+    assert size(a.still_png) == (300, 400)
+    for bad, msg in (("x", "expected a number of dots per inch"),
+                     ("5", r"expected a value in \[50, 600\]")):
+        monkeypatch.setenv("ROBODYN_PDF_DPI", bad)
+        with pytest.raises(ValueError, match=f"ROBODYN_PDF_DPI: {msg}"):
+            viz.interactive_figure(draw, {"a": (0.0, 1.0, 3)})

@@ -10,6 +10,10 @@
   "[LP17]". The style ``authoryear`` (pybtex's ``plain`` order and formatting, labels "Lynch and
   Park, 2017") makes the two match, in HTML and PDF; ``_config.yml`` selects it with
   ``bibtex_default_style: authoryear``.
+* **200 dpi pictures for the PDF.** For a LaTeX build the notebooks' kernels (started by this
+  process, so they inherit its environment) get ``MATPLOTLIBRC=scripts/latex/matplotlibrc``
+  (``figure.dpi: 200``: the plt.show() figures) and ``ROBODYN_PDF_DPI=200`` (the still pictures
+  of :mod:`robodyn.viz`'s interactive figures and animations); the HTML build keeps 100 dpi.
 * **Empty "References" sections in LaTeX.** sphinxcontrib-bibtex moves every ``{bibliography}``
   to the end of the LaTeX document, where Sphinx gives it its own "Bibliography" chapter; a
   section left with nothing but its heading (e.g. "References" above the directive) is removed
@@ -17,10 +21,15 @@
 """
 from __future__ import annotations
 
+import os
+from pathlib import Path
+
 from docutils import nodes
 from sphinx.transforms.post_transforms import SphinxPostTransform
 
 PROOF_PREFIX = "Proof. "
+PDF_DPI = "200"
+MATPLOTLIBRC = Path(__file__).resolve().parents[2] / "scripts" / "latex" / "matplotlibrc"
 
 
 def author_year_label(entry) -> str:
@@ -103,8 +112,17 @@ class LatexDropEmptySections(SphinxPostTransform):
                 section.parent.remove(section)
 
 
+def _pdf_pictures(app):
+    """builder-inited: for LaTeX, the environment the notebooks are executed in."""
+    if app.builder.format == "latex":
+        os.environ.setdefault("ROBODYN_PDF_DPI", PDF_DPI)
+        if MATPLOTLIBRC.is_file():
+            os.environ.setdefault("MATPLOTLIBRC", str(MATPLOTLIBRC))
+
+
 def setup(app):
     _register_pybtex_style()
+    app.connect("builder-inited", _pdf_pictures)
     app.add_post_transform(LatexProofTitles)
     app.add_post_transform(LatexDropEmptySections)
     return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}

@@ -29,6 +29,10 @@ Environment variables
     most 5 animation frames.
 ``ROBODYN_WIDGET_TIMINGS=path``
     append one JSON line per interactive figure with the time ``draw`` + PNG rendering takes.
+``ROBODYN_PDF_DPI=200``
+    set by the book's LaTeX build (``book/_ext/book_fixes.py``): the still picture an
+    interactive figure or animation offers as ``image/png`` (what the PDF shows) is rendered at
+    this dpi; the HTML frames keep theirs.
 """
 from __future__ import annotations
 
@@ -72,6 +76,22 @@ _CSS_DPI = 100           # CSS pixels per figure inch in the static HTML (stable
 
 class BudgetWarning(UserWarning):
     """The frame grid or dpi of a figure was reduced to stay within :data:`FRAME_BUDGET_BYTES`."""
+
+
+def _pdf_dpi():
+    """dpi of the pictures for the PDF (``ROBODYN_PDF_DPI``, set by the book's LaTeX build), or
+    None."""
+    value = os.environ.get("ROBODYN_PDF_DPI", "").strip()
+    if not value:
+        return None
+    try:
+        dpi = float(value)
+    except ValueError:
+        raise ValueError(f"ROBODYN_PDF_DPI: expected a number of dots per inch, got "
+                         f"{value!r}") from None
+    if not 50 <= dpi <= 600:
+        raise ValueError(f"ROBODYN_PDF_DPI: expected a value in [50, 600], got {dpi:g}")
+    return dpi
 
 
 def _env_on(name):
@@ -775,6 +795,12 @@ def interactive_figure(draw, params, *, figsize=(6, 4), title=None, alt=None, dp
                             timings, frame_dpi, html, continuous_update)
     fig._layout = layout
     fig._reuse = reuse_figure
+    pdf_dpi = _pdf_dpi()
+    if pdf_dpi:                  # the PDF's picture (image/png): the start frame, sharper
+        values0 = {n: float(grid[n].values[start[n]]) for n in grid}
+        png = _render(draw, values0, figsize, pdf_dpi, title, palette=False,
+                      layout={} if not reuse_figure else layout, reuse=reuse_figure)[0]
+        fig.still_png = base64.b64encode(png).decode("ascii")
     if os.environ.get("ROBODYN_WIDGET_TIMINGS"):
         _write_timing(fig, draw, sliders)
     return fig
@@ -1097,6 +1123,12 @@ def animation(draw, frames, *, interval=40, figsize=(6, 4), title=None, alt=None
     html = (f'<div class="robodyn-animation" role="group" aria-label="{_html.escape(alt)}">'
             f'{_offline_jshtml(jshtml, alt)}</div>')
     still = re.search(r'"data:image/png;base64,([^"]*)"', jshtml).group(1)
+    pdf_dpi = _pdf_dpi()
+    if pdf_dpi:                                          # the PDF's picture: the first frame
+        probe = _new_figure(figsize, pdf_dpi)
+        one(probe, seq[0])
+        still = base64.b64encode(_png_bytes(probe, palette=False)).decode("ascii")
+        probe.clear()
     return Animation(html, len(seq), frame_bytes, d, title, still)
 
 
