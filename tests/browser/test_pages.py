@@ -451,3 +451,16 @@ def test_equation_numbers(server, browser):
                             f"shows {shown[label]!r}")
     assert any(label == "hb-5-13" for _, label, _ in links)
     assert not problems, "\n".join(problems)
+
+
+def test_offline_bundle_does_not_link_to_itself():
+    """Inside the zip no page links to the zip (it is not there): the intro page says it is the
+    offline copy instead (scripts/bundle_html.py); the served intro page keeps its link."""
+    with zipfile.ZipFile(BUNDLE) as zf:
+        pages = {n: zf.read(n).decode("utf-8", errors="replace") for n in zf.namelist()
+                 if n.endswith(".html")}
+    linking = [n for n, text in pages.items() if f'{BUNDLE_NAME}.zip"' in text]
+    assert not linking, f"pages in the bundle that link to it: {linking[:5]}"
+    intro = pages[f"{BUNDLE_NAME}/{PAGES[0]}.html"]
+    assert "This is the offline copy" in intro
+    assert f'{BUNDLE_NAME}.zip"' in (HTML / f"{PAGES[0]}.html").read_text(encoding="utf-8")
