@@ -294,12 +294,7 @@ def _render(draw, values, figsize, dpi, title, palette=True, layout=None, reuse=
     frozen = layout.get("positions") if layout is not None else None
     # always created with constrained layout, so that draw (e.g. fig.colorbar(ax=...)) makes the
     # same axes as in the first frame; the layout engine is switched off afterwards if frozen
-    fig = Figure(figsize=figsize, dpi=dpi, layout="constrained")
-    FigureCanvasAgg(fig)
-    draw(fig, **values)
-    _check_drew(fig, values)
-    if title and not fig.get_suptitle():
-        fig.suptitle(title)
+    fig = _drawn_figure(draw, values, figsize, dpi, title)
     if frozen and len(fig.axes) == len(frozen) and all(
             ax.get_axes_locator() is None or type(ax.get_axes_locator()).__name__ ==
             "_ColorbarAxesLocator" for ax in fig.axes):
@@ -318,6 +313,17 @@ def _render(draw, values, figsize, dpi, title, palette=True, layout=None, reuse=
         layout["suptitle_y"] = None if suptitle is None else suptitle.get_position()[1]
     fig.clear()
     return png, ms
+
+
+def _drawn_figure(draw, values, figsize, dpi, title):
+    """A new figure (constrained layout, Agg canvas) after ``draw``, with the suptitle."""
+    fig = Figure(figsize=figsize, dpi=dpi, layout="constrained")
+    FigureCanvasAgg(fig)
+    draw(fig, **values)
+    _check_drew(fig, values)
+    if title and not fig.get_suptitle():
+        fig.suptitle(title)
+    return fig
 
 
 def _check_drew(fig, values):
@@ -408,12 +414,7 @@ def _render_reused(draw, values, figsize, dpi, title, palette, state):
     key = ("reuse", dpi)
     entry = state.get(key)
     if entry is None:
-        fig = Figure(figsize=figsize, dpi=dpi, layout="constrained")
-        FigureCanvasAgg(fig)
-        draw(fig, **values)
-        _check_drew(fig, values)
-        if title and not fig.get_suptitle():
-            fig.suptitle(title)
+        fig = _drawn_figure(draw, values, figsize, dpi, title)
         fig.canvas.draw()                        # lays out (constrained) and draws the background
         fig.set_layout_engine("none")            # freeze the layout: no layout pass per frame
         moving = _animated_artists(fig)
