@@ -37,6 +37,7 @@ Environment variables
 from __future__ import annotations
 
 import base64
+import gc
 import html as _html
 import io
 import itertools
@@ -277,6 +278,19 @@ def _png_from_canvas(fig, palette=True):
 
 
 def _render(draw, values, figsize, dpi, title, palette=True, layout=None, reuse=False):
+    """Run ``draw`` and return (png bytes, milliseconds), with the garbage collector paused:
+    its pauses (tens of ms, at random frames) are moved out of the slider's response time, and
+    the garbage of the frame is collected after it (see :func:`_render_frame`)."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return _render_frame(draw, values, figsize, dpi, title, palette, layout, reuse)
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def _render_frame(draw, values, figsize, dpi, title, palette=True, layout=None, reuse=False):
     """Run ``draw`` and return (png bytes, milliseconds).
 
     ``layout`` (a dict, one per interactive figure) holds what frames share. Without ``reuse``
