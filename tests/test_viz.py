@@ -204,6 +204,7 @@ def test_timing_file(quick, tmp_path, monkeypatch):
     for r in lines:
         assert {"title", "params", "frames", "median_ms", "max_ms", "bytes"} <= set(r)
         assert 0 < r["median_ms"] <= r["max_ms"] and r["bytes"] > 0
+        assert 0 <= r["median_cpu_ms"] <= r["max_cpu_ms"]
 
 
 # ---------------------------------------------------------------- bad input
