@@ -14,10 +14,13 @@
   process, so they inherit its environment) get ``MATPLOTLIBRC=scripts/latex/matplotlibrc``
   (``figure.dpi: 200``: the plt.show() figures) and ``ROBODYN_PDF_DPI=200`` (the still pictures
   of :mod:`robodyn.viz`'s interactive figures and animations); the HTML build keeps 100 dpi.
+  A LaTeX build reads every notebook again (it would otherwise reuse the doctrees, pictures
+  included, of an earlier HTML build in the same ``_build``).
 * **Empty "References" sections in LaTeX.** sphinxcontrib-bibtex moves every ``{bibliography}``
   to the end of the LaTeX document, where Sphinx gives it its own "Bibliography" chapter; a
   section left with nothing but its heading (e.g. "References" above the directive) is removed
-  from the LaTeX doctree.
+  from the LaTeX doctree, and so is such a heading of the root page (which
+  sphinx-jupyterbook-latex turns from a section into a heading node).
 """
 from __future__ import annotations
 
@@ -110,6 +113,25 @@ class LatexDropEmptySections(SphinxPostTransform):
             body = [c for c in section.children if not isinstance(c, nodes.title)]
             if all(_is_empty(c) for c in body) and section.parent is not None:
                 section.parent.remove(section)
+        # the root page (intro): sphinx-jupyterbook-latex flattens its sections into headings
+        # (RootHeader nodes, priority 700); drop a heading with nothing under it before the next
+        # heading, section or the toctree of the parts
+        for header in [n for n in self.document.findall(nodes.Element)
+                       if type(n).__name__ == "RootHeader"]:
+            parent = header.parent
+            if parent is None:
+                continue
+            following = parent.children[parent.index(header) + 1:]
+            under = []
+            for node in following:
+                if type(node).__name__ in ("RootHeader", "start_of_file") or \
+                        isinstance(node, nodes.section) or \
+                        (isinstance(node, nodes.compound) and
+                         "toctree-wrapper" in node.get("classes", [])):
+                    break
+                under.append(node)
+            if all(_is_empty(n) for n in under):
+                parent.remove(header)
 
 
 def _pdf_pictures(app):
@@ -120,9 +142,19 @@ def _pdf_pictures(app):
             os.environ.setdefault("MATPLOTLIBRC", str(MATPLOTLIBRC))
 
 
+def _reexecute_notebooks(app, env, added, changed, removed):
+    """env-get-outdated: a LaTeX build reads (executes) every notebook again, so that its
+    pictures are made at the PDF's dpi, not reused from an HTML build's doctrees."""
+    if app.builder.format != "latex":
+        return []
+    return sorted(doc for doc in env.found_docs
+                  if str(env.doc2path(doc)).endswith(".ipynb") and doc not in added | changed)
+
+
 def setup(app):
     _register_pybtex_style()
     app.connect("builder-inited", _pdf_pictures)
+    app.connect("env-get-outdated", _reexecute_notebooks)
     app.add_post_transform(LatexProofTitles)
     app.add_post_transform(LatexDropEmptySections)
     return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}
