@@ -679,8 +679,9 @@ def interactive_figure(draw, params, *, figsize=(6, 4), title=None, alt=None, dp
     afterwards only updates the artists' data (``set_data``, ``set_text``, ...), so labels,
     ticks and layout stay out of the per-frame work. Artists it marks with
     ``artist.set_animated(True)`` are the only ones that may change; the rest is drawn once and
-    kept as pixels (blitting), which makes a frame several times faster. The returned object
-    displays as
+    kept as pixels (blitting), which makes a frame several times faster (a changing axes title:
+    ``viz.animated(ax.title)`` once, then ``ax.title.set_text(...)``, not ``ax.set_title``, which
+    moves it). The returned object displays as
 
     * ``application/vnd.jupyter.widget-view+json``: ipywidgets ``FloatSlider``\ s that re-run
       ``draw`` (JupyterLab with a kernel prefers this);
