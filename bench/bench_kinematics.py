@@ -12,7 +12,11 @@ robodyn/pinocchio (reported only; Pinocchio is compiled C++).
 ``--widgets`` executes every notebook listed in ``_toc.yml`` (nbclient, in a temporary
 copy of the book, ROBODYN_WIDGET_TIMINGS=<file>, ROBODYN_STATIC unset) and prints, per
 interactive figure, the median and max callback time that ``robodyn.viz`` wrote to that file
-(JSON lines: title, params, frames, median_ms, max_ms, bytes), against the 100 ms target.
+(JSON lines: title, params, frames, median_ms, max_ms, bytes; 5 callbacks per figure), against
+the targets: median <= 100 ms and max <= 150 ms. Wall-clock times (what a reader waits for) and
+the kernel's CPU time per callback (the same work without waiting for a busy processor) are both
+printed, with the machine's load average: on a shared, loaded machine the wall-clock times grow
+with the load, and the CPU times are the figures to judge the code by.
 
 ``--wall`` copies the repository to a temporary directory and times ``jupyter-book build book``
 (target <= 10 min) and the test suite (target <= 15 min).
@@ -37,7 +41,8 @@ from pathlib import Path
 import numpy as np
 
 REPO = Path(__file__).resolve().parents[1]
-WIDGET_TARGET_MS = 100.0
+WIDGET_TARGET_MS = 100.0          # median callback time
+WIDGET_MAX_MS = 150.0             # slowest of the measured callbacks
 BOOK_TARGET_S = 10 * 60
 TESTS_TARGET_S = 15 * 60
 
@@ -181,27 +186,36 @@ def widgets(book):
             print(f"{rel}: executed in {wall:.1f} s, {len(lines)} interactive figure(s)")
             for line in lines:
                 rows.append((rel, json.loads(line)))
-    print(f"\nCallback time per interactive figure (target {WIDGET_TARGET_MS:.0f} ms per "
-          f"callback)")
+    print(f"\nCallback time per interactive figure (targets: median <= {WIDGET_TARGET_MS:.0f} ms, "
+          f"max <= {WIDGET_MAX_MS:.0f} ms)")
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+    print(f"(load average {load:.1f} on {os.cpu_count()} cores; verdict on wall-clock time, "
+          f"cpu = the kernel's CPU time)")
     print(f"{'notebook':40s} {'figure':34s} {'frames':>6s} {'median ms':>10s} {'max ms':>8s} "
-          f"{'kB':>7s}  verdict")
+          f"{'cpu med':>8s} {'cpu max':>8s} {'kB':>7s}  verdict")
     over = over_max = 0
     for rel, r in rows:
         med, mx = float(r["median_ms"]), float(r["max_ms"])
-        if mx <= WIDGET_TARGET_MS:
-            verdict = "ok"
-        elif med <= WIDGET_TARGET_MS:
+        if med > WIDGET_TARGET_MS:
+            verdict = "OVER"
+            over += 1
+        elif mx > WIDGET_MAX_MS:
             verdict = "median ok, max over"
             over_max += 1
         else:
-            verdict = "OVER"
-            over += 1
+            verdict = "ok"
+        cmed, cmx = float(r.get("median_cpu_ms", "nan")), float(r.get("max_cpu_ms", "nan"))
         print(f"{str(rel):40s} {str(r['title'])[:34]:34s} {r['frames']:>6} {med:10.1f} "
-              f"{mx:8.1f} {r['bytes'] / 1e3:7.0f}  {verdict}")
+              f"{mx:8.1f} {cmed:8.1f} {cmx:8.1f} {r['bytes'] / 1e3:7.0f}  {verdict}")
     if rows:
         meds = [float(r["median_ms"]) for _, r in rows]
-        print(f"\n{len(rows)} figures; median of medians {statistics.median(meds):.1f} ms; "
-              f"{over} with the median over target, {over_max} more with the max over")
+        cpu = [float(r.get("median_cpu_ms", "nan")) for _, r in rows]
+        cpu_max = [float(r.get("max_cpu_ms", "nan")) for _, r in rows]
+        print(f"\nCPU time: largest median {max(cpu):.1f} ms, largest max {max(cpu_max):.1f} ms")
+        print(f"{len(rows)} figures; median of medians {statistics.median(meds):.1f} ms, "
+              f"largest median {max(meds):.1f} ms, largest max "
+              f"{max(float(r['max_ms']) for _, r in rows):.1f} ms; {over} with the median over "
+              f"target, {over_max} more with the max over")
     for rel, msg in failures:
         print(f"FAILED to execute {rel}: {msg}")
     return 1 if failures else 0

@@ -7,10 +7,15 @@ writes ``<html>/_downloads/robot-dynamics-interactively-html.zip``: every file o
 ``robot-dynamics-interactively-html/``, except the bundle itself and the Makefile's ``.built``
 stamp. Run it after Sphinx has finished. The archive is deterministic: names in sorted order,
 one fixed timestamp and fixed permissions, so the same site gives the same bytes.
+
+Inside the bundle the pages' links to the bundle itself (the intro page's "Download the whole
+HTML book") would point at a zip that is not there: each is replaced by a short note that this
+is the offline copy. The site on the server keeps its link.
 """
 from __future__ import annotations
 
 import pathlib
+import re
 import sys
 import zipfile
 
@@ -18,6 +23,17 @@ NAME = "robot-dynamics-interactively-html"
 BUNDLE = pathlib.PurePosixPath("_downloads") / f"{NAME}.zip"
 SKIP = {".built"}                       # the Makefile's stamp, not part of the site
 EPOCH = (1980, 1, 1, 0, 0, 0)           # zip's earliest date: no build time in the archive
+SELF_LINK = re.compile(r'<a\b[^>]*\bhref="[^"]*' + re.escape(NAME) + r'\.zip"[^>]*>.*?</a>',
+                       re.DOTALL)
+OFFLINE_NOTE = ('<span class="robodyn-offline-note"><strong>This is the offline copy</strong> '
+                '(the online book offers it for download here)</span>')
+
+
+def offline_page(data: bytes) -> bytes:
+    """An HTML page as it goes into the bundle: links to the bundle replaced by a note."""
+    text = data.decode("utf-8")
+    new = SELF_LINK.sub(OFFLINE_NOTE, text)
+    return data if new == text else new.encode("utf-8")
 
 
 def bundle(html: pathlib.Path) -> pathlib.Path:
@@ -37,7 +53,8 @@ def bundle(html: pathlib.Path) -> pathlib.Path:
             info = zipfile.ZipInfo(f"{NAME}/{path.relative_to(html).as_posix()}", EPOCH)
             info.compress_type = zipfile.ZIP_DEFLATED
             info.external_attr = 0o644 << 16
-            zf.writestr(info, path.read_bytes())
+            data = path.read_bytes()
+            zf.writestr(info, offline_page(data) if path.suffix == ".html" else data)
     tmp.replace(out)
     print(f"bundle_html: {len(files)} files -> {out} ({out.stat().st_size / 1e6:.1f} MB)")
     return out

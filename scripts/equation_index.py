@@ -4,7 +4,8 @@
 Three inputs, all read statically (nothing is executed):
 
 * the seed list ``book/_data/seed_equations.yml``: every numbered equation of the three source
-  texts, with a short description and the source's section;
+  texts, with a short description and the source's section, and per source the numbers its
+  extracted text does not show (``not_shown``; of them, ``inferred`` ones are placed by position);
 * the pages of ``_toc.yml``: an equation of a source is *derived* on the page that defines its
   label -- a MyST ``$$ ... $$ (hb-5-13)`` block, a ``{math}`` directive with ``:label: hb-5-13``
   or a ``(hb-5-13)=`` target -- and *used* on the pages that cite it with ``{eq}`hb-5-13```;
@@ -13,6 +14,10 @@ Three inputs, all read statically (nothing is executed):
 
 Labels are ``<prefix>-<number with dots as dashes>``: handbook eq. (5.13) is ``hb-5-13``,
 Udwadia-Kalaba eq. (36) is ``uk-36``, port-Hamiltonian eq. (42) is ``ph-42``.
+
+Coverage is counted over the numbers the seeds show (88: handbook 23, Udwadia-Kalaba 43,
+port-Hamiltonian 22): an equation is *covered and verified* when a page derives it and a test
+checks it. The numbers a seed does not show are listed as context rows, and not counted.
 
 Usage::
 
@@ -69,6 +74,8 @@ class SeedEquation:
     number: str
     section: str
     description: str | None
+    shown: bool = True          # the number appears in the extracted seed text
+    inferred: bool = False      # not shown; placed by its position between shown numbers
 
     @property
     def label(self):
@@ -117,9 +124,12 @@ class Index:
     def tests_for(self, label):
         return [m.test_id for m in self.markers if label in m.labels]
 
-    def counts(self, source=None):
-        """(seed equations, derived in the book, checked by a test), for one source or all."""
-        eqs = [e for s in self.sources if source in (None, s.prefix) for e in s.equations]
+    def counts(self, source=None, shown=True):
+        """(equations, derived in the book, covered and verified: derived and checked by a
+        test), for one source or all, over the numbers the seeds show (``shown=False``: over
+        the context rows, the numbers they do not show)."""
+        eqs = [e for s in self.sources if source in (None, s.prefix) for e in s.equations
+               if e.shown == shown]
         covered = [e for e in eqs if e.label in self.definitions]
         verified = [e for e in covered if self.tests_for(e.label)]
         return len(eqs), len(covered), len(verified)
@@ -140,12 +150,26 @@ def load_seed_list(path):
             problems.append(f"{path}: source {k + 1} lacks {sorted(missing)}")
             continue
         eqs = []
+        not_shown = [str(x) for x in s.get("not_shown") or []]
+        inferred = [str(x) for x in s.get("inferred") or []]
+        numbers = [str(e.get("number")) for e in s["equations"] if isinstance(e, dict)]
+        for name, listed in (("not_shown", not_shown), ("inferred", inferred)):
+            unknown = [x for x in listed if x not in numbers]
+            if unknown:
+                problems.append(f"{path}: source {s['prefix']}: {name} names numbers that are "
+                                f"not in its equations: {unknown}")
+        if set(inferred) - set(not_shown):
+            problems.append(f"{path}: source {s['prefix']}: an inferred number is one the seed "
+                            f"does not show; add {sorted(set(inferred) - set(not_shown))} to "
+                            f"not_shown")
         for e in s["equations"]:
             if not isinstance(e, dict) or {"number", "section", "description"} - set(e):
                 problems.append(f"{path}: source {s['prefix']}: each equation needs number, "
                                 f"section and description (null if unknown), got {e!r}")
                 continue
-            eq = SeedEquation(s["prefix"], str(e["number"]), str(e["section"]), e["description"])
+            number = str(e["number"])
+            eq = SeedEquation(s["prefix"], number, str(e["section"]), e["description"],
+                              shown=number not in not_shown, inferred=number in inferred)
             if eq.label in seen:
                 problems.append(f"{path}: {eq.label} is listed twice")
             seen.add(eq.label)
@@ -397,9 +421,33 @@ def _page_link(index, doc):
     return f"[{title}](/{index.files[doc]})"
 
 
+HEADLINE = "**Covered and verified: {verified} of {total}.**"
+CONTEXT_HEADING = "### {title}: context rows"
+
+
+def _row(index, e):
+    """One table row of equation ``e``."""
+    what = _cell(e.description) if e.description else "*not shown in the extracted seed text*"
+    if e.inferred:
+        what = "*number inferred:* " + what
+    d = index.definitions.get(e.label)
+    if d is None:
+        where, used = "**missing**", ""
+    else:
+        link = f"{{eq}}`{e.label}`" if d.kind == "math" else \
+            f"{{ref}}`{_eq_name(e)} <{e.label}>`"
+        where = f"{_page_link(index, d.doc)}, § {_cell(d.section)}: {link}"
+        used = ", ".join(_page_link(index, doc)
+                         for doc in index.references.get(e.label, []) if doc != d.doc)
+    tests = ", ".join(f"`{t}`" for t in index.tests_for(e.label)) or \
+        ("—" if d is not None else "")
+    return f"| {_eq_name(e)} | {what} | {_cell(e.section)} | {where} | {used} | {tests} |"
+
+
 def render(index):
     """The page book/equations.md, as a string."""
     total, covered, verified = index.counts()
+    context = index.counts(shown=False)
     out = [
         "# Equation index",
         "",
@@ -412,20 +460,29 @@ def render(index):
         "tests check it. The page is generated from the equation labels in the chapters and "
         "from markers on the tests, so it cannot drift from them.",
         "",
-        f"**Summary: {covered} of {total} seed equations are derived in the book; {verified} of "
-        f"them are checked by a test.**",
+        HEADLINE.format(verified=verified, total=total) + f" Of the {total} equation numbers "
+        f"the seed texts show, {verified} are derived in the book and checked by a test "
+        f"({covered} are derived).",
         "",
-        "| Source | Seed equations | Derived in the book | Checked by a test |",
-        "| --- | ---: | ---: | ---: |",
+        f"Counted are the numbers a reader finds in the seed texts. The other {context[0]} "
+        "numbers (cited by the sources but not shown in the extracted texts, or inferred from "
+        "their position) are listed as context rows at the end of each source's section and not counted"
+        + (f"; the book derives {context[1]} of them." if context[1] else "."),
+        "",
+        "| Source | Numbers the seed shows | Derived in the book | Covered and verified "
+        "| Context rows |",
+        "| --- | ---: | ---: | ---: | ---: |",
     ]
     for s in index.sources:
         n, c, v = index.counts(s.prefix)
-        out.append(f"| {_cell(s.title)} | {n} | {c} | {v} |")
+        out.append(f"| {_cell(s.title)} | {n} | {c} | {v} | {index.counts(s.prefix, False)[0]} |")
     out += [
         "",
         "*How to read the tables.* **Derived in** names the page and section that state the "
-        "equation, with a link to it (the number in the link is the equation's number on that "
-        "page); **missing** means no chapter has it yet. **Also used in** lists the other pages "
+        "equation, with a link to it; the link shows the source's own number — (5.13) for the "
+        "handbook, (UK 36) and (PH 59) for the other two — as the equation does on its page, "
+        "where the book's own equations are numbered by part and chapter, e.g. (II.2.1). "
+        "**missing** means no chapter has it yet. **Also used in** lists the other pages "
         "that cite it. **Checked by** lists the tests that verify it by an independent route.",
         "",
         "*How to add an equation.* Give its display the seed label — handbook (5.13) is "
@@ -433,29 +490,23 @@ def render(index):
         "`ph-47` — mark the tests that check it with `@pytest.mark.equation(\"hb-5-13\")`, and "
         "run `make equations`.",
     ]
+    header = ["| Eq. | What it is | Source § | Derived in | Also used in | Checked by |",
+              "| --- | --- | --- | --- | --- | --- |"]
     for s in index.sources:
         n, c, v = index.counts(s.prefix)
+        shown = [e for e in s.equations if e.shown]
+        hidden = [e for e in s.equations if not e.shown]
         out += ["", f"## {s.title}", "",
-                f"{n} numbered equations; {c} derived in the book, {v} checked by a test."
-                + (f" {s.note}" if s.note else ""), "",
-                "| Eq. | What it is | Source § | Derived in | Also used in | Checked by |",
-                "| --- | --- | --- | --- | --- | --- |"]
-        for e in s.equations:
-            what = _cell(e.description) if e.description else \
-                "*not shown in the extracted seed text*"
-            d = index.definitions.get(e.label)
-            if d is None:
-                where, used = "**missing**", ""
-            else:
-                link = f"{{eq}}`{e.label}`" if d.kind == "math" else \
-                    f"{{ref}}`{_eq_name(e)} <{e.label}>`"
-                where = f"{_page_link(index, d.doc)}, § {_cell(d.section)}: {link}"
-                used = ", ".join(_page_link(index, doc)
-                                 for doc in index.references.get(e.label, []) if doc != d.doc)
-            tests = ", ".join(f"`{t}`" for t in index.tests_for(e.label)) or \
-                ("—" if d is not None else "")
-            out.append(f"| {_eq_name(e)} | {what} | {_cell(e.section)} | {where} | {used} | "
-                       f"{tests} |")
+                f"{n} numbers shown in the seed text; {c} derived in the book, {v} covered and "
+                "verified." + (f" {s.note}" if s.note else ""), ""]
+        out += header + [_row(index, e) for e in shown]
+        if hidden:
+            out += ["", CONTEXT_HEADING.format(title=s.title), "",
+                    f"{len(hidden)} numbers, not counted above: the seed text cites or implies "
+                    "them without showing them"
+                    + ("; *number inferred* marks a number placed by its position between "
+                       "shown ones." if any(e.inferred for e in hidden) else "."), ""]
+            out += header + [_row(index, e) for e in hidden]
     return "\n".join(out) + "\n"
 
 
@@ -500,8 +551,8 @@ def main(argv=None):
         print(exc, file=sys.stderr)
         return 2
     total, covered, verified = index.counts()
-    print(f"wrote {PAGE}: {covered} of {total} seed equations derived, {verified} checked by "
-          f"a test")
+    print(f"wrote {PAGE}: covered and verified {verified} of the {total} numbers the seeds "
+          f"show ({covered} derived)")
     return 0
 
 

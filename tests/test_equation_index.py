@@ -18,18 +18,40 @@ ei = importlib.util.module_from_spec(_spec)
 sys.modules["equation_index"] = ei             # dataclasses look their module up there
 _spec.loader.exec_module(ei)
 
-SUMMARY = re.compile(r"\*\*Summary: (\d+) of (\d+) seed equations are derived in the book; "
-                     r"(\d+) of them are checked by a test\.\*\*")
+SUMMARY = re.compile(r"\*\*Covered and verified: (\d+) of (\d+)\.\*\* Of the (\d+) equation "
+                     r"numbers the seed texts show, (\d+) are derived in the book and checked by "
+                     r"a test \((\d+) are derived\)\.")
+
+# the numbers the extracted seed texts show (read off them with a regex that allows a line
+# break inside the parentheses): 23 + 43 + 22 = 88
+SHOWN = {
+    "hb": ["5.5", "5.6", "5.7", "5.10"] + [f"5.{k}" for k in range(13, 32)],
+    "uk": [str(k) for k in range(1, 51) if k not in (10, 17, 21, 30, 31, 32, 33)],
+    "ph": [str(k) for k in (21, 23, 24, 28, 29, 31, 33, 36, 37, 45, 46, 47, 49, 55, 59, 60, 62,
+                            68, 76, 85, 87, 89)],
+}
+
+
+def summary_numbers(text):
+    """(covered and verified, total, derived) of the headline; checks its two totals agree."""
+    m = SUMMARY.search(text)
+    assert m, "no headline"
+    verified, total, total2, verified2, covered = map(int, m.groups())
+    assert (total, verified) == (total2, verified2), f"the headline disagrees with itself: {m[0]}"
+    return covered, total, verified
 
 
 def page_counts(text):
     """Independent reading of a generated page: per `## ` section, (rows, rows not marked
-    missing, rows with at least one test), from the table rows themselves."""
+    missing, rows with at least one test), from the counted table rows themselves (the context
+    rows after a `### ...: context rows` heading are not counted)."""
     counts, current = {}, None
     for line in text.splitlines():
         if line.startswith("## "):
             current = line[3:].strip()
             counts[current] = [0, 0, 0]
+        elif line.startswith("### ") and line.endswith(": context rows"):
+            current = None
         elif current and re.match(r"^\| \(\S+\) \|", line):
             cells = [c.strip() for c in re.split(r"(?<!\\)\|", line)[1:-1]]
             assert len(cells) == 6, line
@@ -42,10 +64,10 @@ def page_counts(text):
 def summary_problems(text, seed_total):
     """Sentences naming every way the page's summary disagrees with its tables or the seed
     list; empty if consistent."""
-    m = SUMMARY.search(text)
-    if not m:
-        return ["no summary line"]
-    covered, total, verified = map(int, m.groups())
+    try:
+        covered, total, verified = summary_numbers(text)
+    except AssertionError as exc:
+        return [str(exc)]
     rows = page_counts(text)
     problems = []
     sums = tuple(sum(r[i] for r in rows.values()) for i in range(3))
@@ -56,7 +78,7 @@ def summary_problems(text, seed_total):
     if not verified <= covered <= total:
         problems.append(f"counts out of order: {verified} <= {covered} <= {total} fails")
     for name, (n, c, v) in rows.items():
-        per = re.search(rf"\| {re.escape(name)} \| (\d+) \| (\d+) \| (\d+) \|", text)
+        per = re.search(rf"\| {re.escape(name)} \| (\d+) \| (\d+) \| (\d+) \| \d+ \|", text)
         if not per or tuple(map(int, per.groups())) != (n, c, v):
             problems.append(f"source table row of {name!r} disagrees with its table {n, c, v}")
     return problems
@@ -86,6 +108,11 @@ def test_seed_list_is_the_sources_numbered_equations():
             assert e.section.startswith("§"), e
             assert e.description is None or (isinstance(e.description, str)
                                               and 0 < len(e.description) <= 90), e
+    # coverage is counted over the numbers the seed texts show; 5.11 and 5.12 are inferred
+    shown = {p: [e.number for e in s.equations if e.shown] for p, s in sources.items()}
+    assert shown == SHOWN and sum(map(len, shown.values())) == 88
+    inferred = [e.label for s in sources.values() for e in s.equations if e.inferred]
+    assert inferred == ["hb-5-11", "hb-5-12"]
     # the equations the book plan and the seeds name outright have a description
     named = ["hb-5-13", "hb-5-14", "hb-5-31", "uk-1", "uk-18", "uk-36", "uk-50", "ph-21",
              "ph-23", "ph-47", "ph-59", "ph-85", "ph-89"]
@@ -99,15 +126,19 @@ def test_repository_inputs_agree_and_counts_are_consistent():
         assert m.test_id.startswith("tests/test_") and "::test_" in m.test_id, m
         assert set(m.labels) <= set(index.definitions), m
     text = (ROOT / ei.PAGE).read_text(encoding="utf-8")
-    seed_total = sum(len(s.equations) for s in index.sources)
+    seed_total = sum(1 for s in index.sources for e in s.equations if e.shown)
+    assert seed_total == 88
     assert summary_problems(text, seed_total) == []
     total, covered, verified = index.counts()
     assert total == seed_total
-    assert tuple(map(int, SUMMARY.search(text).groups())) == (covered, total, verified)
+    assert summary_numbers(text) == (covered, total, verified)
+    assert f"**Covered and verified: {verified} of 88.**" in text
     assert (total, covered, verified) == tuple(sum(r[i] for r in page_counts(text).values())
                                                for i in range(3))
-    # the chapters written so far: Part I labels (5.5)-(5.7), Part II (5.10)-(5.17)
-    assert covered >= 11 and verified >= 11
+    # the chapters written so far: Part I labels (5.5)-(5.7), Part II (5.10), (5.13)-(5.17);
+    # (5.11) and (5.12) are derived too, as context rows
+    assert covered >= 9 and verified >= 9
+    assert index.counts("hb", shown=False) == (2, 2, 2)
     # an independent grep of the pages finds the same derived labels
     grep = set()
     for doc in ei.toc_docs(ROOT):
@@ -119,11 +150,13 @@ def test_repository_inputs_agree_and_counts_are_consistent():
 def test_summary_check_can_fail():
     index = ei.build_index(ROOT)
     text = ei.render(index)
-    seed_total = sum(len(s.equations) for s in index.sources)
+    seed_total = index.counts()[0]
     assert summary_problems(text, seed_total) == []
     total, covered, verified = index.counts()
-    wrong = text.replace(f"**Summary: {covered} of", f"**Summary: {covered + 1} of")
+    wrong = text.replace(f"({covered} are derived)", f"({covered + 1} are derived)")
     assert any("summary says" in p for p in summary_problems(wrong, seed_total))
+    torn = text.replace(f"verified: {verified} of", f"verified: {verified + 1} of")
+    assert any("headline" in p or "summary says" in p for p in summary_problems(torn, seed_total))
     assert any("seed list has" in p for p in summary_problems(text, seed_total + 1))
     first_test_row = next(line for line in text.splitlines() if "| `tests/" in line)
     untested = text.replace(first_test_row, first_test_row.rsplit("| `", 1)[0] + "| — |")
@@ -210,7 +243,8 @@ def test_small_book_index(tmp_path):
     assert index.counts() == (4, 2, 2) and index.counts("uk") == (1, 0, 0)
     text = ei.render(index)
     assert summary_problems(text, 4) == []
-    assert "**Summary: 2 of 4 seed equations are derived in the book; 2 of them are checked" in text
+    assert "**Covered and verified: 2 of 4.** Of the 4 equation numbers the seed texts show, 2 " \
+        "are derived in the book and checked by a test (2 are derived)." in text
     row15 = next(line for line in text.splitlines() if line.startswith("| (5.15)"))
     assert "**missing**" in row15 and "generalized force \\| pull-back" in row15
     row13 = next(line for line in text.splitlines() if line.startswith("| (5.13)"))
@@ -312,3 +346,28 @@ def test_bad_seed_list_and_toc_are_refused(tmp_path):
     root = make_book(tmp_path / "b")
     (root / "book" / "two.md").unlink()
     assert "neither book/two.ipynb nor book/two.md exists" in problems_of(root)
+
+
+def test_context_rows_are_listed_but_not_counted(tmp_path):
+    seeds = yaml.safe_load(yaml.safe_dump(SEEDS))
+    hb = seeds["sources"][0]
+    hb["equations"].insert(0, {"number": "5.12", "section": "§5.3", "description": "components"})
+    hb["not_shown"], hb["inferred"] = ["5.12", "5.15"], ["5.12"]
+    chapter = CHAPTER + ["## More\n\n$$\nq\n$$ (hb-5-12)\n"]
+    index = ei.build_index(make_book(tmp_path, chapter=chapter, seeds=seeds))
+    assert index.counts() == (3, 2, 2)                       # 5.13, 5.14, uk-36
+    assert index.counts(shown=False) == (2, 1, 0)            # 5.12 derived, untested; 5.15
+    text = ei.render(index)
+    assert summary_problems(text, 3) == []
+    assert "**Covered and verified: 2 of 3.**" in text
+    assert "The other 2 numbers" in text and "the book derives 1 of them" in text
+    assert "| Handbook | 2 | 2 | 2 | 2 |" in text
+    context = text.split("### Handbook: context rows", 1)[1].split("## ", 1)[0]
+    assert "| (5.12) | *number inferred:* components |" in context
+    assert "| (5.15) | generalized force" in context and "| (5.13)" not in context
+    # not_shown and inferred must name listed numbers, and inferred ones are not shown
+    bad = yaml.safe_load(yaml.safe_dump(SEEDS))
+    bad["sources"][0]["not_shown"], bad["sources"][0]["inferred"] = ["5.99"], ["5.14"]
+    text = problems_of(make_book(tmp_path / "b", seeds=bad))
+    assert "not_shown names numbers that are not in its equations: ['5.99']" in text
+    assert "add ['5.14'] to not_shown" in text

@@ -157,3 +157,24 @@ def test_chain_without_inertias_is_refused():
     from robodyn import SerialChain
     with pytest.raises(ValueError, match="has no link_homes and link_inertias"):
         simulate(SerialChain.from_screws(RR.screws, RR.home), [0, 0], [0, 0], 1.0)
+
+
+def test_relative_energy_drift_when_the_energy_starts_at_zero():
+    """E(0) = 0 (arm horizontal, at rest, V = 0 there): with joint forces the energy's range is
+    the scale; without them the energy stays 0 up to the error, the relative figure would be
+    the error divided by itself, and a warning points to the absolute figure."""
+    rr = models.planar_rr()
+    g = [0.0, -9.81, 0.0]
+    pushed = simulate(rr, [0.0, 0.0], [0.0, 0.0], 1.0, gravity=g,
+                                 tau=lambda t, q, qd: np.array([1.0, 0.5]))
+    assert abs(pushed.energy[0]) < 1e-12 and np.ptp(pushed.energy) > 0.1
+    assert pushed.relative_energy_drift < 1e-7
+    assert np.isclose(pushed.relative_energy_drift,
+                      np.abs(pushed.energy_error).max() / np.ptp(pushed.energy))
+    falling = simulate(rr, [0.0, 0.0], [0.0, 0.0], 1.0, gravity=g)
+    assert abs(falling.energy[0]) < 1e-12 and np.abs(falling.energy_error).max() < 1e-6
+    with pytest.warns(RuntimeWarning, match=r"relative_energy_drift: \|E\(0\)\| = 0 J .* "
+                                            r"report the absolute error"):
+        falling.relative_energy_drift
+    still = simulate(rr, [0.0, 0.0], [0.0, 0.0], 0.5, gravity=[0.0, 0.0, 0.0])
+    assert still.relative_energy_drift == 0.0

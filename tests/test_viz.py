@@ -204,6 +204,7 @@ def test_timing_file(quick, tmp_path, monkeypatch):
     for r in lines:
         assert {"title", "params", "frames", "median_ms", "max_ms", "bytes"} <= set(r)
         assert 0 < r["median_ms"] <= r["max_ms"] and r["bytes"] > 0
+        assert 0 <= r["median_cpu_ms"] <= r["max_cpu_ms"]
 
 
 # ---------------------------------------------------------------- bad input
@@ -537,3 +538,209 @@ def test_layout_is_frozen_after_the_first_frame(quick):
             fig.add_subplot(1, 2, k + 1).plot([0, a])
     g = viz.interactive_figure(varying, {"a": (0, 1, 2)})
     assert g.frames == 2 and len(set(parse(g.html).data[0]["frames"])) == 2
+
+
+# ---------------------------------------------------------------- speed paths and grid nits
+
+def _pixels(png):
+    from PIL import Image
+    return np.asarray(Image.open(io.BytesIO(png)).convert("RGB")).astype(int)
+
+
+@pytest.mark.parametrize("steps", range(2, 16))
+def test_quick_grid_is_a_subset_of_the_full_grid(steps):
+    s = viz.Slider(-1.0, 2.0, steps=steps, default=0.3)
+    q = viz._quick_grid(s)
+    assert 2 <= q.steps <= min(3, steps)
+    full = s.values
+    assert all(np.isclose(full, v).any() for v in q.values), (full, q.values)
+    assert (q.lo, q.hi) == (s.lo, s.hi)
+
+
+def test_quick_mode_frames_are_full_grid_frames(quick, monkeypatch):
+    seen = []
+
+    def draw(fig, a):
+        seen.append(a)
+        fig.add_subplot().plot([0, a])
+
+    f = viz.interactive_figure(draw, {"a": viz.Slider(0.0, 1.0, steps=4, default=1 / 3)})
+    full = viz.Slider(0.0, 1.0, steps=4).values
+    assert f.frames == 2                              # 4 values: the quick grid is the two ends
+    assert all(np.isclose(full, float(v)).any() for v in parse(f.html).data[0]["values"][0])
+    assert all(np.isclose(full, v).any() for v in seen)
+
+
+def test_colorbar_with_ax_in_the_frozen_layout(quick):
+    """fig.colorbar(mappable, ax=ax) makes a colorbar axes; later frames (frozen layout) must
+    draw, keep the positions of the first frame, and not fall back to a failing layout."""
+
+    def draw(fig, a):
+        ax = fig.add_subplot()
+        im = ax.imshow(np.outer(np.arange(4), np.arange(4)) * a, vmin=0, vmax=20)
+        fig.colorbar(im, ax=ax, label="value")
+        ax.set_title(f"a = {a:.1f}")
+
+    layout = {}
+    frames = [viz._render(draw, {"a": a}, (4, 3), 60, "t", palette=False, layout=layout)[0]
+              for a in (0.5, 1.0, 2.0)]
+    assert len(layout["positions"]) == 2
+    assert all(p[:8] == b"\x89PNG\r\n\x1a\n" for p in frames)
+    f = viz.interactive_figure(draw, {"a": (0.5, 2.0, 3)})
+    assert f.frames == 3 and f.render_png(a=1.25)[:4] == b"\x89PNG"
+    # the colorbar is drawn at the same place in every frame: its pixel columns right of the
+    # image axes are identical (only the image and the title change)
+    px = [_pixels(p) for p in frames]
+    right = slice(int(px[0].shape[1] * 0.85), None)
+    assert all(np.array_equal(px[0][:, right], p[:, right]) for p in px[1:])
+
+
+X_CURVE = np.linspace(0, 2 * np.pi, 120)
+
+
+def _plain_curve(fig, a):
+    ax = fig.add_subplot()
+    ax.plot(X_CURVE, np.sin(a * X_CURVE) * 0.9, color="tab:red")
+    ax.set_xlim(-0.5, 7); ax.set_ylim(-1.2, 1.2)
+    ax.set_xlabel("$q_1$ (rad)"); ax.set_ylabel(r"$\tau$ (N m)")
+    ax.set_title("a curve")
+
+
+def _reused_curve(calls):
+    def draw(fig, a):
+        calls.append(fig)
+        if not fig.axes:
+            ax = fig.add_subplot()
+            ax.plot(X_CURVE, np.sin(a * X_CURVE) * 0.9, color="tab:red", animated=True)
+            ax.set_xlim(-0.5, 7); ax.set_ylim(-1.2, 1.2)
+            ax.set_xlabel("$q_1$ (rad)"); ax.set_ylabel(r"$\tau$ (N m)")
+            ax.set_title("a curve")
+        fig.axes[0].lines[0].set_ydata(np.sin(a * X_CURVE) * 0.9)
+    return draw
+
+
+def test_reused_figure_blits_the_same_pixels_as_a_fresh_draw(quick):
+    calls = []
+    reused = _reused_curve(calls)
+    state, plain_layout = {}, {}
+    for a in (1.0, 2.0, 1.5, 3.0, 1.0):
+        png_r, _ = viz._render(reused, {"a": a}, (4, 3), 80, "T", palette=False, layout=state,
+                               reuse=True)
+        png_p, _ = viz._render(_plain_curve, {"a": a}, (4, 3), 80, "T", palette=False,
+                               layout=plain_layout)
+        assert np.array_equal(_pixels(png_r), _pixels(png_p)), a
+    assert len({id(f) for f in calls}) == 1             # one figure, handed back every time
+    fig = calls[0]
+    assert len(fig.axes) == 1 and len(fig.axes[0].lines) == 1 and len(fig.texts) == 1  # suptitle
+    assert state[("reuse", 80)]["background"] is not None
+    # the static frames and the live callback of interactive_figure use the same path
+    f = viz.interactive_figure(_reused_curve([]), {"a": (1.0, 3.0, 3)}, reuse_figure=True,
+                               title="T", figsize=(4, 3), dpi=80)
+    g = viz.interactive_figure(_plain_curve, {"a": (1.0, 3.0, 3)}, title="T", figsize=(4, 3),
+                               dpi=80)
+    assert np.array_equal(_pixels(f.render_png(a=1.5)), _pixels(g.render_png(a=1.5)))
+
+
+def test_reused_figure_without_animated_artists_redraws_fully(quick):
+    def draw(fig, a):
+        if not fig.axes:
+            ax = fig.add_subplot()
+            ax.plot([0, 1], [0, 1])
+            ax.set_ylim(0, 3)
+        fig.axes[0].lines[0].set_ydata([0, a])
+
+    state = {}
+    one = viz._render(draw, {"a": 1.0}, (3, 2), 60, None, palette=False, layout=state,
+                      reuse=True)[0]
+    two = viz._render(draw, {"a": 2.5}, (3, 2), 60, None, palette=False, layout=state,
+                      reuse=True)[0]
+    assert state[("reuse", 60)]["background"] is None
+    assert not np.array_equal(_pixels(one), _pixels(two))
+
+
+def test_reused_figure_errors(quick):
+    def grows(fig, a):                                   # adds axes on every call
+        fig.add_subplot().plot([0, a])
+
+    with pytest.raises(ValueError, match="reuse_figure=True added axes to a figure"):
+        viz.interactive_figure(grows, {"a": (0, 1, 3)}, reuse_figure=True)
+    with pytest.raises(TypeError, match="reuse_figure: expected True or False, got"):
+        viz.interactive_figure(_plain_curve, {"a": (0, 1, 3)}, reuse_figure=1)
+
+    def nothing(fig, a):
+        pass
+
+    with pytest.raises(ValueError, match="drew nothing into fig"):
+        viz.interactive_figure(nothing, {"a": (0, 1, 3)}, reuse_figure=True)
+
+
+def test_animated_and_clear_animated():
+    fig = Figure()
+    ax, bx = fig.subplots(1, 2)
+    bars = ax.bar([0, 1], [1, 2])
+    marked = viz.animated([bars, ax.plot([0, 1]), [ax.text(0, 0, "t")]])
+    assert len(marked) == 4 and all(a.get_animated() for a in marked)
+    kept = bx.plot([0, 1])[0]
+    viz.animated(bx.plot([1, 0]))
+    viz.clear_animated(ax)                       # one axes: bx keeps its animated line
+    assert len(ax.patches) == len(ax.lines) == len(ax.texts) == 0 and len(bx.lines) == 2
+    viz.clear_animated(fig)
+    assert list(bx.lines) == [kept]
+    with pytest.raises(TypeError, match="animated: expected an artist or an iterable"):
+        viz.animated(3)
+    with pytest.raises(TypeError, match="animated: expected matplotlib artists, got"):
+        viz.animated([ax.plot([0, 1])[0], 3])
+    with pytest.raises(TypeError, match="clear_animated: ax: expected a matplotlib Axes"):
+        viz.clear_animated("figure")
+
+
+def test_reused_3d_chain_blits_the_same_pixels_as_a_fresh_draw(quick):
+    rrr = models.spatial_rrr()
+
+    def plain(fig, q2):
+        ax = fig.add_subplot(projection="3d")
+        viz.draw_chain(ax, rrr, [0.5, q2, 1.0], frames=True, screws=True, length=0.25)
+        viz.set_equal_aspect(ax, radius=0.8)
+        ax.set_title(f"q2 = {q2:.2f}", fontsize=9)
+
+    def reused(fig, q2):
+        if not fig.axes:
+            ax = fig.add_subplot(projection="3d")
+            viz.set_equal_aspect(ax, radius=0.8)
+            ax.set_title(" ", fontsize=9)
+            viz.animated(ax.title)
+        ax, = fig.axes
+        viz.clear_animated(ax)
+        viz.animated(viz.draw_chain(ax, rrr, [0.5, q2, 1.0], frames=True, screws=True,
+                                    length=0.25))
+        ax.title.set_text(f"q2 = {q2:.2f}")
+
+    st, pl = {}, {}
+    for q2 in (-0.5, 0.7, 1.4):
+        a = viz._render(plain, {"q2": q2}, (3, 3), 60, None, palette=False, layout=pl)[0]
+        b = viz._render(reused, {"q2": q2}, (3, 3), 60, None, palette=False, layout=st,
+                        reuse=True)[0]
+        # a full 3D draw orders the arrows (collections) by depth, the blit by zorder: a pixel
+        # or two where an arrow head meets a line may differ
+        differ = np.abs(_pixels(a) - _pixels(b)).max(axis=2) > 0
+        assert differ.mean() < 1e-3, (q2, differ.sum())
+
+
+def test_pdf_dpi_still_pictures(quick, monkeypatch):
+    def draw(fig, a):
+        fig.add_subplot().plot([0, a])
+
+    f = viz.interactive_figure(draw, {"a": (0.0, 1.0, 3)}, figsize=(2, 1.5), dpi=50)
+    monkeypatch.setenv("ROBODYN_PDF_DPI", "200")
+    g = viz.interactive_figure(draw, {"a": (0.0, 1.0, 3)}, figsize=(2, 1.5), dpi=50)
+    size = lambda b64: _pixels(base64.b64decode(b64)).shape[:2]
+    assert size(f.still_png) == (75, 100) and size(g.still_png) == (300, 400)
+    assert g.html.count("data:image/png") == f.html.count("data:image/png")   # HTML unchanged
+    a = viz.animation(lambda fig, i: fig.add_subplot().plot([0, i]), [0, 1], figsize=(2, 1.5),
+                      dpi=50)
+    assert size(a.still_png) == (300, 400)
+    for bad, msg in (("x", "expected a number of dots per inch"),
+                     ("5", r"expected a value in \[50, 600\]")):
+        monkeypatch.setenv("ROBODYN_PDF_DPI", bad)
+        with pytest.raises(ValueError, match=f"ROBODYN_PDF_DPI: {msg}"):
+            viz.interactive_figure(draw, {"a": (0.0, 1.0, 3)})

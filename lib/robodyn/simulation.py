@@ -79,11 +79,35 @@ class Trajectory:
 
     @property
     def relative_energy_drift(self) -> float:
-        r""":math:`\max_t|E(t) - E(0) - w(t)|` divided by the energy scale
-        :math:`\max(|E(0)|,\ \max E - \min E,\ \max|w|)`, a dimensionless accuracy measure."""
-        scale = max(abs(self.energy[0]), float(np.ptp(self.energy)), np.abs(self.work).max(),
-                    1e-12)
-        return float(np.abs(self.energy_error).max() / scale)
+        r"""The energy-balance error relative to the energy's size, a dimensionless accuracy
+        measure: :math:`\max_t|E(t) - E(0) - w(t)|` divided by the energy scale
+        :math:`s = \max(|E(0)|,\ \max E - \min E,\ \max|w|)`.
+
+        The scale is what the trajectory records of the energy's size: its start value, its
+        range (the energy exchanged with the motors, or lost), the work put in. It does not
+        depend on where the potential's zero is as long as one of them is well above the error;
+        so a motion that starts at :math:`E(0) \approx 0` is still measured against the range
+        of its energy. Only when :math:`|E(0)|` and :math:`\max|w|` are both no larger than the
+        error itself (e.g. a free motion started at rest where :math:`V = 0`: the energy stays
+        0 up to the error, and its range is the error) is there no recorded scale; then a
+        ``RuntimeWarning`` says so, and the absolute figure
+        ``np.abs(traj.energy_error).max()`` (J) is the one to report. Returns 0.0 for an exact
+        balance.
+        """
+        import warnings
+        err = float(np.abs(self.energy_error).max())
+        if err == 0.0:
+            return 0.0
+        start, work = abs(float(self.energy[0])), float(np.abs(self.work).max())
+        scale = max(start, float(np.ptp(self.energy)), work, 1e-300)
+        if max(start, work) <= err:
+            warnings.warn(f"Trajectory.relative_energy_drift: |E(0)| = {start:.3g} J and "
+                          f"max |work| = {work:.3g} J are no larger than the energy error "
+                          f"{err:.3g} J, so the energy's range is the error itself and the "
+                          f"relative figure means nothing; report the absolute error "
+                          f"np.abs(traj.energy_error).max() = {err:.3g} J instead",
+                          RuntimeWarning, stacklevel=2)
+        return err / scale
 
     def summary(self) -> str:
         """A short report: method, steps and their sizes, evaluations, energy drift.

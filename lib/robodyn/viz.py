@@ -7,7 +7,9 @@ joint values) and return the artists they made.
 
 * :func:`interactive_figure` -- a figure with up to two sliders. One object, two renderings: a live
   ipywidgets view in a Jupyter kernel, and a static HTML version (precomputed PNG frames switched by
-  a tiny inline script) for the rendered book.
+  a tiny inline script) for the rendered book. With ``reuse_figure=True`` the draw function builds
+  its figure once and then updates it; :func:`animated` and :func:`clear_animated` mark and clear
+  the moving parts, which alone are redrawn per frame (the 100 ms budget of a slider move).
 * :func:`animation` -- motion, as matplotlib's JavaScript player (``FuncAnimation.to_jshtml``),
   made offline-safe and given alt text.
 * :func:`draw_frame`, :func:`draw_screw_axis`, :func:`draw_chain`, :func:`set_equal_aspect`,
@@ -23,13 +25,19 @@ Environment variables
 ``ROBODYN_STATIC=1``
     set by the book build: :func:`interactive_figure` precomputes the full frame grid.
 ``ROBODYN_QUICK=1`` (:func:`robodyn.quick_mode`)
-    set by the tests: a small grid (at most 3 values per parameter) and at most 5 animation frames.
+    set by the tests: a small grid (at most 3 values per parameter, all on the full grid) and at
+    most 5 animation frames.
 ``ROBODYN_WIDGET_TIMINGS=path``
     append one JSON line per interactive figure with the time ``draw`` + PNG rendering takes.
+``ROBODYN_PDF_DPI=200``
+    set by the book's LaTeX build (``book/_ext/book_fixes.py``): the still picture an
+    interactive figure or animation offers as ``image/png`` (what the PDF shows) is rendered at
+    this dpi; the HTML frames keep theirs.
 """
 from __future__ import annotations
 
 import base64
+import gc
 import html as _html
 import io
 import itertools
@@ -49,7 +57,8 @@ from matplotlib.layout_engine import ConstrainedLayoutEngine
 from . import _checks
 from .kinematics import SerialChain, adjoint, fk_space, jacobian_space, link_poses
 
-__all__ = ["Slider", "interactive_figure", "InteractiveFigure", "animation", "Animation",
+__all__ = ["Slider", "interactive_figure", "InteractiveFigure", "animated", "clear_animated",
+           "animation", "Animation",
            "draw_frame", "draw_screw_axis", "draw_chain", "chain_points", "set_equal_aspect",
            "arm_figure",
            "FRAME_BUDGET_BYTES", "BudgetWarning"]
@@ -68,6 +77,22 @@ _CSS_DPI = 100           # CSS pixels per figure inch in the static HTML (stable
 
 class BudgetWarning(UserWarning):
     """The frame grid or dpi of a figure was reduced to stay within :data:`FRAME_BUDGET_BYTES`."""
+
+
+def _pdf_dpi():
+    """dpi of the pictures for the PDF (``ROBODYN_PDF_DPI``, set by the book's LaTeX build), or
+    None."""
+    value = os.environ.get("ROBODYN_PDF_DPI", "").strip()
+    if not value:
+        return None
+    try:
+        dpi = float(value)
+    except ValueError:
+        raise ValueError(f"ROBODYN_PDF_DPI: expected a number of dots per inch, got "
+                         f"{value!r}") from None
+    if not 50 <= dpi <= 600:
+        raise ValueError(f"ROBODYN_PDF_DPI: expected a value in [50, 600], got {dpi:g}")
+    return dpi
 
 
 def _env_on(name):
@@ -167,6 +192,15 @@ class Slider:
         return Slider(self.lo, self.hi, steps, d, self.label)
 
 
+def _quick_grid(slider):
+    """The quick-mode grid of a slider: at most 3 values, all of them on the full grid (its ends
+    and, when the full grid has an odd number of values, its middle)."""
+    for k in range(min(_QUICK_STEPS, slider.steps), 1, -1):
+        if (slider.steps - 1) % (k - 1) == 0:
+            return slider if k == slider.steps else slider.resampled(k)
+    return slider                                   # not reached: k = 2 always divides
+
+
 def _slider_arg(name, spec):
     if isinstance(spec, Slider):
         return spec
@@ -214,10 +248,14 @@ def _png_bytes(fig, palette=True):
     """The figure as PNG bytes, drawn by Agg. ``palette=True`` (the embedded frames): quantized to
     256 colours by maximum coverage, at most a few levels off per channel (invisible for line
     art and colormaps) and 2-3 times smaller; ``palette=False`` (the live widget): RGB, fast."""
+    fig.canvas.draw()
+    return _png_from_canvas(fig, palette)
+
+
+def _png_from_canvas(fig, palette=True):
+    """The pixels the figure's Agg canvas holds now, as PNG bytes (see :func:`_png_bytes`)."""
     from PIL import Image
-    canvas = fig.canvas
-    canvas.draw()
-    rgba = np.asarray(canvas.buffer_rgba())
+    rgba = np.asarray(fig.canvas.buffer_rgba())
     img = Image.fromarray(rgba[..., :3].copy(), "RGB")
     if not palette:
         buf = io.BytesIO()
@@ -239,39 +277,180 @@ def _png_bytes(fig, palette=True):
     return buf.getvalue()
 
 
-def _render(draw, values, figsize, dpi, title, palette=True, layout=None):
-    """Run ``draw`` into a fresh figure and return (png bytes, milliseconds).
+def _render(draw, values, figsize, dpi, title, palette=True, layout=None, reuse=False):
+    """Run ``draw`` and return (png bytes, milliseconds), with the garbage collector paused:
+    its pauses (tens of ms, at random frames) are moved out of the slider's response time, and
+    the garbage of the frame is collected after it (see :func:`_render_frame`)."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return _render_frame(draw, values, figsize, dpi, title, palette, layout, reuse)
+    finally:
+        if enabled:
+            gc.enable()
 
-    ``layout`` (a dict, one per interactive figure) freezes the layout: the first frame is laid
-    out by matplotlib's constrained layout and its axes positions are stored; later frames with
-    the same number of axes reuse them, so the axes do not jump between frames and the costly
-    layout pass (more than half of the drawing time) runs once.
+
+def _render_frame(draw, values, figsize, dpi, title, palette=True, layout=None, reuse=False):
+    """Run ``draw`` and return (png bytes, milliseconds).
+
+    ``layout`` (a dict, one per interactive figure) holds what frames share. Without ``reuse``
+    each frame is drawn into a fresh figure, and the layout is frozen: the first frame is laid out
+    by matplotlib's constrained layout and its axes positions are stored; later frames with the
+    same axes reuse them, so the axes do not jump between frames and the costly layout pass runs
+    once. With ``reuse`` (see :func:`interactive_figure`) one figure per dpi is kept in ``layout``
+    and handed to ``draw`` again, which updates its artists; see :func:`_render_reused`.
     """
     t0 = time.perf_counter()
+    if reuse:
+        png = _render_reused(draw, values, figsize, dpi, title, palette,
+                             {} if layout is None else layout)
+        return png, (time.perf_counter() - t0) * 1e3
     frozen = layout.get("positions") if layout is not None else None
-    fig = Figure(figsize=figsize, dpi=dpi, layout=None if frozen else "constrained")
-    FigureCanvasAgg(fig)
-    draw(fig, **values)
-    if not fig.axes and not fig.images and not fig.artists and not fig.lines:
-        raise ValueError(f"interactive_figure: draw(fig, {_kwargs(values)}) drew nothing into "
-                         f"fig; make the axes from fig (ax = fig.add_subplot()), not with "
-                         f"plt.gca() or plt.subplots()")
-    if title and not fig.get_suptitle():
-        fig.suptitle(title)
-    if frozen and fig.get_layout_engine() is None:
-        if len(fig.axes) == len(frozen) and all(ax.get_axes_locator() is None
-                                                for ax in fig.axes):
-            for ax, pos in zip(fig.axes, frozen):
-                ax.set_position(pos)
-        else:
-            fig.set_layout_engine("constrained")
+    # always created with constrained layout, so that draw (e.g. fig.colorbar(ax=...)) makes the
+    # same axes as in the first frame; the layout engine is switched off afterwards if frozen
+    fig = _drawn_figure(draw, values, figsize, dpi, title)
+    if frozen and len(fig.axes) == len(frozen) and all(
+            ax.get_axes_locator() is None or type(ax.get_axes_locator()).__name__ ==
+            "_ColorbarAxesLocator" for ax in fig.axes):
+        fig.set_layout_engine("none")
+        for ax, pos in zip(fig.axes, frozen):
+            ax.set_position(pos)
+        suptitle = getattr(fig, "_suptitle", None)         # constrained layout had moved it
+        if suptitle is not None and layout.get("suptitle_y") is not None:
+            suptitle.set_y(layout["suptitle_y"])
     png = _png_bytes(fig, palette)
     ms = (time.perf_counter() - t0) * 1e3
     if layout is not None and frozen is None and \
             isinstance(fig.get_layout_engine(), ConstrainedLayoutEngine):
         layout["positions"] = [ax.get_position().frozen() for ax in fig.axes]
+        suptitle = getattr(fig, "_suptitle", None)
+        layout["suptitle_y"] = None if suptitle is None else suptitle.get_position()[1]
     fig.clear()
     return png, ms
+
+
+def _drawn_figure(draw, values, figsize, dpi, title):
+    """A new figure (constrained layout, Agg canvas) after ``draw``, with the suptitle."""
+    fig = Figure(figsize=figsize, dpi=dpi, layout="constrained")
+    FigureCanvasAgg(fig)
+    draw(fig, **values)
+    _check_drew(fig, values)
+    if title and not fig.get_suptitle():
+        fig.suptitle(title)
+    return fig
+
+
+def _check_drew(fig, values):
+    if not fig.axes and not fig.images and not fig.artists and not fig.lines and not fig.texts:
+        raise ValueError(f"interactive_figure: draw(fig, {_kwargs(values)}) drew nothing into "
+                         f"fig; make the axes from fig (ax = fig.add_subplot()), not with "
+                         f"plt.gca() or plt.subplots()")
+
+
+def _animated_artists(fig):
+    """The figure's animated artists in drawing order: per axes (in order), by zorder."""
+    found = [a for a in fig.findobj(lambda a: a.get_animated()) if a is not fig]
+    rank = {id(ax): k for k, ax in enumerate(fig.axes)}
+    return sorted(found, key=lambda a: (rank.get(id(a.axes), -1), a.get_zorder()))
+
+
+def _blit(fig, artists):
+    renderer = fig.canvas.get_renderer()
+    for artist in artists:
+        if hasattr(artist, "do_3d_projection"):          # 3D collections project before drawing
+            artist.do_3d_projection()
+        artist.draw(renderer)
+
+
+def animated(artists):
+    """Mark artists as *animated* and return them: with ``interactive_figure(...,
+    reuse_figure=True)`` these are the ones redrawn per frame, over a background kept as pixels.
+    Takes one artist or an iterable of them (a list, a ``BarContainer``), nested lists too.
+
+    >>> fig = Figure(); ax = fig.add_subplot()
+    >>> line, = animated(ax.plot([0, 1], [0, 1]))
+    >>> line.get_animated()
+    True
+    """
+    if hasattr(artists, "set_animated"):
+        items = [artists]
+    elif hasattr(artists, "__iter__"):
+        items = list(artists)
+    else:
+        raise TypeError(f"animated: expected an artist or an iterable of artists, got "
+                        f"{_checks._describe(artists)}")
+    out = []
+    for a in items:
+        if hasattr(a, "set_animated"):
+            a.set_animated(True)
+            out.append(a)
+        elif hasattr(a, "__iter__"):
+            out += animated(a)
+        else:
+            raise TypeError(f"animated: expected matplotlib artists, got {_checks._describe(a)}")
+    return out
+
+
+def clear_animated(where):
+    """Remove the animated artists of the previous frame (lines, patches, texts and annotations,
+    collections, images) from one axes, or from every axes of a figure, keeping the axes' own
+    title and labels: a draw function with ``reuse_figure=True`` calls it, then draws the new
+    frame's moving parts (e.g. :func:`draw_chain`) and marks them with :func:`animated`.
+    Artists it updates in place instead (``set_data``) belong on other axes.
+
+    >>> fig = Figure(); ax = fig.add_subplot()
+    >>> _ = animated(ax.plot([0, 1])); _ = ax.plot([1, 0])
+    >>> clear_animated(fig); len(ax.lines)
+    1
+    """
+    if isinstance(where, Figure):
+        axes = list(where.axes)
+    else:
+        axes = [_axes_arg(where, "clear_animated")]
+    for ax in axes:
+        for group in (ax.lines, ax.patches, ax.texts, ax.collections, ax.images, ax.artists):
+            for a in list(group):
+                if a.get_animated():
+                    a.remove()
+
+
+def _render_reused(draw, values, figsize, dpi, title, palette, state):
+    """One frame of a figure drawn with ``reuse=True``: PNG bytes.
+
+    The first call at a dpi makes the figure, runs ``draw`` (which builds everything), lays it
+    out once (constrained layout, then frozen) and draws it completely. Later calls hand ``draw``
+    the same figure, which updates its artists. If some artists are *animated*
+    (``artist.set_animated(True)``), the rest is the background: drawn once without them and
+    kept as pixels, and each frame restores those pixels and draws only the animated artists
+    (matplotlib's blitting), so axes, ticks and labels are not drawn again. Without animated
+    artists every frame is one full draw of the reused figure.
+    """
+    key = ("reuse", dpi)
+    entry = state.get(key)
+    if entry is None:
+        fig = _drawn_figure(draw, values, figsize, dpi, title)
+        fig.canvas.draw()                        # lays out (constrained) and draws the background
+        fig.set_layout_engine("none")            # freeze the layout: no layout pass per frame
+        moving = _animated_artists(fig)
+        entry = state[key] = {"fig": fig, "background": None, "n_axes": len(fig.axes)}
+        if moving:
+            entry["background"] = fig.canvas.copy_from_bbox(fig.bbox)
+            _blit(fig, moving)
+        return _png_from_canvas(fig, palette)
+    fig = entry["fig"]
+    draw(fig, **values)
+    if len(fig.axes) != entry["n_axes"]:
+        raise ValueError(f"interactive_figure: draw(fig, {_kwargs(values)}) with "
+                         f"reuse_figure=True added axes to a figure it had already drawn; on "
+                         f"later calls update the artists of fig.axes instead (build them only "
+                         f"when fig.axes is empty)")
+    moving = _animated_artists(fig)
+    if entry["background"] is not None and moving:
+        fig.canvas.restore_region(entry["background"])
+        _blit(fig, moving)
+    else:
+        fig.canvas.draw()
+    return _png_from_canvas(fig, palette)
 
 
 def _kwargs(values):
@@ -420,6 +599,7 @@ class InteractiveFigure:
         self.html = html
         self._widget = None
         self._layout = {}
+        self._reuse = False
         self._png_cache = {}
         if continuous_update is None:                # live redraw while dragging if it is fast
             continuous_update = bool(np.median(timings) < _CONTINUOUS_MS)
@@ -441,7 +621,7 @@ class InteractiveFigure:
         if cached is not None:
             return cached
         return _render(self._draw, full, self.figsize, dpi, self.title, palette=False,
-                       layout=self._layout)[0]
+                       layout=self._layout, reuse=self._reuse)[0]
 
     def widget(self):
         """The live view: one ``FloatSlider`` per parameter above an ``Image`` widget; moving a
@@ -489,12 +669,19 @@ class InteractiveFigure:
 
 
 def interactive_figure(draw, params, *, figsize=(6, 4), title=None, alt=None, dpi=None,
-                       continuous_update=None):
+                       continuous_update=None, reuse_figure=False):
     r"""A figure with one or two sliders that works live in Jupyter and static in the book.
 
     ``draw(fig, **values)`` is a plain function that draws into a fresh, empty matplotlib
     ``Figure`` for the given parameter values (it makes its own axes, e.g.
-    ``fig.add_subplot(projection='3d')``). The returned object displays as
+    ``fig.add_subplot(projection='3d')``). With ``reuse_figure=True`` it gets the *same* figure
+    on every call instead: it builds axes, labels and artists when ``fig.axes`` is empty and
+    afterwards only updates the artists' data (``set_data``, ``set_text``, ...), so labels,
+    ticks and layout stay out of the per-frame work. Artists it marks with
+    ``artist.set_animated(True)`` are the only ones that may change; the rest is drawn once and
+    kept as pixels (blitting), which makes a frame several times faster (a changing axes title:
+    ``viz.animated(ax.title)`` once, then ``ax.title.set_text(...)``, not ``ax.set_title``, which
+    moves it). The returned object displays as
 
     * ``application/vnd.jupyter.widget-view+json``: ipywidgets ``FloatSlider``\ s that re-run
       ``draw`` (JupyterLab with a kernel prefers this);
@@ -530,6 +717,9 @@ def interactive_figure(draw, params, *, figsize=(6, 4), title=None, alt=None, dp
     continuous_update : bool, optional
         whether the live sliders redraw while being dragged (True) or on release (False);
         default: True when a frame takes less than 80 ms to draw and render.
+    reuse_figure : bool
+        hand ``draw`` the same figure on every call (see above); default False: a fresh figure.
+        Axes limits should be fixed (``set_xlim``...), since the background is not redrawn.
 
     Returns
     -------
@@ -539,7 +729,8 @@ def interactive_figure(draw, params, *, figsize=(6, 4), title=None, alt=None, dp
     ------
     TypeError, ValueError
         for a ``draw`` that is not callable, more than 2 parameters, bad slider specifications,
-        names that are not identifiers, a bad figsize, title, alt or dpi.
+        names that are not identifiers, a bad figsize, title, alt or dpi, a non-bool
+        ``reuse_figure``; ``ValueError`` also when a reused figure gains axes on a later call.
 
     Static HTML contract (what the browser test and the book rely on)
     -----------------------------------------------------------------
@@ -560,7 +751,8 @@ def interactive_figure(draw, params, *, figsize=(6, 4), title=None, alt=None, dp
     ``ROBODYN_WIDGET_TIMINGS=path`` appends one JSON line per figure:
     ``{"title", "params", "frames", "median_ms", "max_ms", "bytes", "samples", ...}``;
     ``median_ms``/``max_ms`` over 5 runs of the live callback, ``draw`` plus PNG rendering of one
-    frame (what a live reader waits for per slider move); ``bytes`` the embedded frame data;
+    frame (what a live reader waits for per slider move), ``median_cpu_ms``/``max_cpu_ms`` the
+    same in CPU time of the process; ``bytes`` the embedded frame data;
     ``static_median_ms`` the render time of one embedded (palette) frame.
 
     Examples
@@ -592,6 +784,9 @@ def interactive_figure(draw, params, *, figsize=(6, 4), title=None, alt=None, dp
     if continuous_update is not None and not isinstance(continuous_update, bool):
         raise TypeError(f"interactive_figure: continuous_update: expected True, False or None, "
                         f"got {_checks._describe(continuous_update)}")
+    if not isinstance(reuse_figure, bool):
+        raise TypeError(f"interactive_figure: reuse_figure: expected True or False, got "
+                        f"{_checks._describe(reuse_figure)}")
     if not alt:
         labels = " and ".join(s.label or n for n, s in sliders.items())
         alt = title or f"Interactive figure with sliders for {labels}"
@@ -601,15 +796,14 @@ def interactive_figure(draw, params, *, figsize=(6, 4), title=None, alt=None, dp
         grid = dict(sliders)
     elif _quick():
         mode = "quick"
-        grid = {n: (s if s.steps <= _QUICK_STEPS else s.resampled(_QUICK_STEPS))
-                for n, s in sliders.items()}
+        grid = {n: _quick_grid(s) for n, s in sliders.items()}
     else:
         mode = "live"
         grid = dict(sliders)
 
     layout = {}
     frames, grid, start, timings, frame_dpi = _precompute(draw, grid, mode, figsize, title, dpi,
-                                                          layout)
+                                                          layout, reuse_figure)
     note = None
     if mode == "live":
         note = "Static preview (default values); run the notebook to move the sliders."
@@ -617,6 +811,13 @@ def interactive_figure(draw, params, *, figsize=(6, 4), title=None, alt=None, dp
     fig = InteractiveFigure(draw, sliders, figsize, title, alt, dpi, mode, frames, grid, start,
                             timings, frame_dpi, html, continuous_update)
     fig._layout = layout
+    fig._reuse = reuse_figure
+    pdf_dpi = _pdf_dpi()
+    if pdf_dpi:                  # the PDF's picture (image/png): the start frame, sharper
+        values0 = {n: float(grid[n].values[start[n]]) for n in grid}
+        png = _render(draw, values0, figsize, pdf_dpi, title, palette=False,
+                      layout={} if not reuse_figure else layout, reuse=reuse_figure)[0]
+        fig.still_png = base64.b64encode(png).decode("ascii")
     if os.environ.get("ROBODYN_WIDGET_TIMINGS"):
         _write_timing(fig, draw, sliders)
     return fig
@@ -639,7 +840,7 @@ def _check_signature(draw, sliders):
                          f"expected draw(fig, {', '.join(sliders)}), got draw{sig}")
 
 
-def _precompute(draw, grid, mode, figsize, title, dpi, layout):
+def _precompute(draw, grid, mode, figsize, title, dpi, layout, reuse=False):
     """Render the frames within the budget; returns (data URIs, grid, start indices, ms, dpi).
 
     The size of one frame is measured (the default one); from it the dpi (when automatic, not
@@ -651,7 +852,7 @@ def _precompute(draw, grid, mode, figsize, title, dpi, layout):
     start = {n: grid[n].default_index for n in names}
     values0 = {n: float(grid[n].values[start[n]]) for n in names}
     d = dpi or _DEFAULT_DPI
-    png0, ms0 = _render(draw, values0, figsize, d, title, layout=layout)
+    png0, ms0 = _render(draw, values0, figsize, d, title, layout=layout, reuse=reuse)
     timings = [ms0]
     if mode == "live":
         uri = "data:image/png;base64," + base64.b64encode(png0).decode("ascii")
@@ -669,7 +870,7 @@ def _precompute(draw, grid, mode, figsize, title, dpi, layout):
             if new_d < d:
                 reduced.append(f"dpi {d:g} -> {new_d:g}")
                 d = new_d
-                png0, ms = _render(draw, values0, figsize, d, title, layout=layout)
+                png0, ms = _render(draw, values0, figsize, d, title, layout=layout, reuse=reuse)
                 timings.append(ms)
         while estimate() > FRAME_BUDGET_BYTES and max(grid[n].steps for n in names) > 2:
             big = max(names, key=lambda n: grid[n].steps)
@@ -683,7 +884,7 @@ def _precompute(draw, grid, mode, figsize, title, dpi, layout):
         v0 = {n: float(grid[n].values[start[n]]) for n in names}
         if v0 != values0:                                  # the default moved with the grid
             values0 = v0
-            png0, ms = _render(draw, values0, figsize, d, title, layout=layout)
+            png0, ms = _render(draw, values0, figsize, d, title, layout=layout, reuse=reuse)
             timings.append(ms)
         uris = []
         for idx in itertools.product(*(range(grid[n].steps) for n in names)):
@@ -692,7 +893,7 @@ def _precompute(draw, grid, mode, figsize, title, dpi, layout):
             else:
                 png, ms = _render(draw, {n: float(grid[n].values[idx[i]])
                                          for i, n in enumerate(names)}, figsize, d, title,
-                                  layout=layout)
+                                  layout=layout, reuse=reuse)
                 timings.append(ms)
             uris.append("data:image/png;base64," + base64.b64encode(png).decode("ascii"))
         total = sum(len(u) for u in uris)
@@ -715,15 +916,21 @@ _TIMING_SAMPLES = 5
 
 def _write_timing(fig, draw, sliders):
     """Append the timing record: the live callback (draw + RGB PNG at the live dpi) measured at
-    the default and neighbouring grid points, plus the static frames' render times."""
-    ms = []
+    the default and neighbouring grid points, plus the static frames' render times. Wall-clock
+    time (what a reader waits for) and the process's CPU time (the same work without waiting
+    for a busy processor: on a loaded machine the wall-clock figures grow, these do not)."""
+    ms, cpu_ms = [], []
     dpi = fig._dpi or _DEFAULT_DPI
     for k in range(_TIMING_SAMPLES):
         vals = {n: float(s.values[(s.default_index + k) % s.steps]) for n, s in sliders.items()}
+        c0 = time.process_time()
         ms.append(_render(draw, vals, fig.figsize, dpi, fig.title, palette=False,
-                          layout=fig._layout)[1])
+                          layout=fig._layout, reuse=fig._reuse)[1])
+        cpu_ms.append((time.process_time() - c0) * 1e3)
     rec = {"title": fig.title, "params": list(sliders), "frames": fig.frames,
            "median_ms": round(float(np.median(ms)), 3), "max_ms": round(float(np.max(ms)), 3),
+           "median_cpu_ms": round(float(np.median(cpu_ms)), 3),
+           "max_cpu_ms": round(float(np.max(cpu_ms)), 3),
            "bytes": fig.frame_bytes, "samples": len(ms), "live_dpi": dpi,
            "static_median_ms": round(float(np.median(fig.timings_ms)), 3),
            "frame_dpi": fig.dpi, "mode": fig.mode}
@@ -939,6 +1146,12 @@ def animation(draw, frames, *, interval=40, figsize=(6, 4), title=None, alt=None
     html = (f'<div class="robodyn-animation" role="group" aria-label="{_html.escape(alt)}">'
             f'{_offline_jshtml(jshtml, alt)}</div>')
     still = re.search(r'"data:image/png;base64,([^"]*)"', jshtml).group(1)
+    pdf_dpi = _pdf_dpi()
+    if pdf_dpi:                                          # the PDF's picture: the first frame
+        probe = _new_figure(figsize, pdf_dpi)
+        one(probe, seq[0])
+        still = base64.b64encode(_png_bytes(probe, palette=False)).decode("ascii")
+        probe.clear()
     return Animation(html, len(seq), frame_bytes, d, title, still)
 
 

@@ -409,3 +409,60 @@ def test_offline_bundle_opens_from_disk(browser, tmp_path):
         assert page.locator("mjx-container").count() > 0, f"{start}: no typeset math from disk"
         context.close()
         assert not problems, f"{start} from disk:\n" + "\n".join(problems)
+
+
+def test_equation_numbers(server, browser):
+    """Every labelled display shows the number its label gives (book/_ext/seed_numbers.py):
+    a seed's own number -- (5.13), (UK 36), (PH 59) -- or, on a chapter page, the book's
+    part-chapter number (II.1.3); every {eq} link to it shows the same text. Read from the
+    rendered pages (after MathJax), and the handbook's (5.13) is checked by name."""
+    spec = importlib.util.spec_from_file_location(
+        "seed_numbers", ROOT / "book" / "_ext" / "seed_numbers.py")
+    seed_numbers = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(seed_numbers)
+    context = browser.new_context(viewport={"width": 1200, "height": 900})
+    page = context.new_page()
+    shown, links, problems = {}, [], []
+    for page_path in PAGES:
+        open_page(page, f"{server}/{page_path}.html")
+        displays = page.eval_on_selector_all(
+            "div.math[id^='equation-']",
+            "els => els.map(e => { const n = e.querySelector('.eqno'); return [e.id.slice(9), "
+            "n ? Array.from(n.childNodes).filter(c => c.nodeType === 3)"
+            ".map(c => c.textContent).join('') : '']; })")   # without the headerlink's text
+        labels = [label for label, _ in displays]
+        expected = seed_numbers.display_numbers(page_path, labels)
+        for label, eqno in displays:
+            text = eqno.strip()
+            shown[label] = text
+            want = expected.get(label)
+            if want is not None and text != f"({want})":
+                problems.append(f"{page_path}: display {label} shows {text!r}, expected ({want})")
+            if want is None and seed_numbers.seed_number(label) is None and \
+                    re.fullmatch(r"\(\d+\.\d+\)", text):
+                problems.append(f"{page_path}: display {label} shows {text!r}, which reads like "
+                                f"a handbook number")
+        links += [(page_path, label, text.strip()) for label, text in page.eval_on_selector_all(
+            "a.reference.internal[href*='#equation-']:not(.headerlink)",
+            "els => els.map(e => [e.getAttribute('href').split('#equation-')[1], e.textContent])")]
+    context.close()
+    assert shown.get("hb-5-13") == "(5.13)", shown.get("hb-5-13")
+    for page_path, label, text in links:
+        if label in shown and text != shown[label]:
+            problems.append(f"{page_path}: a link to {label} reads {text!r}, the display "
+                            f"shows {shown[label]!r}")
+    assert any(label == "hb-5-13" for _, label, _ in links)
+    assert not problems, "\n".join(problems)
+
+
+def test_offline_bundle_does_not_link_to_itself():
+    """Inside the zip no page links to the zip (it is not there): the intro page says it is the
+    offline copy instead (scripts/bundle_html.py); the served intro page keeps its link."""
+    with zipfile.ZipFile(BUNDLE) as zf:
+        pages = {n: zf.read(n).decode("utf-8", errors="replace") for n in zf.namelist()
+                 if n.endswith(".html")}
+    linking = [n for n, text in pages.items() if f'{BUNDLE_NAME}.zip"' in text]
+    assert not linking, f"pages in the bundle that link to it: {linking[:5]}"
+    intro = pages[f"{BUNDLE_NAME}/{PAGES[0]}.html"]
+    assert "This is the offline copy" in intro
+    assert f'{BUNDLE_NAME}.zip"' in (HTML / f"{PAGES[0]}.html").read_text(encoding="utf-8")

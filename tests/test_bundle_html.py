@@ -1,0 +1,48 @@
+"""scripts/bundle_html.py on a small site: every file in one top folder, deterministic bytes,
+and inside the zip the intro page's link to the zip itself replaced by a note."""
+import importlib.util
+import zipfile
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+_spec = importlib.util.spec_from_file_location("bundle_html", ROOT / "scripts" / "bundle_html.py")
+bh = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(bh)
+
+LINK = ('<a class="reference download" href="../_downloads/robot-dynamics-interactively-html.zip"'
+        ' download>Download the whole HTML book</a>')
+
+
+def site(tmp_path):
+    html = tmp_path / "html"
+    (html / "book").mkdir(parents=True)
+    (html / "index.html").write_text('<meta http-equiv="refresh" content="0; url=book/intro.html">')
+    (html / "book" / "intro.html").write_text(f"<p>Offline copy. {LINK} (one zip file)</p>\n"
+                                              f'<p><a href="part1.html">Part I</a></p>')
+    (html / "_static").mkdir()
+    (html / "_static" / "x.js").write_text("var a = 1;")
+    (html / ".built").write_text("")
+    return html
+
+
+def test_bundle_replaces_the_self_link_and_keeps_the_rest(tmp_path):
+    html = site(tmp_path)
+    out = bh.bundle(html)
+    with zipfile.ZipFile(out) as zf:
+        names = zf.namelist()
+        intro = zf.read(f"{bh.NAME}/book/intro.html").decode()
+        assert zf.read(f"{bh.NAME}/_static/x.js") == b"var a = 1;"
+    assert sorted(names) == [f"{bh.NAME}/{n}" for n in
+                             ("_static/x.js", "book/intro.html", "index.html")]
+    assert ".zip" not in intro and "This is the offline copy" in intro
+    assert '<a href="part1.html">Part I</a>' in intro and "(one zip file)" in intro
+    assert LINK in (html / "book" / "intro.html").read_text()       # the served site keeps it
+    first = out.read_bytes()
+    assert bh.bundle(html).read_bytes() == first                     # deterministic
+
+
+def test_bundle_needs_a_built_site(tmp_path):
+    with pytest.raises(SystemExit, match="expected a built site with index.html"):
+        bh.bundle(tmp_path)
