@@ -190,7 +190,8 @@ def kinetic_energy(chain, q, qd):
 
 def potential_energy(chain, q, gravity=DEFAULT_GRAVITY):
     r"""Gravitational potential energy :math:`V(q) = -\sum_i m_i\,g^Tp_i(q)` (J), with
-    :math:`p_i` the centre of mass of link *i* in the space frame and *g* in the space frame.
+    :math:`p_i` the centre of mass of link *i* in the space frame (the link frame's origin plus
+    its rotated offset, read off the spatial inertia) and *g* in the space frame.
 
     >>> from robodyn.models import planar_rr
     >>> potential_energy(planar_rr(), [np.pi / 2, 0], gravity=(0, -9.81, 0))   # CoMs at y = 0.5, 1.5
@@ -203,15 +204,26 @@ def potential_energy(chain, q, gravity=DEFAULT_GRAVITY):
         return _symbolic_potential(chain, _prepare(chain, q, fname), _S(g))
     qv = _joints(chain, q, "q", fname)
     P = link_poses(chain, qv)
-    m = np.array([np.asarray(G, dtype=float)[3, 3] for G in chain.link_inertias])
-    return float(-np.sum(m * (P[:, :3, 3] @ g)))
+    V = 0.0
+    for i, Gi in enumerate(chain.link_inertias):
+        m, h = _mass_and_first_moment(Gi)
+        V -= float(g @ (m * P[i, :3, 3] + P[i, :3, :3] @ h))
+    return V
+
+
+def _mass_and_first_moment(G):
+    """Mass m and first moment h = m c (c the centre of mass in the link frame) of a numeric
+    spatial inertia in the (omega, v) ordering, whose upper right block is m [c]."""
+    G = np.asarray(G, dtype=float)
+    return G[3, 3], np.array([G[2, 4], G[0, 5], G[1, 3]])
 
 
 def gravity_vector(chain, q, gravity=DEFAULT_GRAVITY):
     r"""The gravity term :math:`G(q) = \partial V/\partial q` of eq. (5.14) (N m / N).
 
-    Numeric: :math:`G = -\sum_i J_i^T(0,\ m_iR_i^Tg)` (the link's body Jacobian; the body
-    wrench of its weight). Symbolic: the derivative of :func:`potential_energy`.
+    Numeric: :math:`G = -\sum_i J_i^T\mathcal I_i(0,\ R_i^Tg)` (the link's body Jacobian and
+    spatial inertia: the body wrench of its weight, about the link frame's origin, so a centre of
+    mass off the frame counts). Symbolic: the derivative of :func:`potential_energy`.
 
     Parameters
     ----------
@@ -232,8 +244,8 @@ def gravity_vector(chain, q, gravity=DEFAULT_GRAVITY):
     G = np.zeros(chain.n)
     for i in range(chain.n):
         J = jacobian_body(chain, qv, link=i)
-        m = np.asarray(chain.link_inertias[i], dtype=float)[3, 3]
-        G -= J[3:].T @ (P[i, :3, :3].T @ (m * g))
+        weight = np.r_[np.zeros(3), P[i, :3, :3].T @ g]     # gravity as a body acceleration
+        G -= J.T @ (np.asarray(chain.link_inertias[i], dtype=float) @ weight)
     return G
 
 

@@ -1,0 +1,183 @@
+"""Tests of robodyn._derivation, the engine behind lagrange.equations_of_motion: its results
+against sympy.physics.mechanics (KanesMethod, written by hand), against the numeric algorithms
+of robodyn.dynamics on random spatial chains with prismatic and helical joints, a centre of
+mass off the link frame, the choice of exact or float coefficients, and the canonical sympy
+form of what it hands out."""
+import numpy as np
+import pytest
+import sympy as sp
+from sympy.physics import mechanics as me
+
+from robodyn import _derivation, dynamics
+from robodyn import lagrange as lg
+from robodyn import models
+from robodyn.kinematics import SerialChain, hat, homogeneous, revolute_screw
+
+
+def planar_symbolic(n):
+    """The n-rod planar chain with symbolic lengths l_i and masses m_i (gravity -g y)."""
+    L, m = sp.symbols(f"l1:{n + 1}"), sp.symbols(f"m1:{n + 1}")
+    S, homes, inertias, x = [], [], [], 0
+    for i in range(n):
+        S.append(sp.Matrix(revolute_screw([0, 0, 1], [x, 0, 0])))
+        homes.append(homogeneous(sp.eye(3), [x + L[i] / 2, 0, 0]))
+        inertias.append(models.rod_inertia(m[i], L[i]))
+        x = x + L[i]
+    screws = np.array(sp.Matrix.hstack(*S).tolist(), dtype=object)
+    return SerialChain.from_screws(screws, homogeneous(sp.eye(3), [x, 0, 0]), homes, inertias,
+                                   name=f"planar {n} symbolic"), L, m
+
+
+def kane_planar(n, L, m, g):
+    """KanesMethod for the same chain (absolute angles as sums of joint angles)."""
+    q, u = me.dynamicsymbols(f"q1:{n + 1}"), me.dynamicsymbols(f"u1:{n + 1}")
+    N, O = me.ReferenceFrame("N"), me.Point("O")
+    O.set_vel(N, 0)
+    joint, bodies, loads = O, [], []
+    for i in range(n):
+        B = N.orientnew(f"B{i}", "Axis", [sum(q[:i + 1]), N.z])
+        B.set_ang_vel(N, sum(u[:i + 1]) * N.z)
+        c = joint.locatenew(f"C{i}", L[i] / 2 * B.x)
+        c.v2pt_theory(joint, N, B)
+        nxt = joint.locatenew(f"J{i}", L[i] * B.x)
+        nxt.v2pt_theory(joint, N, B)
+        inertia = me.inertia(B, 0, m[i] * L[i] ** 2 / 12, m[i] * L[i] ** 2 / 12)
+        bodies.append(me.RigidBody(f"R{i}", c, B, m[i], (inertia, c)))
+        loads.append((c, -m[i] * g * N.y))
+        joint = nxt
+    KM = me.KanesMethod(N, q_ind=q, u_ind=u, kd_eqs=[a.diff() - b for a, b in zip(q, u)])
+    KM.kanes_equations(bodies, loads)
+    qs, us = sp.symbols(f"q1:{n + 1}"), sp.symbols(f"qd1:{n + 1}")
+    sub = dict(zip(u, us)) | dict(zip(q, qs))
+    return KM.mass_matrix.xreplace(sub), KM.forcing.xreplace(sub)
+
+
+def _max_at_random_points(X, syms, rng, k=3):
+    f = sp.lambdify(syms, X, "numpy")
+    return max(np.abs(np.array(f(*rng.uniform(0.3, 1.7, len(syms))), float)).max()
+               for _ in range(k))
+
+
+@pytest.mark.equation("hb-5-14")
+def test_symbolic_planar_chain_equals_kanes_method():
+    n, g = 4, sp.Symbol("g", positive=True)
+    chain, L, m = planar_symbolic(n)
+    eom = lg.equations_of_motion(chain, gravity=(0, -g, 0))
+    Mk, fk = kane_planar(n, L, m, g)
+    syms = list(eom.q) + list(eom.qd) + list(L) + list(m) + [g]
+    rng = np.random.default_rng(0)
+    assert _max_at_random_points(eom.M - Mk, syms, rng) < 1e-12
+    assert _max_at_random_points(eom.forcing - fk, syms, rng) < 1e-12
+    # exact: the two-link part simplifies to zero
+    assert sp.simplify(sp.expand_trig(eom.M[2, 3] - Mk[2, 3])) == 0
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+@pytest.mark.equation("hb-5-13", "hb-5-14")
+def test_random_spatial_chains_equal_the_numeric_algorithms(seed):
+    """Revolute, prismatic and helical joints: M, C (Christoffel, 5.13) and G of the derivation,
+    evaluated at random states, equal CRBA, the numeric Coriolis matrix and RNEA gravity."""
+    rng = np.random.default_rng(seed)
+    chain = models.random_chain(4, rng, prismatic=0.3, helical=0.3)
+    gvec = (0.3, -1.0, -9.81)
+    eom = lg.equations_of_motion(chain, gravity=gvec)
+    f = sp.lambdify(list(eom.q) + list(eom.qd), [eom.M, eom.C, eom.G], "numpy")
+    for _ in range(3):
+        q, qd = rng.normal(size=4), rng.normal(size=4)
+        M, C, G = (np.array(x, float) for x in f(*q, *qd))
+        np.testing.assert_allclose(M, dynamics.crba(chain, q), atol=1e-12)
+        np.testing.assert_allclose(C, dynamics.coriolis_matrix(chain, q, qd), atol=1e-11)
+        np.testing.assert_allclose(G.ravel(), dynamics.gravity_torques(chain, q, gvec), atol=1e-11)
+
+
+def offset_pendulum(c=(0.5, 0.0, 0.0), m=1.0):
+    """One revolute joint about z, a link of mass m whose centre of mass is c off its frame."""
+    c = np.asarray(c, float)
+    Ic = np.diag([0.01, 0.02, 0.02])
+    G = np.block([[Ic + m * hat(c).T @ hat(c), m * hat(c)], [m * hat(c).T, m * np.eye(3)]])
+    S = np.array(revolute_screw([0, 0, 1], [0, 0, 0]), float).reshape(6, 1)
+    return SerialChain.from_screws(S, np.eye(4), [np.eye(4)], [G], name="offset pendulum")
+
+
+def test_centre_of_mass_off_the_link_frame():
+    """Issue #8: G = m g 0.5 cos q (4.905 N m at q = 0), not 0; V and M count the offset."""
+    chain, gvec = offset_pendulum(), (0, -9.81, 0)
+    eom = lg.equations_of_motion(chain, gravity=gvec)
+    q1 = eom.q[0]
+    assert sp.simplify(eom.G[0] - sp.Rational(981, 200) * sp.cos(q1)) == 0
+    assert eom.M[0, 0] == sp.Rational(27, 100)                     # 0.02 + 1 * 0.5^2
+    assert np.isclose(lg.gravity_vector(chain, [0.0], gvec)[0], 4.905)
+    assert np.isclose(dynamics.gravity_torques(chain, [0.0], gvec)[0], 4.905)
+    for q in (0.3, -1.2):
+        assert np.isclose(lg.potential_energy(chain, [q], gvec), 4.905 * np.sin(q))
+        assert np.isclose(float(lg.potential_energy(chain, [q1], gvec).subs(q1, q)),
+                          4.905 * np.sin(q))
+
+
+def test_offsets_on_a_random_chain():
+    """Every link inertia moved off its frame (the same body, re-expressed about a point 0.2 m
+    away): symbolic and numeric M, G equal CRBA and RNEA."""
+    rng = np.random.default_rng(3)
+    base = models.random_chain(3, rng)
+    inertias = []
+    for G in base.link_inertias:
+        T = homogeneous(np.eye(3), rng.normal(scale=0.2, size=3))      # frame moved by -p
+        from robodyn.kinematics import adjoint
+        X = adjoint(T)
+        inertias.append(X.T @ np.asarray(G, float) @ X)
+    chain = SerialChain.from_screws(base.screws, base.home, base.link_homes, inertias)
+    gvec = (0.0, 0.0, -9.81)
+    eom = lg.equations_of_motion(chain, gravity=gvec)
+    f = sp.lambdify(list(eom.q), [eom.M, eom.G], "numpy")
+    for _ in range(3):
+        q = rng.normal(size=3)
+        M, G = (np.array(x, float) for x in f(*q))
+        np.testing.assert_allclose(M, dynamics.crba(chain, q), atol=1e-12)
+        np.testing.assert_allclose(G.ravel(), dynamics.gravity_torques(chain, q, gvec), atol=1e-11)
+        np.testing.assert_allclose(lg.gravity_vector(chain, q, gvec),
+                                   dynamics.gravity_torques(chain, q, gvec), atol=1e-11)
+        np.testing.assert_allclose(lg.mass_matrix(chain, q), dynamics.crba(chain, q), atol=1e-12)
+
+
+def test_symbolic_gravity_with_numeric_chain():
+    """A symbol in gravity (0, -g, 0) on a numeric chain: no internal exception leaks."""
+    g = sp.Symbol("g")
+    eom = lg.equations_of_motion(models.planar_rr(), gravity=(0, -g, 0))
+    q1, q2 = eom.q
+    assert sp.expand(eom.G[1] - g * sp.cos(q1 + q2) / 2) == 0
+    assert sp.expand(lg.potential_energy(models.planar_rr(), [q1, q2], (0, -g, 0))
+                     - g * (3 * sp.sin(q1) / 2 + sp.sin(q1 + q2) / 2)) == 0
+
+
+def test_exact_or_float_coefficients():
+    """Short decimals and small fractions stay exact (the chapters' arms print as a person
+    writes them); random float data is computed in floats."""
+    rr = _derivation.derivation(models.planar_rr())
+    assert rr.ring.exact
+    M = rr.mass_matrix(sp.symbols("q1 q2"))
+    assert M[0, 0] == sp.cos(sp.Symbol("q2")) + sp.Rational(5, 3)
+    assert _derivation.derivation(models.spatial_rrr()).ring.exact        # 3997/19200 ...
+    assert not _derivation.derivation(models.random_chain(2, np.random.default_rng(0))).ring.exact
+
+
+def test_results_are_canonical_sympy():
+    """What the engine builds without sympy's flattening equals what sympy builds itself."""
+    for chain in (models.planar_rr(*sp.symbols("l1 l2 m1 m2")), models.spatial_rrr(),
+                  models.random_chain(3, np.random.default_rng(1), helical=0.3)):
+        eom = lg.equations_of_motion(chain)
+        for e in list(eom.M) + list(eom.G):
+            rebuilt = sp.Add(*[sp.Mul(*t.args) if t.is_Mul else t
+                               for t in (e.args if e.is_Add else [e])])
+            assert e == rebuilt and hash(e) == hash(rebuilt)
+            assert sp.srepr(e) == sp.srepr(rebuilt)
+
+
+def test_op_count():
+    x = sp.Symbol("x")
+    assert _derivation.op_count(sp.Matrix([x + 1, 2 * x])) == 2
+    assert _derivation.op_count(sp.cos(x) + x) == 2
+
+
+def test_parameter_power_limit():
+    with pytest.raises(ValueError, match="limit 255"):
+        _derivation._Converter([sp.Symbol("a") ** 300]).terms(sp.Symbol("a") ** 300, 0, True)
