@@ -110,7 +110,8 @@ class Ring:
     expressions: symbols, or irrational constants) with coefficients of type ``exact`` (mpq)
     or float."""
 
-    def __init__(self, n, trig, lin, gens, exact):
+    def __init__(self, n, trig, lin, gens, exact, budget=None):
+        self.budget = budget
         self.n, self.trig, self.lin, self.gens = n, list(trig), list(lin), list(gens)
         self.exact = exact
         nm = len(self.lin) + len(self.gens)
@@ -227,6 +228,8 @@ class Ring:
                 if km < 0:
                     km = 2 * (km & mask) - km
                 c[km] = cget(km, 0) + p
+        if self.budget and len(c) + len(s) > self.budget:
+            raise _TooBig
         h = self.half
         return TrigPoly({k: v * h for k, v in c.items() if v}, {k: v * h for k, v in s.items() if v})
 
@@ -358,6 +361,8 @@ class Ring:
 def _times(c, base):
     """c * base for a sympy Number c and a product base without a numeric factor, built as
     sympy's Mul would build it (the number first), without its general flattening."""
+    if base.is_Mul and base.args[0].is_Number:
+        c, base = c * base.args[0], sp.Mul._from_args(base.args[1:])
     if c == 1:
         return base
     if base is sp.S.One:
@@ -472,7 +477,7 @@ class Derivation:
     ``Hrel`` (pose of link i in link i-1 as 4 x 4 lists), ``A`` (joint screws in the link
     frames)."""
 
-    def __init__(self, chain):
+    def __init__(self, chain, budget=None):
         n = chain.n
         data, exact = _constants(chain)
         screws = data["screws"]
@@ -510,7 +515,7 @@ class Derivation:
         for Ai, (W, W2, Wv, W2v, v, w) in zip(Ai_list, pieces):
             everything += list(Ai) + list(W2) + list(Wv) + list(W2v) + list(w.T * v)
         conv = _Converter(everything)
-        ring = self.ring = Ring(n, trig, lin, conv.gens, exact)
+        ring = self.ring = Ring(n, trig, lin, conv.gens, exact, budget)
         nl = len(lin)
 
         def P(e):
@@ -691,3 +696,490 @@ def op_count(X):
     if isinstance(X, sp.MatrixBase) or isinstance(X, sp.NDimArray):
         return int(sum(sp.count_ops(e) for e in X))
     return int(sp.count_ops(X))
+
+
+# --------------------------------------------------------------------------
+# the nested form: a straight-line program with named intermediate quantities
+# --------------------------------------------------------------------------
+#
+# Expanded into cosines and sines, the mass matrix of a chain with many non-parallel revolute
+# joints has a number of terms that grows like 5^n (every entry of R^T I R doubles the
+# frequencies); a random 7-joint chain gives hundreds of thousands. The recursion itself is
+# small: each step combines a 6 x 6 matrix with a one-joint transform. The tape records that
+# recursion as a program of small steps (linear combinations and products), with identical
+# steps shared (hash-consed), and differentiates it forward for the Christoffel symbols. It
+# hands out each quantity used more than once as a named intermediate Symbol with its
+# definition.
+
+class _TooBig(Exception):
+    """The expanded form outgrew its budget: derive the nested form instead."""
+
+
+class Tape:
+    """A straight-line program. Operands are numbers (exact ``mpq`` or float) or node
+    references ``("w", i)``; node ``i`` is ``defs[i]``: ``("cos", k)``, ``("sin", k)``,
+    ``("q", k)`` (joint k), ``("p", expr)`` (a parameter), ``("lin", c0, ((c, i), ...))``
+    (c0 + sum c node_i) or ``("mul", i, j)``."""
+
+    def __init__(self, exact):
+        self.exact = exact
+        self.num = _mpq if exact else float
+        self.defs, self.index, self.deps = [], {}, []
+        self._d = {}
+
+    def node(self, d, deps):
+        i = self.index.get(d)
+        if i is None:
+            i = self.index[d] = len(self.defs)
+            self.defs.append(d)
+            self.deps.append(deps)
+        return ("w", i)
+
+    def leaf(self, kind, k):
+        return self.node((kind, k), (1 << k) if kind in ("cos", "sin", "q") else 0)
+
+    def dot(self, pairs, c0=0):
+        """c0 + sum a * b over pairs of operands, as one operand."""
+        terms = {}
+        for a, b in pairs:
+            ta, tb = type(a) is tuple, type(b) is tuple
+            if not ta and not tb:
+                c0 = c0 + a * b
+            elif not ta:
+                if a:
+                    terms[b[1]] = terms.get(b[1], 0) + a
+            elif not tb:
+                if b:
+                    terms[a[1]] = terms.get(a[1], 0) + b
+            else:
+                i, j = min(a[1], b[1]), max(a[1], b[1])
+                m = self.node(("mul", i, j), self.deps[i] | self.deps[j])[1]
+                terms[m] = terms.get(m, 0) + 1
+        return self.lin(terms, c0)
+
+    def lin(self, terms, c0=0):
+        items = tuple(sorted((i, c) for i, c in terms.items() if c))
+        if not items:
+            return c0
+        if len(items) == 1 and not c0 and items[0][1] == 1:
+            return ("w", items[0][0])
+        deps = 0
+        for i, _ in items:
+            deps |= self.deps[i]
+        return self.node(("lin", c0, items), deps)
+
+    def add(self, a, b, sign=1):
+        return self.dot([(a, 1), (b, sign)])
+
+    def mul(self, a, b):
+        return self.dot([(a, b)])
+
+    # ---- forward derivative ----------------------------------------------------
+    def diff(self, a, k):
+        """d a / d q_k as an operand."""
+        if type(a) is not tuple:
+            return 0
+        i = a[1]
+        if not (self.deps[i] >> k) & 1:
+            return 0
+        key = (i, k)
+        r = self._d.get(key)
+        if r is not None:
+            return r
+        d = self.defs[i]
+        kind = d[0]
+        if kind == "cos":
+            r = self.dot([(self.leaf("sin", k), -1)])
+        elif kind == "sin":
+            r = self.leaf("cos", k)
+        elif kind == "q":
+            r = 1
+        elif kind == "lin":
+            r = self.dot([(self.diff(("w", j), k), c) for j, c in d[2]])
+        else:                                       # mul
+            x, y = ("w", d[1]), ("w", d[2])
+            r = self.dot([(self.diff(x, k), y), (x, self.diff(y, k))])
+        self._d[key] = r
+        return r
+
+    # ---- constants ---------------------------------------------------------------
+    def from_sympy(self, e):
+        """A constant sympy expression (numbers, parameters) as an operand."""
+        e = sp.sympify(e)
+        if e.is_Rational:
+            return self.num(int(e.p)) / int(e.q) if self.exact else float(e)
+        if e.is_Add:
+            return self.dot([(self.from_sympy(a), 1) for a in e.args])
+        if e.is_Mul:
+            out = 1
+            for a in e.args:
+                out = self.mul(out, self.from_sympy(a))
+            return out
+        if e.is_Pow and e.exp.is_Integer and e.exp > 0:
+            base, out = self.from_sympy(e.base), 1
+            for _ in range(int(e.exp)):
+                out = self.mul(out, base)
+            return out
+        return self.node(("p", e), 0)
+
+    # ---- matrices ------------------------------------------------------------------
+    def matmul(self, A, B):
+        return [[self.dot([(A[i][k], B[k][j]) for k in range(len(B))])
+                 for j in range(len(B[0]))] for i in range(len(A))]
+
+    def matadd(self, A, B):
+        return [[self.add(a, b) for a, b in zip(ra, rb)] for ra, rb in zip(A, B)]
+
+    # ---- to sympy ------------------------------------------------------------------
+    def to_sympy(self, outputs, q, prefix="w"):
+        """sympy expressions of the operands ``outputs`` (a flat list), and the intermediates
+        they need: ``(exprs, [(Symbol, definition), ...])`` in dependency order. A node used
+        once is written into its user; joints' cosines and sines and parameters always are."""
+        uses = {}
+        stack = [o[1] for o in outputs if type(o) is tuple]
+        seen = set()
+        for o in outputs:
+            if type(o) is tuple:
+                uses[o[1]] = uses.get(o[1], 0) + 1
+        while stack:
+            i = stack.pop()
+            if i in seen:
+                continue
+            seen.add(i)
+            d = self.defs[i]
+            kids = [j for j, _ in d[2]] if d[0] == "lin" else [d[1], d[2]] if d[0] == "mul" \
+                else []
+            for j in kids:
+                uses[j] = uses.get(j, 0) + 1
+                stack.append(j)
+        num = (lambda v: sp.Rational(int(v.numerator), int(v.denominator))) if self.exact \
+            else sp.Float
+        expr, inter, count = {}, [], 0
+        pairs = {}                # inlined linear combinations: node -> (c0, {expr: coef})
+        for i in sorted(seen):                      # children before parents
+            d = self.defs[i]
+            kind = d[0]
+            if kind == "cos":
+                e = sp.cos(q[d[1]])
+            elif kind == "sin":
+                e = sp.sin(q[d[1]])
+            elif kind == "q":
+                e = q[d[1]]
+            elif kind == "p":
+                e = d[1]
+            elif kind == "mul":
+                e = sp.Mul(expr[d[1]], expr[d[2]])
+            else:                                   # flatten inlined sums into this one
+                c0, acc = d[1], {}
+                for j, c in d[2]:
+                    if j in pairs:
+                        k0, kids = pairs[j]
+                        c0 = c0 + c * k0
+                        for x, cx in kids.items():
+                            acc[x] = acc.get(x, 0) + c * cx
+                    else:
+                        k, x = expr[j].as_coeff_Mul()
+                        c = c * (_mpq(int(k.p), int(k.q)) if self.exact else float(k))
+                        acc[x] = acc.get(x, 0) + c
+                terms = [_times(num(c), x) for x, c in acc.items() if c]
+                e = _add(([num(c0)] if c0 else []) + terms)
+                if uses.get(i, 0) <= 1:
+                    pairs[i] = (c0, acc)
+            if kind in ("lin", "mul") and uses.get(i, 0) > 1:
+                count += 1
+                s = sp.Symbol(f"{prefix}{count}")
+                inter.append((s, e))
+                e = s
+                pairs.pop(i, None)
+            expr[i] = e
+        out = [expr[o[1]] if type(o) is tuple else num(o) if o else sp.S.Zero for o in outputs]
+        return out, inter
+
+
+class NestedDerivation:
+    """M, the Christoffel symbols and the first moment of mass of a chain on a :class:`Tape`
+    (the same composite-rigid-body recursion as :class:`Derivation`, nothing expanded)."""
+
+    def __init__(self, chain, exact=None):
+        n = self.n = chain.n
+        data, nice = _constants(chain)
+        tape = self.tape = Tape(nice if exact is None else exact)
+        screws = data["screws"]
+        C = tape.from_sympy
+
+        def cmat(A):
+            return [[C(A[i, j]) for j in range(A.cols)] for i in range(A.rows)]
+
+        A, Y, prev = [], [], sp.eye(4)
+        Hrel = []
+        for i in range(n):
+            L = data["link_homes"][i]
+            Ai = (_ad_of(_inv_h(L)) * screws[:, i]).applyfunc(sp.expand)
+            H = tape.matmul(cmat(_inv_h(prev) * L), self._joint_exp(tape, Ai, i))
+            A.append(cmat(Ai))
+            Hrel.append(H)
+            Y.append(self._ad_inv(tape, H))
+            prev = L
+        M = [[0] * n for _ in range(n)]
+        acc = None
+        for i in reversed(range(n)):
+            Ic = cmat(data["link_inertias"][i])
+            if acc is not None:
+                Ic = tape.matadd(Ic, acc)
+            F = tape.matmul(Ic, A[i])
+            M[i][i] = tape.matmul(list(map(list, zip(*A[i]))), F)[0][0]
+            for j in reversed(range(i)):
+                F = tape.matmul(list(map(list, zip(*Y[j + 1]))), F)
+                M[j][i] = M[i][j] = tape.matmul(list(map(list, zip(*A[j]))), F)[0][0]
+            if i > 0:
+                acc = tape.matmul(list(map(list, zip(*Y[i]))), tape.matmul(Ic, Y[i]))
+        self.M = M
+        T, P = None, [0, 0, 0]
+        for i in range(n):
+            T = Hrel[i] if T is None else tape.matmul(T, Hrel[i])
+            G = data["link_inertias"][i]
+            hx = G[:3, 3:]
+            local = [C(hx[2, 1]), C(hx[0, 2]), C(hx[1, 0]), C(G[3, 3])]
+            P = [tape.dot([(P[r], 1)] + [(T[r][c], local[c]) for c in range(4)])
+                 for r in range(3)]
+        self.P = P
+
+    @staticmethod
+    def _joint_exp(tape, Ai, k):
+        w, v = Ai[:3, 0], Ai[3:, 0]
+        C = tape.from_sympy
+        H = [[0] * 4 for _ in range(4)]
+        H[3][3] = 1
+        if any(not _negligible(x) for x in w):
+            W = sp.Matrix([[0, -w[2], w[1]], [w[2], 0, -w[0]], [-w[1], w[0], 0]])
+            W2 = (W * W).applyfunc(sp.expand)
+            cos, sin = tape.leaf("cos", k), tape.leaf("sin", k)
+            omc = tape.add(1, cos, -1)
+            for r in range(3):
+                for c in range(3):
+                    H[r][c] = tape.dot([(C(W[r, c]), sin), (C(W2[r, c]), omc)],
+                                       1 if r == c else 0)
+            Wv, W2v = (W * v).applyfunc(sp.expand), (W2 * v).applyfunc(sp.expand)
+            pitch = not _negligible((w.T * v)[0])
+            qk = tape.leaf("q", k)
+            for r in range(3):
+                pairs = [(C(Wv[r]), omc), (C(-W2v[r]), sin)]
+                if pitch:
+                    pairs.append((C(sp.expand(v[r] + W2v[r])), qk))
+                H[r][3] = tape.dot(pairs)
+        else:
+            qk = tape.leaf("q", k)
+            for r in range(3):
+                H[r][r] = 1
+                H[r][3] = tape.mul(C(v[r]), qk)
+        return H
+
+    @staticmethod
+    def _ad_inv(tape, H):
+        """Ad of the inverse of a pose H = (R, p): [[R^T, 0], [-R^T [p], R^T]]."""
+        Rt = [[H[c][r] for c in range(3)] for r in range(3)]
+        p = [H[r][3] for r in range(3)]
+        neg = lambda x: tape.dot([(x, -1)])          # noqa: E731
+        P = [[0, neg(p[2]), p[1]], [p[2], 0, neg(p[0])], [neg(p[1]), p[0], 0]]
+        RtP = tape.matmul(Rt, P)
+        A = [[0] * 6 for _ in range(6)]
+        for r in range(3):
+            for c in range(3):
+                A[r][c] = Rt[r][c]
+                A[r + 3][c + 3] = Rt[r][c]
+                A[r + 3][c] = neg(RtP[r][c])
+        return A
+
+    def christoffel(self):
+        """{(i, j, k), j <= k: Gamma_ijk} of the first kind (5.13), as tape operands."""
+        tape, n, M = self.tape, self.n, self.M
+        half = tape.num(1) / 2 if tape.exact else 0.5
+        out = {}
+        for i in range(n):
+            for j in range(n):
+                for k in range(j, n):
+                    out[i, j, k] = tape.dot([(tape.diff(M[i][j], k), half),
+                                             (tape.diff(M[i][k], j), half),
+                                             (tape.diff(M[j][k], i), -half)])
+        return out
+
+    def equations(self, q, qd, g):
+        """(M, C, G, intermediates) as sympy: M, C, G in q, qd, g and the intermediate Symbols
+        ``w1, w2, ...`` whose definitions (in order) ``intermediates`` lists."""
+        n, tape = self.n, self.tape
+        gam = self.christoffel()
+        dP = [[tape.diff(self.P[r], k) for k in range(n)] for r in range(3)]
+        keys = sorted(gam)
+        flat = [self.M[i][j] for i in range(n) for j in range(i + 1)] + [gam[k] for k in keys]
+        rows = [r for r in range(3) if g[r] != 0]
+        flat += [dP[r][k] for r in rows for k in range(n)]
+        taken = {str(x) for x in list(q) + list(qd)} | {
+            str(x) for d in tape.defs if d[0] == "p" for x in d[1].free_symbols} | {
+            str(x) for v in g for x in sp.sympify(v).free_symbols}
+        prefix = "w"
+        while any(t.startswith(prefix) and t[len(prefix):].isdigit() for t in taken):
+            prefix = "_" + prefix
+        exprs, inter = tape.to_sympy(flat, list(q), prefix)
+        it = iter(exprs)
+        Mm = sp.zeros(n, n)
+        for i in range(n):
+            for j in range(i + 1):
+                Mm[i, j] = Mm[j, i] = next(it)
+        G3 = {k: next(it) for k in keys}
+        C = sp.zeros(n, n)
+        for i in range(n):
+            for j in range(n):
+                C[i, j] = sp.Add(*[G3[i, min(j, k), max(j, k)] * qd[k] for k in range(n)])
+        Gv = sp.zeros(n, 1)
+        for r in rows:
+            for k in range(n):
+                Gv[k] -= g[r] * next(it)
+        return Mm, C, Gv, inter
+
+
+# --------------------------------------------------------------------------
+# choosing the form, and the compiled twin of the nested form
+# --------------------------------------------------------------------------
+
+BUDGET = 1000
+"""Largest product (in terms) the expanded form may build under ``form="auto"``; beyond it the
+nested form is derived instead."""
+
+
+def choose(chain, form="auto"):
+    """The derivation :func:`robodyn.lagrange.equations_of_motion` uses: ``"expanded"`` (a
+    :class:`Derivation`), ``"nested"`` (a :class:`NestedDerivation`) or ``"auto"``: the expanded
+    form unless one of its products outgrows :data:`BUDGET` terms. Cached on the chain."""
+    if form == "expanded":
+        return derivation(chain)
+    key = ("lagrange", "nested")
+    if form == "auto" and key not in chain._cache:
+        if ("lagrange", "derivation") in chain._cache:
+            return chain._cache["lagrange", "derivation"]
+        try:
+            d = Derivation(chain, budget=BUDGET)
+        except _TooBig:
+            pass
+        else:
+            d.ring.budget = None
+            chain._cache["lagrange", "derivation"] = d
+            return d
+    if key not in chain._cache:
+        chain._cache[key] = NestedDerivation(chain)
+    return chain._cache[key]
+
+
+class _FastC:
+    """C for the expressions of the nested form (sums, products, integer powers, numbers,
+    Symbols, cos, sin), printed in one pass without sympy's term ordering; anything else goes to
+    the printer of :mod:`robodyn.codegen`."""
+
+    def __init__(self, names):
+        self.names = names                       # Symbol -> C name
+        self._other = None
+
+    def __call__(self, e):
+        if e.is_Symbol:
+            return self.names.get(e, e.name)
+        if e.is_Number:
+            return repr(float(e)) if e.is_Rational or e.is_Float else self.other(e)
+        if e.is_Add:
+            return "(" + " + ".join(self(a) for a in e.args) + ")"
+        if e.is_Mul:
+            return "(" + "*".join(self(a) for a in e.args) + ")"
+        if e.is_Pow and e.exp.is_Integer and 0 < int(e.exp) <= 4:
+            b = self(e.base)
+            return "(" + "*".join([b] * int(e.exp)) + ")"
+        if isinstance(e, (sp.cos, sp.sin)):
+            return f"{type(e).__name__}({self(e.args[0])})"
+        return self.other(e)
+
+    def other(self, e):
+        if self._other is None:
+            try:
+                from .codegen import _Printer
+                self._other = _Printer()
+            except ImportError:                                 # pragma: no cover
+                from sympy.printing.c import C99CodePrinter
+                self._other = C99CodePrinter()
+        return self._other.doprint(e.xreplace({s: sp.Symbol(c) for s, c in self.names.items()}))
+
+
+_NESTED_TEMPLATE = """
+{pragma}
+static void k_all(const double *q, const double *qd, double *M, double *C, double *G)
+{{
+{body}
+}}
+
+static void k_M(const double *q, double *M)
+{{
+    double qd[N] = {{0}}, C[N * N], G[N];
+    k_all(q, qd, M, C, G);
+}}
+
+static void k_C(const double *q, const double *qd, double *C)
+{{
+    double M[N * N], G[N];
+    k_all(q, qd, M, C, G);
+}}
+
+static void k_G(const double *q, double *G)
+{{
+    double qd[N] = {{0}}, M[N * N], C[N * N];
+    k_all(q, qd, M, C, G);
+}}
+
+static void k_MH(const double *q, const double *qd, double *M, double *h)
+{{
+    double C[N * N], G[N];
+    k_all(q, qd, M, C, G);
+    for (int i = 0; i < N; i++) {{
+        double s = G[i];
+        for (int j = 0; j < N; j++) s += C[i * N + j] * qd[j];
+        h[i] = s;
+    }}
+}}
+"""
+
+
+_OPTIMIZE_UP_TO = 1500          # statements
+
+
+def nested_source(M, C, G, q, qd, intermediates):
+    """The C source (module name ``MODNAME``) of equations in nested form, for
+    :func:`robodyn.codegen.compiled_module`: one kernel computes the intermediates once, in
+    order, then M, C and G."""
+    from . import codegen
+    n = len(q)
+    names = {s: f"q[{k}]" for k, s in enumerate(q)}
+    names.update({s: f"qd[{k}]" for k, s in enumerate(qd)})
+    names.update({w: f"w_{k}" for k, (w, _) in enumerate(intermediates)})
+    pr = _FastC(names)
+    lines = [f"    const double {names[w]} = {pr(e)};" for w, e in intermediates]
+    for arg, X in (("M", M), ("C", C), ("G", G)):
+        lines += [f"    {arg}[{k}] = {pr(x)};" for k, x in enumerate(X)]
+    # gcc's optimizer is superlinear in the length of one function: long programs compile
+    # unoptimized (seconds instead of minutes; the calls stay in microseconds)
+    pragma = '#pragma GCC optimize ("O0")' if len(lines) > _OPTIMIZE_UP_TO else ""
+    kernels = _NESTED_TEMPLATE.format(body="\n".join(lines), pragma=pragma)
+    return codegen._TEMPLATE.format(n=n, kernels=kernels, modname="MODNAME")
+
+
+def compile_nested(M, C, G, q, qd, intermediates):
+    """The compiled module (``M``, ``C``, ``G``, ``tau``, ``forward_dynamics``, as
+    :func:`robodyn.codegen.compile_equations` makes) of equations in nested form."""
+    from . import codegen
+    return codegen.compiled_module(nested_source(M, C, G, q, qd, intermediates), "robodyn_nested")
+
+
+def code_op_count(source):
+    """Arithmetic operations (+ - * /) in generated C kernels (the lines that compute)."""
+    count = 0
+    for line in source.splitlines():
+        line = line.strip()
+        if line.startswith("const double") or ("[" in line and "] = " in line and
+                                               line.endswith(";")):
+            rhs = line.split("=", 1)[1]
+            count += sum(rhs.count(c) for c in "+*/") + rhs.count(" - ") + rhs.count("(-")
+    return count

@@ -102,6 +102,8 @@ def _symbol_list(q, name, fname):
 # the symbolic engine lives in robodyn._derivation (trigonometric polynomials)
 # --------------------------------------------------------------------------
 
+from ._derivation import NestedDerivation as _NestedDerivation  # noqa: E402
+from ._derivation import choose as _choose  # noqa: E402
 from ._derivation import derivation as _derivation  # noqa: E402
 
 
@@ -495,16 +497,24 @@ class NumericEquations(NumericForm):
         return self.forward_dynamics(q, u, self._tau(tau, "accelerations"))
 
 
-def _lambdified(M, C, G, q, qd):
-    """:class:`NumericEquations` from ``lambdify(cse=True)`` (the fallback without a compiler)."""
+def _lambdified(M, C, G, q, qd, intermediates=()):
+    """:class:`NumericEquations` from ``lambdify(cse=True)`` (the fallback without a compiler);
+    ``intermediates`` (Symbol, definition) pairs are computed first, in order."""
     n = len(q)
-    fM = sp.lambdify(q, list(M), modules="math", cse=True)
-    fC = sp.lambdify(q + qd, list(C), modules="math", cse=True)
-    fG = sp.lambdify(q, list(G), modules="math", cse=True)
+    cse = True
+    if intermediates:
+        def cse(exprs):                     # the intermediates are the common subexpressions
+            return list(intermediates), exprs
+
+    def lam(args, exprs):
+        return sp.lambdify(args, exprs, modules="math", cse=cse)
+    fM = lam(q, list(M))
+    fC = lam(q + qd, list(C))
+    fG = lam(q, list(G))
     qdd = list(sp.symbols(f"_qdd0:{n}"))
     bias = C * sp.Matrix(qd) + G
-    ftau = sp.lambdify(q + qd + qdd, list(M * sp.Matrix(qdd) + bias), modules="math", cse=True)
-    fMH = sp.lambdify(q + qd, list(M) + list(bias), modules="math", cse=True)
+    ftau = lam(q + qd + qdd, list(M * sp.Matrix(qdd) + bias))
+    fMH = lam(q + qd, list(M) + list(bias))
 
     def args(fname, **vectors):
         out = []
@@ -541,10 +551,15 @@ def _lambdified(M, C, G, q, qd):
     return NumericEquations(n, "lambdify", mass, coriolis, gravity, tau, forward_dynamics)
 
 
-def _compiled(M, C, G, q, qd):
-    """:class:`NumericEquations` whose functions are C code (:func:`robodyn.codegen.compile_equations`)."""
+def _compiled(M, C, G, q, qd, intermediates=()):
+    """:class:`NumericEquations` whose functions are C code (:func:`robodyn.codegen.compile_equations`,
+    or for the nested form the intermediates written out as C by :mod:`robodyn._derivation`)."""
     from . import codegen
-    mod = codegen.compile_equations(M, C, G, q, qd)
+    if intermediates:
+        from ._derivation import compile_nested
+        mod = compile_nested(M, C, G, q, qd, intermediates)
+    else:
+        mod = codegen.compile_equations(M, C, G, q, qd)
     return NumericEquations(len(q), "c", mod.M, mod.C, mod.G, mod.tau, mod.forward_dynamics)
 
 
@@ -565,6 +580,7 @@ class EquationsOfMotion(MassMatrixForm):
     G: sp.Matrix
     gravity: tuple
     name: str = "chain"
+    intermediates: tuple = ()
     _cache: dict = field(default_factory=dict, repr=False, compare=False)
 
     @property
@@ -582,6 +598,23 @@ class EquationsOfMotion(MassMatrixForm):
     @property
     def forcing(self):
         return -self.C * self.qd - self.G
+
+    def parameters(self):
+        """The free symbols other than q, qd, t and the intermediates (lengths, masses...)."""
+        known = set(self.q) | set(self.qd) | {self.t} | {w for w, _ in self.intermediates}
+        exprs = [self.M, self.C, self.G] + [e for _, e in self.intermediates]
+        return sorted(set().union(*(e.free_symbols for e in exprs)) - known, key=str)
+
+    def explicit(self):
+        """The same equations with the intermediates written into M, C, G (an
+        :class:`EquationsOfMotion` without intermediates; large for long spatial chains)."""
+        if not self.intermediates:
+            return self
+        done = {}
+        for w, e in self.intermediates:
+            done[w] = e.xreplace(done)
+        M, C, G = (X.xreplace(done) for X in (self.M, self.C, self.G))
+        return EquationsOfMotion(self.q, self.qd, M, C, G, self.gravity, self.name)
 
     def rhs(self, values=None, backend="auto"):
         r"""The numeric right-hand side ``f(t, x, tau=None)`` of :math:`x = (q, \dot q)`."""
@@ -616,33 +649,35 @@ class EquationsOfMotion(MassMatrixForm):
         key = (backend, tuple(sorted((str(k), float(v)) for k, v in values.items())))
         if key in self._cache:
             return self._cache[key]
-        names = {str(s): s for X in (self.M, self.C, self.G) for s in X.free_symbols}
+        names = {str(s): s for s in self.parameters()}
         sub = {(names.get(k, sp.Symbol(k)) if isinstance(k, str) else sp.sympify(k)):
                _checks._exact(float(v)) for k, v in values.items()}
         M, C, G = (X.xreplace(sub) if sub else X for X in (self.M, self.C, self.G))
-        known = set(self.q) | set(self.qd)
-        free = set().union(M.free_symbols, C.free_symbols, G.free_symbols) - known
+        inter = tuple((w, e.xreplace(sub) if sub else e) for w, e in self.intermediates)
+        known = set(self.q) | set(self.qd) | {w for w, _ in inter}
+        free = set().union(M.free_symbols, C.free_symbols, G.free_symbols,
+                           *(e.free_symbols for _, e in inter)) - known
         if free:
             raise ValueError(f"EquationsOfMotion.numeric: symbols {sorted(map(str, free))} have "
                              f"no value; pass values={{symbol: number, ...}}")
         q, qd = list(self.q), list(self.qd)
         if backend == "lambdify":
-            out = _lambdified(M, C, G, q, qd)
+            out = _lambdified(M, C, G, q, qd, inter)
         elif backend == "c":
-            out = _compiled(M, C, G, q, qd)
+            out = _compiled(M, C, G, q, qd, inter)
         else:
             from .codegen import CompileError
             try:
-                out = _compiled(M, C, G, q, qd)
+                out = _compiled(M, C, G, q, qd, inter)
             except CompileError as err:
                 warnings.warn(f"EquationsOfMotion.numeric: no compiled code ({err}); using "
                               "lambdify (slower)", RuntimeWarning, stacklevel=2)
-                out = _lambdified(M, C, G, q, qd)
+                out = _lambdified(M, C, G, q, qd, inter)
         self._cache[key] = out
         return out
 
 
-def equations_of_motion(chain, gravity=DEFAULT_GRAVITY, q=None, qd=None):
+def equations_of_motion(chain, gravity=DEFAULT_GRAVITY, q=None, qd=None, form="auto"):
     r"""Symbolic M, C, G of a chain (eq. 5.14): :math:`M(q)\ddot q + C(q,\dot q)\dot q + G(q) = \tau`,
     C the Christoffel Coriolis matrix of (5.13), :math:`G = \partial V/\partial q`.
 
@@ -651,6 +686,12 @@ def equations_of_motion(chain, gravity=DEFAULT_GRAVITY, q=None, qd=None):
     chain : SerialChain with inertias (numbers or sympy symbols)
     gravity : 3-vector in the space frame, m/s^2 (planar models: ``(0, -g, 0)``)
     q, qd : lists of n Symbols; default ``q1..qn``, ``qd1..qdn``
+    form : ``"expanded"``: every entry a sum of cosines and sines of joint-angle combinations
+        (what the chapters print; its size grows like 5^n on chains of many non-parallel
+        revolute joints); ``"nested"``: the composite-rigid-body recursion kept as named
+        intermediate Symbols ``w1, w2, ...`` (``EquationsOfMotion.intermediates`` lists their
+        definitions in order; :meth:`EquationsOfMotion.explicit` writes them in); ``"auto"``
+        (default): expanded unless that form would outgrow 1000 terms in one product.
 
     Returns
     -------
@@ -677,15 +718,19 @@ def equations_of_motion(chain, gravity=DEFAULT_GRAVITY, q=None, qd=None):
     for name, v in (("q", q), ("qd", qd)):
         if len(v) != n:
             raise ValueError(f"{fname}: {name}: expected {n} symbols (one per joint), got {len(v)}")
+    if form not in ("auto", "expanded", "nested"):
+        raise ValueError(f"{fname}: form: expected 'auto', 'expanded' or 'nested', got {form!r}")
     g = _gravity(gravity, fname)
     qv, qdv = sp.Matrix(q), sp.Matrix(qd)
-    d = _derivation(chain)
-    M = d.mass_matrix(q)
-    C = d.coriolis(q, qd)
-    G = d.gravity(q, list(_S(g)))
+    d = _choose(chain, form)
+    gs = list(_S(g))
+    if isinstance(d, _NestedDerivation):
+        M, C, G, inter = d.equations(q, qd, gs)
+    else:
+        M, C, G, inter = d.mass_matrix(q), d.coriolis(q, qd), d.gravity(q, gs), ()
     gt = tuple(float(x) if not is_symbolic(x) else x for x in (list(g) if not
                isinstance(g, sp.MatrixBase) else list(g)))
-    return EquationsOfMotion(qv, qdv, M, C, G, gt, chain.name)
+    return EquationsOfMotion(qv, qdv, M, C, G, gt, chain.name, tuple(inter))
 
 
 # --------------------------------------------------------------------------
