@@ -181,3 +181,86 @@ def test_op_count():
 def test_parameter_power_limit():
     with pytest.raises(ValueError, match="limit 255"):
         _derivation._Converter([sp.Symbol("a") ** 300]).terms(sp.Symbol("a") ** 300, 0, True)
+
+
+# --------------------------------------------------------------------------
+# the nested form
+# --------------------------------------------------------------------------
+
+def _evaluate(eom, q, qd):
+    """M, C, G of an EquationsOfMotion (nested or not) at numbers, intermediates in order."""
+    env = dict(zip(eom.q, q)) | dict(zip(eom.qd, qd))
+    for w, e in eom.intermediates:
+        env[w] = float(e.xreplace(env))
+    return [np.array(X.xreplace(env), float) for X in (eom.M, eom.C, eom.G)]
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_nested_equals_expanded_and_numeric(seed):
+    rng = np.random.default_rng(seed)
+    chain = models.random_chain(4, rng, prismatic=0.3, helical=0.2)
+    gvec = (0.2, 0.0, -9.81)
+    nested = lg.equations_of_motion(chain, gravity=gvec, form="nested")
+    expanded = lg.equations_of_motion(chain, gravity=gvec, form="expanded")
+    assert nested.intermediates and not expanded.intermediates
+    for _ in range(3):
+        q, qd = rng.normal(size=4), rng.normal(size=4)
+        a, b = _evaluate(nested, q, qd), _evaluate(expanded, q, qd)
+        for x, y in zip(a, b):
+            np.testing.assert_allclose(x, y, atol=1e-12)
+        np.testing.assert_allclose(a[0], dynamics.crba(chain, q), atol=1e-12)
+        np.testing.assert_allclose(a[1], dynamics.coriolis_matrix(chain, q, qd), atol=1e-12)
+
+
+def test_nested_symbolic_parameters_simplify_to_the_expanded_form():
+    chain = models.planar_rr(*sp.symbols("l1 l2 m1 m2"))
+    g = sp.Symbol("g")
+    nested = lg.equations_of_motion(chain, gravity=(0, -g, 0), form="nested")
+    expanded = lg.equations_of_motion(chain, gravity=(0, -g, 0))
+    full = nested.explicit()
+    assert not full.intermediates
+    for X, Y in ((full.M, expanded.M), (full.C, expanded.C), (full.G, expanded.G)):
+        assert sp.simplify(sp.expand(X - Y)) == sp.zeros(*X.shape)
+    assert [str(s) for s in nested.parameters()] == ["g", "l1", "l2", "m1", "m2"]
+
+
+def test_nested_numeric_twins():
+    """C code written from the intermediates, and lambdify with them as the common
+    subexpressions, equal the numeric algorithms; values substitute into the definitions."""
+    rng = np.random.default_rng(4)
+    chain = models.random_chain(5, rng)
+    eom = lg.equations_of_motion(chain, form="nested")
+    q, qd, tau = rng.normal(size=(3, 5))
+    for backend in ("c", "lambdify"):
+        num = eom.numeric(backend=backend)
+        np.testing.assert_allclose(num.M(q), dynamics.crba(chain, q), atol=1e-12)
+        np.testing.assert_allclose(num.C(q, qd), dynamics.coriolis_matrix(chain, q, qd),
+                                   atol=1e-12)
+        np.testing.assert_allclose(num.G(q), dynamics.gravity_torques(chain, q), atol=1e-11)
+        np.testing.assert_allclose(num.tau(q, qd, tau),
+                                   dynamics.inverse_dynamics(chain, q, qd, tau), atol=1e-10)
+    sym = lg.equations_of_motion(models.planar_rr(*sp.symbols("l1 l2 m1 m2")), form="nested")
+    with pytest.raises(ValueError, match="no value"):
+        sym.numeric({"l1": 1.0})
+    num = sym.numeric({"l1": 1.0, "l2": 1.0, "m1": 1.0, "m2": 1.0})
+    np.testing.assert_allclose(num.M([0.3, 0.4]), dynamics.crba(models.planar_rr(), [0.3, 0.4]),
+                               atol=1e-12)
+
+
+def test_auto_form_chooses_by_size():
+    assert not lg.equations_of_motion(models.ur5_like()).intermediates           # the book's arm
+    assert not lg.equations_of_motion(models.planar_chain(6)).intermediates
+    big = models.random_chain(7, np.random.default_rng(2))     # PRRRRRR: ~400 000 terms expanded
+    eom = lg.equations_of_motion(big)
+    assert eom.intermediates
+    assert max(_derivation.op_count(x) for x in eom.M) < 500          # no entry explodes
+    with pytest.raises(ValueError, match="form: expected 'auto', 'expanded' or 'nested'"):
+        lg.equations_of_motion(models.planar_rr(), form="tree")
+
+
+def test_intermediate_names_avoid_the_chains_symbols():
+    w1 = sp.Symbol("w1")
+    chain = models.planar_rr(w1, 1, 1, 1)
+    eom = lg.equations_of_motion(chain, form="nested")
+    assert all(str(w).startswith("_w") for w, _ in eom.intermediates)
+    assert w1 in set(eom.parameters())

@@ -1050,23 +1050,23 @@ def choose(chain, form="auto"):
     """The derivation :func:`robodyn.lagrange.equations_of_motion` uses: ``"expanded"`` (a
     :class:`Derivation`), ``"nested"`` (a :class:`NestedDerivation`) or ``"auto"``: the expanded
     form unless one of its products outgrows :data:`BUDGET` terms. Cached on the chain."""
+    cache = chain._cache
     if form == "expanded":
         return derivation(chain)
-    key = ("lagrange", "nested")
-    if form == "auto" and key not in chain._cache:
-        if ("lagrange", "derivation") in chain._cache:
-            return chain._cache["lagrange", "derivation"]
+    if form == "auto" and ("lagrange", "too big") not in cache:
+        if ("lagrange", "derivation") in cache:
+            return cache["lagrange", "derivation"]
         try:
             d = Derivation(chain, budget=BUDGET)
         except _TooBig:
-            pass
+            cache["lagrange", "too big"] = True
         else:
             d.ring.budget = None
-            chain._cache["lagrange", "derivation"] = d
+            cache["lagrange", "derivation"] = d
             return d
-    if key not in chain._cache:
-        chain._cache[key] = NestedDerivation(chain)
-    return chain._cache[key]
+    if ("lagrange", "nested") not in cache:
+        cache["lagrange", "nested"] = NestedDerivation(chain)
+    return cache["lagrange", "nested"]
 
 
 class _FastC:
