@@ -52,6 +52,71 @@ def kane_planar(n, L, m, g):
     return KM.mass_matrix.xreplace(sub), KM.forcing.xreplace(sub)
 
 
+def kane_equations(chain, gravity):
+    """KanesMethod of a SerialChain: link frames oriented by Axis rotations about the joint
+    axes (constant frames between), velocities by the one- and two-point theorems, the weight
+    of each link at its centre of mass. Returns (mass_matrix, forcing) in plain Symbols q, qd."""
+    from robodyn._derivation import _ad_of, _constants, _inv_h, _negligible
+    n = chain.n
+    data, _ = _constants(chain)
+    q, u = me.dynamicsymbols(f"q1:{n + 1}"), me.dynamicsymbols(f"u1:{n + 1}")
+    N, O = me.ReferenceFrame("N"), me.Point("O")
+    O.set_vel(N, 0)
+    prev_frame, prev_origin, prev_home = N, O, sp.eye(4)
+    g = sp.Matrix(gravity)
+    bodies, loads = [], []
+    for i in range(n):
+        L = data["link_homes"][i]
+        A = (_ad_of(_inv_h(L)) * data["screws"][:, i]).applyfunc(sp.expand)
+        Crel = _inv_h(prev_home) * L
+        F = prev_frame.orientnew(f"F{i}", "DCM", Crel[:3, :3])   # columns: F axes
+        OF = prev_origin.locatenew(f"OF{i}", sum((Crel[r, 3] * [prev_frame.x, prev_frame.y,
+                                                                prev_frame.z][r]
+                                                  for r in range(3)), me.Vector(0)))
+        OF.v2pt_theory(prev_origin, N, prev_frame)
+        w, v = A[:3, 0], A[3:, 0]
+        fx = [F.x, F.y, F.z]
+        if any(not _negligible(x) for x in w):
+            axis = sum((w[r] * fx[r] for r in range(3)), me.Vector(0))
+            p = w.cross(v)                               # a point of the axis (|w| = 1)
+            pitch = (w.T * v)[0]
+            B = F.orientnew(f"B{i}", "Axis", [q[i], axis])
+            B.set_ang_vel(F, u[i] * axis)
+            J = OF.locatenew(f"J{i}", sum((p[r] * fx[r] for r in range(3)), me.Vector(0)))
+            J.v2pt_theory(OF, N, F)
+            K = J.locatenew(f"K{i}", pitch * q[i] * axis) if not _negligible(pitch) else J
+            if K is not J:
+                K.set_vel(F, pitch * u[i] * axis)
+                K.v1pt_theory(J, N, F)
+            bx = [B.x, B.y, B.z]
+            origin = K.locatenew(f"O{i}", -sum((p[r] * bx[r] for r in range(3)), me.Vector(0)))
+            origin.v2pt_theory(K, N, B)
+        else:
+            B = F
+            slide = sum((v[r] * fx[r] for r in range(3)), me.Vector(0))
+            origin = OF.locatenew(f"O{i}", q[i] * slide)
+            origin.set_vel(F, u[i] * slide)
+            origin.v1pt_theory(OF, N, F)
+        G = data["link_inertias"][i]
+        m = G[3, 3]
+        hx = G[:3, 3:] / m
+        c = [hx[2, 1], hx[0, 2], hx[1, 0]]
+        bx = [B.x, B.y, B.z]
+        com = origin.locatenew(f"C{i}", sum((c[r] * bx[r] for r in range(3)), me.Vector(0)))
+        com.v2pt_theory(origin, N, B)
+        Cx = sp.Matrix([[0, -c[2], c[1]], [c[2], 0, -c[0]], [-c[1], c[0], 0]])
+        Ic = (G[:3, :3] - m * Cx.T * Cx).applyfunc(sp.expand)
+        dyad = me.inertia(B, Ic[0, 0], Ic[1, 1], Ic[2, 2], Ic[0, 1], Ic[1, 2], Ic[0, 2])
+        bodies.append(me.RigidBody(f"R{i}", com, B, m, (dyad, com)))
+        loads.append((com, m * (g[0] * N.x + g[1] * N.y + g[2] * N.z)))
+        prev_frame, prev_origin, prev_home = B, origin, L
+    KM = me.KanesMethod(N, q_ind=q, u_ind=u, kd_eqs=[a.diff() - b for a, b in zip(q, u)])
+    KM.kanes_equations(bodies, loads)
+    qs, us = sp.symbols(f"q1:{n + 1}"), sp.symbols(f"qd1:{n + 1}")
+    sub = dict(zip(u, us)) | dict(zip(q, qs))
+    return KM.mass_matrix.xreplace(sub), KM.forcing.xreplace(sub)
+
+
 def _max_at_random_points(X, syms, rng, k=3):
     f = sp.lambdify(syms, X, "numpy")
     return max(np.abs(np.array(f(*rng.uniform(0.3, 1.7, len(syms))), float)).max()
@@ -70,6 +135,24 @@ def test_symbolic_planar_chain_equals_kanes_method():
     assert _max_at_random_points(eom.forcing - fk, syms, rng) < 1e-12
     # exact: the two-link part simplifies to zero
     assert sp.simplify(sp.expand_trig(eom.M[2, 3] - Mk[2, 3])) == 0
+
+
+@pytest.mark.equation("hb-5-14")
+def test_spatial_chain_with_prismatic_and_helical_joints_equals_kanes_method():
+    """A random R/P/H chain: M and forcing equal KanesMethod's at random states (both forms)."""
+    chain = models.random_chain(3, np.random.default_rng(11), prismatic=0.3, helical=0.4)
+    assert len(set(chain.joint_types)) > 1
+    gvec = (0.5, 0.0, -9.81)
+    Mk, fk = kane_equations(chain, gvec)
+    rng = np.random.default_rng(2)
+    for form in ("expanded", "nested"):
+        eom = lg.equations_of_motion(chain, gravity=gvec, form=form)
+        for _ in range(2):
+            env = dict(zip(eom.q, rng.normal(size=3))) | dict(zip(eom.qd, rng.normal(size=3)))
+            for w, e in eom.intermediates:
+                env[w] = e.xreplace(env)
+            assert np.abs(np.array((eom.M - Mk).xreplace(env), float)).max() < 1e-12
+            assert np.abs(np.array((eom.forcing - fk).xreplace(env), float)).max() < 1e-11
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2])

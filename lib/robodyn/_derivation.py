@@ -19,17 +19,31 @@ A product of two terms is two integer additions and two coefficient products,
 :math:`\cos a\cos b = \tfrac12(\cos(a+b) + \cos(a-b))` and its three siblings; no sympy object
 is built until the end. Products of polynomials with many terms go through the same loop.
 
+The nested form. Expanded, the mass matrix of a chain with many non-parallel revolute joints
+has a number of terms that grows like 5^n. :class:`NestedDerivation` runs the same recursion on
+a :class:`Tape`, a straight-line program of small steps (linear combinations and products of
+earlier steps, cosines and sines of single joints, parameters) in which identical steps are
+shared, differentiates it forward for the Christoffel symbols, and hands out every quantity
+used more than once as a named intermediate Symbol ``w1, w2, ...`` with its definition.
+:func:`choose` picks the form (``"auto"``: expanded unless a product outgrows
+:data:`BUDGET` terms).
+
 Entry points (for :mod:`robodyn.lagrange` now, and for Kane's method and the later parts):
 
-* :func:`derivation` ``(chain)`` -- the cached :class:`Derivation` of a chain (on
-  ``chain._cache``): ``.mass_matrix(q)``, ``.coriolis(q, qd)``, ``.christoffel(q)`` (the
-  symbols of the first kind, eq. 5.13), ``.potential(q, g)``, ``.gravity(q, g)``, each returning
-  sympy objects in the Symbols you pass.
-* :class:`Derivation` ``.M`` -- the raw polynomials (lists of :class:`TrigPoly`), with
-  ``.ring`` (:class:`Ring`: ``add``, ``mul``, ``diff``, ``to_sympy``) for quantities of your own:
-  e.g. Kane's partial velocities are ``ring.mul`` of the joint transforms ``.Hrel``.
-* :func:`op_count` ``(matrix)`` -- the operation count the benchmark reports (sympy's
-  ``count_ops`` on every entry, summed).
+* :func:`derivation` ``(chain)`` -- the cached expanded :class:`Derivation` of a chain:
+  ``.mass_matrix(q)``, ``.coriolis(q, qd)``, ``.christoffel(q)`` (first kind, eq. 5.13),
+  ``.potential(q, g)``, ``.gravity(q, g)``, each returning sympy objects in the Symbols you
+  pass; ``.M``, ``.P`` (first moment of mass), ``.Hrel`` (link poses relative to the previous
+  link), ``.A`` (joint screws in the link frames) as raw polynomials with ``.ring``
+  (:class:`Ring`: ``add``, ``mul``, ``diff``, ``matmul``, ``to_sympy``) for quantities of your
+  own, e.g. partial velocities.
+* :func:`choose` ``(chain, form)`` -- the expanded or the :class:`NestedDerivation`
+  (``.equations(q, qd, g)`` gives M, C, G and the intermediates; ``.tape`` with ``dot``,
+  ``mul``, ``diff`` and ``to_sympy`` for new quantities on the same program).
+* :func:`compile_nested` / :func:`nested_source` -- compiled numeric twins of a nested form
+  (the intermediates are the common subexpressions; no sympy ``cse``).
+* :func:`op_count` ``(matrix)`` and :func:`code_op_count` ``(source)`` -- the sizes the
+  benchmark reports.
 """
 from __future__ import annotations
 
@@ -45,7 +59,8 @@ except ImportError:                   # pragma: no cover - sympy installs withou
 
 from ._checks import is_symbolic
 
-__all__ = ["Ring", "TrigPoly", "Derivation", "derivation", "op_count"]
+__all__ = ["Ring", "TrigPoly", "Derivation", "derivation", "Tape", "NestedDerivation", "choose",
+           "compile_nested", "nested_source", "op_count", "code_op_count", "BUDGET"]
 
 _FB = 8                               # bits per packed exponent field
 _FIELD = 1 << _FB

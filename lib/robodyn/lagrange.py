@@ -1,4 +1,18 @@
-r"""Lagrangian dynamics of serial chains, symbolic and numeric (Part II of the book).
+r"""Lagrangian dynamics of serial chains, symbolic and numeric: the library of Part II.
+
+Part II of the book, *Lagrangian dynamics*, is built on this module:
+
+* Chapter 1, *The Euler--Lagrange equations of a linkage* -- :func:`mass_matrix`,
+  :func:`christoffel_symbols`, :func:`coriolis_matrix`, :func:`gravity_vector`,
+  :func:`euler_lagrange` and :func:`equations_of_motion` (the RR and RP arms, the UR5-like arm);
+* Chapter 2, *Two properties: positive definite M and skew Mdot - 2C* -- :func:`mass_matrix`,
+  :func:`coriolis_matrix`, :func:`kinetic_energy`;
+* Chapter 3, *Generalized forces from wrenches* -- :func:`generalized_forces`,
+  :func:`gravity_vector`, :func:`potential_energy`;
+* Chapter 4, *The geometric view: metric, connection, geodesics* -- the Christoffel symbols of
+  both kinds (:func:`christoffel_symbols`);
+* Chapter 5, *Simulation: integrating the equations of motion* -- :func:`equations_of_motion`,
+  :meth:`EquationsOfMotion.numeric` and :meth:`EquationsOfMotion.rhs`.
 
 The Lagrangian of a linkage is :math:`L(q,\dot q) = \tfrac12\dot q^TM(q)\dot q - V(q)`; the
 Euler--Lagrange equations (5.10) become, handbook eq. (5.14),
@@ -19,18 +33,20 @@ shape (n, n, n) indexed ``[i, j, k]``.
 
 Conventions: twists (omega, v), wrenches (m, f) as everywhere in :mod:`robodyn`; gravity is a
 3-vector in the space frame, default :data:`DEFAULT_GRAVITY` = (0, 0, -9.81) m/s^2 (the planar
-models lie in the xy plane: pass ``gravity=(0, -g, 0)``).
+models lie in the xy plane: pass ``gravity=(0, -g, 0)``). A link's spatial inertia may have its
+centre of mass off the link frame: M, G and V all count the offset.
 
-Symbolic derivation. :func:`equations_of_motion` builds M by the composite-rigid-body
-recursion in the link frames (each relative pose a function of one joint), every quantity
-held as an exact trigonometric polynomial :math:`\sum c\,e^{i e\cdot q}\prod_k q_k^{d_k}`
-(so :math:`\cos(q_1+\dots+q_7)` stays two terms), differentiates it term by term for
-:math:`\partial M/\partial q` and assembles C from (5.13); no ``simplify``. Results are
-sums of :math:`\cos`/:math:`\sin` of joint-angle combinations. Numeric twins come from one ``lambdify(cse=True)`` per term (:meth:`EquationsOfMotion.numeric`).
+Symbolic derivation (:mod:`robodyn._derivation`, which Kane's method and the later parts can use
+too). :func:`equations_of_motion` runs the composite-rigid-body recursion in the link frames
+and gives M, C (from the Christoffel symbols of M) and G in one of two forms: *expanded*, each
+entry a sum of cosines and sines of joint-angle combinations (``cos(q1 + ... + q7)`` stays one
+term; what the chapters print, no ``simplify``), or, for chains whose expanded form would swell
+(many non-parallel revolute joints), *nested*: the recursion's quantities kept as named
+intermediate Symbols (:attr:`EquationsOfMotion.intermediates`). Numeric twins are compiled C
+(:meth:`EquationsOfMotion.numeric`).
 """
 from __future__ import annotations
 
-import numbers
 import warnings
 from dataclasses import dataclass, field
 
@@ -41,7 +57,7 @@ from . import _checks
 from ._checks import is_symbolic
 from ._checks import to_sympy as _S
 from .equations import MassMatrixForm, NumericForm
-from .kinematics import SerialChain, exp_se3, jacobian_body, jacobian_space, link_poses
+from .kinematics import SerialChain, jacobian_body, jacobian_space, link_poses
 
 __all__ = ["DEFAULT_GRAVITY", "mass_matrix", "christoffel_symbols", "coriolis_matrix",
            "potential_energy", "kinetic_energy", "gravity_vector", "euler_lagrange",
