@@ -120,6 +120,15 @@ def sizes(eom, code=True):
     return ops, inter, gen
 
 
+CODE_LIMIT = 200000
+"""Generated code is measured for equations below this many operations (sympy's cse of larger
+ones takes minutes)."""
+
+
+def ops_of(eom):
+    return [_derivation.op_count(X) for X in (eom.M, eom.C, eom.G)]
+
+
 def check_against_kane(eom, make, gravity, rng):
     """max |M - M_Kane|, |forcing - forcing_Kane| at a random state (small chains only)."""
     Mk, fk = kane(make(), gravity)
@@ -138,7 +147,7 @@ def main(quick=False, kane_timeout=None):
     G_PLANAR, G_SPATIAL = (0, -9.81, 0), (0, 0, -9.81)
     rows = [(f"planar {n}-link", "numbers", (lambda n=n: models.planar_chain(n)), G_PLANAR)
             for n in ((4, 8) if quick else (4, 8, 10, 12))]
-    rows += [(f"planar {n}-link", "symbols", (lambda n=n: planar_symbolic(n)), G_PLANAR)
+    rows += [(f"planar {n}-link", "symbols", (lambda n=n: planar_symbolic(n)[0]), G_PLANAR)
              for n in ((4, 8) if quick else (4, 8, 10))]
     rows += [("UR5-like 6-DoF", "numbers", models.ur5_like, G_SPATIAL),
              ("UR5-like 6-DoF", "symbols", ur5_symbolic, G_SPATIAL),
@@ -155,7 +164,7 @@ def main(quick=False, kane_timeout=None):
     for name, kind, make, g in rows:
         t_ours, eom = derive(make, g)
         t_kane, cut = kane_time(make, g, kane_timeout)
-        ops, inter, gen = sizes(eom, code=not quick)
+        ops, inter, gen = sizes(eom, code=not quick and sum(ops_of(eom)) < CODE_LIMIT)
         form = "nested" if eom.intermediates else "expanded"
         ratio = f"{'>' if cut else ''}{t_kane / t_ours:.0f}x"
         kt = f"{'>' if cut else ''}{t_kane:.2f}"
@@ -196,7 +205,7 @@ def main(quick=False, kane_timeout=None):
 
     print("\nSame equations as KanesMethod (max difference of M and forcing at a random state)")
     rng = np.random.default_rng(7)
-    for name, make, g in (("planar 4, symbols", lambda: planar_symbolic(4), G_PLANAR),
+    for name, make, g in (("planar 4, symbols", lambda: planar_symbolic(4)[0], G_PLANAR),
                           ("random 4-joint RPHR", lambda: models.random_chain(
                               4, np.random.default_rng(11), prismatic=0.3, helical=0.3),
                            G_SPATIAL)):

@@ -463,8 +463,18 @@ class _Converter:
             _, info = sp.parallel_poly_from_expr(nonzero, domain=sp.QQ) if nonzero else (None, {})
             self.gens = list(info["gens"]) if nonzero else []
         self.index = {g: i for i, g in enumerate(self.gens)}
+        self._memo = {}
 
     def terms(self, e, lin_count, exact):
+        key = (e, lin_count, exact)
+        out = self._memo.get(key)
+        if out is None:
+            out = self._memo[key] = self._terms(e, lin_count, exact)
+        return out
+
+    def _terms(self, e, lin_count, exact):
+        if e == 0:
+            return {}
         e = sp.expand(e)
         if e == 0:
             return {}
