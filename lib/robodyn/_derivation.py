@@ -49,7 +49,6 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-import numpy as np
 import sympy as sp
 
 try:                                  # sympy's own dependency; exact rationals in C
@@ -57,7 +56,6 @@ try:                                  # sympy's own dependency; exact rationals 
 except ImportError:                   # pragma: no cover - sympy installs without gmpy2
     _mpq = Fraction
 
-from ._checks import is_symbolic
 
 __all__ = ["Ring", "TrigPoly", "Derivation", "derivation", "Tape", "NestedDerivation", "choose",
            "compile_nested", "nested_source", "op_count", "code_op_count", "BUDGET"]
