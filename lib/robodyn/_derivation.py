@@ -49,6 +49,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 
+import numpy as np
 import sympy as sp
 
 try:                                  # sympy's own dependency; exact rationals in C
@@ -135,6 +136,7 @@ class Ring:
         self.half = self.num(1) / 2 if exact else 0.5
         self.zero = TrigPoly()
         self._freq = {}               # packed f -> tuple of frequencies per trig joint
+        self._sympy_cache = {}
         self._lin_shift = {k: _FB * i for i, k in enumerate(self.lin)}
         self._trig_digit = {k: i for i, k in enumerate(self.trig)}
 
@@ -320,7 +322,7 @@ class Ring:
         qlin = [q[k] for k in self.lin]
         qtrig = [q[k] for k in self.trig]
         nl = len(self.lin)
-        cache = {}
+        cache = self._sympy_cache.setdefault(tuple(q), {})     # monomials, cos/sin, products
         tol = 0.0
         if not self.exact:                      # drop round-off: below 1e-14 of the total
             tol = 1e-14 * (sum(abs(v) for v in a.c.values()) + sum(abs(v) for v in a.s.values()))
@@ -1069,13 +1071,38 @@ BUDGET = 1000
 nested form is derived instead."""
 
 
+AXES_NESTED = 4
+"""Chains whose rotating joints have this many different axis directions go straight to the
+nested form under ``form="auto"`` (their expanded form grows like 5^n)."""
+
+
+def _axis_directions(chain):
+    """The number of different directions (up to sign) of the rotating joints' axes at home."""
+    dirs = []
+    for i in range(chain.n):
+        try:
+            w = np.array([float(x) for x in list(chain.screws[:3, i])])
+        except TypeError:                        # a symbolic axis: count it as new
+            dirs.append(None)
+            continue
+        if np.linalg.norm(w) < 1e-12:
+            continue
+        w = w / np.linalg.norm(w)
+        if not any(d is not None and abs(abs(d @ w) - 1) < 1e-9 for d in dirs):
+            dirs.append(w)
+    return len(dirs)
+
+
 def choose(chain, form="auto"):
     """The derivation :func:`robodyn.lagrange.equations_of_motion` uses: ``"expanded"`` (a
     :class:`Derivation`), ``"nested"`` (a :class:`NestedDerivation`) or ``"auto"``: the expanded
-    form unless one of its products outgrows :data:`BUDGET` terms. Cached on the chain."""
+    form unless the rotating joints have :data:`AXES_NESTED` or more axis directions or one of its
+    products outgrows :data:`BUDGET` terms. Cached on the chain."""
     cache = chain._cache
     if form == "expanded":
         return derivation(chain)
+    if form == "auto" and _axis_directions(chain) >= AXES_NESTED:
+        cache["lagrange", "too big"] = True
     if form == "auto" and ("lagrange", "too big") not in cache:
         if ("lagrange", "derivation") in cache:
             return cache["lagrange", "derivation"]
