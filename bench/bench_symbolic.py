@@ -1,74 +1,235 @@
-"""Benchmark of robodyn.lagrange: symbolic derivation time vs sympy.physics.mechanics, and the
-per-call time of the generated numeric functions vs Pinocchio. All ratios measured in this run.
+"""Benchmark of robodyn.lagrange: symbolic derivation time vs sympy.physics.mechanics
+(KanesMethod, the same chain built in the same run), the size of what each gives (operation
+counts of M, C, G and of the generated C code), the growth exponent of time with n, and the
+per-call time of the generated numeric functions vs Pinocchio. Every ratio is measured here.
 
-    .venv/bin/python bench/bench_symbolic.py [--quick]
+    .venv/bin/python bench/bench_symbolic.py [--quick] [--kane-timeout SECONDS]
+
+KanesMethod runs in a child process with a time limit (default 120 s; 20 s with --quick);
+where it does not finish, its time is reported as a lower bound (">").
 """
+import multiprocessing as mp
 import sys
 import time
 import timeit
 
 import numpy as np
 import sympy as sp
-from sympy.physics import mechanics as me
 
+from robodyn import _derivation, codegen
 from robodyn import lagrange as lg
 from robodyn import models
+from robodyn.kinematics import SerialChain, homogeneous, revolute_screw
+
+sys.path.insert(0, "tests")    # bench only: the test module's chains and KanesMethod builder
+from test_derivation import kane_equations as kane  # noqa: E402
+from test_derivation import kane_planar, planar_symbolic  # noqa: E402
 
 
-def mechanics_planar(n, method):
-    """The n-rod planar chain (rods of length 1, mass 1) in sympy.physics.mechanics."""
-    q = me.dynamicsymbols(f"q1:{n + 1}")
-    u = me.dynamicsymbols(f"u1:{n + 1}")
-    N = me.ReferenceFrame("N")
-    O = me.Point("O")
-    O.set_vel(N, 0)
-    frame, joint, bodies, forces = N, O, [], []
-    angle = 0
-    for i in range(n):
-        B = N.orientnew(f"B{i}", "Axis", [sum(q[:i + 1]), N.z])
-        rate = sum(u[:i + 1]) if method == "kane" else sum(qi.diff() for qi in q[:i + 1])
-        B.set_ang_vel(N, rate * N.z)
-        c = joint.locatenew(f"C{i}", B.x / 2)
-        c.v2pt_theory(joint, N, B)
-        nxt = joint.locatenew(f"J{i}", B.x)
-        nxt.v2pt_theory(joint, N, B)
-        body = me.RigidBody(f"R{i}", c, B, 1, (me.inertia(B, 0, sp.Rational(1, 12),
-                                                         sp.Rational(1, 12)), c))
-        bodies.append(body)
-        forces.append((c, -sp.Float(9.81) * N.y))
-        joint = nxt
-    # note: the mechanics chain uses absolute-sum angles, equivalent to relative joint angles
-    if method == "kane":
-        KM = me.KanesMethod(N, q_ind=q, u_ind=u, kd_eqs=[qi.diff() - ui for qi, ui in zip(q, u)])
-        KM.kanes_equations(bodies, forces)
-        return KM.mass_matrix, KM.forcing
-    L = me.Lagrangian(N, *bodies)
-    LM = me.LagrangesMethod(L, q, forcelist=forces, frame=N)
-    LM.form_lagranges_equations()
-    return LM.mass_matrix, LM.forcing
+# --------------------------------------------------------------------------
+# the chains
+# --------------------------------------------------------------------------
+
+def ur5_symbolic():
+    """The UR5-like arm of robodyn.models with symbolic lengths and masses (slender rods)."""
+    H1, L1, L2, W1, H2, W2 = sp.symbols("H1 L1 L2 W1 H2 W2", positive=True)
+    ms = sp.symbols("m1:7", positive=True)
+    z, y, mz = [0, 0, 1], [0, 1, 0], [0, 0, -1]
+    S = [revolute_screw(z, [0, 0, 0]), revolute_screw(y, [0, 0, H1]),
+         revolute_screw(y, [L1, 0, H1]), revolute_screw(y, [L1 + L2, 0, H1]),
+         revolute_screw(mz, [L1 + L2, W1, 0]), revolute_screw(y, [L1 + L2, 0, H1 - H2])]
+    up = sp.Matrix([[0, 0, 1], [0, 1, 0], [-1, 0, 0]])
+    across = sp.Matrix([[0, 1, 0], [-1, 0, 0], [0, 0, 1]])
+    along = sp.eye(3)
+    coms = [([0, 0, H1 / 2], up, H1), ([L1 / 2, W1 / 2, H1], along, L1),
+            ([L1 + L2 / 2, W1 / 2, H1], along, L2), ([L1 + L2, W1, H1 - H2 / 2], up, H2),
+            ([L1 + L2, W1 + W2 / 2, H1 - H2], across, W2),
+            ([L1 + L2, W1 + W2, H1 - H2], across, W2 / 4)]
+    homes = [homogeneous(R, p) for p, R, _ in coms]
+    inertias = [models.rod_inertia(m, l) for m, (_, _, l) in zip(ms, coms)]
+    home = homogeneous(sp.Matrix([[-1, 0, 0], [0, 0, 1], [0, 1, 0]]),
+                       [L1 + L2, W1 + W2, H1 - H2])
+    screws = np.array(sp.Matrix.hstack(*[sp.Matrix(s) for s in S]).tolist(), dtype=object)
+    return SerialChain.from_screws(screws, home, homes, inertias, name="UR5-like, symbols")
 
 
-def timed(f, *a):
+def rrpprrr():
+    """The issue's random 7-joint chain with two prismatic joints (seed 0 is RRPPRRR)."""
+    chain = models.random_chain(7, np.random.default_rng(0))
+    assert "".join(t[0].upper() for t in chain.joint_types) == "RRPPRRR"
+    return chain
+
+
+# --------------------------------------------------------------------------
+# the same chain in sympy.physics.mechanics
+# --------------------------------------------------------------------------
+
+def planar_kane(make, gravity):
+    """KanesMethod of a planar chain of rods written by hand as the issue measured it (absolute
+    angles q1 + ... + qi about N.z): the fastest way to pose it, not the generic builder."""
+    chain = make()
+    n = chain.n
+    if chain.symbolic:
+        L, m = sp.symbols(f"l1:{n + 1}"), sp.symbols(f"m1:{n + 1}")
+    else:
+        L, m = [sp.Integer(1)] * n, [sp.Integer(1)] * n
+    return kane_planar(n, L, m, sp.Float(-gravity[1]))
+
+
+def _kane_child(make, gravity, reference, out):
     t = time.perf_counter()
-    f(*a)
-    return time.perf_counter() - t
+    if reference is None:
+        kane(make(), gravity)
+    else:
+        reference(make, gravity)
+    out.put(time.perf_counter() - t)
 
 
-def main(quick=False):
-    print("Symbolic derivation of M, C, G (s); ratios = reference / ours, same run")
-    print(f"{'chain':>12} {'ours':>8} {'Kane':>8} {'Kane/ours':>10} {'Lagrange':>9} {'Lag/ours':>9}")
-    ns = range(2, 7) if quick else range(2, 9)
-    for n in ns:
-        ours = timed(lg.equations_of_motion, models.planar_chain(n), (0, -9.81, 0))
-        kane = timed(mechanics_planar, n, "kane")
-        lag = timed(mechanics_planar, n, "lagrange") if n <= (4 if quick else 5) else None
-        print(f"{'planar ' + str(n):>12} {ours:8.3f} {kane:8.3f} {kane / ours:10.1f} "
-              + (f"{lag:9.3f} {lag / ours:9.1f}" if lag else f"{'-':>9} {'-':>9}"))
-    t = timed(lg.equations_of_motion, models.ur5_like())
-    print(f"{'UR5-like':>12} {t:8.3f}")
+def kane_time(make, gravity, timeout, reference=None):
+    """Seconds KanesMethod takes in a child process, or (timeout, True) if it did not finish."""
+    ctx = mp.get_context("fork")
+    out = ctx.Queue()
+    proc = ctx.Process(target=_kane_child, args=(make, gravity, reference, out))
+    proc.start()
+    proc.join(timeout)
+    if proc.is_alive():
+        proc.terminate()
+        proc.join()
+        return timeout, True
+    return out.get(), False
 
+
+# --------------------------------------------------------------------------
+# measurements
+# --------------------------------------------------------------------------
+
+def derive(make, gravity):
+    """Seconds to derive M, C, G of a fresh chain (median of 3 when under 2 s) and the result."""
+    times = []
+    for _ in range(3):
+        chain = make()                     # a new chain: nothing cached
+        t = time.perf_counter()
+        eom = lg.equations_of_motion(chain, gravity=gravity)
+        times.append(time.perf_counter() - t)
+        if times[0] > 2:
+            break
+    return float(np.median(times)), eom
+
+
+def sizes(eom, code=True):
+    """Operation counts: M, C, G (plus the intermediates of the nested form) and the C code."""
+    ops = [_derivation.op_count(X) for X in (eom.M, eom.C, eom.G)]
+    inter = sum(sp.count_ops(e) for _, e in eom.intermediates)
+    gen = None
+    if code:
+        values = {s: 1.0 for s in eom.parameters()}
+        M, C, G = (X.xreplace(values) for X in (eom.M, eom.C, eom.G))
+        inter_v = tuple((w, e.xreplace(values)) for w, e in eom.intermediates)
+        q, qd = list(eom.q), list(eom.qd)
+        if inter_v:
+            src = _derivation.nested_source(M, C, G, q, qd, inter_v)
+        else:
+            src = codegen._source(M, C, G, q, qd, "MODNAME")
+        gen = _derivation.code_op_count(src)
+    return ops, inter, gen
+
+
+CODE_LIMIT = 200000
+"""Generated code is measured for equations below this many operations (sympy's cse of larger
+ones takes minutes)."""
+
+
+def ops_of(eom):
+    return [_derivation.op_count(X) for X in (eom.M, eom.C, eom.G)]
+
+
+def check_against_kane(eom, make, gravity, rng):
+    """max |M - M_Kane|, |forcing - forcing_Kane| at a random state (small chains only)."""
+    Mk, fk = kane(make(), gravity)
+    q, qd = rng.uniform(-1, 1, size=(2, eom.n))
+    env = dict(zip(eom.q, q)) | dict(zip(eom.qd, qd))
+    env |= {s: 0.5 + rng.random() for s in eom.parameters()}
+    for w, e in eom.intermediates:
+        env[w] = e.xreplace(env)
+    d1 = np.abs(np.array((eom.M - Mk).xreplace(env), float)).max()
+    d2 = np.abs(np.array((eom.forcing - fk).xreplace(env), float)).max()
+    return max(d1, d2)
+
+
+def main(quick=False, kane_timeout=None):
+    kane_timeout = kane_timeout or (20 if quick else 120)
+    G_PLANAR, G_SPATIAL = (0, -9.81, 0), (0, 0, -9.81)
+    rows = [(f"planar {n}-link", "numbers", (lambda n=n: models.planar_chain(n)), G_PLANAR)
+            for n in ((4, 8) if quick else (4, 8, 10, 12))]
+    rows += [(f"planar {n}-link", "symbols", (lambda n=n: planar_symbolic(n)[0]), G_PLANAR)
+             for n in ((4, 8) if quick else (4, 8, 10))]
+    rows += [("UR5-like 6-DoF", "numbers", models.ur5_like, G_SPATIAL),
+             ("UR5-like 6-DoF", "symbols", ur5_symbolic, G_SPATIAL),
+             ("random 7 RRPPRRR", "numbers", rrpprrr, G_SPATIAL)]
+    print("Symbolic derivation of M, C, G; KanesMethod of the same chain in a child process "
+          f"(limit {kane_timeout} s); ratio = Kane / ours")
+    head = (f"| {'chain':<18} | {'parameters':<10} | {'ours (s)':>8} | {'Kane (s)':>9} | "
+            f"{'ratio':>7} | {'form':<8} | {'ops M':>7} | {'ops C':>7} | {'ops G':>6} | "
+            f"{'ops interm.':>11} | {'ops C code':>10} |")
+    print(head)
+    print("|" + "|".join("-" * (len(c)) for c in head.split("|")[1:-1]) + "|")
+    lg.equations_of_motion(models.planar_rr(), gravity=G_PLANAR)       # warm up imports
+    times = {}
+    for name, kind, make, g in rows:
+        t_ours, eom = derive(make, g)
+        t_kane, cut = kane_time(make, g, kane_timeout,
+                                planar_kane if name.startswith("planar") else None)
+        ops, inter, gen = sizes(eom, code=not quick and sum(ops_of(eom)) < CODE_LIMIT)
+        form = "nested" if eom.intermediates else "expanded"
+        ratio = f"{'>' if cut else ''}{t_kane / t_ours:.0f}x"
+        kt = f"{'>' if cut else ''}{t_kane:.2f}"
+        print(f"| {name:<18} | {kind:<10} | {t_ours:8.3f} | {kt:>9} | {ratio:>7} | {form:<8} | "
+              f"{ops[0]:>7} | {ops[1]:>7} | {ops[2]:>6} | {inter:>11} | "
+              f"{gen if gen is not None else '-':>10} |", flush=True)
+        times[name, kind] = (t_ours, t_kane, cut)
+
+    print("\nGrowth of time with n (least-squares exponent p of t ~ n^p, planar chains)")
+    for kind, ns in (("numbers", (4, 8) if quick else (4, 8, 10, 12)),
+                     ("symbols", (4, 8) if quick else (4, 8, 10))):
+        t = np.array([times[f"planar {n}-link", kind][0] for n in ns])
+        tk = np.array([times[f"planar {n}-link", kind][1] for n in ns])
+        p = np.polyfit(np.log(ns), np.log(t), 1)[0]
+        pk = np.polyfit(np.log(ns), np.log(tk), 1)[0]
+        print(f"  {kind:<8}: ours n^{p:.2f}, KanesMethod n^{pk:.2f} (n = {list(ns)})")
+
+    print("\nRandom 7-joint spatial chains with mixed joints (prismatic 0.3, helical 0.1)")
+    print(f"| {'seed':>4} | {'joints':<8} | {'ours (s)':>8} | {'form':<8} | {'ops M':>6} | "
+          f"{'ops interm.':>11} | {'max |M - CRBA|':>14} |")
+    print("|------|----------|----------|----------|--------|-------------|----------------|")
+    from robodyn import dynamics
+    for seed in range(5):
+        chain = models.random_chain(7, np.random.default_rng(seed), prismatic=0.3, helical=0.1)
+        t = time.perf_counter()
+        eom = lg.equations_of_motion(chain)
+        t = time.perf_counter() - t
+        ops, inter, _ = sizes(eom, code=False)
+        q = np.random.default_rng(99).normal(size=7)
+        env = dict(zip(eom.q, q))
+        for w, e in eom.intermediates:
+            env[w] = e.xreplace(env)
+        err = np.abs(np.array(eom.M.xreplace(env), float) - dynamics.crba(chain, q)).max()
+        joints = "".join(j[0].upper() for j in chain.joint_types)
+        form = "nested" if eom.intermediates else "expanded"
+        print(f"| {seed:>4} | {joints:<8} | {t:8.2f} | {form:<8} | {ops[0]:>6} | {inter:>11} | "
+              f"{err:14.1e} |", flush=True)
+
+    print("\nSame equations as KanesMethod (max difference of M and forcing at a random state)")
+    rng = np.random.default_rng(7)
+    for name, make, g in (("planar 4, symbols", lambda: planar_symbolic(4)[0], G_PLANAR),
+                          ("random 4-joint RPHR", lambda: models.random_chain(
+                              4, np.random.default_rng(11), prismatic=0.3, helical=0.3),
+                           G_SPATIAL)):
+        eom = lg.equations_of_motion(make(), gravity=g)
+        print(f"  {name}: {check_against_kane(eom, make, g, rng):.1e}")
+
+    if quick:
+        return
     import pinocchio as pin
-    sys.path.insert(0, "tests")           # bench only: the test helper that builds Pinocchio models
     from reference import to_pinocchio
     print("\nNumeric per call (us); ratio = ours / Pinocchio")
     rng = np.random.default_rng(0)
@@ -79,7 +240,6 @@ def main(quick=False):
         t0 = time.perf_counter()
         num = eom.numeric(backend="c")
         tgen = time.perf_counter() - t0
-        slow = eom.numeric(backend="lambdify")
         model = to_pinocchio(chain, gravity=g)
         data = model.createData()
         n = chain.n
@@ -92,16 +252,17 @@ def main(quick=False):
         def per(f):
             return min(timeit.repeat(f, number=reps, repeat=5)) / reps * 1e6
         rows = [("M", "M", (q,), lambda: pin.crba(model, data, q)),
-                ("C", "C", (q, qd), lambda: pin.computeCoriolisMatrix(model, data, q, qd)),
-                ("G", "G", (q,), lambda: pin.computeGeneralizedGravity(model, data, q)),
                 ("tau", "tau", (q, qd, tau), lambda: pin.rnea(model, data, q, qd, tau)),
                 ("qdd", "forward_dynamics", (q, qd, tau), lambda: pin.aba(model, data, q, qd, tau))]
-        print(f"{name} (C code generated and compiled in {tgen:.2f} s; cached afterwards)")
-        print(f"   {'':>4} {'C':>8} {'lambdify':>9} {'pinocchio':>9} {'C/pin':>6} {'lamb/pin':>8}")
+        print(f"{name} (C code ready in {tgen:.2f} s: built, or found in the cache)")
         for what, attr, args, ref_call in rows:
-            fast, lam = getattr(num, attr), getattr(slow, attr)
-            ours, py, ref = per(lambda: fast(*args)), per(lambda: lam(*args)), per(ref_call)
-            print(f"   {what:>4} {ours:8.2f} {py:9.2f} {ref:9.2f} {ours / ref:6.2f} {py / ref:8.1f}")
+            fast = getattr(num, attr)
+            ours, ref = per(lambda: fast(*args)), per(ref_call)
+            print(f"   {what:>4} ours {ours:7.2f}  pinocchio {ref:7.2f}  ratio {ours / ref:5.2f}")
+
 
 if __name__ == "__main__":
-    main(quick="--quick" in sys.argv)
+    limit = None
+    if "--kane-timeout" in sys.argv:
+        limit = float(sys.argv[sys.argv.index("--kane-timeout") + 1])
+    main(quick="--quick" in sys.argv, kane_timeout=limit)

@@ -374,3 +374,25 @@ def test_irrational_constants_use_the_generic_domain():
         np.testing.assert_allclose(num.M(q), rd.crba(chain, q), atol=1e-12)
         np.testing.assert_allclose(num.G(q), rd.gravity_torques(chain, q, (0, -9.81, 0)),
                                    atol=1e-12)
+
+
+def test_compiled_cache_is_keyed_on_the_symbolic_input(tmp_path, monkeypatch):
+    """A warm start (new process: nothing loaded, the module on disk) finds the module from
+    M, C, G, q, qd alone, without generating the C source again."""
+    from robodyn import codegen
+    monkeypatch.setenv("ROBODYN_CACHE", str(tmp_path))
+    eom = lg.equations_of_motion(models.planar_rr(), gravity=(0, -9.81, 0))
+    q, qd = list(eom.q), list(eom.qd)
+    monkeypatch.setattr(codegen, "_LOADED", {})
+    first = codegen.compile_equations(eom.M, eom.C, eom.G, q, qd)
+    monkeypatch.setattr(codegen, "_LOADED", {})                 # as in a new process
+
+    def no_source(*args):
+        raise AssertionError("the C source was generated again")
+    monkeypatch.setattr(codegen, "_source", no_source)
+    again = codegen.compile_equations(eom.M, eom.C, eom.G, q, qd)
+    assert again.__name__ == first.__name__
+    np.testing.assert_allclose(again.M([0.3, 0.4]), first.M([0.3, 0.4]))
+    # other equations (a different float) do not share the key
+    with pytest.raises(AssertionError, match="generated again"):
+        codegen.compile_equations(eom.M * (1 + sp.Float(1e-16)), eom.C, eom.G, q, qd)

@@ -1,4 +1,18 @@
-r"""Lagrangian dynamics of serial chains, symbolic and numeric (Part II of the book).
+r"""Lagrangian dynamics of serial chains, symbolic and numeric: the library of Part II.
+
+Part II of the book, *Lagrangian dynamics*, is built on this module:
+
+* Chapter 1, *The Euler--Lagrange equations of a linkage* -- :func:`mass_matrix`,
+  :func:`christoffel_symbols`, :func:`coriolis_matrix`, :func:`gravity_vector`,
+  :func:`euler_lagrange` and :func:`equations_of_motion` (the RR and RP arms, the UR5-like arm);
+* Chapter 2, *Two properties: positive definite M and skew Mdot - 2C* -- :func:`mass_matrix`,
+  :func:`coriolis_matrix`, :func:`kinetic_energy`;
+* Chapter 3, *Generalized forces from wrenches* -- :func:`generalized_forces`,
+  :func:`gravity_vector`, :func:`potential_energy`;
+* Chapter 4, *The geometric view: metric, connection, geodesics* -- the Christoffel symbols of
+  both kinds (:func:`christoffel_symbols`);
+* Chapter 5, *Simulation: integrating the equations of motion* -- :func:`equations_of_motion`,
+  :meth:`EquationsOfMotion.numeric` and :meth:`EquationsOfMotion.rhs`.
 
 The Lagrangian of a linkage is :math:`L(q,\dot q) = \tfrac12\dot q^TM(q)\dot q - V(q)`; the
 Euler--Lagrange equations (5.10) become, handbook eq. (5.14),
@@ -19,18 +33,20 @@ shape (n, n, n) indexed ``[i, j, k]``.
 
 Conventions: twists (omega, v), wrenches (m, f) as everywhere in :mod:`robodyn`; gravity is a
 3-vector in the space frame, default :data:`DEFAULT_GRAVITY` = (0, 0, -9.81) m/s^2 (the planar
-models lie in the xy plane: pass ``gravity=(0, -g, 0)``).
+models lie in the xy plane: pass ``gravity=(0, -g, 0)``). A link's spatial inertia may have its
+centre of mass off the link frame: M, G and V all count the offset.
 
-Symbolic derivation. :func:`equations_of_motion` builds M by the composite-rigid-body
-recursion in the link frames (each relative pose a function of one joint), every quantity
-held as an exact trigonometric polynomial :math:`\sum c\,e^{i e\cdot q}\prod_k q_k^{d_k}`
-(so :math:`\cos(q_1+\dots+q_7)` stays two terms), differentiates it term by term for
-:math:`\partial M/\partial q` and assembles C from (5.13); no ``simplify``. Results are
-sums of :math:`\cos`/:math:`\sin` of joint-angle combinations. Numeric twins come from one ``lambdify(cse=True)`` per term (:meth:`EquationsOfMotion.numeric`).
+Symbolic derivation (:mod:`robodyn._derivation`, which Kane's method and the later parts can use
+too). :func:`equations_of_motion` runs the composite-rigid-body recursion in the link frames
+and gives M, C (from the Christoffel symbols of M) and G in one of two forms: *expanded*, each
+entry a sum of cosines and sines of joint-angle combinations (``cos(q1 + ... + q7)`` stays one
+term; what the chapters print, no ``simplify``), or, for chains whose expanded form would swell
+(many non-parallel revolute joints), *nested*: the recursion's quantities kept as named
+intermediate Symbols (:attr:`EquationsOfMotion.intermediates`). Numeric twins are compiled C
+(:meth:`EquationsOfMotion.numeric`).
 """
 from __future__ import annotations
 
-import numbers
 import warnings
 from dataclasses import dataclass, field
 
@@ -41,7 +57,7 @@ from . import _checks
 from ._checks import is_symbolic
 from ._checks import to_sympy as _S
 from .equations import MassMatrixForm, NumericForm
-from .kinematics import SerialChain, exp_se3, jacobian_body, jacobian_space, link_poses
+from .kinematics import SerialChain, jacobian_body, jacobian_space, link_poses
 
 __all__ = ["DEFAULT_GRAVITY", "mass_matrix", "christoffel_symbols", "coriolis_matrix",
            "potential_energy", "kinetic_energy", "gravity_vector", "euler_lagrange",
@@ -99,327 +115,12 @@ def _symbol_list(q, name, fname):
 
 
 # --------------------------------------------------------------------------
-# the symbolic engine: trigonometric polynomials in exponential form
+# the symbolic engine lives in robodyn._derivation (trigonometric polynomials)
 # --------------------------------------------------------------------------
-#
-# Every quantity of a chain is a finite sum of terms  c * exp(i e.q) * prod_k q_k^d_k  with
-# integer frequency vectors e (revolute and helical joints) and degrees d (prismatic and
-# helical joints). A term is stored as {(e_1..e_n, d_1..d_n): c} with c in an exact field
-# (Gaussian rationals, or rational functions of the chain's parameters). Products add
-# exponents, so cos(q1 + ... + q7) stays two terms instead of 64 after expansion, and
-# d/dq_k is exact term by term. Conversion to sympy pairs e with -e into cos and sin.
 
-
-class _Engine:
-    def __init__(self, chain, n, generic=False):
-        params = set()
-        for X in [chain.screws, chain.home] + list(chain.link_homes) + list(chain.link_inertias):
-            if is_symbolic(X):
-                params |= _S(X).free_symbols
-        self.params = sorted(params, key=str)
-        from sympy.polys.domains import EX, QQ_I
-        # exact Gaussian rationals (or rational functions of the parameters); irrational
-        # constants need sympy's generic domain EX (slower), which a restart selects
-        self.dom = EX if generic else QQ_I.frac_field(*self.params) if self.params else QQ_I
-        self.n = n
-        self.zero_key = (0,) * (2 * n)
-        self.half = self.dom.from_sympy(sp.Rational(1, 2))
-        self.mi_half = self.dom.from_sympy(-sp.I / 2)     # 1/(2i)
-        self.i = self.dom.from_sympy(sp.I)
-
-    def const(self, x):
-        x = sp.sympify(x)
-        if x == 0:
-            return {}
-        try:
-            return {self.zero_key: self.dom.from_sympy(x)}
-        except Exception:                       # irrational constants: generic domain
-            if self.dom.is_EX:
-                raise
-            raise _Restart
-
-    def cmat(self, A):
-        A = _S(A)
-        return [[self.const(A[i, j]) for j in range(A.shape[1])] for i in range(A.shape[0])]
-
-    @staticmethod
-    def add(a, b, s=1):
-        r = dict(a)
-        for k, v in b.items():
-            w = r.get(k)
-            w = (v if s == 1 else -v) if w is None else (w + v if s == 1 else w - v)
-            if w:
-                r[k] = w
-            else:
-                r.pop(k, None)
-        return r
-
-    @staticmethod
-    def mul(a, b):
-        if not a or not b:
-            return {}
-        r = {}
-        for k1, v1 in a.items():
-            for k2, v2 in b.items():
-                k = tuple(x + y for x, y in zip(k1, k2))
-                w = r.get(k)
-                w = v1 * v2 if w is None else w + v1 * v2
-                if w:
-                    r[k] = w
-                else:
-                    r.pop(k, None)
-        return r
-
-    def scale(self, a, c):
-        return {k: v * c for k, v in a.items() if v * c}
-
-    def matmul(self, A, B):
-        m, p = len(A), len(B[0])
-        out = [[{} for _ in range(p)] for _ in range(m)]
-        for i in range(m):
-            for k in range(len(B)):
-                if not A[i][k]:
-                    continue
-                for j in range(p):
-                    if B[k][j]:
-                        out[i][j] = self.add(out[i][j], self.mul(A[i][k], B[k][j]))
-        return out
-
-    def matadd(self, A, B):
-        return [[self.add(a, b) for a, b in zip(ra, rb)] for ra, rb in zip(A, B)]
-
-    @staticmethod
-    def T(A):
-        return [list(r) for r in zip(*A)]
-
-    def joint_exp(self, A, k):
-        """exp([A] q_k) for a screw A (6-vector sympy) as a 4x4 matrix of trig polynomials."""
-        n = self.n
-        z = [0] * (2 * n)
-        zp, zm, lin = list(z), list(z), list(z)
-        zp[k], zm[k], lin[n + k] = 1, -1, 1
-        zp, zm, lin = tuple(zp), tuple(zm), tuple(lin)
-        one = {self.zero_key: self.dom.one}
-        cos = {zp: self.half, zm: self.half}
-        sin = {zp: self.mi_half, zm: -self.mi_half}
-        qk = {lin: self.dom.one}
-        w, v = A[:3, 0], A[3:, 0]
-        W = sp.Matrix([[0, -w[2], w[1]], [w[2], 0, -w[0]], [-w[1], w[0], 0]])
-        W2 = W * W
-        rotating = any(x != 0 for x in w)
-        H = [[{} for _ in range(4)] for _ in range(4)]
-        H[3][3] = dict(one)
-        if rotating:
-            omc = self.add(one, cos, -1)
-            for r in range(3):
-                for c in range(3):
-                    e = self.add(self.scale(sin, self.dom.from_sympy(W[r, c])) if W[r, c] else {},
-                                 self.scale(omc, self.dom.from_sympy(W2[r, c])) if W2[r, c] else {})
-                    H[r][c] = self.add(one, e) if r == c else e
-            Wv, W2v = W * v, W2 * v
-            qms = self.add(qk, sin, -1)
-            for r in range(3):
-                e = {}
-                for poly, coef in ((qk, v[r]), (omc, Wv[r]), (qms, W2v[r])):
-                    c = sp.expand(coef)
-                    if c != 0:
-                        e = self.add(e, self.scale(poly, self.dom.from_sympy(c)))
-                H[r][3] = e
-        else:
-            for r in range(3):
-                H[r][r] = dict(one)
-                c = sp.expand(v[r])
-                H[r][3] = self.scale(qk, self.dom.from_sympy(c)) if c != 0 else {}
-        return H
-
-    def diff(self, a, k):
-        n, r = self.n, {}
-        for key, c in a.items():
-            e, d = key[k], key[n + k]
-            if e:
-                w = c * self.i * self.dom.from_sympy(sp.Integer(e))
-                r[key] = r.get(key, self.dom.zero) + w
-            if d:
-                kk = list(key)
-                kk[n + k] -= 1
-                kk = tuple(kk)
-                r[kk] = r.get(kk, self.dom.zero) + c * self.dom.from_sympy(sp.Integer(d))
-        return {k_: v for k_, v in r.items() if v}
-
-    def to_sympy(self, a, q):
-        n, out, seen = self.n, [], set()
-        for key, c in a.items():
-            if key in seen:
-                continue
-            e, d = key[:n], key[n:]
-            mono = sp.Mul(*[q[k] ** d[k] for k in range(n) if d[k]])
-            if not any(e):
-                seen.add(key)
-                out.append(sp.re(sp.expand(self.dom.to_sympy(c))) * mono
-                           if not self.params else sp.expand(self.dom.to_sympy(c)) * mono)
-                continue
-            neg = tuple(-x for x in e) + d
-            seen.add(key)
-            seen.add(neg)
-            b = a.get(neg, self.dom.zero)
-            first = next(x for x in e if x)
-            if first < 0:                       # canonical: first nonzero frequency positive
-                c, b, e = b, c, tuple(-x for x in e)
-            theta = sp.Add(*[e[k] * q[k] for k in range(n) if e[k]])
-            cc = sp.expand(self.dom.to_sympy(c + b))
-            ss = sp.expand(sp.I * self.dom.to_sympy(c - b))
-            out += [cc * sp.cos(theta) * mono, ss * sp.sin(theta) * mono]
-        # with numeric constants every term is already a product of a number, one cos or sin
-        # and a monomial: the sum is expanded, and expanding it again costs more than the rest
-        return sp.expand(sp.Add(*out)) if self.params else sp.Add(*out)
-
-
-class _Restart(Exception):
-    pass
-
-
-def _inv_h(H):
-    R, p = H[:3, :3], H[:3, 3]
-    Hi = sp.eye(4)
-    Hi[:3, :3] = R.T
-    Hi[:3, 3] = -(R.T * p)
-    return Hi
-
-
-def _ad_of(H):
-    R, p = H[:3, :3], H[:3, 3]
-    P = sp.Matrix([[0, -p[2], p[1]], [p[2], 0, -p[0]], [-p[1], p[0], 0]])
-    A = sp.zeros(6, 6)
-    A[:3, :3] = R
-    A[3:, 3:] = R
-    A[3:, :3] = P * R
-    return A
-
-
-def _ad_poly(eng, H):
-    """Ad of a 4x4 trig-polynomial pose."""
-    R = [row[:3] for row in H[:3]]
-    p = [H[r][3] for r in range(3)]
-    neg = lambda x: eng.scale(x, -eng.dom.one)
-    P = [[{}, neg(p[2]), p[1]], [p[2], {}, neg(p[0])], [neg(p[1]), p[0], {}]]
-    PR = eng.matmul(P, R)
-    A = [[{} for _ in range(6)] for _ in range(6)]
-    for r in range(3):
-        for c in range(3):
-            A[r][c] = R[r][c]
-            A[r + 3][c + 3] = R[r][c]
-            A[r + 3][c] = PR[r][c]
-    return A
-
-
-def _inv_poly(eng, H):
-    Rt = eng.T([row[:3] for row in H[:3]])
-    p = [[H[r][3]] for r in range(3)]
-    mp = eng.matmul(Rt, p)
-    Hi = [[{} for _ in range(4)] for _ in range(4)]
-    for r in range(3):
-        for c in range(3):
-            Hi[r][c] = Rt[r][c]
-        Hi[r][3] = eng.scale(mp[r][0], -eng.dom.one)
-    Hi[3][3] = {eng.zero_key: eng.dom.one}
-    return Hi
-
-
-class _Derivation:
-    """M, dM/dq and V of a chain as trig polynomials, by the composite-rigid-body recursion in
-    the link frames (each relative pose a function of one joint)."""
-
-    def __init__(self, chain):
-        try:
-            self._build(chain, generic=False)
-        except _Restart:
-            self._build(chain, generic=True)
-
-    def _build(self, chain, generic):
-        n = chain.n
-        eng = self.eng = _Engine(chain, n, generic)
-        A, Y, Hrel = [], [], []
-        prev = sp.eye(4)
-        for i in range(n):
-            L = _S(chain.link_homes[i])
-            Ai = (_ad_of(_inv_h(L)) * _S(chain.screws[:, i])).applyfunc(sp.expand)
-            # pose of link i in link i-1 (space frame for i = 0): prev^-1 L_i exp([A_i] q_i)
-            H = eng.matmul(eng.cmat(_inv_h(prev) * L), eng.joint_exp(Ai, i))
-            A.append(eng.cmat(Ai))
-            Hrel.append(H)
-            Y.append(_ad_poly(eng, _inv_poly(eng, H)))
-            prev = L
-        self.A, self.Y, self.Hrel = A, Y, Hrel
-        M = [[{} for _ in range(n)] for _ in range(n)]
-        acc = None
-        for i in reversed(range(n)):
-            Ic = eng.cmat(chain.link_inertias[i])
-            if acc is not None:
-                Ic = eng.matadd(Ic, acc)
-            F = eng.matmul(Ic, A[i])
-            M[i][i] = eng.matmul(eng.T(A[i]), F)[0][0]
-            for j in reversed(range(i)):
-                F = eng.matmul(eng.T(Y[j + 1]), F)
-                M[j][i] = M[i][j] = eng.matmul(eng.T(A[j]), F)[0][0]
-            if i > 0:
-                acc = eng.matmul(eng.T(Y[i]), eng.matmul(Ic, Y[i]))
-        self.M = M
-        # P_r = sum_i m_i p_i[r] (r = x, y, z) as trig polynomials, so V = -g^T P; built here so
-        # that an irrational mass restarts the derivation like any other constant
-        T, P = None, [{}, {}, {}]
-        for i in range(n):
-            T = Hrel[i] if T is None else eng.matmul(T, Hrel[i])
-            m = eng.const(_S(chain.link_inertias[i])[3, 3])
-            for r in range(3):
-                P[r] = eng.add(P[r], eng.mul(m, T[r][3]))
-        self.P = P
-
-    def mass_matrix(self, q):
-        n, eng = self.eng.n, self.eng
-        out = sp.zeros(n, n)
-        for i in range(n):
-            for j in range(i + 1):
-                out[i, j] = out[j, i] = eng.to_sympy(self.M[i][j], q)
-        return out
-
-    def coriolis(self, q, qd):
-        """C_ij = sum_k Gamma_ijk qd_k, eq. (5.13)-(5.14), from dM/dq term by term."""
-        n, eng = self.eng.n, self.eng
-        dM = [[[eng.diff(self.M[i][j], k) for k in range(n)] for j in range(n)]
-              for i in range(n)]                      # dM[i][j][k] = dM_ij/dq_k
-        half = eng.half
-        gamma = {}                  # Gamma_ijk = Gamma_ikj: each symbol converted once
-
-        def christoffel(i, j, k):
-            key = (i, min(j, k), max(j, k))
-            if key not in gamma:
-                g = eng.add(eng.add(dM[i][j][k], dM[i][k][j]), dM[j][k][i], -1)
-                gamma[key] = eng.to_sympy(eng.scale(g, half), q) if g else sp.S.Zero
-            return gamma[key]
-        C = sp.zeros(n, n)
-        for i in range(n):
-            for j in range(n):
-                C[i, j] = sp.Add(*[christoffel(i, j, k) * qd[k] for k in range(n)])
-        return C
-
-    def potential(self, q, g):
-        P = self.P
-        return sp.expand(-sum(g[r] * self.eng.to_sympy(P[r], q) for r in range(3) if g[r] != 0))
-
-    def gravity(self, q, g):
-        eng, P = self.eng, self.P
-        return sp.Matrix([sp.expand(-sum(g[r] * eng.to_sympy(eng.diff(P[r], k), q)
-                                         for r in range(3) if g[r] != 0))
-                          for k in range(eng.n)])
-
-
-def _derivation(chain):
-    """One derivation per chain, cached on the (immutable) chain."""
-    key = ("lagrange", "derivation")
-    if key not in chain._cache:
-        d = _Derivation(chain)
-        chain._cache[key] = d
-    return chain._cache[key]
+from ._derivation import NestedDerivation as _NestedDerivation  # noqa: E402
+from ._derivation import choose as _choose  # noqa: E402
+from ._derivation import derivation as _derivation  # noqa: E402
 
 
 def _symbolic_mass_matrix(chain, q):
@@ -507,7 +208,8 @@ def kinetic_energy(chain, q, qd):
 
 def potential_energy(chain, q, gravity=DEFAULT_GRAVITY):
     r"""Gravitational potential energy :math:`V(q) = -\sum_i m_i\,g^Tp_i(q)` (J), with
-    :math:`p_i` the centre of mass of link *i* in the space frame and *g* in the space frame.
+    :math:`p_i` the centre of mass of link *i* in the space frame (the link frame's origin plus
+    its rotated offset, read off the spatial inertia) and *g* in the space frame.
 
     >>> from robodyn.models import planar_rr
     >>> potential_energy(planar_rr(), [np.pi / 2, 0], gravity=(0, -9.81, 0))   # CoMs at y = 0.5, 1.5
@@ -520,15 +222,26 @@ def potential_energy(chain, q, gravity=DEFAULT_GRAVITY):
         return _symbolic_potential(chain, _prepare(chain, q, fname), _S(g))
     qv = _joints(chain, q, "q", fname)
     P = link_poses(chain, qv)
-    m = np.array([np.asarray(G, dtype=float)[3, 3] for G in chain.link_inertias])
-    return float(-np.sum(m * (P[:, :3, 3] @ g)))
+    V = 0.0
+    for i, Gi in enumerate(chain.link_inertias):
+        m, h = _mass_and_first_moment(Gi)
+        V -= float(g @ (m * P[i, :3, 3] + P[i, :3, :3] @ h))
+    return V
+
+
+def _mass_and_first_moment(G):
+    """Mass m and first moment h = m c (c the centre of mass in the link frame) of a numeric
+    spatial inertia in the (omega, v) ordering, whose upper right block is m [c]."""
+    G = np.asarray(G, dtype=float)
+    return G[3, 3], np.array([G[2, 4], G[0, 5], G[1, 3]])
 
 
 def gravity_vector(chain, q, gravity=DEFAULT_GRAVITY):
     r"""The gravity term :math:`G(q) = \partial V/\partial q` of eq. (5.14) (N m / N).
 
-    Numeric: :math:`G = -\sum_i J_i^T(0,\ m_iR_i^Tg)` (the link's body Jacobian; the body
-    wrench of its weight). Symbolic: the derivative of :func:`potential_energy`.
+    Numeric: :math:`G = -\sum_i J_i^T\mathcal I_i(0,\ R_i^Tg)` (the link's body Jacobian and
+    spatial inertia: the body wrench of its weight, about the link frame's origin, so a centre of
+    mass off the frame counts). Symbolic: the derivative of :func:`potential_energy`.
 
     Parameters
     ----------
@@ -549,8 +262,8 @@ def gravity_vector(chain, q, gravity=DEFAULT_GRAVITY):
     G = np.zeros(chain.n)
     for i in range(chain.n):
         J = jacobian_body(chain, qv, link=i)
-        m = np.asarray(chain.link_inertias[i], dtype=float)[3, 3]
-        G -= J[3:].T @ (P[i, :3, :3].T @ (m * g))
+        weight = np.r_[np.zeros(3), P[i, :3, :3].T @ g]     # gravity as a body acceleration
+        G -= J.T @ (np.asarray(chain.link_inertias[i], dtype=float) @ weight)
     return G
 
 
@@ -800,16 +513,24 @@ class NumericEquations(NumericForm):
         return self.forward_dynamics(q, u, self._tau(tau, "accelerations"))
 
 
-def _lambdified(M, C, G, q, qd):
-    """:class:`NumericEquations` from ``lambdify(cse=True)`` (the fallback without a compiler)."""
+def _lambdified(M, C, G, q, qd, intermediates=()):
+    """:class:`NumericEquations` from ``lambdify(cse=True)`` (the fallback without a compiler);
+    ``intermediates`` (Symbol, definition) pairs are computed first, in order."""
     n = len(q)
-    fM = sp.lambdify(q, list(M), modules="math", cse=True)
-    fC = sp.lambdify(q + qd, list(C), modules="math", cse=True)
-    fG = sp.lambdify(q, list(G), modules="math", cse=True)
+    cse = True
+    if intermediates:
+        def cse(exprs):                     # the intermediates are the common subexpressions
+            return list(intermediates), exprs
+
+    def lam(args, exprs):
+        return sp.lambdify(args, exprs, modules="math", cse=cse)
+    fM = lam(q, list(M))
+    fC = lam(q + qd, list(C))
+    fG = lam(q, list(G))
     qdd = list(sp.symbols(f"_qdd0:{n}"))
     bias = C * sp.Matrix(qd) + G
-    ftau = sp.lambdify(q + qd + qdd, list(M * sp.Matrix(qdd) + bias), modules="math", cse=True)
-    fMH = sp.lambdify(q + qd, list(M) + list(bias), modules="math", cse=True)
+    ftau = lam(q + qd + qdd, list(M * sp.Matrix(qdd) + bias))
+    fMH = lam(q + qd, list(M) + list(bias))
 
     def args(fname, **vectors):
         out = []
@@ -846,10 +567,15 @@ def _lambdified(M, C, G, q, qd):
     return NumericEquations(n, "lambdify", mass, coriolis, gravity, tau, forward_dynamics)
 
 
-def _compiled(M, C, G, q, qd):
-    """:class:`NumericEquations` whose functions are C code (:func:`robodyn.codegen.compile_equations`)."""
+def _compiled(M, C, G, q, qd, intermediates=()):
+    """:class:`NumericEquations` whose functions are C code (:func:`robodyn.codegen.compile_equations`,
+    or for the nested form the intermediates written out as C by :mod:`robodyn._derivation`)."""
     from . import codegen
-    mod = codegen.compile_equations(M, C, G, q, qd)
+    if intermediates:
+        from ._derivation import compile_nested
+        mod = compile_nested(M, C, G, q, qd, intermediates)
+    else:
+        mod = codegen.compile_equations(M, C, G, q, qd)
     return NumericEquations(len(q), "c", mod.M, mod.C, mod.G, mod.tau, mod.forward_dynamics)
 
 
@@ -870,6 +596,7 @@ class EquationsOfMotion(MassMatrixForm):
     G: sp.Matrix
     gravity: tuple
     name: str = "chain"
+    intermediates: tuple = ()
     _cache: dict = field(default_factory=dict, repr=False, compare=False)
 
     @property
@@ -887,6 +614,23 @@ class EquationsOfMotion(MassMatrixForm):
     @property
     def forcing(self):
         return -self.C * self.qd - self.G
+
+    def parameters(self):
+        """The free symbols other than q, qd, t and the intermediates (lengths, masses...)."""
+        known = set(self.q) | set(self.qd) | {self.t} | {w for w, _ in self.intermediates}
+        exprs = [self.M, self.C, self.G] + [e for _, e in self.intermediates]
+        return sorted(set().union(*(e.free_symbols for e in exprs)) - known, key=str)
+
+    def explicit(self):
+        """The same equations with the intermediates written into M, C, G (an
+        :class:`EquationsOfMotion` without intermediates; large for long spatial chains)."""
+        if not self.intermediates:
+            return self
+        done = {}
+        for w, e in self.intermediates:
+            done[w] = e.xreplace(done)
+        M, C, G = (X.xreplace(done) for X in (self.M, self.C, self.G))
+        return EquationsOfMotion(self.q, self.qd, M, C, G, self.gravity, self.name)
 
     def rhs(self, values=None, backend="auto"):
         r"""The numeric right-hand side ``f(t, x, tau=None)`` of :math:`x = (q, \dot q)`."""
@@ -921,33 +665,35 @@ class EquationsOfMotion(MassMatrixForm):
         key = (backend, tuple(sorted((str(k), float(v)) for k, v in values.items())))
         if key in self._cache:
             return self._cache[key]
-        names = {str(s): s for X in (self.M, self.C, self.G) for s in X.free_symbols}
+        names = {str(s): s for s in self.parameters()}
         sub = {(names.get(k, sp.Symbol(k)) if isinstance(k, str) else sp.sympify(k)):
                _checks._exact(float(v)) for k, v in values.items()}
         M, C, G = (X.xreplace(sub) if sub else X for X in (self.M, self.C, self.G))
-        known = set(self.q) | set(self.qd)
-        free = set().union(M.free_symbols, C.free_symbols, G.free_symbols) - known
+        inter = tuple((w, e.xreplace(sub) if sub else e) for w, e in self.intermediates)
+        known = set(self.q) | set(self.qd) | {w for w, _ in inter}
+        free = set().union(M.free_symbols, C.free_symbols, G.free_symbols,
+                           *(e.free_symbols for _, e in inter)) - known
         if free:
             raise ValueError(f"EquationsOfMotion.numeric: symbols {sorted(map(str, free))} have "
                              f"no value; pass values={{symbol: number, ...}}")
         q, qd = list(self.q), list(self.qd)
         if backend == "lambdify":
-            out = _lambdified(M, C, G, q, qd)
+            out = _lambdified(M, C, G, q, qd, inter)
         elif backend == "c":
-            out = _compiled(M, C, G, q, qd)
+            out = _compiled(M, C, G, q, qd, inter)
         else:
             from .codegen import CompileError
             try:
-                out = _compiled(M, C, G, q, qd)
+                out = _compiled(M, C, G, q, qd, inter)
             except CompileError as err:
                 warnings.warn(f"EquationsOfMotion.numeric: no compiled code ({err}); using "
                               "lambdify (slower)", RuntimeWarning, stacklevel=2)
-                out = _lambdified(M, C, G, q, qd)
+                out = _lambdified(M, C, G, q, qd, inter)
         self._cache[key] = out
         return out
 
 
-def equations_of_motion(chain, gravity=DEFAULT_GRAVITY, q=None, qd=None):
+def equations_of_motion(chain, gravity=DEFAULT_GRAVITY, q=None, qd=None, form="auto"):
     r"""Symbolic M, C, G of a chain (eq. 5.14): :math:`M(q)\ddot q + C(q,\dot q)\dot q + G(q) = \tau`,
     C the Christoffel Coriolis matrix of (5.13), :math:`G = \partial V/\partial q`.
 
@@ -956,6 +702,12 @@ def equations_of_motion(chain, gravity=DEFAULT_GRAVITY, q=None, qd=None):
     chain : SerialChain with inertias (numbers or sympy symbols)
     gravity : 3-vector in the space frame, m/s^2 (planar models: ``(0, -g, 0)``)
     q, qd : lists of n Symbols; default ``q1..qn``, ``qd1..qdn``
+    form : ``"expanded"``: every entry a sum of cosines and sines of joint-angle combinations
+        (what the chapters print; its size grows like 5^n on chains of many non-parallel
+        revolute joints); ``"nested"``: the composite-rigid-body recursion kept as named
+        intermediate Symbols ``w1, w2, ...`` (``EquationsOfMotion.intermediates`` lists their
+        definitions in order; :meth:`EquationsOfMotion.explicit` writes them in); ``"auto"``
+        (default): expanded unless that form would outgrow 1000 terms in one product.
 
     Returns
     -------
@@ -982,15 +734,19 @@ def equations_of_motion(chain, gravity=DEFAULT_GRAVITY, q=None, qd=None):
     for name, v in (("q", q), ("qd", qd)):
         if len(v) != n:
             raise ValueError(f"{fname}: {name}: expected {n} symbols (one per joint), got {len(v)}")
+    if form not in ("auto", "expanded", "nested"):
+        raise ValueError(f"{fname}: form: expected 'auto', 'expanded' or 'nested', got {form!r}")
     g = _gravity(gravity, fname)
     qv, qdv = sp.Matrix(q), sp.Matrix(qd)
-    d = _derivation(chain)
-    M = d.mass_matrix(q)
-    C = d.coriolis(q, qd)
-    G = d.gravity(q, list(_S(g)))
+    d = _choose(chain, form)
+    gs = list(_S(g))
+    if isinstance(d, _NestedDerivation):
+        M, C, G, inter = d.equations(q, qd, gs)
+    else:
+        M, C, G, inter = d.mass_matrix(q), d.coriolis(q, qd), d.gravity(q, gs), ()
     gt = tuple(float(x) if not is_symbolic(x) else x for x in (list(g) if not
                isinstance(g, sp.MatrixBase) else list(g)))
-    return EquationsOfMotion(qv, qdv, M, C, G, gt, chain.name)
+    return EquationsOfMotion(qv, qdv, M, C, G, gt, chain.name, tuple(inter))
 
 
 # --------------------------------------------------------------------------

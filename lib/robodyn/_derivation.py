@@ -1,0 +1,1249 @@
+r"""The symbolic derivation engine behind :mod:`robodyn.lagrange` (private; no chapter imports it).
+
+It derives the mass matrix M(q), its derivatives, the Christoffel symbols and the first moments
+of mass of a serial chain as *real trigonometric polynomials*
+
+.. math:: \sum c\,\cos(e\cdot q)\,q^{d}\,p^{a} \;+\; \sum c\,\sin(e\cdot q)\,q^{d}\,p^{a},
+
+with integer frequency vectors e (revolute and helical joints), degrees d (prismatic and
+helical joints), monomials :math:`p^a` in the chain's symbolic parameters (lengths, masses,
+and any irrational constant such as :math:`\sqrt2`, kept as a generator) and coefficients c
+that are exact rationals (gmpy2 ``mpq``) when every number of the chain is a short decimal or
+a small fraction, and floats otherwise (random chains: exact rationals of their float data
+grow to hundreds of digits). ``cos(q1 + ... + q7)`` stays one term.
+
+How it is fast. A term's key is one Python integer ``(f << MB) + m``: ``f`` packs the
+frequency vector as a signed base-256 number (so adding and subtracting frequencies is integer
+arithmetic and ``f > 0`` is a canonical sign) and ``m`` packs the exponents of the monomial.
+A product of two terms is two integer additions and two coefficient products,
+:math:`\cos a\cos b = \tfrac12(\cos(a+b) + \cos(a-b))` and its three siblings; no sympy object
+is built until the end. Products of polynomials with many terms go through the same loop.
+
+The nested form. Expanded, the mass matrix of a chain with many non-parallel revolute joints
+has a number of terms that grows like 5^n. :class:`NestedDerivation` runs the same recursion on
+a :class:`Tape`, a straight-line program of small steps (linear combinations and products of
+earlier steps, cosines and sines of single joints, parameters) in which identical steps are
+shared, differentiates it forward for the Christoffel symbols, and hands out every quantity
+used more than once as a named intermediate Symbol ``w1, w2, ...`` with its definition.
+:func:`choose` picks the form (``"auto"``: expanded unless a product outgrows
+:data:`BUDGET` terms).
+
+Entry points (for :mod:`robodyn.lagrange` now, and for Kane's method and the later parts):
+
+* :func:`derivation` ``(chain)`` -- the cached expanded :class:`Derivation` of a chain:
+  ``.mass_matrix(q)``, ``.coriolis(q, qd)``, ``.christoffel(q)`` (first kind, eq. 5.13),
+  ``.potential(q, g)``, ``.gravity(q, g)``, each returning sympy objects in the Symbols you
+  pass; ``.M``, ``.P`` (first moment of mass), ``.Hrel`` (link poses relative to the previous
+  link), ``.A`` (joint screws in the link frames) as raw polynomials with ``.ring``
+  (:class:`Ring`: ``add``, ``mul``, ``diff``, ``matmul``, ``to_sympy``) for quantities of your
+  own, e.g. partial velocities.
+* :func:`choose` ``(chain, form)`` -- the expanded or the :class:`NestedDerivation`
+  (``.equations(q, qd, g)`` gives M, C, G and the intermediates; ``.tape`` with ``dot``,
+  ``mul``, ``diff`` and ``to_sympy`` for new quantities on the same program).
+* :func:`compile_nested` / :func:`nested_source` -- compiled numeric twins of a nested form
+  (the intermediates are the common subexpressions; no sympy ``cse``).
+* :func:`op_count` ``(matrix)`` and :func:`code_op_count` ``(source)`` -- the sizes the
+  benchmark reports.
+"""
+from __future__ import annotations
+
+from fractions import Fraction
+
+import numpy as np
+import sympy as sp
+
+try:                                  # sympy's own dependency; exact rationals in C
+    from gmpy2 import mpq as _mpq
+except ImportError:                   # pragma: no cover - sympy installs without gmpy2
+    _mpq = Fraction
+
+
+__all__ = ["Ring", "TrigPoly", "Derivation", "derivation", "Tape", "NestedDerivation", "choose",
+           "compile_nested", "nested_source", "op_count", "code_op_count", "BUDGET"]
+
+_FB = 8                               # bits per packed exponent field
+_FIELD = 1 << _FB
+_HALF_FIELD = _FIELD // 2
+_NICE_DENOMINATOR = 10 ** 6           # floats that are fractions with smaller denominators stay exact
+
+
+# --------------------------------------------------------------------------
+# numbers: exact where the chain's numbers are "nice", floats otherwise
+# --------------------------------------------------------------------------
+
+def _nice(x):
+    """The fraction p/q (q <= 10^6) within a few units in the last place of the float x (the
+    round-off of computing it in floats), or None."""
+    fr = Fraction(x).limit_denominator(_NICE_DENOMINATOR)
+    return fr if abs(float(fr) - x) <= 1e-15 * abs(x) else None
+
+
+def _nice_expr(e):
+    """A sympy constant expression with every rational that came from a float (a long decimal
+    such as 33333333333333333/10^17) replaced by the short fraction of the same double, if any.
+    Returns (expression, all_nice)."""
+    e = sp.sympify(e)
+    ok = True
+    rep = {}
+    for r in e.atoms(sp.Rational):
+        if r.q > _NICE_DENOMINATOR:
+            f = _nice(float(r))
+            if f is None or abs(Fraction(int(r.p), int(r.q)) - f) > abs(f) * 1e-15 + 1e-300:
+                ok = False
+            else:
+                rep[r] = sp.Rational(f.numerator, f.denominator)
+    for f in e.atoms(sp.Float):
+        ok = False
+    return (e.xreplace(rep) if rep else e), ok
+
+
+# --------------------------------------------------------------------------
+# the ring of trigonometric polynomials
+# --------------------------------------------------------------------------
+
+class TrigPoly:
+    """A real trigonometric polynomial: ``c`` maps keys of cosine terms, ``s`` of sine terms, to
+    coefficients (module docstring). Treat as immutable."""
+
+    __slots__ = ("c", "s")
+
+    def __init__(self, c=None, s=None):
+        self.c = c if c is not None else {}
+        self.s = s if s is not None else {}
+
+    def __bool__(self):
+        return bool(self.c) or bool(self.s)
+
+    def __len__(self):
+        return len(self.c) + len(self.s)
+
+
+class Ring:
+    """Arithmetic of :class:`TrigPoly` for one chain: n joints of which those in ``trig`` carry
+    cosines and sines, those in ``lin`` carry powers of q, and parameters ``gens`` (sympy
+    expressions: symbols, or irrational constants) with coefficients of type ``exact`` (mpq)
+    or float."""
+
+    def __init__(self, n, trig, lin, gens, exact, budget=None):
+        self.budget = budget
+        self.n, self.trig, self.lin, self.gens = n, list(trig), list(lin), list(gens)
+        self.exact = exact
+        nm = len(self.lin) + len(self.gens)
+        self.MB = _FB * nm
+        self.mask = (1 << self.MB) - 1
+        self.num = _mpq if exact else float
+        self.one = self.num(1)
+        self.half = self.num(1) / 2 if exact else 0.5
+        self.zero = TrigPoly()
+        self._freq = {}               # packed f -> tuple of frequencies per trig joint
+        self._sympy_cache = {}
+        self._lin_shift = {k: _FB * i for i, k in enumerate(self.lin)}
+        self._trig_digit = {k: i for i, k in enumerate(self.trig)}
+
+    # ---- construction ----------------------------------------------------
+    def const(self, c):
+        return TrigPoly({0: c}) if c else TrigPoly()
+
+    def from_terms(self, terms):
+        """A polynomial from {monomial key m: coefficient} (no trigonometric part)."""
+        return TrigPoly({m: c for m, c in terms.items() if c})
+
+    def cos_q(self, k):
+        return TrigPoly({(1 << (_FB * self._trig_digit[k])) << self.MB: self.one})
+
+    def sin_q(self, k):
+        return TrigPoly({}, {(1 << (_FB * self._trig_digit[k])) << self.MB: self.one})
+
+    def q_lin(self, k):
+        return TrigPoly({1 << self._lin_shift[k]: self.one})
+
+    # ---- arithmetic --------------------------------------------------------
+    @staticmethod
+    def _acc(into, src, sign=1):
+        for k, v in src.items():
+            w = into.get(k)
+            w = (v if sign > 0 else -v) if w is None else (w + v if sign > 0 else w - v)
+            if w:
+                into[k] = w
+            else:
+                del into[k]
+
+    def add(self, a, b, sign=1):
+        if not b:
+            return a
+        if not a and sign > 0:
+            return b
+        c, s = dict(a.c), dict(a.s)
+        self._acc(c, b.c, sign)
+        self._acc(s, b.s, sign)
+        return TrigPoly(c, s)
+
+    def sum(self, polys):
+        c, s = {}, {}
+        for p in polys:
+            self._acc(c, p.c)
+            self._acc(s, p.s)
+        return TrigPoly(c, s)
+
+    def scale(self, a, x):
+        if not x or not a:
+            return self.zero
+        return TrigPoly({k: v * x for k, v in a.c.items()}, {k: v * x for k, v in a.s.items()})
+
+    def neg(self, a):
+        return TrigPoly({k: -v for k, v in a.c.items()}, {k: -v for k, v in a.s.items()})
+
+    def mul(self, a, b):
+        r"""The product, by :math:`\cos a\cos b = \frac12(\cos(a+b) + \cos(a-b))` and siblings."""
+        if not a or not b:
+            return self.zero
+        if len(a) < len(b):
+            a, b = b, a
+        mask = self.mask
+        c, s = {}, {}
+        # b's terms with 2*m precomputed: key1 - key2 + 2 m2 = ((f1 - f2) << MB) + m1 + m2
+        bc = [(k, 2 * (k & mask), v) for k, v in b.c.items()]
+        bs = [(k, 2 * (k & mask), v) for k, v in b.s.items()]
+        cget, sget = c.get, s.get
+        # the four product rules written out: this loop is where the time goes, and a shared
+        # helper with sign arguments costs a third more
+        for k1, v1 in a.c.items():
+            for k2, m2, v2 in bc:                       # cos cos: +cos(+) +cos(-)
+                p = v1 * v2
+                kp = k1 + k2
+                c[kp] = cget(kp, 0) + p
+                km = k1 - k2 + m2
+                if km < 0:
+                    km = 2 * (km & mask) - km
+                c[km] = cget(km, 0) + p
+            for k2, m2, v2 in bs:                       # cos sin: +sin(+) -sin(-)
+                p = v1 * v2
+                kp = k1 + k2
+                s[kp] = sget(kp, 0) + p
+                km = k1 - k2 + m2
+                if km > mask:
+                    s[km] = sget(km, 0) - p
+                elif km < 0:
+                    km = 2 * (km & mask) - km
+                    s[km] = sget(km, 0) + p
+        for k1, v1 in a.s.items():
+            for k2, m2, v2 in bc:                       # sin cos: +sin(+) +sin(-)
+                p = v1 * v2
+                kp = k1 + k2
+                s[kp] = sget(kp, 0) + p
+                km = k1 - k2 + m2
+                if km > mask:
+                    s[km] = sget(km, 0) + p
+                elif km < 0:
+                    km = 2 * (km & mask) - km
+                    s[km] = sget(km, 0) - p
+            for k2, m2, v2 in bs:                       # sin sin: +cos(-) -cos(+)
+                p = v1 * v2
+                kp = k1 + k2
+                c[kp] = cget(kp, 0) - p
+                km = k1 - k2 + m2
+                if km < 0:
+                    km = 2 * (km & mask) - km
+                c[km] = cget(km, 0) + p
+        if self.budget and len(c) + len(s) > self.budget:
+            raise _TooBig
+        h = self.half
+        return TrigPoly({k: v * h for k, v in c.items() if v}, {k: v * h for k, v in s.items() if v})
+
+    # ---- matrices of polynomials ------------------------------------------
+    def matmul(self, A, B):
+        m, p, inner = len(A), len(B[0]), len(B)
+        out = []
+        for i in range(m):
+            row = []
+            for j in range(p):
+                row.append(self.sum(self.mul(A[i][k], B[k][j]) for k in range(inner)
+                                    if A[i][k] and B[k][j]))
+            out.append(row)
+        return out
+
+    def matadd(self, A, B):
+        return [[self.add(a, b) for a, b in zip(ra, rb)] for ra, rb in zip(A, B)]
+
+    @staticmethod
+    def T(A):
+        return [list(r) for r in zip(*A)]
+
+    # ---- calculus ----------------------------------------------------------
+    def freq(self, f):
+        """The frequency vector (one integer per trig joint) of a packed f."""
+        e = self._freq.get(f)
+        if e is None:
+            out, x = [], f
+            for _ in self.trig:
+                d = x & (_FIELD - 1)
+                if d >= _HALF_FIELD:
+                    d -= _FIELD
+                out.append(d)
+                x = (x - d) >> _FB
+            e = self._freq[f] = tuple(out)
+        return e
+
+    def diff(self, a, k):
+        """d a / d q_k, term by term."""
+        c, s = {}, {}
+        MB, mask = self.MB, self.mask
+        if k in self._trig_digit:
+            dig = self._trig_digit[k]
+            for key, v in a.c.items():              # d cos(f q) = -e_k sin(f q)
+                e = self.freq(key >> MB)[dig]
+                if e:
+                    s[key] = s.get(key, 0) - v * e
+            for key, v in a.s.items():              # d sin(f q) = e_k cos(f q)
+                e = self.freq(key >> MB)[dig]
+                if e:
+                    c[key] = c.get(key, 0) + v * e
+        if k in self._lin_shift:
+            sh = self._lin_shift[k]
+            unit = 1 << sh
+            for src, dst in ((a.c, c), (a.s, s)):
+                for key, v in src.items():
+                    d = ((key & mask) >> sh) & (_FIELD - 1)
+                    if d:
+                        kk = key - unit
+                        dst[kk] = dst.get(kk, 0) + v * d
+        return TrigPoly({k_: v for k_, v in c.items() if v}, {k_: v for k_, v in s.items() if v})
+
+    # ---- back to sympy -------------------------------------------------------
+    def _number(self, v):
+        if self.exact:
+            return sp.Rational(int(v.numerator), int(v.denominator))
+        return sp.Float(v)
+
+    def to_sympy(self, a, q):
+        """The sympy expression of ``a`` in the Symbols ``q`` (one per joint): cosines and sines of
+        joint-angle combinations, the first nonzero frequency positive, expanded."""
+        if not a:
+            return sp.S.Zero
+        MB, mask = self.MB, self.mask
+        qlin = [q[k] for k in self.lin]
+        qtrig = [q[k] for k in self.trig]
+        nl = len(self.lin)
+        cache = self._sympy_cache.setdefault(tuple(q), {})     # monomials, cos/sin, products
+        tol = 0.0
+        if not self.exact:                      # drop round-off: below 1e-14 of the total
+            tol = 1e-14 * (sum(abs(v) for v in a.c.values()) + sum(abs(v) for v in a.s.values()))
+        terms = {}
+
+        def mono(m):
+            x = cache.get(("m", m))
+            if x is None:
+                fac = []
+                for i in range(nl + len(self.gens)):
+                    d = (m >> (_FB * i)) & (_FIELD - 1)
+                    if d:
+                        base = qlin[i] if i < nl else self.gens[i - nl]
+                        fac.append(base ** d)
+                x = cache[("m", m)] = sp.Mul(*fac)
+            return x
+
+        for part, is_cos in ((a.c, True), (a.s, False)):
+            for key, v in part.items():
+                if tol and abs(v) <= tol:
+                    continue
+                f, m = key >> MB, key & mask
+                if f == 0:
+                    trig = sp.S.One
+                else:
+                    e = self.freq(f)
+                    first = next(x for x in e if x)
+                    sign = 1 if first > 0 or is_cos else -1
+                    if first < 0:
+                        e = tuple(-x for x in e)
+                    ck = (is_cos, e)
+                    trig = cache.get(ck)
+                    if trig is None:
+                        theta = sp.Add(*[ei * qi for ei, qi in zip(e, qtrig) if ei])
+                        trig = cache[ck] = sp.cos(theta) if is_cos else sp.sin(theta)
+                    if sign < 0:
+                        v = -v
+                tm = (trig, m)
+                terms[tm] = terms.get(tm, 0) + v
+        out = []
+        for (trig, m), v in terms.items():
+            if not v:
+                continue
+            base = cache.get((trig, m))
+            if base is None:
+                base = cache[trig, m] = sp.Mul(mono(m), trig)
+            out.append(_times(self._number(v), base))
+        return _add(out)
+
+
+def _times(c, base):
+    """c * base for a sympy Number c and a product base without a numeric factor, built as
+    sympy's Mul would build it (the number first), without its general flattening."""
+    if base.is_Mul and base.args[0].is_Number:
+        c, base = c * base.args[0], sp.Mul._from_args(base.args[1:])
+    if c == 1:
+        return base
+    if base is sp.S.One:
+        return c
+    if base.is_Mul:
+        return sp.Mul._from_args((c,) + base.args)
+    return sp.Mul._from_args((c, base))
+
+
+def _add(terms):
+    """The sum of distinct canonical terms (no two alike), in sympy's canonical order."""
+    if not terms:
+        return sp.S.Zero
+    if len(terms) == 1:
+        return terms[0]
+    from sympy.core.add import _addsort
+    numbers = [t for t in terms if t.is_Number]
+    rest = [t for t in terms if not t.is_Number]
+    _addsort(rest)
+    return sp.Add._from_args(numbers + rest)
+
+
+# --------------------------------------------------------------------------
+# constants of the chain as polynomials in its parameters
+# --------------------------------------------------------------------------
+
+def _constants(chain):
+    """The chain's sympy data (screws, home, link homes and inertias), every float-born rational
+    made short where possible; and whether all of them are short (exact arithmetic)."""
+    from ._checks import to_sympy as _S
+    nice = True
+
+    def conv(X):
+        nonlocal nice
+        M = _S(X)
+        out = M.copy()
+        for i in range(M.rows):
+            for j in range(M.cols):
+                out[i, j], ok = _nice_expr(M[i, j])
+                nice = nice and ok
+        return out
+
+    data = dict(screws=conv(chain.screws), home=conv(chain.home),
+                link_homes=[conv(L) for L in chain.link_homes],
+                link_inertias=[conv(G) for G in chain.link_inertias])
+    return data, nice
+
+
+def _negligible(x):
+    """x is zero, or a number below 1e-12 (round-off of a float chain's unit axes)."""
+    x = sp.expand(x)
+    if x == 0:
+        return True
+    return not x.free_symbols and abs(float(x)) < 1e-12
+
+
+def _inv_h(H):
+    R, p = H[:3, :3], H[:3, 3]
+    Hi = sp.eye(4)
+    Hi[:3, :3] = R.T
+    Hi[:3, 3] = -(R.T * p)
+    return Hi
+
+
+def _ad_of(H):
+    R, p = H[:3, :3], H[:3, 3]
+    P = sp.Matrix([[0, -p[2], p[1]], [p[2], 0, -p[0]], [-p[1], p[0], 0]])
+    A = sp.zeros(6, 6)
+    A[:3, :3] = R
+    A[3:, 3:] = R
+    A[3:, :3] = P * R
+    return A
+
+
+class _Converter:
+    """sympy constants -> TrigPoly constants of a ring (generators found once for all of them)."""
+
+    def __init__(self, exprs):
+        exprs = [sp.expand(e) for e in exprs]
+        nonzero = [e for e in exprs if e != 0]
+        self.gens = []
+        if any(e.free_symbols or not e.is_Rational for e in nonzero):
+            _, info = sp.parallel_poly_from_expr(nonzero, domain=sp.QQ) if nonzero else (None, {})
+            self.gens = list(info["gens"]) if nonzero else []
+        self.index = {g: i for i, g in enumerate(self.gens)}
+        self._memo = {}
+
+    def terms(self, e, lin_count, exact):
+        key = (e, lin_count, exact)
+        out = self._memo.get(key)
+        if out is None:
+            out = self._memo[key] = self._terms(e, lin_count, exact)
+        return out
+
+    def _terms(self, e, lin_count, exact):
+        if e == 0:
+            return {}
+        e = sp.expand(e)
+        if e == 0:
+            return {}
+        num = _mpq if exact else float
+        if not self.gens:
+            r = sp.Rational(e)
+            return {0: num(int(r.p)) / int(r.q) if exact else float(r)}
+        out = {}
+        for mon, c in sp.Poly(e, *self.gens, domain=sp.QQ).terms():
+            m = 0
+            for i, d in enumerate(mon):
+                if d >= _FIELD:
+                    raise ValueError("robodyn: a parameter's power exceeds the engine's limit 255")
+                m |= d << (_FB * (lin_count + i))
+            out[m] = _mpq(int(c.numerator), int(c.denominator)) if exact else \
+                float(Fraction(int(c.numerator), int(c.denominator)))
+        return out
+
+
+class Derivation:
+    """M, dM/dq and the first moments of mass of a chain as :class:`TrigPoly`, by the
+    composite-rigid-body recursion in the link frames (each relative pose a function of one
+    joint). Made by :func:`derivation`; attributes ``ring``, ``M`` (n x n lists), ``P`` (the
+    three space-frame components of :math:`\\sum_i m_i c_i`, the first moment of mass),
+    ``Hrel`` (pose of link i in link i-1 as 4 x 4 lists), ``A`` (joint screws in the link
+    frames)."""
+
+    def __init__(self, chain, budget=None):
+        n = chain.n
+        data, exact = _constants(chain)
+        screws = data["screws"]
+        # joint kinds: rotation part nonzero -> cos/sin; translation along the axis -> powers
+        trig, lin = [], []
+        Ai_list, consts = [], []
+        prev = sp.eye(4)
+        for i in range(n):
+            L = data["link_homes"][i]
+            Ai = (_ad_of(_inv_h(L)) * screws[:, i]).applyfunc(sp.expand)
+            w, v = Ai[:3, :], Ai[3:, :]
+            rotating = any(not _negligible(x) for x in w)
+            if rotating:
+                trig.append(i)
+                if not _negligible((w.T * v)[0]):         # helical: a pitch along the axis
+                    lin.append(i)
+            else:
+                lin.append(i)
+            C = _inv_h(prev) * L
+            Ai_list.append(Ai)
+            consts.append(C)
+            prev = L
+        # the joint exponentials need W, W^2, W v, W^2 v of each screw (all polynomial)
+        pieces = []
+        for Ai in Ai_list:
+            w, v = Ai[:3, 0], Ai[3:, 0]
+            W = sp.Matrix([[0, -w[2], w[1]], [w[2], 0, -w[0]], [-w[1], w[0], 0]])
+            pieces.append((W, (W * W).applyfunc(sp.expand), (W * v).applyfunc(sp.expand),
+                           (W * W * v).applyfunc(sp.expand), v, w))
+        everything = []
+        for C in consts:
+            everything += list(C)
+        for G in data["link_inertias"]:
+            everything += list(G)
+        for Ai, (W, W2, Wv, W2v, v, w) in zip(Ai_list, pieces):
+            everything += list(Ai) + list(W2) + list(Wv) + list(W2v) + list(w.T * v)
+        conv = _Converter(everything)
+        ring = self.ring = Ring(n, trig, lin, conv.gens, exact, budget)
+        nl = len(lin)
+
+        def P(e):
+            return ring.from_terms(conv.terms(e, nl, exact))
+
+        def cmat(A):
+            return [[P(A[i, j]) for j in range(A.cols)] for i in range(A.rows)]
+
+        A, Y, Hrel = [], [], []
+        for i in range(n):
+            H = ring.matmul(cmat(consts[i]), self._joint_exp(ring, P, pieces[i], i))
+            A.append(cmat(Ai_list[i]))
+            Hrel.append(H)
+            Y.append(_ad_poly(ring, _inv_poly(ring, H)))
+        self.A, self.Y, self.Hrel = A, Y, Hrel
+        inertias = [cmat(G) for G in data["link_inertias"]]
+        M = [[ring.zero] * n for _ in range(n)]
+        acc = None
+        for i in reversed(range(n)):
+            Ic = inertias[i] if acc is None else ring.matadd(inertias[i], acc)
+            F = ring.matmul(Ic, A[i])
+            M[i][i] = ring.matmul(ring.T(A[i]), F)[0][0]
+            for j in reversed(range(i)):
+                F = ring.matmul(ring.T(Y[j + 1]), F)
+                M[j][i] = M[i][j] = ring.matmul(ring.T(A[j]), F)[0][0]
+            if i > 0:
+                acc = ring.matmul(ring.T(Y[i]), ring.matmul(Ic, Y[i]))
+        self.M = M
+        # first moment of mass sum_i (m_i p_i + R_i h_i), h_i = m_i c_i the link's first moment
+        # in its own frame (read off its spatial inertia: G[3:, :3] = m [c]^T... as m [c])
+        T, self.P = None, [ring.zero] * 3
+        for i in range(n):
+            T = Hrel[i] if T is None else ring.matmul(T, Hrel[i])
+            G = data["link_inertias"][i]
+            hx = G[:3, 3:]                   # = m [c] in the (omega, v) ordering
+            local = [P(hx[2, 1]), P(hx[0, 2]), P(hx[1, 0]), P(G[3, 3])]
+            self.P = [ring.sum([self.P[r]] + [ring.mul(T[r][c], local[c]) for c in range(4)])
+                      for r in range(3)]
+        self._dM = None
+
+    @staticmethod
+    def _joint_exp(ring, P, piece, k):
+        """exp([A] q_k) of a screw A as a 4 x 4 matrix of polynomials (Rodrigues)."""
+        W, W2, Wv, W2v, v, w = piece
+        one = ring.const(ring.one)
+        H = [[ring.zero] * 4 for _ in range(4)]
+        H[3][3] = one
+        if k in ring._trig_digit:
+            cos, sin = ring.cos_q(k), ring.sin_q(k)
+            omc = ring.add(one, cos, -1)
+            qk = ring.q_lin(k) if k in ring._lin_shift else None
+            for r in range(3):
+                for c in range(3):
+                    e = ring.add(ring.mul(P(W[r, c]), sin), ring.mul(P(W2[r, c]), omc))
+                    H[r][c] = ring.add(one, e) if r == c else e
+            # translation: (I q + (1 - cos) W + (q - sin) W^2) v; the q terms only for a pitch
+            for r in range(3):
+                e = ring.add(ring.mul(P(Wv[r]), omc), ring.mul(P(W2v[r]), sin), -1)
+                if qk is not None:
+                    e = ring.add(e, ring.mul(P(v[r] + W2v[r]), qk))
+                H[r][3] = e
+        else:
+            qk = ring.q_lin(k)
+            for r in range(3):
+                H[r][r] = one
+                H[r][3] = ring.mul(P(v[r]), qk)
+        return H
+
+    # ---- results as sympy ------------------------------------------------------
+    def mass_matrix(self, q):
+        n, ring = self.ring.n, self.ring
+        out = sp.zeros(n, n)
+        for i in range(n):
+            for j in range(i + 1):
+                out[i, j] = out[j, i] = ring.to_sympy(self.M[i][j], q)
+        return out
+
+    def dM(self):
+        """dM[i][j][k] = d M_ij / d q_k as polynomials (computed once)."""
+        if self._dM is None:
+            n, ring = self.ring.n, self.ring
+            d = [[None] * n for _ in range(n)]
+            for i in range(n):
+                for j in range(i + 1):
+                    d[i][j] = d[j][i] = [ring.diff(self.M[i][j], k) for k in range(n)]
+            self._dM = d
+        return self._dM
+
+    def christoffel_polys(self):
+        """{(i, j, k) with j <= k: Gamma_ijk} of the first kind (5.13), as polynomials."""
+        ring, n, dM = self.ring, self.ring.n, self.dM()
+        out = {}
+        for i in range(n):
+            for j in range(n):
+                for k in range(j, n):
+                    g = ring.add(ring.add(dM[i][j][k], dM[i][k][j]), dM[j][k][i], -1)
+                    out[i, j, k] = ring.scale(g, ring.half)
+        return out
+
+    def christoffel(self, q):
+        """The Christoffel symbols of the first kind (5.13), an (n, n, n) sympy Array."""
+        n, ring = self.ring.n, self.ring
+        polys = self.christoffel_polys()
+        sym = {key: ring.to_sympy(p, q) for key, p in polys.items()}
+        return sp.ImmutableDenseNDimArray(
+            [[[sym[i, min(j, k), max(j, k)] for k in range(n)] for j in range(n)]
+             for i in range(n)], (n, n, n))
+
+    def coriolis(self, q, qd):
+        """C_ij = sum_k Gamma_ijk qd_k, eq. (5.13)-(5.14)."""
+        n, ring = self.ring.n, self.ring
+        polys = self.christoffel_polys()
+        sym = {}
+        C = sp.zeros(n, n)
+        for i in range(n):
+            for j in range(n):
+                terms = []
+                for k in range(n):
+                    key = (i, min(j, k), max(j, k))
+                    if key not in sym:
+                        sym[key] = ring.to_sympy(polys[key], q) if polys[key] else sp.S.Zero
+                    if sym[key] != 0:
+                        terms.append(sym[key] * qd[k])
+                C[i, j] = sp.Add(*terms)
+        return C
+
+    def potential(self, q, g):
+        ring = self.ring
+        return sp.expand(-sp.Add(*[g[r] * ring.to_sympy(self.P[r], q)
+                                   for r in range(3) if g[r] != 0]))
+
+    def gravity(self, q, g):
+        ring = self.ring
+        return sp.Matrix([sp.expand(-sp.Add(*[g[r] * ring.to_sympy(ring.diff(self.P[r], k), q)
+                                              for r in range(3) if g[r] != 0]))
+                          for k in range(ring.n)])
+
+
+def _ad_poly(ring, H):
+    """Ad of a 4x4 polynomial pose."""
+    R = [row[:3] for row in H[:3]]
+    p = [H[r][3] for r in range(3)]
+    P = [[ring.zero, ring.neg(p[2]), p[1]], [p[2], ring.zero, ring.neg(p[0])],
+         [ring.neg(p[1]), p[0], ring.zero]]
+    PR = ring.matmul(P, R)
+    A = [[ring.zero] * 6 for _ in range(6)]
+    for r in range(3):
+        for c in range(3):
+            A[r][c] = R[r][c]
+            A[r + 3][c + 3] = R[r][c]
+            A[r + 3][c] = PR[r][c]
+    return A
+
+
+def _inv_poly(ring, H):
+    Rt = ring.T([row[:3] for row in H[:3]])
+    p = [[H[r][3]] for r in range(3)]
+    mp = ring.matmul(Rt, p)
+    Hi = [[ring.zero] * 4 for _ in range(4)]
+    for r in range(3):
+        for c in range(3):
+            Hi[r][c] = Rt[r][c]
+        Hi[r][3] = ring.neg(mp[r][0])
+    Hi[3][3] = ring.const(ring.one)
+    return Hi
+
+
+def derivation(chain):
+    """The :class:`Derivation` of a chain, made once and cached on the (immutable) chain.
+
+    >>> import sympy as sp
+    >>> from robodyn.models import planar_rr
+    >>> derivation(planar_rr()).mass_matrix(sp.symbols('q1 q2'))[0, 1]
+    cos(q2)/2 + 1/3
+    """
+    key = ("lagrange", "derivation")
+    if key not in chain._cache:
+        chain._cache[key] = Derivation(chain)
+    return chain._cache[key]
+
+
+def op_count(X):
+    """Operation count of a sympy expression or matrix (``count_ops`` summed over entries)."""
+    if isinstance(X, sp.MatrixBase) or isinstance(X, sp.NDimArray):
+        return int(sum(sp.count_ops(e) for e in X))
+    return int(sp.count_ops(X))
+
+
+# --------------------------------------------------------------------------
+# the nested form: a straight-line program with named intermediate quantities
+# --------------------------------------------------------------------------
+#
+# Expanded into cosines and sines, the mass matrix of a chain with many non-parallel revolute
+# joints has a number of terms that grows like 5^n (every entry of R^T I R doubles the
+# frequencies); a random 7-joint chain gives hundreds of thousands. The recursion itself is
+# small: each step combines a 6 x 6 matrix with a one-joint transform. The tape records that
+# recursion as a program of small steps (linear combinations and products), with identical
+# steps shared (hash-consed), and differentiates it forward for the Christoffel symbols. It
+# hands out each quantity used more than once as a named intermediate Symbol with its
+# definition.
+
+class _TooBig(Exception):
+    """The expanded form outgrew its budget: derive the nested form instead."""
+
+
+class Tape:
+    """A straight-line program. Operands are numbers (exact ``mpq`` or float) or node
+    references ``("w", i)``; node ``i`` is ``defs[i]``: ``("cos", k)``, ``("sin", k)``,
+    ``("q", k)`` (joint k), ``("p", expr)`` (a parameter), ``("lin", c0, ((c, i), ...))``
+    (c0 + sum c node_i) or ``("mul", i, j)``."""
+
+    def __init__(self, exact):
+        self.exact = exact
+        self.num = _mpq if exact else float
+        self.defs, self.index, self.deps = [], {}, []
+        self._d = {}
+
+    def node(self, d, deps):
+        i = self.index.get(d)
+        if i is None:
+            i = self.index[d] = len(self.defs)
+            self.defs.append(d)
+            self.deps.append(deps)
+        return ("w", i)
+
+    def leaf(self, kind, k):
+        return self.node((kind, k), (1 << k) if kind in ("cos", "sin", "q") else 0)
+
+    def dot(self, pairs, c0=0):
+        """c0 + sum a * b over pairs of operands, as one operand."""
+        terms = {}
+        for a, b in pairs:
+            ta, tb = type(a) is tuple, type(b) is tuple
+            if not ta and not tb:
+                c0 = c0 + a * b
+            elif not ta:
+                if a:
+                    terms[b[1]] = terms.get(b[1], 0) + a
+            elif not tb:
+                if b:
+                    terms[a[1]] = terms.get(a[1], 0) + b
+            else:
+                i, j = min(a[1], b[1]), max(a[1], b[1])
+                m = self.node(("mul", i, j), self.deps[i] | self.deps[j])[1]
+                terms[m] = terms.get(m, 0) + 1
+        return self.lin(terms, c0)
+
+    def lin(self, terms, c0=0):
+        items = tuple(sorted((i, c) for i, c in terms.items() if c))
+        if not items:
+            return c0
+        if len(items) == 1 and not c0 and items[0][1] == 1:
+            return ("w", items[0][0])
+        deps = 0
+        for i, _ in items:
+            deps |= self.deps[i]
+        return self.node(("lin", c0, items), deps)
+
+    def add(self, a, b, sign=1):
+        return self.dot([(a, 1), (b, sign)])
+
+    def mul(self, a, b):
+        return self.dot([(a, b)])
+
+    # ---- forward derivative ----------------------------------------------------
+    def diff(self, a, k):
+        """d a / d q_k as an operand."""
+        if type(a) is not tuple:
+            return 0
+        i = a[1]
+        if not (self.deps[i] >> k) & 1:
+            return 0
+        key = (i, k)
+        r = self._d.get(key)
+        if r is not None:
+            return r
+        d = self.defs[i]
+        kind = d[0]
+        if kind == "cos":
+            r = self.dot([(self.leaf("sin", k), -1)])
+        elif kind == "sin":
+            r = self.leaf("cos", k)
+        elif kind == "q":
+            r = 1
+        elif kind == "lin":
+            r = self.dot([(self.diff(("w", j), k), c) for j, c in d[2]])
+        else:                                       # mul
+            x, y = ("w", d[1]), ("w", d[2])
+            r = self.dot([(self.diff(x, k), y), (x, self.diff(y, k))])
+        self._d[key] = r
+        return r
+
+    # ---- constants ---------------------------------------------------------------
+    def from_sympy(self, e):
+        """A constant sympy expression (numbers, parameters) as an operand."""
+        e = sp.sympify(e)
+        if e.is_Rational:
+            return self.num(int(e.p)) / int(e.q) if self.exact else float(e)
+        if e.is_Add:
+            return self.dot([(self.from_sympy(a), 1) for a in e.args])
+        if e.is_Mul:
+            out = 1
+            for a in e.args:
+                out = self.mul(out, self.from_sympy(a))
+            return out
+        if e.is_Pow and e.exp.is_Integer and e.exp > 0:
+            base, out = self.from_sympy(e.base), 1
+            for _ in range(int(e.exp)):
+                out = self.mul(out, base)
+            return out
+        return self.node(("p", e), 0)
+
+    # ---- matrices ------------------------------------------------------------------
+    def matmul(self, A, B):
+        return [[self.dot([(A[i][k], B[k][j]) for k in range(len(B))])
+                 for j in range(len(B[0]))] for i in range(len(A))]
+
+    def matadd(self, A, B):
+        return [[self.add(a, b) for a, b in zip(ra, rb)] for ra, rb in zip(A, B)]
+
+    # ---- to sympy ------------------------------------------------------------------
+    def to_sympy(self, outputs, q, prefix="w"):
+        """sympy expressions of the operands ``outputs`` (a flat list), and the intermediates
+        they need: ``(exprs, [(Symbol, definition), ...])`` in dependency order. A node used
+        once is written into its user; joints' cosines and sines and parameters always are."""
+        uses = {}
+        stack = [o[1] for o in outputs if type(o) is tuple]
+        seen = set()
+        for o in outputs:
+            if type(o) is tuple:
+                uses[o[1]] = uses.get(o[1], 0) + 1
+        while stack:
+            i = stack.pop()
+            if i in seen:
+                continue
+            seen.add(i)
+            d = self.defs[i]
+            kids = [j for j, _ in d[2]] if d[0] == "lin" else [d[1], d[2]] if d[0] == "mul" \
+                else []
+            for j in kids:
+                uses[j] = uses.get(j, 0) + 1
+                stack.append(j)
+        num = (lambda v: sp.Rational(int(v.numerator), int(v.denominator))) if self.exact \
+            else sp.Float
+        expr, inter, count = {}, [], 0
+        pairs = {}                # inlined linear combinations: node -> (c0, {expr: coef})
+        for i in sorted(seen):                      # children before parents
+            d = self.defs[i]
+            kind = d[0]
+            if kind == "cos":
+                e = sp.cos(q[d[1]])
+            elif kind == "sin":
+                e = sp.sin(q[d[1]])
+            elif kind == "q":
+                e = q[d[1]]
+            elif kind == "p":
+                e = d[1]
+            elif kind == "mul":
+                e = sp.Mul(expr[d[1]], expr[d[2]])
+            else:                                   # flatten inlined sums into this one
+                c0, acc = d[1], {}
+                for j, c in d[2]:
+                    if j in pairs:
+                        k0, kids = pairs[j]
+                        c0 = c0 + c * k0
+                        for x, cx in kids.items():
+                            acc[x] = acc.get(x, 0) + c * cx
+                    else:
+                        k, x = expr[j].as_coeff_Mul()
+                        c = c * (_mpq(int(k.p), int(k.q)) if self.exact else float(k))
+                        acc[x] = acc.get(x, 0) + c
+                terms = [_times(num(c), x) for x, c in acc.items() if c]
+                e = _add(([num(c0)] if c0 else []) + terms)
+                if uses.get(i, 0) <= 1:
+                    pairs[i] = (c0, acc)
+            if kind in ("lin", "mul") and uses.get(i, 0) > 1:
+                count += 1
+                s = sp.Symbol(f"{prefix}{count}")
+                inter.append((s, e))
+                e = s
+                pairs.pop(i, None)
+            expr[i] = e
+        out = [expr[o[1]] if type(o) is tuple else num(o) if o else sp.S.Zero for o in outputs]
+        return out, inter
+
+
+class NestedDerivation:
+    """M, the Christoffel symbols and the first moment of mass of a chain on a :class:`Tape`
+    (the same composite-rigid-body recursion as :class:`Derivation`, nothing expanded)."""
+
+    def __init__(self, chain, exact=None):
+        n = self.n = chain.n
+        data, nice = _constants(chain)
+        tape = self.tape = Tape(nice if exact is None else exact)
+        screws = data["screws"]
+        C = tape.from_sympy
+
+        def cmat(A):
+            return [[C(A[i, j]) for j in range(A.cols)] for i in range(A.rows)]
+
+        A, Y, prev = [], [], sp.eye(4)
+        Hrel = []
+        for i in range(n):
+            L = data["link_homes"][i]
+            Ai = (_ad_of(_inv_h(L)) * screws[:, i]).applyfunc(sp.expand)
+            H = tape.matmul(cmat(_inv_h(prev) * L), self._joint_exp(tape, Ai, i))
+            A.append(cmat(Ai))
+            Hrel.append(H)
+            Y.append(self._ad_inv(tape, H))
+            prev = L
+        M = [[0] * n for _ in range(n)]
+        acc = None
+        for i in reversed(range(n)):
+            Ic = cmat(data["link_inertias"][i])
+            if acc is not None:
+                Ic = tape.matadd(Ic, acc)
+            F = tape.matmul(Ic, A[i])
+            M[i][i] = tape.matmul(list(map(list, zip(*A[i]))), F)[0][0]
+            for j in reversed(range(i)):
+                F = tape.matmul(list(map(list, zip(*Y[j + 1]))), F)
+                M[j][i] = M[i][j] = tape.matmul(list(map(list, zip(*A[j]))), F)[0][0]
+            if i > 0:
+                acc = tape.matmul(list(map(list, zip(*Y[i]))), tape.matmul(Ic, Y[i]))
+        self.M = M
+        T, P = None, [0, 0, 0]
+        for i in range(n):
+            T = Hrel[i] if T is None else tape.matmul(T, Hrel[i])
+            G = data["link_inertias"][i]
+            hx = G[:3, 3:]
+            local = [C(hx[2, 1]), C(hx[0, 2]), C(hx[1, 0]), C(G[3, 3])]
+            P = [tape.dot([(P[r], 1)] + [(T[r][c], local[c]) for c in range(4)])
+                 for r in range(3)]
+        self.P = P
+
+    @staticmethod
+    def _joint_exp(tape, Ai, k):
+        w, v = Ai[:3, 0], Ai[3:, 0]
+        C = tape.from_sympy
+        H = [[0] * 4 for _ in range(4)]
+        H[3][3] = 1
+        if any(not _negligible(x) for x in w):
+            W = sp.Matrix([[0, -w[2], w[1]], [w[2], 0, -w[0]], [-w[1], w[0], 0]])
+            W2 = (W * W).applyfunc(sp.expand)
+            cos, sin = tape.leaf("cos", k), tape.leaf("sin", k)
+            omc = tape.add(1, cos, -1)
+            for r in range(3):
+                for c in range(3):
+                    H[r][c] = tape.dot([(C(W[r, c]), sin), (C(W2[r, c]), omc)],
+                                       1 if r == c else 0)
+            Wv, W2v = (W * v).applyfunc(sp.expand), (W2 * v).applyfunc(sp.expand)
+            pitch = not _negligible((w.T * v)[0])
+            qk = tape.leaf("q", k)
+            for r in range(3):
+                pairs = [(C(Wv[r]), omc), (C(-W2v[r]), sin)]
+                if pitch:
+                    pairs.append((C(sp.expand(v[r] + W2v[r])), qk))
+                H[r][3] = tape.dot(pairs)
+        else:
+            qk = tape.leaf("q", k)
+            for r in range(3):
+                H[r][r] = 1
+                H[r][3] = tape.mul(C(v[r]), qk)
+        return H
+
+    @staticmethod
+    def _ad_inv(tape, H):
+        """Ad of the inverse of a pose H = (R, p): [[R^T, 0], [-R^T [p], R^T]]."""
+        Rt = [[H[c][r] for c in range(3)] for r in range(3)]
+        p = [H[r][3] for r in range(3)]
+        neg = lambda x: tape.dot([(x, -1)])          # noqa: E731
+        P = [[0, neg(p[2]), p[1]], [p[2], 0, neg(p[0])], [neg(p[1]), p[0], 0]]
+        RtP = tape.matmul(Rt, P)
+        A = [[0] * 6 for _ in range(6)]
+        for r in range(3):
+            for c in range(3):
+                A[r][c] = Rt[r][c]
+                A[r + 3][c + 3] = Rt[r][c]
+                A[r + 3][c] = neg(RtP[r][c])
+        return A
+
+    def christoffel(self):
+        """{(i, j, k), j <= k: Gamma_ijk} of the first kind (5.13), as tape operands."""
+        tape, n, M = self.tape, self.n, self.M
+        half = tape.num(1) / 2 if tape.exact else 0.5
+        out = {}
+        for i in range(n):
+            for j in range(n):
+                for k in range(j, n):
+                    out[i, j, k] = tape.dot([(tape.diff(M[i][j], k), half),
+                                             (tape.diff(M[i][k], j), half),
+                                             (tape.diff(M[j][k], i), -half)])
+        return out
+
+    def equations(self, q, qd, g):
+        """(M, C, G, intermediates) as sympy: M, C, G in q, qd, g and the intermediate Symbols
+        ``w1, w2, ...`` whose definitions (in order) ``intermediates`` lists."""
+        n, tape = self.n, self.tape
+        gam = self.christoffel()
+        dP = [[tape.diff(self.P[r], k) for k in range(n)] for r in range(3)]
+        keys = sorted(gam)
+        flat = [self.M[i][j] for i in range(n) for j in range(i + 1)] + [gam[k] for k in keys]
+        rows = [r for r in range(3) if g[r] != 0]
+        flat += [dP[r][k] for r in rows for k in range(n)]
+        taken = {str(x) for x in list(q) + list(qd)} | {
+            str(x) for d in tape.defs if d[0] == "p" for x in d[1].free_symbols} | {
+            str(x) for v in g for x in sp.sympify(v).free_symbols}
+        prefix = "w"
+        while any(t.startswith(prefix) and t[len(prefix):].isdigit() for t in taken):
+            prefix = "_" + prefix
+        exprs, inter = tape.to_sympy(flat, list(q), prefix)
+        it = iter(exprs)
+        Mm = sp.zeros(n, n)
+        for i in range(n):
+            for j in range(i + 1):
+                Mm[i, j] = Mm[j, i] = next(it)
+        G3 = {k: next(it) for k in keys}
+        C = sp.zeros(n, n)
+        for i in range(n):
+            for j in range(n):
+                C[i, j] = sp.Add(*[G3[i, min(j, k), max(j, k)] * qd[k] for k in range(n)])
+        Gv = sp.zeros(n, 1)
+        for r in rows:
+            for k in range(n):
+                Gv[k] -= g[r] * next(it)
+        return Mm, C, Gv, inter
+
+
+# --------------------------------------------------------------------------
+# choosing the form, and the compiled twin of the nested form
+# --------------------------------------------------------------------------
+
+BUDGET = 1000
+"""Largest product (in terms) the expanded form may build under ``form="auto"``; beyond it the
+nested form is derived instead."""
+
+
+AXES_NESTED = 4
+"""Chains whose rotating joints have this many different axis directions go straight to the
+nested form under ``form="auto"`` (their expanded form grows like 5^n)."""
+
+
+def _axis_directions(chain):
+    """The number of different directions (up to sign) of the rotating joints' axes at home."""
+    dirs = []
+    for i in range(chain.n):
+        try:
+            w = np.array([float(x) for x in list(chain.screws[:3, i])])
+        except TypeError:                        # a symbolic axis: count it as new
+            dirs.append(None)
+            continue
+        if np.linalg.norm(w) < 1e-12:
+            continue
+        w = w / np.linalg.norm(w)
+        if not any(d is not None and abs(abs(d @ w) - 1) < 1e-9 for d in dirs):
+            dirs.append(w)
+    return len(dirs)
+
+
+def choose(chain, form="auto"):
+    """The derivation :func:`robodyn.lagrange.equations_of_motion` uses: ``"expanded"`` (a
+    :class:`Derivation`), ``"nested"`` (a :class:`NestedDerivation`) or ``"auto"``: the expanded
+    form unless the rotating joints have :data:`AXES_NESTED` or more axis directions or one of its
+    products outgrows :data:`BUDGET` terms. Cached on the chain.
+
+    >>> import numpy as np
+    >>> from robodyn.models import random_chain, ur5_like
+    >>> type(choose(ur5_like())).__name__, type(choose(random_chain(7, np.random.default_rng(2)))).__name__
+    ('Derivation', 'NestedDerivation')
+    """
+    cache = chain._cache
+    if form == "expanded":
+        return derivation(chain)
+    if form == "auto" and _axis_directions(chain) >= AXES_NESTED:
+        cache["lagrange", "too big"] = True
+    if form == "auto" and ("lagrange", "too big") not in cache:
+        if ("lagrange", "derivation") in cache:
+            return cache["lagrange", "derivation"]
+        try:
+            d = Derivation(chain, budget=BUDGET)
+        except _TooBig:
+            cache["lagrange", "too big"] = True
+        else:
+            d.ring.budget = None
+            cache["lagrange", "derivation"] = d
+            return d
+    if ("lagrange", "nested") not in cache:
+        cache["lagrange", "nested"] = NestedDerivation(chain)
+    return cache["lagrange", "nested"]
+
+
+class _FastC:
+    """C for the expressions of the nested form (sums, products, integer powers, numbers,
+    Symbols, cos, sin), printed in one pass without sympy's term ordering; anything else goes to
+    the printer of :mod:`robodyn.codegen`."""
+
+    def __init__(self, names):
+        self.names = names                       # Symbol -> C name
+        self._other = None
+
+    def __call__(self, e):
+        if e.is_Symbol:
+            return self.names.get(e, e.name)
+        if e.is_Number:
+            return repr(float(e)) if e.is_Rational or e.is_Float else self.other(e)
+        if e.is_Add:
+            return "(" + " + ".join(self(a) for a in e.args) + ")"
+        if e.is_Mul:
+            return "(" + "*".join(self(a) for a in e.args) + ")"
+        if e.is_Pow and e.exp.is_Integer and 0 < int(e.exp) <= 4:
+            b = self(e.base)
+            return "(" + "*".join([b] * int(e.exp)) + ")"
+        if isinstance(e, (sp.cos, sp.sin)):
+            return f"{type(e).__name__}({self(e.args[0])})"
+        return self.other(e)
+
+    def other(self, e):
+        if self._other is None:
+            try:
+                from .codegen import _Printer
+                self._other = _Printer()
+            except ImportError:                                 # pragma: no cover
+                from sympy.printing.c import C99CodePrinter
+                self._other = C99CodePrinter()
+        return self._other.doprint(e.xreplace({s: sp.Symbol(c) for s, c in self.names.items()}))
+
+
+_NESTED_TEMPLATE = """
+{pragma}
+static void k_all(const double *q, const double *qd, double *M, double *C, double *G)
+{{
+{body}
+}}
+
+static void k_M(const double *q, double *M)
+{{
+    double qd[N] = {{0}}, C[N * N], G[N];
+    k_all(q, qd, M, C, G);
+}}
+
+static void k_C(const double *q, const double *qd, double *C)
+{{
+    double M[N * N], G[N];
+    k_all(q, qd, M, C, G);
+}}
+
+static void k_G(const double *q, double *G)
+{{
+    double qd[N] = {{0}}, M[N * N], C[N * N];
+    k_all(q, qd, M, C, G);
+}}
+
+static void k_MH(const double *q, const double *qd, double *M, double *h)
+{{
+    double C[N * N], G[N];
+    k_all(q, qd, M, C, G);
+    for (int i = 0; i < N; i++) {{
+        double s = G[i];
+        for (int j = 0; j < N; j++) s += C[i * N + j] * qd[j];
+        h[i] = s;
+    }}
+}}
+"""
+
+
+_OPTIMIZE_UP_TO = 1500          # statements
+
+
+def nested_source(M, C, G, q, qd, intermediates):
+    """The C source (module name ``MODNAME``) of equations in nested form, for
+    :func:`robodyn.codegen.compiled_module`: one kernel computes the intermediates once, in
+    order, then M, C and G."""
+    from . import codegen
+    n = len(q)
+    names = {s: f"q[{k}]" for k, s in enumerate(q)}
+    names.update({s: f"qd[{k}]" for k, s in enumerate(qd)})
+    names.update({w: f"w_{k}" for k, (w, _) in enumerate(intermediates)})
+    pr = _FastC(names)
+    lines = [f"    const double {names[w]} = {pr(e)};" for w, e in intermediates]
+    for arg, X in (("M", M), ("C", C), ("G", G)):
+        lines += [f"    {arg}[{k}] = {pr(x)};" for k, x in enumerate(X)]
+    # gcc's optimizer is superlinear in the length of one function: long programs compile
+    # unoptimized (seconds instead of minutes; the calls stay in microseconds)
+    pragma = '#pragma GCC optimize ("O0")' if len(lines) > _OPTIMIZE_UP_TO else ""
+    kernels = _NESTED_TEMPLATE.format(body="\n".join(lines), pragma=pragma)
+    return codegen._TEMPLATE.format(n=n, kernels=kernels, modname="MODNAME")
+
+
+def compile_nested(M, C, G, q, qd, intermediates):
+    """The compiled module (``M``, ``C``, ``G``, ``tau``, ``forward_dynamics``, as
+    :func:`robodyn.codegen.compile_equations` makes) of equations in nested form."""
+    from . import codegen
+    return codegen.compiled_module(nested_source(M, C, G, q, qd, intermediates), "robodyn_nested")
+
+
+def code_op_count(source):
+    """Arithmetic operations (+ - * /) in generated C kernels (the lines that compute)."""
+    count = 0
+    for line in source.splitlines():
+        line = line.strip()
+        if line.startswith("const double") or ("[" in line and "] = " in line and
+                                               line.endswith(";")):
+            rhs = line.split("=", 1)[1]
+            count += sum(rhs.count(c) for c in "+*/") + rhs.count(" - ") + rhs.count("(-")
+    return count
