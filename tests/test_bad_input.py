@@ -576,11 +576,8 @@ def _lagrange_cases():
              "equations_of_motion: gravity", "lagrange-eom-complex-gravity"),
         case(lambda: lg.generalized_forces(RR, Q2, [1, 2, 3]), ValueError,
              "generalized_forces: wrenches", "lagrange-generalized_forces-wrenches"),
-        pytest.param(lambda: lg.equations_of_motion(RR, q=[a, b], qd=[b, c]), ValueError,
-                     "equations_of_motion: qd", id="lagrange-eom-shared-symbol",
-                     marks=pytest.mark.xfail(strict=False, reason=(
-                         "q and qd sharing a symbol is not refused by lagrange.py (owned by "
-                         "the symbolic-speed branch); compile_equations refuses it"))),
+        case(lambda: lg.equations_of_motion(RR, q=[a, b], qd=[b, c]), ValueError,
+             "equations_of_motion: qd", "lagrange-eom-shared-symbol"),
     ]
 
 

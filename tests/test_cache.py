@@ -204,8 +204,11 @@ def test_four_processes_build_the_same_modules_at_once(tmp_path):
         assert r["warnings"] == [], r["warnings"]
     mods = _modules(cache)
     assert len(mods) == 2 and all(codegen._verified(so) for so in mods)
+    index = [p for p in (cache / "codegen").iterdir() if p.name.startswith("eom-")]
+    assert len(index) == 1 and index[0].suffix == ".txt"      # symbolic key -> module name
+    assert any(so.name.startswith(index[0].read_text().strip()) for so in mods)
     leftovers = [p for p in (cache / "codegen").iterdir()
-                 if not p.name.endswith((".so", ".sha256", ".lock"))]
+                 if not p.name.endswith((".so", ".sha256", ".lock")) and p not in index]
     assert not leftovers, leftovers
 
 

@@ -163,14 +163,7 @@ def test_lagrange_gravity_equals_dynamics(case):
     _lagrange_gravity_check(case)
 
 
-OFFSET_BUG = pytest.mark.xfail(
-    strict=False, reason="lagrange's gravity (gravity_vector, potential_energy, "
-    "equations_of_motion(...).G) ignores a link's centre-of-mass offset from its frame (issue "
-    "8); lagrange.py belongs to the symbolic-speed branch, which fixes it")
-
-
-@OFFSET_BUG
-@_settings(EXAMPLES["lagrange_numeric"], shrink=False)
+@_settings(EXAMPLES["lagrange_numeric"], shrink=True)
 @given(chains(offsets=True))
 def test_lagrange_gravity_equals_dynamics_with_offsets(case):
     _lagrange_gravity_check(case)
@@ -193,7 +186,6 @@ def test_symbolic_lagrange_equals_dynamics(case):
     _symbolic_check(case)
 
 
-@OFFSET_BUG
 @_settings(EXAMPLES["lagrange_symbolic"] // 2, shrink=False)
 @given(chains(max_joints=2, offsets=True))
 def test_symbolic_lagrange_equals_dynamics_with_offsets(case):

@@ -731,6 +731,7 @@ def equations_of_motion(chain, gravity=DEFAULT_GRAVITY, q=None, qd=None, form="a
     qd = sp.symbols(f"qd1:{n + 1}") if qd is None else qd
     q = _symbol_list(q, "q", fname)
     qd = _symbol_list(qd, "qd", fname)
+    _checks.distinct_symbols({"q": q, "qd": qd}, fname)
     for name, v in (("q", q), ("qd", qd)):
         if len(v) != n:
             raise ValueError(f"{fname}: {name}: expected {n} symbols (one per joint), got {len(v)}")
