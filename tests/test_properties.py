@@ -186,7 +186,7 @@ def test_symbolic_lagrange_equals_dynamics(case):
     _symbolic_check(case)
 
 
-@_settings(EXAMPLES["lagrange_symbolic"] // 2, shrink=False)
+@_settings(EXAMPLES["lagrange_symbolic"] // 2)
 @given(chains(max_joints=2, offsets=True))
 def test_symbolic_lagrange_equals_dynamics_with_offsets(case):
     _symbolic_check(case)
