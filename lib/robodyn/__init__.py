@@ -12,6 +12,8 @@ One module per part of the book; the names below are the public API.
 * :mod:`robodyn.dynamics` -- numeric O(n) algorithms: RNEA, ABA, CRBA, Coriolis matrix
 * :mod:`robodyn.simulation` -- simulation with energy and step-size reports
 * :mod:`robodyn.geometry` -- the kinetic-energy metric, Levi-Civita connection, geodesics
+* :mod:`robodyn.vehicle`, :mod:`robodyn.port_hamiltonian` -- rigid bodies on SE(3), joints as
+  subgroups, vehicle--manipulator systems and their port-Hamiltonian forms (Part VI)
 * :mod:`robodyn.viz` -- figures, interactive figures and animations (the only module that
   imports matplotlib and ipywidgets; import it explicitly)
 """
@@ -32,6 +34,8 @@ from .lagrange import (DEFAULT_GRAVITY, christoffel_symbols, coriolis_matrix,
                        NumericEquations, generalized_forces, gravity_vector,
                        kinetic_energy, mass_matrix, potential_energy)
 from .simulation import Trajectory, simulate
+from . import port_hamiltonian, vehicle
+from .vehicle import VehicleManipulator
 
 __version__ = "0.1.0"
 
