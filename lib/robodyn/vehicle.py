@@ -803,13 +803,15 @@ class StandardForm:
 
 
 class PlanarCoordinates:
-    r"""A planar-base VMS in vector coordinates :math:`(\theta, x, y, q)` with speeds
-    :math:`u = (v, \dot q)` (base body twist (omega_z, v_x, v_y)), as a
-    :class:`~robodyn.equations.NumericForm`: kinematics :math:`\dot\theta = \omega_z`,
-    :math:`(\dot x, \dot y) = R(\theta)(v_x, v_y)`, :math:`\dot q = \dot q`; mass matrix and
-    forcing those of (ph-21). So :func:`robodyn.max_difference` compares it with
-    :func:`robodyn.lagrange.equations_of_motion` of the same robot built as a chain with
-    virtual base joints.
+    r"""A planar-base VMS in vector coordinates :math:`(x, y, \theta, q)` with speeds
+    :math:`u = (\mathrm v, \dot q)` (the base body twist (omega_z, v_x, v_y)), as a
+    :class:`~robodyn.equations.NumericForm`: kinematics :math:`(\dot x, \dot y) =
+    R(\theta)(v_x, v_y)`, :math:`\dot\theta = \omega_z`, :math:`\dot q = \dot q`; mass matrix
+    and forcing those of (ph-21), inputs the base body wrench (m_z, f_x, f_y) and the joint
+    torques. The coordinates are those of the same robot built as a chain with virtual joints
+    (prismatic x, prismatic y, revolute z, then the arm), so :func:`robodyn.max_difference`
+    (with ``tau=False``: the two forms' inputs differ) compares it with
+    :func:`robodyn.lagrange.equations_of_motion` of that chain.
     """
 
     def __new__(cls, vms, gravity=None):
@@ -820,25 +822,28 @@ class PlanarCoordinates:
         std = StandardForm(vms, gravity)
         n = vms.dof
 
+        def pose(qc):
+            return vms.base_joint.configuration([qc[2], qc[0], qc[1]])
+
         class _Form(NumericForm):
             def mass_matrix(self, qc, t=0.0):
                 return vms.mass_matrix(qc[3:])
 
             def forcing(self, qc, u, t=0.0):
-                return std.forcing(qc[3:], u, pose=vms.base_joint.configuration(qc[:3]))
+                return std.forcing(qc[3:], u, pose=pose(qc))
 
             def kinematics(self, qc, u, t=0.0):
-                c, s = np.cos(qc[0]), np.sin(qc[0])
-                return np.concatenate([[u[0], c * u[1] - s * u[2], s * u[1] + c * u[2]], u[3:]])
+                c, s = np.cos(qc[2]), np.sin(qc[2])
+                return np.concatenate([[c * u[1] - s * u[2], s * u[1] + c * u[2], u[0]], u[3:]])
 
             def input_matrix(self, qc, t=0.0):
                 return np.eye(n)
 
             def kinematics_jacobian(self, qc, u, t=0.0):
                 J = np.zeros((n, n + 1))
-                c, s = np.cos(qc[0]), np.sin(qc[0])
-                J[1, 0] = -s * u[1] - c * u[2]
-                J[2, 0] = c * u[1] - s * u[2]
+                c, s = np.cos(qc[2]), np.sin(qc[2])
+                J[0, 2] = -s * u[1] - c * u[2]
+                J[1, 2] = c * u[1] - s * u[2]
                 return J
 
         return _Form(n, n, n, f"PlanarCoordinates({vms.name})")
