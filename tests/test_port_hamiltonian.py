@@ -13,7 +13,7 @@ from scipy.spatial.transform import Rotation
 import robodyn as rd
 from robodyn import port_hamiltonian as ph
 from robodyn.vehicle import (SUBGROUPS, PlanarCoordinates, StandardForm, VehicleManipulator,
-                             check_pose, coadjoint, euler_poincare, pose_error, rigid_body_step)
+                             check_pose, coadjoint, planar_virtual_chain, euler_poincare, pose_error, rigid_body_step)
 
 import reference as ref
 
@@ -315,27 +315,10 @@ def test_fixed_base_ports_balance():
     assert abs(P["kinetic"] - P["actuators"] - P["interaction"] - P["gravity"]) < 1e-11
 
 
-def planar_as_chain(vms):
-    """The planar VMS as a serial chain: prismatic x, prismatic y, revolute z (carrying the base
-    body), then the arm; the virtual links get a negligible inertia (1e-9)."""
-    arm = vms.chain
-    m = vms.base_inertia[3, 3]
-    C = vms.base_inertia[:3, 3:] / m
-    c = np.array([C[2, 1], C[0, 2], C[1, 0]])
-    I_c = vms.base_inertia[:3, :3] + m * C @ C
-    tiny = rd.spatial_inertia(1e-9, [1e-9, 1e-9, 1e-9])
-    S = np.column_stack([rd.prismatic_screw([1, 0, 0]), rd.prismatic_screw([0, 1, 0]),
-                         rd.revolute_screw([0, 0, 1], [0, 0, 0])]
-                        + [rd.adjoint(vms.mount) @ arm.screws[:, i] for i in range(arm.n)])
-    homes = [np.eye(4), np.eye(4), rd.homogeneous(np.eye(3), c)] + [vms.mount @ L for L in arm.link_homes]
-    inert = [tiny, tiny, rd.spatial_inertia(m, I_c)] + list(arm.link_inertias)
-    return rd.SerialChain.from_screws(S, vms.mount @ arm.home, homes, inert)
-
-
 @pytest.mark.equation("ph-21")
 def test_planar_vms_equals_lagrange_with_virtual_base_joints():
     vms, rng = planar()
-    eom = rd.equations_of_motion(planar_as_chain(vms), gravity=(0, 0, -9.81)).numeric()
+    eom = rd.equations_of_motion(planar_virtual_chain(vms), gravity=(0, 0, -9.81)).numeric()
     form = PlanarCoordinates(vms, gravity=(0, 0, -9.81))
     assert rd.max_difference(form, eom, tau=False) < 1e-7     # the virtual links' 1e-9 masses
     # with inputs: world forces (f_x, f_y, m_z) are the body wrench (m_z, R^T (f_x, f_y))

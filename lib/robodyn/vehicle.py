@@ -33,7 +33,7 @@ from .kinematics import SerialChain, _check_spatial_inertia, exp_se3
 
 __all__ = ["Subgroup", "SUBGROUPS", "coadjoint", "euler_poincare", "dexp_inverse",
            "rigid_body_step", "check_pose", "pose_error", "VehicleManipulator", "StandardForm",
-           "PlanarCoordinates"]
+           "PlanarCoordinates", "planar_virtual_chain"]
 
 # --------------------------------------------------------------------------
 # Lie-algebra helpers (float and complex arrays; complex for complex-step derivatives)
@@ -847,3 +847,39 @@ class PlanarCoordinates:
                 return J
 
         return _Form(n, n, n, f"PlanarCoordinates({vms.name})")
+
+
+def planar_virtual_chain(vms, virtual_mass=1e-9):
+    r"""The planar-base VMS as one serial chain: prismatic x, prismatic y, revolute z (the
+    last carrying the base body), then the arm -- the classical "virtual joints" model, whose
+    coordinates are those of :class:`PlanarCoordinates`. The two virtual links get the
+    negligible inertia ``virtual_mass`` (kg, kg m^2), so the chain's mass matrix differs from
+    the VMS's by that much.
+
+    >>> from robodyn.models import planar_rr
+    >>> from robodyn import spatial_inertia
+    >>> vms = VehicleManipulator.from_chain(planar_rr(), spatial_inertia(5.0, [1, 1, 1]), "planar")
+    >>> planar_virtual_chain(vms).joint_types[:3]
+    ('prismatic', 'prismatic', 'revolute')
+    """
+    if not isinstance(vms, VehicleManipulator) or vms.base_joint.name != "planar":
+        raise TypeError(f"planar_virtual_chain: vms: expected a VehicleManipulator with a planar "
+                        f"base, got {_checks._describe(vms)}")
+    eps = _checks.scalar(virtual_mass, "planar_virtual_chain: virtual_mass")
+    if not eps > 0:
+        raise ValueError(f"planar_virtual_chain: virtual_mass: expected a positive number, got {eps!r}")
+    from .kinematics import adjoint, homogeneous, prismatic_screw, revolute_screw, spatial_inertia
+    arm = vms.chain
+    m = vms.base_inertia[3, 3]
+    C = vms.base_inertia[:3, 3:] / m
+    c = np.array([C[2, 1], C[0, 2], C[1, 0]])
+    I_c = vms.base_inertia[:3, :3] + m * C @ C
+    tiny = spatial_inertia(eps, [eps, eps, eps])
+    S = np.column_stack([prismatic_screw([1, 0, 0]), prismatic_screw([0, 1, 0]),
+                         revolute_screw([0, 0, 1], [0, 0, 0])]
+                        + [adjoint(vms.mount) @ np.asarray(arm.screws[:, i], float) for i in range(arm.n)])
+    homes = ([np.eye(4), np.eye(4), homogeneous(np.eye(3), c)]
+             + [vms.mount @ np.asarray(L, float) for L in arm.link_homes])
+    inertias = [tiny, tiny, spatial_inertia(m, I_c)] + [np.asarray(G, float) for G in arm.link_inertias]
+    return SerialChain.from_screws(S, vms.mount @ np.asarray(arm.home, float), homes, inertias,
+                                   name=f"{vms.name} (virtual joints)")
