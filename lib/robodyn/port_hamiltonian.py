@@ -127,8 +127,9 @@ class FixedBaseForm:
     def gradient(self, x):
         r""":math:`\partial H/\partial x = (-\tfrac12\dot q^T\partial_kM_m\dot q,\ \dot q)`."""
         q, pi = self._split(x, "gradient")
-        qd = np.linalg.solve(self.mass_matrix(q), pi)
-        dM = self.vms.mass_matrix_derivatives(q)[:, 6:, 6:]
+        F = self.vms._frames(q)
+        qd = np.linalg.solve(self.vms._mass6(F)[6:, 6:], pi)
+        dM = self.vms._dmass(F)[:, 6:, 6:]
         return np.concatenate([-0.5 * np.einsum("i,kij,j->k", qd, dM, qd), qd])
 
     def interconnection(self, x=None):
