@@ -296,18 +296,22 @@ xy plane, floating), as subgroups with orthonormal subalgebra bases."""
 # --------------------------------------------------------------------------
 
 
-def _exp_screw(S, th):
-    """exp([S] th) for a unit-angular or prismatic screw S (float) and a float or complex th."""
+_I3, _I4, _EYE6 = np.eye(3), np.eye(4), np.eye(6)
+
+
+def _exp_screw(S, th, W=None):
+    """exp([S] th) for a unit-angular or prismatic screw S (float) and a float or complex th;
+    ``W`` = [omega] and its square may be passed precomputed as a pair."""
     w, v = S[:3], S[3:]
-    E = np.eye(4, dtype=complex if np.iscomplexobj(th) else float)
+    E = _I4.astype(complex) if np.iscomplexobj(th) else _I4.copy()
     if w @ w < 0.5:
         E[:3, 3] = v * th
         return E
-    W = _hat_np(w)
-    W2 = W @ W
+    W, W2 = (_hat_np(w), None) if W is None else W
+    W2 = W @ W if W2 is None else W2
     s, c = np.sin(th), np.cos(th)
-    E[:3, :3] = np.eye(3) + s * W + (1 - c) * W2
-    E[:3, 3] = (np.eye(3) * th + (1 - c) * W + (th - s) * W2) @ v
+    E[:3, :3] = _I3 + s * W + (1 - c) * W2
+    E[:3, 3] = th * v + ((1 - c) * W + (th - s) * W2) @ v
     return E
 
 
@@ -446,19 +450,32 @@ class VehicleManipulator:
     def _frames(self, q):
         """Kinematics at q (float or complex array of length n), in the base frame."""
         S, L, G = self._data()
+        hats = self._cache.setdefault("hats", [(_hat_np(Si[:3]), _hat_np(Si[:3]) @ _hat_np(Si[:3]))
+                                               for Si in S])
         n = self.n
         dt = complex if np.iscomplexobj(q) else float
         P = np.empty((n + 1, 4, 4), dtype=dt)
         s = np.empty((n, 6), dtype=dt)
-        T = np.empty((n, 4, 4), dtype=dt)
-        I = np.empty((n, 6, 6), dtype=dt)
         P[0] = self.mount
         for i in range(n):
-            s[i] = _adj(P[i]) @ S[i]
-            P[i + 1] = P[i] @ _exp_screw(S[i], q[i])
-            T[i] = P[i + 1] @ L[i]
-            X = _adj_inv(T[i])
-            I[i] = X.T @ G[i] @ X
+            R, p = P[i, :3, :3], P[i, :3, 3]
+            w = R @ S[i, :3]
+            s[i, :3] = w
+            s[i, 3:] = R @ S[i, 3:] + np.array([p[1] * w[2] - p[2] * w[1], p[2] * w[0] - p[0] * w[2],
+                                                 p[0] * w[1] - p[1] * w[0]])
+            P[i + 1] = P[i] @ _exp_screw(S[i], q[i], hats[i])
+        T = P[1:] @ L
+        # I^b_i = Ad_{T^-1}^T G_i Ad_{T^-1}, for all links at once
+        R, p = T[:, :3, :3], T[:, :3, 3]
+        X = np.zeros((n, 6, 6), dtype=dt)
+        Rt = np.transpose(R, (0, 2, 1))
+        X[:, :3, :3] = Rt
+        X[:, 3:, 3:] = Rt
+        ph_ = np.zeros((n, 3, 3), dtype=dt)
+        ph_[:, 0, 1], ph_[:, 0, 2], ph_[:, 1, 2] = -p[:, 2], p[:, 1], -p[:, 0]
+        ph_ = ph_ - np.transpose(ph_, (0, 2, 1))
+        X[:, 3:, :3] = -Rt @ ph_
+        I = np.transpose(X, (0, 2, 1)) @ G @ X
         Ic = np.cumsum(I[::-1], axis=0)[::-1]
         return _Frames(P, s, T, I, Ic)
 
@@ -528,11 +545,11 @@ class VehicleManipulator:
         n = self.n
         M = np.zeros((6 + n, 6 + n), dtype=F.s.dtype)
         M[:6, :6] = self.base_inertia + F.Ic[0]
-        for k in range(n):
-            M[:6, 6 + k] = F.Ic[k] @ F.s[k]
-            for j in range(k + 1):
-                M[6 + j, 6 + k] = M[6 + k, 6 + j] = F.s[j] @ F.Ic[k] @ F.s[k]
-        M[6:, :6] = M[:6, 6:].T
+        B = np.einsum("kij,kj->ki", F.Ic, F.s)          # B_k = I^c_k s_k
+        M[:6, 6:] = B.T
+        Gm = F.s @ B.T                                   # Gm[j, k] = s_j . I^c_k s_k, right for j <= k
+        M[6:, 6:] = np.triu(Gm) + np.triu(Gm, 1).T
+        M[6:, :6] = B
         return M
 
     def _project(self, M6):
@@ -584,7 +601,7 @@ class VehicleManipulator:
             for j in range(n):
                 Y[6 + j] = F.s[j] @ F.Ic[max(j, k)]
             W = np.zeros((6, 6 + n))
-            W[:, :6] = np.eye(6)
+            W[:, :6] = _EYE6
             W[:, 6:7 + k] = F.s[:k + 1].T
             Z = Y @ _ad6(F.s[k]) @ W
             out[k] = self._project(-(Z + Z.T))
