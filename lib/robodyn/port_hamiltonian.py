@@ -487,8 +487,10 @@ class DecoupledForm(_VMSBase):
         ``L`` (n x n), ``Phi``."""
         q = self.vms._q(q, "parts")
         b, n = self.nb, self.n
-        M = self.vms.mass_matrix(q)
-        dM = self.vms.mass_matrix_derivatives(q)
+        vms = self.vms
+        F = vms._frames(q)
+        M = vms._project(vms._mass6(F))
+        dM = vms._dmass(F)
         Mb, Mbm, Mm = M[:b, :b], M[:b, b:], M[b:, b:]
         A = np.linalg.solve(Mb, Mbm)
         dA = np.array([np.linalg.solve(Mb, dM[k, :b, b:] - dM[k, :b, :b] @ A) for k in range(n)])
@@ -531,23 +533,23 @@ class DecoupledForm(_VMSBase):
         P = self.parts(q)
         return float(0.5 * p @ np.linalg.solve(P["M_b"], p) + 0.5 * pi @ np.linalg.solve(P["M_hat"], pi))
 
-    def gradient(self, x):
+    def gradient(self, x, _parts=None):
         r""":math:`(\hat{\mathrm v}, -\tfrac12\hat{\mathrm v}^T\partial_kM_b\hat{\mathrm v}
         - \tfrac12\dot q^T\partial_k\hat M_m\dot q, \dot q)` (ph-62)."""
         _, p, q, pi = self._split(x, "gradient")
-        P = self.parts(q)
+        P = self.parts(q) if _parts is None else _parts
         vh = np.linalg.solve(P["M_b"], p)
         qd = np.linalg.solve(P["M_hat"], pi)
         dq = (-0.5 * np.einsum("i,kij,j->k", vh, P["dM_b"], vh)
               - 0.5 * np.einsum("i,kij,j->k", qd, P["dM_hat"], qd))
         return np.concatenate([vh, dq, qd])
 
-    def interconnection(self, x):
+    def interconnection(self, x, _parts=None):
         r""":math:`\hat{\mathcal J} = \Phi\mathcal J\Phi^T` (ph-68), in closed form
         :math:`\begin{pmatrix}\widetilde{ad}_p & 0 & -\widetilde{ad}_pA\\ 0 & 0 & 1\\
         -A^T\widetilde{ad}_p & -1 & A^T\widetilde{ad}_pA + L^T - L\end{pmatrix}`."""
         _, p, q, _ = self._split(x, "interconnection")
-        P = self.parts(q, p)
+        P = self.parts(q, p) if _parts is None else _parts
         b, n = self.nb, self.n
         adp = self.vms.base_joint.coadjoint(p)
         A, L = P["A"], P["L"]
@@ -560,11 +562,11 @@ class DecoupledForm(_VMSBase):
         J[b + n:, b + n:] = A.T @ adp @ A + L.T - L
         return J
 
-    def input_matrix(self, x):
+    def input_matrix(self, x, _parts=None):
         r""":math:`\hat{\mathcal G} = \Phi\mathcal G = \begin{pmatrix}1 & 0\\ 0 & 0\\ -A^T & 1
         \end{pmatrix}`."""
         _, _, q, _ = self._split(x, "input_matrix")
-        A = self.parts(q)["A"]
+        A = (self.parts(q) if _parts is None else _parts)["A"]
         b, n = self.nb, self.n
         G = np.zeros((b + 2 * n, b + n))
         G[:b, :b] = np.eye(b)
@@ -579,9 +581,10 @@ class DecoupledForm(_VMSBase):
         H, p, q, pi = self._split(x, "rhs")
         w, tau = _inputs(inputs, t, x, self.nb, self.n, f"{self.name}.rhs")
         w, tau = self._generalized(H, q, w, tau)
-        e = self.gradient(x)
-        xd = self.interconnection(x) @ e + self.input_matrix(x) @ np.concatenate([w, tau])
-        v = self.velocities(x)[:self.nb]
+        P = self.parts(q, p)
+        e = self.gradient(x, P)
+        xd = self.interconnection(x, P) @ e + self.input_matrix(x, P) @ np.concatenate([w, tau])
+        v = e[:self.nb] - P["A"] @ e[self.nb + self.n:]          # v = v_hat - A qdot
         return np.concatenate([_pose_rate(H, self.vms.base_joint.basis @ v), xd])
 
     def accelerations(self, q, nu, t=0.0, pose=None, w=None, tau=None):
