@@ -505,3 +505,26 @@ def test_convergence_warning_for_a_huge_step():
     x0 = form.state(np.eye(4), rng.normal(size=6) * 3, rng.normal(size=3), rng.normal(size=3) * 5)
     with pytest.warns(ph.ConvergenceWarning, match="no convergence"):
         ph.energy_momentum_step(form, x0, 2.0, max_iter=5)
+
+
+@pytest.mark.equation("ph-74", "ph-75", "ph-76", "ph-77")
+def test_lemma_identities_of_the_reduced_mass_matrices():
+    vms, rng = floating(n=4, seed=16)
+    f85 = ph.ReducedEulerLagrange(vms)
+    q, vh, qd = rng.normal(size=4), rng.normal(size=6), rng.normal(size=4)
+    m = f85.matrices(q, vh, qd)
+    P = ph.DecoupledForm(vms).parts(q)
+    Mhd = np.einsum("kij,k->ij", P["dM_hat"], qd)
+    Mbd = np.einsum("kij,k->ij", P["dM_b"], qd)
+    assert np.allclose(Mhd @ qd, (m["C_m"] + m["C_m"].T) @ qd, atol=1e-11)              # (74)
+    assert np.allclose(np.einsum("kij,i,j->k", P["dM_hat"], qd, qd), 2 * m["C_m"].T @ qd, atol=1e-11)
+    assert np.allclose(Mbd @ vh, m["E_b"] @ qd + m["P_b"] @ vh, atol=1e-11)              # (76)
+    assert np.allclose(np.einsum("kij,i,j->k", P["dM_b"], vh, vh), 2 * m["E_b"].T @ vh, atol=1e-11)
+    C2 = m["C2"]
+    assert np.allclose(C2, -C2.T)
+    # the quadratic form of C1 is that of (1/2) dM_hat/dt: no work by the skew pair
+    nu = np.r_[vh, qd]
+    Mdot = np.block([[Mbd, np.zeros((6, 4))], [np.zeros((4, 6)), Mhd]])
+    assert abs(nu @ (0.5 * Mdot - m["C1"]) @ nu) < 1e-10
+    bad = ph.ReducedEulerLagrange(vms, sign=1).matrices(q, vh, qd)
+    assert abs(nu @ (0.5 * Mdot - bad["C1"]) @ nu + 2 * qd @ m["E_b"].T @ vh) < 1e-10
