@@ -504,7 +504,7 @@ def test_convergence_warning_for_a_huge_step():
     form = ph.VMSForm(vms)
     x0 = form.state(np.eye(4), rng.normal(size=6) * 3, rng.normal(size=3), rng.normal(size=3) * 5)
     with pytest.warns(ph.ConvergenceWarning, match="no convergence"):
-        ph.energy_momentum_step(form, x0, 2.0, max_iter=5)
+        ph.energy_momentum_step(form, x0, 0.2, max_iter=2)
 
 
 @pytest.mark.equation("ph-74", "ph-75", "ph-76", "ph-77")
@@ -528,3 +528,12 @@ def test_lemma_identities_of_the_reduced_mass_matrices():
     assert abs(nu @ (0.5 * Mdot - m["C1"]) @ nu) < 1e-10
     bad = ph.ReducedEulerLagrange(vms, sign=1).matrices(q, vh, qd)
     assert abs(nu @ (0.5 * Mdot - bad["C1"]) @ nu + 2 * qd @ m["E_b"].T @ vh) < 1e-10
+
+
+def test_divergence_of_the_implicit_step_is_an_error():
+    vms, rng = floating(n=3, seed=17)
+    form = ph.VMSForm(vms)
+    x0 = form.state(np.eye(4), np.zeros(6), rng.normal(size=3), np.zeros(3))
+    stiff = lambda t, x: (np.zeros(6), -1e5 * form.velocities(x)[6:])
+    with pytest.raises(RuntimeError, match="diverged.*take a smaller step"):
+        ph.energy_momentum_step(form, x0 + np.r_[np.zeros(12), np.ones(12)], 0.5, inputs=stiff)

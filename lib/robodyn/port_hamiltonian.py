@@ -811,11 +811,14 @@ def energy_momentum_step(form, x, dt, inputs=None, t=0.0, tol=1e-13, max_iter=60
     motion, and without inputs :math:`p' = Ad_F^Tp`, so the total momentum
     :math:`Ad_{H^{-1}}^Tp` is conserved exactly. Inputs are evaluated at
     (t + h/2, the midpoint state). The implicit equations are solved by fixed-point
-    iteration to ``tol`` (at most ``max_iter`` sweeps; ConvergenceWarning beyond).
+    iteration while it contracts fast, and by Newton's method with a finite-difference Jacobian
+    otherwise (stiff state-dependent inputs, light links), to ``tol``; at most ``max_iter``
+    iterations (ConvergenceWarning beyond), RuntimeError when the iteration diverges.
 
     Returns
     -------
-    (x_next, info) with ``info`` a dict: ``iterations``, ``power`` (the discrete supplied power).
+    (x_next, info) with ``info`` a dict: ``iterations``, ``sweeps`` (evaluations of the step's
+    right-hand side, Jacobian columns included), ``power`` (the discrete supplied power).
     """
     if not isinstance(form, VMSForm):
         raise TypeError(f"energy_momentum_step: form: expected a VMSForm, got {_checks._describe(form)}")
@@ -829,8 +832,12 @@ def energy_momentum_step(form, x, dt, inputs=None, t=0.0, tol=1e-13, max_iter=60
     E0, g0, _, _ = form._reduced(y0)
     S = form.vms.base_joint.basis
     y1 = y0 + dt * _vms_ydot(form, y0, g0, inputs, t, x)
-    it = 0
-    for it in range(1, max_iter + 1):
+
+    count = [0]
+
+    def sweep(y1):
+        """The step's right-hand side at the guess y1: (new y1, vbar, w, tau, gbar)."""
+        count[0] += 1
         ym = 0.5 * (y0 + y1)
         m1 = np.concatenate([y1[:b], y1[b + n:]])
         E1 = 0.5 * m1 @ np.linalg.solve(form.vms.mass_matrix(y1[b:b + n]), m1)
@@ -845,17 +852,42 @@ def energy_momentum_step(form, x, dt, inputs=None, t=0.0, tol=1e-13, max_iter=60
         p1 = np.linalg.solve(np.eye(b) - 0.5 * dt * adT, (np.eye(b) + 0.5 * dt * adT) @ y0[:b] + dt * w)
         q1 = y0[b:b + n] + dt * gbar[b + n:]
         pi1 = y0[b + n:] - dt * gbar[b:b + n] + dt * tau
-        new = np.concatenate([p1, q1, pi1])
-        change = np.abs(new - y1).max()
-        y1 = new
-        if change <= tol * max(1.0, np.abs(y1).max()):
+        return np.concatenate([p1, q1, pi1]), vbar, w, tau, gbar
+
+    # fixed-point sweeps while they contract fast; otherwise Newton on r(y) = y - sweep(y) with a
+    # finite-difference Jacobian (built once, rebuilt when Newton slows down)
+    it, last, jac = 0, np.inf, None
+    scale = 1.0 + np.abs(y0).max()
+    for it in range(1, max_iter + 1):
+        new, vbar, w, tau, gbar = sweep(y1)
+        r = y1 - new
+        change = np.abs(r).max()
+        if not np.isfinite(change) or change > 1e6 * scale:
+            raise RuntimeError(f"energy_momentum_step: the iteration diverged at sweep {it} (change "
+                               f"{change:.3g}): the step h = {dt:g} s is too large for the inputs' "
+                               f"stiffness or the speeds; take a smaller step")
+        if change <= tol * max(1.0, np.abs(new).max()):
+            y1 = new
             break
+        if jac is None and change < 0.3 * last:
+            y1 = new                                      # contracting: keep sweeping
+        else:
+            if jac is None or change > 0.3 * last:
+                m = y1.size
+                jac = np.eye(m)
+                for k in range(m):
+                    e = np.zeros(m)
+                    e[k] = 1e-7 * (1.0 + abs(y1[k]))
+                    jac[:, k] = (e - (sweep(y1 + e)[0] - new)) / e[k]
+            y1 = y1 - np.linalg.solve(jac, r)
+        last = change
     else:
-        warnings.warn(f"energy_momentum_step: no convergence in {max_iter} sweeps (last change "
+        warnings.warn(f"energy_momentum_step: no convergence in {max_iter} iterations (last change "
                       f"{change:.2g}); take a smaller step", ConvergenceWarning, stacklevel=2)
     H1 = H0 @ cayley_motion(dt * (S @ vbar))
     power = float(w @ vbar + tau @ gbar[b + n:])
-    return np.concatenate([H1[:3, :3].ravel(), H1[:3, 3], y1]), {"iterations": it, "power": power}
+    return (np.concatenate([H1[:3, :3].ravel(), H1[:3, 3], y1]),
+            {"iterations": it, "sweeps": count[0], "power": power})
 
 
 def _vms_ydot(form, y, g, inputs, t, x):
@@ -873,7 +905,7 @@ class PHTrajectory:
     :math:`\int_0^t\langle\mathrm w|\mathrm v\rangle + \langle\tau|\dot q\rangle` (integrated
     with the state by RK45; the scheme's own discrete power for the energy--momentum method);
     ``momentum`` (N, 6) in the space frame; ``pose_error`` (N,); ``method``; ``wall_time``
-    (s); ``evaluations`` (right-hand sides or implicit sweeps)."""
+    (s); ``evaluations`` (right-hand sides, or sweeps of the implicit step)."""
 
     t: np.ndarray
     x: np.ndarray
@@ -947,7 +979,7 @@ def simulate(form, x0, t_span, method="RK45", dt=None, inputs=None, rtol=1e-9, a
         x = x0
         for k in range(steps):
             x, info = energy_momentum_step(form, x, h, inputs, t0 + k * h)
-            evals += info["iterations"]
+            evals += info["sweeps"]
             xs.append(x)
             ts.append(t0 + (k + 1) * h)
             sup.append(sup[-1] + h * info["power"])
