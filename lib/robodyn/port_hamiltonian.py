@@ -40,8 +40,8 @@ import numpy as np
 from . import _checks
 from .dynamics import _ad6, gravity_torques
 from .kinematics import SerialChain, _check_spatial_inertia, jacobian_body
-from .vehicle import (SUBGROUPS, StandardForm, VehicleManipulator, _adj_inv, _coadjoint,
-                      _inputs, _pose_of, _pose_rate, check_pose, pose_error)
+from .vehicle import (SUBGROUPS, StandardForm, mechanical_energy, VehicleManipulator, _adj_inv, _coadjoint,
+                      _inputs, _pose_of, _pose_rate, _split_state, check_pose, pose_error)
 
 __all__ = ["canonical_matrix", "FixedBaseForm", "BaseForm", "VMSForm", "DecoupledForm",
            "ReducedEulerLagrange", "BoltzmannHamel", "cayley_motion", "energy_momentum_step",
@@ -316,10 +316,7 @@ class _VMSBase:
         return self.name
 
     def _split(self, x, fname):
-        x = _checks.vector(x, self.size, f"{self.name}.{fname}: x (pose 12, then "
-                                         f"{self.nb} + {2 * self.n} numbers)")
-        b, n = self.nb, self.n
-        return _pose_of(x), x[12:12 + b], x[12 + b:12 + b + n], x[12 + b + n:]
+        return _split_state(x, self.nb, self.n, f"{self.name}.{fname}: x")
 
     def mass_matrix(self, q, t=0.0):
         """The locked mass matrix :math:`\\mathcal M(q)` of (ph-21)."""
@@ -334,12 +331,7 @@ class _VMSBase:
 
     def energy(self, x):
         """Kinetic + potential energy of a state (J)."""
-        H, v, q, qd = self._as_standard(x)
-        nu = np.concatenate([v, qd])
-        E = 0.5 * nu @ self.vms.mass_matrix(q) @ nu
-        if self.gravity is not None:
-            E += self.vms.potential_energy(q, H, self.gravity)
-        return float(E)
+        return mechanical_energy(self.vms, *self._as_standard(x), self.gravity)
 
     def _as_standard(self, x):
         H, _, q, _ = self._split(x, "energy")

@@ -33,7 +33,7 @@ from .kinematics import SerialChain, _check_spatial_inertia, exp_se3
 
 __all__ = ["Subgroup", "SUBGROUPS", "coadjoint", "euler_poincare", "dexp_inverse",
            "rigid_body_step", "check_pose", "pose_error", "VehicleManipulator", "StandardForm",
-           "PlanarCoordinates", "planar_virtual_chain"]
+           "PlanarCoordinates", "planar_virtual_chain", "mechanical_energy"]
 
 # --------------------------------------------------------------------------
 # Lie-algebra helpers (float and complex arrays; complex for complex-step derivatives)
@@ -698,6 +698,22 @@ def _pose_of(x):
     return H
 
 
+def mechanical_energy(vms, pose, v, q, qd, gravity=None):
+    r"""Kinetic energy :math:`\tfrac12\nu^T\mathcal M(q)\nu` plus, with ``gravity`` (3-vector,
+    m/s^2), the potential energy of all bodies (J)."""
+    nu = np.concatenate([v, qd])
+    E = 0.5 * nu @ vms.mass_matrix(q) @ nu
+    if gravity is not None:
+        E += vms.potential_energy(q, pose, gravity)
+    return float(E)
+
+
+def _split_state(x, nb, n, name):
+    """A VMS state (pose 12, base part nb, q n, joint part n) -> (4x4 pose, base, q, joint)."""
+    x = _checks.vector(x, 12 + nb + 2 * n, f"{name} (pose 12, then {nb} + {2 * n} numbers)")
+    return _pose_of(x), x[12:12 + nb], x[12 + nb:12 + nb + n], x[12 + nb + n:]
+
+
 def _pose_rate(H, V6):
     """d/dt of (R, p) for Hdot = H [V6], as 12 numbers."""
     R = H[:3, :3]
@@ -760,10 +776,7 @@ class StandardForm:
 
     def split(self, x):
         """(pose 4x4, v, q, qd) of a state."""
-        x = _checks.vector(x, self.size, f"{self.name}: x (pose 12, v {self.nb}, q {self.n}, "
-                                         f"qd {self.n})")
-        b, n = self.nb, self.n
-        return _pose_of(x), x[12:12 + b], x[12 + b:12 + b + n], x[12 + b + n:]
+        return _split_state(x, self.nb, self.n, f"{self.name}: x")
 
     def mass_matrix(self, q, t=0.0):
         return self.vms.mass_matrix(q)
@@ -812,11 +825,7 @@ class StandardForm:
     def energy(self, x):
         """Kinetic (+ potential when there is gravity) energy of a state (J)."""
         H, v, q, qd = self.split(x)
-        nu = np.concatenate([v, qd])
-        E = 0.5 * nu @ self.vms.mass_matrix(q) @ nu
-        if self.gravity is not None:
-            E += self.vms.potential_energy(q, H, self.gravity)
-        return float(E)
+        return mechanical_energy(self.vms, H, v, q, qd, self.gravity)
 
 
 class PlanarCoordinates:
