@@ -19,6 +19,8 @@ One module per part of the book; the names below are the public API.
   second-order form, integrability, Lagrange multipliers, embedding, the constraint projector
   and connection, the Udwadia--Kalaba equation, constrained simulation (Part III)
 * :mod:`robodyn.geometry` -- the kinetic-energy metric, Levi-Civita connection, geodesics
+* :mod:`robodyn.vehicle`, :mod:`robodyn.port_hamiltonian` -- rigid bodies on SE(3), joints as
+  subgroups, vehicle--manipulator systems and their port-Hamiltonian forms (Part VI)
 * :mod:`robodyn.viz` -- figures, interactive figures and animations (the only module that
   imports matplotlib and ipywidgets; import it explicitly)
 * :mod:`robodyn.answers` -- forgiving answer checking for the problem sets (Assignments);
@@ -51,6 +53,8 @@ from .constraints import (ConstrainedSystem, Constraints, ConstraintWarning, con
                           lagrange_multipliers, moore_penrose, multiplier_equations,
                           penrose_conditions, projected_equations, second_order_form,
                           simulate_constrained, udwadia_kalaba)
+from . import port_hamiltonian, vehicle
+from .vehicle import VehicleManipulator
 
 __version__ = "0.1.0"
 
