@@ -47,6 +47,7 @@ from typing import NamedTuple
 
 import numpy as np
 import sympy as sp
+from scipy.linalg.lapack import dpotrf as _potrf, dpotrs as _potrs
 
 from . import _checks
 from .equations import TIME, MassMatrixForm, NumericForm, mass_matrix_form
@@ -360,6 +361,11 @@ class NumericConstraints:
         self._A = make(q + [t], exprs[1])
         self._c = make(q + [t], exprs[2])
         self._b = make(q + list(qd) + [t], exprs[3])
+        # the simulator's inner loop: phi, A, c, b in one call, sharing subexpressions (CSE)
+        flat = [e for expr in exprs for e in expr]
+        self._all = sp.lambdify(q + list(qd) + [t], flat, modules="math", cse=True)
+        h, m, n = self.h, self.m, self.n
+        self._cuts = (h, h + m * n, h + m * n + m)
 
     def phi(self, q, t=0.0):
         return self._phi(*q, t)
@@ -372,6 +378,20 @@ class NumericConstraints:
 
     def b(self, q, qd, t=0.0):
         return self._b(*q, *qd, t)
+
+    def _A_b(self, q, qd, t, baumgarte=None):
+        """(A, b) at one state in one call of the generated code, b with the Baumgarte terms
+        :math:`-2\\alpha(A\\dot q - c) - \\beta^2\\varphi` when ``baumgarte = (alpha, beta)``;
+        q and qd float ndarrays (unchecked: the simulator's inner loop)."""
+        v = np.array(self._all(*q.tolist(), *qd.tolist(), float(t)), dtype=float)
+        i, j, k = self._cuts
+        A = v[i:j].reshape(self.m, self.n)
+        b = v[k:]
+        if baumgarte is not None:
+            alpha, beta = baumgarte
+            b = b - 2.0 * alpha * (A @ qd - v[j:k])
+            b[:i] -= beta * beta * v[:i]
+        return A, b
 
     def residuals(self, q, qd, t=0.0):
         """(phi(q, t), A(q, t) qd - c(q, t)): position and velocity residuals."""
@@ -700,26 +720,54 @@ def udwadia_kalaba(M, F, A, b, tol=1e-9):
         return ConstrainedMotion(Minv * (F + Fc), Fc)
     M, L, F, A, b = _system(M, F, A, b, fname)
     tol = _checks.tolerance(tol, f"{fname}: tol")
-    return _uk(M, L, F, A, b, tol, fname)
+    return _uk_fast(M, F, A, b, fname, tol, stacklevel=4)
 
 
-def _uk(M, L, F, A, b, tol=1e-9, fname="udwadia_kalaba"):
-    """Eq. (36) with M = L L^T, no input checks (the simulator's inner loop)."""
+def _uk(M, L, F, A, b, tol=1e-9, fname="udwadia_kalaba", stacklevel=3):
+    """Eq. (36) as printed, with M = L L^T: the SVD pseudo-inverse of A L^{-T} (any rank)."""
     a = np.linalg.solve(M, F)                                   # unconstrained acceleration
     B = np.linalg.solve(L, A.T).T                               # A L^{-T}
     Fc = L @ (_pinv(B) @ (b - A @ a))
     qdd = a + np.linalg.solve(M, Fc)
-    _warn_inconsistent(A, qdd, b, tol, fname)
+    _warn_inconsistent(A, qdd, b, tol, fname, stacklevel)
     return ConstrainedMotion(qdd, Fc)
 
 
-def _warn_inconsistent(A, qdd, b, tol, fname):
+# a Cholesky factor whose smallest pivot is below this fraction of its largest counts as
+# rank deficient (condition number of A M^-1 A^T above ~1e12): then the SVD route above
+_PIVOT_RATIO = 1e-6
+
+
+def _uk_fast(M, F, A, b, fname, tol=1e-9, stacklevel=3):
+    r"""Eq. (36) without M^{1/2}: with :math:`a = M^{-1}F`, :math:`Y = M^{-1}A^T` and
+    :math:`W = AY` (by Cholesky factors of M and W, LAPACK ``potrf``/``potrs``),
+
+    .. math:: \lambda = W^{-1}(b - Aa),\qquad \ddot q = a + Y\lambda,\qquad F^C = A^T\lambda,
+
+    the same as eq. (36) for SPD M and A of full row rank (:math:`L(AL^{-T})^+ = A^TW^{-1}`);
+    then b is always in the range of A, so no consistency test is needed. Rank-deficient or
+    ill-conditioned W (a small Cholesky pivot) goes to :func:`_uk` (SVD, warning when
+    inconsistent). No input checks: the simulator's inner loop."""
+    L, info = _potrf(M, lower=1, clean=1)
+    if info != 0:
+        return udwadia_kalaba(M, F, A, b, tol)                 # raises the clear error
+    a = _potrs(L, F, lower=1)[0]
+    Y = _potrs(L, A.T, lower=1)[0]                             # M^-1 A^T, n x m
+    Lw, info = _potrf(A @ Y, lower=1, clean=1)
+    d = np.diagonal(Lw)
+    if info != 0 or not d.min() > _PIVOT_RATIO * d.max():
+        return _uk(M, L, F, A, b, tol, fname, stacklevel + 1)
+    lam = _potrs(Lw, b - A @ a, lower=1)[0]
+    return ConstrainedMotion(a + Y @ lam, A.T @ lam)
+
+
+def _warn_inconsistent(A, qdd, b, tol, fname, stacklevel=3):
     r = float(np.linalg.norm(A @ qdd - b))
     scale = max(1.0, float(np.linalg.norm(b)), float(np.linalg.norm(A) * np.linalg.norm(qdd)))
     if r > tol * scale:
         warnings.warn(f"{fname}: the constraints are inconsistent (b is not in the range of A): "
                       f"no acceleration satisfies them; returning the least-squares one, residual "
-                      f"|A qdd - b| = {r:.3g}", ConstraintWarning, stacklevel=3)
+                      f"|A qdd - b| = {r:.3g}", ConstraintWarning, stacklevel=stacklevel)
     return r
 
 
@@ -1046,17 +1094,20 @@ class NumericConstrained(NumericForm):
         self.constraints = system.constraints.numeric(values)
         self.baumgarte = None           # (alpha, beta) set by simulate_constrained
         model = system.model
+        self._zero = np.zeros(n)
+        self._fname = f"NumericConstrained ({method})"
         if isinstance(model, MassMatrixForm):
             num = model.numeric(values)
             self._M = lambda q, t: num.mass_matrix(q, t)
-            self._F = lambda q, qd, t, tau: (num.forcing(q, qd, t)
-                                             + num.input_matrix(q, t) @ tau)
+            self._F = lambda q, qd, t, tau: (num.forcing(q, qd, t) + num.input_matrix(q, t) @ tau
+                                             if tau.any() else num.forcing(q, qd, t))
         else:
             from . import dynamics
-            g = system.gravity
+            g = np.ascontiguousarray(system.gravity, dtype=float)   # the compiled engine's path
+            zero = self._zero
             self._M = lambda q, t: dynamics.crba(model, q)
             self._F = lambda q, qd, t, tau: tau - dynamics.inverse_dynamics(
-                model, q, qd, np.zeros(n), gravity=g)
+                model, q, qd, zero, gravity=g)
         self._solve = {"multipliers": _by_multipliers, "embedded": _by_embedding,
                        "projection": _by_projection, "udwadia_kalaba": _by_uk}[method]
 
@@ -1078,21 +1129,22 @@ class NumericConstrained(NumericForm):
 
     def b(self, q, qd, t=0.0):
         """b of :math:`A\\ddot q = b`, with the Baumgarte terms when they are switched on."""
-        cn = self.constraints
-        b = cn.b(q, qd, t)
-        if self.baumgarte is not None:
-            alpha, beta = self.baumgarte
-            phi, psi = cn.residuals(q, qd, t)
-            b = b - 2 * alpha * psi
-            b[:cn.h] -= beta ** 2 * phi
-        return b
+        return self.constraints._A_b(np.asarray(q, dtype=float), np.asarray(qd, dtype=float),
+                                     t, self.baumgarte)[1].copy()
 
     def solve(self, q, qd, t=0.0, tau=None):
-        """:class:`ConstrainedMotion` (q̈, constraint force) at (q, qd, t) by this method."""
-        tau = np.zeros(self.n) if tau is None else np.asarray(tau, dtype=float)
+        """:class:`ConstrainedMotion` (q̈, constraint force) at (q, qd, t) by this method.
+
+        The simulator's inner loop: q, qd float ndarrays, no input checks (the public
+        :meth:`accelerations` checks them)."""
+        tau = self._zero if tau is None else np.asarray(tau, dtype=float)
+        q, qd = np.asarray(q, dtype=float), np.asarray(qd, dtype=float)
         M = self._M(q, t)
         F = self._F(q, qd, t, tau)
-        qdd = self._solve(M, F, self.constraints.A(q, t), self.b(q, qd, t))
+        A, b = self.constraints._A_b(q, qd, t, self.baumgarte)
+        if self.method == "udwadia_kalaba":
+            return _uk_fast(M, F, A, b, self._fname)
+        qdd = self._solve(M, F, A, b)
         return ConstrainedMotion(qdd, M @ qdd - F)
 
     def multipliers(self, q, qd, t=0.0, tau=None):
@@ -1118,11 +1170,7 @@ def _by_multipliers(M, F, A, b):
 
 
 def _by_uk(M, F, A, b):
-    try:
-        L = np.linalg.cholesky(M)
-    except np.linalg.LinAlgError:
-        return udwadia_kalaba(M, F, A, b).qdd                 # raises the clear error
-    return _uk(M, L, F, A, b, fname="NumericConstrained (udwadia_kalaba)").qdd
+    return _uk_fast(M, F, A, b, "NumericConstrained (udwadia_kalaba)").qdd
 
 
 def _by_embedding(M, F, A, b):
