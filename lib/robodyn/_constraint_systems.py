@@ -133,14 +133,15 @@ def simulate_constrained(system, q0, qd0, t_final, *, values=None, method="udwad
     cn = num.constraints
     if project_initial:
         q0, qd0 = cn.project(q0, qd0, 0.0, num.mass_matrix(q0, 0.0))
-    force = (lambda t, q, qd: np.zeros(n)) if tau is None else (
+    force = (lambda t, q, qd: None) if tau is None else (
         lambda t, q, qd: _checks.vector(tau(t, q, qd), n, f"{fname}: tau(t, q, qd)"))
     count = [0]
+    solve = num.solve
 
-    def rhs(t, y):
+    def rhs(t, y):                    # the inner loop: no checks beyond those of tau's output
         count[0] += 1
         q, qd = y[:n], y[n:]
-        return np.concatenate([qd, num.solve(q, qd, t, force(t, q, qd)).qdd])
+        return np.concatenate((qd, solve(q, qd, t, force(t, q, qd)).qdd))
 
     steps = max(1, int(np.ceil(t_final / dt - 1e-9)))
     T = np.linspace(0.0, t_final, steps + 1)

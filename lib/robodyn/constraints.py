@@ -751,13 +751,21 @@ def _uk_fast(M, F, A, b, fname, tol=1e-9, stacklevel=3):
     L, info = _potrf(M, lower=1, clean=1)
     if info != 0:
         return udwadia_kalaba(M, F, A, b, tol)                 # raises the clear error
-    a = _potrs(L, F, lower=1)[0]
-    Y = _potrs(L, A.T, lower=1)[0]                             # M^-1 A^T, n x m
-    Lw, info = _potrf(A @ Y, lower=1, clean=1)
-    d = np.diagonal(Lw)
-    if info != 0 or not d.min() > _PIVOT_RATIO * d.max():
-        return _uk(M, L, F, A, b, tol, fname, stacklevel + 1)
-    lam = _potrs(Lw, b - A @ a, lower=1)[0]
+    X = _potrs(L, np.column_stack((F, A.T)), lower=1)[0]     # M^-1 [F, A^T] in one solve
+    a, Y = X[:, 0], X[:, 1:]
+    W = A @ Y
+    r = b - A @ a
+    if W.shape[0] == 1:                                        # one row: W is a number
+        w = float(W[0, 0])
+        if not w > 0.0:
+            return _uk(M, L, F, A, b, tol, fname, stacklevel + 1)
+        lam = r / w
+    else:
+        Lw, info = _potrf(W, lower=1)
+        d = Lw.diagonal().tolist()
+        if info != 0 or not min(d) > _PIVOT_RATIO * max(d):
+            return _uk(M, L, F, A, b, tol, fname, stacklevel + 1)
+        lam = _potrs(Lw, r, lower=1)[0]
     return ConstrainedMotion(a + Y @ lam, A.T @ lam)
 
 
