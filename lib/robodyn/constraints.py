@@ -47,7 +47,7 @@ from typing import NamedTuple
 
 import numpy as np
 import sympy as sp
-from scipy.linalg.lapack import dpotrf as _potrf, dpotrs as _potrs
+from scipy.linalg.lapack import dposv as _posv, dpotrf as _potrf, dpotrs as _potrs
 
 from . import _checks
 from .equations import TIME, MassMatrixForm, NumericForm, mass_matrix_form
@@ -740,7 +740,7 @@ _PIVOT_RATIO = 1e-6
 
 def _uk_fast(M, F, A, b, fname, tol=1e-9, stacklevel=3):
     r"""Eq. (36) without M^{1/2}: with :math:`a = M^{-1}F`, :math:`Y = M^{-1}A^T` and
-    :math:`W = AY` (by Cholesky factors of M and W, LAPACK ``potrf``/``potrs``),
+    :math:`W = AY` (by Cholesky factors of M and W, LAPACK ``posv``/``potrf``/``potrs``),
 
     .. math:: \lambda = W^{-1}(b - Aa),\qquad \ddot q = a + Y\lambda,\qquad F^C = A^T\lambda,
 
@@ -748,23 +748,22 @@ def _uk_fast(M, F, A, b, fname, tol=1e-9, stacklevel=3):
     then b is always in the range of A, so no consistency test is needed. Rank-deficient or
     ill-conditioned W (a small Cholesky pivot) goes to :func:`_uk` (SVD, warning when
     inconsistent). No input checks: the simulator's inner loop."""
-    L, info = _potrf(M, lower=1, clean=1)
+    L, X, info = _posv(M, np.column_stack((F, A.T)), lower=1)  # M^-1 [F, A^T], one call
     if info != 0:
         return udwadia_kalaba(M, F, A, b, tol)                 # raises the clear error
-    X = _potrs(L, np.column_stack((F, A.T)), lower=1)[0]     # M^-1 [F, A^T] in one solve
     a, Y = X[:, 0], X[:, 1:]
-    W = A @ Y
-    r = b - A @ a
-    if W.shape[0] == 1:                                        # one row: W is a number
-        w = float(W[0, 0])
+    AX = A @ X                                                 # [A a, W]
+    r = b - AX[:, 0]
+    if AX.shape[0] == 1:                                       # one row: W is a number
+        w = float(AX[0, 1])
         if not w > 0.0:
-            return _uk(M, L, F, A, b, tol, fname, stacklevel + 1)
+            return _uk(M, np.tril(L), F, A, b, tol, fname, stacklevel + 1)
         lam = r / w
     else:
-        Lw, info = _potrf(W, lower=1)
+        Lw, info = _potrf(AX[:, 1:], lower=1)
         d = Lw.diagonal().tolist()
         if info != 0 or not min(d) > _PIVOT_RATIO * max(d):
-            return _uk(M, L, F, A, b, tol, fname, stacklevel + 1)
+            return _uk(M, np.tril(L), F, A, b, tol, fname, stacklevel + 1)
         lam = _potrs(Lw, r, lower=1)[0]
     return ConstrainedMotion(a + Y @ lam, A.T @ lam)
 
