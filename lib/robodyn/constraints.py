@@ -748,7 +748,7 @@ def _uk_fast(M, F, A, b, fname, tol=1e-9, stacklevel=3):
     then b is always in the range of A, so no consistency test is needed. Rank-deficient or
     ill-conditioned W (a small Cholesky pivot) goes to :func:`_uk` (SVD, warning when
     inconsistent). No input checks: the simulator's inner loop."""
-    L, X, info = _posv(M, np.column_stack((F, A.T)), lower=1)  # M^-1 [F, A^T], one call
+    L, X, info = _posv(M, np.vstack((F, A)).T, lower=1)      # M^-1 [F, A^T], one call
     if info != 0:
         return udwadia_kalaba(M, F, A, b, tol)                 # raises the clear error
     a, Y = X[:, 0], X[:, 1:]
