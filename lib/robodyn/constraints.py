@@ -73,19 +73,14 @@ class ConstraintWarning(UserWarning):
 # --------------------------------------------------------------------------
 
 def _symbol_column(x, name, fname, allow_empty=False):
-    if isinstance(x, sp.Symbol):
-        x = [x]
-    if not isinstance(x, (list, tuple, sp.MatrixBase)):
-        raise TypeError(f"{fname}: {name}: expected a list of sympy Symbols, got "
-                        f"{_checks._describe(x)}")
-    xs = list(x)
+    """Distinct plain sympy Symbols (the shared check, then: no q(t) functions, not empty)."""
+    xs = _checks.symbol_list(x, f"{fname}: {name}")
     bad = [e for e in xs if not isinstance(e, sp.Symbol)]
     if bad:
-        raise TypeError(f"{fname}: {name}: expected plain sympy Symbols, got {bad[0]!r}")
-    if len(set(xs)) != len(xs):
-        raise ValueError(f"{fname}: {name}: expected distinct Symbols, got {xs}")
+        raise _checks.error(f"{fname}: {name}", "plain sympy Symbols (lambdify needs them)",
+                            repr(bad[0]), exc=TypeError)
     if not xs and not allow_empty:
-        raise ValueError(f"{fname}: {name}: expected at least one Symbol, got none")
+        raise _checks.error(f"{fname}: {name}", "at least one Symbol", "none")
     return sp.Matrix(xs) if xs else sp.zeros(0, 1)
 
 
@@ -111,22 +106,9 @@ def _num_matrix(x, name, fname):
 
 
 def _spd(M, fname, name="M"):
-    """A numeric symmetric positive definite matrix, or ValueError; returns (M, Cholesky L)."""
-    M = _num_matrix(M, name, fname)
-    if M.ndim != 2 or M.shape[0] != M.shape[1]:
-        raise ValueError(f"{fname}: {name}: expected a square (n x n) mass matrix, got shape "
-                         f"{M.shape}")
-    scale = max(1.0, float(np.max(np.abs(M)))) if M.size else 1.0
-    if np.max(np.abs(M - M.T), initial=0.0) > 1e-10 * scale:
-        raise ValueError(f"{fname}: {name}: expected a symmetric positive definite mass matrix, "
-                         f"got an unsymmetric one (largest |M - M^T| = "
-                         f"{np.max(np.abs(M - M.T)):.3g})")
-    try:
-        L = np.linalg.cholesky(M)
-    except np.linalg.LinAlgError:
-        raise ValueError(f"{fname}: {name}: expected a symmetric positive definite mass matrix, "
-                         f"got eigenvalues {np.round(np.linalg.eigvalsh(M), 6).tolist()}") from None
-    return M, L
+    """A numeric symmetric positive definite matrix (the shared check); returns (M, Cholesky L)."""
+    M = _checks.spd(_num_matrix(M, name, fname), f"{fname}: {name}")
+    return M, np.linalg.cholesky(M)
 
 
 def _system(M, F, A, b, fname):
