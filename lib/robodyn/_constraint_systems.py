@@ -143,12 +143,12 @@ def simulate_constrained(system, q0, qd0, t_final, *, values=None, method="udwad
     force = (lambda t, q, qd: None) if tau is None else (
         lambda t, q, qd: _checks.vector(tau(t, q, qd), n, f"{fname}: tau(t, q, qd)"))
     count = [0]
-    solve = num.solve
+    qdd = num._qdd
 
     def rhs(t, y):                    # the inner loop: no checks beyond those of tau's output
         count[0] += 1
         q, qd = y[:n], y[n:]
-        return np.concatenate((qd, solve(q, qd, t, force(t, q, qd)).qdd))
+        return np.concatenate((qd, qdd(q, qd, t, force(t, q, qd))))
 
     steps = max(1, int(np.ceil(t_final / dt - 1e-9)))
     T = np.linspace(0.0, t_final, steps + 1)

@@ -720,7 +720,7 @@ def _uk(M, L, F, A, b, tol=1e-9, fname="udwadia_kalaba", stacklevel=3):
 _PIVOT_RATIO = 1e-6
 
 
-def _uk_fast(M, F, A, b, fname, tol=1e-9, stacklevel=3):
+def _uk_fast(M, F, A, b, fname, tol=1e-9, stacklevel=3, force=True):
     r"""Eq. (36) without M^{1/2}: with :math:`a = M^{-1}F`, :math:`Y = M^{-1}A^T` and
     :math:`W = AY` (by Cholesky factors of M and W, LAPACK ``posv``/``potrf``/``potrs``),
 
@@ -729,25 +729,27 @@ def _uk_fast(M, F, A, b, fname, tol=1e-9, stacklevel=3):
     the same as eq. (36) for SPD M and A of full row rank (:math:`L(AL^{-T})^+ = A^TW^{-1}`);
     then b is always in the range of A, so no consistency test is needed. Rank-deficient or
     ill-conditioned W (a small Cholesky pivot) goes to :func:`_uk` (SVD, warning when
-    inconsistent). No input checks: the simulator's inner loop."""
+    inconsistent). No input checks: the simulator's inner loop. ``force=False``: the
+    constraint force is left out (None), for the integrator's right-hand side."""
     L, X, info = _posv(M, np.vstack((F, A)).T, lower=1)      # M^-1 [F, A^T], one call
     if info != 0:
         return udwadia_kalaba(M, F, A, b, tol)                 # raises the clear error
     a, Y = X[:, 0], X[:, 1:]
     AX = A @ X                                                 # [A a, W]
-    r = b - AX[:, 0]
     if AX.shape[0] == 1:                                       # one row: W is a number
         w = float(AX[0, 1])
         if not w > 0.0:
             return _uk(M, np.tril(L), F, A, b, tol, fname, stacklevel + 1)
-        lam = r / w
+        lam = (float(b[0]) - float(AX[0, 0])) / w
+        return ConstrainedMotion(a + lam * X[:, 1], lam * A[0] if force else None)
     else:
+        r = b - AX[:, 0]
         Lw, info = _potrf(AX[:, 1:], lower=1)
         d = Lw.diagonal().tolist()
         if info != 0 or not min(d) > _PIVOT_RATIO * max(d):
             return _uk(M, np.tril(L), F, A, b, tol, fname, stacklevel + 1)
         lam = _potrs(Lw, r, lower=1)[0]
-    return ConstrainedMotion(a + Y @ lam, A.T @ lam)
+    return ConstrainedMotion(a + Y @ lam, A.T @ lam if force else None)
 
 
 def _warn_inconsistent(A, qdd, b, tol, fname, stacklevel=3):
@@ -1126,15 +1128,22 @@ class NumericConstrained(NumericForm):
 
         The simulator's inner loop: q, qd float ndarrays, no input checks (the public
         :meth:`accelerations` checks them)."""
+        return self._motion(q, qd, t, tau, True)
+
+    def _motion(self, q, qd, t, tau, force):
         tau = self._zero if tau is None else np.asarray(tau, dtype=float)
         q, qd = np.asarray(q, dtype=float), np.asarray(qd, dtype=float)
         M = self._M(q, t)
         F = self._F(q, qd, t, tau)
         A, b = self.constraints._A_b(q, qd, t, self.baumgarte)
         if self.method == "udwadia_kalaba":
-            return _uk_fast(M, F, A, b, self._fname)
+            return _uk_fast(M, F, A, b, self._fname, force=force)
         qdd = self._solve(M, F, A, b)
         return ConstrainedMotion(qdd, M @ qdd - F)
+
+    def _qdd(self, q, qd, t=0.0, tau=None):
+        """q̈ alone (the integrator's right-hand side): :meth:`solve` without the force."""
+        return self._motion(q, qd, t, tau, False).qdd
 
     def multipliers(self, q, qd, t=0.0, tau=None):
         r"""The Lagrange multipliers :math:`\lambda` with :math:`A^T\lambda = F^C` (eq. (5.19);
@@ -1146,7 +1155,7 @@ class NumericConstrained(NumericForm):
         fname = "accelerations"
         q = self._vec(q, self.n, f"q ({self.n} coordinates)", fname)
         u = self._vec(u, self.n, f"u ({self.n} speeds)", fname)
-        return self.solve(q, u, self._time(t, fname), self._tau(tau, fname)).qdd
+        return self._qdd(q, u, self._time(t, fname), self._tau(tau, fname))
 
 
 def _by_multipliers(M, F, A, b):
