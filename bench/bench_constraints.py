@@ -123,7 +123,8 @@ def per_step(t_final):
     q, qd = y0[:n], y0[n:]
     e_free = best_time(lambda: rhs(0.0, y0), 0.5)
     e_con = best_time(lambda: num.solve(q, qd, 0.0), 0.5)
-    e_rhs = best_time(lambda: np.concatenate((qd, num._qdd(q, qd, 0.0))), 0.5)
+    qdd = getattr(num, "_qdd", lambda q, qd, t: num.solve(q, qd, t).qdd)  # older versions
+    e_rhs = best_time(lambda: np.concatenate((qd, qdd(q, qd, 0.0))), 0.5)
     steps_free, steps_con = free.nfev / 12, run.nfev / 12
     print(f"\nSimulation of the 12-joint chain with its tip on y = 0 (DOP853, rtol 1e-8, "
           f"{t_final:g} s; largest residual {run.max_residual[0]:.1e}):\n")
