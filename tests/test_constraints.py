@@ -513,10 +513,12 @@ def test_bad_mass_matrix():
     with pytest.raises(ValueError, match=r"udwadia_kalaba: M: expected a symmetric matrix, "
                                          r"got \|M - M\^T\| up to 2"):
         C.udwadia_kalaba([[1, 2], [0, 1]], [0, 0], [[1, 0]], [0])
-    with pytest.raises(ValueError, match=r"lagrange_multipliers: M: expected a symmetric positive "
-                                         r"definite matrix, got a matrix with eigenvalues \[-1.0, 1.0\]"):
+    with pytest.raises(ValueError, match=r"lagrange_multipliers: M: expected a symmetric "
+                                         r"positive definite matrix, got a matrix with "
+                                         r"eigenvalues \[-1.0, 1.0\]"):
         C.lagrange_multipliers([[1, 0], [0, -1]], [0, 0], [[1, 0]], [0])
-    with pytest.raises(ValueError, match=r"constraint_projector: M: expected a square matrix, got shape \(2, 3\)"):
+    with pytest.raises(ValueError, match=r"constraint_projector: M: expected a square matrix, "
+                                         r"got shape \(2, 3\)"):
         C.constraint_projector(np.ones((2, 3)), [[1, 0]])
     with pytest.raises(TypeError, match="udwadia_kalaba: M: expected an array of numbers"):
         C.udwadia_kalaba("M", [0, 0], [[1, 0]], [0])

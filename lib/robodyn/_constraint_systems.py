@@ -106,7 +106,8 @@ def simulate_constrained(system, q0, qd0, t_final, *, values=None, method="udwad
     ------
     ValueError for bad shapes, t_final or dt <= 0, rtol or atol outside (0, 1], an unknown
     method, stabilization or integrator, missing or negative gains; TypeError for a system that
-    is not a ConstrainedSystem or a tau that is not callable; a :class:`ConstraintWarning` when the residual at the end exceeds 1e-3.
+    is not a ConstrainedSystem or a tau that is not callable; a :class:`ConstraintWarning`
+    when the residual at the end exceeds 1e-3.
 
     Examples
     --------

@@ -667,10 +667,13 @@ def udwadia_kalaba(M, F, A, b, tol=1e-9):
 
     Any factor :math:`M = LL^T` may stand for :math:`M^{1/2}` (then :math:`L^{-T}` for
     :math:`M^{-1/2}`): :math:`L(AL^{-T})^+ = A^T(AM^{-1}A^T)^+` for every factor, so F^C does not
-    depend on the choice. The Cholesky factor is used. Redundant constraints (rank-deficient A)
-    are fine. Inconsistent constraints (b not in the range of A) have no solution: a
-    :class:`ConstraintWarning` states the residual :math:`|A\ddot q - b|` of the answer returned,
-    the least-squares one (it minimizes :math:`|A\ddot q - b|`, and among those Gauss's function
+    depend on the choice. Computed without any square root: :math:`\ddot q = a +
+    M^{-1}A^T(AM^{-1}A^T)^{-1}(b - Aa)`, :math:`a = M^{-1}F`, by Cholesky factors of M and of
+    :math:`AM^{-1}A^T`; the SVD pseudo-inverse of :math:`AL^{-T}` only when that matrix is
+    rank deficient (or nearly). Redundant constraints (rank-deficient A) are fine. Inconsistent
+    constraints (b not in the range of A) have no solution: a :class:`ConstraintWarning` states
+    the residual :math:`|A\ddot q - b|` of the answer returned, the least-squares one (it
+    minimizes :math:`|A\ddot q - b|`, and among those Gauss's function
     :math:`(\ddot q - a)^TM(\ddot q - a)`, :math:`a = M^{-1}F`).
 
     Parameters
