@@ -343,9 +343,10 @@ class NumericConstraints:
         self._A = make(q + [t], exprs[1])
         self._c = make(q + [t], exprs[2])
         self._b = make(q + list(qd) + [t], exprs[3])
-        # the simulator's inner loop: phi, A, c, b in one call, sharing subexpressions (CSE)
-        flat = [e for expr in exprs for e in expr]
-        self._all = sp.lambdify(q + list(qd) + [t], flat, modules="math", cse=True)
+        # the simulator's inner loop: phi, A, c, b in one call, sharing subexpressions (CSE);
+        # generated on first use (by _A_b)
+        self._all = None
+        self._all_source = (q + list(qd) + [t], [e for expr in exprs for e in expr])
         h, m, n = self.h, self.m, self.n
         self._cuts = (h, h + m * n, h + m * n + m)
 
@@ -365,6 +366,9 @@ class NumericConstraints:
         """(A, b) at one state in one call of the generated code, b with the Baumgarte terms
         :math:`-2\\alpha(A\\dot q - c) - \\beta^2\\varphi` when ``baumgarte = (alpha, beta)``;
         q and qd float ndarrays (unchecked: the simulator's inner loop)."""
+        if self._all is None:
+            args, flat = self._all_source
+            self._all = sp.lambdify(args, flat, modules="math", cse=True)
         v = np.array(self._all(*q.tolist(), *qd.tolist(), float(t)), dtype=float)
         i, j, k = self._cuts
         A = v[i:j].reshape(self.m, self.n)
