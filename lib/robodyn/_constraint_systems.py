@@ -49,6 +49,21 @@ class ConstrainedTrajectory:
         return float(np.max(self.residual, initial=0.0)), float(np.max(self.velocity_residual))
 
 
+def _system(system, fname):
+    """The ConstrainedSystem argument, checked once at the boundary."""
+    if not isinstance(system, ConstrainedSystem):
+        raise _checks.error(f"{fname}: system", "a ConstrainedSystem", _checks.describe(system),
+                            exc=TypeError)
+    return system
+
+
+def _gains(alpha, beta, fname):
+    """Baumgarte gains: real numbers >= 0 (1/s)."""
+    for k, v in (("alpha", alpha), ("beta", beta)):
+        if _checks.scalar(v, f"{fname}: {k}") < 0:
+            raise _checks.error(f"{fname}: {k}", "a gain >= 0 (1/s)", repr(v))
+
+
 def simulate_constrained(system, q0, qd0, t_final, *, values=None, method="udwadia_kalaba",
                          tau=None, stabilization=None, alpha=None, beta=None, dt=0.01,
                          integrator="DOP853", rtol=1e-9, atol=1e-9, project_initial=True):
@@ -89,8 +104,10 @@ def simulate_constrained(system, q0, qd0, t_final, *, values=None, method="udwad
 
     Raises
     ------
-    ValueError for bad shapes, t_final <= 0, an unknown method or stabilization, missing or
-    negative gains; a :class:`ConstraintWarning` when the residual at the end exceeds 1e-3.
+    ValueError for bad shapes, t_final or dt <= 0, rtol or atol outside (0, 1], an unknown
+    method, stabilization or integrator, missing or negative gains; TypeError for a system that
+    is not a ConstrainedSystem or a tau that is not callable; a :class:`ConstraintWarning`
+    when the residual at the end exceeds 1e-3.
 
     Examples
     --------
@@ -101,46 +118,38 @@ def simulate_constrained(system, q0, qd0, t_final, *, values=None, method="udwad
     """
     from scipy.integrate import solve_ivp
     fname = "simulate_constrained"
-    if not isinstance(system, ConstrainedSystem):
-        raise TypeError(f"{fname}: system: expected a ConstrainedSystem, got "
-                        f"{_checks._describe(system)}")
-    n = system.n
-    q0 = _checks.vector(q0, n, f"{fname}: q0 (one value per coordinate)")
-    qd0 = _checks.vector(qd0, n, f"{fname}: qd0 (one value per coordinate)")
-    t_final = _checks.scalar(t_final, f"{fname}: t_final")
-    if not t_final > 0:
-        raise ValueError(f"{fname}: t_final: expected a positive duration (s), got {t_final!r}")
-    dt = _checks.tolerance(dt, f"{fname}: dt")
+    n = _system(system, fname).n
+    q0, qd0 = (_checks.vector(x, n, f"{fname}: {k} (one value per coordinate)")
+               for k, x in (("q0", q0), ("qd0", qd0)))
+    t_final = _checks.positive(t_final, f"{fname}: t_final", hint="a duration in seconds")
+    dt = _checks.positive(dt, f"{fname}: dt", hint="an output interval in seconds")
+    rtol, atol = (_checks.tolerance(x, f"{fname}: {k}") for k, x in (("rtol", rtol),
+                                                                      ("atol", atol)))
     if stabilization not in (None, "baumgarte", "projection"):
-        raise ValueError(f"{fname}: stabilization: expected None, 'baumgarte' or 'projection', "
-                         f"got {stabilization!r}")
-    if integrator not in ("DOP853", "RK45", "Radau"):
-        raise ValueError(f"{fname}: integrator: expected 'DOP853', 'RK45' or 'Radau', got "
-                         f"{integrator!r}")
+        raise _checks.error(f"{fname}: stabilization", "None, 'baumgarte' or 'projection'",
+                            repr(stabilization))
+    integrator = _checks.choice(integrator, f"{fname}: integrator", ("DOP853", "RK45", "Radau"))
     if tau is not None and not callable(tau):
-        raise TypeError(f"{fname}: tau: expected a callable tau(t, q, qd), got "
-                        f"{_checks._describe(tau)}")
+        raise _checks.error(f"{fname}: tau", "a callable tau(t, q, qd)", tau, exc=TypeError)
     if stabilization == "baumgarte":
         if alpha is None or beta is None:
             raise ValueError(f"{fname}: stabilization 'baumgarte' needs the gains alpha and beta "
                              f"(1/s), e.g. alpha = beta = 10")
-        for k, v in (("alpha", alpha), ("beta", beta)):
-            v = _checks.scalar(v, f"{fname}: {k}")
-            if v < 0:
-                raise ValueError(f"{fname}: {k}: expected a gain >= 0 (1/s), got {v}")
+        _gains(alpha, beta, fname)
     num = NumericConstrained(system, values, method)       # its own copy: gains are set on it
     num.baumgarte = (float(alpha), float(beta)) if stabilization == "baumgarte" else None
     cn = num.constraints
     if project_initial:
         q0, qd0 = cn.project(q0, qd0, 0.0, num.mass_matrix(q0, 0.0))
-    force = (lambda t, q, qd: np.zeros(n)) if tau is None else (
+    force = (lambda t, q, qd: None) if tau is None else (
         lambda t, q, qd: _checks.vector(tau(t, q, qd), n, f"{fname}: tau(t, q, qd)"))
     count = [0]
+    qdd = num._qdd
 
-    def rhs(t, y):
+    def rhs(t, y):                    # the inner loop: no checks beyond those of tau's output
         count[0] += 1
         q, qd = y[:n], y[n:]
-        return np.concatenate([qd, num.solve(q, qd, t, force(t, q, qd)).qdd])
+        return np.concatenate((qd, qdd(q, qd, t, force(t, q, qd))))
 
     steps = max(1, int(np.ceil(t_final / dt - 1e-9)))
     T = np.linspace(0.0, t_final, steps + 1)
@@ -197,12 +206,8 @@ def constraint_controller(system, values=None, alpha=10.0, beta=10.0):
     [17.218, 4.305]
     """
     fname = "constraint_controller"
-    if not isinstance(system, ConstrainedSystem):
-        raise TypeError(f"{fname}: system: expected a ConstrainedSystem, got "
-                        f"{_checks._describe(system)}")
-    for k, v in (("alpha", alpha), ("beta", beta)):
-        if _checks.scalar(v, f"{fname}: {k}") < 0:
-            raise ValueError(f"{fname}: {k}: expected a gain >= 0 (1/s), got {v}")
+    _system(system, fname)
+    _gains(alpha, beta, fname)
     num = NumericConstrained(system, values, "udwadia_kalaba")
     num.baumgarte = (float(alpha), float(beta))
 

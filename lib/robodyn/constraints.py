@@ -47,6 +47,7 @@ from typing import NamedTuple
 
 import numpy as np
 import sympy as sp
+from scipy.linalg.lapack import dposv as _posv, dpotrf as _potrf, dpotrs as _potrs
 
 from . import _checks
 from .equations import TIME, MassMatrixForm, NumericForm, mass_matrix_form
@@ -72,19 +73,14 @@ class ConstraintWarning(UserWarning):
 # --------------------------------------------------------------------------
 
 def _symbol_column(x, name, fname, allow_empty=False):
-    if isinstance(x, sp.Symbol):
-        x = [x]
-    if not isinstance(x, (list, tuple, sp.MatrixBase)):
-        raise TypeError(f"{fname}: {name}: expected a list of sympy Symbols, got "
-                        f"{_checks._describe(x)}")
-    xs = list(x)
+    """Distinct plain sympy Symbols (the shared check, then: no q(t) functions, not empty)."""
+    xs = _checks.symbol_list(x, f"{fname}: {name}")
     bad = [e for e in xs if not isinstance(e, sp.Symbol)]
     if bad:
-        raise TypeError(f"{fname}: {name}: expected plain sympy Symbols, got {bad[0]!r}")
-    if len(set(xs)) != len(xs):
-        raise ValueError(f"{fname}: {name}: expected distinct Symbols, got {xs}")
+        raise _checks.error(f"{fname}: {name}", "plain sympy Symbols (lambdify needs them)",
+                            repr(bad[0]), exc=TypeError)
     if not xs and not allow_empty:
-        raise ValueError(f"{fname}: {name}: expected at least one Symbol, got none")
+        raise _checks.error(f"{fname}: {name}", "at least one Symbol", "none")
     return sp.Matrix(xs) if xs else sp.zeros(0, 1)
 
 
@@ -110,22 +106,9 @@ def _num_matrix(x, name, fname):
 
 
 def _spd(M, fname, name="M"):
-    """A numeric symmetric positive definite matrix, or ValueError; returns (M, Cholesky L)."""
-    M = _num_matrix(M, name, fname)
-    if M.ndim != 2 or M.shape[0] != M.shape[1]:
-        raise ValueError(f"{fname}: {name}: expected a square (n x n) mass matrix, got shape "
-                         f"{M.shape}")
-    scale = max(1.0, float(np.max(np.abs(M)))) if M.size else 1.0
-    if np.max(np.abs(M - M.T), initial=0.0) > 1e-10 * scale:
-        raise ValueError(f"{fname}: {name}: expected a symmetric positive definite mass matrix, "
-                         f"got an unsymmetric one (largest |M - M^T| = "
-                         f"{np.max(np.abs(M - M.T)):.3g})")
-    try:
-        L = np.linalg.cholesky(M)
-    except np.linalg.LinAlgError:
-        raise ValueError(f"{fname}: {name}: expected a symmetric positive definite mass matrix, "
-                         f"got eigenvalues {np.round(np.linalg.eigvalsh(M), 6).tolist()}") from None
-    return M, L
+    """A numeric symmetric positive definite matrix (the shared check); returns (M, Cholesky L)."""
+    M = _checks.spd(_num_matrix(M, name, fname), f"{fname}: {name}")
+    return M, np.linalg.cholesky(M)
 
 
 def _system(M, F, A, b, fname):
@@ -360,6 +343,12 @@ class NumericConstraints:
         self._A = make(q + [t], exprs[1])
         self._c = make(q + [t], exprs[2])
         self._b = make(q + list(qd) + [t], exprs[3])
+        # the simulator's inner loop: phi, A, c, b in one call, sharing subexpressions (CSE);
+        # generated on first use (by _A_b)
+        self._all = None
+        self._all_source = (q + list(qd) + [t], [e for expr in exprs for e in expr])
+        h, m, n = self.h, self.m, self.n
+        self._cuts = (h, h + m * n, h + m * n + m)
 
     def phi(self, q, t=0.0):
         return self._phi(*q, t)
@@ -372,6 +361,23 @@ class NumericConstraints:
 
     def b(self, q, qd, t=0.0):
         return self._b(*q, *qd, t)
+
+    def _A_b(self, q, qd, t, baumgarte=None):
+        """(A, b) at one state in one call of the generated code, b with the Baumgarte terms
+        :math:`-2\\alpha(A\\dot q - c) - \\beta^2\\varphi` when ``baumgarte = (alpha, beta)``;
+        q and qd float ndarrays (unchecked: the simulator's inner loop)."""
+        if self._all is None:
+            args, flat = self._all_source
+            self._all = sp.lambdify(args, flat, modules="math", cse=True)
+        v = np.array(self._all(*q.tolist(), *qd.tolist(), float(t)), dtype=float)
+        i, j, k = self._cuts
+        A = v[i:j].reshape(self.m, self.n)
+        b = v[k:]
+        if baumgarte is not None:
+            alpha, beta = baumgarte
+            b = b - 2.0 * alpha * (A @ qd - v[j:k])
+            b[:i] -= beta * beta * v[:i]
+        return A, b
 
     def residuals(self, q, qd, t=0.0):
         """(phi(q, t), A(q, t) qd - c(q, t)): position and velocity residuals."""
@@ -665,10 +671,13 @@ def udwadia_kalaba(M, F, A, b, tol=1e-9):
 
     Any factor :math:`M = LL^T` may stand for :math:`M^{1/2}` (then :math:`L^{-T}` for
     :math:`M^{-1/2}`): :math:`L(AL^{-T})^+ = A^T(AM^{-1}A^T)^+` for every factor, so F^C does not
-    depend on the choice. The Cholesky factor is used. Redundant constraints (rank-deficient A)
-    are fine. Inconsistent constraints (b not in the range of A) have no solution: a
-    :class:`ConstraintWarning` states the residual :math:`|A\ddot q - b|` of the answer returned,
-    the least-squares one (it minimizes :math:`|A\ddot q - b|`, and among those Gauss's function
+    depend on the choice. Computed without any square root: :math:`\ddot q = a +
+    M^{-1}A^T(AM^{-1}A^T)^{-1}(b - Aa)`, :math:`a = M^{-1}F`, by Cholesky factors of M and of
+    :math:`AM^{-1}A^T`; the SVD pseudo-inverse of :math:`AL^{-T}` only when that matrix is
+    rank deficient (or nearly). Redundant constraints (rank-deficient A) are fine. Inconsistent
+    constraints (b not in the range of A) have no solution: a :class:`ConstraintWarning` states
+    the residual :math:`|A\ddot q - b|` of the answer returned, the least-squares one (it
+    minimizes :math:`|A\ddot q - b|`, and among those Gauss's function
     :math:`(\ddot q - a)^TM(\ddot q - a)`, :math:`a = M^{-1}F`).
 
     Parameters
@@ -700,26 +709,63 @@ def udwadia_kalaba(M, F, A, b, tol=1e-9):
         return ConstrainedMotion(Minv * (F + Fc), Fc)
     M, L, F, A, b = _system(M, F, A, b, fname)
     tol = _checks.tolerance(tol, f"{fname}: tol")
-    return _uk(M, L, F, A, b, tol, fname)
+    return _uk_fast(M, F, A, b, fname, tol, stacklevel=4)
 
 
-def _uk(M, L, F, A, b, tol=1e-9, fname="udwadia_kalaba"):
-    """Eq. (36) with M = L L^T, no input checks (the simulator's inner loop)."""
+def _uk(M, L, F, A, b, tol=1e-9, fname="udwadia_kalaba", stacklevel=3):
+    """Eq. (36) as printed, with M = L L^T: the SVD pseudo-inverse of A L^{-T} (any rank)."""
     a = np.linalg.solve(M, F)                                   # unconstrained acceleration
     B = np.linalg.solve(L, A.T).T                               # A L^{-T}
     Fc = L @ (_pinv(B) @ (b - A @ a))
     qdd = a + np.linalg.solve(M, Fc)
-    _warn_inconsistent(A, qdd, b, tol, fname)
+    _warn_inconsistent(A, qdd, b, tol, fname, stacklevel)
     return ConstrainedMotion(qdd, Fc)
 
 
-def _warn_inconsistent(A, qdd, b, tol, fname):
+# a Cholesky factor whose smallest pivot is below this fraction of its largest counts as
+# rank deficient (condition number of A M^-1 A^T above ~1e12): then the SVD route above
+_PIVOT_RATIO = 1e-6
+
+
+def _uk_fast(M, F, A, b, fname, tol=1e-9, stacklevel=3, force=True):
+    r"""Eq. (36) without M^{1/2}: with :math:`a = M^{-1}F`, :math:`Y = M^{-1}A^T` and
+    :math:`W = AY` (by Cholesky factors of M and W, LAPACK ``posv``/``potrf``/``potrs``),
+
+    .. math:: \lambda = W^{-1}(b - Aa),\qquad \ddot q = a + Y\lambda,\qquad F^C = A^T\lambda,
+
+    the same as eq. (36) for SPD M and A of full row rank (:math:`L(AL^{-T})^+ = A^TW^{-1}`);
+    then b is always in the range of A, so no consistency test is needed. Rank-deficient or
+    ill-conditioned W (a small Cholesky pivot) goes to :func:`_uk` (SVD, warning when
+    inconsistent). No input checks: the simulator's inner loop. ``force=False``: the
+    constraint force is left out (None), for the integrator's right-hand side."""
+    L, X, info = _posv(M, np.vstack((F, A)).T, lower=1)      # M^-1 [F, A^T], one call
+    if info != 0:
+        return udwadia_kalaba(M, F, A, b, tol)                 # raises the clear error
+    a, Y = X[:, 0], X[:, 1:]
+    AX = A @ X                                                 # [A a, W]
+    if AX.shape[0] == 1:                                       # one row: W is a number
+        w = float(AX[0, 1])
+        if not w > 0.0:
+            return _uk(M, np.tril(L), F, A, b, tol, fname, stacklevel + 1)
+        lam = (float(b[0]) - float(AX[0, 0])) / w
+        return ConstrainedMotion(a + lam * X[:, 1], lam * A[0] if force else None)
+    else:
+        r = b - AX[:, 0]
+        Lw, info = _potrf(AX[:, 1:], lower=1)
+        d = Lw.diagonal().tolist()
+        if info != 0 or not min(d) > _PIVOT_RATIO * max(d):
+            return _uk(M, np.tril(L), F, A, b, tol, fname, stacklevel + 1)
+        lam = _potrs(Lw, r, lower=1)[0]
+    return ConstrainedMotion(a + Y @ lam, A.T @ lam if force else None)
+
+
+def _warn_inconsistent(A, qdd, b, tol, fname, stacklevel=3):
     r = float(np.linalg.norm(A @ qdd - b))
     scale = max(1.0, float(np.linalg.norm(b)), float(np.linalg.norm(A) * np.linalg.norm(qdd)))
     if r > tol * scale:
         warnings.warn(f"{fname}: the constraints are inconsistent (b is not in the range of A): "
                       f"no acceleration satisfies them; returning the least-squares one, residual "
-                      f"|A qdd - b| = {r:.3g}", ConstraintWarning, stacklevel=3)
+                      f"|A qdd - b| = {r:.3g}", ConstraintWarning, stacklevel=stacklevel)
     return r
 
 
@@ -1046,17 +1092,20 @@ class NumericConstrained(NumericForm):
         self.constraints = system.constraints.numeric(values)
         self.baumgarte = None           # (alpha, beta) set by simulate_constrained
         model = system.model
+        self._zero = np.zeros(n)
+        self._fname = f"NumericConstrained ({method})"
         if isinstance(model, MassMatrixForm):
             num = model.numeric(values)
             self._M = lambda q, t: num.mass_matrix(q, t)
-            self._F = lambda q, qd, t, tau: (num.forcing(q, qd, t)
-                                             + num.input_matrix(q, t) @ tau)
+            self._F = lambda q, qd, t, tau: (num.forcing(q, qd, t) + num.input_matrix(q, t) @ tau
+                                             if tau.any() else num.forcing(q, qd, t))
         else:
             from . import dynamics
-            g = system.gravity
+            g = np.ascontiguousarray(system.gravity, dtype=float)   # the compiled engine's path
+            zero = self._zero
             self._M = lambda q, t: dynamics.crba(model, q)
             self._F = lambda q, qd, t, tau: tau - dynamics.inverse_dynamics(
-                model, q, qd, np.zeros(n), gravity=g)
+                model, q, qd, zero, gravity=g)
         self._solve = {"multipliers": _by_multipliers, "embedded": _by_embedding,
                        "projection": _by_projection, "udwadia_kalaba": _by_uk}[method]
 
@@ -1078,22 +1127,30 @@ class NumericConstrained(NumericForm):
 
     def b(self, q, qd, t=0.0):
         """b of :math:`A\\ddot q = b`, with the Baumgarte terms when they are switched on."""
-        cn = self.constraints
-        b = cn.b(q, qd, t)
-        if self.baumgarte is not None:
-            alpha, beta = self.baumgarte
-            phi, psi = cn.residuals(q, qd, t)
-            b = b - 2 * alpha * psi
-            b[:cn.h] -= beta ** 2 * phi
-        return b
+        return self.constraints._A_b(np.asarray(q, dtype=float), np.asarray(qd, dtype=float),
+                                     t, self.baumgarte)[1].copy()
 
     def solve(self, q, qd, t=0.0, tau=None):
-        """:class:`ConstrainedMotion` (q̈, constraint force) at (q, qd, t) by this method."""
-        tau = np.zeros(self.n) if tau is None else np.asarray(tau, dtype=float)
+        """:class:`ConstrainedMotion` (q̈, constraint force) at (q, qd, t) by this method.
+
+        The simulator's inner loop: q, qd float ndarrays, no input checks (the public
+        :meth:`accelerations` checks them)."""
+        return self._motion(q, qd, t, tau, True)
+
+    def _motion(self, q, qd, t, tau, force):
+        tau = self._zero if tau is None else np.asarray(tau, dtype=float)
+        q, qd = np.asarray(q, dtype=float), np.asarray(qd, dtype=float)
         M = self._M(q, t)
         F = self._F(q, qd, t, tau)
-        qdd = self._solve(M, F, self.constraints.A(q, t), self.b(q, qd, t))
+        A, b = self.constraints._A_b(q, qd, t, self.baumgarte)
+        if self.method == "udwadia_kalaba":
+            return _uk_fast(M, F, A, b, self._fname, force=force)
+        qdd = self._solve(M, F, A, b)
         return ConstrainedMotion(qdd, M @ qdd - F)
+
+    def _qdd(self, q, qd, t=0.0, tau=None):
+        """q̈ alone (the integrator's right-hand side): :meth:`solve` without the force."""
+        return self._motion(q, qd, t, tau, False).qdd
 
     def multipliers(self, q, qd, t=0.0, tau=None):
         r"""The Lagrange multipliers :math:`\lambda` with :math:`A^T\lambda = F^C` (eq. (5.19);
@@ -1105,7 +1162,7 @@ class NumericConstrained(NumericForm):
         fname = "accelerations"
         q = self._vec(q, self.n, f"q ({self.n} coordinates)", fname)
         u = self._vec(u, self.n, f"u ({self.n} speeds)", fname)
-        return self.solve(q, u, self._time(t, fname), self._tau(tau, fname)).qdd
+        return self._qdd(q, u, self._time(t, fname), self._tau(tau, fname))
 
 
 def _by_multipliers(M, F, A, b):
@@ -1118,11 +1175,7 @@ def _by_multipliers(M, F, A, b):
 
 
 def _by_uk(M, F, A, b):
-    try:
-        L = np.linalg.cholesky(M)
-    except np.linalg.LinAlgError:
-        return udwadia_kalaba(M, F, A, b).qdd                 # raises the clear error
-    return _uk(M, L, F, A, b, fname="NumericConstrained (udwadia_kalaba)").qdd
+    return _uk_fast(M, F, A, b, "NumericConstrained (udwadia_kalaba)").qdd
 
 
 def _by_embedding(M, F, A, b):
