@@ -12,6 +12,9 @@ One module per part of the book; the names below are the public API.
 * :mod:`robodyn.dynamics` -- numeric O(n) algorithms: RNEA, ABA, CRBA, Coriolis matrix
 * :mod:`robodyn.simulation` -- simulation with energy and step-size reports
 * :mod:`robodyn.geometry` -- the kinetic-energy metric, Levi-Civita connection, geodesics
+* :mod:`robodyn.kane` -- Kane's method: partial velocities, generalized active and inertia
+  forces, constraints in the speeds, linearization of any method's equations (Part V);
+  :mod:`robodyn.flexible` -- a flexible link by assumed modes
 * :mod:`robodyn.viz` -- figures, interactive figures and animations (the only module that
   imports matplotlib and ipywidgets; import it explicitly)
 """
@@ -32,6 +35,8 @@ from .lagrange import (DEFAULT_GRAVITY, christoffel_symbols, coriolis_matrix,
                        NumericEquations, generalized_forces, gravity_vector,
                        kinetic_energy, mass_matrix, potential_energy)
 from .simulation import Trajectory, simulate
+from . import flexible, kane
+from .kane import linearize
 
 __version__ = "0.1.0"
 
