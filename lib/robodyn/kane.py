@@ -1000,6 +1000,7 @@ def linearize(eom, q0, u0=None, tau0=None, values=None, t0=0, equilibrium=True, 
     M = eom.mass_matrix.xreplace(sub)
     rhs = (eom.forcing + Bm * tau).xreplace(sub)
     qd = eom.kinematics.xreplace(sub)
+    tv = [e.xreplace(sub) if isinstance(e, sp.Basic) else e for e in tv]
     ev = {**at, **dict(zip(tau, tv))}
 
     def val(X):
