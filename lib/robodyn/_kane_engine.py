@@ -88,18 +88,7 @@ class Ring:
         return self.add(a, self.neg(b))
 
     def mul(self, a, b):
-        if not a or not b:
-            return {}
-        if len(a) > len(b):
-            a, b = b, a
-        r = {}
-        get = r.get
-        for k1, v1 in a.items():
-            for k2, v2 in b.items():
-                k = k1 + k2
-                w = get(k)
-                r[k] = v1 * v2 if w is None else w + v1 * v2
-        return self._clean(r)
+        return self.dot((a,), (b,))
 
     def dot(self, xs, ys):
         """sum x_i y_i of two lists of polynomials, one clean-up."""

@@ -29,7 +29,8 @@ import sympy as sp
 from scipy.optimize import brentq
 
 from . import _checks
-from .equations import TIME, MassMatrixForm
+from .equations import TIME
+from .kane import _Fields
 
 __all__ = ["clamped_free_roots", "pinned_free_roots", "mode_shape", "FlexibleLink",
            "flexible_link", "natural_frequencies"]
@@ -101,7 +102,7 @@ def mode_shape(beta, L, x, derivative=0):
 
 
 @dataclass(frozen=True, eq=False)
-class FlexibleLink(MassMatrixForm):
+class FlexibleLink(_Fields):
     r"""The hub--beam equations :math:`M\dot u = f + B\tau` (module docstring), made by
     :func:`flexible_link`. Fields: the physical data (``hub_inertia``, ``length``, ``EI``,
     ``rho``, ``tip_mass``), ``betas`` (the roots :math:`\beta_iL`), ``integrals`` (name ->
@@ -134,16 +135,8 @@ class FlexibleLink(MassMatrixForm):
         return len(self.betas)
 
     @property
-    def mass_matrix(self):
-        return self.M
-
-    @property
-    def forcing(self):
-        return self.f
-
-    @property
-    def input_matrix(self):
-        return self.B
+    def qd(self):
+        return self.u
 
     def deflection(self, eta, x):
         """w(x) = sum phi_i(x) eta_i (m) for modal coordinates eta (N,), x array."""

@@ -167,8 +167,28 @@ class Torque:
 # Kane's equations of a system described symbolically
 # --------------------------------------------------------------------------
 
+class _Fields(MassMatrixForm):
+    """The shared interface read off the fields M, f, qd and B of Kane's results."""
+
+    @property
+    def mass_matrix(self):
+        return self.M
+
+    @property
+    def forcing(self):
+        return self.f
+
+    @property
+    def kinematics(self):
+        return self.qd
+
+    @property
+    def input_matrix(self):
+        return self.B
+
+
 @dataclass(frozen=True, eq=False)
-class KaneEquations(MassMatrixForm):
+class KaneEquations(_Fields):
     r"""Every quantity of Kane's method for one system (made by :func:`kanes_equations`).
 
     Fields, in the order of the method (vectors are sympy 3 x 1 columns in the inertial
@@ -209,21 +229,6 @@ class KaneEquations(MassMatrixForm):
     name: str = "system"
     _numeric_forms: dict = field(default_factory=dict, repr=False, compare=False)
 
-    @property
-    def mass_matrix(self):
-        return self.M
-
-    @property
-    def forcing(self):
-        return self.f
-
-    @property
-    def kinematics(self):
-        return self.qd
-
-    @property
-    def input_matrix(self):
-        return self.B
 
     def equations(self):
         r"""Kane's equations :math:`F_r + F_r^* = 0` as a list of ``sympy.Eq``."""
@@ -548,7 +553,7 @@ def kanes_equations(q, u, bodies, loads=(), speeds=None, constraints=(), depende
 # --------------------------------------------------------------------------
 
 @dataclass(frozen=True, eq=False)
-class ChainEquations(MassMatrixForm):
+class ChainEquations(_Fields):
     r"""Kane's equations of a serial chain, made by :func:`equations_of_motion`.
 
     With speeds u = qd (the default): ``M`` (n x n), ``active_forces`` :math:`F_r` (gravity's
@@ -576,21 +581,6 @@ class ChainEquations(MassMatrixForm):
     def n(self):
         return self.q.shape[0]
 
-    @property
-    def mass_matrix(self):
-        return self.M
-
-    @property
-    def forcing(self):
-        return self.f
-
-    @property
-    def kinematics(self):
-        return self.qd
-
-    @property
-    def input_matrix(self):
-        return self.B
 
     def equations(self):
         r"""Kane's equations :math:`F_r + F_r^* + \tau_r = 0`... as ``sympy.Eq`` (u = qd)."""
