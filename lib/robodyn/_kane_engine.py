@@ -178,15 +178,21 @@ class Ring:
             else:
                 pairs = ((cp, None),)
             for coef, fn in pairs:
+                if not self.exact:
+                    x = coef.real
+                    if abs(x) <= 1e-12:
+                        continue
+                    rest = ([fn] if fn is not None else []) + mono
+                    if not rest:
+                        terms.append(sp.Float(x))
+                    elif x == 1.0 or x == -1.0:
+                        terms.append(sp.Mul(*rest) if x > 0 else -sp.Mul(*rest))
+                    else:               # a Float times powers: nothing to combine
+                        terms.append(sp.Mul(sp.Float(x), *rest, evaluate=False))
+                    continue
                 val = self._real(coef)
                 if val != 0:
-                    args = [val] + ([fn] if fn is not None else []) + mono
-                    if len(args) == 1:
-                        terms.append(val)
-                    elif self.exact or val == 1 or val == -1:
-                        terms.append(sp.Mul(*args))
-                    else:               # a Float times powers: nothing to combine
-                        terms.append(sp.Mul(*args, evaluate=False))
+                    terms.append(sp.Mul(val, *(([fn] if fn is not None else []) + mono)))
         return sp.Add(*terms)
 
     def _real(self, c):
