@@ -458,3 +458,13 @@ def test_flexible_errors():
         flexible.natural_frequencies(models.planar_rr())
     with pytest.raises(ValueError, match="derivative"):
         flexible.mode_shape(1.8751, 1.0, 0.5, 3)
+
+
+def test_six_joint_spatial_arm_equals_aba():
+    chain = models.ur5_like()
+    num = kane.equations_of_motion(chain).numeric()
+    rng = np.random.default_rng(6)
+    for _ in range(3):
+        q, qd, tau = rng.uniform(-1, 1, (3, 6))
+        assert np.allclose(num.accelerations(q, qd, 0.0, tau),
+                           dynamics.forward_dynamics(chain, q, qd, tau), atol=1e-9)
