@@ -25,51 +25,30 @@ class Ring:
     Generators, in digit order: the frequencies z_k of the rotating joints, the degrees of
     the translating coordinates q_k, the speeds u_k, and the parameters."""
 
-    def __init__(self, n, rotating, translating, params, exact, param_coefficients=False):
+    def __init__(self, n, rotating, translating, params, exact):
         self.n = n
         self.params = list(params)
         self.exact = exact
-        # parameters either as generators of the monomials, or inside the coefficients
-        # (polynomials over QQ_I: fewer terms when every link has its own symbols)
-        self.pring = None
-        if param_coefficients and self.params and exact:
-            from sympy.polys.domains import QQ_I
-            from sympy.polys.rings import ring
-            self.pring = ring(self.params, QQ_I)[0]
         gens = ([("z", k) for k in range(n) if rotating[k]]
                 + [("q", k) for k in range(n) if translating[k]]
-                + [("u", k) for k in range(n)])
-        if self.pring is None:
-            gens += [("p", j) for j in range(len(params))]
+                + [("u", k) for k in range(n)] + [("p", j) for j in range(len(params))])
         self.gens = gens
         self.slot = {g: _BASE ** i for i, g in enumerate(gens)}
         if exact:
             from sympy.polys.domains import QQ_I
             self.dom = QQ_I
-            if self.pring is not None:
-                R = self.pring
-                self.one = R.one
-                self.i = R.ground_new(QQ_I.from_sympy(sp.I))
-                self.inv_i = R.ground_new(QQ_I.from_sympy(-sp.I))
-                self.zero = R.zero
-            else:
-                self.one = QQ_I.one
-                self.i = QQ_I.from_sympy(sp.I)
-                self.inv_i = QQ_I.from_sympy(-sp.I)
-                self.zero = QQ_I.zero
+            self.one = QQ_I.one
+            self.i = QQ_I.from_sympy(sp.I)
         else:
             self.dom = None
             self.one = 1.0 + 0j
             self.i = 1j
-            self.inv_i = -1j
-            self.zero = 0j
 
     # -- constants --------------------------------------------------------------------
     def number(self, x):
         """A domain element of a sympy number (exact) or float."""
         if self.exact:
-            c = self.dom.from_sympy(sp.nsimplify(x) if isinstance(x, sp.Float) else x)
-            return self.pring.ground_new(c) if self.pring is not None else c
+            return self.dom.from_sympy(sp.nsimplify(x) if isinstance(x, sp.Float) else x)
         return complex(x)
 
     def const(self, expr):
@@ -77,8 +56,6 @@ class Ring:
         expr = sp.expand(sp.sympify(expr))
         if expr == 0:
             return {}
-        if self.pring is not None:
-            return {0: self.pring.from_expr(expr)}
         if not self.params:
             return {0: self.number(expr)}
         poly = sp.Poly(expr, *self.params)
@@ -182,7 +159,8 @@ class Ring:
             e = tuple(e)
             sign = next((x for x in e if x), 0)
             canon = e if sign >= 0 else tuple(-x for x in e)
-            slot = groups.setdefault((canon, tuple(rest)), [self.zero, self.zero])
+            slot = groups.setdefault((canon, tuple(rest)), [self.dom.zero if self.exact else 0j,
+                                                           self.dom.zero if self.exact else 0j])
             slot[0 if sign >= 0 else 1] += c
         zs = [k for kind, k in self.gens if kind == "z"]
         others = [(kind, k) for kind, k in self.gens if kind != "z"]
@@ -218,10 +196,6 @@ class Ring:
         return sp.Add(*terms)
 
     def _real(self, c):
-        if self.pring is not None:
-            return sp.Add(*[sp.re(self.dom.to_sympy(v)) * sp.Mul(*[p ** d for p, d in
-                                                                    zip(self.params, mono) if d])
-                            for mono, v in c.terms()]) if c else sp.S.Zero
         if self.exact:
             return sp.re(self.dom.to_sympy(c)) if c else sp.S.Zero
         x = c.real
@@ -259,7 +233,7 @@ def canonical(exprs, q):
         half = ring.number(sp.Rational(1, 2))
         if fn is sp.cos:
             return {key: half, -key: half}
-        return {key: half * ring.inv_i, -key: -half * ring.inv_i}
+        return {key: half / ring.i, -key: -half / ring.i}
 
     def factor(x):
         if isinstance(x, sp.Pow) and x.exp.is_Integer and x.exp > 0:

@@ -646,7 +646,7 @@ def _chain_terms(chain, g):
         pitch = sum(w[k] * v[k] for k in range(3))
         if not rotating[i] or (sp.expand(pitch) != 0 if exact else abs(pitch) > 1e-12):
             translating[i] = True
-    ring = Ring(n, rotating, translating, params, exact, param_coefficients=True)
+    ring = Ring(n, rotating, translating, params, exact)
     c = ring.const
     zero3 = [{}, {}, {}]
 
@@ -663,7 +663,7 @@ def _chain_terms(chain, g):
         z, zi = ring.gen("z", i), ring.gen("z", i, -1)
         half = ring.number(sp.Rational(1, 2))
         cos = {k: x * half for k, x in ring.add(z, zi).items()}
-        sin = {k: x * half * ring.inv_i for k, x in ring.sub(z, zi).items()}
+        sin = {k: x * half / ring.i for k, x in ring.sub(z, zi).items()}
         omc = ring.sub(one, cos)
         Wm = (sp.Matrix if exact else np.array)([[0, -w[2], w[1]], [w[2], 0, -w[0]],
                                                  [-w[1], w[0], 0]])
