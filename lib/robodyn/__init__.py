@@ -21,6 +21,9 @@ One module per part of the book; the names below are the public API.
 * :mod:`robodyn.geometry` -- the kinetic-energy metric, Levi-Civita connection, geodesics
 * :mod:`robodyn.vehicle`, :mod:`robodyn.port_hamiltonian` -- rigid bodies on SE(3), joints as
   subgroups, vehicle--manipulator systems and their port-Hamiltonian forms (Part VI)
+* :mod:`robodyn.kane` -- Kane's method: partial velocities, generalized active and inertia
+  forces, constraints in the speeds, linearization of any method's equations (Part V);
+  :mod:`robodyn.flexible` -- a flexible link by assumed modes
 * :mod:`robodyn.viz` -- figures, interactive figures and animations (the only module that
   imports matplotlib and ipywidgets; import it explicitly)
 * :mod:`robodyn.answers` -- forgiving answer checking for the problem sets (Assignments);
@@ -55,6 +58,8 @@ from .constraints import (ConstrainedSystem, Constraints, ConstraintWarning, con
                           simulate_constrained, udwadia_kalaba)
 from . import port_hamiltonian, vehicle
 from .vehicle import VehicleManipulator
+from . import flexible, kane
+from .kane import linearize
 
 __version__ = "0.1.0"
 

@@ -1,0 +1,142 @@
+"""Benchmark of robodyn.kane: time to derive Kane's equations (mass matrix and forcing) of the RR,
+RP and n-link planar chains (n = 2..12) and of a 6-DoF spatial arm, with numeric and with symbolic
+lengths and masses, against sympy.physics.mechanics.KanesMethod in the same run. Each reference
+row runs in a subprocess with a timeout (reported as "> T s"). That the two derivations agree is
+shown by tests/test_kane.py (RR, RP, random chains), not here.
+
+    .venv/bin/python bench/bench_kane.py [--quick] [--timeout 60]
+"""
+import argparse
+import multiprocessing as mp
+import time
+
+import numpy as np
+import sympy as sp
+from sympy.physics import mechanics as me
+
+import robodyn as rd
+from robodyn import kane, models
+
+
+def mechanics_chain(kind, n, symbolic):
+    """KanesMethod for a planar chain of rods in the xy plane (gravity -y): 'R' revolute joints,
+    'P' a prismatic joint along the previous link (as robodyn.models.planar_rp); or the
+    spatial 3R/6R arm ('spatial', links along x, axes z, y, y, x, y, x)."""
+    q = me.dynamicsymbols(f"q1:{n + 1}")
+    u = me.dynamicsymbols(f"u1:{n + 1}")
+    ls = sp.symbols(f"l1:{n + 1}") if symbolic else [1] * n
+    ms = sp.symbols(f"m1:{n + 1}") if symbolic else [1] * n
+    g = sp.Symbol("g") if symbolic else sp.Float(9.81)
+    N = me.ReferenceFrame("N")
+    O = me.Point("O")
+    O.set_vel(N, 0)
+    frame, joint, bodies, loads = N, O, [], []
+    axes = ["z", "y", "y", "x", "y", "x"]
+    for i in range(n):
+        if kind == "spatial":
+            F = frame.orientnew(f"F{i}", "Axis", [q[i], getattr(frame, axes[i])])
+            F.set_ang_vel(frame, u[i] * getattr(frame, axes[i]))
+            c = joint.locatenew(f"C{i}", ls[i] / 2 * F.x)
+            nxt = joint.locatenew(f"J{i}", ls[i] * F.x)
+            c.v2pt_theory(joint, N, F)
+            nxt.v2pt_theory(joint, N, F)
+        elif kind[i] == "R":
+            F = frame.orientnew(f"F{i}", "Axis", [q[i], frame.z])
+            F.set_ang_vel(frame, u[i] * frame.z)
+            c = joint.locatenew(f"C{i}", ls[i] / 2 * F.x)
+            nxt = joint.locatenew(f"J{i}", ls[i] * F.x)
+            c.v2pt_theory(joint, N, F)
+            nxt.v2pt_theory(joint, N, F)
+        else:                                        # prismatic along the previous link
+            F = frame.orientnew(f"F{i}", "Axis", [0, frame.z])
+            F.set_ang_vel(frame, 0)
+            c = O.locatenew(f"C{i}", (q[i] + ls[i] / 2) * frame.x)
+            c.set_vel(N, c.pos_from(O).dt(N).subs({qq.diff(): uu for qq, uu in zip(q, u)}))
+            nxt = c
+        bodies.append(me.RigidBody(f"B{i}", c, F, ms[i],
+                                   (me.inertia(F, 0, ms[i] * ls[i] ** 2 / 12,
+                                               ms[i] * ls[i] ** 2 / 12), c)))
+        loads.append((c, -ms[i] * g * (N.z if kind == "spatial" else N.y)))
+        frame, joint = F, nxt
+    km = me.KanesMethod(N, q_ind=q, u_ind=u, kd_eqs=[qi.diff() - ui for qi, ui in zip(q, u)])
+    km.kanes_equations(bodies, loads)
+    return km.mass_matrix, km.forcing
+
+
+def robodyn_chain(kind, n, symbolic):
+    """The same chain as a SerialChain (numbers or symbols)."""
+    ls = sp.symbols(f"l1:{n + 1}") if symbolic else [1.0] * n
+    ms = sp.symbols(f"m1:{n + 1}") if symbolic else [1.0] * n
+    if kind == "RP":
+        return models.planar_rp(ls[0], ls[1], ms[0], ms[1]), (0, -9.81, 0)
+    z = sp.Integer(0) if symbolic else 0.0
+    one = sp.Integer(1) if symbolic else 1.0
+    if kind == "spatial":
+        axes = {"z": [0, 0, 1], "y": [0, 1, 0], "x": [1, 0, 0]}
+        names = ["z", "y", "y", "x", "y", "x"]
+        gravity = (0, 0, -9.81)
+    else:
+        names = ["z"] * n
+        gravity = (0, -9.81, 0)
+    S, homes, inertias, x = [], [], [], z
+    for i in range(n):
+        S.append(rd.revolute_screw([one * a for a in axes[names[i]]] if kind == "spatial"
+                                   else [z, z, one], [x, z, z]))
+        homes.append(rd.homogeneous(sp.eye(3) if symbolic else np.eye(3), [x + ls[i] / 2, z, z]))
+        inertias.append(models.rod_inertia(ms[i], ls[i]))
+        x = x + ls[i]
+    cols = (np.array(sp.Matrix.hstack(*[sp.Matrix(s) for s in S]).tolist(), dtype=object)
+            if symbolic else np.column_stack(S))
+    home = rd.homogeneous(sp.eye(3) if symbolic else np.eye(3), [x, z, z])
+    return rd.SerialChain.from_screws(cols, home, homes, inertias, name=f"{kind} {n}"), gravity
+
+
+def _reference(conn, kind, n, symbolic):
+    t = time.perf_counter()
+    M, f = mechanics_chain(kind, n, symbolic)
+    conn.send(time.perf_counter() - t)
+
+
+def reference_time(kind, n, symbolic, timeout):
+    ctx = mp.get_context("fork")
+    a, b = ctx.Pipe()
+    p = ctx.Process(target=_reference, args=(b, kind, n, symbolic))
+    p.start()
+    p.join(timeout)
+    if p.is_alive():
+        p.terminate()
+        p.join()
+        return None
+    return a.recv() if a.poll() else None
+
+
+def ours_time(kind, n, symbolic):
+    chain, g = robodyn_chain(kind, n, symbolic)
+    t = time.perf_counter()
+    eom = kane.equations_of_motion(chain, gravity=g)
+    return time.perf_counter() - t, eom
+
+
+def main(quick=False, timeout=60.0):
+    rows = [("RR", 2), ("RP", 2)] + [("R" * n, n) for n in range(3, 7 if quick else 13)] \
+        + [("spatial", 6)]
+    print(f"Derivation of M and f (s): robodyn.kane vs KanesMethod, same run "
+          f"(timeout {timeout:.0f} s per reference row)")
+    print(f"{'chain':>14} {'params':>8} {'ours':>8} {'KanesMethod':>12} {'ratio':>8}")
+    for kind, n in rows:
+        label = {"RR": "RR (planar 2)", "RP": "RP", "spatial": "spatial 6R"}.get(kind, f"planar {n}")
+        for symbolic in (False, True):
+            ours, _ = ours_time(kind, n, symbolic)
+            ref = reference_time(kind, n, symbolic, timeout)
+            ratio = f"{ref / ours:8.1f}" if ref else f"> {timeout / ours:6.0f}"
+            reft = f"{ref:12.3f}" if ref else f"{'> ' + str(int(timeout)):>12}"
+            print(f"{label:>14} {'symbols' if symbolic else 'numbers':>8} {ours:8.3f} {reft} "
+                  f"{ratio}", flush=True)
+
+
+if __name__ == "__main__":
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--timeout", type=float, default=60.0)
+    a = ap.parse_args()
+    main(a.quick, a.timeout)

@@ -1,0 +1,1028 @@
+r"""Kane's method (Part V of the book; handbook ch. 6, Kane and Levinson 1985).
+
+For a system with n generalized coordinates q and m generalized speeds u (any invertible
+combination of the :math:`\dot q`, eq. (kane-speeds)), the velocity of every particle and the
+angular velocity of every body are linear in the speeds,
+
+.. math:: v^P = \sum_r v^P_r\,u_r + v^P_t, \qquad \omega^B = \sum_r \omega^B_r\,u_r + \omega^B_t,
+
+which defines the **partial velocities** :math:`v_r` and **partial angular velocities**
+:math:`\omega_r`. With the generalized active forces (kane-fr)
+:math:`F_r = \sum_P v^P_r\cdot R^P + \sum_B \omega^B_r\cdot T^B` and the generalized inertia
+forces (kane-frstar) :math:`F_r^* = \sum_P v^P_r\cdot(-m_Pa^P) + \sum_B \omega^B_r\cdot
+(-I^B\alpha^B - \omega^B\times I^B\omega^B)` (for a rigid body, :math:`v_r` of its mass
+centre), **Kane's equations** are (kane-eq)
+
+.. math:: F_r + F_r^* = 0, \qquad r = 1, \dots, m .
+
+:math:`F_r^*` is linear in :math:`\dot u`, so the equations are the mass-matrix form
+:math:`M(q)\dot u = f(q, u, t) + B\tau` of :mod:`robodyn.equations`.
+
+Public API
+
+* :class:`Particle`, :class:`RigidBody`, :class:`Force`, :class:`Torque` -- a system described
+  symbolically (positions and orientations as functions of q and t, in an inertial frame N);
+* :func:`kanes_equations` -- every step of the method, each a field of the returned
+  :class:`KaneEquations` (velocities, partial velocities, accelerations, :math:`F_r`,
+  :math:`F_r^*`, M, f), with constraints in the speeds (dependent speeds, nonholonomic
+  constraints: the reduced equations, no multipliers) and the constraint forces they carry
+  (auxiliary speeds);
+* :func:`equations_of_motion` -- a :class:`~robodyn.kinematics.SerialChain`'s equations by a
+  recursive Kane derivation in the link frames (fast; same interface as
+  :func:`robodyn.lagrange.equations_of_motion`);
+* :func:`change_speeds` -- the same equations in other generalized speeds u = W(q) qd;
+* :func:`linearize` -- state-space A, B about an operating point of any
+  :class:`~robodyn.equations.MassMatrixForm` (Lagrange's too).
+
+The flexible link (assumed modes) lives in :mod:`robodyn.flexible`.
+"""
+from __future__ import annotations
+
+import numbers
+from dataclasses import dataclass, field
+
+import numpy as np
+import sympy as sp
+
+from . import _checks
+from ._checks import is_symbolic
+from ._checks import to_sympy as _S
+from ._kane_engine import Ring
+from ._kane_engine import canonical as _canonical
+from .equations import TIME, MassMatrixForm, mass_matrix_form
+from .kinematics import SerialChain
+
+__all__ = ["Particle", "RigidBody", "Force", "Torque", "KaneEquations", "kanes_equations",
+           "ChainEquations", "equations_of_motion", "change_speeds", "Linearization",
+           "linearize", "DEFAULT_GRAVITY"]
+
+DEFAULT_GRAVITY = (0.0, 0.0, -9.81)
+"""Gravitational acceleration in the space frame, m/s^2 (as in :mod:`robodyn.lagrange`)."""
+
+
+def _vec3(x, what, fname):
+    try:
+        v = sp.Matrix(x) if not isinstance(x, sp.MatrixBase) else x
+    except (TypeError, ValueError, sp.SympifyError):
+        raise TypeError(f"{fname}: {what}: expected 3 sympy expressions, got "
+                        f"{_checks._describe(x)}") from None
+    if v.shape not in ((3, 1), (1, 3)):
+        raise ValueError(f"{fname}: {what}: expected a 3-vector, got shape {v.shape}")
+    return v.reshape(3, 1).applyfunc(_checks._exact)
+
+
+def _mat3(x, what, fname):
+    try:
+        R = sp.Matrix(x)
+    except (TypeError, ValueError, sp.SympifyError):
+        raise TypeError(f"{fname}: {what}: expected a 3x3 matrix, got "
+                        f"{_checks._describe(x)}") from None
+    if R.shape != (3, 3):
+        raise ValueError(f"{fname}: {what}: expected a 3x3 matrix, got shape {R.shape}")
+    return R.applyfunc(_checks._exact)
+
+
+# --------------------------------------------------------------------------
+# the system: particles, rigid bodies, loads
+# --------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Particle:
+    """A particle: ``mass`` (kg) at ``position`` (3 expressions in q and t, inertial frame N, m).
+
+    >>> q = sp.Symbol('q')
+    >>> Particle('P', 2, [sp.cos(q), sp.sin(q), 0]).position.T
+    Matrix([[cos(q), sin(q), 0]])
+    """
+    name: str
+    mass: object
+    position: object
+
+    def __post_init__(self):
+        object.__setattr__(self, "mass", _checks._exact(_checks.scalar(self.mass,
+                                                                       "Particle: mass")))
+        object.__setattr__(self, "position", _vec3(self.position, "position", "Particle"))
+
+
+@dataclass(frozen=True)
+class RigidBody:
+    """A rigid body: ``mass`` at the mass centre ``position`` (N frame), ``orientation`` R
+    (3x3, body axes in N, functions of q and t) and the central ``inertia`` (3x3 in body axes,
+    kg m^2). ``angular_velocity`` (3 expressions in q, qd... written in N) is optional:
+    by default it is read off :math:`\\dot RR^T`.
+
+    >>> q = sp.Symbol('q')
+    >>> b = RigidBody('B', 1, [0, 0, 0], [[sp.cos(q), -sp.sin(q), 0], [sp.sin(q), sp.cos(q), 0],
+    ...                                   [0, 0, 1]], sp.diag(0, 1, 1))
+    >>> b.inertia[2, 2]
+    1
+    """
+    name: str
+    mass: object
+    position: object
+    orientation: object
+    inertia: object
+
+    def __post_init__(self):
+        f = "RigidBody"
+        object.__setattr__(self, "mass", _checks._exact(_checks.scalar(self.mass, f"{f}: mass")))
+        object.__setattr__(self, "position", _vec3(self.position, "position", f))
+        object.__setattr__(self, "orientation", _mat3(self.orientation, "orientation", f))
+        I = _mat3(self.inertia, "inertia", f)
+        if not (I - I.T).is_zero_matrix:
+            raise ValueError(f"{f}: inertia: expected a symmetric 3x3 matrix, got {I.tolist()}")
+        object.__setattr__(self, "inertia", I)
+
+
+@dataclass(frozen=True)
+class Force:
+    """A force ``vector`` (N frame components, N) applied at ``point`` (3 expressions, m).
+
+    >>> Force([1, 0, 0], [0, -9.81, 0]).vector.T
+    Matrix([[0, -981/100, 0]])
+    """
+    point: object
+    vector: object
+
+    def __post_init__(self):
+        object.__setattr__(self, "point", _vec3(self.point, "point", "Force"))
+        object.__setattr__(self, "vector", _vec3(self.vector, "vector", "Force"))
+
+
+@dataclass(frozen=True)
+class Torque:
+    """A couple of moment ``vector`` (N frame, N m) acting on the rigid body named ``body``.
+
+    >>> Torque('B', [0, 0, 2]).vector.T
+    Matrix([[0, 0, 2]])
+    """
+    body: str
+    vector: object
+
+    def __post_init__(self):
+        object.__setattr__(self, "vector", _vec3(self.vector, "vector", "Torque"))
+
+
+# --------------------------------------------------------------------------
+# Kane's equations of a system described symbolically
+# --------------------------------------------------------------------------
+
+class _Fields(MassMatrixForm):
+    """The shared interface read off the fields M, f, qd and B of Kane's results."""
+
+    @property
+    def mass_matrix(self):
+        return self.M
+
+    @property
+    def forcing(self):
+        return self.f
+
+    @property
+    def kinematics(self):
+        return self.qd
+
+    @property
+    def input_matrix(self):
+        return self.B
+
+
+@dataclass(frozen=True, eq=False)
+class KaneEquations(_Fields):
+    r"""Every quantity of Kane's method for one system (made by :func:`kanes_equations`).
+
+    Fields, in the order of the method (vectors are sympy 3 x 1 columns in the inertial
+    frame N; dictionaries are keyed by body or particle name):
+
+    ``q``, ``u`` (the independent speeds), ``udot`` (their derivatives); ``all_speeds``;
+    ``kinematic_equations`` (list of ``Eq(qd_i, ...)``), ``qd`` (:math:`\dot q = K(q)u`, n x 1);
+    ``dependent_speeds`` ({u_d: expression in u} from the constraints, empty without);
+    ``velocities``, ``angular_velocities``; ``partial_velocities``,
+    ``partial_angular_velocities`` (3 x m matrices, column r = :math:`v_r`);
+    ``accelerations``, ``angular_accelerations``; ``active_forces`` :math:`F_r`,
+    ``inertia_forces`` :math:`F_r^*` (m x 1, linear in ``udot``); ``M`` and ``f`` with
+    :math:`F_r + F_r^* = 0 \Leftrightarrow M\dot u = f + B\tau`; ``B`` and ``inputs``;
+    ``constraint_forces`` (the generalized constraint forces carried by the auxiliary speeds,
+    one per constraint, in q, u, udot; empty without constraints).
+    """
+    q: sp.Matrix
+    u: sp.Matrix
+    udot: sp.Matrix
+    all_speeds: sp.Matrix
+    kinematic_equations: list
+    qd: sp.Matrix
+    dependent_speeds: dict
+    velocities: dict
+    angular_velocities: dict
+    partial_velocities: dict
+    partial_angular_velocities: dict
+    accelerations: dict
+    angular_accelerations: dict
+    active_forces: sp.Matrix
+    inertia_forces: sp.Matrix
+    M: sp.Matrix
+    f: sp.Matrix
+    B: sp.Matrix
+    inputs: sp.Matrix
+    constraint_forces: sp.Matrix
+    t: sp.Symbol = TIME
+    name: str = "system"
+    _numeric_forms: dict = field(default_factory=dict, repr=False, compare=False)
+
+
+    def equations(self):
+        r"""Kane's equations :math:`F_r + F_r^* = 0` as a list of ``sympy.Eq``."""
+        return [sp.Eq(a + b, 0) for a, b in zip(self.active_forces, self.inertia_forces)]
+
+    def constraint_force(self, q, u, values=None, tau=None, t=0.0):
+        r"""The generalized constraint forces at a state (numbers), one per constraint: the
+        force that keeps each constraint's auxiliary speed at zero (for a constraint
+        :math:`n\cdot v^P = 0`, the component along n of the force on P)."""
+        fname = "KaneEquations.constraint_force"
+        if self.constraint_forces.shape[0] == 0:
+            raise ValueError(f"{fname}: {self.name} has no constraints")
+        num = self.numeric(values)
+        ud = num.accelerations(q, u, t, tau)
+        key = ("constraint", tuple(sorted((str(k), float(v)) for k, v in (values or {}).items())))
+        cache = self.__dict__.setdefault("_numeric_forms", {})
+        if key not in cache:
+            expr = self.constraint_forces
+            if values:
+                names = {str(s): s for s in expr.free_symbols}
+                expr = expr.xreplace({(names.get(k, sp.Symbol(k)) if isinstance(k, str) else k):
+                                      _checks._exact(float(v)) for k, v in values.items()})
+            args = list(self.q) + list(self.u) + list(self.udot) + list(self.inputs) + [self.t]
+            cache[key] = sp.lambdify(args, list(expr), modules="math", cse=True)
+        tau = np.zeros(len(self.inputs)) if tau is None else np.asarray(tau, dtype=float)
+        return np.array(cache[key](*np.concatenate([np.asarray(q, float), np.asarray(u, float),
+                                                     ud, tau, [t]])), dtype=float)
+
+
+def _rate_symbols(q):
+    return sp.Matrix([sp.Symbol(f"{s.name}_dot") for s in q])
+
+
+def _symbol_column(x, what, fname, allow_empty=False):
+    if isinstance(x, sp.Symbol):
+        x = [x]
+    if isinstance(x, sp.MatrixBase):
+        x = list(x)
+    if not isinstance(x, (list, tuple)) or (not x and not allow_empty):
+        raise TypeError(f"{fname}: {what}: expected a list of sympy Symbols, got "
+                        f"{_checks._describe(x)}")
+    bad = [e for e in x if not isinstance(e, sp.Symbol)]
+    if bad:
+        raise TypeError(f"{fname}: {what}: expected plain sympy Symbols, got {bad[0]!r}")
+    if len(set(x)) != len(x):
+        raise ValueError(f"{fname}: {what}: expected distinct Symbols, got {list(x)}")
+    return sp.Matrix(x) if x else sp.zeros(0, 1)
+
+
+def _simp(e, simplify, q=None):
+    """expand; with ``simplify`` also simplify products of sines and cosines (canonical sums
+    of cos/sin of coordinate combinations when possible, else ``trigsimp``)."""
+    e = sp.expand(e)
+    if not simplify or not e.has(sp.sin, sp.cos):
+        return e
+    q = sorted({a for f in e.atoms(sp.sin, sp.cos) for a in f.free_symbols}, key=str) \
+        if q is None else q
+    out = _canonical([e], q)
+    if out is not None:
+        return sp.factor_terms(out[0]) if len(sp.Add.make_args(out[0])) < 4 else out[0]
+    num, den = sp.fraction(sp.together(e))          # a ratio of trigonometric polynomials
+    out = _canonical([num, den], q)
+    if out is not None:
+        return sp.factor_terms(out[0]) / sp.factor_terms(out[1])
+    return e
+
+
+def _check_invertible(W, q, what, fname, rng=None):
+    """A square W(q): ValueError when it is singular (symbolically or at a random point)."""
+    if W.shape[0] != W.shape[1]:
+        raise ValueError(f"{fname}: {what}: expected a square matrix, got shape {W.shape}")
+    det = sp.expand(W.det(method="berkowitz"))
+    if det == 0 or sp.simplify(det) == 0:
+        raise ValueError(f"{fname}: {what} are not invertible in the rates: det = 0 "
+                         f"(the speeds must be independent combinations; got W = {W.tolist()})")
+    rng = np.random.default_rng(0) if rng is None else rng
+    free = sorted(det.free_symbols, key=str)
+    val = det.xreplace({s: sp.Float(x) for s, x in zip(free, rng.uniform(0.1, 1.1, len(free)))})
+    if val.is_number and abs(complex(val)) < 1e-12:
+        raise ValueError(f"{fname}: {what} are not invertible in the rates at a generic "
+                         f"configuration (det = {det})")
+    return det
+
+
+def kanes_equations(q, u, bodies, loads=(), speeds=None, constraints=(), dependent=(),
+                    inputs=(), t=TIME, simplify=True, name="system"):
+    r"""Kane's method for particles and rigid bodies described symbolically (module docstring).
+
+    Steps (each result a field of the returned :class:`KaneEquations`): the kinematic
+    differential equations from the definition of the speeds, :math:`u = W(q)\dot q`;
+    velocities :math:`v = \partial r/\partial q\,\dot q + \partial r/\partial t` and angular
+    velocities :math:`\omega` from :math:`\dot R R^T`; with constraints
+    :math:`A(q, t)u + b = 0`, the dependent speeds :math:`u_d = C u_i + c` substituted;
+    partial velocities :math:`\partial v/\partial u_r`; accelerations :math:`dv/dt`;
+    :math:`F_r` (kane-fr), :math:`F_r^*` (kane-frstar) and :math:`F_r + F_r^* = 0` (kane-eq).
+
+    Parameters
+    ----------
+    q : list of n Symbols (generalized coordinates)
+    u : list of m Symbols (generalized speeds, dependent ones included)
+    bodies : list of :class:`Particle` and :class:`RigidBody` (distinct names)
+    loads : list of :class:`Force` and :class:`Torque` (vectors in q, u, t and ``inputs``)
+    speeds : m x n matrix W(q) with u = W qd (invertible; default u = qd, needs m = n)
+    constraints : p expressions linear in u (each = 0): velocity constraints
+    dependent : the p speeds the constraints determine (default the last p)
+    inputs : Symbols of the inputs tau; F_r is linear in them and B = dF_r/dtau
+    t : time Symbol
+    simplify : expand and ``trigsimp`` every result (book-sized systems; False for speed)
+
+    Returns
+    -------
+    KaneEquations
+
+    Raises
+    ------
+    TypeError for symbols that are not Symbols, bodies or loads of the wrong kind;
+    ValueError for speeds that are not invertible in qd, constraints that are not linear in u,
+    that remove all freedom or whose dependent speeds cannot be solved for, a Torque on an
+    unknown body, inputs that enter F_r nonlinearly.
+
+    Examples
+    --------
+    A pendulum of length l: a particle at :math:`l(\sin q, -\cos q)`.
+
+    >>> q, u, m, l, g = sp.symbols('q u m l g')
+    >>> P = Particle('P', m, [l * sp.sin(q), -l * sp.cos(q), 0])
+    >>> k = kanes_equations([q], [u], [P], [Force(P.position, [0, -m * g, 0])])
+    >>> k.partial_velocities['P'].T
+    Matrix([[l*cos(q), l*sin(q), 0]])
+    >>> k.M, k.f
+    (Matrix([[l**2*m]]), Matrix([[-g*l*m*sin(q)]]))
+    """
+    fname = "kanes_equations"
+    q = _symbol_column(q, "q", fname)
+    u = _symbol_column(u, "u", fname)
+    inputs = _symbol_column(list(inputs), "inputs", fname, allow_empty=True)
+    if not isinstance(t, sp.Symbol):
+        raise TypeError(f"{fname}: t: expected a sympy Symbol, got {_checks._describe(t)}")
+    n, m = q.shape[0], u.shape[0]
+    if set(q) & set(u) or t in set(q) | set(u):
+        raise ValueError(f"{fname}: q, u and t must be distinct symbols, got q={list(q)}, "
+                         f"u={list(u)}, t={t}")
+    if not isinstance(bodies, (list, tuple)) or not bodies:
+        raise TypeError(f"{fname}: bodies: expected a non-empty list of Particle and RigidBody, "
+                        f"got {_checks._describe(bodies)}")
+    names = set()
+    for b in bodies:
+        if not isinstance(b, (Particle, RigidBody)):
+            raise TypeError(f"{fname}: bodies: expected Particle or RigidBody, got "
+                            f"{_checks._describe(b)}")
+        if b.name in names:
+            raise ValueError(f"{fname}: bodies: two bodies are named {b.name!r}")
+        names.add(b.name)
+    rigid = {b.name: b for b in bodies if isinstance(b, RigidBody)}
+    for ld in loads:
+        if not isinstance(ld, (Force, Torque)):
+            raise TypeError(f"{fname}: loads: expected Force or Torque, got {_checks._describe(ld)}")
+        if isinstance(ld, Torque) and ld.body not in rigid:
+            raise ValueError(f"{fname}: loads: Torque on {ld.body!r}, expected one of the rigid "
+                             f"bodies {sorted(rigid)}")
+
+    # -- generalized speeds and the kinematic differential equations ---------------------
+    qdot = _rate_symbols(q)
+    if speeds is None:
+        if m != n:
+            raise ValueError(f"{fname}: speeds: needed when there are {n} coordinates and {m} "
+                             f"speeds (u = W(q) qd)")
+        W = sp.eye(n)
+    else:
+        W = sp.Matrix(speeds).applyfunc(_checks._exact)
+        if W.shape != (m, n):
+            raise ValueError(f"{fname}: speeds: expected an {m} x {n} matrix W (u = W(q) qd), "
+                             f"got shape {W.shape}")
+        _check_invertible(W, q, "speeds", fname)
+    K = W.inv() if W != sp.eye(n) else sp.eye(n)
+    K = K.applyfunc(lambda e: sp.factor(sp.simplify(e)) if simplify else e)
+    qd_u = (K * u).applyfunc(sp.expand)             # qd as functions of all speeds
+    kin = [sp.Eq(a, b) for a, b in zip(qdot, qd_u)]
+
+    # -- constraints: dependent speeds ----------------------------------------------------
+    constraints = [sp.sympify(c) for c in constraints]
+    p = len(constraints)
+    if p >= m and p:
+        raise ValueError(f"{fname}: constraints: {p} constraints on {m} speeds remove all "
+                         f"freedom; expected fewer constraints than speeds")
+    if dependent in ((), None, []):
+        dep = list(u[m - p:]) if p else []
+    else:
+        dep = list(_symbol_column(dependent, "dependent", fname))
+    if len(dep) != p or not set(dep) <= set(u):
+        raise ValueError(f"{fname}: dependent: expected {p} of the speeds {list(u)} (one per "
+                         f"constraint), got {dep}")
+    ind = [s for s in u if s not in dep]
+    sub_dep, Cmat, cvec = {}, None, None
+    if p:
+        A = sp.Matrix([[sp.diff(c, s) for s in u] for c in constraints])
+        if any(e.has(*u) for e in A):
+            raise ValueError(f"{fname}: constraints: expected expressions linear in the speeds "
+                             f"{list(u)}, got {constraints}")
+        bvec = sp.Matrix([c.xreplace({s: 0 for s in u}) for c in constraints])
+        Ad = A[:, [list(u).index(s) for s in dep]]
+        Ai = A[:, [list(u).index(s) for s in ind]]
+        _check_invertible(Ad, q, "the constraints' dependent speeds", fname)
+        Adinv = Ad.inv()
+        Cmat = (-Adinv * Ai).applyfunc(lambda e: _simp(e, simplify))
+        cvec = (-Adinv * bvec).applyfunc(lambda e: _simp(e, simplify))
+        sol = Cmat * sp.Matrix(ind) + cvec
+        sub_dep = {d: _simp(e, simplify) for d, e in zip(dep, sol)}
+    ui = sp.Matrix(ind)
+    udot = sp.Matrix([sp.Symbol(f"{s.name}_dot") for s in ind])
+    qd_i = qd_u.xreplace(sub_dep).applyfunc(lambda e: _simp(e, simplify))
+    rate_sub = dict(zip(qdot, qd_u))
+
+    def ddt(expr, rates):
+        """Time derivative of an expression in q, speeds, t (rates: qd in speeds)."""
+        out = sp.diff(expr, t)
+        for qi, r in zip(q, rates):
+            out += sp.diff(expr, qi) * r
+        return out
+
+    # -- velocities (in all speeds) -------------------------------------------------------
+    vel, angvel = {}, {}
+    for b in bodies:
+        vel[b.name] = b.position.applyfunc(lambda e: _simp(ddt(e, qd_u), simplify))
+        if isinstance(b, RigidBody):
+            R = b.orientation
+            Rdot = R.applyfunc(lambda e: ddt(e, qd_u))
+            Om = Rdot * R.T
+            w = sp.Matrix([Om[2, 1], Om[0, 2], Om[1, 0]])
+            angvel[b.name] = w.applyfunc(lambda e: _simp(e, True))
+    # constrained velocities (independent speeds only)
+    vel_c = {k: v.xreplace(sub_dep).applyfunc(lambda e: _simp(e, simplify)) for k, v in vel.items()}
+    ang_c = {k: v.xreplace(sub_dep).applyfunc(lambda e: _simp(e, simplify))
+             for k, v in angvel.items()}
+
+    def partials(d, speeds_):
+        return {k: v.jacobian(speeds_).applyfunc(lambda e: _simp(e, simplify)) if len(speeds_)
+                else sp.zeros(3, 0) for k, v in d.items()}
+
+    pv, pw = partials(vel_c, ui), partials(ang_c, ui)
+
+    # -- accelerations -------------------------------------------------------------------
+    def accel(v):
+        out = sp.diff(v, t)
+        for qi, r in zip(q, qd_i):
+            out += sp.diff(v, qi) * r
+        for s, sd in zip(ind, udot):
+            out += sp.diff(v, s) * sd
+        return out.applyfunc(lambda e: _simp(e, simplify))
+
+    acc = {k: accel(v) for k, v in vel_c.items()}
+    alpha = {k: accel(v) for k, v in ang_c.items()}
+
+    # -- generalized active and inertia forces ---------------------------------------------
+    def gen_forces(pv_of, pw_of, speeds_, vels, angs, accs, alphas):
+        r = len(speeds_)
+        Fr, Fs = sp.zeros(r, 1), sp.zeros(r, 1)
+        for ld in loads:
+            if isinstance(ld, Force):
+                vP = ld.point.applyfunc(lambda e: ddt(e, qd_u)).xreplace(sub_dep)
+                part = vP.jacobian(speeds_) if r else sp.zeros(3, 0)
+                Fr += part.T * ld.vector.xreplace(sub_dep)
+            else:
+                Fr += pw_of[ld.body].T * ld.vector.xreplace(sub_dep)
+        for b in bodies:
+            Fs -= pv_of[b.name].T * (b.mass * accs[b.name])
+            if isinstance(b, RigidBody):
+                R = b.orientation
+                IN = R * b.inertia * R.T
+                w = angs[b.name]
+                Fs -= pw_of[b.name].T * (IN * alphas[b.name] + w.cross(IN * w))
+        return Fr, Fs
+
+    Fr, Fs = gen_forces(pv, pw, ui, vel_c, ang_c, acc, alpha)
+    Fr = Fr.applyfunc(lambda e: _simp(e, simplify))
+    Fs = Fs.applyfunc(sp.expand)
+    Mm = -Fs.jacobian(udot) if len(ind) else sp.zeros(0, 0)
+    Mm = Mm.applyfunc(lambda e: _simp(e, simplify))
+    Fs_rest = Fs.xreplace({s: 0 for s in udot}).applyfunc(lambda e: _simp(e, simplify))
+    Fs = -Mm * udot + Fs_rest
+    rest = Fr + Fs_rest
+    Bm = Fr.jacobian(inputs) if inputs.shape[0] else sp.zeros(len(ind), 0)
+    if any(e.has(*inputs) for e in Bm) if inputs.shape[0] else False:
+        raise ValueError(f"{fname}: inputs: expected loads linear in the inputs {list(inputs)}")
+    f = rest.xreplace({s: 0 for s in inputs}).applyfunc(sp.expand)
+
+    # -- auxiliary speeds: the generalized constraint forces -------------------------------
+    cforce = sp.zeros(0, 1)
+    if p:
+        # speeds (u_i, w) with w = A u + b: u_d = Ad^-1 (w - Ai u_i - b); partial
+        # velocities with respect to w and the equations F_w + F_w* + R_w = 0 at w = 0
+        wsym = sp.Matrix(sp.symbols(f"_w0:{p}"))
+        Adinv_w = Adinv
+        sub_w = {d: e for d, e in zip(dep, Cmat * ui + cvec + Adinv_w * wsym)}
+        vel_w = {k: v.xreplace(sub_w) for k, v in vel.items()}
+        ang_w = {k: v.xreplace(sub_w) for k, v in angvel.items()}
+        pvw = {k: v.jacobian(wsym) for k, v in vel_w.items()}
+        pww = {k: v.jacobian(wsym) for k, v in ang_w.items()}
+        Fw, Fws = sp.zeros(p, 1), sp.zeros(p, 1)
+        for ld in loads:
+            if isinstance(ld, Force):
+                vP = ld.point.applyfunc(lambda e: ddt(e, qd_u)).xreplace(sub_w)
+                Fw += vP.jacobian(wsym).T * ld.vector.xreplace(sub_dep)
+            else:
+                Fw += pww[ld.body].T * ld.vector.xreplace(sub_dep)
+        zero_w = {s: 0 for s in wsym}
+        for b in bodies:
+            Fws -= pvw[b.name].xreplace(zero_w).T * (b.mass * acc[b.name])
+            if isinstance(b, RigidBody):
+                R = b.orientation
+                IN = R * b.inertia * R.T
+                w = ang_c[b.name]
+                Fws -= pww[b.name].xreplace(zero_w).T * (IN * alpha[b.name] + w.cross(IN * w))
+        cforce = (-(Fw.xreplace(zero_w) + Fws)).applyfunc(lambda e: _simp(e, simplify))
+
+    return KaneEquations(q, ui, udot, u, kin, qd_i, sub_dep, vel_c, ang_c, pv, pw, acc, alpha,
+                         Fr, Fs, Mm, f, Bm, inputs, cforce, t, str(name))
+
+
+# --------------------------------------------------------------------------
+# serial chains: a recursive Kane derivation in the link frames
+# --------------------------------------------------------------------------
+
+@dataclass(frozen=True, eq=False)
+class ChainEquations(_Fields):
+    r"""Kane's equations of a serial chain, made by :func:`equations_of_motion`.
+
+    With speeds u = qd (the default): ``M`` (n x n), ``active_forces`` :math:`F_r` (gravity's
+    generalized active forces, n x 1), ``inertia_forces`` :math:`F_r^*` (n x 1, linear in
+    ``udot``), ``f`` :math:`= F_r + F_r^*|_{\dot u = 0}`, so :math:`M\dot u = f + \tau`.
+    ``kinematics`` is :math:`\dot q = K u` (u itself by default) and ``input_matrix`` B
+    (:math:`K^T` for joint torques). ``partial_velocities(link)`` gives the twist partial
+    velocities of a link (its body Jacobian times K)."""
+    q: sp.Matrix
+    u: sp.Matrix
+    udot: sp.Matrix
+    M: sp.Matrix
+    f: sp.Matrix
+    active_forces: sp.Matrix
+    inertia_forces: sp.Matrix
+    qd: sp.Matrix
+    B: sp.Matrix
+    gravity: tuple
+    chain: SerialChain = field(repr=False, default=None)
+    t: sp.Symbol = TIME
+    name: str = "chain"
+    _numeric_forms: dict = field(default_factory=dict, repr=False, compare=False)
+
+    @property
+    def n(self):
+        return self.q.shape[0]
+
+
+    def equations(self):
+        r"""Kane's equations :math:`F_r + F_r^* + \tau_r = 0`... as ``sympy.Eq`` (u = qd)."""
+        return [sp.Eq(a + b, 0) for a, b in zip(self.active_forces, self.inertia_forces)]
+
+    def partial_velocities(self, link):
+        r"""The partial twists :math:`(\omega_r, v_r)` of ``link``'s mass-centre frame, in that
+        frame: the columns of its body Jacobian times K, 6 x n (sympy)."""
+        from .kinematics import jacobian_body
+        if not isinstance(link, (int, np.integer)) or not 0 <= link < self.n:
+            raise ValueError(f"ChainEquations.partial_velocities: link: expected 0..{self.n - 1}"
+                             f", got {link!r}")
+        K = self.qd.jacobian(self.u)
+        return (jacobian_body(self.chain, self.q, link=int(link)) * K).applyfunc(sp.expand)
+
+
+def _as_exact(x):
+    return _S(x)
+
+
+def _chain_terms(chain, g):
+    """M, velocity-product inertia forces and gravity forces as packed polynomials."""
+    n = chain.n
+    syms = set()
+    for X in [chain.screws] + list(chain.link_homes) + list(chain.link_inertias) + [g]:
+        if is_symbolic(X):
+            syms |= _S(X).free_symbols
+    params = sorted(syms, key=str)
+    exact = bool(params)
+    screws = [_S(chain.screws[:, i]) if exact else np.asarray(chain.screws[:, i], float)
+              for i in range(n)]
+    rotating = [any(x != 0 for x in s[:3]) for s in screws]
+    homes = [_S(L) if exact else np.asarray(L, float) for L in chain.link_homes]
+    Is = [_S(G) if exact else np.asarray(G, float) for G in chain.link_inertias]
+    gv = _S(g) if exact else np.asarray(g, float)
+
+    def inv_h(H):
+        R, p = H[:3, :3], H[:3, 3]
+        out = sp.eye(4) if exact else np.eye(4)
+        out[:3, :3] = R.T
+        out[:3, 3] = -(R.T * p) if exact else -(R.T @ p)
+        return out
+
+    def mm(a, b):
+        return a * b if exact else a @ b
+
+    def adj(H):
+        R, p = H[:3, :3], H[:3, 3]
+        P = (sp.Matrix if exact else np.array)([[0, -p[2], p[1]], [p[2], 0, -p[0]],
+                                                [-p[1], p[0], 0]])
+        A = sp.zeros(6, 6) if exact else np.zeros((6, 6))
+        A[:3, :3] = R
+        A[3:, 3:] = R
+        A[3:, :3] = mm(P, R)
+        return A
+
+    A = [mm(adj(inv_h(homes[i])), screws[i]) for i in range(n)]    # joint screw, link frame
+    if exact:
+        A = [a.applyfunc(sp.expand) for a in A]
+    translating = [False] * n
+    for i in range(n):
+        w, v = A[i][:3], A[i][3:]
+        pitch = sum(w[k] * v[k] for k in range(3))
+        if not rotating[i] or (sp.expand(pitch) != 0 if exact else abs(pitch) > 1e-12):
+            translating[i] = True
+    ring = Ring(n, rotating, translating, params, exact)
+    c = ring.const
+    zero3 = [{}, {}, {}]
+
+    def joint(i):
+        """R(q_i), p(q_i) of exp([A_i] q_i) as polynomials."""
+        w, v = A[i][:3], A[i][3:]
+        if exact:
+            w, v = sp.Matrix(w), sp.Matrix(v)
+        one = {0: ring.one}
+        if not rotating[i]:
+            R = [[dict(one) if r == s else {} for s in range(3)] for r in range(3)]
+            qk = ring.gen("q", i)
+            return R, [ring.mul(c(v[r]), qk) for r in range(3)]
+        z, zi = ring.gen("z", i), ring.gen("z", i, -1)
+        half = ring.number(sp.Rational(1, 2))
+        cos = {k: x * half for k, x in ring.add(z, zi).items()}
+        sin = {k: x * half / ring.i for k, x in ring.sub(z, zi).items()}
+        omc = ring.sub(one, cos)
+        Wm = (sp.Matrix if exact else np.array)([[0, -w[2], w[1]], [w[2], 0, -w[0]],
+                                                 [-w[1], w[0], 0]])
+        W2 = mm(Wm, Wm)
+        R = [[ring.add(one if r == s else {}, ring.mul(sin, c(Wm[r, s])),
+                       ring.mul(omc, c(W2[r, s]))) for s in range(3)] for r in range(3)]
+        Wv, W2v = mm(Wm, v), mm(W2, v)
+        lin = [v[r] + W2v[r] for r in range(3)]         # pitch * w: helical joints only
+        p = []
+        for r in range(3):
+            e = ring.add(ring.mul(omc, c(Wv[r])), ring.mul(ring.neg(sin), c(W2v[r])))
+            if translating[i]:
+                e = ring.add(e, ring.mul(ring.gen("q", i), c(lin[r])))
+            p.append(e)
+        return R, p
+
+    # relative poses T_{i-1,i} = C_i exp([A_i] q_i), C_i = L_{i-1}^-1 L_i
+    Rs, ps = [], []
+    prev = sp.eye(4) if exact else np.eye(4)
+    for i in range(n):
+        Ci = mm(inv_h(prev), homes[i])
+        Re, pe = joint(i)
+        Cr = [[c(Ci[r, s]) for s in range(3)] for r in range(3)]
+        Rs.append([[ring.dot(Cr[r], [Re[0][s], Re[1][s], Re[2][s]]) for s in range(3)]
+                   for r in range(3)])
+        ps.append([ring.add(ring.dot(Cr[r], pe), c(Ci[r, 3])) for r in range(3)])
+        prev = homes[i]
+    Ac = [[c(x) for x in a] for a in A]
+    Ic = [[[c(G[r, s]) for s in range(6)] for r in range(6)] for G in Is]
+
+    # forward: twists V_i, velocity-product accelerations a_i, gravity in link frames
+    V, a, gl = [], [], []
+    Vp, ap, gp = [{}] * 6, [{}] * 6, [c(x) for x in gv]
+    for i in range(n):
+        ui = ring.gen("u", i)
+        Au = [ring.mul(x, ui) for x in Ac[i]]
+        Vi = [ring.add(x, y) for x, y in zip(ring.twist_to_child(Rs[i], ps[i], Vp), Au)]
+        ai = [ring.add(x, y) for x, y in zip(ring.twist_to_child(Rs[i], ps[i], ap),
+                                             ring.ad(Vi, Au))]
+        gi = ring.tmatvec(Rs[i], gp)
+        V.append(Vi), a.append(ai), gl.append(gi)
+        Vp, ap, gp = Vi, ai, gi
+    # backward: inertia wrenches and gravity wrenches composed towards the base
+    Fstar, Fgrav = [None] * n, [None] * n
+    Wc, Gc = None, None
+    for i in reversed(range(n)):
+        h = ring.inertia_times(Ic[i], V[i])
+        Ia = ring.inertia_times(Ic[i], a[i])
+        w, v = V[i][:3], V[i][3:]
+        bias = [ring.add(x, y) for x, y in zip(ring.cross(w, h[:3]), ring.cross(v, h[3:]))] \
+            + ring.cross(w, h[3:])
+        Fi = [ring.add(x, y) for x, y in zip(Ia, bias)]
+        Gi = ring.inertia_times(Ic[i], zero3 + gl[i])
+        if Wc is not None:
+            Fi = [ring.add(x, y) for x, y in zip(Fi, ring.wrench_to_parent(Rs[i + 1], ps[i + 1],
+                                                                           Wc))]
+            Gi = [ring.add(x, y) for x, y in zip(Gi, ring.wrench_to_parent(Rs[i + 1], ps[i + 1],
+                                                                           Gc))]
+        Wc, Gc = Fi, Gi
+        Fstar[i] = ring.dot(Ac[i], Fi)
+        Fgrav[i] = ring.dot(Ac[i], Gi)
+    # mass matrix: composite inertias
+    M = [[None] * n for _ in range(n)]
+    comp = None
+    for i in reversed(range(n)):
+        Ci = Ic[i]
+        if comp is not None:
+            # X^T comp X: wrench-transform the columns, then the rows
+            cols = [ring.wrench_to_parent(Rs[i + 1], ps[i + 1], [comp[r][s] for r in range(6)])
+                    for s in range(6)]                     # cols[s] = X^T comp[:, s]
+            rows = [ring.wrench_to_parent(Rs[i + 1], ps[i + 1], [cols[s][r] for s in range(6)])
+                    for r in range(6)]                     # rows[r] = X^T (row r)^T
+            Ci = [[ring.add(Ic[i][r][s], rows[s][r]) for s in range(6)] for r in range(6)]
+        comp = Ci
+        F = ring.inertia_times(Ci, Ac[i])
+        M[i][i] = ring.dot(Ac[i], F)
+        for j in reversed(range(i)):
+            F = ring.wrench_to_parent(Rs[j + 1], ps[j + 1], F)
+            M[j][i] = M[i][j] = ring.dot(Ac[j], F)
+    return ring, M, Fstar, Fgrav
+
+
+def equations_of_motion(chain, speeds=None, gravity=DEFAULT_GRAVITY, q=None, u=None):
+    r"""Kane's equations of a serial chain, :math:`M(q)\dot u = f(q, u) + B\tau`.
+
+    The derivation is Kane's method done recursively in the link frames. With u = qd the
+    partial twists of link i are the columns of its body Jacobian, :math:`\mathcal V_{i,r} =
+    \mathrm{Ad}_{T_{ir}}A_r` (:math:`A_r` the joint screw in link r's frame), so
+
+    .. math:: F_r^* = -\sum_{i\ge r}\mathcal V_{i,r}^T\big(\mathcal I_i\dot{\mathcal V}_i
+              - \mathrm{ad}_{\mathcal V_i}^T\mathcal I_i\mathcal V_i\big)
+              = -A_r^T\,\mathcal W_r,\qquad
+              \mathcal W_r = \mathcal W^*_r + \mathrm{Ad}_{T_{r+1,r}}^T\mathcal W_{r+1},
+
+    one backward sweep after one forward sweep of twists and accelerations (eq. (kane-frstar)
+    summed link by link); :math:`F_r` of gravity is the same sweep of the weights. Every
+    quantity is a trigonometric polynomial held in exponential form (two terms for
+    :math:`\cos(q_1 + \dots + q_k)`), with no ``simplify``. ``speeds`` other than qd go
+    through :func:`change_speeds`.
+
+    Parameters
+    ----------
+    chain : SerialChain with link inertias (numbers or sympy symbols)
+    speeds : n x n matrix W(q) in the symbols q, u = W qd (default the identity)
+    gravity : 3-vector in the space frame, m/s^2 (planar models: ``(0, -g, 0)``)
+    q, u : lists of n Symbols; default ``q1..qn``, ``u1..un``
+
+    Returns
+    -------
+    ChainEquations (a :class:`~robodyn.equations.MassMatrixForm`)
+
+    Raises
+    ------
+    TypeError for a chain that is not a SerialChain; ValueError for a chain without inertias,
+    symbol lists of the wrong length, speeds not invertible in qd.
+
+    Examples
+    --------
+    >>> from robodyn.models import planar_rr
+    >>> k = equations_of_motion(planar_rr(*sp.symbols('l1 l2 m1 m2')), gravity=(0, -9.81, 0))
+    >>> k.M[0, 1]
+    l1*l2*m2*cos(q2)/2 + l2**2*m2/3
+    >>> k.f[1]
+    -l1*l2*m2*u1**2*sin(q2)/2 - 981*l2*m2*cos(q1 + q2)/200
+    """
+    fname = "kane.equations_of_motion"
+    if not isinstance(chain, SerialChain):
+        raise TypeError(f"{fname}: expected a SerialChain, got {_checks._describe(chain)}")
+    if chain.link_inertias is None or chain.link_homes is None:
+        raise ValueError(f"{fname}: {chain!r} has no link inertias; build it with "
+                         f"SerialChain.from_screws(..., link_homes=[...], link_inertias=[...])")
+    n = chain.n
+    q = _symbol_column(list(sp.symbols(f"q1:{n + 1}")) if q is None else q, "q", fname)
+    u = _symbol_column(list(sp.symbols(f"u1:{n + 1}")) if u is None else u, "u", fname)
+    for nm, v in (("q", q), ("u", u)):
+        if v.shape[0] != n:
+            raise ValueError(f"{fname}: {nm}: expected {n} symbols (one per joint), got "
+                             f"{v.shape[0]}")
+    if set(q) & set(u):
+        raise ValueError(f"{fname}: q and u share symbols {set(q) & set(u)}")
+    g = _checks.vector(gravity, 3, f"{fname}: gravity (3-vector in the space frame, m/s^2)")
+    key = ("kane", tuple(q), tuple(u), tuple(str(x) for x in (list(g))))
+    if key not in chain._cache:
+        ring, Mp, Fs, Fg = _chain_terms(chain, g)
+        ql, ul = list(q), list(u)
+        M = sp.Matrix(n, n, lambda i, j: ring.to_sympy(Mp[i][j], ql, ul))
+        bias = sp.Matrix([ring.to_sympy(x, ql, ul) for x in Fs])
+        Fr = sp.Matrix([ring.to_sympy(x, ql, ul) for x in Fg])
+        chain._cache[key] = (M, bias, Fr)
+    M, bias, Fr = chain._cache[key]
+    udot = sp.Matrix([sp.Symbol(f"{s.name}_dot") for s in u])
+    Fstar = -(M * udot) - bias
+    gt = tuple(float(x) if not is_symbolic(x) else x for x in list(g))
+    eom = ChainEquations(q, u, udot, M, Fr - bias, Fr, Fstar, u, sp.eye(n), gt, chain,
+                         TIME, chain.name)
+    if speeds is None:
+        return eom
+    return change_speeds(eom, speeds)
+
+
+def change_speeds(eom, speeds, u=None):
+    r"""The same equations in the generalized speeds :math:`u' = W(q)u` (eq. (kane-speeds)).
+
+    With :math:`\dot q = Ku` and :math:`u = W^{-1}u'` the partial velocities become those of
+    u times :math:`W^{-1}`, so Kane's equations in the new speeds are
+
+    .. math:: \underbrace{W^{-T}MW^{-1}}_{M'}\dot u' = W^{-T}\big(f - M\,\tfrac{d}{dt}(W^{-1})u'
+              \big) + W^{-T}B\tau .
+
+    Parameters
+    ----------
+    eom : a :class:`ChainEquations` or any MassMatrixForm with m speeds
+    speeds : m x m matrix W in the coordinates q
+    u : list of m new speed Symbols (default ``w1..wm``)
+
+    Returns
+    -------
+    MassMatrixForm with ``q``, the new ``u``, ``mass_matrix``, ``forcing``, ``kinematics``,
+    ``input_matrix``
+
+    Raises
+    ------
+    ValueError if W is not square of the right size or not invertible.
+
+    Examples
+    --------
+    >>> q, u, w = sp.symbols('q u w')
+    >>> e = mass_matrix_form([q], [u], [[2]], [-sp.sin(q)])
+    >>> e2 = change_speeds(e, [[2]], u=[w])
+    >>> e2.mass_matrix, e2.kinematics
+    (Matrix([[1/2]]), Matrix([[w/2]]))
+    """
+    fname = "change_speeds"
+    if not isinstance(eom, MassMatrixForm):
+        raise TypeError(f"{fname}: eom: expected a MassMatrixForm, got {_checks._describe(eom)}")
+    m = eom.u.shape[0]
+    W = sp.Matrix(speeds).applyfunc(_checks._exact)
+    if W.shape != (m, m):
+        raise ValueError(f"{fname}: speeds: expected an {m} x {m} matrix W (new u = W u), got "
+                         f"shape {W.shape}")
+    _check_invertible(W, eom.q, "speeds", fname)
+    unew = _symbol_column(list(sp.symbols(f"w1:{m + 1}")) if u is None else u, "u", fname)
+    if unew.shape[0] != m:
+        raise ValueError(f"{fname}: u: expected {m} symbols, got {unew.shape[0]}")
+    Winv = W.inv().applyfunc(sp.simplify)
+    old = Winv * unew
+    sub = dict(zip(eom.u, old))
+    K = eom.kinematics.xreplace(sub)
+    qd = K
+    Wdot = sp.zeros(m, m)
+    for qi, r in zip(eom.q, qd):
+        Wdot += sp.diff(Winv, qi) * r
+    M = eom.mass_matrix.xreplace(sub)
+    f = eom.forcing.xreplace(sub)
+    Mn = (Winv.T * M * Winv).applyfunc(sp.expand)
+    fn = (Winv.T * (f - M * (Wdot * unew))).applyfunc(sp.expand)
+    Bn = (Winv.T * eom.input_matrix).applyfunc(sp.expand)
+    return mass_matrix_form(eom.q, unew, Mn, fn, kinematics=qd.applyfunc(sp.expand),
+                            input_matrix=Bn, t=eom.t, name=getattr(eom, "name", "system"))
+
+
+# --------------------------------------------------------------------------
+# linearization about an operating point
+# --------------------------------------------------------------------------
+
+@dataclass(frozen=True, eq=False)
+class Linearization:
+    r"""State-space form :math:`\delta\dot x = A\,\delta x + B\,\delta\tau` about an operating
+    point, :math:`x = (q, u)`: ``A`` ((n+m) x (n+m)) and ``B`` ((n+m) x k) as sympy matrices
+    (exact, or in the symbols left free), ``state`` (the symbols of x), ``point`` (their values).
+    :meth:`numeric` gives float arrays, :meth:`eigenvalues` the eigenvalues of A."""
+    A: sp.Matrix
+    B: sp.Matrix
+    state: tuple
+    point: tuple
+
+    def numeric(self):
+        """(A, B) as float arrays; ValueError if a symbol is left free."""
+        free = self.A.free_symbols | self.B.free_symbols
+        if free:
+            raise ValueError(f"Linearization.numeric: symbols {sorted(map(str, free))} have no "
+                             f"value; pass values=... to linearize")
+        return (np.array(self.A.evalf(), dtype=float).reshape(self.A.shape),
+                np.array(self.B.evalf(), dtype=float).reshape(self.B.shape))
+
+    def eigenvalues(self):
+        """Eigenvalues of the numeric A (complex array)."""
+        return np.linalg.eigvals(self.numeric()[0])
+
+
+def linearize(eom, q0, u0=None, tau0=None, values=None, t0=0, equilibrium=True, tol=1e-9):
+    r"""Linearized equations of motion of any :class:`~robodyn.equations.MassMatrixForm`.
+
+    With :math:`\dot q = K(q)u` and :math:`\dot u = M^{-1}(f + B\tau)`, the Jacobians at the
+    operating point :math:`(q_0, u_0, \tau_0)` are (§6.5.1)
+
+    .. math:: A = \begin{bmatrix} \partial(Ku)/\partial q & K \\
+              M^{-1}\big(\partial(f + B\tau)/\partial q - \partial M/\partial q\,\dot u_0\big)
+              & M^{-1}\,\partial f/\partial u\end{bmatrix},\qquad
+              B_x = \begin{bmatrix}0\\ M^{-1}B\end{bmatrix},
+
+    where :math:`\dot u_0 = M^{-1}(f + B\tau_0)` vanishes at an equilibrium. Exact symbolic
+    derivatives; numbers come from :meth:`Linearization.numeric`.
+
+    Parameters
+    ----------
+    eom : MassMatrixForm (Kane's, Lagrange's, any method's)
+    q0 : n numbers or sympy expressions (the operating configuration)
+    u0 : m speeds (default zeros); tau0 : k inputs (default zeros)
+    values : dict of parameter values (symbol or name -> number), optional
+    t0 : time of the operating point
+    equilibrium : if True (default), refuse an operating point where :math:`\dot x \ne 0`
+    tol : tolerance of that test for numeric points
+
+    Returns
+    -------
+    Linearization
+
+    Raises
+    ------
+    TypeError for an eom that is not a MassMatrixForm; ValueError for wrong lengths, or an
+    operating point that is not an equilibrium (with ``equilibrium=True``).
+
+    Examples
+    --------
+    A pendulum hanging down, :math:`\ddot q = -(g/l)\sin q`: eigenvalues :math:`\pm i\sqrt{g/l}`.
+
+    >>> q, u = sp.symbols('q u')
+    >>> pend = mass_matrix_form([q], [u], [[1]], [-4 * sp.sin(q)])
+    >>> linearize(pend, [0]).A
+    Matrix([
+    [ 0, 1],
+    [-4, 0]])
+    """
+    fname = "linearize"
+    if not isinstance(eom, MassMatrixForm):
+        raise TypeError(f"{fname}: eom: expected a MassMatrixForm (equations of any method), "
+                        f"got {_checks._describe(eom)}")
+    q, u, t = list(eom.q), list(eom.u), eom.t
+    n, m = len(q), len(u)
+    Bm = eom.input_matrix
+    k = Bm.shape[1]
+
+    def point(x, size, what):
+        if x is None:
+            return [sp.S.Zero] * size
+        v = _checks.vector(x, size, f"{fname}: {what}")
+        return [_checks._exact(e) for e in (list(v) if isinstance(v, sp.MatrixBase) else v)]
+
+    qv, uv, tv = point(q0, n, f"q0 ({n} coordinates)"), point(u0, m, f"u0 ({m} speeds)"), \
+        point(tau0, k, f"tau0 ({k} inputs)")
+    sub = {}
+    if values:
+        if not isinstance(values, dict):
+            raise TypeError(f"{fname}: values: expected a dict, got {_checks._describe(values)}")
+        names = {str(s): s for s in eom.parameters()}
+        for key, v in values.items():
+            sym = names.get(key, sp.Symbol(key)) if isinstance(key, str) else key
+            sub[sym] = _checks._exact(v)
+    at = dict(zip(q, qv))
+    at.update(zip(u, uv))
+    at[t] = _checks._exact(t0)
+    tau = sp.Matrix(sp.symbols(f"_tau0:{k}")) if k else sp.zeros(0, 1)
+    M = eom.mass_matrix.xreplace(sub)
+    rhs = (eom.forcing + Bm * tau).xreplace(sub)
+    qd = eom.kinematics.xreplace(sub)
+    tv = [e.xreplace(sub) if isinstance(e, sp.Basic) else e for e in tv]
+    ev = {**at, **dict(zip(tau, tv))}
+
+    def val(X):
+        return X.xreplace(ev).applyfunc(lambda e: sp.nsimplify(e) if e.has(sp.Float) else e)
+
+    M0 = val(M)
+    Minv = M0.inv()
+    ud0 = (Minv * val(rhs)).applyfunc(sp.simplify)
+    qd0 = val(qd)
+    if equilibrium:
+        xdot = list(qd0) + list(ud0)
+        bad = []
+        for e in xdot:
+            e = sp.simplify(e)
+            if e.free_symbols:
+                if e != 0:
+                    bad.append(e)
+            elif abs(complex(e)) > tol:
+                bad.append(e)
+        if bad:
+            raise ValueError(f"{fname}: the operating point q0={qv}, u0={uv}, tau0={tv} is not an "
+                             f"equilibrium: xdot has nonzero entries {bad[:4]}; pass "
+                             f"equilibrium=False to linearize about a moving state")
+    qs = sp.Matrix(q)
+    dM = sp.zeros(m, n)
+    for j in range(n):
+        dM[:, j] = val(sp.diff(M, q[j])) * ud0
+    Aqq = val(qd.jacobian(qs))
+    Aqu = val(qd.jacobian(sp.Matrix(u)))
+    Auq = Minv * (val(rhs.jacobian(qs)) - dM)
+    Auu = Minv * val(rhs.jacobian(sp.Matrix(u)))
+    A = sp.Matrix.vstack(sp.Matrix.hstack(Aqq, Aqu), sp.Matrix.hstack(Auq, Auu))
+    Bx = sp.Matrix.vstack(sp.zeros(n, k), Minv * val(Bm.xreplace(sub)))
+    simp = (lambda e: sp.simplify(e)) if A.free_symbols else sp.nsimplify
+    return Linearization(A.applyfunc(simp), Bx.applyfunc(simp), tuple(q + u), tuple(qv + uv))
