@@ -11,6 +11,9 @@ One module per part of the book; the names below are the public API.
 * :mod:`robodyn.codegen` -- compiled (C) numeric twins of symbolic equations of motion
 * :mod:`robodyn.dynamics` -- numeric O(n) algorithms: RNEA, ABA, CRBA, Coriolis matrix
 * :mod:`robodyn.simulation` -- simulation with energy and step-size reports
+* :mod:`robodyn.constraints` -- constrained systems: holonomic and Pfaffian constraints, their
+  second-order form, integrability, Lagrange multipliers, embedding, the constraint projector
+  and connection, the Udwadia--Kalaba equation, constrained simulation (Part III)
 * :mod:`robodyn.geometry` -- the kinetic-energy metric, Levi-Civita connection, geodesics
 * :mod:`robodyn.viz` -- figures, interactive figures and animations (the only module that
   imports matplotlib and ipywidgets; import it explicitly)
@@ -36,6 +39,12 @@ from .lagrange import (DEFAULT_GRAVITY, christoffel_symbols, coriolis_matrix,
                        NumericEquations, generalized_forces, gravity_vector,
                        kinetic_energy, mass_matrix, potential_energy)
 from .simulation import Trajectory, simulate
+from . import constraints
+from .constraints import (ConstrainedSystem, Constraints, ConstraintWarning, constraint_connection,
+                          constraint_projector, embedded_equations, is_holonomic,
+                          lagrange_multipliers, moore_penrose, multiplier_equations,
+                          penrose_conditions, projected_equations, second_order_form,
+                          simulate_constrained, udwadia_kalaba)
 
 __version__ = "0.1.0"
 

@@ -1,0 +1,341 @@
+r"""Simulation, tracking control and the example systems of :mod:`robodyn.constraints`
+(split off to keep that module readable; import the names from there)."""
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass
+
+import numpy as np
+import sympy as sp
+
+from . import _checks
+from .constraints import (METHODS, ConstrainedMotion, ConstrainedSystem, ConstraintWarning,
+                          Constraints, NumericConstrained, lagrangian_equations)
+
+__all__ = ["ConstrainedTrajectory", "simulate_constrained", "constraint_controller",
+           "newton_euler_about_point", "particle_pendulum", "four_bar", "rr_on_line", "knife_edge", "rolling_disk"]
+
+
+# --------------------------------------------------------------------------
+# simulation
+# --------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class ConstrainedTrajectory:
+    r"""The result of :func:`simulate_constrained`, an immutable value.
+
+    Attributes
+    ----------
+    t : (N,) s; q, qd : (N, n); constraint_force : (N, n) -- :math:`F^C` at each sample
+    residual : (N,) -- :math:`\|\varphi(q, t)\|` (position residual of the holonomic rows)
+    velocity_residual : (N,) -- :math:`\|A\dot q - c\|`
+    kinetic_energy : (N,) -- :math:`\tfrac12\dot q^TM\dot q`
+    nfev : int -- evaluations of the constrained dynamics
+    stabilization : str
+    """
+    t: np.ndarray
+    q: np.ndarray
+    qd: np.ndarray
+    constraint_force: np.ndarray
+    residual: np.ndarray
+    velocity_residual: np.ndarray
+    kinetic_energy: np.ndarray
+    nfev: int
+    stabilization: str
+
+    @property
+    def max_residual(self):
+        """The largest position and velocity residuals along the run."""
+        return float(np.max(self.residual, initial=0.0)), float(np.max(self.velocity_residual))
+
+
+def simulate_constrained(system, q0, qd0, t_final, *, values=None, method="udwadia_kalaba",
+                         tau=None, stabilization=None, alpha=None, beta=None, dt=0.01,
+                         integrator="DOP853", rtol=1e-9, atol=1e-9, project_initial=True):
+    r"""Integrate a constrained system, recording the constraint residual along the motion.
+
+    Integrating :math:`A\ddot q = b` keeps the constraints only up to integration error: the
+    residual :math:`\varphi` drifts (it obeys :math:`\ddot\varphi = 0` plus errors, so it can grow
+    like :math:`t^2`). Two remedies:
+
+    * ``stabilization='baumgarte'``: replace b by :math:`b - 2\alpha\dot\varphi - \beta^2\varphi`
+      (holonomic rows; :math:`b - 2\alpha(A\dot q - c)` for Pfaffian rows), so that the residual
+      obeys the damped oscillator :math:`\ddot\varphi + 2\alpha\dot\varphi + \beta^2\varphi = 0`:
+      natural frequency :math:`\beta` (1/s), damping ratio :math:`\alpha/\beta`, critically
+      damped at :math:`\alpha = \beta`; errors decay like :math:`e^{-\alpha t}`. Gains far above
+      the motion's own frequencies make the equations stiff.
+    * ``stabilization='projection'``: after every output interval ``dt`` put (q, q̇) back onto
+      the constraint manifold (:meth:`NumericConstraints.project`; velocities M-orthogonally).
+
+    Parameters
+    ----------
+    system : ConstrainedSystem
+    q0, qd0 : (n,) initial state (made admissible first by projection)
+    t_final : float > 0, s
+    values : parameter values of a symbolic model
+    method : one of :data:`METHODS`
+    tau : None or callable ``tau(t, q, qd) -> (n,)``, forces along the coordinates
+    stabilization : None, ``'baumgarte'`` or ``'projection'``
+    alpha, beta : Baumgarte gains, 1/s (needed for ``'baumgarte'``)
+    dt : output interval (and projection interval), s
+    integrator : ``'DOP853'``, ``'RK45'`` or ``'Radau'`` (scipy)
+    rtol, atol : tolerances of the integrator
+    project_initial : if True (default) start from the admissible state nearest (q0, qd0); if
+        False start exactly at (q0, qd0) (to watch a residual decay)
+
+    Returns
+    -------
+    ConstrainedTrajectory
+
+    Raises
+    ------
+    ValueError for bad shapes, t_final <= 0, an unknown method or stabilization, missing or
+    negative gains; a :class:`ConstraintWarning` when the residual at the end exceeds 1e-3.
+
+    Examples
+    --------
+    >>> run = simulate_constrained(particle_pendulum(), [1.0, 0.0], [0.0, 0.0], 1.0,
+    ...                            values={'m': 1, 'l': 1, 'g': 9.81})
+    >>> bool(run.max_residual[0] < 1e-6)
+    True
+    """
+    from scipy.integrate import solve_ivp
+    fname = "simulate_constrained"
+    if not isinstance(system, ConstrainedSystem):
+        raise TypeError(f"{fname}: system: expected a ConstrainedSystem, got "
+                        f"{_checks._describe(system)}")
+    n = system.n
+    q0 = _checks.vector(q0, n, f"{fname}: q0 (one value per coordinate)")
+    qd0 = _checks.vector(qd0, n, f"{fname}: qd0 (one value per coordinate)")
+    t_final = _checks.scalar(t_final, f"{fname}: t_final")
+    if not t_final > 0:
+        raise ValueError(f"{fname}: t_final: expected a positive duration (s), got {t_final!r}")
+    dt = _checks.tolerance(dt, f"{fname}: dt")
+    if stabilization not in (None, "baumgarte", "projection"):
+        raise ValueError(f"{fname}: stabilization: expected None, 'baumgarte' or 'projection', "
+                         f"got {stabilization!r}")
+    if integrator not in ("DOP853", "RK45", "Radau"):
+        raise ValueError(f"{fname}: integrator: expected 'DOP853', 'RK45' or 'Radau', got "
+                         f"{integrator!r}")
+    if tau is not None and not callable(tau):
+        raise TypeError(f"{fname}: tau: expected a callable tau(t, q, qd), got "
+                        f"{_checks._describe(tau)}")
+    if stabilization == "baumgarte":
+        if alpha is None or beta is None:
+            raise ValueError(f"{fname}: stabilization 'baumgarte' needs the gains alpha and beta "
+                             f"(1/s), e.g. alpha = beta = 10")
+        for k, v in (("alpha", alpha), ("beta", beta)):
+            v = _checks.scalar(v, f"{fname}: {k}")
+            if v < 0:
+                raise ValueError(f"{fname}: {k}: expected a gain >= 0 (1/s), got {v}")
+    num = NumericConstrained(system, values, method)       # its own copy: gains are set on it
+    num.baumgarte = (float(alpha), float(beta)) if stabilization == "baumgarte" else None
+    cn = num.constraints
+    if project_initial:
+        q0, qd0 = cn.project(q0, qd0, 0.0, num.mass_matrix(q0, 0.0))
+    force = (lambda t, q, qd: np.zeros(n)) if tau is None else (
+        lambda t, q, qd: _checks.vector(tau(t, q, qd), n, f"{fname}: tau(t, q, qd)"))
+    count = [0]
+
+    def rhs(t, y):
+        count[0] += 1
+        q, qd = y[:n], y[n:]
+        return np.concatenate([qd, num.solve(q, qd, t, force(t, q, qd)).qdd])
+
+    steps = max(1, int(np.ceil(t_final / dt - 1e-9)))
+    T = np.linspace(0.0, t_final, steps + 1)
+    Y = [np.concatenate([q0, qd0])]
+    if stabilization == "projection":
+        for k in range(steps):
+            sol = solve_ivp(rhs, (T[k], T[k + 1]), Y[-1], method=integrator, rtol=rtol, atol=atol)
+            if not sol.success:
+                raise ValueError(f"{fname}: the {integrator} solver failed at t = {T[k]:g} s: "
+                                 f"{sol.message}")
+            y = sol.y[:, -1]
+            q, qd = cn.project(y[:n], y[n:], T[k + 1], num.mass_matrix(y[:n], T[k + 1]))
+            Y.append(np.concatenate([q, qd]))
+    else:
+        sol = solve_ivp(rhs, (0.0, t_final), Y[0], method=integrator, rtol=rtol, atol=atol,
+                        t_eval=T)
+        if not sol.success:
+            raise ValueError(f"{fname}: the {integrator} solver failed: {sol.message}")
+        Y = list(sol.y.T)
+    Y = np.array(Y)
+    q, qd = Y[:, :n], Y[:, n:]
+    res, vres, Fc, ke = [], [], [], []
+    for t, a, v in zip(T, q, qd):
+        phi, psi = cn.residuals(a, v, t)
+        res.append(np.linalg.norm(phi))
+        vres.append(np.linalg.norm(psi))
+        Fc.append(num.solve(a, v, t, force(t, a, v)).constraint_force)
+        ke.append(0.5 * v @ num.mass_matrix(a, t) @ v)
+    res = np.array(res)
+    if res[-1] > 1e-3:
+        warnings.warn(f"{fname}: the constraints drifted: residual |phi| = {res[-1]:.3g} at "
+                      f"t = {t_final:g} s; use stabilization='baumgarte' or 'projection'",
+                      ConstraintWarning, stacklevel=2)
+    return ConstrainedTrajectory(T, q, qd, np.array(Fc), res, np.array(vres), np.array(ke),
+                                 count[0], stabilization or "none")
+
+
+def constraint_controller(system, values=None, alpha=10.0, beta=10.0):
+    r"""Tracking control by constraints (the review's "new approach to control design"): the
+    desired motion is written as constraints :math:`\varphi(q, t) = 0` (rheonomic) on the
+    *unconstrained* model, and the Udwadia--Kalaba constraint force (eq. (36)) that would
+    enforce them, with Baumgarte terms so that errors decay, is applied as the joint forces.
+
+    Returns a callable ``tau(t, q, qd) -> (n,)`` for :func:`robodyn.simulation.simulate` (a
+    chain model) or :func:`simulate_constrained`.
+
+    >>> import sympy as sp
+    >>> from robodyn import models
+    >>> q1, q2, t = sp.symbols('q1 q2 t')
+    >>> hold = Constraints([q1, q2], holonomic=[q1 - 0.5, q2], t=t)
+    >>> ctrl = constraint_controller(ConstrainedSystem(models.planar_rr(), hold,
+    ...                                                gravity=[0, -9.81, 0]))
+    >>> ctrl(0.0, np.array([0.5, 0.0]), np.zeros(2)).round(3).tolist()
+    [17.218, 4.305]
+    """
+    fname = "constraint_controller"
+    if not isinstance(system, ConstrainedSystem):
+        raise TypeError(f"{fname}: system: expected a ConstrainedSystem, got "
+                        f"{_checks._describe(system)}")
+    for k, v in (("alpha", alpha), ("beta", beta)):
+        if _checks.scalar(v, f"{fname}: {k}") < 0:
+            raise ValueError(f"{fname}: {k}: expected a gain >= 0 (1/s), got {v}")
+    num = NumericConstrained(system, values, "udwadia_kalaba")
+    num.baumgarte = (float(alpha), float(beta))
+
+    def tau(t, q, qd):
+        return num.solve(np.asarray(q, float), np.asarray(qd, float), t).constraint_force
+    return tau
+
+
+# --------------------------------------------------------------------------
+# example systems of Part III
+# --------------------------------------------------------------------------
+
+_G = sp.Symbol("g", positive=True)
+
+
+def particle_pendulum():
+    r"""A particle of mass m in the vertical plane (x, y), y up, on a circle of radius l about
+    the origin: :math:`M = mI`, :math:`F = (0, -mg)` (review eq. (2)), :math:`\varphi = x^2 + y^2
+    - l^2`. Parameters ``m``, ``l``, ``g``."""
+    x, y, xd, yd = sp.symbols("x y x_dot y_dot", real=True)
+    m, l = sp.symbols("m l", positive=True)
+    eq = lagrangian_equations(m / 2 * (xd**2 + yd**2), m * _G * y, [x, y], [xd, yd],
+                              name="particle")
+    return ConstrainedSystem(eq, Constraints([x, y], holonomic=[x**2 + y**2 - l**2]),
+                             name="particle pendulum")
+
+
+def _rod(m, l, xc, yc, th, xs, xds):
+    """Kinetic and potential energy of a uniform rod, centre (xc, yc), angle th."""
+    v2 = sum((sp.Matrix([e]).jacobian(xs) * xds)[0] ** 2 for e in (xc, yc))
+    w = (sp.Matrix([th]).jacobian(xs) * xds)[0]
+    return v2 * m / 2 + m * l**2 / 24 * w**2, m * _G * yc
+
+
+def four_bar():
+    r"""A four-bar linkage: crank (length a, from the ground pivot O at the origin), coupler (b),
+    rocker (c, ending at the ground pivot D = (d, 0)), uniform rods of masses m1, m2, m3, in the
+    vertical plane (gravity g along -y). Coordinates: the absolute angles th1, th2, th3 of the
+    three rods; two loop-closure constraints :math:`\sum_i l_i(\cos\theta_i, \sin\theta_i) =
+    (d, 0)`. Mobility 3 - 2 = 1 (Grübler: 3(4 - 1) - 2 * 4)."""
+    th = sp.symbols("th1:4", real=True)
+    thd = sp.symbols("th1:4_dot", real=True)
+    a, b, c, d = sp.symbols("a b c d", positive=True)
+    ms = sp.symbols("m1:4", positive=True)
+    ls = (a, b, c)
+    T = V = 0
+    x0 = y0 = sp.Integer(0)
+    for k in range(3):
+        ck, sk = sp.cos(th[k]), sp.sin(th[k])
+        Tk, Vk = _rod(ms[k], ls[k], x0 + ls[k] / 2 * ck, y0 + ls[k] / 2 * sk, th[k],
+                        sp.Matrix(th), sp.Matrix(thd))
+        T, V = T + Tk, V + Vk
+        x0, y0 = x0 + ls[k] * ck, y0 + ls[k] * sk
+    eq = lagrangian_equations(T, V, th, thd, name="three rods")
+    return ConstrainedSystem(eq, Constraints(th, holonomic=[x0 - d, y0]), name="four-bar")
+
+
+def rr_on_line(chain=None):
+    r"""The planar RR arm (``models.planar_rr`` with symbols l1, l2, m1, m2, or ``chain``) whose
+    end effector must stay on the horizontal line y = h: :math:`\varphi = l_1\sin q_1 +
+    l_2\sin(q_1 + q_2) - h`. Gravity g along -y."""
+    from . import lagrange, models
+    l1, l2, m1, m2 = sp.symbols("l1 l2 m1 m2", positive=True)
+    h = sp.Symbol("h", real=True)
+    chain = models.planar_rr(l1, l2, m1, m2) if chain is None else chain
+    eq = lagrange.equations_of_motion(chain, gravity=(0, -_G, 0))
+    q1, q2 = eq.q
+    tip_y = l1 * sp.sin(q1) + l2 * sp.sin(q1 + q2)
+    return ConstrainedSystem(eq, Constraints(list(eq.q), holonomic=[tip_y - h]),
+                             name="RR arm on a line")
+
+
+def knife_edge():
+    r"""A knife edge (skate, Chaplygin sleigh with the contact at the centre of mass) on a
+    horizontal plane: q = (x, y, th), mass m, inertia J about the vertical, no sideways
+    slip :math:`-\sin\theta\,\dot x + \cos\theta\,\dot y = 0` (nonholonomic)."""
+    x, y, th = sp.symbols("x y theta", real=True)
+    xd, yd, thd = sp.symbols("x_dot y_dot theta_dot", real=True)
+    m, J = sp.symbols("m J", positive=True)
+    eq = lagrangian_equations(m / 2 * (xd**2 + yd**2) + J / 2 * thd**2, 0, [x, y, th],
+                              [xd, yd, thd], name="skate")
+    return ConstrainedSystem(eq, Constraints([x, y, th], pfaffian=[[-sp.sin(th), sp.cos(th), 0]]),
+                             name="knife edge")
+
+
+def rolling_disk():
+    r"""A vertical disk of radius r rolling without slipping on a plane: q = (x, y, th, ph)
+    (contact point, heading, rolling angle), mass m, inertias Iz (about the vertical) and Ir
+    (about the axle); :math:`\dot x = r\cos\theta\,\dot\phi`, :math:`\dot y =
+    r\sin\theta\,\dot\phi` (two nonholonomic constraints)."""
+    x, y, th, ph = sp.symbols("x y theta phi", real=True)
+    xd, yd, thd, phd = sp.symbols("x_dot y_dot theta_dot phi_dot", real=True)
+    m, Iz, Ir, r = sp.symbols("m I_z I_r r", positive=True)
+    T = m / 2 * (xd**2 + yd**2) + Iz / 2 * thd**2 + Ir / 2 * phd**2
+    eq = lagrangian_equations(T, 0, [x, y, th, ph], [xd, yd, thd, phd], name="disk")
+    A = [[1, 0, 0, -r * sp.cos(th)], [0, 1, 0, -r * sp.sin(th)]]
+    return ConstrainedSystem(eq, Constraints([x, y, th, ph], pfaffian=A), name="rolling disk")
+
+
+def _skew(v):
+    return np.array([[0.0, -v[2], v[1]], [v[2], 0.0, -v[0]], [-v[1], v[0], 0.0]])
+
+
+def newton_euler_about_point(m, I_cm, c, omega):
+    r"""The Newton--Euler equations of a rigid body about a point P that is not its centre of
+    mass (review eq. (37), corrected): :math:`\mathcal M\,(a_P, \alpha) + h = (F, \tau_P)` with
+
+    .. math:: \mathcal M = \begin{bmatrix} mI & -m[c]^\times\\ m[c]^\times &
+              I_{cm} - m[c]^\times[c]^\times\end{bmatrix},\qquad
+              h = \begin{bmatrix} m[\omega]^\times[\omega]^\times c\\
+              [\omega]^\times(I_{cm} - m[c]^\times[c]^\times)\omega\end{bmatrix},
+
+    c the position of the centre of mass relative to P, :math:`[\cdot]^\times` the cross-product
+    matrices of eq. (38)--(39), all vectors in one frame; :math:`a_P` is the acceleration of P,
+    F the total force and :math:`\tau_P` the total moment about P. (The review prints the lower
+    left block as :math:`-m[c]^\times` and the upper bias as :math:`m[c]^\times[c]^\times c`,
+    which is zero.)
+
+    Returns ``(M6, h)``: ndarray (6, 6) and (6,).
+
+    >>> M6, h = newton_euler_about_point(2.0, np.eye(3), [1.0, 0, 0], [0, 0, 3.0])
+    >>> h[:3].tolist()                        # centripetal: -m w^2 c
+    [-18.0, 0.0, 0.0]
+    """
+    fname = "newton_euler_about_point"
+    m = _checks.scalar(m, f"{fname}: m")
+    if not m > 0:
+        raise ValueError(f"{fname}: m: expected a positive mass, got {m}")
+    I_cm = _checks.matrix(I_cm, (3, 3), f"{fname}: I_cm (inertia about the centre of mass)")
+    c = _checks.vector(c, 3, f"{fname}: c (centre of mass relative to P)")
+    w = _checks.vector(omega, 3, f"{fname}: omega (angular velocity)")
+    C, W = _skew(c), _skew(w)
+    I_P = I_cm - m * C @ C
+    M6 = np.block([[m * np.eye(3), -m * C], [m * C, I_P]])
+    h = np.concatenate([m * W @ W @ c, W @ I_P @ w])
+    return M6, h

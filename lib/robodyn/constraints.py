@@ -1,0 +1,1150 @@
+r"""Constrained systems: describing constraints and the four classic ways to solve them (Part III).
+
+A mechanical system :math:`M(q, t)\ddot q = F(q, \dot q, t)` (review eq. (1)) with n coordinates
+is subject to m constraints of two kinds, both held by a :class:`Constraints` value:
+
+* **holonomic** :math:`\varphi(q, t) = 0` (configuration constraints), and
+* **Pfaffian** (nonholonomic when not integrable) :math:`A(q, t)\dot q = c(q, t)`
+  (handbook eq. (5.18) has c = 0).
+
+Differentiating every constraint until an acceleration appears gives the *second-order form*
+(review eq. (18), derived in (22)--(29)) :math:`A(q, t)\ddot q = b(q, \dot q, t)`:
+:func:`second_order_form`. The constrained motion then follows from any of
+
+* **Lagrange multipliers** (eq. (5.19)--(5.20)): :math:`M\ddot q = F + A^T\lambda`, solved with
+  the constraints as one linear (KKT) system -- :func:`lagrange_multipliers`;
+* **embedding** (eq. (5.21)--(5.22)): :math:`\dot q = S(q)\eta` with the columns of S a basis of
+  ker A, reduced equations in the pseudo-velocities :math:`\eta` -- :func:`embedded_equations`;
+* **projection** (eq. (5.23)--(5.27)): the M-orthogonal projector P onto ker A and the constraint
+  connection :math:`\tilde\nabla_XY = P(\nabla_XY)` -- :func:`constraint_projector`,
+  :func:`constraint_connection`, :func:`projected_equations`;
+* **Udwadia--Kalaba** (review eq. (36)):
+  :math:`F^C = M^{1/2}(AM^{-1/2})^+(b - AM^{-1}F)` with the Moore--Penrose inverse
+  (:func:`moore_penrose`, :func:`penrose_conditions`) -- :func:`udwadia_kalaba`.
+
+A :class:`ConstrainedSystem` (equations of the unconstrained system, as a
+:class:`~robodyn.equations.MassMatrixForm` or a numeric :class:`~robodyn.kinematics.SerialChain`,
+plus constraints) offers every method through the shared interface of
+:mod:`robodyn.equations`: :func:`multiplier_equations`, :func:`embedded_equations` and
+:func:`projected_equations` are :class:`~robodyn.equations.MassMatrixForm`\ s and
+:meth:`ConstrainedSystem.numeric` gives a :class:`~robodyn.equations.NumericForm` for each of the
+four methods, so ``max_difference(a, b, states)`` compares two of them in one line.
+
+:func:`simulate_constrained` integrates a constrained system and records the constraint residual,
+with Baumgarte stabilization or projection onto the constraint manifold;
+:func:`constraint_controller` turns a desired motion, written as constraints, into joint forces
+(tracking control by constraints). :func:`is_holonomic` tests a Pfaffian form for
+integrability (review eq. (11), Frobenius in general). Example systems of Part III:
+:func:`particle_pendulum`, :func:`four_bar`, :func:`rr_on_line`, :func:`knife_edge`,
+:func:`rolling_disk`.
+"""
+from __future__ import annotations
+
+import itertools
+import warnings
+from dataclasses import dataclass, field
+from typing import NamedTuple
+
+import numpy as np
+import sympy as sp
+
+from . import _checks
+from .equations import TIME, MassMatrixForm, NumericForm, mass_matrix_form
+
+__all__ = ["ConstraintWarning", "Constraints", "second_order_form", "Integrability",
+           "is_holonomic", "MultiplierSolution", "ConstrainedMotion", "lagrange_multipliers",
+           "udwadia_kalaba", "moore_penrose", "penrose_conditions", "constraint_projector",
+           "constraint_connection", "lagrangian_equations", "ConstrainedSystem",
+           "multiplier_equations", "embedded_equations", "projected_equations", "METHODS",
+           "ConstrainedTrajectory", "simulate_constrained", "constraint_controller",
+           "newton_euler_about_point", "particle_pendulum", "four_bar", "rr_on_line", "knife_edge", "rolling_disk"]
+
+METHODS = ("multipliers", "embedded", "projection", "udwadia_kalaba")
+"""The four ways of :meth:`ConstrainedSystem.numeric` to solve for the constrained motion."""
+
+
+class ConstraintWarning(UserWarning):
+    """Legal but dangerous constraints: inconsistent (b not in the range of A), drifting."""
+
+
+# --------------------------------------------------------------------------
+# small private checks (the shared ones live in _checks)
+# --------------------------------------------------------------------------
+
+def _symbol_column(x, name, fname, allow_empty=False):
+    if isinstance(x, sp.Symbol):
+        x = [x]
+    if not isinstance(x, (list, tuple, sp.MatrixBase)):
+        raise TypeError(f"{fname}: {name}: expected a list of sympy Symbols, got "
+                        f"{_checks._describe(x)}")
+    xs = list(x)
+    bad = [e for e in xs if not isinstance(e, sp.Symbol)]
+    if bad:
+        raise TypeError(f"{fname}: {name}: expected plain sympy Symbols, got {bad[0]!r}")
+    if len(set(xs)) != len(xs):
+        raise ValueError(f"{fname}: {name}: expected distinct Symbols, got {xs}")
+    if not xs and not allow_empty:
+        raise ValueError(f"{fname}: {name}: expected at least one Symbol, got none")
+    return sp.Matrix(xs) if xs else sp.zeros(0, 1)
+
+
+def _expr_column(x, name, fname):
+    if x is None:
+        return sp.zeros(0, 1)
+    if isinstance(x, sp.MatrixBase):
+        return sp.Matrix(x).reshape(len(x), 1)
+    if isinstance(x, (sp.Basic, int, float)):
+        x = [x]
+    if not isinstance(x, (list, tuple)):
+        raise TypeError(f"{fname}: {name}: expected a list of sympy expressions, got "
+                        f"{_checks._describe(x)}")
+    if any(isinstance(e, (str, bytes)) for e in x):
+        raise TypeError(f"{fname}: {name}: expected sympy expressions, got a string")
+    return sp.Matrix([_checks._exact(e) for e in x]) if x else sp.zeros(0, 1)
+
+
+def _num_matrix(x, name, fname):
+    a = _checks._to_array(x, f"{fname}: {name}")
+    _checks.finite(a, f"{fname}: {name}")
+    return a
+
+
+def _spd(M, fname, name="M"):
+    """A numeric symmetric positive definite matrix, or ValueError; returns (M, Cholesky L)."""
+    M = _num_matrix(M, name, fname)
+    if M.ndim != 2 or M.shape[0] != M.shape[1]:
+        raise ValueError(f"{fname}: {name}: expected a square (n x n) mass matrix, got shape "
+                         f"{M.shape}")
+    scale = max(1.0, float(np.max(np.abs(M)))) if M.size else 1.0
+    if np.max(np.abs(M - M.T), initial=0.0) > 1e-10 * scale:
+        raise ValueError(f"{fname}: {name}: expected a symmetric positive definite mass matrix, "
+                         f"got an unsymmetric one (largest |M - M^T| = "
+                         f"{np.max(np.abs(M - M.T)):.3g})")
+    try:
+        L = np.linalg.cholesky(M)
+    except np.linalg.LinAlgError:
+        raise ValueError(f"{fname}: {name}: expected a symmetric positive definite mass matrix, "
+                         f"got eigenvalues {np.round(np.linalg.eigvalsh(M), 6).tolist()}") from None
+    return M, L
+
+
+def _system(M, F, A, b, fname):
+    """Numeric (M, L, F, A, b) with consistent shapes; A may be 1-D (one constraint)."""
+    M, L = _spd(M, fname)
+    n = M.shape[0]
+    F = _checks.vector(F, n, f"{fname}: F (generalized forces, one per coordinate)")
+    A = _num_matrix(A, "A", fname)
+    if A.ndim == 1:
+        A = A.reshape(1, -1)
+    if A.ndim != 2 or A.shape[1] != n:
+        raise ValueError(f"{fname}: A: expected an m x {n} constraint matrix (one column per "
+                         f"coordinate), got shape {A.shape}")
+    m = A.shape[0]
+    b = _checks.vector(np.atleast_1d(_num_matrix(b, "b", fname)), m,
+                       f"{fname}: b (one value per constraint row of A)")
+    return M, L, F, A, b
+
+
+def _symbolic_system(M, F, A, b, fname):
+    M = _checks.to_sympy(M, f"{fname}: M")
+    n = M.shape[0]
+    if M.shape != (n, n):
+        raise ValueError(f"{fname}: M: expected a square mass matrix, got shape {M.shape}")
+    if not (M - M.T).applyfunc(sp.simplify).is_zero_matrix:
+        raise ValueError(f"{fname}: M: expected a symmetric positive definite mass matrix, got "
+                         f"an unsymmetric one")
+    F = _checks.vector(F, n, f"{fname}: F (generalized forces, one per coordinate)")
+    A = _checks.to_sympy(A, f"{fname}: A")
+    if A.shape[1] != n and A.shape == (n, 1):
+        A = A.T
+    if A.shape[1] != n:
+        raise ValueError(f"{fname}: A: expected an m x {n} constraint matrix, got shape {A.shape}")
+    b = _checks.vector(b if _checks.is_symbolic(b) else list(np.atleast_1d(b)), A.shape[0],
+                       f"{fname}: b (one value per constraint row of A)")
+    return M, sp.Matrix(F), A, sp.Matrix(b)
+
+
+# --------------------------------------------------------------------------
+# describing constraints
+# --------------------------------------------------------------------------
+
+@dataclass(frozen=True, eq=False)
+class Constraints:
+    r"""Constraints on coordinates q: holonomic :math:`\varphi(q, t) = 0` and Pfaffian
+    :math:`A_p(q, t)\dot q = c(q, t)` (eq. (5.18) has c = 0), an immutable value.
+
+    Parameters
+    ----------
+    q : list of n sympy Symbols, the coordinates
+    holonomic : list of h expressions :math:`\varphi_i(q, t)` (each = 0)
+    pfaffian : p x n matrix :math:`A_p(q, t)` (a list of rows), optional
+    rate : p expressions :math:`c(q, t)`, default zeros
+    t : the time Symbol (default :data:`robodyn.equations.TIME`)
+
+    Raises
+    ------
+    TypeError, ValueError
+        for q not distinct Symbols, a Pfaffian matrix whose rows do not have n entries, a rate of
+        the wrong length, or no constraint at all.
+
+    Examples
+    --------
+    >>> import sympy as sp
+    >>> x, y = sp.symbols('x y')
+    >>> circle = Constraints([x, y], holonomic=[x**2 + y**2 - 1])
+    >>> circle.m, circle.velocity_form()[0]
+    (1, Matrix([[2*x, 2*y]]))
+    """
+
+    q: object
+    holonomic: object = ()
+    pfaffian: object = None
+    rate: object = None
+    t: sp.Symbol = TIME
+    _numeric: dict = field(default_factory=dict, repr=False, compare=False)
+
+    def __post_init__(self):
+        fname = "Constraints"
+        q = _symbol_column(self.q, "q", fname)
+        n = q.shape[0]
+        if not isinstance(self.t, sp.Symbol):
+            raise TypeError(f"{fname}: t: expected a sympy Symbol, got {_checks._describe(self.t)}")
+        if self.t in set(q):
+            raise ValueError(f"{fname}: t: expected a time Symbol that is not a coordinate, got {self.t}")
+        phi = _expr_column(self.holonomic, "holonomic", fname)
+        if self.pfaffian is None:
+            Ap = sp.zeros(0, n)
+        else:
+            Ap = _checks.to_sympy(self.pfaffian, f"{fname}: pfaffian")
+            if Ap.shape[1] != n and Ap.shape == (n, 1):
+                Ap = Ap.T
+            if Ap.shape[1] != n:
+                raise ValueError(f"{fname}: pfaffian: expected rows of {n} coefficients (one per "
+                                 f"coordinate {list(q)}), got shape {Ap.shape}")
+        p = Ap.shape[0]
+        c = sp.zeros(p, 1) if self.rate is None else _expr_column(self.rate, "rate", fname)
+        if c.shape != (p, 1):
+            raise ValueError(f"{fname}: rate: expected {p} expressions (one per Pfaffian row), got "
+                             f"{c.shape[0]}")
+        if phi.shape[0] + p == 0:
+            raise ValueError(f"{fname}: expected at least one holonomic or Pfaffian constraint, "
+                             f"got none")
+        for k, v in (("q", q), ("holonomic", phi), ("pfaffian", Ap), ("rate", c)):
+            object.__setattr__(self, k, v)
+
+    @property
+    def n(self):
+        """Number of coordinates."""
+        return self.q.shape[0]
+
+    @property
+    def m(self):
+        """Number of constraint rows (holonomic first, then Pfaffian)."""
+        return self.holonomic.shape[0] + self.pfaffian.shape[0]
+
+    def parameters(self):
+        """Free symbols other than q and t (lengths...), sorted by name."""
+        exprs = (self.holonomic, self.pfaffian, self.rate)
+        return sorted(set().union(*(e.free_symbols for e in exprs)) - set(self.q) - {self.t},
+                      key=str)
+
+    def velocity_form(self):
+        r"""(A, c) with :math:`A(q, t)\dot q = c(q, t)`: the holonomic rows differentiated once
+        (:math:`A = \partial\varphi/\partial q`, :math:`c = -\partial\varphi/\partial t`, review
+        eq. (28)) above the Pfaffian rows."""
+        phi = self.holonomic
+        A = sp.Matrix.vstack(phi.jacobian(self.q), self.pfaffian) if phi.shape[0] else self.pfaffian
+        c = sp.Matrix.vstack(-phi.diff(self.t), self.rate) if phi.shape[0] else self.rate
+        return A, c
+
+    def numeric(self, values=None, qd=None):
+        """:class:`NumericConstraints` with ``values`` (symbol or name -> number) substituted."""
+        key = tuple(sorted((str(k), float(v)) for k, v in (values or {}).items()))
+        if key not in self._numeric:
+            self._numeric[key] = NumericConstraints(self, values)
+        return self._numeric[key]
+
+
+def _speed_symbols(q, qd, fname):
+    if qd is None:
+        return sp.Matrix([sp.Symbol(f"{s}_dot", real=True) for s in q])
+    qd = _symbol_column(qd, "qd", fname)
+    if qd.shape[0] != q.shape[0]:
+        raise ValueError(f"{fname}: qd: expected {q.shape[0]} velocity symbols (one per "
+                         f"coordinate), got {qd.shape[0]}")
+    if set(qd) & set(q):
+        raise ValueError(f"{fname}: qd: expected symbols distinct from q, got {list(qd)}")
+    return qd
+
+
+def second_order_form(constraints, qd=None):
+    r"""The constraints as :math:`A(q, t)\ddot q = b(q, \dot q, t)` (review eq. (18)).
+
+    Holonomic rows are differentiated twice, Pfaffian rows once. With the velocity form
+    :math:`A\dot q = c` (eq. (40)),
+    :math:`b = -\dot A\dot q + \dot c`, :math:`\dot A = \sum_k \partial A/\partial q_k\,\dot q_k
+    + \partial A/\partial t` (eq. (23)--(26); note the sign: the review's eq. (22) puts c on the
+    left, its eq. (40) on the right, as here).
+
+    Parameters
+    ----------
+    constraints : Constraints
+    qd : list of n Symbols for the velocities, default ``<q>_dot``
+
+    Returns
+    -------
+    (A, b) : sympy Matrices (m x n) and (m x 1)
+
+    Examples
+    --------
+    The review's example 2, :math:`dx + 2y\,dy + dz = 0` (eq. (19)):
+
+    >>> import sympy as sp
+    >>> x, y, z, xd, yd, zd = sp.symbols('x y z xd yd zd')
+    >>> A, b = second_order_form(Constraints([x, y, z], holonomic=[x + y**2 + z]), [xd, yd, zd])
+    >>> A, b
+    (Matrix([[1, 2*y, 1]]), Matrix([[-2*yd**2]]))
+    """
+    fname = "second_order_form"
+    if not isinstance(constraints, Constraints):
+        raise TypeError(f"{fname}: constraints: expected a Constraints value, got "
+                        f"{_checks._describe(constraints)}")
+    qd = _speed_symbols(constraints.q, qd, fname)
+    A, b = _second_order(constraints, qd)
+    return A, sp.expand(b)
+
+
+def _second_order(constraints, qd):
+    A, c = constraints.velocity_form()
+    t = constraints.t
+    Adot = sp.zeros(*A.shape)
+    for k, qk in enumerate(constraints.q):
+        Adot += A.diff(qk) * qd[k]
+    Adot += A.diff(t)
+    cdot = c.diff(t) + c.jacobian(constraints.q) * qd
+    return A, -Adot * qd + cdot
+
+
+class NumericConstraints:
+    r"""Numeric twins of a :class:`Constraints` value (made by its ``numeric`` method).
+
+    ``phi(q, t)`` (h,), ``A(q, t)`` (m, n), ``c(q, t)`` (m,), ``b(q, qd, t)`` (m,),
+    ``residuals(q, qd, t)`` -> (phi, A qd - c), and :meth:`project` onto the constraints."""
+
+    def __init__(self, constraints, values=None):
+        fname = "Constraints.numeric"
+        self.n, self.m, self.h = constraints.n, constraints.m, constraints.holonomic.shape[0]
+        qd = _speed_symbols(constraints.q, None, fname)
+        A, c = constraints.velocity_form()
+        _, b = _second_order(constraints, qd)
+        exprs = [constraints.holonomic, A, c, b]
+        sub = {}
+        names = {str(s): s for e in exprs for s in e.free_symbols}
+        for k, v in (values or {}).items():
+            key = names.get(k, sp.Symbol(k)) if isinstance(k, str) else k
+            sub[key] = _checks._exact(_checks.scalar(v, f"{fname}: values[{k}]"))
+        exprs = [e.xreplace(sub) for e in exprs]
+        known = set(constraints.q) | set(qd) | {constraints.t}
+        free = set().union(*(e.free_symbols for e in exprs)) - known
+        if free:
+            raise ValueError(f"{fname}: symbols {sorted(map(str, free))} have no value; pass "
+                             f"values={{symbol: number, ...}}")
+        q, t = list(constraints.q), constraints.t
+
+        def make(args, expr):
+            f = sp.lambdify(args, list(expr), modules="math", cse=True)
+            shape = expr.shape if expr.shape[1] > 1 else (expr.shape[0],)
+            return lambda *a: np.array(f(*a), dtype=float).reshape(shape)
+
+        self._phi = make(q + [t], exprs[0])
+        self._A = make(q + [t], exprs[1])
+        self._c = make(q + [t], exprs[2])
+        self._b = make(q + list(qd) + [t], exprs[3])
+
+    def phi(self, q, t=0.0):
+        return self._phi(*q, t)
+
+    def A(self, q, t=0.0):
+        return self._A(*q, t)
+
+    def c(self, q, t=0.0):
+        return self._c(*q, t)
+
+    def b(self, q, qd, t=0.0):
+        return self._b(*q, *qd, t)
+
+    def residuals(self, q, qd, t=0.0):
+        """(phi(q, t), A(q, t) qd - c(q, t)): position and velocity residuals."""
+        return self.phi(q, t), self.A(q, t) @ qd - self.c(q, t)
+
+    def project(self, q, qd, t=0.0, M=None, tol=1e-12, max_iter=50):
+        r"""The admissible state nearest (q, qd): Gauss--Newton on :math:`\varphi(q, t) = 0`
+        (minimum-norm steps), then :math:`\dot q` projected onto :math:`A\dot q = c`
+        (M-orthogonally when M is given: the kinetic-energy-nearest velocity).
+
+        Raises ValueError when the position iteration does not converge in ``max_iter`` steps."""
+        q = np.array(q, dtype=float)
+        qd = np.array(qd, dtype=float)
+        h = self.h
+        if h:
+            for _ in range(int(max_iter)):
+                r = self.phi(q, t)
+                if np.linalg.norm(r) <= tol:
+                    break
+                q = q - np.linalg.lstsq(self.A(q, t)[:h], r, rcond=None)[0]
+            else:
+                raise ValueError(f"project: the position iteration did not reach |phi| <= {tol:g} "
+                                 f"in {max_iter} steps (|phi| = {np.linalg.norm(r):.3g}): start "
+                                 f"nearer the constraint manifold")
+        A = self.A(q, t)
+        r = A @ qd - self.c(q, t)
+        W = np.eye(self.n) if M is None else np.linalg.inv(M)
+        qd = qd - W @ A.T @ np.linalg.pinv(A @ W @ A.T) @ r
+        return q, qd
+
+
+# --------------------------------------------------------------------------
+# integrability of Pfaffian forms
+# --------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Integrability:
+    r"""The verdict of :func:`is_holonomic`.
+
+    Attributes
+    ----------
+    holonomic : bool -- integrable (review Lemma 1, eq. (11); Frobenius in general)
+    rheonomic : bool -- the constraint depends explicitly on time
+    condition : tuple of sympy expressions, all zero exactly when the form is integrable
+    integral : sympy expression or None -- :math:`\varphi` with :math:`d\varphi` proportional to
+        the form (the constraint is :math:`\varphi = L`, a constant), when one was found
+    """
+    holonomic: bool
+    rheonomic: bool
+    condition: tuple
+    integral: object = None
+
+    @property
+    def kind(self):
+        """'holonomic, scleronomic', 'nonholonomic, rheonomic', ..."""
+        return (("holonomic" if self.holonomic else "nonholonomic") + ", "
+                + ("rheonomic" if self.rheonomic else "scleronomic"))
+
+
+def _potential(a, xs):
+    """phi with grad phi = a (a exact), or None."""
+    for i in range(len(xs)):
+        for j in range(i + 1, len(xs)):
+            if sp.simplify(a[i].diff(xs[j]) - a[j].diff(xs[i])) != 0:
+                return None
+    phi = sp.Integer(0)
+    for k, x in enumerate(xs):
+        rest = sp.simplify(a[k] - phi.diff(x))
+        phi += sp.integrate(rest, x)
+    return sp.simplify(phi)
+
+
+def is_holonomic(form, coords, t=None):
+    r"""Integrability of a Pfaffian constraint :math:`\sum_i a_i(q, t)\,dq_i + a_t\,dt = 0`.
+
+    One form in three coordinates x, y, z: holonomic iff (review eq. (11))
+    :math:`\alpha(\beta_z - \gamma_y) + \beta(\gamma_x - \alpha_z) + \gamma(\alpha_y - \beta_x)
+    = 0`; one form in any number of variables: the same expression for every triple
+    (:math:`\omega\wedge d\omega = 0`, Frobenius). Several forms (a list of rows): Frobenius as
+    involutivity, every Lie bracket of two vector fields of :math:`D = \ker A` lies in D. With
+    ``t`` given, time counts as one more variable (the last coefficient multiplies dt).
+
+    Parameters
+    ----------
+    form : list of coefficients (n, or n + 1 with ``t``), or a list of such rows
+    coords : list of n sympy Symbols
+    t : time Symbol, optional
+
+    Returns
+    -------
+    Integrability
+
+    Raises
+    ------
+    ValueError for a form with the wrong number of coefficients; TypeError for non-symbols.
+
+    Examples
+    --------
+    >>> import sympy as sp
+    >>> x, y, z, t = sp.symbols('x y z t')
+    >>> is_holonomic([1, 2 * y, 1], [x, y, z]).integral
+    x + y**2 + z
+    >>> is_holonomic([1, 2 * y, 1, -1], [x, y, z], t=t).kind
+    'holonomic, rheonomic'
+    >>> is_holonomic([1, 2 * z, 1], [x, y, z]).kind
+    'nonholonomic, scleronomic'
+    """
+    fname = "is_holonomic"
+    xs = list(_symbol_column(coords, "coords", fname))
+    if t is not None:
+        if not isinstance(t, sp.Symbol) or t in xs:
+            raise TypeError(f"{fname}: t: expected a time Symbol distinct from the coordinates, "
+                            f"got {t!r}")
+        xs = xs + [t]
+    n = len(xs)
+    what = (f"{n} coefficients (one per coordinate {xs[:len(coords)]}"
+            + (", then dt)" if t is not None else ")"))
+    if not isinstance(form, (list, tuple, sp.MatrixBase)):
+        raise TypeError(f"{fname}: form: expected a list of {what}, got {_checks._describe(form)}")
+    rows = form.tolist() if isinstance(form, sp.MatrixBase) else list(form)
+    several = bool(rows) and all(isinstance(r, (list, tuple)) for r in rows)
+    rows = [list(r) for r in rows] if several else [rows]
+    for r in rows:
+        if len(r) != n:
+            raise ValueError(f"{fname}: form: expected {what}, got {len(r)}")
+    A = sp.Matrix([[_checks._exact(e) for e in r] for r in rows])
+    depends_t = t is not None and (A.has(t) or any(A[i, n - 1] != 0 for i in range(A.rows)))
+    if A.rows == 1:
+        a = list(A)
+        cond = tuple(sp.simplify(a[i] * (a[j].diff(xs[k]) - a[k].diff(xs[j]))
+                                 + a[j] * (a[k].diff(xs[i]) - a[i].diff(xs[k]))
+                                 + a[k] * (a[i].diff(xs[j]) - a[j].diff(xs[i])))
+                     for i, j, k in itertools.combinations(range(n), 3))
+    else:
+        S = A.nullspace(simplify=True)
+        cond = []
+        X = sp.Matrix(xs)
+        for Si, Sj in itertools.combinations(S, 2):
+            bracket = Sj.jacobian(X) * Si - Si.jacobian(X) * Sj
+            cond.extend(sp.simplify(e) for e in A * bracket)
+        cond = tuple(cond)
+    holonomic = all(c == 0 for c in cond)
+    integral = None
+    if holonomic and A.rows == 1:
+        a = list(A)
+        integral = _potential(a, xs)
+        # integrating factors tried: a common denominator, then 1/a_i for each coefficient
+        den = sp.lcm([sp.fraction(sp.together(e))[1] for e in a])
+        for mu in [den] + [1 / ai for ai in a if ai != 0]:
+            if integral is not None:
+                break
+            integral = _potential([sp.simplify(e * mu) for e in a], xs)
+    rheonomic = depends_t if integral is None else (t is not None and integral.has(t))
+    return Integrability(bool(holonomic), bool(rheonomic), cond, integral)
+
+
+# --------------------------------------------------------------------------
+# the four solutions at one state
+# --------------------------------------------------------------------------
+
+class MultiplierSolution(NamedTuple):
+    r"""Result of :func:`lagrange_multipliers`: accelerations and multipliers, unpackable as
+    ``qdd, lam = ...``; the constraint force is :math:`A^T\lambda`."""
+    qdd: object
+    lam: object
+
+
+class ConstrainedMotion(NamedTuple):
+    r"""Result of :func:`udwadia_kalaba`: ``qdd`` and ``constraint_force``
+    (:math:`F^C`), unpackable as ``qdd, F_c = ...``."""
+    qdd: object
+    constraint_force: object
+
+
+def lagrange_multipliers(M, F, A, b):
+    r"""Constrained accelerations and multipliers from :math:`M\ddot q = F + A^T\lambda`
+    (eq. (5.19)--(5.20)) and :math:`A\ddot q = b` (eq. (18)), one linear (KKT) system:
+
+    .. math:: \begin{bmatrix} M & -A^T \\ A & 0\end{bmatrix}
+              \begin{bmatrix}\ddot q\\ \lambda\end{bmatrix} = \begin{bmatrix} F\\ b\end{bmatrix}.
+
+    Parameters
+    ----------
+    M : (n, n) symmetric positive definite mass matrix
+    F : (n,) generalized forces (everything but the constraint forces)
+    A : (m, n) constraint matrix of full row rank (1-D for one constraint)
+    b : (m,) right-hand side
+
+    Numeric input gives ndarrays; sympy input gives sympy Matrices (then M is only checked
+    for symmetry).
+
+    Returns
+    -------
+    MultiplierSolution(qdd, lam)
+
+    Raises
+    ------
+    ValueError for M not symmetric positive definite, shapes that do not fit, or redundant
+    constraints (rank-deficient A: the KKT matrix is singular -- :func:`udwadia_kalaba`
+    handles them).
+
+    Examples
+    --------
+    A unit mass on the line x + y = 0 under gravity:
+
+    >>> qdd, lam = lagrange_multipliers(np.eye(2), [0, -9.81], [[1, 1]], [0])
+    >>> qdd.round(3).tolist(), lam.round(3).tolist()
+    ([4.905, -4.905], [4.905])
+    """
+    fname = "lagrange_multipliers"
+    if any(_checks.is_symbolic(x) for x in (M, F, A, b)):
+        M, F, A, b = _symbolic_system(M, F, A, b, fname)
+        n, m = A.shape[1], A.shape[0]
+        K = sp.Matrix(sp.BlockMatrix([[M, -A.T], [A, sp.zeros(m, m)]]))
+        sol = K.LUsolve(sp.Matrix.vstack(F, b))
+        return MultiplierSolution(sol[:n, :], sol[n:, :])
+    M, _, F, A, b = _system(M, F, A, b, fname)
+    n, m = A.shape[1], A.shape[0]
+    K = np.block([[M, -A.T], [A, np.zeros((m, m))]])
+    rank = np.linalg.matrix_rank(A)
+    if rank < m:
+        raise ValueError(f"{fname}: A: expected constraints of full row rank {m}, got rank "
+                         f"{rank}: the multiplier (KKT) system is singular (redundant or "
+                         f"conflicting constraints; udwadia_kalaba handles redundant ones)")
+    sol = np.linalg.solve(K, np.concatenate([F, b]))
+    return MultiplierSolution(sol[:n], sol[n:])
+
+
+def moore_penrose(W, rcond=None):
+    r"""The Moore--Penrose inverse :math:`W^+` (review §4), by the singular value decomposition:
+    :math:`W = U\Sigma V^T \Rightarrow W^+ = V\Sigma^+U^T`, singular values below
+    ``rcond * max(sigma)`` counted as zero (default ``max(shape) * eps``). Sympy input: sympy's
+    exact ``pinv``.
+
+    It is the unique matrix with the four Penrose conditions (:func:`penrose_conditions`).
+
+    >>> moore_penrose([[1, 1], [1, 1]]).round(12).tolist()
+    [[0.25, 0.25], [0.25, 0.25]]
+    """
+    fname = "moore_penrose"
+    if _checks.is_symbolic(W):
+        return _checks.to_sympy(W, f"{fname}: W").pinv()
+    W = _num_matrix(W, "W", fname)
+    if W.ndim != 2:
+        raise ValueError(f"{fname}: W: expected a matrix, got shape {W.shape}")
+    rcond = None if rcond is None else _checks.tolerance(rcond, f"{fname}: rcond")
+    return _pinv(W, rcond)
+
+
+def _pinv(W, rcond=None):
+    if W.size == 0:
+        return np.zeros(W.T.shape)
+    U, s, Vt = np.linalg.svd(W, full_matrices=False)
+    rcond = max(W.shape) * np.finfo(float).eps if rcond is None else rcond
+    keep = s > rcond * s[0]
+    return (Vt[keep].T / s[keep]) @ U[:, keep].T
+
+
+def penrose_conditions(W, W_plus):
+    r"""The residuals of the four Penrose conditions (the review's (32)--(35)):
+    :math:`WW^+W = W`, :math:`W^+WW^+ = W^+`, :math:`(WW^+)^T = WW^+`, :math:`(W^+W)^T = W^+W`.
+
+    Returns a tuple of four largest absolute entries (numeric) or four sympy matrices that
+    simplify to zero (symbolic).
+
+    >>> W = np.array([[1.0, 2.0], [2.0, 4.0]])
+    >>> max(penrose_conditions(W, moore_penrose(W))) < 1e-14
+    True
+    """
+    fname = "penrose_conditions"
+    if _checks.is_symbolic(W) or _checks.is_symbolic(W_plus):
+        W = _checks.to_sympy(W, f"{fname}: W")
+        P = _checks.to_sympy(W_plus, f"{fname}: W_plus")
+        if P.shape != W.T.shape:
+            raise ValueError(f"{fname}: W_plus: expected shape {W.T.shape}, got {P.shape}")
+        res = (W * P * W - W, P * W * P - P, (W * P).T - W * P, (P * W).T - P * W)
+        return tuple(r.applyfunc(sp.simplify) for r in res)
+    W = _num_matrix(W, "W", fname)
+    P = _num_matrix(W_plus, "W_plus", fname)
+    if W.ndim != 2 or P.shape != W.T.shape:
+        raise ValueError(f"{fname}: W_plus: expected shape {W.T.shape} (W transposed), got "
+                         f"{P.shape}")
+    res = (W @ P @ W - W, P @ W @ P - P, (W @ P).T - W @ P, (P @ W).T - P @ W)
+    return tuple(float(np.max(np.abs(r), initial=0.0)) for r in res)
+
+
+def udwadia_kalaba(M, F, A, b, tol=1e-9):
+    r"""The Udwadia--Kalaba equation (review eq. (36)): :math:`M\ddot q = F + F^C` with
+
+    .. math:: F^C = M^{1/2}\,(A M^{-1/2})^+\,(b - A M^{-1} F).
+
+    Any factor :math:`M = LL^T` may stand for :math:`M^{1/2}` (then :math:`L^{-T}` for
+    :math:`M^{-1/2}`): :math:`L(AL^{-T})^+ = A^T(AM^{-1}A^T)^+` for every factor, so F^C does not
+    depend on the choice. The Cholesky factor is used. Redundant constraints (rank-deficient A)
+    are fine. Inconsistent constraints (b not in the range of A) have no solution: a
+    :class:`ConstraintWarning` states the residual :math:`|A\ddot q - b|` of the answer returned,
+    the least-squares one (it minimizes :math:`|A\ddot q - b|`, and among those Gauss's function
+    :math:`(\ddot q - a)^TM(\ddot q - a)`, :math:`a = M^{-1}F`).
+
+    Parameters
+    ----------
+    M : (n, n) symmetric positive definite; F : (n,); A : (m, n) (1-D for one row); b : (m,)
+    tol : relative tolerance of the consistency test
+
+    Sympy input: :math:`F^C = A^T(AM^{-1}A^T)^+(b - AM^{-1}F)` with sympy's ``pinv``.
+
+    Returns
+    -------
+    ConstrainedMotion(qdd, constraint_force)
+
+    Raises
+    ------
+    ValueError for M not symmetric positive definite or shapes that do not fit.
+
+    Examples
+    --------
+    >>> qdd, F_c = udwadia_kalaba(np.eye(2), [0, -9.81], [[1, 1], [2, 2]], [0, 0])
+    >>> qdd.round(3).tolist(), F_c.round(3).tolist()
+    ([4.905, -4.905], [4.905, 4.905])
+    """
+    fname = "udwadia_kalaba"
+    if any(_checks.is_symbolic(x) for x in (M, F, A, b)):
+        M, F, A, b = _symbolic_system(M, F, A, b, fname)
+        Minv = M.inv()
+        Fc = A.T * (A * Minv * A.T).pinv() * (b - A * Minv * F)
+        return ConstrainedMotion(Minv * (F + Fc), Fc)
+    M, L, F, A, b = _system(M, F, A, b, fname)
+    tol = _checks.tolerance(tol, f"{fname}: tol")
+    return _uk(M, L, F, A, b, tol, fname)
+
+
+def _uk(M, L, F, A, b, tol=1e-9, fname="udwadia_kalaba"):
+    """Eq. (36) with M = L L^T, no input checks (the simulator's inner loop)."""
+    a = np.linalg.solve(M, F)                                   # unconstrained acceleration
+    B = np.linalg.solve(L, A.T).T                               # A L^{-T}
+    Fc = L @ (_pinv(B) @ (b - A @ a))
+    qdd = a + np.linalg.solve(M, Fc)
+    _warn_inconsistent(A, qdd, b, tol, fname)
+    return ConstrainedMotion(qdd, Fc)
+
+
+def _warn_inconsistent(A, qdd, b, tol, fname):
+    r = float(np.linalg.norm(A @ qdd - b))
+    scale = max(1.0, float(np.linalg.norm(b)), float(np.linalg.norm(A) * np.linalg.norm(qdd)))
+    if r > tol * scale:
+        warnings.warn(f"{fname}: the constraints are inconsistent (b is not in the range of A): "
+                      f"no acceleration satisfies them; returning the least-squares one, residual "
+                      f"|A qdd - b| = {r:.3g}", ConstraintWarning, stacklevel=3)
+    return r
+
+
+def constraint_projector(M, A):
+    r"""The M-orthogonal projector onto :math:`D = \ker A` (handbook §5.4.1):
+
+    .. math:: P = I - M^{-1}A^T(AM^{-1}A^T)^+A,\qquad P^\perp = I - P.
+
+    P is idempotent, :math:`AP = 0`, and self-adjoint in the kinetic-energy metric
+    (:math:`MP = P^TM`). Numeric or sympy (then :math:`(AM^{-1}A^T)^{-1}`, A of full rank).
+
+    >>> P = constraint_projector(np.diag([1.0, 2.0]), [[1.0, 1.0]])
+    >>> (P @ [1.0, 0.0]).round(6).tolist()
+    [0.333333, -0.333333]
+    """
+    fname = "constraint_projector"
+    if _checks.is_symbolic(M) or _checks.is_symbolic(A):
+        M = _checks.to_sympy(M, f"{fname}: M")
+        A = _checks.to_sympy(A, f"{fname}: A")
+        if A.shape[1] != M.shape[0]:
+            raise ValueError(f"{fname}: A: expected {M.shape[0]} columns, got shape {A.shape}")
+        Minv = M.inv()
+        return sp.eye(M.shape[0]) - Minv * A.T * (A * Minv * A.T).inv() * A
+    M, L = _spd(M, fname)
+    n = M.shape[0]
+    A = _num_matrix(A, "A", fname)
+    A = A.reshape(1, -1) if A.ndim == 1 else A
+    if A.ndim != 2 or A.shape[1] != n:
+        raise ValueError(f"{fname}: A: expected an m x {n} constraint matrix, got shape {A.shape}")
+    MiAt = np.linalg.solve(L.T, np.linalg.solve(L, A.T))
+    return np.eye(n) - MiAt @ moore_penrose(A @ MiAt) @ A
+
+
+def constraint_connection(M, A, q):
+    r"""Christoffel symbols :math:`\tilde\Gamma^k_{ij}` of the constraint connection
+    (eq. (5.26)): :math:`\tilde\nabla_XY = \nabla_XY + (\nabla_XP^\perp)Y`, in coordinates
+
+    .. math:: \tilde\Gamma^k_{ij} = \Gamma^k_{ij} + \partial_iP^{\perp k}{}_j
+              + \Gamma^k_{il}P^{\perp l}{}_j - P^{\perp k}{}_l\Gamma^l_{ij},
+
+    so that for Y in D, :math:`\tilde\nabla_XY = P(\nabla_XY)` (eq. (5.27)) and constrained
+    motion is :math:`\ddot q^k + \tilde\Gamma^k_{ij}\dot q^i\dot q^j = (PM^{-1}Y)^k` (eq. (5.25)).
+
+    Parameters
+    ----------
+    M : sympy n x n mass matrix in q; A : sympy m x n constraint matrix in q; q : n Symbols
+
+    Returns
+    -------
+    sympy.ImmutableDenseNDimArray (n, n, n), indexed ``[k, i, j]``
+
+    Examples
+    --------
+    A particle on the unit circle: along the circle the constrained connection turns velocity.
+
+    >>> import sympy as sp
+    >>> x, y = sp.symbols('x y')
+    >>> G = constraint_connection(sp.eye(2), sp.Matrix([[x, y]]), [x, y])
+    >>> sp.simplify(G[0, 1, 1].subs({x: 1, y: 0}))
+    1
+    """
+    from .lagrange import christoffel_symbols
+    fname = "constraint_connection"
+    q = list(_symbol_column(q, "q", fname))
+    n = len(q)
+    M = sp.Matrix(M)
+    A = sp.Matrix(A)
+    if M.shape != (n, n) or A.shape[1] != n:
+        raise ValueError(f"{fname}: expected M of shape ({n}, {n}) and A with {n} columns, got "
+                         f"{M.shape} and {A.shape}")
+    G = christoffel_symbols(M, q, kind=2)
+    Pp = sp.eye(n) - constraint_projector(M, A)
+    out = [[[G[k, i, j] + Pp[k, j].diff(q[i])
+             + sum(G[k, i, l] * Pp[l, j] - Pp[k, l] * G[l, i, j] for l in range(n))
+             for j in range(n)] for i in range(n)] for k in range(n)]
+    return sp.ImmutableDenseNDimArray(out, (n, n, n))
+
+
+# --------------------------------------------------------------------------
+# equations of an unconstrained system from its energies
+# --------------------------------------------------------------------------
+
+def lagrangian_equations(T, V, q, qd, Q=None, t=TIME, name="system"):
+    r"""The :class:`~robodyn.equations.MassMatrixForm` :math:`M\ddot q = F` of a Lagrangian
+    system from its kinetic energy :math:`T(q, \dot q, t) = \tfrac12\dot q^TM\dot q + N\dot q +
+    P` (review eq. (47)) and potential V: :math:`M = \partial^2T/\partial\dot q^2` and
+    (eq. (48)--(49), with :math:`-\partial V/\partial q` added to Q)
+
+    .. math:: F = Q - \frac{\partial V}{\partial q} + \frac{\partial T}{\partial q}
+              - \Bigl(\frac{\partial}{\partial q}\frac{\partial T}{\partial\dot q}\Bigr)\dot q
+              - \frac{\partial}{\partial t}\frac{\partial T}{\partial\dot q}.
+
+    Parameters
+    ----------
+    T, V : sympy expressions; q, qd : lists of n Symbols; Q : n generalized forces (default 0)
+
+    >>> import sympy as sp
+    >>> r, th, rd, thd, m, g = sp.symbols('r theta r_dot theta_dot m g')
+    >>> T = m / 2 * (rd**2 + r**2 * thd**2)
+    >>> eq = lagrangian_equations(T, m * g * r * sp.sin(th), [r, th], [rd, thd])
+    >>> eq.mass_matrix, eq.forcing.T
+    (Matrix([
+    [m,      0],
+    [0, m*r**2]]), Matrix([[-g*m*sin(theta) + m*r*theta_dot**2, -g*m*r*cos(theta) - 2*m*r*r_dot*theta_dot]]))
+    """
+    fname = "lagrangian_equations"
+    q = _symbol_column(q, "q", fname)
+    qd = _speed_symbols(q, qd, fname)
+    T, V = sp.sympify(T), sp.sympify(V)
+    p = sp.Matrix([T]).jacobian(qd).T
+    M = p.jacobian(qd)
+    Qv = sp.zeros(q.shape[0], 1) if Q is None else _expr_column(Q, "Q", fname)
+    F = (Qv - sp.Matrix([V]).jacobian(q).T + sp.Matrix([T]).jacobian(q).T
+         - p.jacobian(q) * qd - p.diff(t))
+    return mass_matrix_form(q, qd, M.applyfunc(sp.expand), F.applyfunc(sp.expand), t=t, name=name)
+
+
+# --------------------------------------------------------------------------
+# a constrained system and its four sets of equations
+# --------------------------------------------------------------------------
+
+@dataclass(frozen=True, eq=False)
+class ConstrainedSystem:
+    r"""An unconstrained system plus constraints, an immutable value.
+
+    Parameters
+    ----------
+    model : :class:`~robodyn.equations.MassMatrixForm` with speeds :math:`u = \dot q` (e.g.
+        ``lagrange.equations_of_motion(chain)`` or :func:`lagrangian_equations`), or a numeric
+        :class:`~robodyn.kinematics.SerialChain` (then only :meth:`numeric` works, through
+        :mod:`robodyn.dynamics`)
+    constraints : :class:`Constraints` on the same coordinate symbols (for a chain: any n symbols)
+    gravity : 3-vector, for a chain model only
+    name : str
+    """
+    model: object
+    constraints: Constraints
+    gravity: object = None
+    name: str = "constrained system"
+    _cache: dict = field(default_factory=dict, repr=False, compare=False)
+
+    def __post_init__(self):
+        fname = "ConstrainedSystem"
+        if not isinstance(self.constraints, Constraints):
+            raise TypeError(f"{fname}: constraints: expected a Constraints value, got "
+                            f"{_checks._describe(self.constraints)}")
+        from .kinematics import SerialChain
+        if isinstance(self.model, MassMatrixForm):
+            if list(self.model.q) != list(self.constraints.q):
+                raise ValueError(f"{fname}: constraints: expected the model's coordinates "
+                                 f"{list(self.model.q)}, got {list(self.constraints.q)}")
+            if list(self.model.kinematics) != list(self.model.u):
+                raise ValueError(f"{fname}: model: expected speeds u = qd (kinematics qd = u), "
+                                 f"got qd = {list(self.model.kinematics)}")
+        elif isinstance(self.model, SerialChain):
+            if self.model.n != self.constraints.n:
+                raise ValueError(f"{fname}: constraints: expected {self.model.n} coordinates "
+                                 f"(one per joint), got {self.constraints.n}")
+            g = (0.0, 0.0, -9.81) if self.gravity is None else self.gravity
+            object.__setattr__(self, "gravity", _checks.vector(g, 3, f"{fname}: gravity"))
+        else:
+            raise TypeError(f"{fname}: model: expected a MassMatrixForm or a SerialChain, got "
+                            f"{_checks._describe(self.model)}")
+
+    @property
+    def n(self):
+        return self.constraints.n
+
+    def _symbolic(self, fname):
+        if not isinstance(self.model, MassMatrixForm):
+            raise TypeError(f"{fname}: expected a system whose model is a MassMatrixForm "
+                            f"(symbolic); a SerialChain model has only numeric equations "
+                            f"(ConstrainedSystem.numeric)")
+        eq = self.model
+        if eq.t != self.constraints.t:
+            raise ValueError(f"{fname}: the model's time symbol {eq.t} differs from the "
+                             f"constraints' {self.constraints.t}")
+        A, b = second_order_form(self.constraints, eq.u)
+        return eq, A, b
+
+    def numeric(self, values=None, method="udwadia_kalaba"):
+        """A :class:`~robodyn.equations.NumericForm` of the constrained motion solved by
+        ``method`` (one of :data:`METHODS`), with k = n inputs (joint forces); cached."""
+        if method not in METHODS:
+            raise ValueError(f"ConstrainedSystem.numeric: method: expected one of {METHODS}, got "
+                             f"{method!r}")
+        key = (method, tuple(sorted((str(k), float(v)) for k, v in (values or {}).items())))
+        if key not in self._cache:
+            self._cache[key] = NumericConstrained(self, values, method)
+        return self._cache[key]
+
+
+def multiplier_equations(system):
+    r"""The constrained motion with Lagrange multipliers eliminated symbolically, as a
+    :class:`~robodyn.equations.MassMatrixForm` (eq. (5.19)--(5.20)): speeds :math:`\dot q`,
+    mass matrix M, forcing :math:`F + A^T\lambda(q, \dot q, t)` with
+    :math:`(AM^{-1}A^T)\lambda = b - AM^{-1}F`, and input matrix :math:`P^T` (inputs :math:`\tau`
+    change :math:`\lambda` too: :math:`\tau + A^T\lambda(\tau) = P^T\tau + \dots`).
+
+    >>> import sympy as sp
+    >>> eq = multiplier_equations(particle_pendulum())
+    >>> eq.mass_matrix
+    Matrix([
+    [m, 0],
+    [0, m]])
+    """
+    eq, A, b = system._symbolic("multiplier_equations")
+    M, F = eq.mass_matrix, eq.forcing
+    W = M.LUsolve(A.T)                                    # M^-1 A^T
+    lam = (A * W).LUsolve(b - A * M.LUsolve(F))
+    P_T = sp.eye(M.shape[0]) - A.T * (A * W).LUsolve(W.T)  # (I - M^-1 A^T (A M^-1 A^T)^-1 A)^T
+    return mass_matrix_form(eq.q, eq.u, M, F + A.T * lam, input_matrix=P_T * eq.input_matrix,
+                            t=eq.t, name=f"{system.name} (multipliers)")
+
+
+def embedded_equations(system, S=None, eta=None):
+    r"""The constrained motion in pseudo-velocities :math:`\eta` (eq. (5.21)--(5.22)):
+    :math:`\dot q = S(q, t)\eta + s_0(q, t)`, S an n x (n - m) basis of ker A and :math:`s_0`
+    the minimum-norm solution of :math:`As_0 = c` (zero for eq. (5.18)), and
+
+    .. math:: S^TMS\,\dot\eta = S^T\bigl(F(q, S\eta + s_0, t) - M(\dot S\eta + \dot s_0)\bigr),
+              \qquad \dot S = \sum_k\frac{\partial S}{\partial q_k}\dot q_k
+              + \frac{\partial S}{\partial t},
+
+    which is (5.22) with the forcing :math:`F = -C\dot q - G + Y` (the constraint force
+    :math:`A^T\lambda` drops out since :math:`S^TA^T = 0`). A
+    :class:`~robodyn.equations.MassMatrixForm` with kinematics :math:`S\eta + s_0` and input
+    matrix :math:`S^T`.
+
+    Parameters
+    ----------
+    system : ConstrainedSystem (symbolic model)
+    S : n x (n - m) sympy Matrix, optional; default sympy's null-space basis of A
+    eta : list of n - m Symbols, default ``eta1, eta2, ...``
+
+    Raises
+    ------
+    ValueError when S has the wrong shape or A S is not zero.
+
+    >>> eq = embedded_equations(particle_pendulum())
+    >>> eq.kinematics.T
+    Matrix([[-eta1*y/x, eta1]])
+    """
+    fname = "embedded_equations"
+    eq, A, b = system._symbolic(fname)
+    Av, c = system.constraints.velocity_form()
+    n, m = A.shape[1], A.rank(simplify=True)
+    if S is None:
+        basis = Av.nullspace(simplify=True)
+        S = sp.Matrix.hstack(*basis) if basis else sp.zeros(n, 0)
+    S = sp.Matrix(S)
+    if S.shape != (n, n - m):
+        raise ValueError(f"{fname}: S: expected an {n} x {n - m} null-space basis of A, got shape "
+                         f"{S.shape}")
+    if not (Av * S).applyfunc(sp.simplify).is_zero_matrix:
+        raise ValueError(f"{fname}: S: expected A S = 0 (columns in the null space of A), got "
+                         f"A S = {(Av * S).applyfunc(sp.simplify)}")
+    eta = _symbol_column(eta or sp.symbols(f"eta1:{n - m + 1}"), "eta", fname)
+    if eta.shape[0] != n - m:
+        raise ValueError(f"{fname}: eta: expected {n - m} symbols, got {eta.shape[0]}")
+    s0 = sp.zeros(n, 1) if c.is_zero_matrix else Av.T * (Av * Av.T).LUsolve(c)
+    q, t = eq.q, eq.t
+    qd_expr = S * eta + s0
+    sub = dict(zip(eq.u, qd_expr))
+    Sdot = S.diff(t) + sum((S.diff(q[k]) * qd_expr[k] for k in range(n)), sp.zeros(*S.shape))
+    s0dot = s0.diff(t) + s0.jacobian(q) * qd_expr
+    M = eq.mass_matrix
+    F = eq.forcing.xreplace(sub)
+    B = eq.input_matrix
+    return mass_matrix_form(q, eta, S.T * M * S, S.T * (F - M * (Sdot * eta + s0dot)),
+                            kinematics=qd_expr, input_matrix=S.T * B, t=t,
+                            name=f"{system.name} (embedded)")
+
+
+def projected_equations(system):
+    r"""The constrained motion through the constraint connection (eq. (5.23)--(5.27)):
+    :math:`\ddot q^k + \tilde\Gamma^k_{ij}\dot q^i\dot q^j = (PM^{-1}Y)^k`, with
+    :math:`Y = F + M\Gamma(\dot q, \dot q)` the forces other than the inertial ones (gravity,
+    inputs) and :math:`\tilde\Gamma` from :func:`constraint_connection`. As a
+    :class:`~robodyn.equations.MassMatrixForm` with unit mass matrix and input matrix
+    :math:`PM^{-1}`. Needs scleronomic constraints :math:`A(q)\dot q = 0` and M(q) (as §5.4).
+
+    >>> eq = projected_equations(particle_pendulum())
+    >>> eq.mass_matrix
+    Matrix([
+    [1, 0],
+    [0, 1]])
+    """
+    from .lagrange import christoffel_symbols
+    fname = "projected_equations"
+    eq, _, _ = system._symbolic(fname)
+    A, c = system.constraints.velocity_form()
+    t = eq.t
+    if not c.is_zero_matrix or A.has(t) or eq.mass_matrix.has(t):
+        raise ValueError(f"{fname}: expected scleronomic constraints A(q) qd = 0 and M(q) "
+                         f"(handbook §5.4.1), got c = {list(c)} or a time dependence")
+    q, qd = list(eq.q), list(eq.u)
+    n = len(q)
+    M = eq.mass_matrix
+    G = christoffel_symbols(M, q, kind=2)
+    Gt = constraint_connection(M, A, q)
+    quad = lambda Gam: sp.Matrix([sum(Gam[k, i, j] * qd[i] * qd[j] for i in range(n)
+                                      for j in range(n)) for k in range(n)])
+    Y = eq.forcing + M * quad(G)
+    P = constraint_projector(M, A)
+    PMi = P * M.inv()
+    return mass_matrix_form(eq.q, eq.u, sp.eye(n), PMi * Y - quad(Gt),
+                            input_matrix=PMi * eq.input_matrix, t=t,
+                            name=f"{system.name} (projection)")
+
+
+class NumericConstrained(NumericForm):
+    r"""Numeric constrained equations, a :class:`~robodyn.equations.NumericForm` with state
+    :math:`(q, \dot q)`, n speeds and n inputs (forces along the coordinates); made by
+    :meth:`ConstrainedSystem.numeric`. ``accelerations`` solves the constrained motion by
+    ``method``; ``solve(q, qd, t, tau)`` returns :class:`ConstrainedMotion` (q̈ and the
+    constraint force); ``residuals`` the constraint residuals."""
+
+    def __init__(self, system, values, method):
+        n = system.n
+        super().__init__(n, n, n, f"{system.name} ({method})")
+        self.method = method
+        self.system = system
+        self.constraints = system.constraints.numeric(values)
+        self.baumgarte = None           # (alpha, beta) set by simulate_constrained
+        model = system.model
+        if isinstance(model, MassMatrixForm):
+            num = model.numeric(values)
+            self._M = lambda q, t: num.mass_matrix(q, t)
+            self._F = lambda q, qd, t, tau: (num.forcing(q, qd, t)
+                                             + num.input_matrix(q, t) @ tau)
+        else:
+            from . import dynamics
+            g = system.gravity
+            self._M = lambda q, t: dynamics.crba(model, q)
+            self._F = lambda q, qd, t, tau: tau - dynamics.inverse_dynamics(
+                model, q, qd, np.zeros(n), gravity=g)
+        self._solve = {"multipliers": _by_multipliers, "embedded": _by_embedding,
+                       "projection": _by_projection, "udwadia_kalaba": _by_uk}[method]
+
+    def mass_matrix(self, q, t=0.0):
+        return self._M(q, t)
+
+    def forcing(self, q, u, t=0.0):
+        return self._F(q, u, t, np.zeros(self.n)) + self.solve(q, u, t).constraint_force
+
+    def kinematics(self, q, u, t=0.0):
+        return np.array(u, dtype=float)
+
+    def input_matrix(self, q, t=0.0):
+        M = self._M(q, t)
+        return constraint_projector(M, self.constraints.A(q, t)).T
+
+    def kinematics_jacobian(self, q, u, t=0.0):
+        return np.zeros((self.n, self.n + 1))
+
+    def b(self, q, qd, t=0.0):
+        """b of :math:`A\\ddot q = b`, with the Baumgarte terms when they are switched on."""
+        cn = self.constraints
+        b = cn.b(q, qd, t)
+        if self.baumgarte is not None:
+            alpha, beta = self.baumgarte
+            phi, psi = cn.residuals(q, qd, t)
+            b = b - 2 * alpha * psi
+            b[:cn.h] -= beta ** 2 * phi
+        return b
+
+    def solve(self, q, qd, t=0.0, tau=None):
+        """:class:`ConstrainedMotion` (q̈, constraint force) at (q, qd, t) by this method."""
+        tau = np.zeros(self.n) if tau is None else np.asarray(tau, dtype=float)
+        M = self._M(q, t)
+        F = self._F(q, qd, t, tau)
+        qdd = self._solve(M, F, self.constraints.A(q, t), self.b(q, qd, t))
+        return ConstrainedMotion(qdd, M @ qdd - F)
+
+    def multipliers(self, q, qd, t=0.0, tau=None):
+        r"""The Lagrange multipliers :math:`\lambda` with :math:`A^T\lambda = F^C` (eq. (5.19);
+        least squares, unique when A has full row rank)."""
+        Fc = self.solve(q, qd, t, tau).constraint_force
+        return np.linalg.lstsq(self.constraints.A(q, t).T, Fc, rcond=None)[0]
+
+    def accelerations(self, q, u, t=0.0, tau=None):
+        fname = "accelerations"
+        q = self._vec(q, self.n, f"q ({self.n} coordinates)", fname)
+        u = self._vec(u, self.n, f"u ({self.n} speeds)", fname)
+        return self.solve(q, u, self._time(t, fname), self._tau(tau, fname)).qdd
+
+
+def _by_multipliers(M, F, A, b):
+    n, m = A.shape[1], A.shape[0]
+    K = np.block([[M, -A.T], [A, np.zeros((m, m))]])
+    try:
+        return np.linalg.solve(K, np.concatenate([F, b]))[:n]
+    except np.linalg.LinAlgError:
+        return lagrange_multipliers(M, F, A, b).qdd           # raises the clear error
+
+
+def _by_uk(M, F, A, b):
+    try:
+        L = np.linalg.cholesky(M)
+    except np.linalg.LinAlgError:
+        return udwadia_kalaba(M, F, A, b).qdd                 # raises the clear error
+    return _uk(M, L, F, A, b, fname="NumericConstrained (udwadia_kalaba)").qdd
+
+
+def _by_embedding(M, F, A, b):
+    # q̈ = w + S η̇ with A w = b (minimum norm) and S an orthonormal basis of ker A (SVD)
+    _, s, Vt = np.linalg.svd(A)
+    r = int(np.sum(s > max(A.shape) * np.finfo(float).eps * (s[0] if s.size else 1.0)))
+    S = Vt[r:].T
+    w = np.linalg.lstsq(A, b, rcond=None)[0]
+    if S.shape[1] == 0:
+        return w
+    return w + S @ np.linalg.solve(S.T @ M @ S, S.T @ (F - M @ w))
+
+
+def _by_projection(M, F, A, b):
+    # q̈ = P M^-1 F + M^-1 A^T (A M^-1 A^T)^+ b: the part in D from the forces, the rest from b
+    P = constraint_projector(M, A)
+    MiAt = np.linalg.solve(M, A.T)
+    return P @ np.linalg.solve(M, F) + MiAt @ moore_penrose(A @ MiAt) @ b
+
+
+# simulation, tracking control and the example systems live in a private helper module
+from ._constraint_systems import (ConstrainedTrajectory, constraint_controller,  # noqa: E402
+                                  four_bar, knife_edge, newton_euler_about_point,
+                                  particle_pendulum, rolling_disk, rr_on_line,
+                                  simulate_constrained)
