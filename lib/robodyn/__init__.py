@@ -14,6 +14,10 @@ One module per part of the book; the names below are the public API.
 * :mod:`robodyn.constraints` -- constrained systems: holonomic and Pfaffian constraints, their
   second-order form, integrability, Lagrange multipliers, embedding, the constraint projector
   and connection, the Udwadia--Kalaba equation, constrained simulation (Part III)
+* :mod:`robodyn.impacts` -- the impact map (5.28)-(5.31), hybrid simulation with event
+  location and a Zeno guard, return maps and their fixed points (Part IV);
+  :mod:`robodyn.walkers` -- its models: bouncing ball, pendulum and RR arm against a wall,
+  rimless wheel, compass-gait walker
 * :mod:`robodyn.geometry` -- the kinetic-energy metric, Levi-Civita connection, geodesics
 * :mod:`robodyn.viz` -- figures, interactive figures and animations (the only module that
   imports matplotlib and ipywidgets; import it explicitly)
@@ -45,6 +49,8 @@ from .constraints import (ConstrainedSystem, Constraints, ConstraintWarning, con
                           lagrange_multipliers, moore_penrose, multiplier_equations,
                           penrose_conditions, projected_equations, second_order_form,
                           simulate_constrained, udwadia_kalaba)
+from . import impacts, walkers
+from .impacts import impact_map
 
 __version__ = "0.1.0"
 
