@@ -19,6 +19,8 @@ One module per part of the book; the names below are the public API.
   :mod:`robodyn.walkers` -- its models: bouncing ball, pendulum and RR arm against a wall,
   rimless wheel, compass-gait walker
 * :mod:`robodyn.geometry` -- the kinetic-energy metric, Levi-Civita connection, geodesics
+* :mod:`robodyn.vehicle`, :mod:`robodyn.port_hamiltonian` -- rigid bodies on SE(3), joints as
+  subgroups, vehicle--manipulator systems and their port-Hamiltonian forms (Part VI)
 * :mod:`robodyn.viz` -- figures, interactive figures and animations (the only module that
   imports matplotlib and ipywidgets; import it explicitly)
 * :mod:`robodyn.answers` -- forgiving answer checking for the problem sets (Assignments);
@@ -51,6 +53,8 @@ from .constraints import (ConstrainedSystem, Constraints, ConstraintWarning, con
                           simulate_constrained, udwadia_kalaba)
 from . import impacts, walkers
 from .impacts import impact_map
+from . import port_hamiltonian, vehicle
+from .vehicle import VehicleManipulator
 
 __version__ = "0.1.0"
 

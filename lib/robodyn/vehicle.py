@@ -1,0 +1,911 @@
+r"""Rigid bodies on SE(3), joints as Lie subgroups, and vehicle--manipulator systems (Part VI).
+
+The model of R. Rashad, *The port-Hamiltonian structure of vehicle manipulator systems* (2026),
+made concrete: a base body whose pose :math:`H = H^s_b` lives in a subgroup :math:`G_b` of
+SE(3) (the whole group for a floating base, SE(2) for a planar one), carrying a
+:class:`~robodyn.kinematics.SerialChain` whose space frame sits at ``mount`` in the base frame.
+
+Conventions (those of :mod:`robodyn.kinematics`): twists (omega, v), wrenches (m, f); the base
+velocity ``v`` is the base's **body** twist :math:`\mathcal V^{b,s}_b` written in the base's
+subalgebra coordinates (6 numbers for a floating base, (omega_z, v_x, v_y) for a planar one),
+the base wrench ``w`` is the matching body wrench. Everything else is a 1-D float array.
+
+* :class:`Subgroup` -- a joint as a Lie subgroup: its subalgebra basis S (6 x k), the
+  configuration map (the exponential), the coadjoint operator :math:`\widetilde{ad}_p`.
+* :func:`euler_poincare`, :func:`rigid_body_step` -- one rigid body:
+  :math:`\mathcal I\dot{\mathcal V} = ad_{\mathcal V}^T\mathcal I\mathcal V + \mathcal W` (paper §2.1),
+  integrated on SE(3) with exponential-map (Munthe-Kaas) steps.
+* :class:`VehicleManipulator` -- the model value; ``mass_matrix(q)`` the locked mass matrix
+  :math:`\mathcal M(q)` of (ph-21) and its blocks, ``bias``/``forcing`` by Newton--Euler,
+  ``link_poses``, ``mass_matrix_derivatives`` (the exact :math:`\partial\mathcal M/\partial q_k`).
+* :class:`StandardForm` -- the numeric equations (ph-21) in the shared interface of
+  :mod:`robodyn.equations`.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from . import _checks
+from .dynamics import _ad6, _hat_np
+from .kinematics import SerialChain, _check_spatial_inertia, exp_se3
+
+__all__ = ["Subgroup", "SUBGROUPS", "coadjoint", "euler_poincare", "dexp_inverse",
+           "rigid_body_step", "check_pose", "pose_error", "VehicleManipulator", "StandardForm",
+           "PlanarCoordinates", "planar_virtual_chain", "mechanical_energy"]
+
+# --------------------------------------------------------------------------
+# Lie-algebra helpers (float and complex arrays; complex for complex-step derivatives)
+# --------------------------------------------------------------------------
+
+
+def _ad(V):
+    """ad_V for float or complex 6-vectors (dynamics._ad6 is float-only)."""
+    if np.iscomplexobj(V):
+        w, v = _hat_c(V[:3]), _hat_c(V[3:])
+        A = np.zeros((6, 6), dtype=complex)
+        A[:3, :3] = w
+        A[3:, 3:] = w
+        A[3:, :3] = v
+        return A
+    return _ad6(V)
+
+
+def _hat_c(w):
+    return np.array([[0, -w[2], w[1]], [w[2], 0, -w[0]], [-w[1], w[0], 0]])
+
+
+def coadjoint(p):
+    r"""The matrix :math:`\widetilde{ad}_p` with :math:`\widetilde{ad}_p\,V = ad_V^T p` (ph-37).
+
+    For a momentum :math:`p = (h, f)` (angular, linear) it is
+    :math:`\begin{pmatrix}[h] & [f]\\ [f] & 0\end{pmatrix}`, skew-symmetric: the reason the
+    Lie--Poisson term of (ph-37) does no work.
+
+    Parameters
+    ----------
+    p : array_like (6,), a momentum (body frame, (angular, linear))
+
+    Returns
+    -------
+    ndarray(6, 6)
+
+    >>> P = coadjoint([1, 2, 3, 4, 5, 6])
+    >>> bool(np.allclose(P, -P.T))
+    True
+    """
+    p = _checks.vector(p, 6, "coadjoint: p")
+    return _coadjoint(p)
+
+
+def _coadjoint(p):
+    h, f = _hat_np(p[:3]), _hat_np(p[3:])
+    P = np.zeros((6, 6))
+    P[:3, :3] = h
+    P[:3, 3:] = f
+    P[3:, :3] = f
+    return P
+
+
+def euler_poincare(inertia, V, W=None):
+    r"""Body acceleration of one rigid body (paper §2.1, Euler--Poincaré):
+    :math:`\mathcal I\dot{\mathcal V} = ad_{\mathcal V}^T\mathcal I\mathcal V + \mathcal W`.
+
+    Parameters
+    ----------
+    inertia : array_like (6, 6), spatial inertia in the body frame, (omega, v) order
+    V : array_like (6,), body twist (rad/s, m/s)
+    W : array_like (6,), body wrench (N m, N), default zero
+
+    Returns
+    -------
+    ndarray(6,), :math:`\dot{\mathcal V}`
+
+    >>> from robodyn import spatial_inertia
+    >>> I = spatial_inertia(1.0, [1.0, 2.0, 3.0])
+    >>> np.round(3 * euler_poincare(I, [1, 1, 0, 0, 0, 0]), 12)    # I3 w3' = (I1 - I2) w1 w2
+    array([ 0.,  0., -1.,  0.,  0.,  0.])
+    """
+    G = _check_spatial_inertia(inertia, "euler_poincare: inertia")
+    V = _checks.vector(V, 6, "euler_poincare: V")
+    W = np.zeros(6) if W is None else _checks.vector(W, 6, "euler_poincare: W")
+    return np.linalg.solve(G, _ad6(V).T @ (G @ V) + W)
+
+
+def dexp_inverse(u, x, order=4):
+    r"""The inverse derivative of the exponential on se(3), truncated:
+    :math:`\mathrm{dexp}^{-1}_u x = x - \tfrac12[u, x] + \tfrac1{12}[u,[u,x]] + \dots`
+    (terms of order below ``order`` in u; 4 is what a fourth-order Munthe-Kaas step needs).
+
+    >>> dexp_inverse(np.zeros(6), np.ones(6)).tolist()
+    [1.0, 1.0, 1.0, 1.0, 1.0, 1.0]
+    """
+    A = _ad6(np.asarray(u, dtype=float))
+    x = np.asarray(x, dtype=float)
+    ax = A @ x
+    out = x - 0.5 * ax
+    if order > 2:
+        out = out + (A @ ax) / 12.0
+    return out
+
+
+def rigid_body_step(H, V, dt, accel):
+    r"""One fourth-order Runge--Kutta--Munthe-Kaas step of :math:`\dot H = H[\mathcal V]`,
+    :math:`\dot{\mathcal V} = a(H, \mathcal V)` (body twist): the pose moves by one exponential,
+    :math:`H_{k+1} = H_k\exp([\Theta])`, so it stays a rigid motion to rounding error.
+
+    Parameters
+    ----------
+    H : ndarray(4, 4) pose; V : ndarray(6,) body twist; dt : step (s)
+    accel : callable ``accel(H, V) -> ndarray(6,)``
+
+    Returns
+    -------
+    (H_next, V_next)
+
+    >>> from robodyn import spatial_inertia
+    >>> I = spatial_inertia(2.0, [0.1, 0.2, 0.3])
+    >>> H, V = np.eye(4), np.array([0.0, 0, 1, 1, 0, 0])
+    >>> for _ in range(100):
+    ...     H, V = rigid_body_step(H, V, 0.0314159265, lambda H, V: euler_poincare(I, V))
+    >>> bool(pose_error(H) < 1e-13)
+    True
+    """
+    V = np.asarray(V, dtype=float)
+    ks, accs = [], []
+    for c in (0.0, 0.5, 0.5, 1.0):
+        theta = c * dt * ks[-1] if ks else np.zeros(6)
+        Vi = V + c * dt * accs[-1] if accs else V
+        Hi = H @ exp_se3(theta) if c else H
+        accs.append(np.asarray(accel(Hi, Vi), dtype=float))
+        ks.append(dexp_inverse(-theta, Vi))     # H = H0 exp(theta): V = dexp_{-theta} theta'
+    theta = dt / 6 * (ks[0] + 2 * ks[1] + 2 * ks[2] + ks[3])
+    V_next = V + dt / 6 * (accs[0] + 2 * accs[1] + 2 * accs[2] + accs[3])
+    return _reorthonormalize(H @ exp_se3(theta)), V_next
+
+
+def _reorthonormalize(H):
+    """Identity on exact rigid motions; removes the last rounding error of a product of two
+    (one polar step), so that long runs keep :func:`pose_error` at rounding level."""
+    R = H[:3, :3]
+    R = 1.5 * R - 0.5 * R @ R.T @ R
+    out = H.copy()
+    out[:3, :3] = R
+    out[3] = (0.0, 0.0, 0.0, 1.0)
+    return out
+
+
+def pose_error(H):
+    r"""How far a 4x4 matrix is from a rigid motion: :math:`\max(|R^TR - 1|, |\det R - 1|,
+    |\text{bottom row} - (0,0,0,1)|)`.
+
+    >>> pose_error(np.eye(4))
+    0.0
+    """
+    H = np.asarray(H, dtype=float)
+    R = H[:3, :3]
+    return float(max(np.abs(R.T @ R - np.eye(3)).max(), abs(np.linalg.det(R) - 1.0),
+                     np.abs(H[3] - (0, 0, 0, 1)).max()))
+
+
+def check_pose(H, name, tol=1e-6):
+    """A 4x4 rigid motion as a float array, or ValueError saying how far it is from one."""
+    H = _checks.matrix(H, (4, 4), name)
+    if _checks.is_symbolic(H):
+        raise TypeError(f"{name}: expected a numeric 4x4 pose, got a symbolic matrix")
+    err = pose_error(H)
+    if err > tol:
+        raise ValueError(f"{name}: expected a rigid motion [R p; 0 0 0 1] with R a rotation, "
+                         f"got a matrix {err:.3g} away from one (tolerance {tol:g})")
+    return H
+
+
+# --------------------------------------------------------------------------
+# joints as Lie subgroups
+# --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, eq=False)
+class Subgroup:
+    r"""A joint as a Lie subgroup of SE(3) (paper §2.2 and appendix A).
+
+    Attributes
+    ----------
+    name : ``"revolute"``, ``"prismatic"``, ``"planar"`` or ``"floating"``
+    basis : ndarray(6, k), orthonormal basis S of the subalgebra (columns, (omega, v)):
+        a subalgebra velocity ``v`` (k numbers) is the twist ``S v``.
+
+    The configuration map is :math:`\varphi(x) = \exp([S x])` for the one-parameter groups
+    and coordinates :math:`(\theta, x, y)\mapsto` (rotation about z by theta, translation
+    (x, y, 0)) for the planar group; the velocity map :math:`\chi_h` is :math:`\dot H = H[Sv]`.
+    ``coadjoint(p)`` is :math:`S^T\widetilde{ad}_{Sp}S`, the Lie--Poisson operator of the
+    subalgebra (:math:`ad^{G}_v = S^T ad_{Sv} S` because S spans a subalgebra).
+
+    >>> SUBGROUPS["planar"].dim
+    3
+    >>> SUBGROUPS["planar"].coadjoint([1.0, 2.0, 3.0]).tolist()
+    [[0.0, -3.0, 2.0], [3.0, 0.0, 0.0], [-2.0, 0.0, 0.0]]
+    """
+
+    name: str
+    basis: np.ndarray
+
+    @property
+    def dim(self) -> int:
+        return self.basis.shape[1]
+
+    def twist(self, v):
+        """The 6-vector twist :math:`S v` of subalgebra coordinates v (k,)."""
+        return self.basis @ _checks.vector(v, self.dim, f"Subgroup({self.name}).twist: v")
+
+    def coadjoint(self, p):
+        """:math:`\\widetilde{ad}_p` on the subalgebra's dual, k x k."""
+        p = _checks.vector(p, self.dim, f"Subgroup({self.name}).coadjoint: p")
+        S = self.basis
+        return S.T @ _coadjoint(S @ p) @ S
+
+    def contains(self, H, tol=1e-9) -> bool:
+        """True when the pose H lies in the subgroup."""
+        H = np.asarray(H, dtype=float)
+        if pose_error(H) > tol:
+            return False
+        if self.name == "floating":
+            return True
+        if self.name == "planar":
+            R = H[:3, :3]
+            return bool(abs(H[2, 3]) < tol and np.abs(R[2] - (0, 0, 1)).max() < tol
+                        and np.abs(R[:, 2] - (0, 0, 1)).max() < tol)
+        from .kinematics import log_se3
+        xi = log_se3(H)
+        S = self.basis
+        return bool(np.linalg.norm(xi - S @ (S.T @ xi)) < tol)
+
+    def configuration(self, x):
+        r"""The pose :math:`\varphi(x)` of coordinates x (1 number, or (theta, x, y) for planar,
+        or a 4x4 pose for floating, returned as is after a check)."""
+        if self.name == "floating":
+            return check_pose(x, "Subgroup(floating).configuration: x")
+        x = _checks.vector(x, self.dim, f"Subgroup({self.name}).configuration: x")
+        if self.name == "planar":
+            c, s = np.cos(x[0]), np.sin(x[0])
+            return np.array([[c, -s, 0, x[1]], [s, c, 0, x[2]], [0, 0, 1, 0], [0, 0, 0, 1.0]])
+        return exp_se3(self.basis @ x)
+
+
+def _basis(*idx):
+    B = np.zeros((6, len(idx)))
+    for j, i in enumerate(idx):
+        B[i, j] = 1.0
+    B.setflags(write=False)
+    return B
+
+
+SUBGROUPS = {
+    "revolute": Subgroup("revolute", _basis(2)),
+    "prismatic": Subgroup("prismatic", _basis(3)),
+    "planar": Subgroup("planar", _basis(2, 3, 4)),
+    "floating": Subgroup("floating", _basis(0, 1, 2, 3, 4, 5)),
+}
+"""The joints of the paper's appendix A (revolute about z, prismatic along x, planar in the
+xy plane, floating), as subgroups with orthonormal subalgebra bases."""
+
+
+# --------------------------------------------------------------------------
+# the vehicle-manipulator model
+# --------------------------------------------------------------------------
+
+
+_I3, _I4, _EYE6 = np.eye(3), np.eye(4), np.eye(6)
+
+
+def _exp_screw(S, th, W=None):
+    """exp([S] th) for a unit-angular or prismatic screw S (float) and a float or complex th;
+    ``W`` = [omega] and its square may be passed precomputed as a pair."""
+    w, v = S[:3], S[3:]
+    E = _I4.astype(complex) if np.iscomplexobj(th) else _I4.copy()
+    if w @ w < 0.5:
+        E[:3, 3] = v * th
+        return E
+    W, W2 = (_hat_np(w), None) if W is None else W
+    W2 = W @ W if W2 is None else W2
+    s, c = np.sin(th), np.cos(th)
+    E[:3, :3] = _I3 + s * W + (1 - c) * W2
+    E[:3, 3] = th * v + ((1 - c) * W + (th - s) * W2) @ v
+    return E
+
+
+def _adj(T):
+    """Ad_T, float or complex."""
+    R, p = T[:3, :3], T[:3, 3]
+    A = np.zeros((6, 6), dtype=T.dtype)
+    A[:3, :3] = R
+    A[3:, 3:] = R
+    A[3:, :3] = _hat_c(p) @ R
+    return A
+
+
+def _adj_inv(T):
+    """Ad_{T^{-1}}, float or complex (plain transposes: complex-step safe)."""
+    R, p = T[:3, :3], T[:3, 3]
+    A = np.zeros((6, 6), dtype=T.dtype)
+    A[:3, :3] = R.T
+    A[3:, 3:] = R.T
+    A[3:, :3] = -R.T @ _hat_c(p)
+    return A
+
+
+@dataclass(frozen=True)
+class _Frames:
+    """Kinematic quantities at one arm configuration, all in the base frame {b}."""
+    P: np.ndarray      # (n+1, 4, 4) H^b of joint i's parent frame (P[0] = mount) and last link
+    s: np.ndarray      # (n, 6) joint screw axes
+    T: np.ndarray      # (n, 4, 4) link centre-of-mass poses
+    I: np.ndarray      # (n, 6, 6) link spatial inertias
+    Ic: np.ndarray     # (n, 6, 6) composite inertias sum_{i >= k} I_i
+
+
+@dataclass(frozen=True, eq=False)
+class VehicleManipulator:
+    r"""A vehicle--manipulator system: a base body in a subgroup of SE(3) carrying a serial arm,
+    an immutable value (paper §2.3).
+
+    Build it with :meth:`from_chain`. Attributes: ``chain`` (the arm, a
+    :class:`~robodyn.kinematics.SerialChain` with inertias), ``base_inertia`` (6x6 spatial
+    inertia of the base in its own frame {b}, (omega, v) order), ``base_joint`` (a
+    :class:`Subgroup`: floating or planar), ``mount`` (4x4 pose of the arm's space frame in
+    {b}), ``name``; ``nb`` (3 or 6), ``n`` (arm joints), ``dof`` = nb + n.
+
+    Examples
+    --------
+    >>> from robodyn.models import planar_rr
+    >>> from robodyn import spatial_inertia
+    >>> vms = VehicleManipulator.from_chain(planar_rr(), spatial_inertia(10.0, [1, 1, 1]),
+    ...                                     base_joint="planar")
+    >>> vms.dof, vms.mass_matrix([0.1, 0.2]).shape
+    (5, (5, 5))
+    """
+
+    chain: SerialChain
+    base_inertia: np.ndarray
+    base_joint: Subgroup
+    mount: np.ndarray
+    name: str = "VMS"
+    _cache: dict = field(default_factory=dict, repr=False, compare=False)
+
+    @classmethod
+    def from_chain(cls, chain, base_inertia, base_joint="floating", mount=None, name=None):
+        """A VMS from an arm, the base's spatial inertia (6x6 in {b}), the base joint
+        (``"floating"`` or ``"planar"``) and the arm's mount pose in {b} (identity by default).
+
+        Raises TypeError for a chain that is not a numeric SerialChain with inertias, or a
+        base_joint that is not a string; ValueError for an unknown base joint, a base inertia
+        that no rigid body has (wrong shape, asymmetric, non-positive mass, centre-of-mass
+        block not skew, principal moments breaking the triangle inequality), or a mount that
+        is not a 4x4 rigid motion.
+        """
+        fname = "VehicleManipulator.from_chain"
+        if not isinstance(chain, SerialChain):
+            raise TypeError(f"{fname}: chain: expected a SerialChain, got {_checks._describe(chain)}")
+        if chain.symbolic:
+            raise TypeError(f"{fname}: chain: expected a numeric SerialChain, got a symbolic one")
+        if chain.link_inertias is None or chain.link_homes is None:
+            raise ValueError(f"{fname}: chain: {chain!r} has no link inertias; build it with "
+                             f"link_homes=... and link_inertias=...")
+        if not isinstance(base_joint, str):
+            raise TypeError(f"{fname}: base_joint: expected 'floating' or 'planar', got "
+                            f"{_checks._describe(base_joint)}")
+        if base_joint not in ("floating", "planar"):
+            raise ValueError(f"{fname}: base_joint: expected 'floating' or 'planar', got "
+                             f"{base_joint!r}")
+        G = _check_spatial_inertia(base_inertia, f"{fname}: base_inertia")
+        if _checks.is_symbolic(G):
+            raise TypeError(f"{fname}: base_inertia: expected numbers, got sympy expressions")
+        G = np.array(G, dtype=float)
+        G.setflags(write=False)
+        if mount is None:
+            mount = np.eye(4)
+        elif np.shape(mount) != (4, 4):
+            raise ValueError(f"{fname}: mount: expected a 4x4 pose of the arm's space frame in "
+                             f"the base frame, got shape {np.shape(mount)}")
+        mount = np.array(check_pose(mount, f"{fname}: mount"), dtype=float)
+        mount.setflags(write=False)
+        return cls(chain, G, SUBGROUPS[base_joint], mount,
+                   name or f"{base_joint} base + {chain.name}")
+
+    # -- sizes ---------------------------------------------------------------
+    @property
+    def nb(self) -> int:
+        return self.base_joint.dim
+
+    @property
+    def n(self) -> int:
+        return self.chain.n
+
+    @property
+    def dof(self) -> int:
+        return self.nb + self.n
+
+    def __repr__(self):
+        return f"VehicleManipulator({self.name!r}, nb={self.nb}, n={self.n})"
+
+    # -- argument checks -------------------------------------------------------
+    def _q(self, q, fname):
+        return _checks.vector(q, self.n, f"{self.name}.{fname}: q ({self.n} joint values)")
+
+    def _v(self, v, fname, what="v"):
+        return _checks.vector(v, self.nb, f"{self.name}.{fname}: {what} ({self.nb} base "
+                                          f"velocity numbers, (omega, v) body twist)")
+
+    def _data(self):
+        c = self._cache
+        if "S" not in c:
+            ch = self.chain
+            c["S"] = np.asarray(ch.screws, dtype=float).T.copy()
+            c["L"] = np.array(ch.link_homes, dtype=float)
+            c["G"] = np.array(ch.link_inertias, dtype=float)
+            c["home"] = np.asarray(ch.home, dtype=float)
+        return c["S"], c["L"], c["G"]
+
+    def _frames(self, q):
+        """Kinematics at q (float or complex array of length n), in the base frame."""
+        S, L, G = self._data()
+        hats = self._cache.setdefault("hats", [(_hat_np(Si[:3]), _hat_np(Si[:3]) @ _hat_np(Si[:3]))
+                                               for Si in S])
+        n = self.n
+        dt = complex if np.iscomplexobj(q) else float
+        P = np.empty((n + 1, 4, 4), dtype=dt)
+        s = np.empty((n, 6), dtype=dt)
+        P[0] = self.mount
+        for i in range(n):
+            R, p = P[i, :3, :3], P[i, :3, 3]
+            w = R @ S[i, :3]
+            s[i, :3] = w
+            s[i, 3:] = R @ S[i, 3:] + np.array([p[1] * w[2] - p[2] * w[1], p[2] * w[0] - p[0] * w[2],
+                                                 p[0] * w[1] - p[1] * w[0]])
+            P[i + 1] = P[i] @ _exp_screw(S[i], q[i], hats[i])
+        T = P[1:] @ L
+        # I^b_i = Ad_{T^-1}^T G_i Ad_{T^-1}, for all links at once
+        R, p = T[:, :3, :3], T[:, :3, 3]
+        X = np.zeros((n, 6, 6), dtype=dt)
+        Rt = np.transpose(R, (0, 2, 1))
+        X[:, :3, :3] = Rt
+        X[:, 3:, 3:] = Rt
+        ph_ = np.zeros((n, 3, 3), dtype=dt)
+        ph_[:, 0, 1], ph_[:, 0, 2], ph_[:, 1, 2] = -p[:, 2], p[:, 1], -p[:, 0]
+        ph_ = ph_ - np.transpose(ph_, (0, 2, 1))
+        X[:, 3:, :3] = -Rt @ ph_
+        I = np.transpose(X, (0, 2, 1)) @ G @ X
+        Ic = np.cumsum(I[::-1], axis=0)[::-1]
+        return _Frames(P, s, T, I, Ic)
+
+    # -- kinematics (paper §2.3.1-2.3.2) ------------------------------------
+    def link_poses(self, q, base_pose=None):
+        r"""Poses of the link centres of mass, :math:`H^s_i = H^s_b H^b_i(q)` (paper §2.3.1),
+        ndarray(n, 4, 4); in the base frame when ``base_pose`` is None."""
+        q = self._q(q, "link_poses")
+        T = self._frames(q).T
+        if base_pose is None:
+            return T
+        H = check_pose(base_pose, f"{self.name}.link_poses: base_pose")
+        return H @ T
+
+    def end_effector_pose(self, q, base_pose=None):
+        """Pose of the end-effector frame (the chain's home frame carried along), 4x4."""
+        q = self._q(q, "end_effector_pose")
+        F = self._frames(q)
+        E = F.P[-1] @ self._cache["home"]
+        if base_pose is None:
+            return E
+        return check_pose(base_pose, f"{self.name}.end_effector_pose: base_pose") @ E
+
+    def joint_points(self, q, base_pose=None):
+        """Points to draw the robot: base origin, mount, each joint-frame origin and the end
+        effector, ndarray(n + 3, 3), in the space frame when ``base_pose`` is given."""
+        q = self._q(q, "joint_points")
+        F = self._frames(q)
+        pts = [np.zeros(3), F.P[0][:3, 3]]
+        S, L, _ = self._data()
+        for i in range(self.n):
+            w, v = F.s[i][:3], F.s[i][3:]
+            # the point of joint i's axis nearest the parent frame origin
+            o = F.P[i][:3, 3]
+            if w @ w > 0.5:
+                p0 = np.cross(w, v)                       # nearest the base origin
+                o = p0 + w * (w @ (o - p0))
+            pts.append(o)
+        pts.append((F.P[-1] @ self._cache["home"])[:3, 3])
+        pts = np.array(pts)
+        if base_pose is not None:
+            H = check_pose(base_pose, f"{self.name}.joint_points: base_pose")
+            pts = pts @ H[:3, :3].T + H[:3, 3]
+        return pts
+
+    def link_twists(self, q, v, qd):
+        r"""Body twists of the link centre-of-mass frames (paper §2.3.2),
+        :math:`\mathcal V^{i,s}_i = Ad_{H^i_b}\,S_b v + J^{i,b}_i(q)\dot q`, ndarray(n, 6)."""
+        q = self._q(q, "link_twists")
+        v = self._v(v, "link_twists")
+        qd = _checks.vector(qd, self.n, f"{self.name}.link_twists: qd")
+        F = self._frames(q)
+        t = self.base_joint.basis @ v + np.cumsum(F.s * qd[:, None], axis=0)
+        return np.array([_adj_inv(F.T[i]) @ t[i] for i in range(self.n)])
+
+    def kinetic_energy(self, q, v, qd):
+        r"""Kinetic energy (paper §2.3.3): the base's plus every link's
+        :math:`\tfrac12\mathcal V_i^T\mathcal I_i\mathcal V_i` (J), summed body by body."""
+        V = self.link_twists(q, v, qd)
+        _, _, G = self._data()
+        vb = self.base_joint.basis @ self._v(v, "kinetic_energy")
+        return float(0.5 * vb @ self.base_inertia @ vb
+                     + 0.5 * np.einsum("ni,nij,nj->", V, G, V))
+
+    # -- the locked mass matrix (ph-21) -------------------------------------
+    def _mass6(self, F):
+        n = self.n
+        M = np.zeros((6 + n, 6 + n), dtype=F.s.dtype)
+        M[:6, :6] = self.base_inertia + F.Ic[0]
+        B = np.einsum("kij,kj->ki", F.Ic, F.s)          # B_k = I^c_k s_k
+        M[:6, 6:] = B.T
+        Gm = F.s @ B.T                                   # Gm[j, k] = s_j . I^c_k s_k, right for j <= k
+        M[6:, 6:] = np.triu(Gm) + np.triu(Gm, 1).T
+        M[6:, :6] = B
+        return M
+
+    def _project(self, M6):
+        S = self.base_joint.basis
+        if self.nb == 6:
+            return M6
+        B = np.zeros((6 + self.n, self.dof))
+        B[:6, :self.nb] = S
+        B[6:, self.nb:] = np.eye(self.n)
+        return B.T @ M6 @ B
+
+    def mass_matrix(self, q):
+        r"""The locked mass matrix :math:`\mathcal M(q)` of (ph-21), (nb + n) x (nb + n),
+        ordered (base body twist v, :math:`\dot q`):
+        :math:`E_{kin} = \tfrac12(v,\dot q)^T\mathcal M(q)(v,\dot q)`.
+
+        Built by composite rigid bodies in the base frame: :math:`M_b = \mathcal I_b +
+        \sum_i\mathcal I^b_i`, :math:`M_{bm}[:,k] = \mathcal I^c_k s_k`,
+        :math:`[M_m]_{jk} = s_j^T\mathcal I^c_{\max(j,k)}s_k` (:math:`s_k` the joint axes and
+        :math:`\mathcal I^c_k = \sum_{i\ge k}\mathcal I^b_i` the composite inertias, all in {b}).
+        """
+        q = self._q(q, "mass_matrix")
+        return self._project(self._mass6(self._frames(q)))
+
+    def mass_blocks(self, q):
+        r"""The blocks :math:`(M_b, M_{bm}, M_m)` of :math:`\mathcal M(q)` (ph-21), shapes
+        (nb, nb), (nb, n), (n, n)."""
+        M = self.mass_matrix(q)
+        b = self.nb
+        return M[:b, :b], M[:b, b:], M[b:, b:]
+
+    def mass_matrix_derivatives(self, q):
+        r""":math:`\partial\mathcal M/\partial q_k` for k = 1..n, ndarray(n, nb + n, nb + n),
+        exactly: with :math:`W_k = [\mathbf 1_6, s_1,\dots,s_k, 0]` and
+        :math:`Y_k = \sum_{i\ge k}X_i^T\mathcal I^b_i`,
+        :math:`\partial_k\mathcal M = -Y_k\,ad_{s_k}W_k - (Y_k\,ad_{s_k}W_k)^T`
+        (because :math:`\partial_k s_j = ad_{s_k}s_j` for j > k and
+        :math:`\partial_k\mathcal I^b_i = -ad_{s_k}^T\mathcal I^b_i - \mathcal I^b_i ad_{s_k}`
+        for i >= k)."""
+        q = self._q(q, "mass_matrix_derivatives")
+        return self._dmass(self._frames(q))
+
+    def _dmass(self, F):
+        n = self.n
+        out = np.empty((n, self.dof, self.dof))
+        for k in range(n):
+            Y = np.zeros((6 + n, 6))
+            Y[:6] = F.Ic[k]
+            for j in range(n):
+                Y[6 + j] = F.s[j] @ F.Ic[max(j, k)]
+            W = np.zeros((6, 6 + n))
+            W[:, :6] = _EYE6
+            W[:, 6:7 + k] = F.s[:k + 1].T
+            Z = Y @ _ad6(F.s[k]) @ W
+            out[k] = self._project(-(Z + Z.T))
+        return out
+
+    # -- Newton-Euler: the velocity terms and gravity of (ph-21) --------------
+    def bias(self, q, v, qd):
+        r"""The velocity terms :math:`\mathcal C(v, q, \dot q)(v, \dot q)` of (ph-21), by the
+        Newton--Euler recursion in the frame momentarily fixed at {b}: link twists
+        :math:`t_i = t_{i-1} + s_i\dot q_i` (:math:`t_0 = S_b v`), accelerations
+        :math:`a_i = a_{i-1} + ad_{t_{i-1}}s_i\dot q_i`, forces
+        :math:`f_i = \mathcal I_i a_i - ad_{t_i}^T\mathcal I_i t_i`, base
+        :math:`f_b = -ad_{t_0}^T\mathcal I_b t_0`; rows :math:`S_b^T(f_b + \sum f_i)` and
+        :math:`s_k^T\sum_{i\ge k}f_i`. Shape (nb + n,)."""
+        q = self._q(q, "bias")
+        v = self._v(v, "bias")
+        qd = _checks.vector(qd, self.n, f"{self.name}.bias: qd")
+        return self._bias(self._frames(q), v, qd)
+
+    def _bias(self, F, v, qd):
+        n = self.n
+        t = self.base_joint.basis @ v
+        tb = t
+        a = np.zeros(6)
+        f = np.empty((n, 6))
+        for i in range(n):
+            sq = F.s[i] * qd[i]
+            a = a + _ad6(t) @ sq
+            t = t + sq
+            f[i] = F.I[i] @ a - _ad6(t).T @ (F.I[i] @ t)
+        fc = np.cumsum(f[::-1], axis=0)[::-1]
+        fb = -_ad6(tb).T @ (self.base_inertia @ tb) + fc[0]
+        return np.concatenate([self.base_joint.basis.T @ fb, np.einsum("ki,ki->k", F.s, fc)])
+
+    def gravity_forces(self, q, base_pose, gravity=(0.0, 0.0, -9.81)):
+        r"""Generalized gravity forces :math:`(\mathrm w_g, \tau_g)` (the negative gradient of the
+        potential, mapped by :math:`\chi_h^*` on the base): gravity acts on every body like the
+        acceleration :math:`(0, g_b)`, :math:`g_b = R^T g`, so the forces are the first six
+        columns of the unprojected :math:`\mathcal M` applied to it. Shape (nb + n,)."""
+        q = self._q(q, "gravity_forces")
+        H = check_pose(base_pose, f"{self.name}.gravity_forces: base_pose")
+        g = _checks.vector(gravity, 3, f"{self.name}.gravity_forces: gravity")
+        return self._gravity(self._frames(q), H, g)
+
+    def _gravity(self, F, H, g):
+        gb = np.concatenate([np.zeros(3), H[:3, :3].T @ g])
+        M6 = self._mass6(F)
+        out = M6[:, :6] @ gb
+        return np.concatenate([self.base_joint.basis.T @ out[:6], out[6:]])
+
+    def potential_energy(self, q, base_pose, gravity=(0.0, 0.0, -9.81)):
+        """Gravitational potential of all bodies, :math:`-\\sum m_i g\\cdot c_i` (J)."""
+        q = self._q(q, "potential_energy")
+        H = check_pose(base_pose, f"{self.name}.potential_energy: base_pose")
+        g = _checks.vector(gravity, 3, f"{self.name}.potential_energy: gravity")
+        _, _, G = self._data()
+        T = H @ self._frames(q).T
+        mb = self.base_inertia[3, 3]
+        C = self.base_inertia[:3, 3:] / mb
+        cb = H[:3, :3] @ np.array([C[2, 1], C[0, 2], C[1, 0]]) + H[:3, 3]
+        return float(-mb * g @ cb - sum(G[i][3, 3] * g @ T[i][:3, 3] for i in range(self.n)))
+
+    def total_momentum(self, base_pose, q, v, qd):
+        r"""Total momentum of the system in the space frame (6,), (angular about the space
+        origin, linear): :math:`Ad_{H^{-1}}^T S_b\,p` with the locked base momentum
+        :math:`p = M_b v + M_{bm}\dot q` (the whole system's momentum, written in {b})."""
+        H = check_pose(base_pose, f"{self.name}.total_momentum: base_pose")
+        q = self._q(q, "total_momentum")
+        v = self._v(v, "total_momentum")
+        qd = _checks.vector(qd, self.n, f"{self.name}.total_momentum: qd")
+        M6 = self._mass6(self._frames(q))
+        p6 = M6[:6] @ np.concatenate([self.base_joint.basis @ v, qd])
+        return _adj_inv(H).T @ p6
+
+    def end_effector_jacobian(self, q):
+        r"""Body Jacobian of the end effector with respect to (v, :math:`\dot q`), 6 x (nb + n):
+        :math:`\mathcal V_e = Ad_{H^e_b}(S_b v + \sum_k s_k\dot q_k)`."""
+        q = self._q(q, "end_effector_jacobian")
+        F = self._frames(q)
+        E = F.P[-1] @ self._cache["home"]
+        X = np.hstack([self.base_joint.basis, F.s.T])
+        return _adj_inv(E) @ X
+
+
+# --------------------------------------------------------------------------
+# the standard equations (21) in the shared numeric interface
+# --------------------------------------------------------------------------
+
+
+def _pose_of(x):
+    H = np.eye(4)
+    H[:3, :3] = np.reshape(x[:9], (3, 3))
+    H[:3, 3] = x[9:12]
+    return H
+
+
+def mechanical_energy(vms, pose, v, q, qd, gravity=None):
+    r"""Kinetic energy :math:`\tfrac12\nu^T\mathcal M(q)\nu` plus, with ``gravity`` (3-vector,
+    m/s^2), the potential energy of all bodies (J)."""
+    nu = np.concatenate([v, qd])
+    E = 0.5 * nu @ vms.mass_matrix(q) @ nu
+    if gravity is not None:
+        E += vms.potential_energy(q, pose, gravity)
+    return float(E)
+
+
+def _split_state(x, nb, n, name):
+    """A VMS state (pose 12, base part nb, q n, joint part n) -> (4x4 pose, base, q, joint)."""
+    x = _checks.vector(x, 12 + nb + 2 * n, f"{name} (pose 12, then {nb} + {2 * n} numbers)")
+    return _pose_of(x), x[12:12 + nb], x[12 + nb:12 + nb + n], x[12 + nb + n:]
+
+
+def _pose_rate(H, V6):
+    """d/dt of (R, p) for Hdot = H [V6], as 12 numbers."""
+    R = H[:3, :3]
+    return np.concatenate([(R @ _hat_np(V6[:3])).ravel(), R @ V6[3:]])
+
+
+def _inputs(inputs, t, x, nb, n, fname):
+    if inputs is None:
+        return np.zeros(nb), np.zeros(n)
+    w, tau = inputs(t, x) if callable(inputs) else inputs
+    return (_checks.vector(w, nb, f"{fname}: inputs: w ({nb} base wrench numbers)"),
+            _checks.vector(tau, n, f"{fname}: inputs: tau ({n} joint torques)"))
+
+
+class StandardForm:
+    r"""The standard VMS equations (ph-21),
+    :math:`\mathcal M(q)(\dot v, \ddot q) + \mathcal C(v, q, \dot q)(v, \dot q) = (\mathrm w, \tau)`,
+    numerically, in the shared interface of :mod:`robodyn.equations`.
+
+    **State** ``x`` (length 12 + nb + 2n): the base pose as 12 numbers (R row by row, then p),
+    the base body twist v (nb), the joint values q (n), the joint rates :math:`\dot q` (n).
+
+    ``mass_matrix(q)``, ``forcing(q, nu, pose=None)`` (:math:`-\mathcal C\nu` plus gravity when
+    the form has one; ``nu = (v, qd)``), ``accelerations(q, nu, pose=None, w=None, tau=None)``
+    :math:`(\dot v, \ddot q)`, ``rhs(t, x, inputs=None)`` with ``inputs`` a pair (w, tau) or a
+    callable ``inputs(t, x) -> (w, tau)``; ``energy(x)`` (kinetic + potential).
+
+    >>> from robodyn.models import planar_rr
+    >>> from robodyn import spatial_inertia
+    >>> vms = VehicleManipulator.from_chain(planar_rr(), spatial_inertia(5.0, [1, 1, 1]))
+    >>> f = StandardForm(vms)
+    >>> f.rhs(0.0, f.initial_state(q=[0.3, 0.2])).shape
+    (22,)
+    """
+
+    def __init__(self, vms, gravity=None):
+        if not isinstance(vms, VehicleManipulator):
+            raise TypeError(f"StandardForm: vms: expected a VehicleManipulator, got "
+                            f"{_checks._describe(vms)}")
+        self.vms = vms
+        self.gravity = None if gravity is None else _checks.vector(gravity, 3, "StandardForm: gravity")
+        self.nb, self.n = vms.nb, vms.n
+        self.size = 12 + vms.nb + 2 * vms.n
+        self.name = f"StandardForm({vms.name})"
+
+    def __repr__(self):
+        return self.name
+
+    def initial_state(self, pose=None, v=None, q=None, qd=None):
+        """A state vector from its parts (defaults: identity pose, zeros)."""
+        vms = self.vms
+        H = np.eye(4) if pose is None else check_pose(pose, f"{self.name}.initial_state: pose")
+        if not vms.base_joint.contains(H, 1e-9):
+            raise ValueError(f"{self.name}.initial_state: pose: expected a pose in the "
+                             f"{vms.base_joint.name} base's subgroup")
+        v = np.zeros(self.nb) if v is None else vms._v(v, "initial_state")
+        q = np.zeros(self.n) if q is None else vms._q(q, "initial_state")
+        qd = np.zeros(self.n) if qd is None else _checks.vector(qd, self.n, f"{self.name}: qd")
+        return np.concatenate([H[:3, :3].ravel(), H[:3, 3], v, q, qd])
+
+    def split(self, x):
+        """(pose 4x4, v, q, qd) of a state."""
+        return _split_state(x, self.nb, self.n, f"{self.name}: x")
+
+    def mass_matrix(self, q, t=0.0):
+        return self.vms.mass_matrix(q)
+
+    def forcing(self, q, nu, t=0.0, pose=None):
+        vms = self.vms
+        q = vms._q(q, "forcing")
+        nu = _checks.vector(nu, vms.dof, f"{self.name}.forcing: nu (v then qd)")
+        F = vms._frames(q)
+        f = -vms._bias(F, nu[:self.nb], nu[self.nb:])
+        if self.gravity is not None:
+            if pose is None:
+                raise ValueError(f"{self.name}.forcing: pose: needed when there is gravity")
+            f = f + vms._gravity(F, check_pose(pose, f"{self.name}.forcing: pose"), self.gravity)
+        return f
+
+    def accelerations(self, q, nu, t=0.0, pose=None, w=None, tau=None):
+        r""":math:`(\dot v, \ddot q) = \mathcal M^{-1}(f + (\mathrm w, \tau))`."""
+        vms = self.vms
+        q = vms._q(q, "accelerations")
+        nu = _checks.vector(nu, vms.dof, f"{self.name}.accelerations: nu (v then qd)")
+        u = np.concatenate([np.zeros(self.nb) if w is None else vms._v(w, "accelerations", "w"),
+                            np.zeros(self.n) if tau is None else vms._q(tau, "accelerations")])
+        F = vms._frames(q)
+        M = vms._project(vms._mass6(F))
+        f = -vms._bias(F, nu[:self.nb], nu[self.nb:]) + u
+        if self.gravity is not None:
+            if pose is None:
+                raise ValueError(f"{self.name}.accelerations: pose: needed when there is gravity")
+            f = f + vms._gravity(F, pose, self.gravity)
+        return np.linalg.solve(M, f)
+
+    def rhs(self, t, x, inputs=None):
+        """dx/dt of the state (class docstring), ready for ``scipy.integrate.solve_ivp``."""
+        H, v, q, qd = self.split(x)
+        w, tau = _inputs(inputs, t, x, self.nb, self.n, f"{self.name}.rhs")
+        acc = self.accelerations(q, np.concatenate([v, qd]), pose=H, w=w, tau=tau)
+        return np.concatenate([_pose_rate(H, self.vms.base_joint.basis @ v), acc[:self.nb], qd,
+                               acc[self.nb:]])
+
+    def velocities(self, x):
+        """(v, qd) of a state."""
+        _, v, _, qd = self.split(x)
+        return np.concatenate([v, qd])
+
+    def energy(self, x):
+        """Kinetic (+ potential when there is gravity) energy of a state (J)."""
+        H, v, q, qd = self.split(x)
+        return mechanical_energy(self.vms, H, v, q, qd, self.gravity)
+
+
+class PlanarCoordinates:
+    r"""A planar-base VMS in vector coordinates :math:`(x, y, \theta, q)` with speeds
+    :math:`u = (\mathrm v, \dot q)` (the base body twist (omega_z, v_x, v_y)), as a
+    :class:`~robodyn.equations.NumericForm`: kinematics :math:`(\dot x, \dot y) =
+    R(\theta)(v_x, v_y)`, :math:`\dot\theta = \omega_z`, :math:`\dot q = \dot q`; mass matrix
+    and forcing those of (ph-21), inputs the base body wrench (m_z, f_x, f_y) and the joint
+    torques. The coordinates are those of the same robot built as a chain with virtual joints
+    (prismatic x, prismatic y, revolute z, then the arm), so :func:`robodyn.max_difference`
+    (with ``tau=False``: the two forms' inputs differ) compares it with
+    :func:`robodyn.lagrange.equations_of_motion` of that chain.
+    """
+
+    def __new__(cls, vms, gravity=None):
+        from .equations import NumericForm
+        if not isinstance(vms, VehicleManipulator) or vms.base_joint.name != "planar":
+            raise TypeError("PlanarCoordinates: vms: expected a VehicleManipulator with a "
+                            "planar base")
+        std = StandardForm(vms, gravity)
+        n = vms.dof
+
+        def pose(qc):
+            return vms.base_joint.configuration([qc[2], qc[0], qc[1]])
+
+        class _Form(NumericForm):
+            def mass_matrix(self, qc, t=0.0):
+                return vms.mass_matrix(qc[3:])
+
+            def forcing(self, qc, u, t=0.0):
+                return std.forcing(qc[3:], u, pose=pose(qc))
+
+            def kinematics(self, qc, u, t=0.0):
+                c, s = np.cos(qc[2]), np.sin(qc[2])
+                return np.concatenate([[c * u[1] - s * u[2], s * u[1] + c * u[2], u[0]], u[3:]])
+
+            def input_matrix(self, qc, t=0.0):
+                return np.eye(n)
+
+            def kinematics_jacobian(self, qc, u, t=0.0):
+                J = np.zeros((n, n + 1))
+                c, s = np.cos(qc[2]), np.sin(qc[2])
+                J[0, 2] = -s * u[1] - c * u[2]
+                J[1, 2] = c * u[1] - s * u[2]
+                return J
+
+        return _Form(n, n, n, f"PlanarCoordinates({vms.name})")
+
+
+def planar_virtual_chain(vms, virtual_mass=1e-9):
+    r"""The planar-base VMS as one serial chain: prismatic x, prismatic y, revolute z (the
+    last carrying the base body), then the arm -- the classical "virtual joints" model, whose
+    coordinates are those of :class:`PlanarCoordinates`. The two virtual links get the
+    negligible inertia ``virtual_mass`` (kg, kg m^2), so the chain's mass matrix differs from
+    the VMS's by that much.
+
+    >>> from robodyn.models import planar_rr
+    >>> from robodyn import spatial_inertia
+    >>> vms = VehicleManipulator.from_chain(planar_rr(), spatial_inertia(5.0, [1, 1, 1]), "planar")
+    >>> planar_virtual_chain(vms).joint_types[:3]
+    ('prismatic', 'prismatic', 'revolute')
+    """
+    if not isinstance(vms, VehicleManipulator) or vms.base_joint.name != "planar":
+        raise TypeError(f"planar_virtual_chain: vms: expected a VehicleManipulator with a planar "
+                        f"base, got {_checks._describe(vms)}")
+    eps = _checks.scalar(virtual_mass, "planar_virtual_chain: virtual_mass")
+    if not eps > 0:
+        raise ValueError(f"planar_virtual_chain: virtual_mass: expected a positive number, got {eps!r}")
+    from .kinematics import adjoint, homogeneous, prismatic_screw, revolute_screw, spatial_inertia
+    arm = vms.chain
+    m = vms.base_inertia[3, 3]
+    C = vms.base_inertia[:3, 3:] / m
+    c = np.array([C[2, 1], C[0, 2], C[1, 0]])
+    I_c = vms.base_inertia[:3, :3] + m * C @ C
+    tiny = spatial_inertia(eps, [eps, eps, eps])
+    S = np.column_stack([prismatic_screw([1, 0, 0]), prismatic_screw([0, 1, 0]),
+                         revolute_screw([0, 0, 1], [0, 0, 0])]
+                        + [adjoint(vms.mount) @ np.asarray(arm.screws[:, i], float) for i in range(arm.n)])
+    homes = ([np.eye(4), np.eye(4), homogeneous(np.eye(3), c)]
+             + [vms.mount @ np.asarray(L, float) for L in arm.link_homes])
+    inertias = [tiny, tiny, spatial_inertia(m, I_c)] + [np.asarray(G, float) for G in arm.link_inertias]
+    return SerialChain.from_screws(S, vms.mount @ np.asarray(arm.home, float), homes, inertias,
+                                   name=f"{vms.name} (virtual joints)")
