@@ -332,7 +332,7 @@ def test_planar_vms_equals_lagrange_with_virtual_base_joints():
 
 # --------------------------------------------------------------------------- energy and momentum
 
-@pytest.mark.equation("ph-50")
+@pytest.mark.equation("ph-45", "ph-46", "ph-47", "ph-49", "ph-50")
 def test_power_balance_at_states():
     vms, rng = floating(n=4, seed=12)
     form = ph.VMSForm(vms)
@@ -353,6 +353,7 @@ def test_power_balance_at_states():
     assert np.allclose(J, -J.T)
 
 
+@pytest.mark.equation("ph-55", "ph-59", "ph-60", "ph-68")
 def test_decoupled_change_of_coordinates():
     vms, rng = floating(n=3, seed=13)
     f47, f59 = ph.VMSForm(vms), ph.DecoupledForm(vms)

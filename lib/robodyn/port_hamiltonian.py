@@ -471,6 +471,15 @@ class DecoupledForm(_VMSBase):
        \qquad L(p, q) = \frac{\partial(A^T(q)p)}{\partial q}.
 
     **State**: pose (12), :math:`\hat p` (nb), q (n), :math:`\hat\pi` (n).
+
+    >>> from robodyn.models import planar_rr
+    >>> from robodyn import spatial_inertia
+    >>> vms = VehicleManipulator.from_chain(planar_rr(), spatial_inertia(5.0, [1, 1, 1]), "planar")
+    >>> f = DecoupledForm(vms)
+    >>> x = f.state(np.eye(4), [0.1, 0.2, 0.3], [0.4, 0.5], [1.0, -1.0])
+    >>> bool(abs(f.hamiltonian(x) - VMSForm(vms).hamiltonian(VMSForm(vms).state(
+    ...     np.eye(4), [0.1, 0.2, 0.3], [0.4, 0.5], [1.0, -1.0]))) < 1e-12)
+    True
     """
 
     def parts(self, q, p=None):
@@ -633,6 +642,15 @@ class ReducedEulerLagrange(_VMSBase):
     :meth:`VehicleManipulator.mass_matrix_derivatives`: an independent route.
 
     **State**: pose (12), :math:`\hat v` (nb), q (n), :math:`\dot q` (n).
+
+    >>> from robodyn.models import planar_rr
+    >>> from robodyn import spatial_inertia
+    >>> from robodyn.vehicle import StandardForm
+    >>> vms = VehicleManipulator.from_chain(planar_rr(), spatial_inertia(5.0, [1, 1, 1]), "planar")
+    >>> nu = [0.1, 0.2, 0.3, 1.0, -1.0]
+    >>> a = ReducedEulerLagrange(vms).accelerations([0.4, 0.5], nu)
+    >>> bool(np.allclose(a, StandardForm(vms).accelerations([0.4, 0.5], nu)))
+    True
     """
 
     def __init__(self, vms, gravity=None, sign=-1):
@@ -723,6 +741,12 @@ class BoltzmannHamel(ReducedEulerLagrange):
 
     ``coefficients(q)`` returns them; the accelerations come from the equations in index
     form (einsum), not from the matrices of :class:`ReducedEulerLagrange`.
+
+    >>> from robodyn.models import planar_rr
+    >>> from robodyn import spatial_inertia
+    >>> vms = VehicleManipulator.from_chain(planar_rr(), spatial_inertia(5.0, [1, 1, 1]), "planar")
+    >>> BoltzmannHamel(vms).structure[0, 1].tolist()          # [e_omega, e_x] = e_y in se(2)
+    [0.0, 0.0, 1.0]
     """
 
     def __init__(self, vms, gravity=None):
@@ -933,6 +957,15 @@ def simulate(form, x0, t_span, method="RK45", dt=None, inputs=None, rtol=1e-9, a
     Returns
     -------
     PHTrajectory
+
+    >>> from robodyn.models import planar_rr
+    >>> from robodyn import spatial_inertia
+    >>> vms = VehicleManipulator.from_chain(planar_rr(), spatial_inertia(5.0, [1, 1, 1]), "planar")
+    >>> f = VMSForm(vms)
+    >>> x0 = f.state(np.eye(4), [0.2, 0.1, 0.0], [0.4, 0.5], [1.0, -1.0])
+    >>> tr = simulate(f, x0, (0, 1.0), method="energy-momentum", dt=0.05)
+    >>> bool(tr.energy_error < 1e-12 and tr.momentum_error < 1e-12)
+    True
     """
     from scipy.integrate import solve_ivp
     if not isinstance(form, (_VMSBase, StandardForm)):

@@ -190,7 +190,13 @@ def pose_error(H):
 
 
 def check_pose(H, name, tol=1e-6):
-    """A 4x4 rigid motion as a float array, or ValueError saying how far it is from one."""
+    """A 4x4 rigid motion as a float array, or ValueError saying how far it is from one.
+
+    >>> check_pose(np.diag([1.0, 1.0, 2.0, 1.0]), "f: pose")
+    Traceback (most recent call last):
+    ...
+    ValueError: f: pose: expected a rigid motion [R p; 0 0 0 1] with R a rotation, got a matrix 3 away from one (tolerance 1e-06)
+    """
     H = _checks.matrix(H, (4, 4), name)
     if _checks.is_symbolic(H):
         raise TypeError(f"{name}: expected a numeric 4x4 pose, got a symbolic matrix")
@@ -576,7 +582,14 @@ class VehicleManipulator:
 
     def mass_blocks(self, q):
         r"""The blocks :math:`(M_b, M_{bm}, M_m)` of :math:`\mathcal M(q)` (ph-21), shapes
-        (nb, nb), (nb, n), (n, n)."""
+        (nb, nb), (nb, n), (n, n).
+
+        >>> from robodyn.models import planar_rr
+        >>> from robodyn import spatial_inertia
+        >>> vms = VehicleManipulator.from_chain(planar_rr(), spatial_inertia(5.0, [1, 1, 1]), "planar")
+        >>> [B.shape for B in vms.mass_blocks([0.1, 0.2])]
+        [(3, 3), (3, 2), (2, 2)]
+        """
         M = self.mass_matrix(q)
         b = self.nb
         return M[:b, :b], M[:b, b:], M[b:, b:]
