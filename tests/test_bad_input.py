@@ -578,6 +578,13 @@ def _lagrange_cases():
              "generalized_forces: wrenches", "lagrange-generalized_forces-wrenches"),
         case(lambda: lg.equations_of_motion(RR, q=[a, b], qd=[b, c]), ValueError,
              "equations_of_motion: qd", "lagrange-eom-shared-symbol"),
+        case(lambda: lg.christoffel_symbols(sp.Matrix([[1, sp.cos(b)], [sp.cos(b), sp.cos(b)**2]]),
+                                            [a, b], kind=2), ValueError,
+             "christoffel_symbols: M", "lagrange-christoffel-singular-M"),
+        case(lambda: lg.equations_of_motion(models.planar_rr(*sp.symbols("l1 l2 m1 m2")))
+             .numeric({"l1": 1, "l2": 1, "m1": -1, "m2": -1}, backend="lambdify")
+             .forward_dynamics([0.0, 0.0], [0.0, 0.0], [0.0, 0.0]), np.linalg.LinAlgError,
+             "forward_dynamics: M", "lagrange-lambdify-indefinite-M"),
     ]
 
 

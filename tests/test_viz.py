@@ -213,6 +213,7 @@ def test_timing_file(quick, tmp_path, monkeypatch):
     ({"a": (1, 0, 3)}, ValueError, "expected lo < hi, got lo=1.0, hi=0.0"),
     ({"a": (0, 1, 1)}, ValueError, "steps: expected a whole number >= 2, got 1"),
     ({"a": (0, 1, 2.5)}, TypeError, "steps: expected a whole number >= 2"),
+    ({"a": (0, 1, 10**12)}, ValueError, "steps: expected at most 1001 values"),
     ({"a": (0, 1)}, TypeError, r"expected viz.Slider\(lo, hi, steps=..., default=...\) or a "
                                r"tuple"),
     ({"a": ("x", 1, 3)}, TypeError, "lo: expected a real number, got str"),

@@ -352,7 +352,11 @@ def christoffel_symbols(M, q, kind=1):
     G1 = _first_kind(_dM(M, q), n)
     if kind == 1:
         return sp.ImmutableDenseNDimArray(G1, (n, n, n))
-    Minv = M.inv()
+    try:
+        Minv = M.inv()
+    except ValueError as err:                 # sympy: NonInvertibleMatrixError
+        raise ValueError(f"{fname}: M: expected an invertible mass matrix for the second kind "
+                         f"(eq. 5.16), got one whose inverse sympy cannot form ({err})") from None
     G2 = [[[sum(Minv[i, l] * G1[l][j][k] for l in range(n)) for k in range(n)]
            for j in range(n)] for i in range(n)]
     return sp.ImmutableDenseNDimArray(G2, (n, n, n))
@@ -562,7 +566,15 @@ def _lambdified(M, C, G, q, qd, intermediates=()):
         x = args("forward_dynamics", q=q, qd=qd, tau=tau)
         out = fMH(*x[:2 * n])
         Mq = np.array(out[:n * n], dtype=float).reshape(n, n)
-        return np.linalg.solve(Mq, np.array(x[2 * n:]) - np.array(out[n * n:], dtype=float))
+        try:
+            L = np.linalg.cholesky(Mq)
+        except np.linalg.LinAlgError:
+            raise np.linalg.LinAlgError(
+                f"forward_dynamics: M(q) at q = {x[:n]}: expected a positive definite mass "
+                f"matrix, got eigenvalues {np.linalg.eigvalsh((Mq + Mq.T) / 2)} (check the "
+                f"masses and inertias)") from None
+        rhs = np.array(x[2 * n:]) - np.array(out[n * n:], dtype=float)
+        return np.linalg.solve(L.T, np.linalg.solve(L, rhs))
 
     return NumericEquations(n, "lambdify", mass, coriolis, gravity, tau, forward_dynamics)
 

@@ -162,6 +162,9 @@ class Slider:
                             f"{_checks._describe(s)}")
         if s < 2:
             raise ValueError(f"Slider: steps: expected a whole number >= 2, got {s}")
+        if s > 1001:
+            raise ValueError(f"Slider: steps: expected at most 1001 values (every value is a "
+                             f"precomputed frame of the rendered book), got {s}")
         d = self.default
         if d is not None:
             d = _real(d, "Slider: default")
