@@ -322,3 +322,13 @@ def test_problem_and_set_errors():
         compare(lambda q: q, lambda q: q)
     p = Problem("p1", "x", variables={"q": (0, 1)}, inputs=((2,),))
     assert Problem.from_dict(json.loads(json.dumps(p.to_dict()))) == p
+
+
+def test_sizes_and_tolerances_are_validated():
+    """compare's sample count and a Problem's tolerances go through the shared checks."""
+    import pytest
+    from robodyn import answers
+    with pytest.raises(ValueError, match="compare: n_points"):
+        answers.compare(1, 1, n_points=10**9)
+    with pytest.raises(ValueError, match="Problem: rtol"):
+        answers.Problem(key="p1", answer="ans", rtol=-1.0)

@@ -44,6 +44,8 @@ from dataclasses import dataclass, field
 import numpy as np
 import sympy as sp
 
+from . import _checks
+
 __all__ = ["parse_expression", "UnsafeExpressionError", "Feedback", "Problem", "ProblemSet",
            "compare", "equivalent", "encode", "decode", "fingerprint"]
 
@@ -329,6 +331,9 @@ class Problem:
                 raise ValueError(f"Problem: {name}: expected an identifier, got {v!r}")
         if not isinstance(self.points, numbers.Real) or self.points < 0:
             raise ValueError(f"Problem: points: expected a number >= 0, got {self.points!r}")
+        for name in ("rtol", "atol"):
+            object.__setattr__(self, name, _checks.tolerance(getattr(self, name),
+                                                             f"Problem: {name}"))
         for v, rng in self.variables.items():
             if not (isinstance(rng, (tuple, list)) and len(rng) == 2 and rng[0] < rng[1]):
                 raise ValueError(f"Problem: variables[{v!r}]: expected (low, high) with low < "
@@ -689,6 +694,7 @@ def compare(answer, reference, problem=None, *, n_points=24, rng=None, points=No
     >>> compare(R.T, R).mistake, compare("[[cos(theta), -sin(theta)], [sin(theta), cos(theta)]]", R).status
     ('transpose', 'correct')
     """
+    n_points = _checks.size(n_points, "compare: n_points", high=100_000)
     if answer is None:
         return _fb("unanswered", "not answered yet.")
     rng = np.random.default_rng(rng)
