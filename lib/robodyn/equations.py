@@ -117,17 +117,18 @@ class MassMatrixForm:
         return self.numeric(values).rhs
 
 
-@dataclass(frozen=True, eq=False)
-class _Form(MassMatrixForm):
-    q: sp.Matrix
-    u: sp.Matrix
-    mass_matrix: sp.Matrix
-    forcing: sp.Matrix
-    qd: sp.Matrix
-    B: sp.Matrix
-    t: sp.Symbol = TIME
-    name: str = "system"
-    _numeric_forms: dict = field(default_factory=dict, repr=False, compare=False)
+class FieldsForm(MassMatrixForm):
+    """A :class:`MassMatrixForm` whose parts are stored as fields ``M``, ``f``, ``qd`` (the
+    kinematics, n x 1) and ``B``: the base of the forms that Kane's method and
+    :func:`mass_matrix_form` make."""
+
+    @property
+    def mass_matrix(self):
+        return self.M
+
+    @property
+    def forcing(self):
+        return self.f
 
     @property
     def kinematics(self):
@@ -136,6 +137,19 @@ class _Form(MassMatrixForm):
     @property
     def input_matrix(self):
         return self.B
+
+
+@dataclass(frozen=True, eq=False)
+class _Form(FieldsForm):
+    q: sp.Matrix
+    u: sp.Matrix
+    M: sp.Matrix
+    f: sp.Matrix
+    qd: sp.Matrix
+    B: sp.Matrix
+    t: sp.Symbol = TIME
+    name: str = "system"
+    _numeric_forms: dict = field(default_factory=dict, repr=False, compare=False)
 
 
 def mass_matrix_form(q, u, mass_matrix, forcing, kinematics=None, input_matrix=None, t=TIME,

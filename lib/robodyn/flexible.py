@@ -30,7 +30,7 @@ from scipy.optimize import brentq
 
 from . import _checks
 from .equations import TIME
-from .kane import _Fields
+from .equations import FieldsForm
 
 __all__ = ["clamped_free_roots", "pinned_free_roots", "mode_shape", "FlexibleLink",
            "flexible_link", "natural_frequencies"]
@@ -102,7 +102,7 @@ def mode_shape(beta, L, x, derivative=0):
 
 
 @dataclass(frozen=True, eq=False)
-class FlexibleLink(_Fields):
+class FlexibleLink(FieldsForm):
     r"""The hub--beam equations :math:`M\dot u = f + B\tau` (module docstring), made by
     :func:`flexible_link`. Fields: the physical data (``hub_inertia``, ``length``, ``EI``,
     ``rho``, ``tip_mass``), ``betas`` (the roots :math:`\beta_iL`), ``integrals`` (name ->

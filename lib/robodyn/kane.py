@@ -49,7 +49,7 @@ from ._checks import is_symbolic
 from ._checks import to_sympy as _S
 from ._kane_engine import Ring
 from ._kane_engine import canonical as _canonical
-from .equations import TIME, MassMatrixForm, mass_matrix_form
+from .equations import TIME, FieldsForm, MassMatrixForm, mass_matrix_form
 from .kinematics import SerialChain
 
 __all__ = ["Particle", "RigidBody", "Force", "Torque", "KaneEquations", "kanes_equations",
@@ -167,28 +167,8 @@ class Torque:
 # Kane's equations of a system described symbolically
 # --------------------------------------------------------------------------
 
-class _Fields(MassMatrixForm):
-    """The shared interface read off the fields M, f, qd and B of Kane's results."""
-
-    @property
-    def mass_matrix(self):
-        return self.M
-
-    @property
-    def forcing(self):
-        return self.f
-
-    @property
-    def kinematics(self):
-        return self.qd
-
-    @property
-    def input_matrix(self):
-        return self.B
-
-
 @dataclass(frozen=True, eq=False)
-class KaneEquations(_Fields):
+class KaneEquations(FieldsForm):
     r"""Every quantity of Kane's method for one system (made by :func:`kanes_equations`).
 
     Fields, in the order of the method (vectors are sympy 3 x 1 columns in the inertial
@@ -553,7 +533,7 @@ def kanes_equations(q, u, bodies, loads=(), speeds=None, constraints=(), depende
 # --------------------------------------------------------------------------
 
 @dataclass(frozen=True, eq=False)
-class ChainEquations(_Fields):
+class ChainEquations(FieldsForm):
     r"""Kane's equations of a serial chain, made by :func:`equations_of_motion`.
 
     With speeds u = qd (the default): ``M`` (n x n), ``active_forces`` :math:`F_r` (gravity's
