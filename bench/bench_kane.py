@@ -1,14 +1,15 @@
 """Benchmark of robodyn.kane: time to derive Kane's equations (mass matrix and forcing) of the RR,
 RP and n-link planar chains (n = 2..12) and of a 6-DoF spatial arm, with numeric and with symbolic
-lengths and masses, against sympy.physics.mechanics.KanesMethod in the same run. Each reference
-row runs in a subprocess with a timeout (reported as "> T s"). That the two derivations agree is
+lengths and masses, against sympy.physics.mechanics.KanesMethod in the same run. Every time is the
+best of 3 runs, each in a fresh child process forked after a common warm-up (bench/_common.py),
+with a timeout (reported as "> T s"). Ours is the call of `kane.equations_of_motion` on a
+SerialChain built beforehand (the description of the arm, as data); KanesMethod's includes
+building its frames, points and bodies, where sympy.physics.mechanics computes the velocities. That the two derivations agree is
 shown by tests/test_kane.py (RR, RP, random chains), not here.
 
     .venv/bin/python bench/bench_kane.py [--quick] [--timeout 60]
 """
 import argparse
-import multiprocessing as mp
-import time
 
 import numpy as np
 import sympy as sp
@@ -16,6 +17,8 @@ from sympy.physics import mechanics as me
 
 import robodyn as rd
 from robodyn import kane, models
+
+from _common import best_time
 
 
 def mechanics_chain(kind, n, symbolic):
@@ -91,43 +94,29 @@ def robodyn_chain(kind, n, symbolic):
     return rd.SerialChain.from_screws(cols, home, homes, inertias, name=f"{kind} {n}"), gravity
 
 
-def _reference(conn, kind, n, symbolic):
-    t = time.perf_counter()
-    M, f = mechanics_chain(kind, n, symbolic)
-    conn.send(time.perf_counter() - t)
+def reference_run(kind, n, symbolic):
+    mechanics_chain(kind, n, symbolic)
 
 
-def reference_time(kind, n, symbolic, timeout):
-    ctx = mp.get_context("fork")
-    a, b = ctx.Pipe()
-    p = ctx.Process(target=_reference, args=(b, kind, n, symbolic))
-    p.start()
-    p.join(timeout)
-    if p.is_alive():
-        p.terminate()
-        p.join()
-        return None
-    return a.recv() if a.poll() else None
-
-
-def ours_time(kind, n, symbolic):
-    chain, g = robodyn_chain(kind, n, symbolic)
-    t = time.perf_counter()
+def ours_run(chain_and_gravity):
+    chain, g = chain_and_gravity                        # a new chain: nothing cached on it
     eom = kane.equations_of_motion(chain, gravity=g)
-    return time.perf_counter() - t, eom
+    return eom.M, eom.f
 
 
 def main(quick=False, timeout=60.0):
     rows = [("RR", 2), ("RP", 2)] + [("R" * n, n) for n in range(3, 7 if quick else 13)] \
         + [("spatial", 6)]
-    print(f"Derivation of M and f (s): robodyn.kane vs KanesMethod, same run "
-          f"(timeout {timeout:.0f} s per reference row)")
+    for symbolic in (False, True):                       # warm-up: imports and first calls
+        ours_run(robodyn_chain("R", 1, symbolic)), reference_run("R", 1, symbolic)
+    print(f"Derivation of M and f (s): robodyn.kane vs KanesMethod, same run; each time the "
+          f"best of 3 in fresh child processes (1 run above 5 s; timeout {timeout:.0f} s)")
     print(f"{'chain':>14} {'params':>8} {'ours':>8} {'KanesMethod':>12} {'ratio':>8}")
     for kind, n in rows:
         label = {"RR": "RR (planar 2)", "RP": "RP", "spatial": "spatial 6R"}.get(kind, f"planar {n}")
         for symbolic in (False, True):
-            ours, _ = ours_time(kind, n, symbolic)
-            ref = reference_time(kind, n, symbolic, timeout)
+            ours = best_time(ours_run, (kind, n, symbolic), timeout, setup=robodyn_chain)
+            ref = best_time(reference_run, (kind, n, symbolic), timeout)
             ratio = f"{ref / ours:8.1f}" if ref else f"> {timeout / ours:6.0f}"
             reft = f"{ref:12.3f}" if ref else f"{'> ' + str(int(timeout)):>12}"
             print(f"{label:>14} {'symbols' if symbolic else 'numbers':>8} {ours:8.3f} {reft} "

@@ -347,3 +347,63 @@ def test_intermediate_names_avoid_the_chains_symbols():
     eom = lg.equations_of_motion(chain, form="nested")
     assert all(str(w).startswith("_w") for w, _ in eom.intermediates)
     assert w1 in set(eom.parameters())
+
+
+def _rebuilt(e):
+    """e rebuilt by sympy's own Add and Mul from its terms and factors."""
+    return sp.Add(*[sp.Mul(*sp.Mul.make_args(t)) for t in sp.Add.make_args(e)])
+
+
+@pytest.mark.parametrize("make", [
+    lambda: models.planar_chain(4, sp.Symbol("l"), sp.Symbol("m")),
+    lambda: models.planar_rp(*sp.symbols("l1 l2 m1 m2")),
+    lambda: models.ur5_like(),
+    lambda: models.random_chain(3, np.random.default_rng(4), prismatic=0.3, helical=0.3),
+])
+def test_terms_are_assembled_exactly_as_sympy_assembles_them(make):
+    """to_sympy orders products and sums by precomputed ranks instead of sympy's flattening:
+    the result must be the very same tree (args in the same order), not just an equal value,
+    or equality and hashing against sympy-built expressions would break."""
+    from robodyn import kane
+    chain = make()
+    k = kane.equations_of_motion(chain, gravity=(0, sp.Symbol("g"), -9.81))
+    n = chain.n
+    exprs = list(k.M) + list(k.f) + list(k.active_forces) + list(
+        lg.mass_matrix(chain, sp.symbols(f"q1:{n + 1}")))
+    for e in exprs:
+        r = _rebuilt(e)
+        assert e.args == r.args and e == r and hash(e) == hash(r)
+
+
+@pytest.mark.parametrize("make", [
+    lambda: models.planar_rr(*sp.symbols("l1 l2 m1 m2")),
+    lambda: models.planar_rp(0.7, 0.4, 1.5, 0.25),
+    lambda: models.ur5_like(),
+    lambda: models.random_chain(4, np.random.default_rng(8), prismatic=0.3, helical=0.3),
+])
+def test_both_routes_to_the_constants_agree(make, monkeypatch):
+    """The fast route computes the chain's constants in the ring; the general one with sympy
+    matrices (it takes irrational numbers too). Both give the same derivation."""
+    fast = _derivation.Derivation(make(), speeds=True)
+    monkeypatch.setattr(_derivation, "_ring_constants", lambda *a: None)
+    slow = _derivation.Derivation(make(), speeds=True)
+    assert fast.ring.trig == slow.ring.trig and fast.ring.lin == slow.ring.lin
+    n = fast.ring.n
+    q = sp.symbols(f"q1:{n + 1}")
+    tol = 0 if fast.ring.exact else 1e-12
+
+    def small(d):                      # exactly zero, or round-off in every coefficient
+        d = sp.expand(d)
+        return d == 0 if not tol else all(abs(t.as_coeff_Mul()[0]) <= tol
+                                          for t in sp.Add.make_args(d))
+
+    assert all(small(e) for e in fast.mass_matrix(q) - slow.mass_matrix(q))
+    assert all(small(fast.ring.to_sympy(a, q) - slow.ring.to_sympy(b, q))
+               for a, b in zip(fast.P, slow.P))
+
+
+def test_irrational_constants_take_the_general_route():
+    chain = models.planar_rr(1, 1, sp.sqrt(2), 1)
+    assert _derivation._ring_constants(chain, [], None) is None
+    M = _derivation.derivation(chain).mass_matrix(sp.symbols("q1 q2"))
+    assert M[1, 1] == sp.Rational(1, 3)

@@ -125,3 +125,14 @@ def test_numeric_refuses_bad_input():
     with pytest.raises(ValueError, match="same"):
         rd.max_difference(form, rd.mass_matrix_form(sp.symbols("a b"), sp.symbols("c d"),
                                                      sp.eye(2), [0, 0]), values={"m": 1.0})
+
+
+def test_numeric_twin_of_a_sum_of_thousands_of_terms():
+    """A forcing of 4000 terms (a random 6-joint chain's Kane equations have 4000-16000) once
+    made lambdify's code nest 4000 deep and Python's compiler raise RecursionError."""
+    x, y = sp.symbols("x y")
+    big = sp.Add(*[sp.Rational(k + 1, 4000) * x ** k * y for k in range(4000)])
+    form = rd.mass_matrix_form([x], [y], [[1 + x ** 2]], [big])
+    value = form.numeric().forcing(np.array([0.3]), np.array([0.2]))[0]
+    assert value == pytest.approx(sum((k + 1) / 4000 * 0.3 ** k * 0.2 for k in range(4000)),
+                                  rel=1e-12)

@@ -51,6 +51,11 @@ from fractions import Fraction
 
 import numpy as np
 import sympy as sp
+from sympy.core.basic import _args_sortkey, ordering_of_classes
+
+from sympy.polys.polyerrors import BasePolynomialError
+
+from ._checks import _exact
 
 try:                                  # sympy's own dependency; exact rationals in C
     from gmpy2 import mpq as _mpq
@@ -58,8 +63,8 @@ except ImportError:                   # pragma: no cover - sympy installs withou
     _mpq = Fraction
 
 
-__all__ = ["Ring", "TrigPoly", "Derivation", "derivation", "Tape", "NestedDerivation", "choose",
-           "compile_nested", "nested_source", "op_count", "code_op_count", "BUDGET"]
+__all__ = ["Ring", "TrigPoly", "Derivation", "derivation", "canonical", "Tape", "NestedDerivation",
+           "choose", "compile_nested", "nested_source", "op_count", "code_op_count", "BUDGET"]
 
 _FB = 8                               # bits per packed exponent field
 _FIELD = 1 << _FB
@@ -156,6 +161,28 @@ class Ring:
 
     def q_lin(self, k):
         return TrigPoly({1 << self._lin_shift[k]: self.one})
+
+    def gen(self, j):
+        """The polynomial of the ring's j-th generator ``gens[j]`` (a parameter or a speed)."""
+        return TrigPoly({1 << (_FB * (len(self.lin) + j)): self.one})
+
+    def matvec(self, A, x):
+        """A x for a matrix A (lists of rows) and a vector x of polynomials; zeros skipped."""
+        return [self.sum([self.mul(a, b) for a, b in zip(row, x) if a and b]) for row in A]
+
+    def tmatvec(self, A, x):
+        """A^T x (A as lists of rows)."""
+        return [self.sum([self.mul(A[r][c], x[r]) for r in range(len(A)) if A[r][c] and x[r]])
+                for c in range(len(A[0]))]
+
+    def dot(self, x, y):
+        return self.sum([self.mul(a, b) for a, b in zip(x, y) if a and b])
+
+    def cross(self, a, b):
+        m = self.mul
+        return [self.add(m(a[1], b[2]), m(a[2], b[1]), -1),
+                self.add(m(a[2], b[0]), m(a[0], b[2]), -1),
+                self.add(m(a[0], b[1]), m(a[1], b[0]), -1)]
 
     # ---- arithmetic --------------------------------------------------------
     @staticmethod
@@ -315,16 +342,23 @@ class Ring:
             return sp.Rational(int(v.numerator), int(v.denominator))
         return sp.Float(v)
 
-    def to_sympy(self, a, q):
+    def to_sympy(self, a, q, gens=None):
         """The sympy expression of ``a`` in the Symbols ``q`` (one per joint): cosines and sines of
-        joint-angle combinations, the first nonzero frequency positive, expanded."""
+        joint-angle combinations, the first nonzero frequency positive, expanded. ``gens``
+        replaces the ring's generators (e.g. placeholders of speeds by the caller's symbols).
+
+        The result is the expression sympy's ``Add`` and ``Mul`` would build from the terms,
+        but assembled directly: every distinct factor and coefficient is ranked once in sympy's
+        canonical order, then each product and the sum are put in that order by plain tuple
+        keys (:func:`_canonical_sum`), without sympy's general flattening."""
         if not a:
             return sp.S.Zero
         MB, mask = self.MB, self.mask
         qlin = [q[k] for k in self.lin]
         qtrig = [q[k] for k in self.trig]
         nl = len(self.lin)
-        cache = self._sympy_cache.setdefault(tuple(q), {})     # monomials, cos/sin, products
+        gens = self.gens if gens is None else list(gens)
+        cache = self._sympy_cache.setdefault((tuple(q), tuple(gens)), {})
         tol = 0.0
         if not self.exact:                      # drop round-off: below 1e-14 of the total
             tol = 1e-14 * (sum(abs(v) for v in a.c.values()) + sum(abs(v) for v in a.s.values()))
@@ -334,12 +368,12 @@ class Ring:
             x = cache.get(("m", m))
             if x is None:
                 fac = []
-                for i in range(nl + len(self.gens)):
+                for i in range(nl + len(gens)):
                     d = (m >> (_FB * i)) & (_FIELD - 1)
                     if d:
-                        base = qlin[i] if i < nl else self.gens[i - nl]
-                        fac.append(base ** d)
-                x = cache[("m", m)] = sp.Mul(*fac)
+                        base = qlin[i] if i < nl else gens[i - nl]
+                        fac.append(base if d == 1 else sp.Pow(base, d))
+                x = cache[("m", m)] = tuple(fac)
             return x
 
         for part, is_cos in ((a.c, True), (a.s, False)):
@@ -348,7 +382,7 @@ class Ring:
                     continue
                 f, m = key >> MB, key & mask
                 if f == 0:
-                    trig = sp.S.One
+                    trig = None
                 else:
                     e = self.freq(f)
                     first = next(x for x in e if x)
@@ -366,13 +400,64 @@ class Ring:
                 terms[tm] = terms.get(tm, 0) + v
         out = []
         for (trig, m), v in terms.items():
-            if not v:
-                continue
-            base = cache.get((trig, m))
-            if base is None:
-                base = cache[trig, m] = sp.Mul(mono(m), trig)
-            out.append(_times(self._number(v), base))
-        return _add(out)
+            if v:
+                fac = mono(m)
+                out.append((self._number(v), fac + (trig,) if trig is not None else fac))
+        return _canonical_sum(out)
+
+
+_UNKNOWN_CLASS = len(ordering_of_classes) + 1
+
+
+def _class_key(cls):
+    """The order of sympy's ``_cmp_name``: listed classes by position, others after, by name."""
+    try:
+        return (ordering_of_classes.index(cls.__name__), "")
+    except ValueError:
+        return (_UNKNOWN_CLASS, cls.__name__)
+
+
+_CLASS_KEYS = {}
+_MUL_KEY = _class_key(sp.Mul)
+
+
+def _canonical_sum(terms):
+    """The sympy sum of ``terms``, pairs (coefficient: a sympy Number, factors: a tuple of
+    distinct non-numeric atoms with distinct bases), built as ``Add(*[Mul(c, *f)])`` builds it.
+
+    sympy orders the arguments of a commutative Mul and of an Add by ``Basic.compare``. The
+    distinct atoms (factors and coefficients) are few, so they are sorted once with sympy's own
+    key; a product's arguments are then its coefficient (if not 1) and its factors by rank, and
+    products compare as ``Basic.compare`` compares them: class, number of arguments, then the
+    arguments in turn, i.e. the tuple of their ranks."""
+    atoms = set()
+    for c, fac in terms:
+        atoms.update(fac)
+        atoms.add(c)
+    rank = {x: i for i, x in enumerate(sorted(atoms, key=_args_sortkey))}
+    numbers, rest = [], []
+    for c, fac in terms:
+        fac = sorted(fac, key=rank.__getitem__)
+        args = fac if c is sp.S.One else [c] + fac
+        if not fac:
+            numbers.append(c)
+            continue
+        if len(args) == 1:
+            x = args[0]
+            cls = type(x)
+            ck = _CLASS_KEYS.get(cls) or _CLASS_KEYS.setdefault(cls, _class_key(cls))
+            rest.append(((ck, rank[x]), x))
+        else:
+            x = sp.Mul._from_args(tuple(args), True)
+            rest.append(((_MUL_KEY, len(args), tuple(rank[y] for y in args)), x))
+    rest.sort(key=lambda kx: kx[0])
+    args = [sp.Add(*numbers)] if numbers else []
+    args += [x for _, x in rest]
+    if len(args) == 1:
+        return args[0]
+    if args and args[0] is sp.S.Zero:
+        args = args[1:]
+    return sp.Add._from_args(tuple(args), True) if len(args) > 1 else args[0]
 
 
 def _times(c, base):
@@ -400,6 +485,88 @@ def _add(terms):
     rest = [t for t in terms if not t.is_Number]
     _addsort(rest)
     return sp.Add._from_args(numbers + rest)
+
+
+class _NotTrigPolynomial(Exception):
+    pass
+
+
+def canonical(exprs, q):
+    r"""Expressions that are polynomials in symbols and in sines and cosines of integer
+    combinations of the coordinates q, rewritten in the ring's form: sums of
+    :math:`c\cos(e\cdot q)` and :math:`c\sin(e\cdot q)` times monomials, the first nonzero
+    frequency positive. A fast, canonical ``trigsimp`` for them (:math:`\cos^2 + \sin^2 = 1`,
+    products to sums), used by Kane's general method. Returns None when an expression is not
+    of that kind (the caller then falls back to ``trigsimp``).
+
+    >>> a, b = sp.symbols('a b')
+    >>> canonical([sp.cos(a)**2 + sp.sin(a)**2, 2*sp.sin(a)*sp.cos(b)], [a, b])
+    [1, sin(a - b) + sin(a + b)]
+    >>> canonical([sp.cos(a / 2)], [a]) is None
+    True
+    """
+    exprs = [sp.expand(e) for e in exprs]
+    q = list(q)
+    n = len(q)
+    others = sorted(set().union(*(e.free_symbols for e in exprs)) - set(q), key=str)
+    exact = not any(e.has(sp.Float) for e in exprs)
+    ring = Ring(n, range(n), range(n), others, exact)
+    qidx = {s: k for k, s in enumerate(q)}
+    gidx = {s: j for j, s in enumerate(others)}
+    one = ring.const(ring.one)
+
+    def number(x):
+        if exact:
+            return _mpq(int(x.p), int(x.q))
+        return float(x)
+
+    def power(p, d):
+        out = one
+        for _ in range(d):
+            out = ring.mul(out, p)
+        return out
+
+    def trig(fn, arg):
+        """cos or sin of an integer combination of q, by the angle-sum formulas."""
+        c, s_ = one, ring.zero
+        for term in sp.Add.make_args(arg):
+            k, x = term.as_coeff_Mul()
+            if x not in qidx or not k.is_Integer:
+                raise _NotTrigPolynomial
+            ck, sk = ring.cos_q(qidx[x]), ring.sin_q(qidx[x])
+            if k < 0:
+                sk = ring.neg(sk)
+            for _ in range(abs(int(k))):
+                c, s_ = ring.add(ring.mul(c, ck), ring.mul(s_, sk), -1), \
+                    ring.add(ring.mul(s_, ck), ring.mul(c, sk))
+        return c if fn is sp.cos else s_
+
+    def factor(x):
+        if x.is_Pow and x.exp.is_Integer and x.exp > 0:
+            return power(factor(x.base), int(x.exp))
+        if isinstance(x, (sp.sin, sp.cos)):
+            return trig(type(x), x.args[0])
+        if x in qidx:
+            return ring.q_lin(qidx[x])
+        if x in gidx:
+            return ring.gen(gidx[x])
+        if x.is_Rational or (x.is_Float and not exact):
+            return ring.const(number(x)) if x != 0 else ring.zero
+        raise _NotTrigPolynomial
+
+    out = []
+    try:
+        for e in exprs:
+            terms = []
+            for term in sp.Add.make_args(e):
+                p = one
+                for x in sp.Mul.make_args(term):
+                    p = ring.mul(p, factor(x))
+                terms.append(p)
+            out.append(ring.to_sympy(ring.sum(terms), q))
+    except _NotTrigPolynomial:
+        return None
+    return out
 
 
 # --------------------------------------------------------------------------
@@ -496,6 +663,181 @@ class _Converter:
         return out
 
 
+def _sympy_constants(chain, speeds, budget):
+    """The constants of a chain for :class:`Derivation`, computed with sympy matrices: the
+    general route (any sympy constants, e.g. irrational numbers, which become generators of
+    the ring). Returns (ring, parameters, C, A, pieces, inertias): the relative home poses C_i,
+    the joint screws A_i in the link frames (6 x 1), the pieces of the joint exponentials (see
+    ``Derivation._joint_exp``) and the spatial inertias, as polynomials of the ring."""
+    n = chain.n
+    data, exact = _constants(chain)
+    screws = data["screws"]
+    # joint kinds: rotation part nonzero -> cos/sin; translation along the axis -> powers
+    trig, lin = [], []
+    Ai_list, consts = [], []
+    prev = sp.eye(4)
+    for i in range(n):
+        L = data["link_homes"][i]
+        Ai = (_ad_of(_inv_h(L)) * screws[:, i]).applyfunc(sp.expand)
+        w, v = Ai[:3, :], Ai[3:, :]
+        rotating = any(not _negligible(x) for x in w)
+        if rotating:
+            trig.append(i)
+            if not _negligible((w.T * v)[0]):         # helical: a pitch along the axis
+                lin.append(i)
+        else:
+            lin.append(i)
+        Ai_list.append(Ai)
+        consts.append(_inv_h(prev) * L)
+        prev = L
+    # the joint exponentials need W, W^2, W v, W^2 v of each screw (all polynomial)
+    pieces = []
+    for Ai in Ai_list:
+        w, v = Ai[:3, 0], Ai[3:, 0]
+        W = sp.Matrix([[0, -w[2], w[1]], [w[2], 0, -w[0]], [-w[1], w[0], 0]])
+        W2v = (W * W * v).applyfunc(sp.expand)
+        pieces.append((W, (W * W).applyfunc(sp.expand), (W * v).applyfunc(sp.expand), W2v,
+                       (v + W2v).applyfunc(sp.expand), v))
+    everything = []
+    for C in consts:
+        everything += list(C)
+    for G in data["link_inertias"]:
+        everything += list(G)
+    for Ai, piece in zip(Ai_list, pieces):
+        everything += list(Ai)
+        for X in piece:
+            everything += list(X)
+    conv = _Converter(everything)
+    ring = Ring(n, trig, lin, conv.gens + speeds, exact, budget)
+    nl = len(lin)
+
+    def cmat(X):
+        return [[ring.from_terms(conv.terms(X[i, j], nl, exact)) for j in range(X.cols)]
+                for i in range(X.rows)]
+
+    def cvec(X):
+        return [row[0] for row in cmat(X)]
+
+    return (ring, list(conv.gens), [cmat(C) for C in consts], [cmat(A) for A in Ai_list],
+            [(cmat(W), cmat(W2), cvec(Wv), cvec(W2v), cvec(vW2v), cvec(v))
+             for W, W2, Wv, W2v, vW2v, v in pieces],
+            [cmat(G) for G in data["link_inertias"]])
+
+
+class _NotPlain(Exception):
+    """A chain constant that the fast route does not take (an irrational number, a function)."""
+
+
+def _ring_constants(chain, speeds, budget):
+    """The constants of a chain for :class:`Derivation` computed in the ring itself (fast: no
+    sympy matrices), when every number is a float or a rational and every symbol a plain Symbol
+    entering polynomially; None otherwise (then :func:`_sympy_constants` is used). Same
+    results as :func:`_sympy_constants`."""
+    n = chain.n
+    mats = [np.asarray(chain.screws)] + [np.asarray(L) for L in chain.link_homes] + \
+        [np.asarray(G) for G in chain.link_inertias]
+    memo, gens, nice = {}, set(), True
+    for X in mats:                                   # pass 1: symbols, and are numbers short
+        for x in X.flat:
+            if x in memo:
+                continue
+            if isinstance(x, sp.Basic):
+                e = _exact(x) if x.has(sp.Float) else x
+                e, ok = _nice_expr(e)
+                free = e.free_symbols
+                if not all(type(s) is sp.Symbol for s in free):
+                    return None
+                if not free and not e.is_Rational:
+                    return None                      # sqrt(2), pi: the general route
+                gens |= free
+                memo[x] = e
+            else:
+                xf = float(x)
+                if not np.isfinite(xf):
+                    return None
+                fr = _nice(xf) if xf else Fraction(0)
+                ok = fr is not None
+                memo[x] = fr if ok else xf
+            nice = nice and ok
+    exact = nice
+    gens = sorted(gens, key=str)
+    num = (lambda fr: _mpq(fr.numerator, fr.denominator)) if exact else float
+    pre = Ring(n, [], [], gens, exact)
+    terms = {}
+
+    def P(x):
+        p = terms.get(x)
+        if p is None:
+            e = memo[x]
+            if isinstance(e, sp.Basic):
+                out = {}
+                if e.free_symbols:
+                    try:
+                        poly = sp.Poly(e, *gens, domain=sp.QQ)
+                    except BasePolynomialError:
+                        raise _NotPlain from None
+                    for mon, c in poly.terms():
+                        if max(mon) >= _FIELD:
+                            raise ValueError("robodyn: a parameter's power exceeds the "
+                                             "engine's limit 255")
+                        m = 0
+                        for i, d in enumerate(mon):
+                            m |= d << (_FB * i)
+                        out[m] = num(Fraction(int(c.numerator), int(c.denominator)))
+                elif e != 0:
+                    out[0] = num(Fraction(int(e.p), int(e.q)))
+                p = pre.from_terms(out)
+            else:
+                p = pre.const(num(e) if exact else e)
+            terms[x] = p
+        return p
+
+    try:
+        S = [[P(x) for x in row] for row in mats[0]]
+        Ls = [[[P(x) for x in row] for row in L] for L in mats[1:1 + n]]
+        Gs = [[[P(x) for x in row] for row in G] for G in mats[1 + n:]]
+    except _NotPlain:
+        return None
+
+    def negligible(p):
+        return not p or (not p.s and list(p.c) == [0] and abs(float(p.c[0])) < 1e-12)
+
+    trig, lin, As, Cs = [], [], [], []
+    prev = None
+    for i in range(n):
+        A = pre.matvec(_ad_poly(pre, _inv_poly(pre, Ls[i])), [S[r][i] for r in range(6)])
+        w, v = A[:3], A[3:]
+        if any(not negligible(x) for x in w):
+            trig.append(i)
+            if not negligible(pre.dot(w, v)):          # helical: a pitch along the axis
+                lin.append(i)
+        else:
+            lin.append(i)
+        As.append(A)
+        Cs.append(Ls[i] if prev is None else pre.matmul(_inv_poly(pre, prev), Ls[i]))
+        prev = Ls[i]
+    ring = Ring(n, trig, lin, gens + speeds, exact, budget)
+    shift = _FB * len(lin)                             # the constants' keys, moved past lin
+
+    def re(p):
+        return TrigPoly({k << shift: c for k, c in p.c.items()}) if shift else p
+
+    def rm(X):
+        return [[re(p) for p in row] for row in X]
+
+    pieces = []
+    for A in As:
+        w, v = A[:3], A[3:]
+        z = pre.zero
+        W = [[z, pre.neg(w[2]), w[1]], [w[2], z, pre.neg(w[0])], [pre.neg(w[1]), w[0], z]]
+        W2 = pre.matmul(W, W)
+        W2v = pre.matvec(W2, v)
+        pieces.append((rm(W), rm(W2), [re(x) for x in pre.matvec(W, v)], [re(x) for x in W2v],
+                       [re(pre.add(x, y)) for x, y in zip(v, W2v)], [re(x) for x in v]))
+    return (ring, gens, [rm(C) for C in Cs], [[[re(x)] for x in A] for A in As], pieces,
+            [rm(G) for G in Gs])
+
+
 class Derivation:
     """M, dM/dq and the first moments of mass of a chain as :class:`TrigPoly`, by the
     composite-rigid-body recursion in the link frames (each relative pose a function of one
@@ -504,61 +846,21 @@ class Derivation:
     ``Hrel`` (pose of link i in link i-1 as 4 x 4 lists), ``A`` (joint screws in the link
     frames)."""
 
-    def __init__(self, chain, budget=None):
+    def __init__(self, chain, budget=None, speeds=False):
         n = chain.n
-        data, exact = _constants(chain)
-        screws = data["screws"]
-        # joint kinds: rotation part nonzero -> cos/sin; translation along the axis -> powers
-        trig, lin = [], []
-        Ai_list, consts = [], []
-        prev = sp.eye(4)
+        # with ``speeds`` the ring has n more generators after the parameters, placeholders of
+        # the generalized speeds u_1..u_n (Kane's method: velocities are linear in them)
+        self.speeds = [sp.Dummy(f"u{k + 1}") for k in range(n)] if speeds else []
+        consts = _ring_constants(chain, self.speeds, budget) or \
+            _sympy_constants(chain, self.speeds, budget)
+        ring, self.params, C, A, pieces, inertias = consts
+        self.ring, self.A, self.inertias = ring, A, inertias
+        Y, Hrel = [], []
         for i in range(n):
-            L = data["link_homes"][i]
-            Ai = (_ad_of(_inv_h(L)) * screws[:, i]).applyfunc(sp.expand)
-            w, v = Ai[:3, :], Ai[3:, :]
-            rotating = any(not _negligible(x) for x in w)
-            if rotating:
-                trig.append(i)
-                if not _negligible((w.T * v)[0]):         # helical: a pitch along the axis
-                    lin.append(i)
-            else:
-                lin.append(i)
-            C = _inv_h(prev) * L
-            Ai_list.append(Ai)
-            consts.append(C)
-            prev = L
-        # the joint exponentials need W, W^2, W v, W^2 v of each screw (all polynomial)
-        pieces = []
-        for Ai in Ai_list:
-            w, v = Ai[:3, 0], Ai[3:, 0]
-            W = sp.Matrix([[0, -w[2], w[1]], [w[2], 0, -w[0]], [-w[1], w[0], 0]])
-            pieces.append((W, (W * W).applyfunc(sp.expand), (W * v).applyfunc(sp.expand),
-                           (W * W * v).applyfunc(sp.expand), v, w))
-        everything = []
-        for C in consts:
-            everything += list(C)
-        for G in data["link_inertias"]:
-            everything += list(G)
-        for Ai, (W, W2, Wv, W2v, v, w) in zip(Ai_list, pieces):
-            everything += list(Ai) + list(W2) + list(Wv) + list(W2v) + list(w.T * v)
-        conv = _Converter(everything)
-        ring = self.ring = Ring(n, trig, lin, conv.gens, exact, budget)
-        nl = len(lin)
-
-        def P(e):
-            return ring.from_terms(conv.terms(e, nl, exact))
-
-        def cmat(A):
-            return [[P(A[i, j]) for j in range(A.cols)] for i in range(A.rows)]
-
-        A, Y, Hrel = [], [], []
-        for i in range(n):
-            H = ring.matmul(cmat(consts[i]), self._joint_exp(ring, P, pieces[i], i))
-            A.append(cmat(Ai_list[i]))
+            H = ring.matmul(C[i], self._joint_exp(ring, pieces[i], i))
             Hrel.append(H)
             Y.append(_ad_poly(ring, _inv_poly(ring, H)))
-        self.A, self.Y, self.Hrel = A, Y, Hrel
-        inertias = [cmat(G) for G in data["link_inertias"]]
+        self.Y, self.Hrel = Y, Hrel
         M = [[ring.zero] * n for _ in range(n)]
         acc = None
         for i in reversed(range(n)):
@@ -572,21 +874,22 @@ class Derivation:
                 acc = ring.matmul(ring.T(Y[i]), ring.matmul(Ic, Y[i]))
         self.M = M
         # first moment of mass sum_i (m_i p_i + R_i h_i), h_i = m_i c_i the link's first moment
-        # in its own frame (read off its spatial inertia: G[3:, :3] = m [c]^T... as m [c])
+        # in its own frame, read off its spatial inertia: G[:3, 3:] = m [c] in the (omega, v)
+        # ordering, so h = (G[2, 4], G[0, 5], G[1, 3]) and m = G[3, 3]
         T, self.P = None, [ring.zero] * 3
         for i in range(n):
             T = Hrel[i] if T is None else ring.matmul(T, Hrel[i])
-            G = data["link_inertias"][i]
-            hx = G[:3, 3:]                   # = m [c] in the (omega, v) ordering
-            local = [P(hx[2, 1]), P(hx[0, 2]), P(hx[1, 0]), P(G[3, 3])]
+            G = inertias[i]
+            local = [G[2][4], G[0][5], G[1][3], G[3][3]]
             self.P = [ring.sum([self.P[r]] + [ring.mul(T[r][c], local[c]) for c in range(4)])
                       for r in range(3)]
         self._dM = None
 
     @staticmethod
-    def _joint_exp(ring, P, piece, k):
-        """exp([A] q_k) of a screw A as a 4 x 4 matrix of polynomials (Rodrigues)."""
-        W, W2, Wv, W2v, v, w = piece
+    def _joint_exp(ring, piece, k):
+        """exp([A] q_k) of a screw A as a 4 x 4 matrix of polynomials (Rodrigues); ``piece`` holds
+        W = [w], W^2, W v, W^2 v and v + W^2 v of the screw A = (w, v) as polynomials."""
+        W, W2, Wv, W2v, vW2v, v = piece
         one = ring.const(ring.one)
         H = [[ring.zero] * 4 for _ in range(4)]
         H[3][3] = one
@@ -596,19 +899,19 @@ class Derivation:
             qk = ring.q_lin(k) if k in ring._lin_shift else None
             for r in range(3):
                 for c in range(3):
-                    e = ring.add(ring.mul(P(W[r, c]), sin), ring.mul(P(W2[r, c]), omc))
+                    e = ring.add(ring.mul(W[r][c], sin), ring.mul(W2[r][c], omc))
                     H[r][c] = ring.add(one, e) if r == c else e
             # translation: (I q + (1 - cos) W + (q - sin) W^2) v; the q terms only for a pitch
             for r in range(3):
-                e = ring.add(ring.mul(P(Wv[r]), omc), ring.mul(P(W2v[r]), sin), -1)
+                e = ring.add(ring.mul(Wv[r], omc), ring.mul(W2v[r], sin), -1)
                 if qk is not None:
-                    e = ring.add(e, ring.mul(P(v[r] + W2v[r]), qk))
+                    e = ring.add(e, ring.mul(vW2v[r], qk))
                 H[r][3] = e
         else:
             qk = ring.q_lin(k)
             for r in range(3):
                 H[r][r] = one
-                H[r][3] = ring.mul(P(v[r]), qk)
+                H[r][3] = ring.mul(v[r], qk)
         return H
 
     # ---- results as sympy ------------------------------------------------------
@@ -710,17 +1013,19 @@ def _inv_poly(ring, H):
     return Hi
 
 
-def derivation(chain):
-    """The :class:`Derivation` of a chain, made once and cached on the (immutable) chain.
+def derivation(chain, speeds=False):
+    """The :class:`Derivation` of a chain, made once and cached on the (immutable) chain; with
+    ``speeds`` its ring also has the generalized speeds as generators (``.speeds``, for Kane's
+    method).
 
     >>> import sympy as sp
     >>> from robodyn.models import planar_rr
     >>> derivation(planar_rr()).mass_matrix(sp.symbols('q1 q2'))[0, 1]
     cos(q2)/2 + 1/3
     """
-    key = ("lagrange", "derivation")
+    key = ("lagrange", "derivation") if not speeds else ("kane", "derivation")
     if key not in chain._cache:
-        chain._cache[key] = Derivation(chain)
+        chain._cache[key] = Derivation(chain, speeds=bool(speeds))
     return chain._cache[key]
 
 

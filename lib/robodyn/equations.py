@@ -39,6 +39,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import sympy as sp
+from sympy.printing.pycode import PythonCodePrinter
 
 from . import _checks
 
@@ -339,8 +340,22 @@ def _substitute(form, values, fname):
     return exprs
 
 
+class _FlatPrinter(PythonCodePrinter):
+    """Python code with long sums printed flat, ``sum((a, b, ...))``: printed as
+    ``a + b + ...`` a sum of thousands of terms nests as deep as it is long, and Python's
+    compiler gives up (RecursionError)."""
+
+    _LONG = 64
+
+    def _print_Add(self, expr, order=None):
+        if len(expr.args) <= self._LONG:
+            return super()._print_Add(expr, order)
+        return "sum((" + ", ".join(self._print(a) for a in expr.args) + "))"
+
+
 def _lambdified(form, values, fname):
-    """A :class:`NumericForm` by ``lambdify(cse=True)`` of the substituted expressions."""
+    """A :class:`NumericForm` by ``lambdify(cse=True)`` of the substituted expressions (long
+    sums printed flat, :class:`_FlatPrinter`)."""
     M, f, K, B = _substitute(form, values, fname)
     q, u, t = list(form.q), list(form.u), form.t
     n, m, k = len(q), len(u), B.shape[1]
@@ -348,7 +363,10 @@ def _lambdified(form, values, fname):
     JK = Ku.jacobian(sp.Matrix(q + [t]))
 
     def make(args, expr, shape):
-        fn = sp.lambdify(args, list(expr), modules="math", cse=True)
+        fn = sp.lambdify(args, list(expr), modules="math", cse=True,
+                         printer=_FlatPrinter({"fully_qualified_modules": False,
+                                               "inline": True, "allow_unknown_functions": True,
+                                               "user_functions": {}}))
         return lambda *a: np.array(fn(*a), dtype=float).reshape(shape)
 
     fM = make(q + [t], M, (m, m))

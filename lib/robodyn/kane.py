@@ -40,15 +40,15 @@ from __future__ import annotations
 
 import numbers
 from dataclasses import dataclass, field
+from functools import cached_property
 
 import numpy as np
 import sympy as sp
 
-from . import _checks
+from . import _checks, _derivation
 from ._checks import is_symbolic
 from ._checks import to_sympy as _S
-from ._kane_engine import Ring
-from ._kane_engine import canonical as _canonical
+from ._derivation import canonical as _canonical
 from .equations import TIME, FieldsForm, MassMatrixForm, mass_matrix_form
 from .kinematics import SerialChain
 
@@ -108,8 +108,7 @@ class Particle:
 class RigidBody:
     """A rigid body: ``mass`` at the mass centre ``position`` (N frame), ``orientation`` R
     (3x3, body axes in N, functions of q and t) and the central ``inertia`` (3x3 in body axes,
-    kg m^2). ``angular_velocity`` (3 expressions in q, qd... written in N) is optional:
-    by default it is read off :math:`\\dot RR^T`.
+    kg m^2). Its angular velocity is read off :math:`\\dot RR^T`.
 
     >>> q = sp.Symbol('q')
     >>> b = RigidBody('B', 1, [0, 0, 0], [[sp.cos(q), -sp.sin(q), 0], [sp.sin(q), sp.cos(q), 0],
@@ -262,8 +261,10 @@ def _simp(e, simplify, q=None):
     """expand; with ``simplify`` also simplify products of sines and cosines (canonical sums
     of cos/sin of coordinate combinations when possible, else ``trigsimp``)."""
     e = sp.expand(e)
-    if not simplify or not e.has(sp.sin, sp.cos):
+    if not simplify or not e.has(sp.sin, sp.cos, sp.tan):
         return e
+    if e.has(sp.tan):                                  # e.g. inverse speed matrices: sin / cos
+        e = sp.expand(e.replace(sp.tan, lambda a: sp.sin(a) / sp.cos(a)))
     q = sorted({a for f in e.atoms(sp.sin, sp.cos) for a in f.free_symbols}, key=str) \
         if q is None else q
     out = _canonical([e], q)
@@ -537,8 +538,10 @@ class ChainEquations(FieldsForm):
     r"""Kane's equations of a serial chain, made by :func:`equations_of_motion`.
 
     With speeds u = qd (the default): ``M`` (n x n), ``active_forces`` :math:`F_r` (gravity's
-    generalized active forces, n x 1), ``inertia_forces`` :math:`F_r^*` (n x 1, linear in
-    ``udot``), ``f`` :math:`= F_r + F_r^*|_{\dot u = 0}`, so :math:`M\dot u = f + \tau`.
+    generalized active forces, n x 1), ``f`` :math:`= F_r + F_r^*|_{\dot u = 0}`, so
+    :math:`M\dot u = f + \tau`; made when first asked for: ``velocity_products`` (the part of
+    :math:`-F_r^*` free of ``udot``) and ``inertia_forces`` :math:`F_r^* = -M\dot u -{}`
+    velocity products (n x 1, linear in ``udot``).
     ``kinematics`` is :math:`\dot q = K u` (u itself by default) and ``input_matrix`` B
     (:math:`K^T` for joint torques). ``partial_velocities(link)`` gives the twist partial
     velocities of a link (its body Jacobian times K)."""
@@ -548,7 +551,6 @@ class ChainEquations(FieldsForm):
     M: sp.Matrix
     f: sp.Matrix
     active_forces: sp.Matrix
-    inertia_forces: sp.Matrix
     qd: sp.Matrix
     B: sp.Matrix
     gravity: tuple
@@ -561,6 +563,15 @@ class ChainEquations(FieldsForm):
     def n(self):
         return self.q.shape[0]
 
+    @cached_property
+    def velocity_products(self):
+        r"""The part of :math:`-F_r^*` free of :math:`\dot u`: :math:`F_r - f` (n x 1)."""
+        return (self.active_forces - self.f).applyfunc(sp.expand)
+
+    @cached_property
+    def inertia_forces(self):
+        r"""The generalized inertia forces :math:`F_r^* = -M\dot u -{}` (velocity products)."""
+        return -(self.M * self.udot) - self.velocity_products
 
     def equations(self):
         r"""Kane's equations :math:`F_r + F_r^* + \tau_r = 0`... as ``sympy.Eq`` (u = qd)."""
@@ -577,153 +588,92 @@ class ChainEquations(FieldsForm):
         return (jacobian_body(self.chain, self.q, link=int(link)) * K).applyfunc(sp.expand)
 
 
-def _as_exact(x):
-    return _S(x)
+def _chain_terms(chain, g, q, u):
+    r"""Kane's recursion for a serial chain on the shared engine (:mod:`robodyn._derivation`):
+    M, the velocity-product part of :math:`-F_r^*` and the gravity forces :math:`F_r`, as sympy
+    matrices in the Symbols q and u.
 
+    Forward, in link frames (:math:`Y_i` the twist transform from link i-1 to link i,
+    :math:`A_i` joint i's screw): :math:`\mathcal V_i = Y_i\mathcal V_{i-1} + A_iu_i`, and the
+    acceleration at :math:`\dot u = 0`, :math:`a_i = Y_ia_{i-1} + \mathrm{ad}_{Y_i\mathcal
+    V_{i-1}}A_iu_i`. Backward: the inertia wrench :math:`\mathcal I_ia_i -
+    \mathrm{ad}^T_{\mathcal V_i}\mathcal I_i\mathcal V_i` summed towards the base,
+    :math:`\mathcal W_i = \mathcal W^*_i + Y_{i+1}^T\mathcal W_{i+1}`, and projected on the
+    partial twist, :math:`A_i^T\mathcal W_i`; the weights :math:`\mathcal I_i(0, g_i)` the same
+    way. M is the engine's composite-inertia recursion (the coefficients of :math:`\dot u`)."""
+    d = _derivation.derivation(chain, speeds=True)
+    ring, n = d.ring, chain.n
+    zero = ring.zero
+    Y, I = d.Y, d.inertias
+    A = [[d.A[i][r][0] for r in range(6)] for i in range(n)]
+    npar = len(d.params)
+    us = [ring.gen(npar + k) for k in range(n)]
 
-def _chain_terms(chain, g):
-    """M, velocity-product inertia forces and gravity forces as packed polynomials."""
-    n = chain.n
-    syms = set()
-    for X in [chain.screws] + list(chain.link_homes) + list(chain.link_inertias) + [g]:
-        if is_symbolic(X):
-            syms |= _S(X).free_symbols
-    params = sorted(syms, key=str)
-    exact = bool(params)
-    screws = [_S(chain.screws[:, i]) if exact else np.asarray(chain.screws[:, i], float)
-              for i in range(n)]
-    rotating = [any(x != 0 for x in s[:3]) for s in screws]
-    homes = [_S(L) if exact else np.asarray(L, float) for L in chain.link_homes]
-    Is = [_S(G) if exact else np.asarray(G, float) for G in chain.link_inertias]
-    gv = _S(g) if exact else np.asarray(g, float)
+    def lower(Yi, x):                  # R^T x: the lower right block of Y = Ad(H^-1)
+        return [ring.sum([ring.mul(Yi[3 + r][3 + c], x[c]) for c in range(3)
+                          if Yi[3 + r][3 + c] and x[c]]) for r in range(3)]
 
-    def inv_h(H):
-        R, p = H[:3, :3], H[:3, 3]
-        out = sp.eye(4) if exact else np.eye(4)
-        out[:3, :3] = R.T
-        out[:3, 3] = -(R.T * p) if exact else -(R.T @ p)
-        return out
-
-    def mm(a, b):
-        return a * b if exact else a @ b
-
-    def adj(H):
-        R, p = H[:3, :3], H[:3, 3]
-        P = (sp.Matrix if exact else np.array)([[0, -p[2], p[1]], [p[2], 0, -p[0]],
-                                                [-p[1], p[0], 0]])
-        A = sp.zeros(6, 6) if exact else np.zeros((6, 6))
-        A[:3, :3] = R
-        A[3:, 3:] = R
-        A[3:, :3] = mm(P, R)
-        return A
-
-    A = [mm(adj(inv_h(homes[i])), screws[i]) for i in range(n)]    # joint screw, link frame
-    if exact:
-        A = [a.applyfunc(sp.expand) for a in A]
-    translating = [False] * n
+    axes = [k for k in range(3) if g[k] != 0]
+    V, a, grav = [], [], []
+    Vp, ap = [zero] * 6, [zero] * 6
+    gp = {k: [ring.const(ring.one) if r == k else zero for r in range(3)] for k in axes}
     for i in range(n):
-        w, v = A[i][:3], A[i][3:]
-        pitch = sum(w[k] * v[k] for k in range(3))
-        if not rotating[i] or (sp.expand(pitch) != 0 if exact else abs(pitch) > 1e-12):
-            translating[i] = True
-    ring = Ring(n, rotating, translating, params, exact)
-    c = ring.const
-    zero3 = [{}, {}, {}]
-
-    def joint(i):
-        """R(q_i), p(q_i) of exp([A_i] q_i) as polynomials."""
-        w, v = A[i][:3], A[i][3:]
-        if exact:
-            w, v = sp.Matrix(w), sp.Matrix(v)
-        one = {0: ring.one}
-        if not rotating[i]:
-            R = [[dict(one) if r == s else {} for s in range(3)] for r in range(3)]
-            qk = ring.gen("q", i)
-            return R, [ring.mul(c(v[r]), qk) for r in range(3)]
-        z, zi = ring.gen("z", i), ring.gen("z", i, -1)
-        half = ring.number(sp.Rational(1, 2))
-        cos = {k: x * half for k, x in ring.add(z, zi).items()}
-        sin = {k: x * half / ring.i for k, x in ring.sub(z, zi).items()}
-        omc = ring.sub(one, cos)
-        Wm = (sp.Matrix if exact else np.array)([[0, -w[2], w[1]], [w[2], 0, -w[0]],
-                                                 [-w[1], w[0], 0]])
-        W2 = mm(Wm, Wm)
-        R = [[ring.add(one if r == s else {}, ring.mul(sin, c(Wm[r, s])),
-                       ring.mul(omc, c(W2[r, s]))) for s in range(3)] for r in range(3)]
-        Wv, W2v = mm(Wm, v), mm(W2, v)
-        lin = [v[r] + W2v[r] for r in range(3)]         # pitch * w: helical joints only
-        p = []
-        for r in range(3):
-            e = ring.add(ring.mul(omc, c(Wv[r])), ring.mul(ring.neg(sin), c(W2v[r])))
-            if translating[i]:
-                e = ring.add(e, ring.mul(ring.gen("q", i), c(lin[r])))
-            p.append(e)
-        return R, p
-
-    # relative poses T_{i-1,i} = C_i exp([A_i] q_i), C_i = L_{i-1}^-1 L_i
-    Rs, ps = [], []
-    prev = sp.eye(4) if exact else np.eye(4)
-    for i in range(n):
-        Ci = mm(inv_h(prev), homes[i])
-        Re, pe = joint(i)
-        Cr = [[c(Ci[r, s]) for s in range(3)] for r in range(3)]
-        Rs.append([[ring.dot(Cr[r], [Re[0][s], Re[1][s], Re[2][s]]) for s in range(3)]
-                   for r in range(3)])
-        ps.append([ring.add(ring.dot(Cr[r], pe), c(Ci[r, 3])) for r in range(3)])
-        prev = homes[i]
-    Ac = [[c(x) for x in a] for a in A]
-    Ic = [[[c(G[r, s]) for s in range(6)] for r in range(6)] for G in Is]
-
-    # forward: twists V_i, velocity-product accelerations a_i, gravity in link frames
-    V, a, gl = [], [], []
-    Vp, ap, gp = [{}] * 6, [{}] * 6, [c(x) for x in gv]
-    for i in range(n):
-        ui = ring.gen("u", i)
-        Au = [ring.mul(x, ui) for x in Ac[i]]
-        Vi = [ring.add(x, y) for x, y in zip(ring.twist_to_child(Rs[i], ps[i], Vp), Au)]
-        ai = [ring.add(x, y) for x, y in zip(ring.twist_to_child(Rs[i], ps[i], ap),
-                                             ring.ad(Vi, Au))]
-        gi = ring.tmatvec(Rs[i], gp)
-        V.append(Vi), a.append(ai), gl.append(gi)
-        Vp, ap, gp = Vi, ai, gi
-    # backward: inertia wrenches and gravity wrenches composed towards the base
-    Fstar, Fgrav = [None] * n, [None] * n
-    Wc, Gc = None, None
+        Au = [ring.mul(x, us[i]) for x in A[i]]
+        Vt = ring.matvec(Y[i], Vp)                     # the parent's twist in this link's frame
+        w = Vt[:3]
+        ad = ring.cross(w, Au[:3]) + [ring.add(x, y) for x, y in
+                                      zip(ring.cross(w, Au[3:]), ring.cross(Vt[3:], Au[:3]))]
+        Vi = [ring.add(x, y) for x, y in zip(Vt, Au)]
+        ai = [ring.add(x, y) for x, y in zip(ring.matvec(Y[i], ap), ad)]
+        gp = {k: lower(Y[i], gk) for k, gk in gp.items()}
+        V.append(Vi), a.append(ai), grav.append(gp)
+        Vp, ap = Vi, ai
+    bias, active = [None] * n, {k: [None] * n for k in axes}
+    W, Wg = None, {k: None for k in axes}
     for i in reversed(range(n)):
-        h = ring.inertia_times(Ic[i], V[i])
-        Ia = ring.inertia_times(Ic[i], a[i])
+        h = ring.matvec(I[i], V[i])
         w, v = V[i][:3], V[i][3:]
-        bias = [ring.add(x, y) for x, y in zip(ring.cross(w, h[:3]), ring.cross(v, h[3:]))] \
+        Fi = ring.matvec(I[i], a[i])
+        extra = [ring.add(x, y) for x, y in zip(ring.cross(w, h[:3]), ring.cross(v, h[3:]))] \
             + ring.cross(w, h[3:])
-        Fi = [ring.add(x, y) for x, y in zip(Ia, bias)]
-        Gi = ring.inertia_times(Ic[i], zero3 + gl[i])
-        if Wc is not None:
-            Fi = [ring.add(x, y) for x, y in zip(Fi, ring.wrench_to_parent(Rs[i + 1], ps[i + 1],
-                                                                           Wc))]
-            Gi = [ring.add(x, y) for x, y in zip(Gi, ring.wrench_to_parent(Rs[i + 1], ps[i + 1],
-                                                                           Gc))]
-        Wc, Gc = Fi, Gi
-        Fstar[i] = ring.dot(Ac[i], Fi)
-        Fgrav[i] = ring.dot(Ac[i], Gi)
-    # mass matrix: composite inertias
-    M = [[None] * n for _ in range(n)]
-    comp = None
-    for i in reversed(range(n)):
-        Ci = Ic[i]
-        if comp is not None:
-            # X^T comp X: wrench-transform the columns, then the rows
-            cols = [ring.wrench_to_parent(Rs[i + 1], ps[i + 1], [comp[r][s] for r in range(6)])
-                    for s in range(6)]                     # cols[s] = X^T comp[:, s]
-            rows = [ring.wrench_to_parent(Rs[i + 1], ps[i + 1], [cols[s][r] for s in range(6)])
-                    for r in range(6)]                     # rows[r] = X^T (row r)^T
-            Ci = [[ring.add(Ic[i][r][s], rows[s][r]) for s in range(6)] for r in range(6)]
-        comp = Ci
-        F = ring.inertia_times(Ci, Ac[i])
-        M[i][i] = ring.dot(Ac[i], F)
-        for j in reversed(range(i)):
-            F = ring.wrench_to_parent(Rs[j + 1], ps[j + 1], F)
-            M[j][i] = M[i][j] = ring.dot(Ac[j], F)
-    return ring, M, Fstar, Fgrav
+        Fi = [ring.add(x, y) for x, y in zip(Fi, extra)]
+        if W is not None:
+            Fi = [ring.add(x, y) for x, y in zip(Fi, ring.tmatvec(Y[i + 1], W))]
+        W = Fi
+        bias[i] = ring.dot(A[i], W)
+        for k in axes:
+            Gi = ring.matvec(I[i], [zero] * 3 + grav[i][k])
+            if Wg[k] is not None:
+                Gi = [ring.add(x, y) for x, y in zip(Gi, ring.tmatvec(Y[i + 1], Wg[k]))]
+            Wg[k] = Gi
+            active[k][i] = ring.dot(A[i], Gi)
+    gens = d.params + list(u)
+    conv = lambda p: ring.to_sympy(p, q, gens)         # noqa: E731
+    M = d.mass_matrix(q)
+    # gravity: numbers scale the unit-axis forces inside the engine, symbols outside it; the
+    # velocity products are converted once, inside f (ChainEquations recovers them as Fr - f)
+    scaled = {k: _ring_number(ring, g[k]) for k in axes}
+    if all(c is not None for c in scaled.values()):
+        Fr_p = [ring.sum([ring.scale(active[k][i], scaled[k]) for k in axes]) for i in range(n)]
+        Fr = sp.Matrix([conv(p) for p in Fr_p])
+        f = sp.Matrix([conv(ring.add(p, b, -1)) for p, b in zip(Fr_p, bias)])
+    else:
+        Fr = sp.Matrix([sp.expand(sp.Add(*[g[k] * conv(active[k][i]) for k in axes]))
+                        for i in range(n)])
+        f = Fr - sp.Matrix([conv(b) for b in bias])
+    return M, Fr, f
+
+
+def _ring_number(ring, x):
+    """x as a coefficient of the ring (mpq for an exact ring, float otherwise), or None when it
+    is a symbol or has no short exact value."""
+    if is_symbolic(x):
+        return None
+    x = float(x)
+    if not ring.exact:
+        return x
+    fr = _derivation._nice(x)
+    return None if fr is None else ring.num(fr.numerator) / fr.denominator
 
 
 def equations_of_motion(chain, speeds=None, gravity=DEFAULT_GRAVITY, q=None, u=None):
@@ -739,10 +689,12 @@ def equations_of_motion(chain, speeds=None, gravity=DEFAULT_GRAVITY, q=None, u=N
               \mathcal W_r = \mathcal W^*_r + \mathrm{Ad}_{T_{r+1,r}}^T\mathcal W_{r+1},
 
     one backward sweep after one forward sweep of twists and accelerations (eq. (kane-frstar)
-    summed link by link); :math:`F_r` of gravity is the same sweep of the weights. Every
-    quantity is a trigonometric polynomial held in exponential form (two terms for
-    :math:`\cos(q_1 + \dots + q_k)`), with no ``simplify``. ``speeds`` other than qd go
-    through :func:`change_speeds`.
+    summed link by link); :math:`F_r` of gravity is the same sweep of the weights. It runs on
+    the symbolic engine Lagrange's equations use (:mod:`robodyn._derivation`), with the speeds
+    as extra generators: every quantity is a real trigonometric polynomial,
+    :math:`\cos(q_1 + \dots + q_k)` one term, with no ``simplify``; the mass matrix is the
+    engine's composite-inertia recursion. ``speeds`` other than qd go through
+    :func:`change_speeds`.
 
     Parameters
     ----------
@@ -787,18 +739,12 @@ def equations_of_motion(chain, speeds=None, gravity=DEFAULT_GRAVITY, q=None, u=N
     g = _checks.vector(gravity, 3, f"{fname}: gravity (3-vector in the space frame, m/s^2)")
     key = ("kane", tuple(q), tuple(u), tuple(str(x) for x in (list(g))))
     if key not in chain._cache:
-        ring, Mp, Fs, Fg = _chain_terms(chain, g)
-        ql, ul = list(q), list(u)
-        M = sp.Matrix(n, n, lambda i, j: ring.to_sympy(Mp[i][j], ql, ul))
-        bias = sp.Matrix([ring.to_sympy(x, ql, ul) for x in Fs])
-        Fr = sp.Matrix([ring.to_sympy(x, ql, ul) for x in Fg])
-        chain._cache[key] = (M, bias, Fr)
-    M, bias, Fr = chain._cache[key]
+        chain._cache[key] = _chain_terms(chain, [_S(x) if is_symbolic(x) else x for x in g],
+                                         list(q), list(u))
+    M, Fr, f = chain._cache[key]
     udot = sp.Matrix([sp.Symbol(f"{s.name}_dot") for s in u])
-    Fstar = -(M * udot) - bias
     gt = tuple(float(x) if not is_symbolic(x) else x for x in list(g))
-    eom = ChainEquations(q, u, udot, M, Fr - bias, Fr, Fstar, u, sp.eye(n), gt, chain,
-                         TIME, chain.name)
+    eom = ChainEquations(q, u, udot, M, f, Fr, u, sp.eye(n), gt, chain, TIME, chain.name)
     if speeds is None:
         return eom
     return change_speeds(eom, speeds)
