@@ -8,7 +8,6 @@ per-call time of the generated numeric functions vs Pinocchio. Every ratio is me
 KanesMethod runs in a child process with a time limit (default 120 s; 20 s with --quick);
 where it does not finish, its time is reported as a lower bound (">").
 """
-import multiprocessing as mp
 import sys
 import time
 import timeit
@@ -24,6 +23,8 @@ from robodyn.kinematics import SerialChain, homogeneous, revolute_screw
 sys.path.insert(0, "tests")    # bench only: the test module's chains and KanesMethod builder
 from test_derivation import kane_equations as kane  # noqa: E402
 from test_derivation import kane_planar, planar_symbolic  # noqa: E402
+
+from _common import time_in_child  # noqa: E402
 
 
 # --------------------------------------------------------------------------
@@ -76,27 +77,17 @@ def planar_kane(make, gravity):
     return kane_planar(n, L, m, sp.Float(-gravity[1]))
 
 
-def _kane_child(make, gravity, reference, out):
-    t = time.perf_counter()
+def _kane_run(make, gravity, reference):
     if reference is None:
         kane(make(), gravity)
     else:
         reference(make, gravity)
-    out.put(time.perf_counter() - t)
 
 
 def kane_time(make, gravity, timeout, reference=None):
     """Seconds KanesMethod takes in a child process, or (timeout, True) if it did not finish."""
-    ctx = mp.get_context("fork")
-    out = ctx.Queue()
-    proc = ctx.Process(target=_kane_child, args=(make, gravity, reference, out))
-    proc.start()
-    proc.join(timeout)
-    if proc.is_alive():
-        proc.terminate()
-        proc.join()
-        return timeout, True
-    return out.get(), False
+    t = time_in_child(_kane_run, (make, gravity, reference), timeout)
+    return (timeout, True) if t is None else (t, False)
 
 
 # --------------------------------------------------------------------------
