@@ -17,6 +17,11 @@ from robodyn import kane, models
 VALUES = {"r": 0.3, "m": 2.0, "g": 9.81}
 
 
+def param(eom, name):
+    """The parameter Symbol of ``eom`` called ``name``."""
+    return next(s for s in eom.parameters() if s.name == name)
+
+
 @pytest.fixture(scope="module")
 def disk():
     return models.rolling_disk()
@@ -109,7 +114,7 @@ def test_equals_kanesmethod_at_random_states(disk, reference):
 def test_dependent_speeds_and_reduced_size(disk):
     x, y, psi, theta, phi = disk.q
     u1, u2, u3, u4, u5 = disk.all_speeds
-    r = [s for s in disk.parameters() if s.name == "r"][0]
+    r = param(disk, "r")
     assert disk.dependent_speeds == {u4: r * u2 * sp.cos(psi), u5: r * u2 * sp.sin(psi)}
     assert disk.M.shape == (3, 3) and list(disk.u) == [u1, u2, u3]
     assert not disk.M.has(x, y, psi, phi)          # symmetry: only the lean enters M
@@ -123,7 +128,7 @@ def test_upright_rolling_straight_is_a_solution(disk):
     assert disk.f.xreplace(upright).applyfunc(sp.simplify).is_zero_matrix
     assert sp.simplify(disk.M.xreplace(upright).det()) != 0
     # the contact point moves along the heading at r * spin rate
-    r = [s for s in disk.parameters() if s.name == "r"][0]
+    r = param(disk, "r")
     assert (disk.qd.xreplace(upright) - sp.Matrix([r * u2 * sp.cos(psi), r * u2 * sp.sin(psi),
                                                    0, 0, u2])).is_zero_matrix
 
@@ -158,8 +163,7 @@ def test_critical_speed_symbolic(disk):
     lin = kane.linearize(disk, [0, 0, 0, 0, 0], u0=[0, w, 0], equilibrium=False)
     lam = sp.Symbol("lam")
     k = sp.solve(sp.cancel(lin.A.charpoly(lam).as_expr() / lam**6), lam**2)
-    r, g = (s for s in disk.parameters() if s.name in "rg" and s.name != "m")
-    r, g = sorted((r, g), key=lambda s: s.name != "r")
+    r, g = param(disk, "r"), param(disk, "g")
     assert sp.solve(k[0], w) == [sp.sqrt(g / (3 * r))]
 
 
@@ -224,3 +228,29 @@ def test_numeric_parameters_give_the_same_equations(disk):
     for _ in range(4):
         q, u = rng.uniform(-1, 1, 5), rng.uniform(-2, 2, 3)
         assert np.allclose(num.accelerations(q, u), num_sym.accelerations(q, u), atol=1e-12)
+
+
+@pytest.mark.equation("kane-disk-critical")
+def test_critical_speed_of_any_wheel_and_the_hoop():
+    """A wheel of central inertia m r^2 diag(a, b, a): w_c^2 = (g / r) a / (b (1 + b)), so
+    g / (3 r) for the disk (1/4, 1/2) and g / (4 r) for the hoop (1/2, 1) (exercise 4)."""
+    w, lam = sp.Symbol("w", positive=True), sp.Symbol("lam")
+    for a, b, expected in ((sp.Rational(1, 2), 1, sp.Rational(1, 4)),
+                           (sp.Rational(3, 10), sp.Rational(1, 2), sp.Rational(2, 5))):
+        wheel = models.rolling_disk(inertia_factors=(a, b))
+        lin = kane.linearize(wheel, [0] * 5, u0=[0, w, 0], equilibrium=False)
+        k = sp.solve(sp.cancel(lin.A.charpoly(lam).as_expr() / lam**6), lam**2)
+        r, g = param(wheel, "r"), param(wheel, "g")
+        assert sp.solve(k[0], w) == [sp.sqrt(expected * g / r)]
+        assert expected == a / (b * (1 + b))
+
+
+@pytest.mark.parametrize("factors, match", [
+    ((0.25,), "inertia_factors: expected two numbers"),
+    ((0.25, 0.6), "expected b <= 2a"),
+    ((0, 0.5), r"inertia_factors\[0\]: expected a positive number"),
+    ("disk", "inertia_factors: expected two numbers"),
+])
+def test_bad_inertia_factors(factors, match):
+    with pytest.raises(ValueError, match=match):
+        models.rolling_disk(inertia_factors=factors)

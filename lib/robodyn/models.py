@@ -230,7 +230,8 @@ def _rot(axis, a):
     return R
 
 
-def rolling_disk(radius=None, mass=None, gravity=None):
+def rolling_disk(radius=None, mass=None, gravity=None, inertia_factors=(sp.Rational(1, 4),
+                                                                    sp.Rational(1, 2))):
     r"""A thin uniform disk rolling without slipping on the horizontal plane z = 0, as Kane's
     equations with the two rolling constraints in the speeds (Part V, §6.5.2).
 
@@ -248,12 +249,16 @@ def rolling_disk(radius=None, mass=None, gravity=None):
 
     with :math:`u_4 = \dot x`, :math:`u_5 = \dot y` the dependent speeds: the reduced equations
     are 3 x 3 in :math:`(u_1, u_2, u_3)`. Central inertia :math:`\mathrm{diag}(mr^2/4,\ mr^2/2,\
-    mr^2/4)`, gravity :math:`-mg` along z at C; the contact force does no work and never appears.
+    mr^2/4)` (other wheels rolling on a sharp rim through ``inertia_factors``), gravity
+    :math:`-mg` along z at C; the contact force does no work and never appears.
 
     Parameters
     ----------
     radius : r (m), mass : m (kg), gravity : g (m/s^2); numbers or sympy expressions;
         default (None) the positive Symbols ``r``, ``m``, ``g``.
+    inertia_factors : (a, b), central inertia :math:`mr^2\,\mathrm{diag}(a, b, a)`: a about a
+        diameter, b about the axis; numbers or sympy expressions, :math:`0 < b \le 2a` (a flat
+        wheel has b = 2a). Default (1/4, 1/2), the uniform disk; (1/2, 1) is a thin hoop.
 
     Returns
     -------
@@ -261,7 +266,9 @@ def rolling_disk(radius=None, mass=None, gravity=None):
 
     Raises
     ------
-    ValueError for a radius or mass that is not positive, or a negative gravity.
+    ValueError for a radius or mass that is not positive, a negative gravity, or inertia
+    factors that are not two positive numbers with b <= 2a (no rigid body has them);
+    TypeError for values that are neither numbers nor sympy expressions.
 
     Examples
     --------
@@ -278,11 +285,19 @@ def rolling_disk(radius=None, mass=None, gravity=None):
         _checks.positive(mass, f"{fname}: mass", hint="a mass in kg"))
     g = sp.Symbol("g", positive=True) if gravity is None else _checks._exact(
         _checks.nonnegative(gravity, f"{fname}: gravity", hint="m/s^2, pointing down"))
-    return _rolling_disk(r, m, g)
+    if not isinstance(inertia_factors, (tuple, list)) or len(inertia_factors) != 2:
+        raise ValueError(f"{fname}: inertia_factors: expected two numbers (a, b), got "
+                         f"{_checks._describe(inertia_factors)}")
+    a, b = (_checks._exact(_checks.positive(v, f"{fname}: inertia_factors[{k}]"))
+            for k, v in enumerate(inertia_factors))
+    if (b - 2 * a).is_positive:
+        raise ValueError(f"{fname}: inertia_factors: expected b <= 2a (the axial moment of a rigid "
+                         f"wheel is at most twice the diametral one), got a = {a}, b = {b}")
+    return _rolling_disk(r, m, g, a, b)
 
 
 @functools.lru_cache(maxsize=8)
-def _rolling_disk(r, m, g):
+def _rolling_disk(r, m, g, a, b):
     from . import kane
     x, y, psi, theta, phi = q = list(sp.symbols("x y psi theta phi"))
     u = list(sp.symbols("u1:6"))
@@ -297,7 +312,7 @@ def _rolling_disk(r, m, g):
     Om = sum((L.diff(a) * b for a, b in zip(q, rates)), sp.zeros(3, 3)) * L.T
     w = sp.Matrix([Om[2, 1], Om[0, 2], Om[1, 0]]) + u[1] * L[:, 1]
     slip = (vC + w.cross(-r * L[:, 2])).applyfunc(lambda e: sp.trigsimp(sp.expand(e)))
-    disk = kane.RigidBody("disk", m, C, R, sp.diag(m * r**2 / 4, m * r**2 / 2, m * r**2 / 4))
+    disk = kane.RigidBody("disk", m, C, R, m * r**2 * sp.diag(a, b, a))
     return kane.kanes_equations(q, u, [disk], [kane.Force(C, [0, 0, -m * g])], speeds=W,
                                 constraints=list(slip[:2]), dependent=u[3:],
                                 name="rolling disk")
