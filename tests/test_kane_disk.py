@@ -90,7 +90,6 @@ def reference_udot(ref, q, ui):
                            np.array(ref["f"](q, u), float).ravel()), u
 
 
-@pytest.mark.equation("kane-rolling", "kane-eq")
 def test_equals_kanesmethod_at_random_states(disk, reference):
     num = disk.numeric(VALUES)
     rng = np.random.default_rng(12)
@@ -133,7 +132,6 @@ def test_upright_rolling_straight_is_a_solution(disk):
                                                    0, 0, u2])).is_zero_matrix
 
 
-@pytest.mark.equation("kane-linear", "kane-disk-critical")
 def test_critical_speed_of_upright_rolling(disk):
     w = sp.Symbol("w", positive=True)
     r, g = sp.Rational(3, 10), sp.Rational(981, 100)
@@ -230,7 +228,6 @@ def test_numeric_parameters_give_the_same_equations(disk):
         assert np.allclose(num.accelerations(q, u), num_sym.accelerations(q, u), atol=1e-12)
 
 
-@pytest.mark.equation("kane-disk-critical")
 def test_critical_speed_of_any_wheel_and_the_hoop():
     """A wheel of central inertia m r^2 diag(a, b, a): w_c^2 = (g / r) a / (b (1 + b)), so
     g / (3 r) for the disk (1/4, 1/2) and g / (4 r) for the hoop (1/2, 1) (exercise 4)."""
