@@ -4,8 +4,13 @@ Every factory accepts numbers or sympy symbols for its lengths and masses, so a 
 derive with symbols and simulate with numbers from one model. Links are uniform slender
 rods unless said otherwise: a rod of mass m and length l along its x axis has
 :math:`I_c = \mathrm{diag}(0,\ ml^2/12,\ ml^2/12)`.
+
+One model is not a chain: :func:`rolling_disk` (Part V), the thin disk rolling without slipping
+on a plane, handed out as its Kane's equations (:class:`~robodyn.kane.KaneEquations`).
 """
 from __future__ import annotations
+
+import functools
 
 import numpy as np
 import sympy as sp
@@ -19,7 +24,7 @@ MAX_JOINTS = 1000
 """The most joints :func:`planar_chain` and :func:`random_chain` build."""
 
 __all__ = ["rod_inertia", "planar_rr", "planar_rp", "spatial_rrr", "ur5_like",
-           "planar_chain", "random_chain"]
+           "planar_chain", "random_chain", "rolling_disk"]
 
 
 def _parameters(fname, lengths, masses):
@@ -215,3 +220,99 @@ def _columns(cols):
     if any(is_symbolic(c) for c in cols):
         return np.array(sp.Matrix.hstack(*[_S(c) for c in cols]).tolist(), dtype=object)
     return np.column_stack(cols)
+
+
+def _rot(axis, a):
+    c, s = sp.cos(a), sp.sin(a)
+    i, j = [(1, 2), (2, 0), (0, 1)][axis]
+    R = sp.eye(3)
+    R[i, i], R[i, j], R[j, i], R[j, j] = c, -s, s, c
+    return R
+
+
+def rolling_disk(radius=None, mass=None, gravity=None, inertia_factors=(sp.Rational(1, 4),
+                                                                    sp.Rational(1, 2))):
+    r"""A thin uniform disk rolling without slipping on the horizontal plane z = 0, as Kane's
+    equations with the two rolling constraints in the speeds (Part V, §6.5.2).
+
+    Coordinates :math:`q = (x, y, \psi, \theta, \varphi)`: the contact point P on the plane,
+    yaw :math:`\psi` about the vertical, lean :math:`\theta` about the heading, spin
+    :math:`\varphi` about the disk's axis; the disk's axes are
+    :math:`R = R_z(\psi)R_x(\theta)R_y(\varphi)` (axis of symmetry: body y), the lean frame
+    :math:`L = R_z(\psi)R_x(\theta)`, the centre :math:`C = P + rL_z`. Speeds
+    :math:`u = (\dot\theta, \dot\varphi, \dot\psi, \dot x, \dot y)`. Rolling means the
+    disk's material point at P has zero velocity, :math:`v^C + \omega\times(P - C) = 0`; its
+    vertical component vanishes identically, the horizontal ones are the nonholonomic
+    constraints (kane-rolling)
+
+    .. math:: \dot x - r\dot\varphi\cos\psi = 0, \qquad \dot y - r\dot\varphi\sin\psi = 0,
+
+    with :math:`u_4 = \dot x`, :math:`u_5 = \dot y` the dependent speeds: the reduced equations
+    are 3 x 3 in :math:`(u_1, u_2, u_3)`. Central inertia :math:`\mathrm{diag}(mr^2/4,\ mr^2/2,\
+    mr^2/4)` (other wheels rolling on a sharp rim through ``inertia_factors``), gravity
+    :math:`-mg` along z at C; the contact force does no work and never appears.
+
+    Parameters
+    ----------
+    radius : r (m), mass : m (kg), gravity : g (m/s^2); numbers or sympy expressions;
+        default (None) the positive Symbols ``r``, ``m``, ``g``.
+    inertia_factors : (a, b), central inertia :math:`mr^2\,\mathrm{diag}(a, b, a)`: a about a
+        diameter, b about the axis; numbers or sympy expressions, :math:`0 < b \le 2a` (a flat
+        wheel has b = 2a). Default (1/4, 1/2), the uniform disk; (1/2, 1) is a thin hoop.
+
+    Returns
+    -------
+    KaneEquations (name ``'rolling disk'``); ``dependent_speeds`` holds the solved constraints.
+
+    Raises
+    ------
+    ValueError for a radius or mass that is not positive, a negative gravity, or inertia
+    factors that are not two positive numbers with b <= 2a (no rigid body has them);
+    TypeError for values that are neither numbers nor sympy expressions.
+
+    Examples
+    --------
+    >>> d = rolling_disk()
+    >>> d.dependent_speeds
+    {u4: r*u2*cos(psi), u5: r*u2*sin(psi)}
+    >>> d.M.diagonal()
+    Matrix([[5*m*r**2/4, 3*m*r**2/2, m*r**2*(7 - 5*cos(2*theta))/8]])
+    """
+    fname = "rolling_disk"
+    r = sp.Symbol("r", positive=True) if radius is None else _checks._exact(
+        _checks.positive(radius, f"{fname}: radius", hint="the disk's radius in m"))
+    m = sp.Symbol("m", positive=True) if mass is None else _checks._exact(
+        _checks.positive(mass, f"{fname}: mass", hint="a mass in kg"))
+    g = sp.Symbol("g", positive=True) if gravity is None else _checks._exact(
+        _checks.nonnegative(gravity, f"{fname}: gravity", hint="m/s^2, pointing down"))
+    if not isinstance(inertia_factors, (tuple, list)) or len(inertia_factors) != 2:
+        raise ValueError(f"{fname}: inertia_factors: expected two numbers (a, b), got "
+                         f"{_checks._describe(inertia_factors)}")
+    a, b = (_checks._exact(_checks.positive(v, f"{fname}: inertia_factors[{k}]"))
+            for k, v in enumerate(inertia_factors))
+    if (b - 2 * a).is_positive:
+        raise ValueError(f"{fname}: inertia_factors: expected b <= 2a (the axial moment of a rigid "
+                         f"wheel is at most twice the diametral one), got a = {a}, b = {b}")
+    return _rolling_disk(r, m, g, a, b)
+
+
+@functools.lru_cache(maxsize=8)
+def _rolling_disk(r, m, g, a, b):
+    from . import kane
+    x, y, psi, theta, phi = q = list(sp.symbols("x y psi theta phi"))
+    u = list(sp.symbols("u1:6"))
+    L = _rot(2, psi) * _rot(0, theta)
+    R = L * _rot(1, phi)
+    C = sp.Matrix([x, y, 0]) + r * L[:, 2]
+    rates = [u[3], u[4], u[2], u[0], u[1]]          # qd in the speeds (u = W qd, W a permutation)
+    W = sp.Matrix(5, 5, lambda i, j: 1 if q[j] == [theta, phi, psi, x, y][i] else 0)
+    vC = C.jacobian(q) * sp.Matrix(rates)
+    # omega = omega of L (from dL/dt L^T) + spin rate about L_y; the slip velocity of the
+    # disk's material point at P is v_C + omega x (P - C)
+    Om = sum((L.diff(a) * b for a, b in zip(q, rates)), sp.zeros(3, 3)) * L.T
+    w = sp.Matrix([Om[2, 1], Om[0, 2], Om[1, 0]]) + u[1] * L[:, 1]
+    slip = (vC + w.cross(-r * L[:, 2])).applyfunc(lambda e: sp.trigsimp(sp.expand(e)))
+    disk = kane.RigidBody("disk", m, C, R, m * r**2 * sp.diag(a, b, a))
+    return kane.kanes_equations(q, u, [disk], [kane.Force(C, [0, 0, -m * g])], speeds=W,
+                                constraints=list(slip[:2]), dependent=u[3:],
+                                name="rolling disk")
