@@ -141,6 +141,32 @@ def test_random_chains_equal_aba(n, seed):
         q, qd, tau = rng.uniform(-1, 1, (3, n))
         ref = dynamics.forward_dynamics(chain, q, qd, tau, gravity=(0, 0, -9.81))
         assert np.allclose(num.accelerations(q, qd, 0.0, tau), ref, atol=1e-9)
+    if n >= 3:                                    # and Lagrange's equations (Part II)
+        lg = lagrange.equations_of_motion(chain, gravity=(0, 0, -9.81))
+        assert rd.max_difference(num, lg.numeric(), n_states=3) < 1e-9
+
+
+@pytest.mark.parametrize("n, seed, helical", [(3, 11, 0.4), (3, 2, 0.0)])
+def test_random_chains_equal_kanes_method(n, seed, helical):
+    """Ours against sympy.physics.mechanics.KanesMethod on random spatial chains with revolute,
+    prismatic and helical joints: M and f at random states (simplifying the difference of
+    expressions this long would take far longer than evaluating it). KanesMethod needs 30 s
+    and more from 4 random joints on, so longer chains are checked against Lagrange and the
+    ABA above."""
+    from test_derivation import kane_equations as kanes_method
+    chain = models.random_chain(n, np.random.default_rng(seed), prismatic=0.3, helical=helical)
+    g = (0.3, 0.0, -9.81)
+    ours = kane.equations_of_motion(chain, gravity=g)
+    Mk, fk = kanes_method(chain, g)
+    qs = sp.symbols(f"q1:{n + 1}")
+    fk = fk.xreplace(dict(zip(sp.symbols(f"qd1:{n + 1}"), ours.u)))
+    rng = np.random.default_rng(n)
+    for _ in range(2):
+        env = dict(zip(ours.q, rng.uniform(-1, 1, n))) | dict(zip(ours.u, rng.uniform(-1, 1, n)))
+        envk = env | dict(zip(qs, [env[x] for x in ours.q]))
+        dM = np.array((ours.M.xreplace(env) - Mk.xreplace(envk)), float)
+        df = np.array((ours.f.xreplace(env) - fk.xreplace(envk)), float)
+        assert np.abs(dM).max() < 1e-11 and np.abs(df).max() < 1e-10
 
 
 @pytest.mark.parametrize("n", [2])
