@@ -96,6 +96,60 @@ def test_student_notebooks_are_generated_from_the_sources(src):
     assert [c.metadata for c in made.cells] == [c.metadata for c in committed.cells]
 
 
+@pytest.mark.parametrize("src", SOURCES, ids=lambda p: p.stem)
+def test_student_notebooks_have_a_self_test(src):
+    """Every student notebook ends its problems with a check cell (tag ``check``) of asserts,
+    written by the generator from the answer key alone."""
+    nb = read(SETS / src.name)
+    checks = [i for i, c in enumerate(nb.cells) if "check" in c.metadata.get("tags", [])]
+    assert len(checks) == 1, src.name
+    cell = nb.cells[checks[0]]
+    assert cell.cell_type == "code" and cell.source.count("assert ") >= 5
+    assert markup.meta(cell)["grade_id"] == markup.SELF_TEST_ID and markup.meta(cell)["locked"]
+    assert cell.source == markup.self_test_source(markup.answer_key_json(read(src)))
+    assert "problems.key_value(" in cell.source          # every set has a constant answer
+    graded = [i for i, c in enumerate(nb.cells) if (markup.meta(c) or {}).get("grade")]
+    assert checks[0] == graded[-1] + 1
+
+
+def _self_test_report(cells):
+    return grader.run_cells(cells, [], sandboxed=False,
+                            limits=grader.Limits(cell_timeout=120, total_timeout=300))
+
+
+def test_self_test_passes_blank_and_answered_and_fails_without_its_key():
+    src = SOURCES[0]
+    student = [c.source for c in read(SETS / src.name).cells if c.cell_type == "code"]
+    self_test = student[-1]
+    assert "Self-test" in self_test
+    blank = _self_test_report(student)                       # the notebook as handed out
+    assert [c["status"] for c in blank["cells"]] == ["ok"] * len(student), blank["cells"]
+    answered = _self_test_report(grader._code_cells(read(src)) + [self_test])
+    assert answered["cells"][-1]["status"] == "ok", answered["cells"][-1]
+    keyless = _self_test_report([c for c in student if "load_key(" not in c])
+    assert keyless["cells"][-1]["status"] == "error"
+    assert "the answer key lacks problem p1" in keyless["cells"][-1]["error"]
+    wrong = self_test.replace('== "sign"', '== "half"')      # the asserts can fail
+    assert _self_test_report(student[:-1] + [wrong])["cells"][-1]["status"] == "error"
+
+
+def test_self_test_source_without_a_constant_answer():
+    src = markup.self_test_source('{"p1": {"points": {"x": [1.0]}, "shape": [], "real": [2.0]}}')
+    assert "not answered yet" in src and "key_value" not in src
+    compile(src, "self-test", "exec")
+
+
+def test_student_version_refuses_a_taken_self_test_id():
+    nb = _broken(lambda nb: nb.cells[0].metadata["nbgrader"].update(grade_id="self_test"))
+    with pytest.raises(markup.MarkupError, match="'self_test' is reserved"):
+        markup.student_version(nb)
+    no_key = _broken(lambda nb: setattr(_cell(nb, markup.KEY_ID), "source",
+                                        "problems.load_key(None)"))
+    assert markup.answer_key_json(no_key) is None
+    assert not any(markup.meta(c) and markup.meta(c)["grade_id"] == markup.SELF_TEST_ID
+                   for c in markup.student_version(no_key).cells)
+
+
 def test_student_version_of_a_small_notebook():
     nb = nbformat.v4.new_notebook()
     sol = nbformat.v4.new_code_cell("x = None\n    ### BEGIN SOLUTION\nx = 42\n    ### END SOLUTION")
@@ -167,6 +221,9 @@ def test_submission_cells_use_the_locked_cells_of_the_release():
     sub["cells"].append({"cell_type": "code", "metadata": {}, "source": "extra = 1",
                          "outputs": [], "execution_count": None})
     cells = grader.submission_cells(sub, release)
+    assert any(markup.meta(c) and markup.meta(c)["grade_id"] == markup.SELF_TEST_ID
+               for c in release.cells)
+    assert not any("Self-test of this notebook" in c for c in cells)   # it needs the key
     assert "problems = 'tampered'" not in cells
     assert any("ProblemSet(" in c for c in cells) and "extra = 1" in cells
     assert not any("problems.check(" in c or "load_key" in c for c in cells)
@@ -231,6 +288,7 @@ def test_broken_submissions_fail_alone(graded):
     assert "SyntaxError" in rows["crashing"]["notes"]
     assert "exceeded its 4 s time limit" in rows["infinite_loop"]["notes"]
     assert "MemoryError" in rows["memory_hog"]["notes"]
+    assert rows["correct"]["notes"] == ""          # its self-test cell was not run there
     assert "could not be read" in rows["not_a_notebook"]["notes"]
     for student in ("crashing", "infinite_loop", "memory_hog"):
         assert float(rows[student]["seconds"]) < LIMITS.total_timeout

@@ -305,10 +305,14 @@ def generate(instructor_path, out_dir, *, progress=None):
 # grading
 # --------------------------------------------------------------------------
 
+_NOT_RUN = (markup.KEY_ID, markup.SELF_TEST_ID)
+"""Locked cells a submission's process never runs (the key; the self-test, which needs it)."""
+
+
 def submission_cells(submission, release):
     """The code a submission's process runs: the student's cells in their order, except that
-    locked cells are the release's own, test cells and the answer key are left out, and a
-    missing locked cell comes back (first).
+    locked cells are the release's own, test cells, the answer key and the self-test are left
+    out, and a missing locked cell comes back (first).
 
     >>> setup = nbformat.v4.new_code_cell("import robodyn")
     >>> setup.metadata["nbgrader"] = markup.nbgrader_metadata("setup", locked=True)
@@ -335,14 +339,14 @@ def submission_cells(submission, release):
         if gid in by_id:
             rc, rm = by_id[gid]
             seen.add(gid)
-            if rm["grade"] or gid == markup.KEY_ID:
+            if rm["grade"] or gid in _NOT_RUN:
                 continue                                   # tests: run here, not there
             if rm["locked"]:
                 src = rc.source                            # the release's copy, not theirs
         out.append(src)
     for gid, (rc, rm) in by_id.items():                  # deleted locked setup cells
         if rc.cell_type == "code" and rm["locked"] and not rm["grade"] and \
-                gid != markup.KEY_ID and gid not in seen:
+                gid not in _NOT_RUN and gid not in seen:
             out.insert(0, rc.source)
     return out
 
