@@ -10,6 +10,8 @@ import csv
 import importlib.util
 import json
 import os
+import shutil
+import tempfile
 import time
 from pathlib import Path
 
@@ -337,6 +339,69 @@ n = found.count('refused')
     assert report["cells"][0]["status"] == "ok", report
     assert report["answers"]["p"] == {"type": "numeric", "shape": [], "real": [7.0]}
     assert report["answers"]["q"]["type"] == "invalid"       # a list of str is no answer
+
+
+@pytest.fixture
+def tmp_path_outside():
+    """A fresh folder in /tmp that every user may pass through (pytest's own tmp_path lies
+    below a folder only root may enter), removed afterwards."""
+    folder = Path(tempfile.mkdtemp(prefix="robodyn-test-"))
+    folder.chmod(0o755)
+    yield folder
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+HOSTILE_AS_NOBODY = """
+import os, signal, stat
+def attempt(f):
+    try:
+        f()
+        return 1.0                    # it worked
+    except PermissionError:
+        return 0.0                    # refused by the operating system
+ids = [os.getuid(), os.geteuid(), os.getgid(), os.getegid(), len(os.getgroups())]
+tried = [attempt(lambda: open(SECRET).read()),                      # a root-only file
+         attempt(lambda: open(PUBLIC).read()),                      # a file every user may read
+         attempt(lambda: open(os.path.join(os.path.dirname(SECRET), 'planted'), 'w')),
+         attempt(lambda: os.setuid(0)),                             # root back
+         attempt(lambda: os.kill(os.getppid(), signal.SIGTERM)),    # stop the grader
+         attempt(lambda: open(f'/proc/{os.getppid()}/mem', 'rb').read(1)),   # its memory
+         attempt(lambda: open(f'/proc/{os.getppid()}/environ', 'rb').read()),
+         attempt(lambda: open('mine.txt', 'w').write('ok'))]       # its own folder
+here = os.stat('.')
+result = ids + tried + [here.st_uid, stat.S_IMODE(here.st_mode)]
+"""
+
+
+@pytest.mark.skipif(not grader.can_drop_privileges(),
+                    reason="needs a grader running as root, able to become nobody")
+def test_as_root_a_submission_runs_as_nobody(tmp_path_outside):
+    """The operating system alone (audit hook off) keeps a hostile submission from root's
+    files, from root, from the grader's process and memory; it writes only its own folder."""
+    folder = tmp_path_outside
+    secret, public = folder / "reference.json", folder / "public.txt"
+    secret.write_text('{"p1": "the solution"}')
+    secret.chmod(0o600)
+    public.write_text("anyone may read this")
+    public.chmod(0o644)
+    cell = f"SECRET, PUBLIC = {str(secret)!r}, {str(public)!r}\n" + HOSTILE_AS_NOBODY
+    report = grader.run_cells([cell], [{"key": "p", "answer": "result"}], limits=LIMITS,
+                              audit_hook=False)
+    assert report["cells"][0]["status"] == "ok", report
+    got = report["answers"]["p"]["real"]
+    assert got[:5] == [65534.0] * 4 + [0.0]                 # nobody, nogroup, no other groups
+    assert got[5:13] == [0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0]
+    assert got[13:] == [65534.0, 0o700]                     # its folder: its own, private
+    assert not (folder / "planted").exists()
+    assert grader.readable_by_others(public) and not grader.readable_by_others(secret)
+
+
+def test_without_the_drop_a_submission_keeps_the_graders_user(monkeypatch):
+    """Not root (or no drop possible): today's behaviour, the grader's own user."""
+    monkeypatch.setattr(grader, "can_drop_privileges", lambda: False)
+    report = grader.run_cells(["import os\nuid = os.getuid()"],
+                              [{"key": "p", "answer": "uid"}], limits=LIMITS)
+    assert report["answers"]["p"]["real"] == [float(os.getuid())]
 
 
 def test_score_table_fields_are_not_formulas():
