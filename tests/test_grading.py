@@ -367,7 +367,8 @@ tried = [attempt(lambda: open(SECRET).read()),                      # a root-onl
          attempt(lambda: os.kill(os.getppid(), signal.SIGTERM)),    # stop the grader
          attempt(lambda: open(f'/proc/{os.getppid()}/mem', 'rb').read(1)),   # its memory
          attempt(lambda: open(f'/proc/{os.getppid()}/environ', 'rb').read()),
-         attempt(lambda: open('mine.txt', 'w').write('ok'))]       # its own folder
+         attempt(lambda: open('mine.txt', 'w').write('ok')),       # its own folder
+         attempt(lambda: open(INSTRUCTOR).read())]                  # in a hidden folder
 here = os.stat('.')
 result = ids + tried + [here.st_uid, stat.S_IMODE(here.st_mode)]
 """
@@ -384,16 +385,35 @@ def test_as_root_a_submission_runs_as_nobody(tmp_path_outside):
     secret.chmod(0o600)
     public.write_text("anyone may read this")
     public.chmod(0o644)
-    cell = f"SECRET, PUBLIC = {str(secret)!r}, {str(public)!r}\n" + HOSTILE_AS_NOBODY
+    source = folder / "source"                  # an instructor's folder every user may read
+    source.mkdir(mode=0o755)
+    instructor = source / "set.ipynb"
+    instructor.write_text('{"cells": ["### BEGIN SOLUTION"]}')
+    instructor.chmod(0o644)
+    cell = (f"SECRET, PUBLIC, INSTRUCTOR = {str(secret)!r}, {str(public)!r}, "
+            f"{str(instructor)!r}\n" + HOSTILE_AS_NOBODY)
+    hide = grader.paths_to_hide(instructor)
+    assert hide == [str(source)]
     report = grader.run_cells([cell], [{"key": "p", "answer": "result"}], limits=LIMITS,
-                              audit_hook=False)
+                              audit_hook=False, hide=hide)
     assert report["cells"][0]["status"] == "ok", report
     got = report["answers"]["p"]["real"]
     assert got[:5] == [65534.0] * 4 + [0.0]                 # nobody, nogroup, no other groups
     assert got[5:13] == [0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0]
-    assert got[13:] == [65534.0, 0o700]                     # its folder: its own, private
+    assert got[13] == (0.0 if grader.can_hide_paths() else 1.0)
+    assert got[14:] == [65534.0, 0o700]                     # its folder: its own, private
     assert not (folder / "planted").exists()
     assert grader.readable_by_others(public) and not grader.readable_by_others(secret)
+    assert instructor.read_text().startswith('{"cells"')     # hidden from it, not from us
+
+
+def test_paths_to_hide_spare_what_the_child_needs():
+    import robodyn
+    assert grader.paths_to_hide(SOURCES[0]) == [str(SOURCES[0].parent)]
+    inside = Path(robodyn.__file__).parent / "set.ipynb"     # a folder the child needs
+    assert grader.paths_to_hide(inside) == [str(inside)]
+    assert grader.paths_to_hide(Path(tempfile.gettempdir()) / "x.ipynb") == \
+        [str(Path(tempfile.gettempdir()).resolve() / "x.ipynb")]
 
 
 def test_without_the_drop_a_submission_keeps_the_graders_user(monkeypatch):

@@ -21,16 +21,18 @@ files, a fresh empty working directory, an environment without proxies or creden
 its own session. When the grader runs as root (and a process can change its user here:
 :func:`can_drop_privileges`), the process becomes the unprivileged user ``nobody`` (uid and
 gid 65534, no supplementary groups; irreversibly) after importing the modules notebooks need
-and before the first cell: it then cannot read root's private files (the instructor
-notebooks, if kept private), cannot signal the grader or read its memory (where the references
-are), can write only its own working folder (owned by ``nobody``, mode 700, inside a folder of
-the grader's that holds its standard error), and may start only a few processes. What a Python
+and before the first cell: it then cannot read root's private files, cannot signal the
+grader or read its memory (where the references are), can write only its own working folder
+(owned by ``nobody``, mode 700, inside a folder of the grader's that holds its standard error),
+and may start only a few processes. When the instructor notebook is readable by every user and
+the kernel allows it (:func:`can_hide_paths`), the process first covers the notebook's folder
+with an empty mount in a mount namespace of its own (:func:`paths_to_hide`), so the
+instructor's solutions are out of its reach too. What a Python
 audit hook adds (a tripwire, not a boundary: code that reaches C directly could get round it):
 no sockets, no new processes, no ``ctypes`` calls, no signals to other processes, no file
-access outside the working directory and the Python path. Not enforced without root
-namespaces: reading files that every user may read (the grader says when the instructor
-notebook is one), a network-free environment for code that bypasses the hook, and, with
-``jobs`` > 1, signals between submissions running at the same time (the same user).
+access outside the working directory and the Python path. Not enforced: reading other files
+that every user may read and a network-free environment, for code that bypasses the hook; and,
+with ``jobs`` > 1, signals between submissions running at the same time (the same user).
 """
 from __future__ import annotations
 
@@ -106,6 +108,43 @@ def can_drop_privileges():
     return _DROP["ok"]
 
 
+_HIDE = {}
+
+
+def can_hide_paths():
+    """True when the grader runs as root and a child process can hide paths in a mount
+    namespace of its own (probed once: :func:`robodyn.grading.sandbox.hide_paths` on an empty
+    temporary folder)."""
+    if os.geteuid() != 0:
+        return False
+    if "ok" not in _HIDE:
+        folder = tempfile.mkdtemp(prefix="robodyn-probe-")
+        probe = f"from robodyn.grading.sandbox import hide_paths\nhide_paths([{folder!r}])"
+        try:
+            r = subprocess.run([sys.executable, "-c", probe], cwd="/", capture_output=True,
+                               env={"PYTHONPATH": _python_path(), "HOME": "/"}, timeout=120)
+            _HIDE["ok"] = r.returncode == 0
+        except (OSError, subprocess.SubprocessError):
+            _HIDE["ok"] = False
+        finally:
+            shutil.rmtree(folder, ignore_errors=True)
+    return _HIDE["ok"]
+
+
+def paths_to_hide(instructor_path):
+    """What a submission must not see of the instructor's files: the instructor notebook's
+    folder, or the notebook alone when that folder holds what the child needs (Python, the
+    robodyn package, the temporary folder)."""
+    nb = Path(instructor_path).resolve()
+    folder = nb.parent
+    needed = [Path(answers.__file__).resolve().parent, Path(sys.prefix).resolve(),
+              Path(sys.base_prefix).resolve(), Path(sys.executable).resolve(),
+              Path(tempfile.gettempdir()).resolve()]
+    if any(n == folder or folder in n.parents for n in needed):
+        return [str(nb)]
+    return [str(folder)]
+
+
 def readable_by_others(path):
     """True when a user other than the owner (and outside its group) may read ``path``: the
     file is readable by others and every folder above it is searchable by others."""
@@ -132,7 +171,7 @@ def _limit(limits, cpu_seconds, drop):
 
 
 def run_cells(cells, problems, *, inputs=None, limits=Limits(), sandboxed=True,
-              spec_from=None, seed=0, audit_hook=True):
+              spec_from=None, seed=0, audit_hook=True, hide=()):
     """Run code cells in a new process and return its report: ``{'cells': [...], 'answers':
     {key: encoded}, ...}``, or ``{'failure': reason, ...}`` when the process died, was killed
     or sent nothing usable.
@@ -140,7 +179,8 @@ def run_cells(cells, problems, *, inputs=None, limits=Limits(), sandboxed=True,
     ``problems`` are Problem specs (dicts) whose answers to take out; with ``spec_from`` (the
     instructor's run) they come from that notebook variable instead. ``sandboxed`` (student
     code): the limits, the audit hook (unless ``audit_hook`` is False: the operating system's
-    protection alone, for tests) and, as root, the drop to ``nobody``.
+    protection alone, for tests) and, as root, the drop to ``nobody`` and the ``hide`` paths
+    covered (:func:`paths_to_hide`; ignored unless both the drop and the covering work here).
     """
     sandboxed = bool(sandboxed)
     drop = sandboxed and can_drop_privileges()
@@ -164,7 +204,8 @@ def run_cells(cells, problems, *, inputs=None, limits=Limits(), sandboxed=True,
     job = {"cells": list(cells), "answers": list(problems), "inputs": inputs or {},
            "cell_timeout": limits.cell_timeout, "guard": sandboxed and bool(audit_hook),
            "result_fd": write_fd, "spec_from": spec_from, "seed": seed,
-           "drop": list(NOBODY) if drop else None}
+           "drop": list(NOBODY) if drop else None,
+           "hide": [str(p) for p in hide] if drop and hide and can_hide_paths() else []}
     stderr_path = os.path.join(private, "stderr")
     started = time.monotonic()
     try:
@@ -401,7 +442,7 @@ def _judge(p, ref, student_enc, rng):
     return (float(p.points) if fb.correct else 0.0), str(fb)
 
 
-def grade_notebook(path, release, ref, *, limits=Limits(), seed=0):
+def grade_notebook(path, release, ref, *, limits=Limits(), seed=0, hide=()):
     """Grade one submission: a dict with the student's name, points per problem, feedback per
     problem, the total, the notes (failed cells, limits hit) and the seconds it took."""
     name = Path(path).stem
@@ -413,7 +454,7 @@ def grade_notebook(path, release, ref, *, limits=Limits(), seed=0):
     else:
         spec = [p.to_dict() for p in ref.problems]
         report = run_cells(submission_cells(sub, release), spec, inputs=ref.inputs,
-                           limits=limits, sandboxed=True)
+                           limits=limits, sandboxed=True, hide=hide)
     got = report.get("answers", {}) if isinstance(report.get("answers"), dict) else {}
     rng = np.random.default_rng(seed)
     notes = []
@@ -464,6 +505,7 @@ def grade(instructor_path, submissions, out_csv, *, limits=Limits(), seed=None,
     release = markup.student_version(nb)
     max_points = sum(p.points for p in ref.problems)
     say(f"  {len(ref.problems)} problems, {max_points:g} points ({time.monotonic() - t0:.1f} s)")
+    hide = []
     if os.geteuid() == 0:
         if not can_drop_privileges():
             say("  note: running as root, but a process cannot become 'nobody' here: submissions "
@@ -471,14 +513,19 @@ def grade(instructor_path, submissions, out_csv, *, limits=Limits(), seed=None,
         else:
             say(f"  submissions run as the user nobody (uid {NOBODY[0]})")
             if readable_by_others(instructor_path):
-                say(f"  note: {instructor_path} is readable by every user, so also by nobody "
-                    f"(only the audit hook refuses it): keep the instructor notebooks in a folder "
-                    f"other users cannot enter (chmod o-rwx)")
+                if can_hide_paths():
+                    hide = paths_to_hide(instructor_path)
+                    say(f"  hidden from the submissions (each in a mount namespace of its own): "
+                        f"{', '.join(hide)}")
+                else:
+                    say(f"  note: {instructor_path} is readable by every user, so also by "
+                        f"nobody (only the audit hook refuses it): keep the instructor notebooks "
+                        f"in a folder other users cannot enter (chmod o-rwx)")
     done = [0]
     lock = threading.Lock()
 
     def one(i, f):
-        row = grade_notebook(f, release, ref, limits=limits, seed=seed + i)
+        row = grade_notebook(f, release, ref, limits=limits, seed=seed + i, hide=hide)
         with lock:
             done[0] += 1
             note = f"; {row['notes'][:90]}" if row["notes"] else ""

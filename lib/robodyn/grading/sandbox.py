@@ -11,7 +11,9 @@ by the grader, in its own process.
 With ``drop`` set (the grader runs as root), the process imports the modules a notebook is
 likely to need (:data:`PRELOAD`, every robodyn module) and then becomes the unprivileged user
 ``drop = (uid, gid)`` for good (:func:`drop_privileges`), before the first cell; the working
-directory is that user's. With ``guard`` set (student code), after the heavy modules are
+directory is that user's; with ``hide`` (paths), it first covers those paths in a mount
+namespace of its own (:func:`hide_paths`), so that the instructor's folder is out of its reach.
+With ``guard`` set (student code), after the heavy modules are
 imported and before the first cell, an audit hook (:func:`sys.addaudithook`, which cannot be
 removed) refuses network use, new processes, signals to other processes, ``ctypes`` calls,
 raising resource limits, links, and file access outside the working directory (reading is also
@@ -155,6 +157,35 @@ def drop_privileges(uid, gid):
         raise SystemExit("sandbox: the privilege drop did not hold")
 
 
+_CLONE_NEWNS = 0x00020000
+_MS_RDONLY, _MS_NOSUID, _MS_NODEV, _MS_NOEXEC = 1, 2, 4, 8
+_MS_BIND, _MS_REC, _MS_PRIVATE = 4096, 16384, 1 << 18
+
+
+def hide_paths(paths):
+    """As root, in a mount namespace of this process's own, cover each folder of ``paths``
+    with an empty read-only file system only root may enter, and each file with /dev/null:
+    their contents are out of reach of this process (and nobody else's view changes). Raises
+    OSError when the kernel refuses (no CAP_SYS_ADMIN, no mount namespaces)."""
+    import ctypes
+    libc = ctypes.CDLL(None, use_errno=True)
+
+    def call(rc, what):
+        if rc != 0:
+            err = ctypes.get_errno()
+            raise OSError(err, f"hide_paths: {what}: {os.strerror(err)}")
+    call(libc.unshare(_CLONE_NEWNS), "a mount namespace")
+    call(libc.mount(b"none", b"/", None, _MS_REC | _MS_PRIVATE, None), "private mounts")
+    for path in paths:
+        target = os.fsencode(path)
+        if os.path.isdir(path):
+            call(libc.mount(b"tmpfs", target, b"tmpfs",
+                            _MS_RDONLY | _MS_NOSUID | _MS_NODEV | _MS_NOEXEC,
+                            b"size=4k,mode=0700"), f"covering {path}")
+        else:
+            call(libc.mount(b"/dev/null", target, None, _MS_BIND, None), f"covering {path}")
+
+
 def _shell():
     from IPython.core.interactiveshell import InteractiveShell
     from traitlets.config import Config
@@ -173,6 +204,8 @@ def _message(exc):
 def main():
     job = json.loads(sys.stdin.read())
     out = os.fdopen(job["result_fd"], "w")
+    if job.get("hide"):                   # still root, one thread: fail closed if refused
+        hide_paths(job["hide"])
     # heavy imports first, so that the guard does not see (and refuse) their start-up
     import numpy as np  # noqa: F401
     import sympy  # noqa: F401
