@@ -455,3 +455,78 @@ def test_answer_keys_are_current():
         for k in fresh:
             np.testing.assert_allclose(fresh[k]["real"], stored[k]["real"], rtol=1e-9,
                                        atol=1e-9, err_msg=f"{src.name} {k}")
+
+
+# --------------------------------------------------------------------------
+# problem set V: its hidden tests and the grader reject wrong answers
+# --------------------------------------------------------------------------
+
+SET_V = SETS / "source" / "part5_kane.ipynb"
+WRONG_V = {        # a common mistake for each problem of set V
+    "p1": "V_B = sp.Matrix(B.position).jacobian(q).T                       # transposed",
+    "p2": ("W = sp.Matrix([[1, 0], [1, 1]])\n"
+           "M_abs = W.T * rd.lagrange.equations_of_motion(models.planar_rr(l1, l2, m1, m2)).M * W"
+           "   # W^T M W, not W^-T M W^-1"),
+    "p3": "Fstar_B = -kane.kanes_equations([q1, q2], [u1, u2], [B]).inertia_forces   # sign",
+    "p4": ("e = sp.Matrix([sp.cos(q1), sp.sin(q1), 0])\n"
+           "AA = kane.RigidBody('A', m1, l1 / 2 * e, rot_z(q1), sp.diag(0, 1, 1) * m1 * l1**2 / 12)\n"
+           "BB = kane.RigidBody('B', m2, (q2 + l2 / 2) * e, rot_z(q1), sp.diag(0, 1, 1) * m2 * l2**2 / 12)\n"
+           "loads = [kane.Force(AA.position, [0, -m1 * g, 0]), kane.Force(BB.position, [0, -m2 * g, 0]),\n"
+           "         kane.Torque('A', [0, 0, T1]), kane.Force(BB.position, F2 * e),\n"
+           "         kane.Force(q2 * e, -F2 * e)]          # the reaction on a sliding point\n"
+           "F_rp = kane.kanes_equations([q1, q2], [u1, u2], [AA, BB], loads).active_forces"),
+    "p5": ("lag = rd.lagrange.equations_of_motion(models.planar_rp(l1, l2, m1, m2))\n"
+           "Fstar_rp = -(lag.M * udot + lag.C.xreplace(dict(zip(lag.u, u))) * u / 2)   # half C"),
+    "p6": ("A_dp = sp.Matrix([[0, 0, 1, 0], [0, 0, 0, 1], [-g / l1, g * m2 / (l1 * m1), 0, 0],"
+           " [g / l1, -g * (m1 + m2) / (l1 * m1), 0, 0]])   # l2 forgotten"),
+    "p7": "u2_slot = (l1 * sp.cos(q1) + l2 * sp.cos(q1 + q2)) / (l2 * sp.cos(q1 + q2)) * u1   # sign",
+    "p8": "M_slot = rd.lagrange.equations_of_motion(models.planar_rr(l1, l2, m1, m2)).M[0, 0]",
+    "p9": "omega_tip = float(flexible.clamped_free_roots(1)[0]**2 * np.sqrt(10 / 0.5))  # no tip mass",
+    "p10": ("V_twist_B = sp.Matrix([[l1 * sp.sin(q2), 0], [l1 * sp.cos(q2) + l2 / 2, l2 / 2],"
+            " [0, 0], [0, 0], [0, 0], [1, 1]])   # (v, omega)"),
+}
+
+
+def _by_id(nb):
+    return {markup.meta(c)["grade_id"]: c.source for c in nb.cells
+            if c.cell_type == "code" and markup.meta(c)}
+
+
+@pytest.mark.slow
+def test_set_v_hidden_tests_fail_for_wrong_answers():
+    cells = _by_id(read(SET_V))
+    assert set(WRONG_V) == {k[:-len("_answer")] for k in cells if k.endswith("_answer")}
+    run = [cells["setup"], cells[markup.KEY_ID]]
+    for k, wrong in WRONG_V.items():
+        run += [wrong, cells[f"{k}_check"]]
+    report = grader.run_cells(run, [], sandboxed=False,
+                              limits=grader.Limits(cell_timeout=120, total_timeout=600))
+    status = [c["status"] for c in report["cells"]]
+    assert status[:2] == ["ok", "ok"] and status[2::2] == ["ok"] * len(WRONG_V), report["cells"]
+    for k, c in zip(WRONG_V, report["cells"][3::2]):
+        assert c["status"] == "error" and c["error"].startswith("AssertionError"), (k, c)
+
+
+@pytest.mark.slow
+def test_set_v_graded(tmp_path):
+    """The instructor's own notebook, handed in, scores full marks; the blank student notebook
+    nothing; one with a common mistake in every answer nothing, with feedback naming them."""
+    student = read(SETS / SET_V.name)
+    mistakes = copy.deepcopy(student)
+    for c in mistakes.cells:
+        gid = (markup.meta(c) or {}).get("grade_id", "")
+        if gid.endswith("_answer"):
+            c.source = WRONG_V[gid[:-len("_answer")]]
+    folder = tmp_path / "subs"
+    folder.mkdir()
+    shutil.copy(SET_V, folder / "solutions.ipynb")
+    nbformat.write(student, folder / "blank.ipynb")
+    nbformat.write(mistakes, folder / "mistakes.ipynb")
+    rows = {r["student"]: r for r in grader.grade(SET_V, folder, tmp_path / "v.csv", seed=11,
+                                                  jobs=2, limits=grader.Limits(60, 300))}
+    assert rows["solutions"]["total"] == 20 and rows["solutions"]["notes"] == ""
+    assert rows["blank"]["total"] == 0 and rows["mistakes"]["total"] == 0
+    assert all("not answered yet" in rows["blank"][f"{k} feedback"] for k in WRONG_V)
+    fb = {k: rows["mistakes"][f"{k} feedback"] for k in WRONG_V}
+    assert "transpose" in fb["p1"] and "sign" in fb["p3"] and "sign" in fb["p7"]
+    assert "(2, 1)" in fb["p4"] and "wrong order" in fb["p10"]
