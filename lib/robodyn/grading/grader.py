@@ -88,47 +88,43 @@ def _python_path():
 
 NOBODY = (65534, 65534)
 """The user and group a submission runs as when the grader is root (``nobody``, ``nogroup``)."""
-_DROP = {}
+_PROBES = {}
+
+
+def _root_probe(name, code):
+    """As root: whether ``code`` runs without error in a fresh process of this Python (probed
+    once per name); False when not root."""
+    if os.geteuid() != 0:
+        return False
+    if name not in _PROBES:
+        try:
+            r = subprocess.run([sys.executable, "-c", code], cwd="/", capture_output=True,
+                               env={"PYTHONPATH": _python_path(), "HOME": "/"}, timeout=120)
+            _PROBES[name] = r.returncode == 0
+        except (OSError, subprocess.SubprocessError):
+            _PROBES[name] = False
+    return _PROBES[name]
 
 
 def can_drop_privileges():
     """True when the grader runs as root and a child process can become ``nobody`` for good
     (probed once: :func:`robodyn.grading.sandbox.drop_privileges` in a fresh process)."""
-    if os.geteuid() != 0:
-        return False
-    if "ok" not in _DROP:
-        probe = ("from robodyn.grading.sandbox import drop_privileges\n"
-                 f"drop_privileges{NOBODY}")
-        try:
-            r = subprocess.run([sys.executable, "-c", probe], cwd="/", capture_output=True,
-                               env={"PYTHONPATH": _python_path(), "HOME": "/"}, timeout=120)
-            _DROP["ok"] = r.returncode == 0
-        except (OSError, subprocess.SubprocessError):
-            _DROP["ok"] = False
-    return _DROP["ok"]
-
-
-_HIDE = {}
+    return _root_probe("drop", "from robodyn.grading.sandbox import drop_privileges\n"
+                               f"drop_privileges{NOBODY}")
 
 
 def can_hide_paths():
     """True when the grader runs as root and a child process can hide paths in a mount
     namespace of its own (probed once: :func:`robodyn.grading.sandbox.hide_paths` on an empty
     temporary folder)."""
-    if os.geteuid() != 0:
-        return False
-    if "ok" not in _HIDE:
-        folder = tempfile.mkdtemp(prefix="robodyn-probe-")
-        probe = f"from robodyn.grading.sandbox import hide_paths\nhide_paths([{folder!r}])"
-        try:
-            r = subprocess.run([sys.executable, "-c", probe], cwd="/", capture_output=True,
-                               env={"PYTHONPATH": _python_path(), "HOME": "/"}, timeout=120)
-            _HIDE["ok"] = r.returncode == 0
-        except (OSError, subprocess.SubprocessError):
-            _HIDE["ok"] = False
-        finally:
-            shutil.rmtree(folder, ignore_errors=True)
-    return _HIDE["ok"]
+    if os.geteuid() != 0 or "hide" in _PROBES:
+        return _root_probe("hide", "")
+    folder = tempfile.mkdtemp(prefix="robodyn-probe-")
+    try:
+        return _root_probe("hide", "from robodyn.grading.sandbox import hide_paths\n"
+                                   f"hide_paths([{folder!r}])")
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 def paths_to_hide(instructor_path):
