@@ -407,6 +407,11 @@ def test_as_root_a_submission_runs_as_nobody(tmp_path_outside):
     assert instructor.read_text().startswith('{"cells"')     # hidden from it, not from us
 
 
+def test_not_root_means_no_drop_and_no_hiding(monkeypatch):
+    monkeypatch.setattr(grader.os, "geteuid", lambda: 1000)
+    assert grader.can_drop_privileges() is False and grader.can_hide_paths() is False
+
+
 def test_paths_to_hide_spare_what_the_child_needs():
     import robodyn
     assert grader.paths_to_hide(SOURCES[0]) == [str(SOURCES[0].parent)]
