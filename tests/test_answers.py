@@ -293,6 +293,27 @@ def test_answer_key_checks_without_the_formula():
     assert ps.check("jp", {"not": "an answer"}).status in ("incorrect", "error")
 
 
+def test_answer_key_holds_constants_for_the_self_test():
+    c = Problem("c", "w", rtol=1e-3)
+    ps = ProblemSet("set", [ARM, c])
+    assert not ps.in_key("jp") and not ps.in_key("c")
+    with pytest.raises(ValueError, match="no answer key for 'c'"):
+        ps.key_value("c")
+    wrench = np.array([0.0, 5.886, 0.0, 0.0, 0.0, -19.62])
+    ps.load_key(json.dumps({"jp": fingerprint(J, ARM), "c": fingerprint(wrench, c)}))
+    assert ps.in_key("jp") and ps.in_key("c")
+    value = ps.key_value("c")
+    assert value.shape == (6,) and np.allclose(value, wrench)
+    for form in (value, value.tolist(), repr(value.tolist()), sp.Matrix(value)):
+        assert ps.check("c", form).correct
+    assert ps.check("c", -value).mistake == "sign"
+    assert not ps.check("c", 1.5 * value).correct
+    with pytest.raises(ValueError, match="'jp' is not a constant answer"):
+        ps.key_value("jp")
+    with pytest.raises(KeyError, match="no problem 'p9'"):
+        ps.in_key("p9")
+
+
 def test_answer_key_of_a_function():
     p = Problem("f", "fk", inputs=((3,),), input_range=(-np.pi, np.pi))
     arm = models.spatial_rrr()

@@ -10,6 +10,8 @@ import csv
 import importlib.util
 import json
 import os
+import shutil
+import tempfile
 import time
 from pathlib import Path
 
@@ -96,6 +98,60 @@ def test_student_notebooks_are_generated_from_the_sources(src):
     assert [c.metadata for c in made.cells] == [c.metadata for c in committed.cells]
 
 
+@pytest.mark.parametrize("src", SOURCES, ids=lambda p: p.stem)
+def test_student_notebooks_have_a_self_test(src):
+    """Every student notebook ends its problems with a check cell (tag ``check``) of asserts,
+    written by the generator from the answer key alone."""
+    nb = read(SETS / src.name)
+    checks = [i for i, c in enumerate(nb.cells) if "check" in c.metadata.get("tags", [])]
+    assert len(checks) == 1, src.name
+    cell = nb.cells[checks[0]]
+    assert cell.cell_type == "code" and cell.source.count("assert ") >= 5
+    assert markup.meta(cell)["grade_id"] == markup.SELF_TEST_ID and markup.meta(cell)["locked"]
+    assert cell.source == markup.self_test_source(markup.answer_key_json(read(src)))
+    assert "problems.key_value(" in cell.source          # every set has a constant answer
+    graded = [i for i, c in enumerate(nb.cells) if (markup.meta(c) or {}).get("grade")]
+    assert checks[0] == graded[-1] + 1
+
+
+def _self_test_report(cells):
+    return grader.run_cells(cells, [], sandboxed=False,
+                            limits=grader.Limits(cell_timeout=120, total_timeout=300))
+
+
+def test_self_test_passes_blank_and_answered_and_fails_without_its_key():
+    src = SOURCES[0]
+    student = [c.source for c in read(SETS / src.name).cells if c.cell_type == "code"]
+    self_test = student[-1]
+    assert "Self-test" in self_test
+    blank = _self_test_report(student)                       # the notebook as handed out
+    assert [c["status"] for c in blank["cells"]] == ["ok"] * len(student), blank["cells"]
+    answered = _self_test_report(grader._code_cells(read(src)) + [self_test])
+    assert answered["cells"][-1]["status"] == "ok", answered["cells"][-1]
+    keyless = _self_test_report([c for c in student if "load_key(" not in c])
+    assert keyless["cells"][-1]["status"] == "error"
+    assert "the answer key lacks problem p1" in keyless["cells"][-1]["error"]
+    wrong = self_test.replace('== "sign"', '== "half"')      # the asserts can fail
+    assert _self_test_report(student[:-1] + [wrong])["cells"][-1]["status"] == "error"
+
+
+def test_self_test_source_without_a_constant_answer():
+    src = markup.self_test_source('{"p1": {"points": {"x": [1.0]}, "shape": [], "real": [2.0]}}')
+    assert "not answered yet" in src and "key_value" not in src
+    compile(src, "self-test", "exec")
+
+
+def test_student_version_refuses_a_taken_self_test_id():
+    nb = _broken(lambda nb: nb.cells[0].metadata["nbgrader"].update(grade_id="self_test"))
+    with pytest.raises(markup.MarkupError, match="'self_test' is reserved"):
+        markup.student_version(nb)
+    no_key = _broken(lambda nb: setattr(_cell(nb, markup.KEY_ID), "source",
+                                        "problems.load_key(None)"))
+    assert markup.answer_key_json(no_key) is None
+    assert not any(markup.meta(c) and markup.meta(c)["grade_id"] == markup.SELF_TEST_ID
+                   for c in markup.student_version(no_key).cells)
+
+
 def test_student_version_of_a_small_notebook():
     nb = nbformat.v4.new_notebook()
     sol = nbformat.v4.new_code_cell("x = None\n    ### BEGIN SOLUTION\nx = 42\n    ### END SOLUTION")
@@ -167,6 +223,9 @@ def test_submission_cells_use_the_locked_cells_of_the_release():
     sub["cells"].append({"cell_type": "code", "metadata": {}, "source": "extra = 1",
                          "outputs": [], "execution_count": None})
     cells = grader.submission_cells(sub, release)
+    assert any(markup.meta(c) and markup.meta(c)["grade_id"] == markup.SELF_TEST_ID
+               for c in release.cells)
+    assert not any("Self-test of this notebook" in c for c in cells)   # it needs the key
     assert "problems = 'tampered'" not in cells
     assert any("ProblemSet(" in c for c in cells) and "extra = 1" in cells
     assert not any("problems.check(" in c or "load_key" in c for c in cells)
@@ -231,6 +290,7 @@ def test_broken_submissions_fail_alone(graded):
     assert "SyntaxError" in rows["crashing"]["notes"]
     assert "exceeded its 4 s time limit" in rows["infinite_loop"]["notes"]
     assert "MemoryError" in rows["memory_hog"]["notes"]
+    assert rows["correct"]["notes"] == ""          # its self-test cell was not run there
     assert "could not be read" in rows["not_a_notebook"]["notes"]
     for student in ("crashing", "infinite_loop", "memory_hog"):
         assert float(rows[student]["seconds"]) < LIMITS.total_timeout
@@ -281,6 +341,94 @@ n = found.count('refused')
     assert report["answers"]["q"]["type"] == "invalid"       # a list of str is no answer
 
 
+@pytest.fixture
+def tmp_path_outside():
+    """A fresh folder in /tmp that every user may pass through (pytest's own tmp_path lies
+    below a folder only root may enter), removed afterwards."""
+    folder = Path(tempfile.mkdtemp(prefix="robodyn-test-"))
+    folder.chmod(0o755)
+    yield folder
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+HOSTILE_AS_NOBODY = """
+import os, signal, stat
+def attempt(f):
+    try:
+        f()
+        return 1.0                    # it worked
+    except PermissionError:
+        return 0.0                    # refused by the operating system
+ids = [os.getuid(), os.geteuid(), os.getgid(), os.getegid(), len(os.getgroups())]
+tried = [attempt(lambda: open(SECRET).read()),                      # a root-only file
+         attempt(lambda: open(PUBLIC).read()),                      # a file every user may read
+         attempt(lambda: open(os.path.join(os.path.dirname(SECRET), 'planted'), 'w')),
+         attempt(lambda: os.setuid(0)),                             # root back
+         attempt(lambda: os.kill(os.getppid(), signal.SIGTERM)),    # stop the grader
+         attempt(lambda: open(f'/proc/{os.getppid()}/mem', 'rb').read(1)),   # its memory
+         attempt(lambda: open(f'/proc/{os.getppid()}/environ', 'rb').read()),
+         attempt(lambda: open('mine.txt', 'w').write('ok')),       # its own folder
+         attempt(lambda: open(INSTRUCTOR).read())]                  # in a hidden folder
+here = os.stat('.')
+result = ids + tried + [here.st_uid, stat.S_IMODE(here.st_mode)]
+"""
+
+
+@pytest.mark.skipif(not grader.can_drop_privileges(),
+                    reason="needs a grader running as root, able to become nobody")
+def test_as_root_a_submission_runs_as_nobody(tmp_path_outside):
+    """The operating system alone (audit hook off) keeps a hostile submission from root's
+    files, from root, from the grader's process and memory; it writes only its own folder."""
+    folder = tmp_path_outside
+    secret, public = folder / "reference.json", folder / "public.txt"
+    secret.write_text('{"p1": "the solution"}')
+    secret.chmod(0o600)
+    public.write_text("anyone may read this")
+    public.chmod(0o644)
+    source = folder / "source"                  # an instructor's folder every user may read
+    source.mkdir(mode=0o755)
+    instructor = source / "set.ipynb"
+    instructor.write_text('{"cells": ["### BEGIN SOLUTION"]}')
+    instructor.chmod(0o644)
+    cell = (f"SECRET, PUBLIC, INSTRUCTOR = {str(secret)!r}, {str(public)!r}, "
+            f"{str(instructor)!r}\n" + HOSTILE_AS_NOBODY)
+    hide = grader.paths_to_hide(instructor)
+    assert hide == [str(source)]
+    report = grader.run_cells([cell], [{"key": "p", "answer": "result"}], limits=LIMITS,
+                              audit_hook=False, hide=hide)
+    assert report["cells"][0]["status"] == "ok", report
+    got = report["answers"]["p"]["real"]
+    assert got[:5] == [65534.0] * 4 + [0.0]                 # nobody, nogroup, no other groups
+    assert got[5:13] == [0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0]
+    assert got[13] == (0.0 if grader.can_hide_paths() else 1.0)
+    assert got[14:] == [65534.0, 0o700]                     # its folder: its own, private
+    assert not (folder / "planted").exists()
+    assert grader.readable_by_others(public) and not grader.readable_by_others(secret)
+    assert instructor.read_text().startswith('{"cells"')     # hidden from it, not from us
+
+
+def test_not_root_means_no_drop_and_no_hiding(monkeypatch):
+    monkeypatch.setattr(grader.os, "geteuid", lambda: 1000)
+    assert grader.can_drop_privileges() is False and grader.can_hide_paths() is False
+
+
+def test_paths_to_hide_spare_what_the_child_needs():
+    import robodyn
+    assert grader.paths_to_hide(SOURCES[0]) == [str(SOURCES[0].parent)]
+    inside = Path(robodyn.__file__).parent / "set.ipynb"     # a folder the child needs
+    assert grader.paths_to_hide(inside) == [str(inside)]
+    assert grader.paths_to_hide(Path(tempfile.gettempdir()) / "x.ipynb") == \
+        [str(Path(tempfile.gettempdir()).resolve() / "x.ipynb")]
+
+
+def test_without_the_drop_a_submission_keeps_the_graders_user(monkeypatch):
+    """Not root (or no drop possible): today's behaviour, the grader's own user."""
+    monkeypatch.setattr(grader, "can_drop_privileges", lambda: False)
+    report = grader.run_cells(["import os\nuid = os.getuid()"],
+                              [{"key": "p", "answer": "uid"}], limits=LIMITS)
+    assert report["answers"]["p"]["real"] == [float(os.getuid())]
+
+
 def test_score_table_fields_are_not_formulas():
     assert grader._cell_text("=HYPERLINK(1)") == "'=HYPERLINK(1)"
     assert grader._cell_text("alice") == "alice" and grader._cell_text(3.0) == 3.0
@@ -312,3 +460,78 @@ def test_answer_keys_are_current():
         for k in fresh:
             np.testing.assert_allclose(fresh[k]["real"], stored[k]["real"], rtol=1e-9,
                                        atol=1e-9, err_msg=f"{src.name} {k}")
+
+
+# --------------------------------------------------------------------------
+# problem set V: its hidden tests and the grader reject wrong answers
+# --------------------------------------------------------------------------
+
+SET_V = SETS / "source" / "part5_kane.ipynb"
+WRONG_V = {        # a common mistake for each problem of set V
+    "p1": "V_B = sp.Matrix(B.position).jacobian(q).T                       # transposed",
+    "p2": ("W = sp.Matrix([[1, 0], [1, 1]])\n"
+           "M_abs = W.T * rd.lagrange.equations_of_motion(models.planar_rr(l1, l2, m1, m2)).M * W"
+           "   # W^T M W, not W^-T M W^-1"),
+    "p3": "Fstar_B = -kane.kanes_equations([q1, q2], [u1, u2], [B]).inertia_forces   # sign",
+    "p4": ("e = sp.Matrix([sp.cos(q1), sp.sin(q1), 0])\n"
+           "AA = kane.RigidBody('A', m1, l1 / 2 * e, rot_z(q1), sp.diag(0, 1, 1) * m1 * l1**2 / 12)\n"
+           "BB = kane.RigidBody('B', m2, (q2 + l2 / 2) * e, rot_z(q1), sp.diag(0, 1, 1) * m2 * l2**2 / 12)\n"
+           "loads = [kane.Force(AA.position, [0, -m1 * g, 0]), kane.Force(BB.position, [0, -m2 * g, 0]),\n"
+           "         kane.Torque('A', [0, 0, T1]), kane.Force(BB.position, F2 * e),\n"
+           "         kane.Force(q2 * e, -F2 * e)]          # the reaction on a sliding point\n"
+           "F_rp = kane.kanes_equations([q1, q2], [u1, u2], [AA, BB], loads).active_forces"),
+    "p5": ("lag = rd.lagrange.equations_of_motion(models.planar_rp(l1, l2, m1, m2))\n"
+           "Fstar_rp = -(lag.M * udot + lag.C.xreplace(dict(zip(lag.u, u))) * u / 2)   # half C"),
+    "p6": ("A_dp = sp.Matrix([[0, 0, 1, 0], [0, 0, 0, 1], [-g / l1, g * m2 / (l1 * m1), 0, 0],"
+           " [g / l1, -g * (m1 + m2) / (l1 * m1), 0, 0]])   # l2 forgotten"),
+    "p7": "u2_slot = (l1 * sp.cos(q1) + l2 * sp.cos(q1 + q2)) / (l2 * sp.cos(q1 + q2)) * u1   # sign",
+    "p8": "M_slot = rd.lagrange.equations_of_motion(models.planar_rr(l1, l2, m1, m2)).M[0, 0]",
+    "p9": "omega_tip = float(flexible.clamped_free_roots(1)[0]**2 * np.sqrt(10 / 0.5))  # no tip mass",
+    "p10": ("V_twist_B = sp.Matrix([[l1 * sp.sin(q2), 0], [l1 * sp.cos(q2) + l2 / 2, l2 / 2],"
+            " [0, 0], [0, 0], [0, 0], [1, 1]])   # (v, omega)"),
+}
+
+
+def _by_id(nb):
+    return {markup.meta(c)["grade_id"]: c.source for c in nb.cells
+            if c.cell_type == "code" and markup.meta(c)}
+
+
+@pytest.mark.slow
+def test_set_v_hidden_tests_fail_for_wrong_answers():
+    cells = _by_id(read(SET_V))
+    assert set(WRONG_V) == {k[:-len("_answer")] for k in cells if k.endswith("_answer")}
+    run = [cells["setup"], cells[markup.KEY_ID]]
+    for k, wrong in WRONG_V.items():
+        run += [wrong, cells[f"{k}_check"]]
+    report = grader.run_cells(run, [], sandboxed=False,
+                              limits=grader.Limits(cell_timeout=120, total_timeout=600))
+    status = [c["status"] for c in report["cells"]]
+    assert status[:2] == ["ok", "ok"] and status[2::2] == ["ok"] * len(WRONG_V), report["cells"]
+    for k, c in zip(WRONG_V, report["cells"][3::2]):
+        assert c["status"] == "error" and c["error"].startswith("AssertionError"), (k, c)
+
+
+@pytest.mark.slow
+def test_set_v_graded(tmp_path):
+    """The instructor's own notebook, handed in, scores full marks; the blank student notebook
+    nothing; one with a common mistake in every answer nothing, with feedback naming them."""
+    student = read(SETS / SET_V.name)
+    mistakes = copy.deepcopy(student)
+    for c in mistakes.cells:
+        gid = (markup.meta(c) or {}).get("grade_id", "")
+        if gid.endswith("_answer"):
+            c.source = WRONG_V[gid[:-len("_answer")]]
+    folder = tmp_path / "subs"
+    folder.mkdir()
+    shutil.copy(SET_V, folder / "solutions.ipynb")
+    nbformat.write(student, folder / "blank.ipynb")
+    nbformat.write(mistakes, folder / "mistakes.ipynb")
+    rows = {r["student"]: r for r in grader.grade(SET_V, folder, tmp_path / "v.csv", seed=11,
+                                                  jobs=2, limits=grader.Limits(60, 300))}
+    assert rows["solutions"]["total"] == 20 and rows["solutions"]["notes"] == ""
+    assert rows["blank"]["total"] == 0 and rows["mistakes"]["total"] == 0
+    assert all("not answered yet" in rows["blank"][f"{k} feedback"] for k in WRONG_V)
+    fb = {k: rows["mistakes"][f"{k} feedback"] for k in WRONG_V}
+    assert "transpose" in fb["p1"] and "sign" in fb["p3"] and "sign" in fb["p7"]
+    assert "(2, 1)" in fb["p4"] and "wrong order" in fb["p10"]

@@ -990,6 +990,43 @@ class ProblemSet:
         self._key = None if text is None else {k: _key_from_dict(v, self.problems[k])
                                                for k, v in json.loads(text).items()}
 
+    def in_key(self, key):
+        """True when the loaded answer key holds problem ``key`` (False without a key).
+
+        >>> ps = ProblemSet("demo", [Problem("p1", "x")])
+        >>> ps.in_key("p1")
+        False
+        >>> ps.load_key('{"p1": {"points": {}, "shape": [], "real": [2.5]}}')
+        >>> ps.in_key("p1")
+        True
+        """
+        self[key]                                   # KeyError for an unknown problem
+        return self._key is not None and key in self._key
+
+    def key_value(self, key):
+        """The value the answer key holds for a problem whose answer is a constant (no
+        variables, not a function) -- what a reader of the key sees anyway; a float array of the
+        answer's shape. Used by a student notebook's self-test.
+
+        Raises KeyError for an unknown problem, ValueError without a key, or for a problem
+        whose key holds values at points rather than one value.
+
+        >>> ps = ProblemSet("demo", [Problem("p1", "x")])
+        >>> ps.load_key('{"p1": {"points": {}, "shape": [2], "real": [2.5, -1.0]}}')
+        >>> ps.key_value("p1")
+        array([ 2.5, -1. ])
+        """
+        p = self[key]
+        if not self.in_key(key):
+            raise ValueError(f"ProblemSet.key_value: no answer key for {key!r} in this copy of "
+                             f"the notebook")
+        entry = self._key[key]
+        if p.is_function or p.variables or not isinstance(entry.points, dict) or entry.points:
+            raise ValueError(f"ProblemSet.key_value: {key!r} is not a constant answer: the key "
+                             f"holds its values at points only")
+        v = np.asarray(entry.values[0])
+        return v.real.astype(float) if np.all(v.imag == 0) else v
+
     def check(self, key, answer):
         """Feedback on one answer against the answer key; never raises for a wrong answer."""
         p = self[key]

@@ -18,13 +18,21 @@ What the operating system enforces on a submission's process: a time limit per c
 in the process) and a wall-clock limit for the whole submission (the process group is killed),
 a CPU-time limit, an address-space (memory) limit, a file-size limit, few open files, no core
 files, a fresh empty working directory, an environment without proxies or credentials, and
-its own session. When the grader runs as root, the process also drops to the unprivileged
-user ``nobody`` (no access to root's files, no signals to the grader, at most a few processes).
-What a Python audit hook adds (a tripwire, not a boundary: code that reaches C directly could
-get round it): no sockets, no new processes, no ``ctypes`` calls, no signals to other
-processes, no file access outside the working directory and the Python path. Not enforced
-without root namespaces or a separate user: reading files that every user may read, and a
-network-free environment for code that bypasses the hook.
+its own session. When the grader runs as root (and a process can change its user here:
+:func:`can_drop_privileges`), the process becomes the unprivileged user ``nobody`` (uid and
+gid 65534, no supplementary groups; irreversibly) after importing the modules notebooks need
+and before the first cell: it then cannot read root's private files, cannot signal the
+grader or read its memory (where the references are), can write only its own working folder
+(owned by ``nobody``, mode 700, inside a folder of the grader's that holds its standard error),
+and may start only a few processes. When the instructor notebook is readable by every user and
+the kernel allows it (:func:`can_hide_paths`), the process first covers the notebook's folder
+with an empty mount in a mount namespace of its own (:func:`paths_to_hide`), so the
+instructor's solutions are out of its reach too. What a Python
+audit hook adds (a tripwire, not a boundary: code that reaches C directly could get round it):
+no sockets, no new processes, no ``ctypes`` calls, no signals to other processes, no file
+access outside the working directory and the Python path. Not enforced: reading other files
+that every user may read and a network-free environment, for code that bypasses the hook; and,
+with ``jobs`` > 1, signals between submissions running at the same time (the same user).
 """
 from __future__ import annotations
 
@@ -78,30 +86,69 @@ def _python_path():
     return os.pathsep.join([here] + rest)
 
 
-def _drop_privileges():
-    """As root: become ``nobody`` (preexec_fn of the child)."""
-    os.setgroups([])
-    os.setgid(65534)
-    os.setuid(65534)
+NOBODY = (65534, 65534)
+"""The user and group a submission runs as when the grader is root (``nobody``, ``nogroup``)."""
+_PROBES = {}
 
 
-_DROP = {}
+def _root_probe(name, code):
+    """As root: whether ``code`` runs without error in a fresh process of this Python (probed
+    once per name); False when not root."""
+    if os.geteuid() != 0:
+        return False
+    if name not in _PROBES:
+        try:
+            r = subprocess.run([sys.executable, "-c", code], cwd="/", capture_output=True,
+                               env={"PYTHONPATH": _python_path(), "HOME": "/"}, timeout=120)
+            _PROBES[name] = r.returncode == 0
+        except (OSError, subprocess.SubprocessError):
+            _PROBES[name] = False
+    return _PROBES[name]
 
 
 def can_drop_privileges():
-    """True when the grader runs as root and the user ``nobody`` can run this Python with
-    robodyn (not the case when the interpreter lives under /root, e.g. with pyenv)."""
-    if os.geteuid() != 0:
+    """True when the grader runs as root and a child process can become ``nobody`` for good
+    (probed once: :func:`robodyn.grading.sandbox.drop_privileges` in a fresh process)."""
+    return _root_probe("drop", "from robodyn.grading.sandbox import drop_privileges\n"
+                               f"drop_privileges{NOBODY}")
+
+
+def can_hide_paths():
+    """True when the grader runs as root and a child process can hide paths in a mount
+    namespace of its own (probed once: :func:`robodyn.grading.sandbox.hide_paths` on an empty
+    temporary folder)."""
+    if os.geteuid() != 0 or "hide" in _PROBES:
+        return _root_probe("hide", "")
+    folder = tempfile.mkdtemp(prefix="robodyn-probe-")
+    try:
+        return _root_probe("hide", "from robodyn.grading.sandbox import hide_paths\n"
+                                   f"hide_paths([{folder!r}])")
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def paths_to_hide(instructor_path):
+    """What a submission must not see of the instructor's files: the instructor notebook's
+    folder, or the notebook alone when that folder holds what the child needs (Python, the
+    robodyn package, the temporary folder)."""
+    nb = Path(instructor_path).resolve()
+    folder = nb.parent
+    needed = [Path(answers.__file__).resolve().parent, Path(sys.prefix).resolve(),
+              Path(sys.base_prefix).resolve(), Path(sys.executable).resolve(),
+              Path(tempfile.gettempdir()).resolve()]
+    if any(n == folder or folder in n.parents for n in needed):
+        return [str(nb)]
+    return [str(folder)]
+
+
+def readable_by_others(path):
+    """True when a user other than the owner (and outside its group) may read ``path``: the
+    file is readable by others and every folder above it is searchable by others."""
+    import stat
+    p = Path(path).resolve()
+    if not p.stat().st_mode & stat.S_IROTH:
         return False
-    if "ok" not in _DROP:
-        try:
-            r = subprocess.run([sys.executable, "-c", "import robodyn.answers"],
-                               env={"PYTHONPATH": _python_path(), "HOME": "/"}, cwd="/",
-                               preexec_fn=_drop_privileges, capture_output=True, timeout=120)
-            _DROP["ok"] = r.returncode == 0
-        except (OSError, subprocess.SubprocessError):
-            _DROP["ok"] = False
-    return _DROP["ok"]
+    return all(d.stat().st_mode & stat.S_IXOTH for d in p.parents)
 
 
 def _limit(limits, cpu_seconds, drop):
@@ -114,26 +161,34 @@ def _limit(limits, cpu_seconds, drop):
         resource.setrlimit(resource.RLIMIT_NOFILE, (256, 256))
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
         signal.signal(signal.SIGXFSZ, signal.SIG_IGN)   # a too-large write fails, not the run
-        if drop:
-            _drop_privileges()
+        if drop:                    # counts the processes of nobody, once the child is nobody
             resource.setrlimit(resource.RLIMIT_NPROC, (8, 8))
     return preexec
 
 
 def run_cells(cells, problems, *, inputs=None, limits=Limits(), sandboxed=True,
-              spec_from=None, seed=0):
+              spec_from=None, seed=0, audit_hook=True, hide=()):
     """Run code cells in a new process and return its report: ``{'cells': [...], 'answers':
     {key: encoded}, ...}``, or ``{'failure': reason, ...}`` when the process died, was killed
     or sent nothing usable.
 
     ``problems`` are Problem specs (dicts) whose answers to take out; with ``spec_from`` (the
-    instructor's run) they come from that notebook variable instead.
+    instructor's run) they come from that notebook variable instead. ``sandboxed`` (student
+    code): the limits, the audit hook (unless ``audit_hook`` is False: the operating system's
+    protection alone, for tests) and, as root, the drop to ``nobody`` and the ``hide`` paths
+    covered (:func:`paths_to_hide`; ignored unless both the drop and the covering work here).
     """
     sandboxed = bool(sandboxed)
     drop = sandboxed and can_drop_privileges()
-    work = tempfile.mkdtemp(prefix="robodyn-grade-")
+    # a private folder of the grader (others may only pass through it) holding the child's
+    # working folder, which only the child may write (as nobody: it owns it), and the child's
+    # standard error, which the child cannot replace
+    private = tempfile.mkdtemp(prefix="robodyn-grade-")
+    work = os.path.join(private, "work")
+    os.mkdir(work, 0o700)
     if drop:
-        os.chown(work, 65534, 65534)
+        os.chmod(private, 0o711)
+        os.chown(work, *NOBODY)
     env = {k: os.environ[k] for k in _KEEP_ENV if k in os.environ}
     env.update({"HOME": work, "TMPDIR": work, "MPLBACKEND": "Agg", "MPLCONFIGDIR": work,
                 "IPYTHONDIR": os.path.join(work, ".ipython"), "PYTHONPATH": _python_path(),
@@ -143,12 +198,15 @@ def run_cells(cells, problems, *, inputs=None, limits=Limits(), sandboxed=True,
     total = min(limits.total_timeout, 20.0 + limits.cell_timeout * max(1, len(cells)))
     read_fd, write_fd = os.pipe()
     job = {"cells": list(cells), "answers": list(problems), "inputs": inputs or {},
-           "cell_timeout": limits.cell_timeout, "guard": sandboxed, "result_fd": write_fd,
-           "spec_from": spec_from, "seed": seed}
-    stderr_path = os.path.join(work, ".stderr")
+           "cell_timeout": limits.cell_timeout, "guard": sandboxed and bool(audit_hook),
+           "result_fd": write_fd, "spec_from": spec_from, "seed": seed,
+           "drop": list(NOBODY) if drop else None,
+           "hide": [str(p) for p in hide] if drop and hide and can_hide_paths() else []}
+    stderr_path = os.path.join(private, "stderr")
     started = time.monotonic()
     try:
-        with open(stderr_path, "wb") as err:
+        with os.fdopen(os.open(stderr_path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600),
+                       "wb") as err:
             proc = subprocess.Popen(
                 [sys.executable, "-X", "utf8", "-m", "robodyn.grading.sandbox"],
                 stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=err, cwd=work,
@@ -180,7 +238,7 @@ def run_cells(cells, problems, *, inputs=None, limits=Limits(), sandboxed=True,
         elapsed = time.monotonic() - started
         stderr_tail = _tail(stderr_path)
     finally:
-        shutil.rmtree(work, ignore_errors=True)
+        shutil.rmtree(private, ignore_errors=True)
     base = {"seconds": round(elapsed, 2), "returncode": proc.returncode}
     if killed:
         return {**base, "failure": f"stopped after the notebook's time limit of {total:g} s"}
@@ -305,10 +363,14 @@ def generate(instructor_path, out_dir, *, progress=None):
 # grading
 # --------------------------------------------------------------------------
 
+_NOT_RUN = (markup.KEY_ID, markup.SELF_TEST_ID)
+"""Locked cells a submission's process never runs (the key; the self-test, which needs it)."""
+
+
 def submission_cells(submission, release):
     """The code a submission's process runs: the student's cells in their order, except that
-    locked cells are the release's own, test cells and the answer key are left out, and a
-    missing locked cell comes back (first).
+    locked cells are the release's own, test cells, the answer key and the self-test are left
+    out, and a missing locked cell comes back (first).
 
     >>> setup = nbformat.v4.new_code_cell("import robodyn")
     >>> setup.metadata["nbgrader"] = markup.nbgrader_metadata("setup", locked=True)
@@ -335,14 +397,14 @@ def submission_cells(submission, release):
         if gid in by_id:
             rc, rm = by_id[gid]
             seen.add(gid)
-            if rm["grade"] or gid == markup.KEY_ID:
+            if rm["grade"] or gid in _NOT_RUN:
                 continue                                   # tests: run here, not there
             if rm["locked"]:
                 src = rc.source                            # the release's copy, not theirs
         out.append(src)
     for gid, (rc, rm) in by_id.items():                  # deleted locked setup cells
         if rc.cell_type == "code" and rm["locked"] and not rm["grade"] and \
-                gid != markup.KEY_ID and gid not in seen:
+                gid not in _NOT_RUN and gid not in seen:
             out.insert(0, rc.source)
     return out
 
@@ -376,7 +438,7 @@ def _judge(p, ref, student_enc, rng):
     return (float(p.points) if fb.correct else 0.0), str(fb)
 
 
-def grade_notebook(path, release, ref, *, limits=Limits(), seed=0):
+def grade_notebook(path, release, ref, *, limits=Limits(), seed=0, hide=()):
     """Grade one submission: a dict with the student's name, points per problem, feedback per
     problem, the total, the notes (failed cells, limits hit) and the seconds it took."""
     name = Path(path).stem
@@ -388,7 +450,7 @@ def grade_notebook(path, release, ref, *, limits=Limits(), seed=0):
     else:
         spec = [p.to_dict() for p in ref.problems]
         report = run_cells(submission_cells(sub, release), spec, inputs=ref.inputs,
-                           limits=limits, sandboxed=True)
+                           limits=limits, sandboxed=True, hide=hide)
     got = report.get("answers", {}) if isinstance(report.get("answers"), dict) else {}
     rng = np.random.default_rng(seed)
     notes = []
@@ -439,14 +501,27 @@ def grade(instructor_path, submissions, out_csv, *, limits=Limits(), seed=None,
     release = markup.student_version(nb)
     max_points = sum(p.points for p in ref.problems)
     say(f"  {len(ref.problems)} problems, {max_points:g} points ({time.monotonic() - t0:.1f} s)")
-    if os.geteuid() == 0 and not can_drop_privileges():
-        say("  note: running as root, but the user 'nobody' cannot run this Python: submissions "
-            "run as root, limited by rlimits and the audit hook only (see the instructor page)")
+    hide = []
+    if os.geteuid() == 0:
+        if not can_drop_privileges():
+            say("  note: running as root, but a process cannot become 'nobody' here: submissions "
+                "run as root, limited by rlimits and the audit hook only (see the instructor page)")
+        else:
+            say(f"  submissions run as the user nobody (uid {NOBODY[0]})")
+            if readable_by_others(instructor_path):
+                if can_hide_paths():
+                    hide = paths_to_hide(instructor_path)
+                    say(f"  hidden from the submissions (each in a mount namespace of its own): "
+                        f"{', '.join(hide)}")
+                else:
+                    say(f"  note: {instructor_path} is readable by every user, so also by "
+                        f"nobody (only the audit hook refuses it): keep the instructor notebooks "
+                        f"in a folder other users cannot enter (chmod o-rwx)")
     done = [0]
     lock = threading.Lock()
 
     def one(i, f):
-        row = grade_notebook(f, release, ref, limits=limits, seed=seed + i)
+        row = grade_notebook(f, release, ref, limits=limits, seed=seed + i, hide=hide)
         with lock:
             done[0] += 1
             note = f"; {row['notes'][:90]}" if row["notes"] else ""

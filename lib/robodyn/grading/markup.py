@@ -14,11 +14,18 @@ does, in ``cell.metadata["nbgrader"]``:
 * *locked* cells (setup, answer key, problem statements) must not be edited; the grader
   runs its own copy of them, not the submitted one.
 
+The student version also gets a *self-test* (:func:`self_test_source`): a locked code cell
+tagged ``check``, after the last test cell, whose assertions the book's tests (nbval) run on
+the blank notebook -- every blank answer is reported as not answered yet, the key holds every
+problem, and the checker accepts equivalent forms of one answer and rejects wrong ones. It uses
+only what the answer key holds; the grader does not run it.
+
 Every nbgrader cell has a unique ``grade_id``.
 """
 from __future__ import annotations
 
 import copy
+import json
 import re
 
 import nbformat
@@ -31,6 +38,9 @@ CODE_STUB = "# YOUR CODE HERE"
 TEXT_STUB = "YOUR ANSWER HERE"
 KEY_ID = "answer_key"
 """grade_id of the locked cell that loads the answer key."""
+SELF_TEST_ID = "self_test"
+"""grade_id of the student notebook's self-test (a locked cell tagged ``check``), which
+:func:`student_version` adds; reserved."""
 SCHEMA_VERSION = 3
 
 # nbgrader's cell-metadata schema, version 3 (the keys, their types and which are required)
@@ -170,11 +180,74 @@ def solution_lines(nb):
     return lines
 
 
+def answer_key_json(nb):
+    """The JSON text of the answer key in the notebook's key cell, or None (no key cell, or
+    ``problems.load_key(None)`` before generation)."""
+    for cell in nb.cells:
+        if (meta(cell) or {}).get("grade_id") == KEY_ID:
+            found = re.search(r"load_key\(r'''(.*)'''\)", cell.source, re.DOTALL)
+            return found.group(1) if found else None
+    return None
+
+
+_SELF_TEST = """\
+# Self-test of this notebook, run by the book's tests; it uses only what the answer key
+# holds. Written by `python -m robodyn.grading generate`: do not edit.
+import sympy as sp
+
+for p in problems:
+    assert problems.in_key(p.key), f"the answer key lacks problem {p.key}"
+    answer = globals().get(p.answer)
+    verdict = problems.check(p.key, answer)
+    if answer is None:     # a blank answer is reported as not answered yet
+        assert verdict.status == "unanswered" and "not answered yet" in str(verdict), verdict
+    else:                  # a given answer gets the key's verdict
+        assert verdict.status != "unanswered", verdict
+"""
+
+_SELF_TEST_CONSTANT = """
+# The checker accepts an answer in equivalent forms and rejects wrong ones, shown on problem
+# {k}, whose answer is a constant (its value is in the answer key anyway).
+value = problems.key_value("{k}")
+same = [value, value.tolist(), repr(value.tolist()),
+        sp.Matrix(value) if value.ndim else sp.Float(value)]
+assert all(problems.check("{k}", form).correct for form in same)
+assert problems.check("{k}", -value).mistake == "sign"
+assert not problems.check("{k}", 1.5 * value).correct
+"""
+
+
+def _natural(key):
+    return [int(t) if t.isdigit() else t for t in re.split(r"(\d+)", key)]
+
+
+def self_test_source(key_json):
+    """The code of a student notebook's self-test cell, for the answer key ``key_json``.
+
+    It asserts that every problem is in the key; that each blank answer (the notebook's answer
+    variable still None) is reported as *not answered yet* and each given one gets a verdict;
+    and, on the first problem whose answer is a constant (its value is in the key anyway), that
+    the checker accepts the value as an array, a list, a text and a sympy object, and rejects
+    it with a flipped sign (named as such) or scaled. Nothing in it reveals more than the key.
+
+    >>> src = self_test_source('{"p2": {"points": {}, "shape": [], "real": [1.5]}}')
+    >>> 'problems.key_value("p2")' in src and "not answered yet" in src
+    True
+    """
+    key = json.loads(key_json)
+    constant = sorted((k for k, v in key.items() if v.get("points") == {}), key=_natural)
+    src = _SELF_TEST + (_SELF_TEST_CONSTANT.format(k=constant[0]) if constant else "")
+    return src + 'print(f"self-test passed: the checks of all {len(problems)} problems work")'
+
+
 def student_version(nb):
     r"""The student notebook of an instructor notebook: solution regions replaced by
     ``# YOUR CODE HERE`` (markdown solution cells by ``YOUR ANSWER HERE``), hidden tests
     removed, outputs cleared; the nbgrader metadata stays, so nbgrader and this package both
-    recognise the cells. Raises MarkupError (from :func:`validate`) for broken markup.
+    recognise the cells. When the notebook holds an answer key, the self-test cell
+    (:func:`self_test_source`, grade_id ``self_test``, tag ``check``) follows its last test
+    cell. Raises MarkupError (from :func:`validate`) for broken markup, or when the reserved
+    grade_id ``self_test`` is already taken.
 
     >>> cell = nbformat.v4.new_code_cell("x = None\n### BEGIN SOLUTION\nx = 42\n### END SOLUTION")
     >>> cell.metadata["nbgrader"] = nbgrader_metadata("p1_answer", solution=True)
@@ -198,6 +271,17 @@ def student_version(nb):
                 cell.source = _strip(cell.source, BEGIN_SOLUTION, END_SOLUTION, CODE_STUB)
         if m["grade"]:
             cell.source = _strip(cell.source, BEGIN_HIDDEN, END_HIDDEN, None).rstrip()
+    key_json = answer_key_json(out)
+    if key_json is not None:
+        if any((meta(c) or {}).get("grade_id") == SELF_TEST_ID for c in out.cells):
+            raise MarkupError(f"student_version: the grade_id {SELF_TEST_ID!r} is reserved for "
+                              f"the self-test cell")
+        test = nbformat.v4.new_code_cell(self_test_source(key_json))
+        test.id = "self-test"
+        test.metadata = {"nbgrader": nbgrader_metadata(SELF_TEST_ID, locked=True),
+                         "tags": ["check"]}
+        graded = [i for i, c in enumerate(out.cells) if (meta(c) or {}).get("grade")]
+        out.cells.insert(graded[-1] + 1 if graded else len(out.cells), test)
     return out
 
 
