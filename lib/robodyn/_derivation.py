@@ -206,6 +206,9 @@ class Ring:
         return TrigPoly(c, s)
 
     def sum(self, polys):
+        polys = [p for p in polys if p]
+        if len(polys) < 2:                       # polynomials are immutable: no copy needed
+            return polys[0] if polys else self.zero
         c, s = {}, {}
         for p in polys:
             self._acc(c, p.c)
@@ -279,15 +282,10 @@ class Ring:
 
     # ---- matrices of polynomials ------------------------------------------
     def matmul(self, A, B):
-        m, p, inner = len(A), len(B[0]), len(B)
-        out = []
-        for i in range(m):
-            row = []
-            for j in range(p):
-                row.append(self.sum(self.mul(A[i][k], B[k][j]) for k in range(inner)
-                                    if A[i][k] and B[k][j]))
-            out.append(row)
-        return out
+        p, inner = len(B[0]), len(B)
+        cols = [[(k, B[k][j]) for k in range(inner) if B[k][j]] for j in range(p)]
+        return [[self.sum([self.mul(row[k], b) for k, b in col if row[k]]) for col in cols]
+                for row in A]
 
     def matadd(self, A, B):
         return [[self.add(a, b) for a, b in zip(ra, rb)] for ra, rb in zip(A, B)]
