@@ -13,7 +13,10 @@ robodyn/pinocchio (reported only; Pinocchio is compiled C++).
 copy of the book, ROBODYN_WIDGET_TIMINGS=<file>, ROBODYN_STATIC unset) and prints, per
 interactive figure, the median and max callback time that ``robodyn.viz`` wrote to that file
 (JSON lines: title, params, frames, median_ms, max_ms, bytes; 5 callbacks per figure), against
-the targets: median <= 100 ms and max <= 150 ms. Wall-clock times (what a reader waits for) and
+the targets: median <= 100 ms and max <= 150 ms. ``--only PATTERN`` (repeatable) executes only
+the notebooks whose path relative to the book matches the glob PATTERN (e.g.
+``--only 'book/part6/*'``); the others are skipped, so one chapter's figures can be measured
+without running the whole book. Wall-clock times (what a reader waits for) and
 the kernel's CPU time per callback (the same work without waiting for a busy processor) are both
 printed, with the machine's load average: on a shared, loaded machine the wall-clock times grow
 with the load, and the CPU times are the figures to judge the code by.
@@ -152,7 +155,9 @@ def toc_notebooks(book):
     return out
 
 
-def widgets(book):
+def widgets(book, only=None):
+    import fnmatch
+
     import nbclient
     import nbformat
 
@@ -170,7 +175,14 @@ def widgets(book):
         os.environ["ROBODYN_WIDGET_TIMINGS"] = str(timings)
         os.environ.pop("ROBODYN_STATIC", None)
         rows, failures = [], []
-        for nb_path in toc_notebooks(copy):
+        notebooks = toc_notebooks(copy)
+        if only:
+            notebooks = [p for p in notebooks
+                         if any(fnmatch.fnmatch(str(p.relative_to(copy)), pat) for pat in only)]
+            if not notebooks:
+                print(f"--only {' '.join(only)}: no notebook of _toc.yml matches")
+                return 1
+        for nb_path in notebooks:
             rel = nb_path.relative_to(copy)
             before = timings.read_text().count("\n") if timings.exists() else 0
             t0 = time.perf_counter()
@@ -271,6 +283,9 @@ def main(argv=None):
                     help="time jupyter-book build and the test suite in a copy of the repo")
     ap.add_argument("--book", default=str(REPO),
                     help="book directory for --widgets (default: the repo's book/)")
+    ap.add_argument("--only", action="append", metavar="PATTERN",
+                    help="with --widgets: only the notebooks whose path relative to the book "
+                         "matches this glob (repeatable), e.g. 'book/part6/0[3467]_*'")
     ap.add_argument("--test-cmd", default=None,
                     help="test command for --wall (default: python -m pytest -q "
                          "-p no:cacheprovider, with ROBODYN_QUICK=1)")
@@ -280,7 +295,7 @@ def main(argv=None):
     if not args.no_micro and not (args.widgets or args.wall):
         micro()
     if args.widgets:
-        status |= widgets(args.book)
+        status |= widgets(args.book, args.only)
     if args.wall:
         cmd = args.test_cmd.split() if args.test_cmd else \
             [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"]
