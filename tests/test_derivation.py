@@ -407,3 +407,17 @@ def test_irrational_constants_take_the_general_route():
     assert _derivation._ring_constants(chain, [], None) is None
     M = _derivation.derivation(chain).mass_matrix(sp.symbols("q1 q2"))
     assert M[1, 1] == sp.Rational(1, 3)
+
+
+def test_sines_whose_argument_sympy_negates_are_assembled_canonically():
+    """sympy writes sin(q1 - q2 - q3) as -sin(-q1 + q2 + q3): the engine must put that sign in
+    the coefficient, not nest a product inside a product."""
+    q1, q2, q3, q4, a = sp.symbols("q1:5 a")
+    exprs = [sp.sin(q1 - q2 - q3) * a + sp.cos(q1) * sp.sin(q2 + q3) * sp.cos(q4),
+             sp.sin(q1) * sp.cos(q2) * sp.cos(q3), sp.cos(2 * q1 - q2 - q3 - 2 * q4) ** 2]
+    out = _derivation.canonical(exprs, [q1, q2, q3, q4])
+    for e, x in zip(exprs, out):
+        r = _rebuilt(x)
+        assert x.args == r.args and x == r
+        f = sp.lambdify([q1, q2, q3, q4, a], x - e)
+        assert abs(f(0.3, -1.1, 0.7, 2.0, 1.3)) < 1e-13

@@ -388,11 +388,12 @@ class Ring:
                     if first < 0:
                         e = tuple(-x for x in e)
                     ck = (is_cos, e)
-                    trig = cache.get(ck)
-                    if trig is None:
-                        theta = sp.Add(*[ei * qi for ei, qi in zip(e, qtrig) if ei])
-                        trig = cache[ck] = sp.cos(theta) if is_cos else sp.sin(theta)
-                    if sign < 0:
+                    got = cache.get(ck)
+                    if got is None:
+                        got = cache[ck] = _trig_atom(is_cos, sp.Add(*[
+                            ei * qi for ei, qi in zip(e, qtrig) if ei]))
+                    trig, flip = got
+                    if (sign < 0) != flip:
                         v = -v
                 tm = (trig, m)
                 terms[tm] = terms.get(tm, 0) + v
@@ -402,6 +403,17 @@ class Ring:
                 fac = mono(m)
                 out.append((self._number(v), fac + (trig,) if trig is not None else fac))
         return _canonical_sum(out)
+
+
+def _trig_atom(is_cos, theta):
+    """cos(theta) or sin(theta) as sympy's evaluation leaves it, without running that
+    evaluation (slow, and nothing else of it applies to an integer combination of symbols):
+    sympy takes the minus sign out of an argument that could lose one, cos(-x) = cos(x) and
+    sin(-x) = -sin(x). Returns (atom, flip): the value is -atom when flip."""
+    flip = theta.could_extract_minus_sign()
+    if flip:
+        theta = -theta
+    return (sp.cos if is_cos else sp.sin)(theta, evaluate=False), flip and not is_cos
 
 
 _UNKNOWN_CLASS = len(ordering_of_classes) + 1
