@@ -496,3 +496,14 @@ def test_six_joint_spatial_arm_equals_aba():
         q, qd, tau = rng.uniform(-1, 1, (3, 6))
         assert np.allclose(num.accelerations(q, qd, 0.0, tau),
                            dynamics.forward_dynamics(chain, q, qd, tau), atol=1e-9)
+
+
+def test_momentum_shortcut_gives_the_same_equations(monkeypatch):
+    """The sweep forms v x (I_vw w) instead of v x h_v (v x m v = 0); the general product
+    gives the same equations."""
+    chain = models.random_chain(3, np.random.default_rng(21), prismatic=0.3)
+    fast = kane.equations_of_motion(chain, gravity=(0, 0, -9.81))
+    monkeypatch.setattr(kane, "_mass_block", lambda ring, G: False)
+    chain = models.random_chain(3, np.random.default_rng(21), prismatic=0.3)
+    slow = kane.equations_of_motion(chain, gravity=(0, 0, -9.81))
+    assert rd.max_difference(fast, slow, n_states=4) < 1e-12

@@ -634,7 +634,12 @@ def _chain_terms(chain, g, q, u):
         h = ring.matvec(I[i], V[i])
         w, v = V[i][:3], V[i][3:]
         Fi = ring.matvec(I[i], a[i])
-        extra = [ring.add(x, y) for x, y in zip(ring.cross(w, h[:3]), ring.cross(v, h[3:]))] \
+        # the linear momentum is h_v = m v + I_vw w (I's lower blocks: m 1 and m [c]^T), and
+        # v x m v = 0: only v x I_vw w is formed (nothing at all when the frame is at the
+        # mass centre), saving the largest product of the sweep
+        hv = ring.matvec([row[:3] for row in I[i][3:]], w) if _mass_block(ring, I[i]) \
+            else h[3:]
+        extra = [ring.add(x, y) for x, y in zip(ring.cross(w, h[:3]), ring.cross(v, hv))] \
             + ring.cross(w, h[3:])
         Fi = [ring.add(x, y) for x, y in zip(Fi, extra)]
         if W is not None:
@@ -662,6 +667,14 @@ def _chain_terms(chain, g, q, u):
                         for i in range(n)])
         f = Fr - sp.Matrix([conv(b) for b in bias])
     return M, Fr, f
+
+
+def _mass_block(ring, G):
+    """Whether the lower right block of a spatial inertia (polynomials) is m times the identity,
+    as for every rigid body (then v x (m v) = 0 in the inertia forces)."""
+    m = G[3][3]
+    return all((G[3 + r][3 + c].c == m.c and G[3 + r][3 + c].s == m.s) if r == c
+               else not G[3 + r][3 + c] for r in range(3) for c in range(3))
 
 
 def _ring_number(ring, x):
