@@ -53,8 +53,6 @@ import numpy as np
 import sympy as sp
 from sympy.core.basic import _args_sortkey, ordering_of_classes
 
-from sympy.polys.polyerrors import BasePolynomialError
-
 from ._checks import _exact
 
 try:                                  # sympy's own dependency; exact rationals in C
@@ -771,6 +769,7 @@ def _ring_constants(chain, speeds, budget):
             nice = nice and ok
     exact = nice
     gens = sorted(gens, key=str)
+    gidx = {g: i for i, g in enumerate(gens)}
     num = (lambda fr: _mpq(fr.numerator, fr.denominator)) if exact else float
     pre = Ring(n, [], [], gens, exact)
     terms = {}
@@ -782,18 +781,21 @@ def _ring_constants(chain, speeds, budget):
             if isinstance(e, sp.Basic):
                 out = {}
                 if e.free_symbols:
-                    try:
-                        poly = sp.Poly(e, *gens, domain=sp.QQ)
-                    except BasePolynomialError:
-                        raise _NotPlain from None
-                    for mon, c in poly.terms():
-                        if max(mon) >= _FIELD:
-                            raise ValueError("robodyn: a parameter's power exceeds the "
-                                             "engine's limit 255")
+                    for term in sp.Add.make_args(sp.expand(e)):   # rational * symbol powers
+                        c, rest = term.as_coeff_Mul()
+                        if not c.is_Rational:
+                            raise _NotPlain
                         m = 0
-                        for i, d in enumerate(mon):
-                            m |= d << (_FB * i)
-                        out[m] = num(Fraction(int(c.numerator), int(c.denominator)))
+                        for f in sp.Mul.make_args(rest):
+                            base, d = f.as_base_exp()
+                            if base not in gidx or not d.is_Integer or d < 1:
+                                raise _NotPlain
+                            if d >= _FIELD:
+                                raise ValueError("robodyn: a parameter's power exceeds the "
+                                                 "engine's limit 255")
+                            m += int(d) << (_FB * gidx[base])
+                        c = num(Fraction(int(c.p), int(c.q)))
+                        out[m] = out.get(m, 0) + c
                 elif e != 0:
                     out[0] = num(Fraction(int(e.p), int(e.q)))
                 p = pre.from_terms(out)
