@@ -736,6 +736,26 @@ class _NotPlain(Exception):
     """A chain constant that the fast route does not take (an irrational number, a function)."""
 
 
+def _plain_terms(e, gidx, num):
+    """{packed monomial: coefficient} of an expanded polynomial e with rational coefficients
+    in the Symbols of ``gidx`` (their positions); _NotPlain for anything else."""
+    out = {}
+    for term in sp.Add.make_args(e):
+        c, rest = term.as_coeff_Mul()
+        if not c.is_Rational:
+            raise _NotPlain
+        m = 0
+        for f in sp.Mul.make_args(rest):
+            base, d = f.as_base_exp()
+            if base not in gidx or not d.is_Integer or d < 1:
+                raise _NotPlain
+            if d >= _FIELD:
+                raise ValueError("robodyn: a parameter's power exceeds the engine's limit 255")
+            m += int(d) << (_FB * gidx[base])
+        out[m] = out.get(m, 0) + num(Fraction(int(c.p), int(c.q)))
+    return out
+
+
 def _ring_constants(chain, speeds, budget):
     """The constants of a chain for :class:`Derivation` computed in the ring itself (fast: no
     sympy matrices), when every number is a float or a rational and every symbol a plain Symbol
@@ -781,21 +801,10 @@ def _ring_constants(chain, speeds, budget):
             if isinstance(e, sp.Basic):
                 out = {}
                 if e.free_symbols:
-                    for term in sp.Add.make_args(sp.expand(e)):   # rational * symbol powers
-                        c, rest = term.as_coeff_Mul()
-                        if not c.is_Rational:
-                            raise _NotPlain
-                        m = 0
-                        for f in sp.Mul.make_args(rest):
-                            base, d = f.as_base_exp()
-                            if base not in gidx or not d.is_Integer or d < 1:
-                                raise _NotPlain
-                            if d >= _FIELD:
-                                raise ValueError("robodyn: a parameter's power exceeds the "
-                                                 "engine's limit 255")
-                            m += int(d) << (_FB * gidx[base])
-                        c = num(Fraction(int(c.p), int(c.q)))
-                        out[m] = out.get(m, 0) + c
+                    try:
+                        out = _plain_terms(e, gidx, num)
+                    except _NotPlain:                  # not expanded, or not polynomial
+                        out = _plain_terms(sp.expand(e), gidx, num)
                 elif e != 0:
                     out[0] = num(Fraction(int(e.p), int(e.q)))
                 p = pre.from_terms(out)
