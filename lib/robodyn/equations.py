@@ -63,6 +63,15 @@ def _column(x, name, fname):
                     f"{_checks._describe(x)}")
 
 
+def _check_time(q, u, t, fname):
+    """t a Symbol, and q, u and t distinct symbols (a form's variables)."""
+    if not isinstance(t, sp.Symbol):
+        raise TypeError(f"{fname}: t: expected a sympy Symbol, got {_checks._describe(t)}")
+    if set(q) & set(u) or t in set(q) | set(u):
+        raise ValueError(f"{fname}: q, u and t must be distinct symbols, got q={list(q)}, "
+                         f"u={list(u)}, t={t}")
+
+
 def _symbols(x, name, fname):
     if isinstance(x, (list, tuple)) and not all(isinstance(e, sp.Basic) for e in x):
         raise TypeError(f"{fname}: {name}: expected plain sympy Symbols, got {list(x)!r}")
@@ -182,12 +191,8 @@ def mass_matrix_form(q, u, mass_matrix, forcing, kinematics=None, input_matrix=N
     fname = "mass_matrix_form"
     q = _symbols(q, "q", fname)
     u = _symbols(u, "u", fname)
-    if not isinstance(t, sp.Symbol):
-        raise TypeError(f"{fname}: t: expected a sympy Symbol, got {_checks._describe(t)}")
+    _check_time(q, u, t, fname)
     n, m = q.shape[0], u.shape[0]
-    if set(q) & set(u) or t in set(q) | set(u):
-        raise ValueError(f"{fname}: q, u and t must be distinct symbols, got q={list(q)}, "
-                         f"u={list(u)}, t={t}")
     M = sp.Matrix(mass_matrix)
     if M.shape != (m, m):
         raise ValueError(f"{fname}: mass_matrix: expected shape ({m}, {m}) (one row and column "

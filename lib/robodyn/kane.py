@@ -49,7 +49,7 @@ from . import _checks, _derivation
 from ._checks import is_symbolic
 from ._checks import to_sympy as _S
 from ._derivation import canonical as _canonical
-from .equations import TIME, FieldsForm, MassMatrixForm, mass_matrix_form
+from .equations import TIME, FieldsForm, MassMatrixForm, _check_time, mass_matrix_form
 from .kinematics import SerialChain
 
 __all__ = ["Particle", "RigidBody", "Force", "Torque", "KaneEquations", "kanes_equations",
@@ -346,12 +346,8 @@ def kanes_equations(q, u, bodies, loads=(), speeds=None, constraints=(), depende
     q = _symbol_column(q, "q", fname)
     u = _symbol_column(u, "u", fname)
     inputs = _symbol_column(list(inputs), "inputs", fname, allow_empty=True)
-    if not isinstance(t, sp.Symbol):
-        raise TypeError(f"{fname}: t: expected a sympy Symbol, got {_checks._describe(t)}")
+    _check_time(q, u, t, fname)
     n, m = q.shape[0], u.shape[0]
-    if set(q) & set(u) or t in set(q) | set(u):
-        raise ValueError(f"{fname}: q, u and t must be distinct symbols, got q={list(q)}, "
-                         f"u={list(u)}, t={t}")
     if not isinstance(bodies, (list, tuple)) or not bodies:
         raise TypeError(f"{fname}: bodies: expected a non-empty list of Particle and RigidBody, "
                         f"got {_checks._describe(bodies)}")
