@@ -1,0 +1,127 @@
+"""Sliders of an interactive figure: :class:`Slider` and the parameter grids."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .. import _checks
+from ._common import MAX_PARAMS, _QUICK_STEPS, _real
+
+
+@dataclass(frozen=True)
+class Slider:
+    """One slider of an :func:`interactive_figure`: ``steps`` equally spaced values from ``lo``
+    to ``hi`` (both included).
+
+    Parameters
+    ----------
+    lo, hi : float
+        the range, ``lo < hi`` (in the parameter's unit: rad, m, kg, ...).
+    steps : int
+        number of grid values, >= 2. The live slider moves on the same grid as the static one.
+    default : float, optional
+        initial value, in [lo, hi]; it is snapped to the nearest grid value (choose ``steps`` so
+        that it lies on the grid). Default: the grid value nearest the middle.
+    label : str, optional
+        text shown next to the slider, e.g. ``'q1 (rad)'``. Default: the parameter name.
+
+    Raises
+    ------
+    TypeError, ValueError
+        for non-numbers, ``lo >= hi``, ``steps`` not a whole number >= 2, a default outside.
+
+    >>> s = Slider(0.0, 1.0, steps=5, default=0.3)
+    >>> s.values.tolist(), s.default_index
+    ([0.0, 0.25, 0.5, 0.75, 1.0], 1)
+    """
+
+    lo: float
+    hi: float
+    steps: int = 11
+    default: float | None = None
+    label: str | None = None
+
+    def __post_init__(self):
+        lo = _real(self.lo, "Slider: lo")
+        hi = _real(self.hi, "Slider: hi")
+        if not lo < hi:
+            raise ValueError(f"Slider: expected lo < hi, got lo={lo}, hi={hi}")
+        s = self.steps
+        if isinstance(s, (bool, np.bool_)) or not isinstance(s, (int, np.integer)):
+            raise TypeError(f"Slider: steps: expected a whole number >= 2, got "
+                            f"{_checks._describe(s)}")
+        if s < 2:
+            raise ValueError(f"Slider: steps: expected a whole number >= 2, got {s}")
+        if s > 1001:
+            raise ValueError(f"Slider: steps: expected at most 1001 values (every value is a "
+                             f"precomputed frame of the rendered book), got {s}")
+        d = self.default
+        if d is not None:
+            d = _real(d, "Slider: default")
+            if not lo <= d <= hi:
+                raise ValueError(f"Slider: default: expected a value in [lo, hi] = [{lo}, {hi}], "
+                                 f"got {d}")
+        if self.label is not None and not isinstance(self.label, str):
+            raise TypeError(f"Slider: label: expected a str, got {_checks._describe(self.label)}")
+        object.__setattr__(self, "lo", lo)
+        object.__setattr__(self, "hi", hi)
+        object.__setattr__(self, "steps", int(s))
+        object.__setattr__(self, "default", d)
+
+    @property
+    def values(self) -> np.ndarray:
+        """The grid, ``numpy.linspace(lo, hi, steps)``."""
+        return np.linspace(self.lo, self.hi, self.steps)
+
+    @property
+    def default_index(self) -> int:
+        """Index of the grid value nearest ``default`` (nearest the middle if none)."""
+        d = (self.lo + self.hi) / 2 if self.default is None else self.default
+        return int(np.argmin(np.abs(self.values - d)))
+
+    def resampled(self, steps: int) -> "Slider":
+        """The same slider with fewer grid values (the default snapped again)."""
+        d = float(self.values[self.default_index])
+        return Slider(self.lo, self.hi, steps, d, self.label)
+
+
+def _quick_grid(slider):
+    """The quick-mode grid of a slider: at most 3 values, all of them on the full grid (its ends
+    and, when the full grid has an odd number of values, its middle)."""
+    for k in range(min(_QUICK_STEPS, slider.steps), 1, -1):
+        if (slider.steps - 1) % (k - 1) == 0:
+            return slider if k == slider.steps else slider.resampled(k)
+    return slider                                   # not reached: k = 2 always divides
+
+
+def _slider_arg(name, spec):
+    if isinstance(spec, Slider):
+        return spec
+    if isinstance(spec, tuple) and len(spec) == 3:
+        try:
+            return Slider(*spec)
+        except (TypeError, ValueError) as exc:
+            raise type(exc)(f"interactive_figure: params[{name!r}] = {spec!r}: {exc}") from None
+    raise TypeError(f"interactive_figure: params[{name!r}]: expected viz.Slider(lo, hi, steps=..., "
+                    f"default=...) or a tuple (lo, hi, steps), got {_checks._describe(spec)}")
+
+
+def _params_arg(params):
+    if not isinstance(params, dict):
+        raise TypeError(f"interactive_figure: params: expected a dict name -> viz.Slider or "
+                        f"(lo, hi, steps), got {_checks._describe(params)}")
+    if not params:
+        raise ValueError("interactive_figure: params: expected 1 or 2 parameters, got none "
+                         "(for a figure without sliders draw it directly)")
+    if len(params) > MAX_PARAMS:
+        raise ValueError(f"interactive_figure: params: expected at most {MAX_PARAMS} parameters, "
+                         f"got {len(params)} ({', '.join(map(str, params))}); fix the others as "
+                         f"default arguments of draw, e.g. def draw(fig, q1, q2, q3=0.5)")
+    out = {}
+    for name, spec in params.items():
+        if not isinstance(name, str) or not name.isidentifier():
+            raise ValueError(f"interactive_figure: params: expected parameter names that are "
+                             f"Python identifiers (keywords of draw), got {name!r}")
+        out[name] = _slider_arg(name, spec)
+    return out
