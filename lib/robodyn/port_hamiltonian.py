@@ -400,16 +400,27 @@ class VMSForm(_VMSBase):
         dq = -0.5 * np.einsum("i,kij,j->k", nu, dM, nu)
         return 0.5 * m @ nu, np.concatenate([nu[:b], dq, nu[b:]]), M, dM
 
+    def _energy_gradient(self, y):
+        r"""(H, dH/dy) at y = (p, q, pi): the compiled engine's O(n) route (zero-velocity
+        articulated bodies for nu, :math:`\partial T/\partial q_k = h_k^T ad_{t_k}s_k`) when it
+        applies, else :meth:`_reduced`."""
+        b, n = self.nb, self.n
+        out = self.vms._compiled("vms_hamiltonian", y[b:b + n],
+                                 np.concatenate([y[:b], y[b + n:]]))
+        if out is None:
+            return self._reduced(y)[:2]
+        return out
+
     def hamiltonian(self, x):
         """(ph-49), the kinetic co-energy (J)."""
         _, p, q, pi = self._split(x, "hamiltonian")
-        return float(self._reduced(np.concatenate([p, q, pi]))[0])
+        return float(self._energy_gradient(np.concatenate([p, q, pi]))[0])
 
     def gradient(self, x):
         r""":math:`(\partial H/\partial p, \partial H/\partial q, \partial H/\partial\pi) =
         (\mathrm v, -\tfrac12\nu^T\partial_k\mathcal M\nu, \dot q)` (ph-62 for the decoupled twin)."""
         _, p, q, pi = self._split(x, "gradient")
-        return self._reduced(np.concatenate([p, q, pi]))[1]
+        return self._energy_gradient(np.concatenate([p, q, pi]))[1]
 
     def interconnection(self, x):
         r""":math:`\mathcal J(p)`, (nb + 2n) square, skew."""
@@ -436,9 +447,11 @@ class VMSForm(_VMSBase):
         H, p, q, pi = self._split(x, "rhs")
         w, tau = _inputs(inputs, t, x, self.nb, self.n, f"{self.name}.rhs")
         w, tau = self._generalized(H, q, w, tau)
-        e = self.gradient(x)
-        xd = self.interconnection(x) @ e + self.input_matrix() @ np.concatenate([w, tau])
-        return np.concatenate([_pose_rate(H, self.vms.base_joint.basis @ e[:self.nb]), xd])
+        b, n = self.nb, self.n
+        e = self._energy_gradient(np.concatenate([p, q, pi]))[1]
+        S = self.vms.base_joint.basis
+        pd = (S.T @ _coadjoint(S @ p) @ S) @ e[:b] + w        # (ph-47): J(p) dH/dx + G u
+        return np.concatenate([_pose_rate(H, S @ e[:b]), pd, e[b + n:], tau - e[b:b + n]])
 
     def accelerations(self, q, nu, t=0.0, pose=None, w=None, tau=None):
         r""":math:`(\dot v, \ddot q)` from (ph-47): :math:`\mathcal M^{-1}((\dot p, \dot\pi) -
@@ -845,7 +858,7 @@ def energy_momentum_step(form, x, dt, inputs=None, t=0.0, tol=1e-13, max_iter=60
     H0 = _pose_of(x)
     b, n = form.nb, form.n
     y0 = x[12:]
-    E0, g0, _, _ = form._reduced(y0)
+    E0, g0 = form._energy_gradient(y0)
     S = form.vms.base_joint.basis
     y1 = y0 + dt * _vms_ydot(form, y0, g0, inputs, t, x)
 
@@ -855,9 +868,8 @@ def energy_momentum_step(form, x, dt, inputs=None, t=0.0, tol=1e-13, max_iter=60
         """The step's right-hand side at the guess y1: (new y1, vbar, w, tau, gbar)."""
         count[0] += 1
         ym = 0.5 * (y0 + y1)
-        m1 = np.concatenate([y1[:b], y1[b + n:]])
-        E1 = 0.5 * m1 @ np.linalg.solve(form.vms.mass_matrix(y1[b:b + n]), m1)
-        gm = form._reduced(ym)[1]
+        E1 = form._energy_gradient(y1)[0]
+        gm = form._energy_gradient(ym)[1]
         d = y1 - y0
         dd = d @ d
         gbar = gm + ((E1 - E0 - gm @ d) / dd) * d if dd > 1e-300 else gm
