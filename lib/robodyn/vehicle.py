@@ -689,6 +689,53 @@ class VehicleManipulator:
         fb = -_ad6(tb).T @ (self.base_inertia @ tb) + fc[0]
         return np.concatenate([self.base_joint.basis.T @ fb, np.einsum("ki,ki->k", F.s, fc)])
 
+    def inverse_dynamics(self, q, v, qd, vd, qdd, base_pose=None, gravity=None):
+        r"""The base wrench and joint torques :math:`(\mathrm w, \tau)` that give the
+        accelerations :math:`(\dot v, \ddot q)`: the left side of (ph-21),
+        :math:`\mathcal M(q)(\dot v, \ddot q) + \mathcal C(v, q, \dot q)(v, \dot q)`, minus the
+        gravity forces when ``gravity`` (3-vector, space frame, m/s^2; needs ``base_pose``) is
+        given. By Newton--Euler in {b} (:meth:`bias` with accelerations), O(n).
+
+        Parameters
+        ----------
+        q, qd, qdd : array_like (n,); v, vd : array_like (nb,), base body twist and its rate
+        base_pose : array_like (4, 4), needed with gravity
+        gravity : array_like (3,), optional
+
+        Returns
+        -------
+        ndarray(nb + n,), (w, tau) (N m, N for the base; N m or N for the joints)
+
+        >>> from robodyn.models import planar_rr
+        >>> from robodyn import spatial_inertia
+        >>> vms = VehicleManipulator.from_chain(planar_rr(), spatial_inertia(5.0, [1, 1, 1]))
+        >>> f = StandardForm(vms)
+        >>> q, nu = [0.3, 0.2], np.linspace(-1, 1, 8)
+        >>> acc = f.accelerations(q, nu, w=np.ones(6), tau=[0.5, -0.5])
+        >>> np.round(vms.inverse_dynamics(q, nu[:6], nu[6:], acc[:6], acc[6:]), 12).tolist()
+        [1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 0.5, -0.5]
+        """
+        fname = "inverse_dynamics"
+        q = self._q(q, fname)
+        v = self._v(v, fname)
+        qd = _checks.vector(qd, self.n, f"{self.name}.{fname}: qd")
+        vd = self._v(vd, fname, "vd")
+        qdd = _checks.vector(qdd, self.n, f"{self.name}.{fname}: qdd")
+        H = g = gb = None
+        if gravity is not None:
+            g = _checks.vector(gravity, 3, f"{self.name}.{fname}: gravity")
+            if base_pose is None:
+                raise ValueError(f"{self.name}.{fname}: base_pose: needed when there is gravity "
+                                 f"(gravity acts along R^T g in the base frame)")
+            H = check_pose(base_pose, f"{self.name}.{fname}: base_pose")
+            gb = H[:3, :3].T @ g
+        out = self._compiled("vms_rnea", q, v, qd, vd, qdd, gb)
+        if out is not None:
+            return out
+        F = self._frames(q)
+        out = self._project(self._mass6(F)) @ np.concatenate([vd, qdd]) + self._bias(F, v, qd)
+        return out if g is None else out - self._gravity(F, H, g)
+
     def gravity_forces(self, q, base_pose, gravity=(0.0, 0.0, -9.81)):
         r"""Generalized gravity forces :math:`(\mathrm w_g, \tau_g)` (the negative gradient of the
         potential, mapped by :math:`\chi_h^*` on the base): gravity acts on every body like the
