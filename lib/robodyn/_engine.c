@@ -741,6 +741,7 @@ typedef struct {
     const double *Sb, *Ib;
     Link *L;
     double *work;
+    double small[16 * (sizeof(Link) / sizeof(double) + 64) + 64];   /* n <= 16: no malloc */
 } VCall;
 
 /* 1 ready (the chain and base are clean and the scratch allocated), 0 declined, -1 error */
@@ -761,10 +762,16 @@ static int vms_begin(PyObject *const *args, Py_ssize_t nargs, int expected, cons
     k->Sb = fixed(args[4], 6 * k->nb);
     k->Ib = fixed(args[5], 36);
     if (!k->Sb || !k->Ib) return 0;
-    k->L = malloc(k->n * (sizeof(Link) + 64 * sizeof(double)) + 64 * sizeof(double));
+    size_t bytes = k->n * (sizeof(Link) + 64 * sizeof(double)) + 64 * sizeof(double);
+    k->L = bytes <= sizeof k->small ? (Link *)k->small : malloc(bytes);
     if (!k->L) { PyErr_NoMemory(); return -1; }
     k->work = (double *)(k->L + k->n);
     return 1;
+}
+
+static void vms_end(VCall *k)
+{
+    if (k->L != (Link *)k->small) free(k->L);
 }
 
 /* a clean vector of `size` numbers, or NULL */
@@ -789,7 +796,7 @@ static PyObject *vector_out(npy_intp size, double **data)
     const int n = k.n, nb = k.nb;                                    \
     PyObject *result = NULL
 
-#define VDECLINE { free(k.L); Py_XDECREF(result); Py_RETURN_NONE; }
+#define VDECLINE { vms_end(&k); Py_XDECREF(result); Py_RETURN_NONE; }
 
 /* vms_crba(..., q) -> M or None */
 static PyObject *py_vms_crba(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
@@ -803,7 +810,7 @@ static PyObject *py_vms_crba(PyObject *self, PyObject *const *args, Py_ssize_t n
         kinematics(n, k.c.basis, k.c.K, k.c.mass, q, k.L);
         vms_crba(n, nb, k.L, k.Sb, k.Ib, k.work, (double *)PyArray_DATA((PyArrayObject *)result));
     }
-    free(k.L);
+    vms_end(&k);
     return result;
 }
 
@@ -823,7 +830,7 @@ static PyObject *py_vms_rnea(PyObject *self, PyObject *const *args, Py_ssize_t n
         kinematics(n, k.c.basis, k.c.K, k.c.mass, q, k.L);
         vms_rnea(n, nb, k.L, k.Sb, k.Ib, v, qd, vd, qdd, gb, k.work, o);
     }
-    free(k.L);
+    vms_end(&k);
     return result;
 }
 
@@ -841,7 +848,7 @@ static PyObject *py_vms_aba(PyObject *self, PyObject *const *args, Py_ssize_t na
         kinematics(n, k.c.basis, k.c.K, k.c.mass, q, k.L);
         if (vms_aba(n, nb, k.L, k.Sb, k.Ib, v, qd, w, tau, gb, k.work, o)) VDECLINE;
     }
-    free(k.L);
+    vms_end(&k);
     return result;
 }
 
@@ -859,7 +866,7 @@ static PyObject *py_vms_rhs(PyObject *self, PyObject *const *args, Py_ssize_t na
     if (g)
         for (int c = 0; c < 3; c++) gb[c] = R[c] * g[0] + R[3 + c] * g[1] + R[6 + c] * g[2];
     result = vector_out(12 + nb + 2 * n, &o);
-    if (!result) { free(k.L); return NULL; }
+    if (!result) { vms_end(&k); return NULL; }
     kinematics(n, k.c.basis, k.c.K, k.c.mass, q, k.L);
     double *acc = k.work + 62 * n;            /* (v', q'') after the scratch */
     if (vms_aba(n, nb, k.L, k.Sb, k.Ib, v, qd, w, tau, g ? gb : NULL, k.work, acc)) VDECLINE;
@@ -874,7 +881,7 @@ static PyObject *py_vms_rhs(PyObject *self, PyObject *const *args, Py_ssize_t na
         o[3 * r + 2] = Rr[0] * V[1] - Rr[1] * V[0];
         o[9 + r] = Rr[0] * V[3] + Rr[1] * V[4] + Rr[2] * V[5];
     }
-    free(k.L);
+    vms_end(&k);
     return result;
 }
 
@@ -886,10 +893,10 @@ static PyObject *py_vms_hamiltonian(PyObject *self, PyObject *const *args, Py_ss
     if (!q || !m) VDECLINE;
     double *o, E;
     result = vector_out(nb + 2 * n, &o);
-    if (!result) { free(k.L); return NULL; }
+    if (!result) { vms_end(&k); return NULL; }
     kinematics(n, k.c.basis, k.c.K, k.c.mass, q, k.L);
     if (vms_hamiltonian(n, nb, k.L, k.Sb, k.Ib, m, k.work, o, &E)) VDECLINE;
-    free(k.L);
+    vms_end(&k);
     return Py_BuildValue("(dN)", E, result);
 }
 

@@ -996,14 +996,22 @@ def simulate(form, x0, t_span, method="RK45", dt=None, inputs=None, rtol=1e-9, a
         def f(t, z):                       # the supplied energy rides along as z[-1]
             count[0] += 1
             x = z[:m]
-            return np.append(form.rhs(t, x, inputs),
-                             0.0 if inputs is None else _power(form, t, x, inputs))
+            out = np.empty(m + 1)
+            out[:m] = form.rhs(t, x, inputs)
+            out[m] = _power(form, t, x, inputs)
+            return out
 
-        sol = solve_ivp(f, (t0, t1), np.append(x0, 0.0), rtol=rtol, atol=atol,
-                        t_eval=np.linspace(t0, t1, int(n_out)))
+        def f_free(t, x):                  # no inputs: nothing supplied
+            count[0] += 1
+            return form.rhs(t, x)
+
+        z0 = x0 if inputs is None else np.append(x0, 0.0)
+        sol = solve_ivp(f if inputs is not None else f_free, (t0, t1), z0, rtol=rtol,
+                        atol=atol, t_eval=np.linspace(t0, t1, int(n_out)))
         if not sol.success:
             raise RuntimeError(f"simulate: solve_ivp failed: {sol.message}")
-        ts, xs, supplied, evals = sol.t, sol.y[:m].T, sol.y[m], count[0]
+        ts, xs, evals = sol.t, np.ascontiguousarray(sol.y[:m].T), count[0]
+        supplied = np.zeros(len(ts)) if inputs is None else sol.y[m]
         wall = time.perf_counter() - start
     elif method == "energy-momentum":
         if dt is None:
@@ -1025,9 +1033,8 @@ def simulate(form, x0, t_span, method="RK45", dt=None, inputs=None, rtol=1e-9, a
     else:
         raise ValueError(f"simulate: method: expected 'RK45' or 'energy-momentum', got {method!r}")
     energy = np.array([form.energy(x) for x in xs])
-    mom = (np.array([_momentum(form, x) for x in xs]) if momentum
-           else np.zeros((len(xs), 6)))
-    perr = np.array([pose_error(_pose_of(x)) for x in xs])
+    perr = _pose_errors(xs)
+    mom = _momenta(form, xs, perr) if momentum else np.zeros((len(xs), 6))
     return PHTrajectory(ts, xs, energy, supplied, mom, perr, method, wall, evals)
 
 
@@ -1038,8 +1045,31 @@ def _power(form, t, x, inputs):
     return form.supplied_power(t, x, inputs)
 
 
-def _momentum(form, x):
-    if isinstance(form, StandardForm):
-        H, v, q, qd = form.split(x)
-        return form.vms.total_momentum(H, q, v, qd)
-    return form.momentum(x)
+def _pose_errors(xs):
+    """:func:`~robodyn.vehicle.pose_error` of every state's pose (rows of xs), at once."""
+    R = xs[:, :9].reshape(-1, 3, 3)
+    err = np.abs(np.swapaxes(R, 1, 2) @ R - np.eye(3)).max(axis=(1, 2))
+    return np.maximum(err, np.abs(np.linalg.det(R) - 1.0))
+
+
+def _momenta(form, xs, perr):
+    """The total momentum in the space frame of every state, :math:`Ad_{H^{-1}}^T S_b p` as
+    in :meth:`~robodyn.vehicle.VehicleManipulator.total_momentum` (which also refuses a pose
+    that is no rigid motion: so does this, with its message), the frame changes done at once."""
+    vms = form.vms
+    bad = np.flatnonzero(perr > 1e-6)
+    if bad.size:
+        check_pose(_pose_of(xs[bad[0]]), f"{vms.name}.total_momentum: base_pose")
+    b, n = vms.nb, vms.n
+    S = vms.base_joint.basis
+    p6 = np.empty((len(xs), 6))
+    for k, x in enumerate(xs):
+        if isinstance(form, StandardForm):
+            q, nu = x[12 + b:12 + b + n], np.concatenate([x[12:12 + b], x[12 + b + n:]])
+        else:
+            q, nu = x[12 + b:12 + b + n], form.velocities(x)
+        M6 = vms._mass6_at(q)
+        p6[k] = M6[:6] @ np.concatenate([S @ nu[:b], nu[b:]])
+    R = xs[:, :9].reshape(-1, 3, 3)
+    f = np.einsum("kij,kj->ki", R, p6[:, 3:])
+    return np.hstack([np.einsum("kij,kj->ki", R, p6[:, :3]) + np.cross(xs[:, 9:12], f), f])

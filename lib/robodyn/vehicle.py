@@ -24,6 +24,7 @@ the base wrench ``w`` is the matching body wrench. Everything else is a 1-D floa
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import partial
 
 import numpy as np
 
@@ -481,7 +482,12 @@ class VehicleManipulator:
         arrays that are not clean float64 vectors of the right sizes, or a mass matrix that is
         not positive definite (the numpy path then checks, converts, computes or raises)."""
         eng = _engine()
-        return None if eng is None else getattr(eng, name)(*self._engine_data(full), *args)
+        if eng is None:
+            return None
+        f = self._cache.get((name, full))
+        if f is None or f.func.__self__ is not eng:
+            f = self._cache[(name, full)] = partial(getattr(eng, name), *self._engine_data(full))
+        return f(*args)
 
     def _mass6_at(self, q):
         """The unprojected (6 + n) mass matrix at a checked q."""
