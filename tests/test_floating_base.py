@@ -62,31 +62,6 @@ def space_robot():
                                          mount=rd.homogeneous(np.eye(3), [0, 0, 0.2]))
 
 
-def to_pinocchio_vms(vms, gravity=(0.0, 0.0, 0.0)):
-    """The VMS in Pinocchio: a free-flyer (or planar) root carrying the base inertia, the
-    arm's joints attached to it at mount @ (the reference joint frames)."""
-    chain = vms.chain
-    model = pin.Model()
-    root = pin.JointModelFreeFlyer() if vms.nb == 6 else pin.JointModelPlanar()
-    jb = model.addJoint(0, root, pin.SE3.Identity(), "base")
-    m, c, Ic = ref._mass_com_inertia(vms.base_inertia)
-    model.appendBodyToJoint(jb, pin.Inertia(m, c, Ic), pin.SE3.Identity())
-    Ts = [vms.mount @ T for T in ref.joint_frames(chain)]
-    parent, prev = jb, np.eye(4)
-    for i in range(chain.n):
-        S = np.asarray(chain.screws[:, i], float)
-        jid = model.addJoint(parent, ref._joint_model(chain.joint_types[i], S),
-                             pin.SE3(np.linalg.inv(prev) @ Ts[i]), f"joint_{i}")
-        m, cL, Ic = ref._mass_com_inertia(chain.link_inertias[i])
-        X = np.linalg.inv(Ts[i]) @ vms.mount @ np.asarray(chain.link_homes[i], float)
-        R, p = X[:3, :3], X[:3, 3]
-        model.appendBodyToJoint(jid, pin.Inertia(m, R @ cL + p, R @ Ic @ R.T),
-                                pin.SE3.Identity())
-        parent, prev = jid, Ts[i]
-    model.gravity = pin.Motion(np.asarray(gravity, float), np.zeros(3))
-    return model
-
-
 def random_pose(vms, rng):
     if vms.nb == 6:
         return rd.exp_se3(rng.normal(size=6))
@@ -130,7 +105,7 @@ def test_compiled_dynamics_equal_pinocchio(arm, base):
     vms, rng = model(arm, base)
     assert vms._compiled("vms_crba", np.zeros(vms.n)) is not None, "the engine must run here"
     g = np.array([0.0, 0.0, -9.81]) if base == "floating" else np.array([0.0, -9.81, 0.0])
-    mdl = to_pinocchio_vms(vms, gravity=g)
+    mdl = ref.to_pinocchio_vms(vms, gravity=g)
     data = mdl.createData()
     std, stdg = StandardForm(vms), StandardForm(vms, gravity=g)
     nb, n = vms.nb, vms.n

@@ -395,15 +395,18 @@ typedef struct {
 
 /* Checks the argument count and the chain, then takes `joints` joint arrays: 1 if they are
  * all clean, 0 if the engine declines them (the caller returns None), -1 with an exception. */
+static int arity(Py_ssize_t nargs, int expected, const char *name)
+{
+    if (nargs == expected) return 0;
+    PyErr_Format(PyExc_TypeError, "robodyn engine: %s takes %d arguments, got %zd", name,
+                 expected, nargs);
+    return -1;
+}
+
 static int begin(PyObject *const *args, Py_ssize_t nargs, int expected, const char *name,
                  int joints, Call *k)
 {
-    if (nargs != expected) {
-        PyErr_Format(PyExc_TypeError, "robodyn engine: %s takes %d arguments, got %zd", name,
-                     expected, nargs);
-        return -1;
-    }
-    if (chain_of(args, &k->c)) return -1;
+    if (arity(nargs, expected, name) || chain_of(args, &k->c)) return -1;
     k->n = k->c.n;
     k->nd = 0;
     k->B = 0;
@@ -748,12 +751,7 @@ typedef struct {
 static int vms_begin(PyObject *const *args, Py_ssize_t nargs, int expected, const char *name,
                      VCall *k)
 {
-    if (nargs != expected) {
-        PyErr_Format(PyExc_TypeError, "robodyn engine: %s takes %d arguments, got %zd", name,
-                     expected, nargs);
-        return -1;
-    }
-    if (chain_of(args, &k->c)) return -1;
+    if (arity(nargs, expected, name) || chain_of(args, &k->c)) return -1;
     k->n = k->c.n;
     if (!safe_double(args[4]) || PyArray_NDIM((PyArrayObject *)args[4]) != 2
         || PyArray_DIM((PyArrayObject *)args[4], 0) != 6) return 0;
