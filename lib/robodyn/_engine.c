@@ -1,6 +1,8 @@
 /* The O(n) algorithms of robodyn.dynamics in C: RNEA, CRBA, ABA and the Christoffel Coriolis
  * matrix, line by line the space-frame formulation of dynamics.py (see its module docstring),
- * for one state or a batch. Built and cached by robodyn.codegen on first use.
+ * for one state or a batch; and those of robodyn.vehicle for a floating or planar base
+ * (vms_*: articulated bodies with the base as root, Newton-Euler, composite bodies, the
+ * co-energy gradient), one state. Built and cached by robodyn.codegen on first use.
  *
  * Every entry point takes the chain's constant data (basis (n,4,16), K (n,4,6), mass (n),
  * home (4,4)) as made by dynamics._ChainData, and joint arrays of shape (n,) or (B, n).
