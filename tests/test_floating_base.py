@@ -156,7 +156,9 @@ def test_compiled_forms_equal_numpy_forms(arm, base, monkeypatch):
 
     def compute():
         out = [vms.mass_matrix(q), vms.bias(q, nu[:nb], nu[nb:]), vms.gravity_forces(q, H, g),
-               vms.total_momentum(H, q, nu[:nb], nu[nb:])]
+               vms.total_momentum(H, q, nu[:nb], nu[nb:]),
+               vms.inverse_dynamics(q, nu[:nb], nu[nb:], u[0], u[1]),
+               vms.inverse_dynamics(q, nu[:nb], nu[nb:], u[0], u[1], base_pose=H, gravity=g)]
         for gravity in (None, g):
             for f in _forms(vms, gravity):
                 make = f.initial_state if isinstance(f, StandardForm) else f.state
@@ -211,6 +213,13 @@ def test_compiled_path_declines_and_the_checks_still_refuse():
         vms.inverse_dynamics(q, nu[:6], nu[6:], nu[:6], nu[6:], gravity=(0, 0, -9.81))
     with pytest.raises(ValueError, match="qdd"):
         vms.inverse_dynamics(q, nu[:6], nu[6:], nu[:6], nu[:5])
+    with pytest.raises(ValueError, match="base_pose"):
+        vms.inverse_dynamics(q, nu[:6], nu[6:], nu[:6], nu[6:], base_pose=np.diag([1, 1, 2, 1]),
+                             gravity=(0, 0, -9.81))
+    with pytest.raises(TypeError, match="vd"):
+        vms.inverse_dynamics(q, nu[:6], nu[6:], ["a"] * 6, nu[6:])
+    with pytest.raises(ValueError, match="v "):
+        vms.inverse_dynamics(q, nu[:5], nu[6:], nu[:6], nu[6:])
 
 
 def test_space_robot_simulation_equals_numpy_route():
