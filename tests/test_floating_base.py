@@ -200,6 +200,8 @@ def test_compiled_path_declines_and_the_checks_still_refuse():
     q, nu = np.linspace(-1, 1, 6), np.linspace(-0.5, 0.5, 12)
     a = std.accelerations(q, nu)
     assert err(std.accelerations(list(q), list(nu)), a) < TOL
+    assert err(std.accelerations(q.astype(">f8"), nu[::-1][::-1].astype(">f8")), a) < TOL
+    assert err(std.accelerations(q, nu.reshape(-1, 1)), a) < TOL       # a column: checked path
     bad = nu.copy()
     bad[3] = np.nan
     with pytest.raises(ValueError, match="nu"):

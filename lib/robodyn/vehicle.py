@@ -488,7 +488,12 @@ class VehicleManipulator:
         """The compiled engine's ``name`` (``vms_crba``, ``vms_rnea``, ``vms_aba``, ``vms_rhs``,
         ``vms_hamiltonian``; O(n), see ``_engine.c``) on this model, or None: no engine, or
         arrays that are not clean float64 vectors of the right sizes, or a mass matrix that is
-        not positive definite (the numpy path then checks, converts, computes or raises)."""
+        not positive definite (the numpy path then checks, converts, computes or raises).
+
+        The engine takes an array only when the checks of the numpy path (``_checks.vector``:
+        a plain 1-D float64 array of the right length, finite numbers) would pass it unchanged,
+        so a caller may try it before those checks, as :mod:`robodyn.dynamics` does: it
+        refuses nothing they accept and accepts nothing they refuse."""
         eng = _engine()
         if eng is None:
             return None
