@@ -964,7 +964,9 @@ def simulate(form, x0, t_span, method="RK45", dt=None, inputs=None, rtol=1e-9, a
     12 numbers and drifts off SE(3) by the integration error) or ``"energy-momentum"``
     (:func:`energy_momentum_step`, fixed step ``dt``, :class:`VMSForm` only). ``inputs``:
     a pair (w, tau) or a callable ``inputs(t, x) -> (w, tau)``. Output on ``n_out`` points
-    (RK45) or every step (energy-momentum).
+    (RK45) or every step (energy-momentum). The right-hand sides of :class:`StandardForm` and
+    :class:`VMSForm` and the scheme's co-energy gradient run in O(n) in the compiled engine
+    (see :mod:`robodyn.vehicle`); the reports are computed for all output states at once.
 
     Returns
     -------
