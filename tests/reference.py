@@ -32,7 +32,7 @@ import pinocchio as pin
 
 import robodyn as rd
 
-__all__ = ["to_pinocchio", "pinocchio_poses", "pinocchio_link_poses", "pinocchio_jacobian",
+__all__ = ["to_pinocchio", "to_pinocchio_vms", "pinocchio_poses", "pinocchio_link_poses", "pinocchio_jacobian",
            "to_modern_robotics", "swap_vw", "joint_frames", "numeric_chain"]
 
 
@@ -121,6 +121,35 @@ def to_pinocchio(chain, gravity=(0.0, 0.0, 0.0)):
     Xee = np.linalg.inv(Ts[-1]) @ np.asarray(chain.home, dtype=float)
     model.addFrame(pin.Frame("ee", chain.n, pin.SE3(Xee), pin.FrameType.OP_FRAME))
     model.gravity = pin.Motion(np.asarray(gravity, dtype=float), np.zeros(3))
+    return model
+
+
+def to_pinocchio_vms(vms, gravity=(0.0, 0.0, 0.0)):
+    """A :class:`robodyn.vehicle.VehicleManipulator` in Pinocchio: a ``JointModelFreeFlyer``
+    (floating base) or ``JointModelPlanar`` (planar base) root carrying the base inertia, the
+    arm's joints attached to it at ``mount @`` (the joint frames of :func:`to_pinocchio`).
+    Pinocchio's base velocity is the base's body twist ordered (v, omega) -- (v_x, v_y,
+    omega_z) for the planar root; its configuration holds (p, quaternion xyzw) -- (x, y,
+    cos theta, sin theta). Gravity is zero unless given."""
+    chain = vms.chain
+    model = pin.Model()
+    root = pin.JointModelFreeFlyer() if vms.nb == 6 else pin.JointModelPlanar()
+    jb = model.addJoint(0, root, pin.SE3.Identity(), "base")
+    m, c, Ic = _mass_com_inertia(vms.base_inertia)
+    model.appendBodyToJoint(jb, pin.Inertia(m, c, Ic), pin.SE3.Identity())
+    Ts = [vms.mount @ T for T in joint_frames(chain)]
+    parent, prev = jb, np.eye(4)
+    for i in range(chain.n):
+        S = np.asarray(chain.screws[:, i], float)
+        jid = model.addJoint(parent, _joint_model(chain.joint_types[i], S),
+                             pin.SE3(np.linalg.inv(prev) @ Ts[i]), f"joint_{i}")
+        m, cL, Ic = _mass_com_inertia(chain.link_inertias[i])
+        X = np.linalg.inv(Ts[i]) @ vms.mount @ np.asarray(chain.link_homes[i], float)
+        R, p = X[:3, :3], X[:3, 3]
+        model.appendBodyToJoint(jid, pin.Inertia(m, R @ cL + p, R @ Ic @ R.T),
+                                pin.SE3.Identity())
+        parent, prev = jid, Ts[i]
+    model.gravity = pin.Motion(np.asarray(gravity, float), np.zeros(3))
     return model
 
 

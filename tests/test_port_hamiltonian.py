@@ -45,26 +45,9 @@ def planar(seed=0):
 
 
 def to_pinocchio_free_flyer(vms):
-    """The VMS in Pinocchio: a free-flyer root joint carrying the base inertia, the arm's
-    joints attached to it at mount @ (the reference joint frames)."""
-    chain = vms.chain
-    model = pin.Model()
-    ff = model.addJoint(0, pin.JointModelFreeFlyer(), pin.SE3.Identity(), "base")
-    m, c, Ic = ref._mass_com_inertia(vms.base_inertia)
-    model.appendBodyToJoint(ff, pin.Inertia(m, c, Ic), pin.SE3.Identity())
-    Ts = [vms.mount @ T for T in ref.joint_frames(chain)]
-    parent, prev = ff, np.eye(4)
-    for i in range(chain.n):
-        S = np.asarray(chain.screws[:, i], float)
-        jid = model.addJoint(parent, ref._joint_model(chain.joint_types[i], S),
-                             pin.SE3(np.linalg.inv(prev) @ Ts[i]), f"joint_{i}")
-        m, cL, Ic = ref._mass_com_inertia(chain.link_inertias[i])
-        X = np.linalg.inv(Ts[i]) @ vms.mount @ np.asarray(chain.link_homes[i], float)
-        R, p = X[:3, :3], X[:3, 3]
-        model.appendBodyToJoint(jid, pin.Inertia(m, R @ cL + p, R @ Ic @ R.T), pin.SE3.Identity())
-        parent, prev = jid, Ts[i]
-    model.gravity = pin.Motion(np.zeros(3), np.zeros(3))
-    return model
+    """The VMS in Pinocchio: a free-flyer root carrying the base inertia, the arm's joints
+    attached to it at mount @ (the reference joint frames)."""
+    return ref.to_pinocchio_vms(vms)
 
 
 def _pin_config(H, q):

@@ -1,6 +1,8 @@
 /* The O(n) algorithms of robodyn.dynamics in C: RNEA, CRBA, ABA and the Christoffel Coriolis
  * matrix, line by line the space-frame formulation of dynamics.py (see its module docstring),
- * for one state or a batch. Built and cached by robodyn.codegen on first use.
+ * for one state or a batch; and those of robodyn.vehicle for a floating or planar base
+ * (vms_*: articulated bodies with the base as root, Newton-Euler, composite bodies, the
+ * co-energy gradient), one state. Built and cached by robodyn.codegen on first use.
  *
  * Every entry point takes the chain's constant data (basis (n,4,16), K (n,4,6), mass (n),
  * home (4,4)) as made by dynamics._ChainData, and joint arrays of shape (n,) or (B, n).
@@ -395,15 +397,18 @@ typedef struct {
 
 /* Checks the argument count and the chain, then takes `joints` joint arrays: 1 if they are
  * all clean, 0 if the engine declines them (the caller returns None), -1 with an exception. */
+static int arity(Py_ssize_t nargs, int expected, const char *name)
+{
+    if (nargs == expected) return 0;
+    PyErr_Format(PyExc_TypeError, "robodyn engine: %s takes %d arguments, got %zd", name,
+                 expected, nargs);
+    return -1;
+}
+
 static int begin(PyObject *const *args, Py_ssize_t nargs, int expected, const char *name,
                  int joints, Call *k)
 {
-    if (nargs != expected) {
-        PyErr_Format(PyExc_TypeError, "robodyn engine: %s takes %d arguments, got %zd", name,
-                     expected, nargs);
-        return -1;
-    }
-    if (chain_of(args, &k->c)) return -1;
+    if (arity(nargs, expected, name) || chain_of(args, &k->c)) return -1;
     k->n = k->c.n;
     k->nd = 0;
     k->B = 0;
@@ -515,11 +520,397 @@ static PyObject *py_aba(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     return Py_BuildValue("(NNi)", k.out, piv, flag);
 }
 
+/* ---------------------------------------------------------------- vehicle-manipulator systems
+ *
+ * A base body whose body twist is S_b v (S_b: 6 x nb, row-major; nb = 6 floating, 3 planar)
+ * carrying the arm, everything in the base frame {b} taken as momentarily inertial (the
+ * formulation of robodyn.vehicle): the chain data are the arm's *mounted* chain (screws and
+ * homes already in {b}), so kinematics() gives the joint screws s_i and link inertias in {b}.
+ * The base's acceleration is S_b v' (ad_V V = 0), gravity is the fictitious acceleration
+ * (0, -g_b) of every body, g_b = R^T g. Outputs are ordered (base part nb, joints n). */
+
+/* Solves A x = b for a symmetric positive definite m x m A (row-major, overwritten), b in
+ * place; -1 if A is not positive definite. */
+static int chol_solve(int m, double *A, double *b)
+{
+    for (int j = 0; j < m; j++) {
+        double d = A[m * j + j];
+        for (int k = 0; k < j; k++) d -= A[m * j + k] * A[m * j + k];
+        if (!(d > 0.0)) return -1;
+        d = sqrt(d);
+        A[m * j + j] = d;
+        for (int i = j + 1; i < m; i++) {
+            double x = A[m * i + j];
+            for (int k = 0; k < j; k++) x -= A[m * i + k] * A[m * j + k];
+            A[m * i + j] = x / d;
+        }
+    }
+    for (int i = 0; i < m; i++) {
+        for (int k = 0; k < i; k++) b[i] -= A[m * i + k] * b[k];
+        b[i] /= A[m * i + i];
+    }
+    for (int i = m - 1; i >= 0; i--) {
+        for (int k = i + 1; k < m; k++) b[i] -= A[m * k + i] * b[k];
+        b[i] /= A[m * i + i];
+    }
+    return 0;
+}
+
+static void base_twist(int nb, const double *Sb, const double *v, double *t)   /* t = S_b v */
+{
+    for (int k = 0; k < 6; k++) {
+        double x = 0.0;
+        for (int j = 0; j < nb; j++) x += Sb[nb * k + j] * v[j];
+        t[k] = x;
+    }
+}
+
+static void base_rows(int nb, const double *Sb, const double *f, double *o)   /* o = S_b^T f */
+{
+    for (int j = 0; j < nb; j++) {
+        double x = 0.0;
+        for (int k = 0; k < 6; k++) x += Sb[nb * k + j] * f[k];
+        o[j] = x;
+    }
+}
+
+/* Forward dynamics (articulated bodies with the base as root): out = (v', q'') from
+ * (v, qd, w, tau), gb the gravity in {b} (or NULL). work: 62 n doubles. 0, or -1 when a pivot
+ * or the base's articulated inertia is not positive (the caller then declines). */
+static int vms_aba(int n, int nb, const Link *L, const double *Sb, const double *Ib,
+                   const double *v, const double *qd, const double *w, const double *tau,
+                   const double *gb, double *work, double *out)
+{
+    double *V = work, *c = V + 6 * n, *pA = c + 6 * n, *U = pA + 6 * n, *u = U + 6 * n;
+    double *D = u + n, *IA = D + n;
+    double t0[6], IAb[36], pAb[6], IV[6], sd[6];
+    base_twist(nb, Sb, v, t0);
+    for (int i = 0; i < n; i++) {
+        const double *s = L[i].s, *prev = i ? V + 6 * (i - 1) : t0;
+        double *Vi = V + 6 * i;
+        for (int k = 0; k < 6; k++) Vi[k] = prev[k] + s[k] * qd[i];
+        ad(Vi, s, sd);
+        for (int k = 0; k < 6; k++) c[6 * i + k] = sd[k] * qd[i];
+        memcpy(IA + 36 * i, L[i].Is, 36 * sizeof(double));
+        mv6(L[i].Is, Vi, IV);
+        cross_force(Vi, IV, pA + 6 * i);
+    }
+    memcpy(IAb, Ib, sizeof IAb);
+    mv6(Ib, t0, IV);
+    cross_force(t0, IV, pAb);
+    for (int i = n - 1; i >= 0; i--) {
+        const double *s = L[i].s;
+        double *Ui = U + 6 * i, *IAi = IA + 36 * i;
+        mv6(IAi, s, Ui);
+        double Di = dot6(s, Ui), ui = tau[i] - dot6(s, pA + 6 * i);
+        if (!(Di > 0.0)) return -1;
+        D[i] = Di;
+        u[i] = ui;
+        double Ia[36], t[6];
+        for (int r = 0; r < 6; r++)
+            for (int col = 0; col < 6; col++)
+                Ia[6 * r + col] = IAi[6 * r + col] - Ui[r] * Ui[col] / Di;
+        double *IAp = i ? IA + 36 * (i - 1) : IAb, *pAp = i ? pA + 6 * (i - 1) : pAb;
+        for (int k = 0; k < 36; k++) IAp[k] += Ia[k];
+        mv6(Ia, c + 6 * i, t);
+        for (int k = 0; k < 6; k++) pAp[k] += pA[6 * i + k] + t[k] + Ui[k] * (ui / Di);
+    }
+    /* the base: S^T IA S v' = w - S^T (pA - IA g^), a = S v' - g^, g^ = (0, g_b) */
+    double gh[6] = {0, 0, 0, gb ? gb[0] : 0.0, gb ? gb[1] : 0.0, gb ? gb[2] : 0.0};
+    double A[36], SI[36], r[6], f[6], a[6];
+    for (int j = 0; j < nb; j++)
+        for (int k = 0; k < 6; k++) {
+            double x = 0.0;
+            for (int l = 0; l < 6; l++) x += Sb[nb * l + j] * IAb[6 * l + k];
+            SI[6 * j + k] = x;
+        }
+    for (int j = 0; j < nb; j++)
+        for (int l = 0; l < nb; l++) {
+            double x = 0.0;
+            for (int k = 0; k < 6; k++) x += SI[6 * j + k] * Sb[nb * k + l];
+            A[nb * j + l] = x;
+        }
+    mv6(IAb, gh, IV);
+    for (int k = 0; k < 6; k++) f[k] = pAb[k] - IV[k];
+    base_rows(nb, Sb, f, r);
+    for (int j = 0; j < nb; j++) r[j] = w[j] - r[j];
+    if (chol_solve(nb, A, r)) return -1;
+    base_twist(nb, Sb, r, a);
+    for (int k = 0; k < 6; k++) a[k] -= gh[k];
+    memcpy(out, r, nb * sizeof(double));
+    for (int i = 0; i < n; i++) {
+        for (int k = 0; k < 6; k++) a[k] += c[6 * i + k];
+        double qdd = (u[i] - dot6(U + 6 * i, a)) / D[i];
+        for (int k = 0; k < 6; k++) a[k] += L[i].s[k] * qdd;
+        out[nb + i] = qdd;
+    }
+    return 0;
+}
+
+/* Inverse dynamics: out = (w, tau) from (v, qd, v', q''); vd, qdd NULL for zero, gb NULL
+ * for no gravity. work: 6 n doubles. */
+static void vms_rnea(int n, int nb, const Link *L, const double *Sb, const double *Ib,
+                     const double *v, const double *qd, const double *vd, const double *qdd,
+                     const double *gb, double *work, double *out)
+{
+    double *F = work, t[6], a[6], fb[6], IV[6], cf[6], sd[6], acc[6] = {0, 0, 0, 0, 0, 0};
+    base_twist(nb, Sb, v, t);
+    if (vd) base_twist(nb, Sb, vd, a);
+    else memset(a, 0, sizeof a);
+    if (gb)
+        for (int k = 0; k < 3; k++) a[3 + k] -= gb[k];
+    mv6(Ib, a, fb);
+    mv6(Ib, t, IV);
+    cross_force(t, IV, cf);
+    for (int k = 0; k < 6; k++) fb[k] += cf[k];
+    for (int i = 0; i < n; i++) {
+        const double *s = L[i].s;
+        for (int k = 0; k < 6; k++) t[k] += s[k] * qd[i];
+        ad(t, s, sd);
+        for (int k = 0; k < 6; k++) a[k] += sd[k] * qd[i] + (qdd ? s[k] * qdd[i] : 0.0);
+        mv6(L[i].Is, a, F + 6 * i);
+        mv6(L[i].Is, t, IV);
+        cross_force(t, IV, cf);
+        for (int k = 0; k < 6; k++) F[6 * i + k] += cf[k];
+    }
+    for (int i = n - 1; i >= 0; i--) {
+        for (int k = 0; k < 6; k++) acc[k] += F[6 * i + k];
+        out[nb + i] = dot6(L[i].s, acc);
+    }
+    for (int k = 0; k < 6; k++) acc[k] += fb[k];
+    base_rows(nb, Sb, acc, out);
+}
+
+/* The locked mass matrix (nb + n) x (nb + n) by composite bodies. work: 6 n doubles. */
+static void vms_crba(int n, int nb, const Link *L, const double *Sb, const double *Ib,
+                     double *work, double *M)
+{
+    const int m = nb + n;
+    double *F = work, Ic[36], Mb[36], col[6];
+    memset(Ic, 0, sizeof Ic);
+    for (int j = n - 1; j >= 0; j--) {
+        for (int k = 0; k < 36; k++) Ic[k] += L[j].Is[k];
+        mv6(Ic, L[j].s, F + 6 * j);
+        for (int i = 0; i <= j; i++) M[m * (nb + i) + nb + j] = M[m * (nb + j) + nb + i] =
+            dot6(L[i].s, F + 6 * j);
+        base_rows(nb, Sb, F + 6 * j, col);
+        for (int a = 0; a < nb; a++) M[m * a + nb + j] = M[m * (nb + j) + a] = col[a];
+    }
+    for (int k = 0; k < 36; k++) Mb[k] = Ib[k] + (n ? Ic[k] : 0.0);
+    for (int b = 0; b < nb; b++) {
+        double Sc[6], MS[6];
+        for (int k = 0; k < 6; k++) Sc[k] = Sb[nb * k + b];
+        mv6(Mb, Sc, MS);
+        base_rows(nb, Sb, MS, col);
+        for (int a = 0; a < nb; a++) M[m * a + b] = col[a];
+    }
+}
+
+/* The kinetic co-energy H = 1/2 m^T M^-1 m of the momenta m = (p, pi) and its gradient
+ * (nu_b, -dT/dq, nu_q) with nu = M^-1 m (zero-velocity articulated bodies) and
+ * dT/dq_k = h_k . ad_{t_k} s_k, h_k = sum_{i >= k} I_i t_i. work: 64 n + 6 doubles. -1 as vms_aba. */
+static int vms_hamiltonian(int n, int nb, const Link *L, const double *Sb, const double *Ib,
+                           const double *m, double *work, double *grad, double *E)
+{
+    double zero[6] = {0, 0, 0, 0, 0, 0};
+    double *qz = work + 62 * n, *buf = qz + n;     /* n zeros, then nu (nb + n) */
+    memset(qz, 0, n * sizeof(double));
+    int bad = vms_aba(n, nb, L, Sb, Ib, zero, qz, m, m + nb, NULL, work, buf);
+    if (!bad) {
+        double t[6], IV[6], sd[6], h[6] = {0, 0, 0, 0, 0, 0};
+        double *T = work;                   /* twists t_i, 6 n */
+        base_twist(nb, Sb, buf, t);
+        for (int i = 0; i < n; i++) {
+            for (int k = 0; k < 6; k++) t[k] += L[i].s[k] * buf[nb + i];
+            memcpy(T + 6 * i, t, sizeof t);
+        }
+        for (int i = n - 1; i >= 0; i--) {
+            mv6(L[i].Is, T + 6 * i, IV);
+            for (int k = 0; k < 6; k++) h[k] += IV[k];
+            ad(T + 6 * i, L[i].s, sd);
+            grad[nb + i] = -dot6(h, sd);
+        }
+        double e = 0.0;
+        for (int j = 0; j < nb + n; j++) e += m[j] * buf[j];
+        *E = 0.5 * e;
+        memcpy(grad, buf, nb * sizeof(double));
+        memcpy(grad + nb + n, buf + nb, n * sizeof(double));
+    }
+    return bad;
+}
+
+/* Entry points: args = (basis, K, mass, home, Sb (6, nb), Ib (6, 6), ...); one state. */
+typedef struct {
+    Chain c;
+    int n, nb;
+    const double *Sb, *Ib;
+    Link *L;
+    double *work;
+    double small[16 * (sizeof(Link) / sizeof(double) + 64) + 64];   /* n <= 16: no malloc */
+} VCall;
+
+/* 1 ready (the chain and base are clean and the scratch allocated), 0 declined, -1 error */
+static int vms_begin(PyObject *const *args, Py_ssize_t nargs, int expected, const char *name,
+                     VCall *k)
+{
+    if (arity(nargs, expected, name) || chain_of(args, &k->c)) return -1;
+    k->n = k->c.n;
+    if (!safe_double(args[4]) || PyArray_NDIM((PyArrayObject *)args[4]) != 2
+        || PyArray_DIM((PyArrayObject *)args[4], 0) != 6) return 0;
+    k->nb = (int)PyArray_DIM((PyArrayObject *)args[4], 1);
+    if (k->nb < 1 || k->nb > 6) return 0;
+    k->Sb = fixed(args[4], 6 * k->nb);
+    k->Ib = fixed(args[5], 36);
+    if (!k->Sb || !k->Ib) return 0;
+    size_t bytes = k->n * (sizeof(Link) + 64 * sizeof(double)) + 64 * sizeof(double);
+    k->L = bytes <= sizeof k->small ? (Link *)k->small : malloc(bytes);
+    if (!k->L) { PyErr_NoMemory(); return -1; }
+    k->work = (double *)(k->L + k->n);
+    return 1;
+}
+
+static void vms_end(VCall *k)
+{
+    if (k->L != (Link *)k->small) free(k->L);
+}
+
+/* a clean vector of `size` numbers, or NULL */
+static const double *vec(PyObject *obj, npy_intp size)
+{
+    if (!safe_double(obj) || PyArray_NDIM((PyArrayObject *)obj) != 1) return NULL;
+    return fixed(obj, size);
+}
+
+static PyObject *vector_out(npy_intp size, double **data)
+{
+    PyObject *o = PyArray_SimpleNew(1, &size, NPY_DOUBLE);
+    if (o) *data = (double *)PyArray_DATA((PyArrayObject *)o);
+    return o;
+}
+
+#define VBEGIN(count, name)                                          \
+    VCall k;                                                         \
+    int ready = vms_begin(args, nargs, count, name, &k);             \
+    if (ready < 0) return NULL;                                      \
+    if (ready == 0) Py_RETURN_NONE;                                  \
+    const int n = k.n, nb = k.nb;                                    \
+    PyObject *result = NULL
+
+#define VDECLINE { vms_end(&k); Py_XDECREF(result); Py_RETURN_NONE; }
+
+/* vms_crba(..., q) -> M or None */
+static PyObject *py_vms_crba(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    VBEGIN(7, "vms_crba");
+    const double *q = vec(args[6], n);
+    if (!q) VDECLINE;
+    npy_intp dims[2] = {nb + n, nb + n};
+    result = PyArray_SimpleNew(2, dims, NPY_DOUBLE);
+    if (result) {
+        kinematics(n, k.c.basis, k.c.K, k.c.mass, q, k.L);
+        vms_crba(n, nb, k.L, k.Sb, k.Ib, k.work, (double *)PyArray_DATA((PyArrayObject *)result));
+    }
+    vms_end(&k);
+    return result;
+}
+
+/* vms_rnea(..., q, v, qd, vd, qdd, gb) -> (w, tau) or None; vd, qdd, gb may be None */
+static PyObject *py_vms_rnea(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    VBEGIN(12, "vms_rnea");
+    const double *q = vec(args[6], n), *v = vec(args[7], nb), *qd = vec(args[8], n);
+    const double *vd = args[9] == Py_None ? NULL : vec(args[9], nb);
+    const double *qdd = args[10] == Py_None ? NULL : vec(args[10], n);
+    const double *gb = args[11] == Py_None ? NULL : vec(args[11], 3);
+    if (!q || !v || !qd || (args[9] != Py_None && !vd) || (args[10] != Py_None && !qdd)
+        || (args[11] != Py_None && !gb)) VDECLINE;
+    double *o;
+    result = vector_out(nb + n, &o);
+    if (result) {
+        kinematics(n, k.c.basis, k.c.K, k.c.mass, q, k.L);
+        vms_rnea(n, nb, k.L, k.Sb, k.Ib, v, qd, vd, qdd, gb, k.work, o);
+    }
+    vms_end(&k);
+    return result;
+}
+
+/* vms_aba(..., q, v, qd, w, tau, gb) -> (v', q'') or None; gb may be None */
+static PyObject *py_vms_aba(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    VBEGIN(12, "vms_aba");
+    const double *q = vec(args[6], n), *v = vec(args[7], nb), *qd = vec(args[8], n);
+    const double *w = vec(args[9], nb), *tau = vec(args[10], n);
+    const double *gb = args[11] == Py_None ? NULL : vec(args[11], 3);
+    if (!q || !v || !qd || !w || !tau || (args[11] != Py_None && !gb)) VDECLINE;
+    double *o;
+    result = vector_out(nb + n, &o);
+    if (result) {
+        kinematics(n, k.c.basis, k.c.K, k.c.mass, q, k.L);
+        if (vms_aba(n, nb, k.L, k.Sb, k.Ib, v, qd, w, tau, gb, k.work, o)) VDECLINE;
+    }
+    vms_end(&k);
+    return result;
+}
+
+/* vms_rhs(..., x, w, tau, g) -> dx/dt of the StandardForm state (R 9, p 3, v, q, qd), or
+ * None; g (space frame) may be None */
+static PyObject *py_vms_rhs(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    VBEGIN(10, "vms_rhs");
+    const double *x = vec(args[6], 12 + nb + 2 * n), *w = vec(args[7], nb);
+    const double *tau = vec(args[8], n);
+    const double *g = args[9] == Py_None ? NULL : vec(args[9], 3);
+    if (!x || !w || !tau || (args[9] != Py_None && !g)) VDECLINE;
+    const double *R = x, *v = x + 12, *q = x + 12 + nb, *qd = q + n;
+    double gb[3], V[6], *o;
+    if (g)
+        for (int c = 0; c < 3; c++) gb[c] = R[c] * g[0] + R[3 + c] * g[1] + R[6 + c] * g[2];
+    result = vector_out(12 + nb + 2 * n, &o);
+    if (!result) { vms_end(&k); return NULL; }
+    kinematics(n, k.c.basis, k.c.K, k.c.mass, q, k.L);
+    double *acc = k.work + 62 * n;            /* (v', q'') after the scratch */
+    if (vms_aba(n, nb, k.L, k.Sb, k.Ib, v, qd, w, tau, g ? gb : NULL, k.work, acc)) VDECLINE;
+    memcpy(o + 12, acc, nb * sizeof(double));
+    memcpy(o + 12 + nb, qd, n * sizeof(double));
+    memcpy(o + 12 + nb + n, acc + nb, n * sizeof(double));
+    base_twist(nb, k.Sb, v, V);
+    for (int r = 0; r < 3; r++) {             /* R' = R [omega], p' = R v */
+        const double *Rr = R + 3 * r;
+        o[3 * r] = Rr[1] * V[2] - Rr[2] * V[1];
+        o[3 * r + 1] = Rr[2] * V[0] - Rr[0] * V[2];
+        o[3 * r + 2] = Rr[0] * V[1] - Rr[1] * V[0];
+        o[9 + r] = Rr[0] * V[3] + Rr[1] * V[4] + Rr[2] * V[5];
+    }
+    vms_end(&k);
+    return result;
+}
+
+/* vms_hamiltonian(..., q, m) -> (H, gradient (nb + 2 n)) or None */
+static PyObject *py_vms_hamiltonian(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    VBEGIN(8, "vms_hamiltonian");
+    const double *q = vec(args[6], n), *m = vec(args[7], nb + n);
+    if (!q || !m) VDECLINE;
+    double *o, E;
+    result = vector_out(nb + 2 * n, &o);
+    if (!result) { vms_end(&k); return NULL; }
+    kinematics(n, k.c.basis, k.c.K, k.c.mass, q, k.L);
+    if (vms_hamiltonian(n, nb, k.L, k.Sb, k.Ib, m, k.work, o, &E)) VDECLINE;
+    vms_end(&k);
+    return Py_BuildValue("(dN)", E, result);
+}
+
 static PyMethodDef methods[] = {
     {"rnea", (PyCFunction)(void (*)(void))py_rnea, METH_FASTCALL, "inverse dynamics"},
     {"crba", (PyCFunction)(void (*)(void))py_crba, METH_FASTCALL, "mass matrix"},
     {"coriolis", (PyCFunction)(void (*)(void))py_coriolis, METH_FASTCALL, "Coriolis matrix"},
     {"aba", (PyCFunction)(void (*)(void))py_aba, METH_FASTCALL, "forward dynamics"},
+    {"vms_crba", (PyCFunction)(void (*)(void))py_vms_crba, METH_FASTCALL, "VMS mass matrix"},
+    {"vms_rnea", (PyCFunction)(void (*)(void))py_vms_rnea, METH_FASTCALL, "VMS inverse dynamics"},
+    {"vms_aba", (PyCFunction)(void (*)(void))py_vms_aba, METH_FASTCALL, "VMS forward dynamics"},
+    {"vms_rhs", (PyCFunction)(void (*)(void))py_vms_rhs, METH_FASTCALL, "StandardForm rhs"},
+    {"vms_hamiltonian", (PyCFunction)(void (*)(void))py_vms_hamiltonian, METH_FASTCALL,
+     "VMS co-energy and gradient"},
     {NULL, NULL, 0, NULL}
 };
 

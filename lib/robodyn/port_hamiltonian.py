@@ -400,16 +400,27 @@ class VMSForm(_VMSBase):
         dq = -0.5 * np.einsum("i,kij,j->k", nu, dM, nu)
         return 0.5 * m @ nu, np.concatenate([nu[:b], dq, nu[b:]]), M, dM
 
+    def _energy_gradient(self, y):
+        r"""(H, dH/dy) at y = (p, q, pi): the compiled engine's O(n) route (zero-velocity
+        articulated bodies for nu, :math:`\partial T/\partial q_k = h_k^T ad_{t_k}s_k`) when it
+        applies, else :meth:`_reduced`."""
+        b, n = self.nb, self.n
+        out = self.vms._compiled("vms_hamiltonian", y[b:b + n],
+                                 np.concatenate([y[:b], y[b + n:]]))
+        if out is None:
+            return self._reduced(y)[:2]
+        return out
+
     def hamiltonian(self, x):
         """(ph-49), the kinetic co-energy (J)."""
         _, p, q, pi = self._split(x, "hamiltonian")
-        return float(self._reduced(np.concatenate([p, q, pi]))[0])
+        return float(self._energy_gradient(np.concatenate([p, q, pi]))[0])
 
     def gradient(self, x):
         r""":math:`(\partial H/\partial p, \partial H/\partial q, \partial H/\partial\pi) =
         (\mathrm v, -\tfrac12\nu^T\partial_k\mathcal M\nu, \dot q)` (ph-62 for the decoupled twin)."""
         _, p, q, pi = self._split(x, "gradient")
-        return self._reduced(np.concatenate([p, q, pi]))[1]
+        return self._energy_gradient(np.concatenate([p, q, pi]))[1]
 
     def interconnection(self, x):
         r""":math:`\mathcal J(p)`, (nb + 2n) square, skew."""
@@ -436,9 +447,11 @@ class VMSForm(_VMSBase):
         H, p, q, pi = self._split(x, "rhs")
         w, tau = _inputs(inputs, t, x, self.nb, self.n, f"{self.name}.rhs")
         w, tau = self._generalized(H, q, w, tau)
-        e = self.gradient(x)
-        xd = self.interconnection(x) @ e + self.input_matrix() @ np.concatenate([w, tau])
-        return np.concatenate([_pose_rate(H, self.vms.base_joint.basis @ e[:self.nb]), xd])
+        b, n = self.nb, self.n
+        e = self._energy_gradient(np.concatenate([p, q, pi]))[1]
+        S = self.vms.base_joint.basis
+        pd = (S.T @ _coadjoint(S @ p) @ S) @ e[:b] + w        # (ph-47): J(p) dH/dx + G u
+        return np.concatenate([_pose_rate(H, S @ e[:b]), pd, e[b + n:], tau - e[b:b + n]])
 
     def accelerations(self, q, nu, t=0.0, pose=None, w=None, tau=None):
         r""":math:`(\dot v, \ddot q)` from (ph-47): :math:`\mathcal M^{-1}((\dot p, \dot\pi) -
@@ -845,7 +858,7 @@ def energy_momentum_step(form, x, dt, inputs=None, t=0.0, tol=1e-13, max_iter=60
     H0 = _pose_of(x)
     b, n = form.nb, form.n
     y0 = x[12:]
-    E0, g0, _, _ = form._reduced(y0)
+    E0, g0 = form._energy_gradient(y0)
     S = form.vms.base_joint.basis
     y1 = y0 + dt * _vms_ydot(form, y0, g0, inputs, t, x)
 
@@ -855,9 +868,8 @@ def energy_momentum_step(form, x, dt, inputs=None, t=0.0, tol=1e-13, max_iter=60
         """The step's right-hand side at the guess y1: (new y1, vbar, w, tau, gbar)."""
         count[0] += 1
         ym = 0.5 * (y0 + y1)
-        m1 = np.concatenate([y1[:b], y1[b + n:]])
-        E1 = 0.5 * m1 @ np.linalg.solve(form.vms.mass_matrix(y1[b:b + n]), m1)
-        gm = form._reduced(ym)[1]
+        E1 = form._energy_gradient(y1)[0]
+        gm = form._energy_gradient(ym)[1]
         d = y1 - y0
         dd = d @ d
         gbar = gm + ((E1 - E0 - gm @ d) / dd) * d if dd > 1e-300 else gm
@@ -952,7 +964,9 @@ def simulate(form, x0, t_span, method="RK45", dt=None, inputs=None, rtol=1e-9, a
     12 numbers and drifts off SE(3) by the integration error) or ``"energy-momentum"``
     (:func:`energy_momentum_step`, fixed step ``dt``, :class:`VMSForm` only). ``inputs``:
     a pair (w, tau) or a callable ``inputs(t, x) -> (w, tau)``. Output on ``n_out`` points
-    (RK45) or every step (energy-momentum).
+    (RK45) or every step (energy-momentum). The right-hand sides of :class:`StandardForm` and
+    :class:`VMSForm` and the scheme's co-energy gradient run in O(n) in the compiled engine
+    (see :mod:`robodyn.vehicle`); the reports are computed for all output states at once.
 
     Returns
     -------
@@ -984,14 +998,22 @@ def simulate(form, x0, t_span, method="RK45", dt=None, inputs=None, rtol=1e-9, a
         def f(t, z):                       # the supplied energy rides along as z[-1]
             count[0] += 1
             x = z[:m]
-            return np.append(form.rhs(t, x, inputs),
-                             0.0 if inputs is None else _power(form, t, x, inputs))
+            out = np.empty(m + 1)
+            out[:m] = form.rhs(t, x, inputs)
+            out[m] = _power(form, t, x, inputs)
+            return out
 
-        sol = solve_ivp(f, (t0, t1), np.append(x0, 0.0), rtol=rtol, atol=atol,
-                        t_eval=np.linspace(t0, t1, int(n_out)))
+        def f_free(t, x):                  # no inputs: nothing supplied
+            count[0] += 1
+            return form.rhs(t, x)
+
+        z0 = x0 if inputs is None else np.append(x0, 0.0)
+        sol = solve_ivp(f if inputs is not None else f_free, (t0, t1), z0, rtol=rtol,
+                        atol=atol, t_eval=np.linspace(t0, t1, int(n_out)))
         if not sol.success:
             raise RuntimeError(f"simulate: solve_ivp failed: {sol.message}")
-        ts, xs, supplied, evals = sol.t, sol.y[:m].T, sol.y[m], count[0]
+        ts, xs, evals = sol.t, np.ascontiguousarray(sol.y[:m].T), count[0]
+        supplied = np.zeros(len(ts)) if inputs is None else sol.y[m]
         wall = time.perf_counter() - start
     elif method == "energy-momentum":
         if dt is None:
@@ -1013,9 +1035,8 @@ def simulate(form, x0, t_span, method="RK45", dt=None, inputs=None, rtol=1e-9, a
     else:
         raise ValueError(f"simulate: method: expected 'RK45' or 'energy-momentum', got {method!r}")
     energy = np.array([form.energy(x) for x in xs])
-    mom = (np.array([_momentum(form, x) for x in xs]) if momentum
-           else np.zeros((len(xs), 6)))
-    perr = np.array([pose_error(_pose_of(x)) for x in xs])
+    perr = _pose_errors(xs)
+    mom = _momenta(form, xs, perr) if momentum else np.zeros((len(xs), 6))
     return PHTrajectory(ts, xs, energy, supplied, mom, perr, method, wall, evals)
 
 
@@ -1026,8 +1047,31 @@ def _power(form, t, x, inputs):
     return form.supplied_power(t, x, inputs)
 
 
-def _momentum(form, x):
-    if isinstance(form, StandardForm):
-        H, v, q, qd = form.split(x)
-        return form.vms.total_momentum(H, q, v, qd)
-    return form.momentum(x)
+def _pose_errors(xs):
+    """:func:`~robodyn.vehicle.pose_error` of every state's pose (rows of xs), at once."""
+    R = xs[:, :9].reshape(-1, 3, 3)
+    err = np.abs(np.swapaxes(R, 1, 2) @ R - np.eye(3)).max(axis=(1, 2))
+    return np.maximum(err, np.abs(np.linalg.det(R) - 1.0))
+
+
+def _momenta(form, xs, perr):
+    """The total momentum in the space frame of every state, :math:`Ad_{H^{-1}}^T S_b p` as
+    in :meth:`~robodyn.vehicle.VehicleManipulator.total_momentum` (which also refuses a pose
+    that is no rigid motion: so does this, with its message), the frame changes done at once."""
+    vms = form.vms
+    bad = np.flatnonzero(perr > 1e-6)
+    if bad.size:
+        check_pose(_pose_of(xs[bad[0]]), f"{vms.name}.total_momentum: base_pose")
+    b, n = vms.nb, vms.n
+    S = vms.base_joint.basis
+    p6 = np.empty((len(xs), 6))
+    for k, x in enumerate(xs):
+        if isinstance(form, StandardForm):
+            q, nu = x[12 + b:12 + b + n], np.concatenate([x[12:12 + b], x[12 + b + n:]])
+        else:
+            q, nu = x[12 + b:12 + b + n], form.velocities(x)
+        M6 = vms._mass6_at(q)
+        p6[k] = M6[:6] @ np.concatenate([S @ nu[:b], nu[b:]])
+    R = xs[:, :9].reshape(-1, 3, 3)
+    f = np.einsum("kij,kj->ki", R, p6[:, 3:])
+    return np.hstack([np.einsum("kij,kj->ki", R, p6[:, :3]) + np.cross(xs[:, 9:12], f), f])

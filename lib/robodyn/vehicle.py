@@ -20,15 +20,24 @@ the base wrench ``w`` is the matching body wrench. Everything else is a 1-D floa
   ``link_poses``, ``mass_matrix_derivatives`` (the exact :math:`\partial\mathcal M/\partial q_k`).
 * :class:`StandardForm` -- the numeric equations (ph-21) in the shared interface of
   :mod:`robodyn.equations`.
+
+Speed: the mass matrix, the velocity and gravity terms, inverse dynamics, the accelerations and
+``StandardForm.rhs`` run in O(n) in the compiled engine of :mod:`robodyn.dynamics`
+(``_engine.c``: the articulated-body algorithm with the base as the root body, Newton--Euler
+and composite bodies in {b}) when a C compiler works and the arrays are clean float64; the
+numpy code below is the reference and the fallback (``ROBODYN_ENGINE=numpy``), and checks
+and converts every other input. ``bench/bench_port_hamiltonian.py`` measures both against
+Pinocchio's free-flyer model.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import partial
 
 import numpy as np
 
 from . import _checks
-from .dynamics import _ad6, _hat_np
+from .dynamics import _ad6, _engine, _hat_np
 from .kinematics import SerialChain, _check_spatial_inertia, exp_se3
 
 __all__ = ["Subgroup", "SUBGROUPS", "coadjoint", "euler_poincare", "dexp_inverse",
@@ -453,6 +462,51 @@ class VehicleManipulator:
             c["home"] = np.asarray(ch.home, dtype=float)
         return c["S"], c["L"], c["G"]
 
+    def _engine_data(self, full=False):
+        """The compiled engine's model: the arm's *mounted* chain (screws and homes carried
+        into {b} by the mount, so the engine's space frame is {b}) as (basis, K, mass, home),
+        then the base basis S_b (6 x nb; the identity with ``full``) and inertia. Cached."""
+        c = self._cache
+        key = "engine:full" if full else "engine"
+        if key not in c:
+            if "engine:chain" not in c:
+                from .dynamics import _ChainData
+                from .kinematics import adjoint
+                ch, M = self.chain, self.mount
+                mounted = SerialChain.from_screws(
+                    adjoint(M) @ np.asarray(ch.screws, dtype=float),
+                    M @ np.asarray(ch.home, dtype=float),
+                    [M @ np.asarray(L, dtype=float) for L in ch.link_homes],
+                    [np.asarray(G, dtype=float) for G in ch.link_inertias], name=ch.name)
+                d = _ChainData.of(mounted)
+                c["engine:chain"] = (d.basis, d.K, d.mass, d.home)
+            S = np.eye(6) if full else np.ascontiguousarray(self.base_joint.basis, dtype=float)
+            c[key] = c["engine:chain"] + (S, np.ascontiguousarray(self.base_inertia))
+        return c[key]
+
+    def _compiled(self, name, *args, full=False):
+        """The compiled engine's ``name`` (``vms_crba``, ``vms_rnea``, ``vms_aba``, ``vms_rhs``,
+        ``vms_hamiltonian``; O(n), see ``_engine.c``) on this model, or None: no engine, or
+        arrays that are not clean float64 vectors of the right sizes, or a mass matrix that is
+        not positive definite (the numpy path then checks, converts, computes or raises).
+
+        The engine takes an array only when the checks of the numpy path (``_checks.vector``:
+        a plain 1-D float64 array of the right length, finite numbers) would pass it unchanged,
+        so a caller may try it before those checks, as :mod:`robodyn.dynamics` does: it
+        refuses nothing they accept and accepts nothing they refuse."""
+        eng = _engine()
+        if eng is None:
+            return None
+        f = self._cache.get((name, full))
+        if f is None or f.func.__self__ is not eng:
+            f = self._cache[(name, full)] = partial(getattr(eng, name), *self._engine_data(full))
+        return f(*args)
+
+    def _mass6_at(self, q):
+        """The unprojected (6 + n) mass matrix at a checked q."""
+        M = self._compiled("vms_crba", q, full=True)
+        return self._mass6(self._frames(q)) if M is None else M
+
     def _frames(self, q):
         """Kinematics at q (float or complex array of length n), in the base frame."""
         S, L, G = self._data()
@@ -577,8 +631,12 @@ class VehicleManipulator:
         :math:`[M_m]_{jk} = s_j^T\mathcal I^c_{\max(j,k)}s_k` (:math:`s_k` the joint axes and
         :math:`\mathcal I^c_k = \sum_{i\ge k}\mathcal I^b_i` the composite inertias, all in {b}).
         """
+        M = self._compiled("vms_crba", q)
+        if M is not None:
+            return M
         q = self._q(q, "mass_matrix")
-        return self._project(self._mass6(self._frames(q)))
+        M = self._compiled("vms_crba", q)
+        return self._project(self._mass6(self._frames(q))) if M is None else M
 
     def mass_blocks(self, q):
         r"""The blocks :math:`(M_b, M_{bm}, M_m)` of :math:`\mathcal M(q)` (ph-21), shapes
@@ -632,7 +690,8 @@ class VehicleManipulator:
         q = self._q(q, "bias")
         v = self._v(v, "bias")
         qd = _checks.vector(qd, self.n, f"{self.name}.bias: qd")
-        return self._bias(self._frames(q), v, qd)
+        b = self._compiled("vms_rnea", q, v, qd, None, None, None)
+        return self._bias(self._frames(q), v, qd) if b is None else b
 
     def _bias(self, F, v, qd):
         n = self.n
@@ -649,6 +708,53 @@ class VehicleManipulator:
         fb = -_ad6(tb).T @ (self.base_inertia @ tb) + fc[0]
         return np.concatenate([self.base_joint.basis.T @ fb, np.einsum("ki,ki->k", F.s, fc)])
 
+    def inverse_dynamics(self, q, v, qd, vd, qdd, base_pose=None, gravity=None):
+        r"""The base wrench and joint torques :math:`(\mathrm w, \tau)` that give the
+        accelerations :math:`(\dot v, \ddot q)`: the left side of (ph-21),
+        :math:`\mathcal M(q)(\dot v, \ddot q) + \mathcal C(v, q, \dot q)(v, \dot q)`, minus the
+        gravity forces when ``gravity`` (3-vector, space frame, m/s^2; needs ``base_pose``) is
+        given. By Newton--Euler in {b} (:meth:`bias` with accelerations), O(n).
+
+        Parameters
+        ----------
+        q, qd, qdd : array_like (n,); v, vd : array_like (nb,), base body twist and its rate
+        base_pose : array_like (4, 4), needed with gravity
+        gravity : array_like (3,), optional
+
+        Returns
+        -------
+        ndarray(nb + n,), (w, tau) (N m, N for the base; N m or N for the joints)
+
+        >>> from robodyn.models import planar_rr
+        >>> from robodyn import spatial_inertia
+        >>> vms = VehicleManipulator.from_chain(planar_rr(), spatial_inertia(5.0, [1, 1, 1]))
+        >>> f = StandardForm(vms)
+        >>> q, nu = [0.3, 0.2], np.linspace(-1, 1, 8)
+        >>> acc = f.accelerations(q, nu, w=np.ones(6), tau=[0.5, -0.5])
+        >>> np.round(vms.inverse_dynamics(q, nu[:6], nu[6:], acc[:6], acc[6:]), 12).tolist()
+        [1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 0.5, -0.5]
+        """
+        fname = "inverse_dynamics"
+        q = self._q(q, fname)
+        v = self._v(v, fname)
+        qd = _checks.vector(qd, self.n, f"{self.name}.{fname}: qd")
+        vd = self._v(vd, fname, "vd")
+        qdd = _checks.vector(qdd, self.n, f"{self.name}.{fname}: qdd")
+        H = g = gb = None
+        if gravity is not None:
+            g = _checks.vector(gravity, 3, f"{self.name}.{fname}: gravity")
+            if base_pose is None:
+                raise ValueError(f"{self.name}.{fname}: base_pose: needed when there is gravity "
+                                 f"(gravity acts along R^T g in the base frame)")
+            H = check_pose(base_pose, f"{self.name}.{fname}: base_pose")
+            gb = H[:3, :3].T @ g
+        out = self._compiled("vms_rnea", q, v, qd, vd, qdd, gb)
+        if out is not None:
+            return out
+        F = self._frames(q)
+        out = self._project(self._mass6(F)) @ np.concatenate([vd, qdd]) + self._bias(F, v, qd)
+        return out if g is None else out - self._gravity(F, H, g)
+
     def gravity_forces(self, q, base_pose, gravity=(0.0, 0.0, -9.81)):
         r"""Generalized gravity forces :math:`(\mathrm w_g, \tau_g)` (the negative gradient of the
         potential, mapped by :math:`\chi_h^*` on the base): gravity acts on every body like the
@@ -657,7 +763,9 @@ class VehicleManipulator:
         q = self._q(q, "gravity_forces")
         H = check_pose(base_pose, f"{self.name}.gravity_forces: base_pose")
         g = _checks.vector(gravity, 3, f"{self.name}.gravity_forces: gravity")
-        return self._gravity(self._frames(q), H, g)
+        f = self._compiled("vms_rnea", q, np.zeros(self.nb), np.zeros(self.n), None, None,
+                           H[:3, :3].T @ g)
+        return self._gravity(self._frames(q), H, g) if f is None else -f
 
     def _gravity(self, F, H, g):
         gb = np.concatenate([np.zeros(3), H[:3, :3].T @ g])
@@ -685,7 +793,7 @@ class VehicleManipulator:
         q = self._q(q, "total_momentum")
         v = self._v(v, "total_momentum")
         qd = _checks.vector(qd, self.n, f"{self.name}.total_momentum: qd")
-        M6 = self._mass6(self._frames(q))
+        M6 = self._mass6_at(q)
         p6 = M6[:6] @ np.concatenate([self.base_joint.basis @ v, qd])
         return _adj_inv(H).T @ p6
 
@@ -771,6 +879,7 @@ class StandardForm:
         self.nb, self.n = vms.nb, vms.n
         self.size = 12 + vms.nb + 2 * vms.n
         self.name = f"StandardForm({vms.name})"
+        self._zw, self._zt = np.zeros(vms.nb), np.zeros(vms.n)
 
     def __repr__(self):
         return self.name
@@ -798,6 +907,12 @@ class StandardForm:
         vms = self.vms
         q = vms._q(q, "forcing")
         nu = _checks.vector(nu, vms.dof, f"{self.name}.forcing: nu (v then qd)")
+        if self.gravity is None or pose is not None:
+            gb = None if self.gravity is None else (
+                check_pose(pose, f"{self.name}.forcing: pose")[:3, :3].T @ self.gravity)
+            f = vms._compiled("vms_rnea", q, nu[:self.nb], nu[self.nb:], None, None, gb)
+            if f is not None:
+                return -f
         F = vms._frames(q)
         f = -vms._bias(F, nu[:self.nb], nu[self.nb:])
         if self.gravity is not None:
@@ -809,24 +924,49 @@ class StandardForm:
     def accelerations(self, q, nu, t=0.0, pose=None, w=None, tau=None):
         r""":math:`(\dot v, \ddot q) = \mathcal M^{-1}(f + (\mathrm w, \tau))`."""
         vms = self.vms
+        if type(nu) is np.ndarray and self.gravity is None:     # clean arrays: no conversion
+            acc = vms._compiled("vms_aba", q, nu[:self.nb], nu[self.nb:],
+                                self._zw if w is None else w, self._zt if tau is None else tau,
+                                None)
+            if acc is not None:
+                return acc
         q = vms._q(q, "accelerations")
         nu = _checks.vector(nu, vms.dof, f"{self.name}.accelerations: nu (v then qd)")
-        u = np.concatenate([np.zeros(self.nb) if w is None else vms._v(w, "accelerations", "w"),
-                            np.zeros(self.n) if tau is None else vms._q(tau, "accelerations")])
+        w = np.zeros(self.nb) if w is None else vms._v(w, "accelerations", "w")
+        tau = np.zeros(self.n) if tau is None else vms._q(tau, "accelerations")
+        if self.gravity is not None and pose is None:
+            raise ValueError(f"{self.name}.accelerations: pose: needed when there is gravity")
+        return self._accelerations(q, nu, pose, w, tau)
+
+    def _accelerations(self, q, nu, pose, w, tau):
+        """(v', q'') at checked q, nu (nb + n), w, tau; pose needed with gravity."""
+        vms = self.vms
+        gb = None if self.gravity is None else np.asarray(pose, dtype=float)[:3, :3].T @ self.gravity
+        acc = vms._compiled("vms_aba", q, nu[:self.nb], nu[self.nb:], w, tau, gb)
+        if acc is not None:
+            return acc
+        u = np.concatenate([w, tau])
         F = vms._frames(q)
         M = vms._project(vms._mass6(F))
         f = -vms._bias(F, nu[:self.nb], nu[self.nb:]) + u
         if self.gravity is not None:
-            if pose is None:
-                raise ValueError(f"{self.name}.accelerations: pose: needed when there is gravity")
-            f = f + vms._gravity(F, pose, self.gravity)
+            f = f + vms._gravity(F, np.asarray(pose, dtype=float), self.gravity)
         return np.linalg.solve(M, f)
 
     def rhs(self, t, x, inputs=None):
         """dx/dt of the state (class docstring), ready for ``scipy.integrate.solve_ivp``."""
-        H, v, q, qd = self.split(x)
+        if inputs is None:
+            xd = self.vms._compiled("vms_rhs", x, self._zw, self._zt, self.gravity)
+            if xd is not None:
+                return xd
+        x = _checks.vector(x, self.size, f"{self.name}: x (pose 12, then {self.nb} + "
+                                        f"{2 * self.n} numbers)")
         w, tau = _inputs(inputs, t, x, self.nb, self.n, f"{self.name}.rhs")
-        acc = self.accelerations(q, np.concatenate([v, qd]), pose=H, w=w, tau=tau)
+        xd = self.vms._compiled("vms_rhs", x, w, tau, self.gravity)
+        if xd is not None:
+            return xd
+        H, v, q, qd = self.split(x)
+        acc = self._accelerations(q, np.concatenate([v, qd]), H, w, tau)
         return np.concatenate([_pose_rate(H, self.vms.base_joint.basis @ v), acc[:self.nb], qd,
                                acc[self.nb:]])
 
