@@ -918,9 +918,17 @@ def restitution(e, name: str):
     >>> restitution(1.5, "f: restitution")
     Traceback (most recent call last):
     ...
-    ValueError: f: restitution: expected a number <= 1, got 1.5 (a coefficient of restitution lies in [0, 1])
+    ValueError: f: restitution: expected a coefficient of restitution in [0, 1], got 1.5 (0: plastic, 1: elastic; above 1 an impact would create energy)
     """
-    return scalar(e, name, low=0, high=1, hint="a coefficient of restitution lies in [0, 1]")
+    v = scalar(e, name)
+    if isinstance(v, sp.Basic) and not v.is_number:
+        if v.is_negative:
+            raise error(name, "a coefficient of restitution in [0, 1]", str(v))
+        return v
+    if not 0 <= float(v) <= 1:
+        raise error(name, "a coefficient of restitution in [0, 1]", str(v),
+                    "0: plastic, 1: elastic; above 1 an impact would create energy")
+    return v
 
 
 def time_symbol(t, name: str, *, coordinates=(), exprs=()):
