@@ -368,12 +368,16 @@ class NumericConstraints:
         h, m, n = self.h, self.m, self.n
         self._cuts = (h, h + m * n, h + m * n + m)
 
-    def _args(self, fname, q, t, qd=None):
+    def _args(self, fname, q, t, *qd):
         name = f"NumericConstraints.{fname}"
         q = _checks.vector(q, self.n, f"{name}: q ({self.n} coordinates)")
-        t = float(_checks.scalar(t, f"{name}: t"))
-        if qd is None:
+        t = _checks.scalar(t, f"{name}: t")
+        if _checks.is_symbolic(t):
+            raise _checks.error(f"{name}: t", "a number (s)", t, exc=TypeError)
+        t = float(t)
+        if not qd:
             return q, t
+        qd = qd[0]
         return q, t, _checks.vector(qd, self.n, f"{name}: qd ({self.n} velocities)")
 
     def phi(self, q, t=0.0):

@@ -424,7 +424,17 @@ def _lambdified(form, values, fname):
                          printer=_FlatPrinter({"fully_qualified_modules": False,
                                                "inline": True, "allow_unknown_functions": True,
                                                "user_functions": {}}))
-        return lambda *a: np.array(fn(*a), dtype=float).reshape(shape)
+        what = getattr(form, "name", type(form).__name__)
+
+        def call(*a):
+            try:
+                return np.array(fn(*a), dtype=float).reshape(shape)
+            except (ValueError, ZeroDivisionError, OverflowError) as exc:
+                raise _checks.error(f"{what}: the equations at {list(a)}", "finite values",
+                                    f"{type(exc).__name__}: {exc}", "a state outside the "
+                                    "model's domain (log or sqrt of a negative number, a "
+                                    "division by zero)") from None
+        return call
 
     fM = make(q + [t], M, (m, m))
     ff = make(q + u + [t], f, (m,))

@@ -225,6 +225,11 @@ class KaneEquations(FieldsForm):
         fname = "KaneEquations.constraint_force"
         if self.constraint_forces.shape[0] == 0:
             raise ValueError(f"{fname}: {self.name} has no constraints")
+        k = len(self.inputs)
+        tau = None if tau is None else _checks.vector(tau, k, f"{fname}: tau ({k} inputs)")
+        q = _checks.vector(q, self.q.shape[0], f"{fname}: q")
+        u = _checks.vector(u, self.u.shape[0], f"{fname}: u ({self.u.shape[0]} independent "
+                           f"speeds)")
         num = self.numeric(values)
         ud = num.accelerations(q, u, t, tau)
         key = ("constraint", tuple(sorted((str(k), float(v)) for k, v in (values or {}).items())))
@@ -237,10 +242,7 @@ class KaneEquations(FieldsForm):
                                       _checks._exact(float(v)) for k, v in values.items()})
             args = list(self.q) + list(self.u) + list(self.udot) + list(self.inputs) + [self.t]
             cache[key] = sp.lambdify(args, list(expr), modules="math", cse=True)
-        k = len(self.inputs)
-        tau = np.zeros(k) if tau is None else _checks.vector(tau, k, f"{fname}: tau ({k} inputs)")
-        q = _checks.vector(q, self.q.shape[0], f"{fname}: q")
-        u = _checks.vector(u, self.u.shape[0], f"{fname}: u")
+        tau = np.zeros(k) if tau is None else tau
         return np.array(cache[key](*np.concatenate([q, u, ud, tau, [float(t)]])), dtype=float)
 
 
@@ -290,14 +292,15 @@ def _check_invertible(W, q, what, fname, rng=None):
         raise ValueError(f"{fname}: {what}: expected a square matrix, got shape {W.shape}")
     det = sp.expand(W.det(method="berkowitz"))
     if det == 0 or sp.simplify(det) == 0:
-        raise ValueError(f"{fname}: {what} are not invertible in the rates: det = 0 "
-                         f"(the speeds must be independent combinations; got W = {W.tolist()})")
+        raise ValueError(f"{fname}: {what}: expected a matrix invertible in the rates, got "
+                         f"det = 0 (the speeds must be independent combinations; W = "
+                         f"{W.tolist()})")
     rng = np.random.default_rng(0) if rng is None else rng
     free = sorted(det.free_symbols, key=str)
     val = det.xreplace({s: sp.Float(x) for s, x in zip(free, rng.uniform(0.1, 1.1, len(free)))})
     if val.is_number and abs(complex(val)) < 1e-12:
-        raise ValueError(f"{fname}: {what} are not invertible in the rates at a generic "
-                         f"configuration (det = {det})")
+        raise ValueError(f"{fname}: {what}: expected a matrix invertible in the rates, got "
+                         f"one singular at a generic configuration (det = {det})")
     return det
 
 

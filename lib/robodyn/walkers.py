@@ -316,7 +316,7 @@ class RimlessWheel:
         return w
 
     def _keeps_contact(self, w, what):
-        """The spoke pushes (normal force >= 0) all the way from gamma - alpha to the next
+        r"""The spoke pushes (normal force >= 0) all the way from gamma - alpha to the next
         impact, starting at speed w: :math:`3g\cos(\gamma+\alpha) - 2g\cos(\gamma-\alpha)
         - l w^2 \ge 0` (the normal force is smallest just before the impact)."""
         g, l, a, gam = self.g, self.length, self.alpha, self.slope
