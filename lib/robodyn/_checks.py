@@ -770,7 +770,15 @@ def expression(x, name: str):
         raise error(name, "a sympy expression or a number", describe(x), exc=TypeError) from None
     if not isinstance(e, sp.Expr):
         raise error(name, "a sympy expression or a number", describe(x), exc=TypeError)
-    return _check_sym_number(e, name)
+    return _real_expression(_check_sym_number(e, name), name)
+
+
+def _real_expression(e, name):
+    """Refuse an expression holding the imaginary unit (robodyn works with real quantities)."""
+    if isinstance(e, sp.Basic) and e.has(sp.I):
+        raise error(name, "real expressions", f"{e} (holding the imaginary unit I)",
+                    "robodyn works with real quantities", exc=TypeError)
+    return e
 
 
 def sym_matrix(x, name: str, shape=None, *, column: bool = False) -> sp.Matrix:
@@ -800,7 +808,7 @@ def sym_matrix(x, name: str, shape=None, *, column: bool = False) -> sp.Matrix:
     for e in m:
         if isinstance(e, sp.Basic) and not isinstance(e, sp.Expr):
             raise error(name, "sympy expressions or numbers", describe(e), exc=TypeError)
-        _check_sym_number(e, name)
+        _real_expression(_check_sym_number(e, name), name)
     if column and 1 in m.shape:
         m = m.reshape(len(m), 1)
     if shape is not None and m.shape != tuple(shape):

@@ -157,12 +157,14 @@ def simulate_constrained(system, q0, qd0, t_final, *, values=None, method="udwad
         raise _checks.error(f"{fname}: tau", "a callable tau(t, q, qd)", tau, exc=TypeError)
     if stabilization == "baumgarte":
         if alpha is None or beta is None:
-            raise ValueError(f"{fname}: stabilization 'baumgarte' needs the gains alpha and beta "
-                             f"(1/s), e.g. alpha = beta = 10")
+            raise _checks.error(f"{fname}: alpha, beta", "both Baumgarte gains (1/s) with "
+                                "stabilization='baumgarte'", f"alpha={alpha}, beta={beta}",
+                                "e.g. alpha = beta = 10")
         _gains(alpha, beta, fname)
     num = NumericConstrained(system, values, method)       # its own copy: gains are set on it
     num.baumgarte = (float(alpha), float(beta)) if stabilization == "baumgarte" else None
     cn = num.constraints
+    _checks.spd(num.mass_matrix(q0, 0.0), f"{fname}: values (the mass matrix at q0)")
     if project_initial:
         q0, qd0 = cn.project(q0, qd0, 0.0, num.mass_matrix(q0, 0.0))
     force = (lambda t, q, qd: None) if tau is None else (

@@ -348,8 +348,8 @@ class NumericConstraints:
         known = set(constraints.q) | set(qd) | {constraints.t}
         free = set().union(*(e.free_symbols for e in exprs)) - known
         if free:
-            raise ValueError(f"{fname}: symbols {sorted(map(str, free))} have no value; pass "
-                             f"values={{symbol: number, ...}}")
+            raise ValueError(f"{fname}: symbols {sorted(map(str, free))} have no value; expected "
+                         f"values={{symbol: number, ...}} for each of them")
         q, t = list(constraints.q), constraints.t
 
         def make(args, expr):
@@ -415,6 +415,7 @@ class NumericConstraints:
 
     def residuals(self, q, qd, t=0.0):
         """(phi(q, t), A(q, t) qd - c(q, t)): position and velocity residuals."""
+        q, t, qd = self._args("residuals", q, t, qd)
         return self.phi(q, t), self.A(q, t) @ qd - self.c(q, t)
 
     def project(self, q, qd, t=0.0, M=None, tol=1e-12, max_iter=50):
@@ -1032,6 +1033,11 @@ class ConstrainedSystem:
         return self._cache[key]
 
 
+def _check_system(system, fname):
+    if not isinstance(system, ConstrainedSystem):
+        raise _checks.error(f"{fname}: system", "a ConstrainedSystem", system, exc=TypeError)
+
+
 def multiplier_equations(system):
     r"""The constrained motion with Lagrange multipliers eliminated symbolically, as a
     :class:`~robodyn.equations.MassMatrixForm` (eq. (5.19)--(5.20)): speeds :math:`\dot q`,
@@ -1046,6 +1052,7 @@ def multiplier_equations(system):
     [m, 0],
     [0, m]])
     """
+    _check_system(system, "multiplier_equations")
     eq, A, b = system._symbolic("multiplier_equations")
     M, F = eq.mass_matrix, eq.forcing
     W = M.LUsolve(A.T)                                    # M^-1 A^T
@@ -1084,6 +1091,7 @@ def embedded_equations(system, S=None, eta=None):
     Matrix([[-eta1*y/x, eta1]])
     """
     fname = "embedded_equations"
+    _check_system(system, fname)
     eq, A, b = system._symbolic(fname)
     Av, c = system.constraints.velocity_form()
     n, m = A.shape[1], A.rank(simplify=True)
@@ -1130,6 +1138,7 @@ def projected_equations(system):
     """
     from .lagrange import christoffel_symbols
     fname = "projected_equations"
+    _check_system(system, fname)
     eq, _, _ = system._symbolic(fname)
     A, c = system.constraints.velocity_form()
     t = eq.t

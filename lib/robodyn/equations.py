@@ -392,8 +392,8 @@ def _substitute(form, values, fname):
     known = set(form.q) | set(form.u) | {form.t}
     free = set().union(*(e.free_symbols for e in exprs)) - known
     if free:
-        raise ValueError(f"{fname}: symbols {sorted(map(str, free))} have no value; pass "
-                         f"values={{symbol: number, ...}}")
+        raise ValueError(f"{fname}: symbols {sorted(map(str, free))} have no value; expected "
+                         f"values={{symbol: number, ...}} for each of them")
     return exprs
 
 
@@ -481,7 +481,18 @@ def max_difference(a, b, states=None, values=None, n_states=8, seed=0, tau=True)
     """
     fname = "max_difference"
     n_states = _checks.size(n_states, f"{fname}: n_states", high=10**5,
-                            hint="a comparison over no state would hide everything")
+                            hint="the number of random sample states")
+    if values is not None and not isinstance(values, dict):
+        raise _checks.error(f"{fname}: values", "a dict {symbol or name: number}", values,
+                            exc=TypeError)
+    forms = [f for f in (a, b) if isinstance(f, MassMatrixForm)]
+    if values and len(forms) == 2:
+        known = {str(s) for f in forms for s in f.parameters()}
+        unknown = [k for k in values if str(k) not in known]
+        if unknown:
+            raise _checks.error(f"{fname}: values", "values of parameters of a or b "
+                                f"({sorted(known)})", f"{str(unknown[0])[:60]!r}, which is "
+                                "neither's parameter", "a misspelt name?")
     if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, numbers.Integral):
         raise _checks.error(f"{fname}: seed", "an integer", seed, exc=TypeError)
     _checks.flag(tau, f"{fname}: tau")
@@ -513,6 +524,9 @@ def max_difference(a, b, states=None, values=None, n_states=8, seed=0, tau=True)
             raise _checks.error(f"{fname}: states[{i}]", "a tuple (q, qd) or (q, qd, t)", s,
                                 exc=TypeError)
         q, qd, t = (tuple(s) + (0.0,))[:3]
+        t = _checks.scalar(t, f"{fname}: states[{i}] (t)")
+        if _checks.is_symbolic(t):
+            raise _checks.error(f"{fname}: states[{i}] (t)", "a number (s)", t, exc=TypeError)
         u = rng.uniform(-1, 1, na.k) if tau else None
         ra, rb = na.coordinate_accelerations(q, qd, t, u), nb.coordinate_accelerations(q, qd, t, u)
         for name, r in (("a", ra), ("b", rb)):

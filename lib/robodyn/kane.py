@@ -74,6 +74,14 @@ def _mat3(x, what, fname):
     return R.applyfunc(_checks._exact)
 
 
+def _mass(x, fname):
+    """A positive mass; a symbol passes unless sympy knows it is <= 0 (e.g. -m, m positive)."""
+    m = _checks.positive(x, f"{fname}: mass", hint="a mass in kg")
+    if isinstance(m, sp.Basic) and m.is_nonpositive:
+        raise _checks.error(f"{fname}: mass", "a positive mass", str(m))
+    return _checks._exact(m)
+
+
 def _name(x, fname, what="name"):
     if not isinstance(x, str) or not x:
         raise _checks.error(f"{fname}: {what}", "a non-empty string (a label, never evaluated)",
@@ -88,6 +96,9 @@ def _name(x, fname, what="name"):
 class Particle:
     """A particle: ``mass`` (kg) at ``position`` (3 expressions in q and t, inertial frame N, m).
 
+    Refused: a mass that is not positive (numbers; symbols sympy knows to be <= 0), strings,
+    NaN, complex entries. A symbolic mass ``m`` cannot be checked and passes.
+
     >>> q = sp.Symbol('q')
     >>> Particle('P', 2, [sp.cos(q), sp.sin(q), 0]).position.T
     Matrix([[cos(q), sin(q), 0]])
@@ -98,8 +109,7 @@ class Particle:
 
     def __post_init__(self):
         _name(self.name, "Particle")
-        object.__setattr__(self, "mass", _checks._exact(_checks.positive(
-            self.mass, "Particle: mass", hint="a mass in kg")))
+        object.__setattr__(self, "mass", _mass(self.mass, "Particle"))
         object.__setattr__(self, "position", _vec3(self.position, "position", "Particle"))
 
 
@@ -108,6 +118,11 @@ class RigidBody:
     """A rigid body: ``mass`` at the mass centre ``position`` (N frame), ``orientation`` R
     (3x3, body axes in N, functions of q and t) and the central ``inertia`` (3x3 in body axes,
     kg m^2). Its angular velocity is read off :math:`\\dot RR^T`.
+
+    Checked: a positive mass; R a rotation (R^T R = I, det R = 1; with symbols, at random values
+    of them); the inertia symmetric, positive semi-definite, principal moments obeying the
+    triangle inequality (only when it holds numbers: symbolic moments cannot be checked, only
+    diagonal entries that are negative numbers are refused).
 
     >>> q = sp.Symbol('q')
     >>> b = RigidBody('B', 1, [0, 0, 0], [[sp.cos(q), -sp.sin(q), 0], [sp.sin(q), sp.cos(q), 0],
@@ -124,8 +139,7 @@ class RigidBody:
     def __post_init__(self):
         f = "RigidBody"
         _name(self.name, f)
-        object.__setattr__(self, "mass", _checks._exact(_checks.positive(
-            self.mass, f"{f}: mass", hint="a mass in kg")))
+        object.__setattr__(self, "mass", _mass(self.mass, f))
         object.__setattr__(self, "position", _vec3(self.position, "position", f))
         R = _mat3(self.orientation, "orientation", f)
         _checks.rotation_matrix(R, f"{f}: orientation")
@@ -371,7 +385,8 @@ def kanes_equations(q, u, bodies, loads=(), speeds=None, constraints=(), depende
             raise TypeError(f"{fname}: bodies: expected Particle or RigidBody, got "
                             f"{_checks._describe(b)}")
         if b.name in names:
-            raise ValueError(f"{fname}: bodies: two bodies are named {b.name!r}")
+            raise _checks.error(f"{fname}: bodies", "bodies with distinct names",
+                                    f"two bodies named {b.name!r}")
         names.add(b.name)
     rigid = {b.name: b for b in bodies if isinstance(b, RigidBody)}
     for ld in loads:
@@ -831,6 +846,9 @@ def change_speeds(eom, speeds, u=None):
                          f"shape {W.shape}")
     _check_invertible(W, eom.q, "speeds", fname)
     unew = _symbol_column(list(sp.symbols(f"w1:{m + 1}")) if u is None else u, "u", fname)
+    if set(unew) & (set(eom.q) | {eom.t}):
+        raise _checks.error(f"{fname}: u", "new speed symbols distinct from the coordinates "
+                            "and time", [list(unew)], "a speed needs its own symbol")
     if unew.shape[0] != m:
         raise ValueError(f"{fname}: u: expected {m} symbols, got {unew.shape[0]}")
     Winv = W.inv().applyfunc(sp.simplify)
