@@ -307,14 +307,14 @@ def _check_invertible(W, q, what, fname, rng=None):
     det = sp.expand(W.det(method="berkowitz"))
     if det == 0 or sp.simplify(det) == 0:
         raise ValueError(f"{fname}: {what}: expected a matrix invertible in the rates, got "
-                         f"det = 0 (the speeds must be independent combinations; W = "
-                         f"{W.tolist()})")
+                         f"one not invertible in the rates, det = 0 (the speeds must be "
+                         f"independent combinations; W = {W.tolist()})")
     rng = np.random.default_rng(0) if rng is None else rng
     free = sorted(det.free_symbols, key=str)
     val = det.xreplace({s: sp.Float(x) for s, x in zip(free, rng.uniform(0.1, 1.1, len(free)))})
     if val.is_number and abs(complex(val)) < 1e-12:
         raise ValueError(f"{fname}: {what}: expected a matrix invertible in the rates, got "
-                         f"one singular at a generic configuration (det = {det})")
+                         f"one not invertible at a generic configuration (det = {det})")
     return det
 
 
