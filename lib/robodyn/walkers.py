@@ -297,12 +297,17 @@ class RimlessWheel:
         r"""Post-impact speed to the next one: :math:`\omega_{k+1} = \cos 2\alpha
         \sqrt{\omega_k^2 + 4(g/l)\sin\alpha\sin\gamma}` (valid when the hub passes the top;
         ValueError when the hub would leave the ground before the next impact)."""
-        omega = _checks.scalar(omega, "RimlessWheel.closed_form_map: omega", low=0,
-                               hint="a post-impact speed, rad/s, rolling downhill")
-        if isinstance(omega, sp.Basic):
-            raise _checks.error("RimlessWheel.closed_form_map: omega", "a number (rad/s)", omega,
-                                exc=TypeError)
-        self._keeps_contact(float(omega), "closed_form_map: omega")
+        name = "RimlessWheel.closed_form_map: omega"
+        if _checks.is_symbolic(omega):
+            raise _checks.error(name, "numbers (rad/s)", omega, exc=TypeError)
+        scalar = isinstance(omega, (int, float, np.number)) and not isinstance(omega, bool)
+        omega = _checks.real_array(omega, name)            # a speed or an array of speeds
+        if omega.size and omega.min() < 0:
+            raise _checks.error(name, "post-impact speeds >= 0 (rad/s, rolling downhill)",
+                                f"{omega.min():.4g}")
+        if omega.size:
+            self._keeps_contact(float(omega.max()), "closed_form_map: omega")
+        omega = float(omega) if scalar else omega
         return np.cos(2 * self.alpha) * np.sqrt(
             omega ** 2 + 4 * self.g / self.length * np.sin(self.alpha) * np.sin(self.slope))
 
