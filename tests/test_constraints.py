@@ -381,8 +381,8 @@ def test_newton_euler_about_a_point_matches_centre_of_mass_equations():
     rng = np.random.default_rng(11)
     for _ in range(5):
         m = rng.uniform(0.5, 3)
-        X = rng.standard_normal((3, 3))
-        I_cm = X @ X.T + np.eye(3)
+        R, _ = np.linalg.qr(rng.standard_normal((3, 3)))
+        I_cm = R @ np.diag(rng.uniform(1.0, 2.0, 3)) @ R.T   # a body's: triangle inequality
         c, w, alpha, a_P = (rng.standard_normal(3) for _ in range(4))
         # independent route: Newton and Euler at the centre of mass, moments moved to P
         a_c = a_P + np.cross(alpha, c) + np.cross(w, np.cross(w, c))

@@ -29,7 +29,7 @@ def test_rod_inertia_by_integration():
 
 
 @pytest.mark.parametrize("args, exc, msg", [
-    ((-1.0, 1.0), ValueError, r"spatial_inertia: expected a positive mass, got -1.0"),
+    ((-1.0, 1.0), ValueError, r"rod_inertia: mass: expected a positive number, got -1.0"),
     (("m", 1.0), TypeError, r"rod_inertia: mass: expected a real number"),
     ((1.0, [1.0]), TypeError, r"rod_inertia: length: expected a real number"),
     ((1.0, 1.0, np.nan), ValueError, r"rod_inertia: radius: expected finite numbers"),

@@ -618,7 +618,12 @@ def spd(A, name: str, *, tol: float = DEFAULT_TOL):
             raise error(name, "a square matrix", f"shape {M.shape}")
         if (M - M.T).applyfunc(sp.simplify) != sp.zeros(*M.shape):
             raise error(name, "a symmetric matrix", "a matrix with M != M.T")
-        if not M.free_symbols:
+        if M.free_symbols:          # symbols cannot be checked; negative diagonals can
+            for k in range(M.rows):
+                if M[k, k].is_nonpositive:
+                    raise error(name, "a symmetric positive definite matrix",
+                                f"the diagonal entry M[{k}, {k}] = {M[k, k]} <= 0", hint)
+        else:
             for k in range(1, M.rows + 1):
                 if not sp.simplify(M[:k, :k].det()) > 0:
                     raise error(name, "a symmetric positive definite matrix",
@@ -697,3 +702,309 @@ def distinct_symbols(groups: dict, fname: str) -> dict:
                         "a velocity needs its own symbol, or the code reads the wrong variable")
         owner.update({s: key for s in out[key]})
     return out
+
+
+# --------------------------------------------------------------------------
+# expressions, physical data and bounded work (Parts III-VI, issue 19)
+# --------------------------------------------------------------------------
+
+_CONTAINERS = (list, tuple, set, frozenset)
+
+
+def no_text(x, name: str, _depth: int = 0):
+    """Refuse ``x`` when it is, or holds at any depth, a ``str`` or ``bytes`` (returns ``x``).
+
+    Walks lists, tuples, sets, dict values and keys, object ndarrays and sympy matrices:
+    ``sympy.Matrix``, ``sympify`` and ``sp.S`` *evaluate* strings as Python code, so no string
+    may reach them. Expressions are made with sympy (``sp.Symbol``, ``sp.sin`` ...); text is
+    read only by :func:`robodyn.answers.parse_expression`.
+
+    >>> no_text([1, [sp.Symbol('x'), 2]], "f: M")
+    [1, [x, 2]]
+    >>> no_text([[1, "__import__('os')"]], "f: M")
+    Traceback (most recent call last):
+    ...
+    TypeError: f: M: expected sympy expressions or numbers, got the string "__import__('os')" (strings are never evaluated: build expressions with sympy, or read text with answers.parse_expression)
+    """
+    hint = ("strings are never evaluated: build expressions with sympy, or read text with "
+            "answers.parse_expression")
+    if isinstance(x, (str, bytes, np.str_, np.bytes_)):
+        raise error(name, "sympy expressions or numbers", f"the string {str(x)[:60]!r}"
+                    if isinstance(x, str) else f"the bytes {x[:60]!r}", hint, exc=TypeError)
+    if _depth > 32:
+        raise error(name, "a vector or matrix nested at most 32 levels deep",
+                    "a deeper nesting", exc=ValueError)
+    if isinstance(x, np.ndarray):
+        if x.dtype.kind in "USO":
+            for e in x.flat:
+                no_text(e, name, _depth + 1)
+    elif isinstance(x, sp.MatrixBase):
+        pass                                  # sympy matrices hold sympy objects only
+    elif isinstance(x, dict):
+        for k, v in x.items():
+            no_text(k, name, _depth + 1)
+            no_text(v, name, _depth + 1)
+    elif isinstance(x, _CONTAINERS):
+        for e in x:
+            no_text(e, name, _depth + 1)
+    return x
+
+
+def expression(x, name: str):
+    """One sympy expression (a number or an ``sp.Expr``), never from a string.
+
+    >>> expression(2, "f: T")
+    2
+    >>> expression("x", "f: T")
+    Traceback (most recent call last):
+    ...
+    TypeError: f: T: expected sympy expressions or numbers, got the string 'x' (strings are never evaluated: build expressions with sympy, or read text with answers.parse_expression)
+    """
+    no_text(x, name)
+    if isinstance(x, (bool, np.bool_)) or x is None or isinstance(
+            x, (list, tuple, dict, set, np.ndarray, sp.MatrixBase)):
+        raise error(name, "a sympy expression or a number", describe(x), exc=TypeError)
+    try:
+        e = sp.sympify(x, strict=True)
+    except sp.SympifyError:
+        raise error(name, "a sympy expression or a number", describe(x), exc=TypeError) from None
+    if not isinstance(e, sp.Expr):
+        raise error(name, "a sympy expression or a number", describe(x), exc=TypeError)
+    return _real_expression(_check_sym_number(e, name), name)
+
+
+def _real_expression(e, name):
+    """Refuse an expression holding the imaginary unit (robodyn works with real quantities)."""
+    if isinstance(e, sp.Basic) and e.has(sp.I):
+        raise error(name, "real expressions", f"{e} (holding the imaginary unit I)",
+                    "robodyn works with real quantities", exc=TypeError)
+    return e
+
+
+def sym_matrix(x, name: str, shape=None, *, column: bool = False) -> sp.Matrix:
+    """A ``sympy.Matrix`` of expressions, strings refused (:func:`no_text`), numbers checked
+    (finite, real); floats are kept as they are. ``column``: any vector becomes k x 1.
+
+    >>> sym_matrix([[1, 0], [0, 2]], "f: M", (2, 2)).shape
+    (2, 2)
+    >>> sym_matrix([[1, sp.nan]], "f: M")
+    Traceback (most recent call last):
+    ...
+    ValueError: f: M: expected finite numbers or expressions, got nan
+    """
+    no_text(x, name)
+    if x is None or isinstance(x, (dict, set, frozenset, bool, np.bool_)):
+        raise error(name, "a matrix of sympy expressions or numbers", describe(x), exc=TypeError)
+    try:
+        if isinstance(x, (sp.Basic, numbers.Number)) and not isinstance(x, sp.MatrixBase):
+            m = sp.Matrix([[sp.sympify(x, strict=True)]])
+        else:
+            m = sp.Matrix(x)
+        if m.has(sp.Float):             # numpy floats arrive as Floats; keep them
+            pass
+    except (TypeError, ValueError, sp.SympifyError, IndexError) as exc:
+        raise error(name, "a matrix of sympy expressions or numbers", describe(x),
+                    str(exc).split("\n")[0][:100], exc=TypeError) from None
+    for e in m:
+        if isinstance(e, sp.Basic) and not isinstance(e, sp.Expr):
+            raise error(name, "sympy expressions or numbers", describe(e), exc=TypeError)
+        _real_expression(_check_sym_number(e, name), name)
+    if column and 1 in m.shape:
+        m = m.reshape(len(m), 1)
+    if shape is not None and m.shape != tuple(shape):
+        raise error(name, f"a {shape[0]}x{shape[1]} matrix", f"shape {m.shape}")
+    return m
+
+
+def _sample_values(exprs, rng):
+    """A substitution of random numbers in [0.3, 1.3] for every free symbol and every
+    undefined function of the expressions (to test a structure numerically)."""
+    from sympy.core.function import AppliedUndef
+    atoms = set()
+    for e in exprs:
+        if isinstance(e, sp.Basic):
+            atoms |= e.atoms(AppliedUndef) | e.free_symbols
+    funcs = sorted((a for a in atoms if isinstance(a, AppliedUndef)), key=str)
+    syms = sorted((a for a in atoms if isinstance(a, sp.Symbol)), key=str)
+    sub = {a: sp.Float(v) for a, v in zip(funcs, rng.uniform(0.3, 1.3, len(funcs)))}
+    sub.update({a: sp.Float(v) for a, v in zip(syms, rng.uniform(0.3, 1.3, len(syms)))})
+    return funcs, sub
+
+
+def _numbers(M, sub):
+    """A sympy matrix as floats after ``sub`` (None when something stays symbolic)."""
+    try:
+        v = M.xreplace(sub) if sub else M
+        return np.array(v.evalf(), dtype=float).reshape(M.shape)
+    except (TypeError, ValueError):
+        return None
+
+
+def rotation_matrix(R, name: str, *, tol: float = 1e-9):
+    """A 3x3 rotation (R^T R = I, det R = +1), numeric or sympy; returned as given.
+
+    Sympy input with symbols (angles, functions of time) is tested at three random values of
+    them: a matrix that is a rotation for every value passes, one that is not is refused.
+
+    >>> rotation_matrix(sp.diag(1, 1, 2), "f: R")
+    Traceback (most recent call last):
+    ...
+    ValueError: f: R: expected a rotation matrix (R^T R = I, det R = +1), got |R^T R - I| = 3 (orthonormal columns, no scaling or reflection)
+    """
+    want = "a rotation matrix (R^T R = I, det R = +1)"
+    hint = "orthonormal columns, no scaling or reflection"
+    if is_symbolic(R):
+        M = sym_matrix(R, name, (3, 3))
+        rng = np.random.default_rng(12345)
+        trials = 3 if M.free_symbols or M.atoms(sp.Function) else 1
+        for _ in range(trials):
+            _, sub = _sample_values(list(M), rng)
+            a = _numbers(M, sub)
+            if a is None:
+                return M
+            _rotation_numbers(a, name, want, hint, tol)
+        return M
+    a = matrix(R, (3, 3), name)
+    _rotation_numbers(a, name, want, hint, tol)
+    return a
+
+
+def _rotation_numbers(a, name, want, hint, tol):
+    err = float(np.abs(a.T @ a - np.eye(3)).max())
+    if err > max(tol, 1e-7):
+        raise error(name, want, f"|R^T R - I| = {err:.3g}", hint)
+    if np.linalg.det(a) < 0:
+        raise error(name, want, "det R = -1 (a reflection)", hint)
+
+
+def inertia_matrix(I, name: str, *, tol: float = 1e-9):
+    """A 3x3 central inertia matrix: symmetric, positive semi-definite, principal moments
+    obeying the triangle inequality (each at most the sum of the other two). Numeric, or
+    sympy with numbers; a sympy matrix with symbols is checked for symmetry and for diagonal
+    entries that are negative numbers only (symbols cannot be checked). Returned as given.
+
+    >>> inertia_matrix(np.diag([1.0, 1.0, 5.0]), "f: inertia")
+    Traceback (most recent call last):
+    ...
+    ValueError: f: inertia: expected principal moments obeying the triangle inequality (I1 <= I2 + I3 ...), got moments [1.0, 1.0, 5.0] (no rigid body has one moment above the sum of the other two)
+    """
+    if is_symbolic(I):
+        M = sym_matrix(I, name, (3, 3))
+        if not (M - M.T).applyfunc(sp.expand).is_zero_matrix:
+            raise error(name, "a symmetric 3x3 matrix", f"{M.tolist()}")
+        if M.free_symbols:
+            for k in range(3):
+                if M[k, k].is_negative:
+                    raise error(name, "non-negative moments of inertia on the diagonal",
+                                f"{M[k, k]}")
+            return M
+        _inertia_numbers(np.array(M.evalf(), dtype=float), name, tol)
+        return M
+    a = matrix(I, (3, 3), name)
+    if float(np.abs(a - a.T).max()) > tol * max(1.0, float(np.abs(a).max())):
+        raise error(name, "a symmetric 3x3 matrix", a.tolist())
+    _inertia_numbers(a, name, tol)
+    return a
+
+
+def _inertia_numbers(a, name, tol):
+    ev = np.linalg.eigvalsh(0.5 * (a + a.T))
+    scale = max(1.0, float(np.abs(ev).max()))
+    if ev[0] < -tol * scale:
+        raise error(name, "a positive semi-definite inertia matrix",
+                    f"principal moments {np.round(ev, 12).tolist()}",
+                    "moments of inertia are never negative")
+    if ev[2] > ev[0] + ev[1] + tol * scale:
+        raise error(name, "principal moments obeying the triangle inequality (I1 <= I2 + I3 "
+                    "...)", f"moments {np.round(ev, 12).tolist()}",
+                    "no rigid body has one moment above the sum of the other two")
+
+
+def restitution(e, name: str):
+    """A coefficient of restitution in [0, 1] (number, or sympy number; a symbol passes).
+
+    >>> restitution(1.5, "f: restitution")
+    Traceback (most recent call last):
+    ...
+    ValueError: f: restitution: expected a coefficient of restitution in [0, 1], got 1.5 (0: plastic, 1: elastic; above 1 an impact would create energy)
+    """
+    v = scalar(e, name)
+    if isinstance(v, sp.Basic) and not v.is_number:
+        if v.is_negative:
+            raise error(name, "a coefficient of restitution in [0, 1]", str(v))
+        return v
+    if not 0 <= float(v) <= 1:
+        raise error(name, "a coefficient of restitution in [0, 1]", str(v),
+                    "0: plastic, 1: elastic; above 1 an impact would create energy")
+    return v
+
+
+def time_symbol(t, name: str, *, coordinates=(), exprs=()):
+    """Check the time Symbol of a derivation: a ``sympy.Symbol``, not one of the
+    ``coordinates`` (coordinates and speeds), and no *other* symbol named like it in
+    ``exprs`` (a plain ``Symbol('t')`` is not the library's ``Symbol('t', real=True)``: it
+    would be treated as a constant). Returns ``t``.
+
+    >>> t1, t2 = sp.Symbol('t'), sp.Symbol('t', real=True)
+    >>> time_symbol(t2, "f: t", exprs=[t1 ** 2])
+    Traceback (most recent call last):
+    ...
+    ValueError: f: t: expected one time symbol, got another Symbol named 't' (assumptions {'commutative': True}) in the expressions (it would be treated as a constant: use the same Symbol object for time everywhere, e.g. robodyn.equations.TIME)
+    """
+    if not isinstance(t, sp.Symbol):
+        raise error(name, "a sympy Symbol for time", describe(t), exc=TypeError)
+    coords = list(coordinates)
+    if t in coords:
+        raise error(name, "a time symbol that is not a coordinate or a speed", f"{t}",
+                    "time must have its own symbol")
+    for e in exprs:
+        if not isinstance(e, (sp.Basic, sp.MatrixBase)):
+            continue
+        for s in e.free_symbols:
+            if s != t and isinstance(s, sp.Symbol) and s.name == t.name:
+                raise error(name, "one time symbol",
+                            f"another Symbol named {s.name!r} (assumptions "
+                            f"{dict(sorted(s.assumptions0.items()))}) in the expressions",
+                            "it would be treated as a constant: use the same Symbol object "
+                            "for time everywhere, e.g. robodyn.equations.TIME")
+    return t
+
+
+def independent_of(expr, symbols, name: str, why: str):
+    """Refuse an expression (or matrix) that contains any of ``symbols``, naming the first.
+
+    >>> u = sp.Symbol('u')
+    >>> independent_of(sp.Matrix([[u]]), [u], "f: speeds", "W(q) may not depend on the speeds")
+    Traceback (most recent call last):
+    ...
+    ValueError: f: speeds: expected expressions free of u, got one containing u (W(q) may not depend on the speeds)
+    """
+    syms = list(symbols)
+    hit = [s for s in syms if isinstance(expr, (sp.Basic, sp.MatrixBase)) and expr.has(s)]
+    if hit:
+        raise error(name, "expressions free of " + ", ".join(map(str, syms[:6])),
+                    f"one containing {hit[0]}", why)
+    return expr
+
+
+def steps(t_final, dt, name: str, *, high: int = MAX_SIZE, item_bytes: int | None = None):
+    """The number of steps ``ceil(t_final / dt)``, refused above ``high`` with the figure.
+
+    >>> steps(1.0, 1e-9, "simulate: dt")
+    Traceback (most recent call last):
+    ...
+    ValueError: simulate: dt: expected at most 10000000 steps, got t_final / dt = 1e+09 steps (raise dt or shorten t_final)
+    """
+    k = float(t_final) / float(dt)
+    if not np.isfinite(k) or k > high:
+        raise error(name, f"at most {high} steps", f"t_final / dt = {k:.3g} steps",
+                    "raise dt or shorten t_final")
+    k = max(1, int(np.ceil(k - 1e-9)))
+    if item_bytes is not None and k * item_bytes > MAX_BYTES:
+        raise error(name, f"a run whose memory stays below {MAX_BYTES / 1024**3:g} GiB",
+                    f"{k} steps", f"it would allocate about {k * item_bytes / 1024**3:.3g} GiB")
+    return k
+
+
+__all__ += ["no_text", "expression", "sym_matrix", "rotation_matrix", "inertia_matrix",
+            "restitution", "time_symbol", "independent_of", "steps"]

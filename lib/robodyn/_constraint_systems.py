@@ -57,11 +57,26 @@ def _system(system, fname):
     return system
 
 
+MAX_GAIN = 1e4
+"""Largest Baumgarte gain accepted (1/s): above it the equations are so stiff that an
+explicit integrator would take billions of steps."""
+
+MAX_RHS_CALLS = 2_000_000
+"""Budget of right-hand-side evaluations of one :func:`simulate_constrained` run."""
+
+
 def _gains(alpha, beta, fname):
-    """Baumgarte gains: real numbers >= 0 (1/s)."""
+    """Baumgarte gains: real numbers in [0, MAX_GAIN] (1/s)."""
     for k, v in (("alpha", alpha), ("beta", beta)):
-        if _checks.scalar(v, f"{fname}: {k}") < 0:
+        if _checks.is_symbolic(v):
+            raise _checks.error(f"{fname}: {k}", "a number (1/s)", v, exc=TypeError)
+        g = _checks.scalar(v, f"{fname}: {k}")
+        if g < 0:
             raise _checks.error(f"{fname}: {k}", "a gain >= 0 (1/s)", repr(v))
+        if g > MAX_GAIN:
+            raise _checks.error(f"{fname}: {k}", f"a gain <= {MAX_GAIN:g} (1/s)", repr(v),
+                                "gains far above the motion's own frequencies make the "
+                                "equations stiff: the run would take millions of steps")
 
 
 def simulate_constrained(system, q0, qd0, t_final, *, values=None, method="udwadia_kalaba",
@@ -121,24 +136,35 @@ def simulate_constrained(system, q0, qd0, t_final, *, values=None, method="udwad
     n = _system(system, fname).n
     q0, qd0 = (_checks.vector(x, n, f"{fname}: {k} (one value per coordinate)")
                for k, x in (("q0", q0), ("qd0", qd0)))
+    for k, x in (("t_final", t_final), ("dt", dt)):
+        if _checks.is_symbolic(x):
+            raise _checks.error(f"{fname}: {k}", "a number (s)", x, exc=TypeError)
     t_final = _checks.positive(t_final, f"{fname}: t_final", hint="a duration in seconds")
     dt = _checks.positive(dt, f"{fname}: dt", hint="an output interval in seconds")
+    _checks.steps(t_final, dt, f"{fname}: dt", high=10**6, item_bytes=8 * (4 * n + 4))
+    _checks.flag(project_initial, f"{fname}: project_initial")
+    if values is not None and not isinstance(values, dict):
+        raise _checks.error(f"{fname}: values", "a dict {symbol or name: number}", values,
+                            exc=TypeError)
     rtol, atol = (_checks.tolerance(x, f"{fname}: {k}") for k, x in (("rtol", rtol),
                                                                       ("atol", atol)))
     if stabilization not in (None, "baumgarte", "projection"):
         raise _checks.error(f"{fname}: stabilization", "None, 'baumgarte' or 'projection'",
                             repr(stabilization))
     integrator = _checks.choice(integrator, f"{fname}: integrator", ("DOP853", "RK45", "Radau"))
+    _checks.choice(method, f"{fname}: method", METHODS)
     if tau is not None and not callable(tau):
         raise _checks.error(f"{fname}: tau", "a callable tau(t, q, qd)", tau, exc=TypeError)
     if stabilization == "baumgarte":
         if alpha is None or beta is None:
-            raise ValueError(f"{fname}: stabilization 'baumgarte' needs the gains alpha and beta "
-                             f"(1/s), e.g. alpha = beta = 10")
+            raise _checks.error(f"{fname}: alpha, beta", "both Baumgarte gains (1/s) with "
+                                "stabilization='baumgarte'", f"alpha={alpha}, beta={beta}",
+                                "e.g. alpha = beta = 10")
         _gains(alpha, beta, fname)
     num = NumericConstrained(system, values, method)       # its own copy: gains are set on it
     num.baumgarte = (float(alpha), float(beta)) if stabilization == "baumgarte" else None
     cn = num.constraints
+    _checks.spd(num.mass_matrix(q0, 0.0), f"{fname}: values (the mass matrix at q0)")
     if project_initial:
         q0, qd0 = cn.project(q0, qd0, 0.0, num.mass_matrix(q0, 0.0))
     force = (lambda t, q, qd: None) if tau is None else (
@@ -148,6 +174,11 @@ def simulate_constrained(system, q0, qd0, t_final, *, values=None, method="udwad
 
     def rhs(t, y):                    # the inner loop: no checks beyond those of tau's output
         count[0] += 1
+        if count[0] > MAX_RHS_CALLS:
+            raise ValueError(f"{fname}: the integrator needed more than {MAX_RHS_CALLS} "
+                             f"evaluations before t = {t:.6g} s of {t_final:g} s: the equations "
+                             f"are stiff (large gains?) or the motion singular; try "
+                             f"integrator='Radau', smaller gains or a shorter t_final")
         q, qd = y[:n], y[n:]
         return np.concatenate((qd, qdd(q, qd, t, force(t, q, qd))))
 
@@ -208,6 +239,9 @@ def constraint_controller(system, values=None, alpha=10.0, beta=10.0):
     fname = "constraint_controller"
     _system(system, fname)
     _gains(alpha, beta, fname)
+    if values is not None and not isinstance(values, dict):
+        raise _checks.error(f"{fname}: values", "a dict {symbol or name: number}", values,
+                            exc=TypeError)
     num = NumericConstrained(system, values, "udwadia_kalaba")
     num.baumgarte = (float(alpha), float(beta))
 
@@ -333,10 +367,16 @@ def newton_euler_about_point(m, I_cm, c, omega):
     [-18.0, 0.0, 0.0]
     """
     fname = "newton_euler_about_point"
+    for k, x in (("m", m), ("I_cm", I_cm), ("c", c), ("omega", omega)):
+        _checks.no_text(x, f"{fname}: {k}")
+        if _checks.is_symbolic(x):
+            raise _checks.error(f"{fname}: {k}", "numbers", "sympy expressions",
+                                "a numeric function: substitute numbers first", exc=TypeError)
     m = _checks.scalar(m, f"{fname}: m")
     if not m > 0:
         raise ValueError(f"{fname}: m: expected a positive mass, got {m}")
     I_cm = _checks.matrix(I_cm, (3, 3), f"{fname}: I_cm (inertia about the centre of mass)")
+    _checks.inertia_matrix(I_cm, f"{fname}: I_cm")
     c = _checks.vector(c, 3, f"{fname}: c (centre of mass relative to P)")
     w = _checks.vector(omega, 3, f"{fname}: omega (angular velocity)")
     C, W = _skew(c), _skew(w)

@@ -50,7 +50,8 @@ import sympy as sp
 from scipy.linalg.lapack import dposv as _posv, dpotrf as _potrf, dpotrs as _potrs
 
 from . import _checks
-from .equations import TIME, MassMatrixForm, NumericForm, mass_matrix_form
+from .equations import (TIME, MassMatrixForm, NumericForm, _spd_where_possible, _values_key,
+                        mass_matrix_form)
 
 __all__ = ["ConstraintWarning", "Constraints", "second_order_form", "Integrability",
            "is_holonomic", "MultiplierSolution", "ConstrainedMotion", "lagrange_multipliers",
@@ -88,15 +89,15 @@ def _expr_column(x, name, fname):
     if x is None:
         return sp.zeros(0, 1)
     if isinstance(x, sp.MatrixBase):
-        return sp.Matrix(x).reshape(len(x), 1)
+        return _checks.sym_matrix(x, f"{fname}: {name}").reshape(len(x), 1)
     if isinstance(x, (sp.Basic, int, float)):
         x = [x]
     if not isinstance(x, (list, tuple)):
         raise TypeError(f"{fname}: {name}: expected a list of sympy expressions, got "
                         f"{_checks._describe(x)}")
-    if any(isinstance(e, (str, bytes)) for e in x):
-        raise TypeError(f"{fname}: {name}: expected sympy expressions, got a string")
-    return sp.Matrix([_checks._exact(e) for e in x]) if x else sp.zeros(0, 1)
+    _checks.no_text(x, f"{fname}: {name}")
+    return sp.Matrix([_checks._exact(_checks.expression(e, f"{fname}: {name}")) for e in x]) \
+        if x else sp.zeros(0, 1)
 
 
 def _num_matrix(x, name, fname):
@@ -123,6 +124,9 @@ def _system(M, F, A, b, fname):
         raise ValueError(f"{fname}: A: expected an m x {n} constraint matrix (one column per "
                          f"coordinate), got shape {A.shape}")
     m = A.shape[0]
+    if m == 0:
+        raise _checks.error(f"{fname}: A", f"at least one constraint row of {n} entries",
+                            "an empty matrix", "without constraints, qdd = M^-1 F")
     b = _checks.vector(np.atleast_1d(_num_matrix(b, "b", fname)), m,
                        f"{fname}: b (one value per constraint row of A)")
     return M, L, F, A, b
@@ -136,12 +140,15 @@ def _symbolic_system(M, F, A, b, fname):
     if not (M - M.T).applyfunc(sp.simplify).is_zero_matrix:
         raise ValueError(f"{fname}: M: expected a symmetric positive definite mass matrix, got "
                          f"an unsymmetric one")
+    _checks.spd(M, f"{fname}: M")
     F = _checks.vector(F, n, f"{fname}: F (generalized forces, one per coordinate)")
     A = _checks.to_sympy(A, f"{fname}: A")
     if A.shape[1] != n and A.shape == (n, 1):
         A = A.T
     if A.shape[1] != n:
         raise ValueError(f"{fname}: A: expected an m x {n} constraint matrix, got shape {A.shape}")
+    if A.shape[0] == 0:
+        raise _checks.error(f"{fname}: A", "at least one constraint row", "none")
     b = _checks.vector(b if _checks.is_symbolic(b) else list(np.atleast_1d(b)), A.shape[0],
                        f"{fname}: b (one value per constraint row of A)")
     return M, sp.Matrix(F), A, sp.Matrix(b)
@@ -194,6 +201,7 @@ class Constraints:
             raise TypeError(f"{fname}: t: expected a sympy Symbol, got {_checks._describe(self.t)}")
         if self.t in set(q):
             raise ValueError(f"{fname}: t: expected a time Symbol that is not a coordinate, got {self.t}")
+        _named_like_time(q, self.t, fname, "q")
         phi = _expr_column(self.holonomic, "holonomic", fname)
         if self.pfaffian is None:
             Ap = sp.zeros(0, n)
@@ -212,6 +220,7 @@ class Constraints:
         if phi.shape[0] + p == 0:
             raise ValueError(f"{fname}: expected at least one holonomic or Pfaffian constraint, "
                              f"got none")
+        _checks.time_symbol(self.t, f"{fname}: t", coordinates=list(q), exprs=[phi, Ap, c])
         for k, v in (("q", q), ("holonomic", phi), ("pfaffian", Ap), ("rate", c)):
             object.__setattr__(self, k, v)
 
@@ -242,16 +251,25 @@ class Constraints:
 
     def numeric(self, values=None, qd=None):
         """:class:`NumericConstraints` with ``values`` (symbol or name -> number) substituted."""
-        key = tuple(sorted((str(k), float(v)) for k, v in (values or {}).items()))
+        key = _values_key(values)
         if key not in self._numeric:
             self._numeric[key] = NumericConstraints(self, values)
         return self._numeric[key]
 
 
-def _speed_symbols(q, qd, fname):
+def _named_like_time(xs, t, fname, what):
+    same = [s for s in xs if s == t or s.name == t.name]
+    if same:
+        raise _checks.error(f"{fname}: {what}", f"symbols other than the time symbol {t}",
+                            f"{same[0]}", "time is not a coordinate or a velocity; a symbol "
+                            "named like it would be confused with it")
+
+
+def _speed_symbols(q, qd, fname, t=TIME):
     if qd is None:
         return sp.Matrix([sp.Symbol(f"{s}_dot", real=True) for s in q])
     qd = _symbol_column(qd, "qd", fname)
+    _named_like_time(qd, t, fname, "qd")
     if qd.shape[0] != q.shape[0]:
         raise ValueError(f"{fname}: qd: expected {q.shape[0]} velocity symbols (one per "
                          f"coordinate), got {qd.shape[0]}")
@@ -292,7 +310,7 @@ def second_order_form(constraints, qd=None):
     if not isinstance(constraints, Constraints):
         raise TypeError(f"{fname}: constraints: expected a Constraints value, got "
                         f"{_checks._describe(constraints)}")
-    qd = _speed_symbols(constraints.q, qd, fname)
+    qd = _speed_symbols(constraints.q, qd, fname, constraints.t)
     A, b = _second_order(constraints, qd)
     return A, sp.expand(b)
 
@@ -330,8 +348,8 @@ class NumericConstraints:
         known = set(constraints.q) | set(qd) | {constraints.t}
         free = set().union(*(e.free_symbols for e in exprs)) - known
         if free:
-            raise ValueError(f"{fname}: symbols {sorted(map(str, free))} have no value; pass "
-                             f"values={{symbol: number, ...}}")
+            raise ValueError(f"{fname}: symbols {sorted(map(str, free))} have no value; expected "
+                         f"values={{symbol: number, ...}} for each of them")
         q, t = list(constraints.q), constraints.t
 
         def make(args, expr):
@@ -350,16 +368,32 @@ class NumericConstraints:
         h, m, n = self.h, self.m, self.n
         self._cuts = (h, h + m * n, h + m * n + m)
 
+    def _args(self, fname, q, t, *qd):
+        name = f"NumericConstraints.{fname}"
+        q = _checks.vector(q, self.n, f"{name}: q ({self.n} coordinates)")
+        t = _checks.scalar(t, f"{name}: t")
+        if _checks.is_symbolic(t):
+            raise _checks.error(f"{name}: t", "a number (s)", t, exc=TypeError)
+        t = float(t)
+        if not qd:
+            return q, t
+        qd = qd[0]
+        return q, t, _checks.vector(qd, self.n, f"{name}: qd ({self.n} velocities)")
+
     def phi(self, q, t=0.0):
+        q, t = self._args("phi", q, t)
         return self._phi(*q, t)
 
     def A(self, q, t=0.0):
+        q, t = self._args("A", q, t)
         return self._A(*q, t)
 
     def c(self, q, t=0.0):
+        q, t = self._args("c", q, t)
         return self._c(*q, t)
 
     def b(self, q, qd, t=0.0):
+        q, t, qd = self._args("b", q, t, qd)
         return self._b(*q, *qd, t)
 
     def _A_b(self, q, qd, t, baumgarte=None):
@@ -381,6 +415,7 @@ class NumericConstraints:
 
     def residuals(self, q, qd, t=0.0):
         """(phi(q, t), A(q, t) qd - c(q, t)): position and velocity residuals."""
+        q, t, qd = self._args("residuals", q, t, qd)
         return self.phi(q, t), self.A(q, t) @ qd - self.c(q, t)
 
     def project(self, q, qd, t=0.0, M=None, tol=1e-12, max_iter=50):
@@ -389,8 +424,14 @@ class NumericConstraints:
         (M-orthogonally when M is given: the kinetic-energy-nearest velocity).
 
         Raises ValueError when the position iteration does not converge in ``max_iter`` steps."""
-        q = np.array(q, dtype=float)
-        qd = np.array(qd, dtype=float)
+        fname = "NumericConstraints.project"
+        q, t, qd = self._args("project", q, t, qd)
+        q, qd = q.copy(), qd.copy()
+        tol = _checks.tolerance(tol, f"{fname}: tol")
+        max_iter = _checks.size(max_iter, f"{fname}: max_iter", low=1, high=10**5)
+        if M is not None:
+            M = _checks.spd(_checks.matrix(M, (self.n, self.n), f"{fname}: M"), f"{fname}: M")
+        r = np.zeros(0)
         h = self.h
         if h:
             for _ in range(int(max_iter)):
@@ -497,6 +538,10 @@ def is_holonomic(form, coords, t=None):
             + (", then dt)" if t is not None else ")"))
     if not isinstance(form, (list, tuple, sp.MatrixBase)):
         raise TypeError(f"{fname}: form: expected a list of {what}, got {_checks._describe(form)}")
+    _checks.no_text(form, f"{fname}: form")
+    if t is not None:
+        _checks.time_symbol(t, f"{fname}: t", exprs=[e for e in sp.flatten(form)
+                                                      if isinstance(e, sp.Basic)])
     rows = form.tolist() if isinstance(form, sp.MatrixBase) else list(form)
     several = bool(rows) and all(isinstance(r, (list, tuple)) for r in rows)
     rows = [list(r) for r in rows] if several else [rows]
@@ -619,17 +664,29 @@ def moore_penrose(W, rcond=None):
     """
     fname = "moore_penrose"
     if _checks.is_symbolic(W):
+        if rcond is not None:
+            raise _checks.error(f"{fname}: rcond", "None for sympy input (exact pinv)",
+                                rcond, exc=TypeError)
         return _checks.to_sympy(W, f"{fname}: W").pinv()
     W = _num_matrix(W, "W", fname)
     if W.ndim != 2:
         raise ValueError(f"{fname}: W: expected a matrix, got shape {W.shape}")
-    rcond = None if rcond is None else _checks.tolerance(rcond, f"{fname}: rcond")
+    if rcond is not None:
+        rcond = _checks.scalar(rcond, f"{fname}: rcond", low=0, strict_low=True, high=0.5,
+                               hint="a relative cut-off of the singular values: at 1 or above "
+                                    "every singular value would count as zero")
+        rcond = _checks.tolerance(rcond, f"{fname}: rcond")
     return _pinv(W, rcond)
 
 
 def _pinv(W, rcond=None):
     if W.size == 0:
         return np.zeros(W.T.shape)
+    scale = float(np.abs(W).max())
+    if scale == 0.0:
+        return np.zeros(W.T.shape)
+    if not 1e-150 < scale < 1e150:                 # the SVD would over- or underflow
+        return _pinv(W / scale, rcond) / scale
     U, s, Vt = np.linalg.svd(W, full_matrices=False)
     rcond = max(W.shape) * np.finfo(float).eps if rcond is None else rcond
     keep = s > rcond * s[0]
@@ -783,10 +840,12 @@ def constraint_projector(M, A):
     """
     fname = "constraint_projector"
     if _checks.is_symbolic(M) or _checks.is_symbolic(A):
-        M = _checks.to_sympy(M, f"{fname}: M")
+        M = _checks.spd(_checks.to_sympy(M, f"{fname}: M"), f"{fname}: M")
         A = _checks.to_sympy(A, f"{fname}: A")
         if A.shape[1] != M.shape[0]:
             raise ValueError(f"{fname}: A: expected {M.shape[0]} columns, got shape {A.shape}")
+        if A.shape[0] == 0:
+            raise _checks.error(f"{fname}: A", "at least one constraint row", "none")
         Minv = M.inv()
         return sp.eye(M.shape[0]) - Minv * A.T * (A * Minv * A.T).inv() * A
     M, L = _spd(M, fname)
@@ -831,8 +890,10 @@ def constraint_connection(M, A, q):
     fname = "constraint_connection"
     q = list(_symbol_column(q, "q", fname))
     n = len(q)
-    M = sp.Matrix(M)
-    A = sp.Matrix(A)
+    M = _checks.sym_matrix(M, f"{fname}: M")
+    A = _checks.sym_matrix(A, f"{fname}: A")
+    if M.shape == (n, n):
+        _checks.spd(M, f"{fname}: M")
     if M.shape != (n, n) or A.shape[1] != n:
         raise ValueError(f"{fname}: expected M of shape ({n}, {n}) and A with {n} columns, got "
                          f"{M.shape} and {A.shape}")
@@ -873,11 +934,22 @@ def lagrangian_equations(T, V, q, qd, Q=None, t=TIME, name="system"):
     """
     fname = "lagrangian_equations"
     q = _symbol_column(q, "q", fname)
-    qd = _speed_symbols(q, qd, fname)
-    T, V = sp.sympify(T), sp.sympify(V)
+    if not isinstance(t, sp.Symbol):
+        raise _checks.error(f"{fname}: t", "a sympy Symbol for time", t, exc=TypeError)
+    _named_like_time(q, t, fname, "q")
+    qd = _speed_symbols(q, qd, fname, t)
+    T, V = _checks.expression(T, f"{fname}: T"), _checks.expression(V, f"{fname}: V")
     p = sp.Matrix([T]).jacobian(qd).T
     M = p.jacobian(qd)
     Qv = sp.zeros(q.shape[0], 1) if Q is None else _expr_column(Q, "Q", fname)
+    if Qv.shape != (q.shape[0], 1):
+        raise _checks.error(f"{fname}: Q", f"{q.shape[0]} generalized forces (one per "
+                            "coordinate)", f"{Qv.shape[0]}")
+    _checks.time_symbol(t, f"{fname}: t", exprs=[T, V, Qv])
+    _checks.independent_of(M, list(qd), f"{fname}: T", "a kinetic energy is at most quadratic "
+                           "in the velocities: M = d2T/dqd2 may not depend on them")
+    _checks.independent_of(V, list(qd), f"{fname}: V", "a potential depends on q and t only")
+    _spd_where_possible(M, list(q), list(qd), t, f"{fname}: T (its mass matrix d2T/dqd2)")
     F = (Qv - sp.Matrix([V]).jacobian(q).T + sp.Matrix([T]).jacobian(q).T
          - p.jacobian(q) * qd - p.diff(t))
     return mass_matrix_form(q, qd, M.applyfunc(sp.expand), F.applyfunc(sp.expand), t=t, name=name)
@@ -913,6 +985,11 @@ class ConstrainedSystem:
             raise TypeError(f"{fname}: constraints: expected a Constraints value, got "
                             f"{_checks._describe(self.constraints)}")
         from .kinematics import SerialChain
+        if not isinstance(self.name, str):
+            raise _checks.error(f"{fname}: name", "a string (a label)", self.name, exc=TypeError)
+        if isinstance(self.model, MassMatrixForm) and self.gravity is not None:
+            raise _checks.error(f"{fname}: gravity", "None for a symbolic model (its forcing "
+                                "holds gravity already)", self.gravity)
         if isinstance(self.model, MassMatrixForm):
             if list(self.model.q) != list(self.constraints.q):
                 raise ValueError(f"{fname}: constraints: expected the model's coordinates "
@@ -949,13 +1026,16 @@ class ConstrainedSystem:
     def numeric(self, values=None, method="udwadia_kalaba"):
         """A :class:`~robodyn.equations.NumericForm` of the constrained motion solved by
         ``method`` (one of :data:`METHODS`), with k = n inputs (joint forces); cached."""
-        if method not in METHODS:
-            raise ValueError(f"ConstrainedSystem.numeric: method: expected one of {METHODS}, got "
-                             f"{method!r}")
-        key = (method, tuple(sorted((str(k), float(v)) for k, v in (values or {}).items())))
+        _checks.choice(method, "ConstrainedSystem.numeric: method", METHODS)
+        key = (method, _values_key(values))
         if key not in self._cache:
             self._cache[key] = NumericConstrained(self, values, method)
         return self._cache[key]
+
+
+def _check_system(system, fname):
+    if not isinstance(system, ConstrainedSystem):
+        raise _checks.error(f"{fname}: system", "a ConstrainedSystem", system, exc=TypeError)
 
 
 def multiplier_equations(system):
@@ -972,6 +1052,7 @@ def multiplier_equations(system):
     [m, 0],
     [0, m]])
     """
+    _check_system(system, "multiplier_equations")
     eq, A, b = system._symbolic("multiplier_equations")
     M, F = eq.mass_matrix, eq.forcing
     W = M.LUsolve(A.T)                                    # M^-1 A^T
@@ -1010,13 +1091,14 @@ def embedded_equations(system, S=None, eta=None):
     Matrix([[-eta1*y/x, eta1]])
     """
     fname = "embedded_equations"
+    _check_system(system, fname)
     eq, A, b = system._symbolic(fname)
     Av, c = system.constraints.velocity_form()
     n, m = A.shape[1], A.rank(simplify=True)
     if S is None:
         basis = Av.nullspace(simplify=True)
         S = sp.Matrix.hstack(*basis) if basis else sp.zeros(n, 0)
-    S = sp.Matrix(S)
+    S = _checks.sym_matrix(S, f"{fname}: S")
     if S.shape != (n, n - m):
         raise ValueError(f"{fname}: S: expected an {n} x {n - m} null-space basis of A, got shape "
                          f"{S.shape}")
@@ -1056,6 +1138,7 @@ def projected_equations(system):
     """
     from .lagrange import christoffel_symbols
     fname = "projected_equations"
+    _check_system(system, fname)
     eq, _, _ = system._symbolic(fname)
     A, c = system.constraints.velocity_form()
     t = eq.t

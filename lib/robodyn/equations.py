@@ -54,11 +54,13 @@ def _column(x, name, fname):
     if isinstance(x, sp.MatrixBase):
         return x.reshape(x.shape[0] * x.shape[1], 1) if 1 in x.shape else x
     if isinstance(x, (list, tuple)):
-        bad = [e for e in x if isinstance(e, (str, bytes))]
-        if bad:
-            raise TypeError(f"{fname}: {name}: expected sympy expressions or numbers, got the "
-                            f"string {bad[0]!r}")
-        return sp.Matrix([sp.sympify(e) for e in x]) if len(x) else sp.zeros(0, 1)
+        _checks.no_text(x, f"{fname}: {name}")
+        if not len(x):
+            return sp.zeros(0, 1)
+        if all(isinstance(e, sp.Basic) and not isinstance(e, sp.MatrixBase) or isinstance(
+                e, numbers.Number) for e in x):
+            return sp.Matrix([_checks.expression(e, f"{fname}: {name}") for e in x])
+        return _checks.sym_matrix(x, f"{fname}: {name}", column=True)
     raise TypeError(f"{fname}: {name}: expected a sympy Matrix or a list of expressions, got "
                     f"{_checks._describe(x)}")
 
@@ -67,9 +69,19 @@ def _check_time(q, u, t, fname):
     """t a Symbol, and q, u and t distinct symbols (a form's variables)."""
     if not isinstance(t, sp.Symbol):
         raise TypeError(f"{fname}: t: expected a sympy Symbol, got {_checks._describe(t)}")
-    if set(q) & set(u) or t in set(q) | set(u):
-        raise ValueError(f"{fname}: q, u and t must be distinct symbols, got q={list(q)}, "
-                         f"u={list(u)}, t={t}")
+    if t in set(q) | set(u):
+        raise _checks.error(f"{fname}: t", "a time symbol that is not a coordinate or a speed",
+                            f"{t}, which is also in {'q' if t in set(q) else 'u'}",
+                            "time must have its own symbol")
+    if set(q) & set(u):
+        raise ValueError(f"{fname}: u: expected symbols distinct from q (a speed needs its own "
+                         f"symbol), got q={list(q)}, u={list(u)}")
+    for what, xs in (("q", q), ("u", u)):
+        same = [s for s in xs if s.name == t.name]
+        if same:
+            raise _checks.error(f"{fname}: {what}", f"symbols not named like the time symbol "
+                                f"{t}", f"{same[0]}", "a coordinate or speed named like time "
+                                "would be confused with it")
 
 
 def _symbols(x, name, fname):
@@ -193,12 +205,15 @@ def mass_matrix_form(q, u, mass_matrix, forcing, kinematics=None, input_matrix=N
     u = _symbols(u, "u", fname)
     _check_time(q, u, t, fname)
     n, m = q.shape[0], u.shape[0]
-    M = sp.Matrix(mass_matrix)
+    M = _checks.sym_matrix(mass_matrix, f"{fname}: mass_matrix")
     if M.shape != (m, m):
         raise ValueError(f"{fname}: mass_matrix: expected shape ({m}, {m}) (one row and column "
                          f"per speed), got {M.shape}")
     if not (M - M.T).is_zero_matrix:
         raise ValueError(f"{fname}: mass_matrix: expected a symmetric matrix, got {M}")
+    _spd_where_possible(M, q, u, t, f"{fname}: mass_matrix")
+    _checks.independent_of(M, list(u), f"{fname}: mass_matrix",
+                           "M(q, t) does not depend on the speeds")
     f = _column(forcing, "forcing", fname)
     if f.shape != (m, 1):
         raise ValueError(f"{fname}: forcing: expected {m} expressions (one per speed), got "
@@ -213,11 +228,40 @@ def mass_matrix_form(q, u, mass_matrix, forcing, kinematics=None, input_matrix=N
         if K.shape != (n, 1):
             raise ValueError(f"{fname}: kinematics: expected {n} expressions (one qd per "
                              f"coordinate), got shape {K.shape}")
-    B = sp.eye(m) if input_matrix is None else sp.Matrix(input_matrix)
+    B = sp.eye(m) if input_matrix is None else _checks.sym_matrix(
+        input_matrix, f"{fname}: input_matrix")
     if B.shape[0] != m:
         raise ValueError(f"{fname}: input_matrix: expected {m} rows (one per speed), got "
                          f"shape {B.shape}")
-    return _Form(q, u, M, f, K, B, t, str(name))
+    for what, e in (("forcing", f), ("kinematics", K), ("input_matrix", B)):
+        for x in e:
+            _checks._check_sym_number(x, f"{fname}: {what}")
+    _checks.time_symbol(t, f"{fname}: t", exprs=[M, f, K, B])
+    if not isinstance(name, str):
+        raise _checks.error(f"{fname}: name", "a string (a label)", name, exc=TypeError)
+    return _Form(q, u, M, f, K, B, t, name)
+
+
+def _spd_where_possible(M, q, u, t, name):
+    """M symmetric positive definite: exactly when it holds numbers only; with symbols, no
+    diagonal entry may be a number <= 0 and M must be positive definite at a sample of the
+    coordinates when those are its only symbols (parameters such as masses cannot be checked:
+    they may take any value later)."""
+    _checks.spd(M, name)
+    free = M.free_symbols
+    if free and free <= set(q) | {t}:            # refused when indefinite at both samples
+        rng, errors = np.random.default_rng(7), []
+        for _ in range(2):
+            sub = {s: sp.Float(v) for s, v in zip(sorted(free, key=str),
+                                                  rng.uniform(-1.0, 1.0, len(free)))}
+            a = _checks._numbers(M, sub)
+            try:
+                if a is not None and np.all(np.isfinite(a)):
+                    _checks.spd(a, name)
+            except ValueError as exc:
+                errors.append(exc)
+        if len(errors) == 2:
+            raise errors[0]
 
 
 # --------------------------------------------------------------------------
@@ -320,8 +364,16 @@ def _values_key(values):
     if not isinstance(values, dict):
         raise TypeError(f"numeric: values: expected a dict {{symbol or name: number}}, got "
                         f"{_checks._describe(values)}")
-    return tuple(sorted((str(k), float(_checks.scalar(v, f"numeric: values[{k!s}]")))
-                        for k, v in values.items()))
+    out = []
+    for k, v in values.items():
+        if not isinstance(k, (str, sp.Symbol)):
+            raise _checks.error("numeric: values", "keys that are Symbols or names", k,
+                                exc=TypeError)
+        v = _checks.scalar(v, f"numeric: values[{k!s}]")
+        if isinstance(v, sp.Basic) and not v.is_number:
+            raise _checks.error(f"numeric: values[{k!s}]", "a number", str(v), exc=TypeError)
+        out.append((str(k), float(v)))
+    return tuple(sorted(out))
 
 
 def _substitute(form, values, fname):
@@ -340,8 +392,8 @@ def _substitute(form, values, fname):
     known = set(form.q) | set(form.u) | {form.t}
     free = set().union(*(e.free_symbols for e in exprs)) - known
     if free:
-        raise ValueError(f"{fname}: symbols {sorted(map(str, free))} have no value; pass "
-                         f"values={{symbol: number, ...}}")
+        raise ValueError(f"{fname}: symbols {sorted(map(str, free))} have no value; expected "
+                         f"values={{symbol: number, ...}} for each of them")
     return exprs
 
 
@@ -372,7 +424,17 @@ def _lambdified(form, values, fname):
                          printer=_FlatPrinter({"fully_qualified_modules": False,
                                                "inline": True, "allow_unknown_functions": True,
                                                "user_functions": {}}))
-        return lambda *a: np.array(fn(*a), dtype=float).reshape(shape)
+        what = getattr(form, "name", type(form).__name__)
+
+        def call(*a):
+            try:
+                return np.array(fn(*a), dtype=float).reshape(shape)
+            except (ValueError, ZeroDivisionError, OverflowError) as exc:
+                raise _checks.error(f"{what}: the equations at {list(a)}", "finite values",
+                                    f"{type(exc).__name__}: {exc}", "a state outside the "
+                                    "model's domain (log or sqrt of a negative number, a "
+                                    "division by zero)") from None
+        return call
 
     fM = make(q + [t], M, (m, m))
     ff = make(q + u + [t], f, (m,))
@@ -418,6 +480,22 @@ def max_difference(a, b, states=None, values=None, n_states=8, seed=0, tau=True)
     True
     """
     fname = "max_difference"
+    n_states = _checks.size(n_states, f"{fname}: n_states", high=10**5,
+                            hint="the number of random sample states")
+    if values is not None and not isinstance(values, dict):
+        raise _checks.error(f"{fname}: values", "a dict {symbol or name: number}", values,
+                            exc=TypeError)
+    forms = [f for f in (a, b) if isinstance(f, MassMatrixForm)]
+    if values and len(forms) == 2:
+        known = {str(s) for f in forms for s in f.parameters()}
+        unknown = [k for k in values if str(k) not in known]
+        if unknown:
+            raise _checks.error(f"{fname}: values", "values of parameters of a or b "
+                                f"({sorted(known)})", f"{str(unknown[0])[:60]!r}, which is "
+                                "neither's parameter", "a misspelt name?")
+    if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, numbers.Integral):
+        raise _checks.error(f"{fname}: seed", "an integer", seed, exc=TypeError)
+    _checks.flag(tau, f"{fname}: tau")
     na, nb = (x.numeric(values) if isinstance(x, MassMatrixForm) else x for x in (a, b))
     for name, x in (("a", na), ("b", nb)):
         if not isinstance(x, NumericForm):
@@ -435,10 +513,33 @@ def max_difference(a, b, states=None, values=None, n_states=8, seed=0, tau=True)
                              f"coordinates, {na.m} speeds)")
         states = [(rng.uniform(-1, 1, na.n), rng.uniform(-1, 1, na.n))
                   for _ in range(int(n_states))]
-    worst = 0.0
-    for s in states:
+    if isinstance(states, (str, bytes, dict)) or not hasattr(states, "__iter__"):
+        raise _checks.error(f"{fname}: states", "an iterable of (q, qd) or (q, qd, t)", states,
+                            exc=TypeError)
+    worst, count = 0.0, 0
+    for i, s in enumerate(states):
+        if i >= 10**5:
+            raise _checks.error(f"{fname}: states", "at most 100000 states", "more")
+        if not isinstance(s, (list, tuple)) or len(s) not in (2, 3):
+            raise _checks.error(f"{fname}: states[{i}]", "a tuple (q, qd) or (q, qd, t)", s,
+                                exc=TypeError)
         q, qd, t = (tuple(s) + (0.0,))[:3]
+        t = _checks.scalar(t, f"{fname}: states[{i}] (t)")
+        if _checks.is_symbolic(t):
+            raise _checks.error(f"{fname}: states[{i}] (t)", "a number (s)", t, exc=TypeError)
         u = rng.uniform(-1, 1, na.k) if tau else None
-        d = na.coordinate_accelerations(q, qd, t, u) - nb.coordinate_accelerations(q, qd, t, u)
+        ra, rb = na.coordinate_accelerations(q, qd, t, u), nb.coordinate_accelerations(q, qd, t, u)
+        for name, r in (("a", ra), ("b", rb)):
+            if not np.all(np.isfinite(r)):
+                raise _checks.error(f"{fname}: {name}", "finite accelerations",
+                                    f"NaN or infinity at q = {np.asarray(q).tolist()}",
+                                    "a NaN never compares as equal")
+        d = ra - rb
         worst = max(worst, float(np.max(np.abs(d))) if d.size else 0.0)
+        count += 1
+    if count == 0:
+        raise _checks.error(f"{fname}: states", "at least one state", "none",
+                            "a comparison over zero states proves nothing")
+    if na.n == 0:
+        raise _checks.error(f"{fname}: a", "a form with at least one coordinate", "none")
     return worst

@@ -61,25 +61,31 @@ DEFAULT_GRAVITY = (0.0, 0.0, -9.81)
 
 
 def _vec3(x, what, fname):
-    try:
-        v = sp.Matrix(x) if not isinstance(x, sp.MatrixBase) else x
-    except (TypeError, ValueError, sp.SympifyError):
-        raise TypeError(f"{fname}: {what}: expected 3 sympy expressions, got "
-                        f"{_checks._describe(x)}") from None
+    v = _checks.sym_matrix(x, f"{fname}: {what}")
     if v.shape not in ((3, 1), (1, 3)):
         raise ValueError(f"{fname}: {what}: expected a 3-vector, got shape {v.shape}")
     return v.reshape(3, 1).applyfunc(_checks._exact)
 
 
 def _mat3(x, what, fname):
-    try:
-        R = sp.Matrix(x)
-    except (TypeError, ValueError, sp.SympifyError):
-        raise TypeError(f"{fname}: {what}: expected a 3x3 matrix, got "
-                        f"{_checks._describe(x)}") from None
+    R = _checks.sym_matrix(x, f"{fname}: {what}")
     if R.shape != (3, 3):
         raise ValueError(f"{fname}: {what}: expected a 3x3 matrix, got shape {R.shape}")
     return R.applyfunc(_checks._exact)
+
+
+def _mass(x, fname):
+    """A positive mass; a symbol passes unless sympy knows it is <= 0 (e.g. -m, m positive)."""
+    m = _checks.positive(x, f"{fname}: mass", hint="a mass in kg")
+    if isinstance(m, sp.Basic) and m.is_nonpositive:
+        raise _checks.error(f"{fname}: mass", "a positive mass", str(m))
+    return _checks._exact(m)
+
+
+def _name(x, fname, what="name"):
+    if not isinstance(x, str) or not x:
+        raise _checks.error(f"{fname}: {what}", "a non-empty string (a label, never evaluated)",
+                            x, exc=TypeError)
 
 
 # --------------------------------------------------------------------------
@@ -90,6 +96,9 @@ def _mat3(x, what, fname):
 class Particle:
     """A particle: ``mass`` (kg) at ``position`` (3 expressions in q and t, inertial frame N, m).
 
+    Refused: a mass that is not positive (numbers; symbols sympy knows to be <= 0), strings,
+    NaN, complex entries. A symbolic mass ``m`` cannot be checked and passes.
+
     >>> q = sp.Symbol('q')
     >>> Particle('P', 2, [sp.cos(q), sp.sin(q), 0]).position.T
     Matrix([[cos(q), sin(q), 0]])
@@ -99,8 +108,8 @@ class Particle:
     position: object
 
     def __post_init__(self):
-        object.__setattr__(self, "mass", _checks._exact(_checks.scalar(self.mass,
-                                                                       "Particle: mass")))
+        _name(self.name, "Particle")
+        object.__setattr__(self, "mass", _mass(self.mass, "Particle"))
         object.__setattr__(self, "position", _vec3(self.position, "position", "Particle"))
 
 
@@ -109,6 +118,11 @@ class RigidBody:
     """A rigid body: ``mass`` at the mass centre ``position`` (N frame), ``orientation`` R
     (3x3, body axes in N, functions of q and t) and the central ``inertia`` (3x3 in body axes,
     kg m^2). Its angular velocity is read off :math:`\\dot RR^T`.
+
+    Checked: a positive mass; R a rotation (R^T R = I, det R = 1; with symbols, at random values
+    of them); the inertia symmetric, positive semi-definite, principal moments obeying the
+    triangle inequality (only when it holds numbers: symbolic moments cannot be checked, only
+    diagonal entries that are negative numbers are refused).
 
     >>> q = sp.Symbol('q')
     >>> b = RigidBody('B', 1, [0, 0, 0], [[sp.cos(q), -sp.sin(q), 0], [sp.sin(q), sp.cos(q), 0],
@@ -124,12 +138,16 @@ class RigidBody:
 
     def __post_init__(self):
         f = "RigidBody"
-        object.__setattr__(self, "mass", _checks._exact(_checks.scalar(self.mass, f"{f}: mass")))
+        _name(self.name, f)
+        object.__setattr__(self, "mass", _mass(self.mass, f))
         object.__setattr__(self, "position", _vec3(self.position, "position", f))
-        object.__setattr__(self, "orientation", _mat3(self.orientation, "orientation", f))
+        R = _mat3(self.orientation, "orientation", f)
+        _checks.rotation_matrix(R, f"{f}: orientation")
+        object.__setattr__(self, "orientation", R)
         I = _mat3(self.inertia, "inertia", f)
         if not (I - I.T).is_zero_matrix:
             raise ValueError(f"{f}: inertia: expected a symmetric 3x3 matrix, got {I.tolist()}")
+        _checks.inertia_matrix(I, f"{f}: inertia")
         object.__setattr__(self, "inertia", I)
 
 
@@ -159,6 +177,7 @@ class Torque:
     vector: object
 
     def __post_init__(self):
+        _name(self.body, "Torque", "body")
         object.__setattr__(self, "vector", _vec3(self.vector, "vector", "Torque"))
 
 
@@ -220,6 +239,11 @@ class KaneEquations(FieldsForm):
         fname = "KaneEquations.constraint_force"
         if self.constraint_forces.shape[0] == 0:
             raise ValueError(f"{fname}: {self.name} has no constraints")
+        k = len(self.inputs)
+        tau = None if tau is None else _checks.vector(tau, k, f"{fname}: tau ({k} inputs)")
+        q = _checks.vector(q, self.q.shape[0], f"{fname}: q")
+        u = _checks.vector(u, self.u.shape[0], f"{fname}: u ({self.u.shape[0]} independent "
+                           f"speeds)")
         num = self.numeric(values)
         ud = num.accelerations(q, u, t, tau)
         key = ("constraint", tuple(sorted((str(k), float(v)) for k, v in (values or {}).items())))
@@ -232,9 +256,8 @@ class KaneEquations(FieldsForm):
                                       _checks._exact(float(v)) for k, v in values.items()})
             args = list(self.q) + list(self.u) + list(self.udot) + list(self.inputs) + [self.t]
             cache[key] = sp.lambdify(args, list(expr), modules="math", cse=True)
-        tau = np.zeros(len(self.inputs)) if tau is None else np.asarray(tau, dtype=float)
-        return np.array(cache[key](*np.concatenate([np.asarray(q, float), np.asarray(u, float),
-                                                     ud, tau, [t]])), dtype=float)
+        tau = np.zeros(k) if tau is None else tau
+        return np.array(cache[key](*np.concatenate([q, u, ud, tau, [float(t)]])), dtype=float)
 
 
 def _rate_symbols(q):
@@ -283,14 +306,15 @@ def _check_invertible(W, q, what, fname, rng=None):
         raise ValueError(f"{fname}: {what}: expected a square matrix, got shape {W.shape}")
     det = sp.expand(W.det(method="berkowitz"))
     if det == 0 or sp.simplify(det) == 0:
-        raise ValueError(f"{fname}: {what} are not invertible in the rates: det = 0 "
-                         f"(the speeds must be independent combinations; got W = {W.tolist()})")
+        raise ValueError(f"{fname}: {what}: expected a matrix invertible in the rates, got "
+                         f"one not invertible in the rates, det = 0 (the speeds must be "
+                         f"independent combinations; W = {W.tolist()})")
     rng = np.random.default_rng(0) if rng is None else rng
     free = sorted(det.free_symbols, key=str)
     val = det.xreplace({s: sp.Float(x) for s, x in zip(free, rng.uniform(0.1, 1.1, len(free)))})
     if val.is_number and abs(complex(val)) < 1e-12:
-        raise ValueError(f"{fname}: {what} are not invertible in the rates at a generic "
-                         f"configuration (det = {det})")
+        raise ValueError(f"{fname}: {what}: expected a matrix invertible in the rates, got "
+                         f"one not invertible at a generic configuration (det = {det})")
     return det
 
 
@@ -347,6 +371,10 @@ def kanes_equations(q, u, bodies, loads=(), speeds=None, constraints=(), depende
     u = _symbol_column(u, "u", fname)
     inputs = _symbol_column(list(inputs), "inputs", fname, allow_empty=True)
     _check_time(q, u, t, fname)
+    if set(inputs) & (set(q) | set(u) | {t}):
+        raise _checks.error(f"{fname}: inputs", "symbols other than q, u and t",
+                            [list(inputs)], "an input needs its own symbol")
+    _checks.flag(simplify, f"{fname}: simplify")
     n, m = q.shape[0], u.shape[0]
     if not isinstance(bodies, (list, tuple)) or not bodies:
         raise TypeError(f"{fname}: bodies: expected a non-empty list of Particle and RigidBody, "
@@ -357,7 +385,8 @@ def kanes_equations(q, u, bodies, loads=(), speeds=None, constraints=(), depende
             raise TypeError(f"{fname}: bodies: expected Particle or RigidBody, got "
                             f"{_checks._describe(b)}")
         if b.name in names:
-            raise ValueError(f"{fname}: bodies: two bodies are named {b.name!r}")
+            raise _checks.error(f"{fname}: bodies", "bodies with distinct names",
+                                    f"two bodies named {b.name!r}")
         names.add(b.name)
     rigid = {b.name: b for b in bodies if isinstance(b, RigidBody)}
     for ld in loads:
@@ -367,6 +396,13 @@ def kanes_equations(q, u, bodies, loads=(), speeds=None, constraints=(), depende
             raise ValueError(f"{fname}: loads: Torque on {ld.body!r}, expected one of the rigid "
                              f"bodies {sorted(rigid)}")
 
+    exprs = [e for b in bodies for e in (b.position, getattr(b, "orientation", sp.zeros(1)))]
+    exprs += [e for ld in loads for e in (getattr(ld, "point", sp.zeros(1)), ld.vector)]
+    _checks.time_symbol(t, f"{fname}: t", coordinates=list(q) + list(u), exprs=exprs)
+    for e in exprs[:2 * len(bodies)]:
+        _checks.independent_of(e, list(u), f"{fname}: bodies",
+                               "positions and orientations are functions of q and t only")
+
     # -- generalized speeds and the kinematic differential equations ---------------------
     qdot = _rate_symbols(q)
     if speeds is None:
@@ -375,10 +411,13 @@ def kanes_equations(q, u, bodies, loads=(), speeds=None, constraints=(), depende
                              f"speeds (u = W(q) qd)")
         W = sp.eye(n)
     else:
-        W = sp.Matrix(speeds).applyfunc(_checks._exact)
+        W = _checks.sym_matrix(speeds, f"{fname}: speeds").applyfunc(_checks._exact)
         if W.shape != (m, n):
             raise ValueError(f"{fname}: speeds: expected an {m} x {n} matrix W (u = W(q) qd), "
                              f"got shape {W.shape}")
+        _checks.independent_of(W, list(u) + list(qdot) + [t], f"{fname}: speeds",
+                               "u = W(q) qd: W depends on the coordinates only, not on the "
+                               "speeds, the rates or time")
         _check_invertible(W, q, "speeds", fname)
     K = W.inv() if W != sp.eye(n) else sp.eye(n)
     K = K.applyfunc(lambda e: sp.factor(sp.simplify(e)) if simplify else e)
@@ -386,7 +425,11 @@ def kanes_equations(q, u, bodies, loads=(), speeds=None, constraints=(), depende
     kin = [sp.Eq(a, b) for a, b in zip(qdot, qd_u)]
 
     # -- constraints: dependent speeds ----------------------------------------------------
-    constraints = [sp.sympify(c) for c in constraints]
+    if isinstance(constraints, (sp.Basic, str, bytes)) or not isinstance(
+            constraints, (list, tuple, sp.MatrixBase)):
+        raise _checks.error(f"{fname}: constraints", "a list of expressions linear in the "
+                            "speeds", constraints, exc=TypeError)
+    constraints = [_checks.expression(c, f"{fname}: constraints") for c in constraints]
     p = len(constraints)
     if p >= m and p:
         raise ValueError(f"{fname}: constraints: {p} constraints on {m} speeds remove all "
@@ -795,12 +838,17 @@ def change_speeds(eom, speeds, u=None):
     if not isinstance(eom, MassMatrixForm):
         raise TypeError(f"{fname}: eom: expected a MassMatrixForm, got {_checks._describe(eom)}")
     m = eom.u.shape[0]
-    W = sp.Matrix(speeds).applyfunc(_checks._exact)
+    W = _checks.sym_matrix(speeds, f"{fname}: speeds").applyfunc(_checks._exact)
+    _checks.independent_of(W, list(eom.u) + [eom.t], f"{fname}: speeds",
+                           "u' = W(q) u: W depends on the coordinates only")
     if W.shape != (m, m):
         raise ValueError(f"{fname}: speeds: expected an {m} x {m} matrix W (new u = W u), got "
                          f"shape {W.shape}")
     _check_invertible(W, eom.q, "speeds", fname)
     unew = _symbol_column(list(sp.symbols(f"w1:{m + 1}")) if u is None else u, "u", fname)
+    if set(unew) & (set(eom.q) | {eom.t}):
+        raise _checks.error(f"{fname}: u", "new speed symbols distinct from the coordinates "
+                            "and time", [list(unew)], "a speed needs its own symbol")
     if unew.shape[0] != m:
         raise ValueError(f"{fname}: u: expected {m} symbols, got {unew.shape[0]}")
     Winv = W.inv().applyfunc(sp.simplify)
@@ -916,10 +964,19 @@ def linearize(eom, q0, u0=None, tau0=None, values=None, t0=0, equilibrium=True, 
             raise TypeError(f"{fname}: values: expected a dict, got {_checks._describe(values)}")
         names = {str(s): s for s in eom.parameters()}
         for key, v in values.items():
+            if not isinstance(key, (str, sp.Symbol)):
+                raise _checks.error(f"{fname}: values", "keys that are Symbols or names",
+                                    key, exc=TypeError)
             sym = names.get(key, sp.Symbol(key)) if isinstance(key, str) else key
-            sub[sym] = _checks._exact(v)
+            if sym in set(q) | set(u) | {t}:
+                raise _checks.error(f"{fname}: values[{key}]", "a parameter (not a coordinate, "
+                                    "speed or time: those are q0, u0, t0)", str(sym))
+            sub[sym] = _checks._exact(_checks.scalar(v, f"{fname}: values[{key}]"))
     at = dict(zip(q, qv))
     at.update(zip(u, uv))
+    _checks.flag(equilibrium, f"{fname}: equilibrium")
+    tol = _checks.tolerance(tol, f"{fname}: tol")
+    t0 = _checks.scalar(t0, f"{fname}: t0")
     at[t] = _checks._exact(t0)
     tau = sp.Matrix(sp.symbols(f"_tau0:{k}")) if k else sp.zeros(0, 1)
     M = eom.mass_matrix.xreplace(sub)
@@ -932,6 +989,13 @@ def linearize(eom, q0, u0=None, tau0=None, values=None, t0=0, equilibrium=True, 
         return X.xreplace(ev).applyfunc(lambda e: sp.nsimplify(e) if e.has(sp.Float) else e)
 
     M0 = val(M)
+    det = sp.simplify(M0.det())
+    if det == 0 or (det.is_number and abs(complex(det.evalf())) < 1e-300):
+        raise _checks.error(f"{fname}: values", "parameters that make the mass matrix "
+                            "invertible at the operating point", f"M = {M0.tolist()}, det M = 0",
+                            "a zero mass or length? the equations have no unique solution")
+    if not M0.free_symbols:
+        _checks.spd(M0, f"{fname}: mass matrix at q0 (with values)")
     Minv = M0.inv()
     ud0 = (Minv * val(rhs)).applyfunc(sp.simplify)
     qd0 = val(qd)

@@ -49,7 +49,7 @@ def rod_inertia(mass, length, radius=0):
     >>> rod_inertia(12.0, 1.0).diagonal()
     array([ 0.,  1.,  1., 12., 12., 12.])
     """
-    m = _checks.scalar(mass, "rod_inertia: mass")
+    m = _checks.positive(mass, "rod_inertia: mass", hint="a mass in kg")
     l = _checks.nonnegative(length, "rod_inertia: length")
     r = _checks.nonnegative(radius, "rod_inertia: radius")
     if any(is_symbolic(x) for x in (mass, length, radius)):

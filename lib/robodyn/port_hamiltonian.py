@@ -458,7 +458,7 @@ class VMSForm(_VMSBase):
         \dot{\mathcal M}\nu)`."""
         q = self.vms._q(q, "accelerations")
         nu = _checks.vector(nu, self.vms.dof, f"{self.name}.accelerations: nu")
-        H = np.eye(4) if pose is None else pose
+        H = np.eye(4) if pose is None else check_pose(pose, f"{self.name}.accelerations: pose")
         x = self.state(H, nu[:self.nb], q, nu[self.nb:])
         xd = self.rhs(0.0, x, (np.zeros(self.nb) if w is None else w,
                                np.zeros(self.n) if tau is None else tau))[12:]
@@ -608,7 +608,7 @@ class DecoupledForm(_VMSBase):
         q = self.vms._q(q, "accelerations")
         nu = _checks.vector(nu, self.vms.dof, f"{self.name}.accelerations: nu")
         b, n = self.nb, self.n
-        H = np.eye(4) if pose is None else pose
+        H = np.eye(4) if pose is None else check_pose(pose, f"{self.name}.accelerations: pose")
         x = self.state(H, nu[:b], q, nu[b:])
         xd = self.rhs(0.0, x, (np.zeros(b) if w is None else w, np.zeros(n) if tau is None else tau))[12:]
         P = self.parts(q)
@@ -733,6 +733,8 @@ class ReducedEulerLagrange(_VMSBase):
         """:math:`(\\dot v, \\ddot q)` with :math:`\\dot v = \\dot{\\hat v} - \\dot A\\dot q - A\\ddot q`."""
         q = self.vms._q(q, "accelerations")
         nu = _checks.vector(nu, self.vms.dof, f"{self.name}.accelerations: nu")
+        if pose is not None:
+            pose = check_pose(pose, f"{self.name}.accelerations: pose")
         b, n = self.nb, self.n
         qd = nu[b:]
         M = self.vms.mass_matrix(q)
@@ -855,6 +857,16 @@ def energy_momentum_step(form, x, dt, inputs=None, t=0.0, tol=1e-13, max_iter=60
         raise ValueError("energy_momentum_step: form: gravity makes the potential depend on the "
                          "base pose; the scheme handles inputs and kinetic energy only (pass "
                          "gravity forces as inputs or use simulate(method='RK45'))")
+    fname = "energy_momentum_step"
+    x = _checks.vector(x, form.size, f"{fname}: x ({form.size} numbers: pose 12, then p, q, pi)")
+    check_pose(_pose_of(x), f"{fname}: x[:12] (the base pose)")
+    dt = _step_size(dt, fname)
+    t = _checks.scalar(t, f"{fname}: t")
+    if _checks.is_symbolic(t):
+        raise _checks.error(f"{fname}: t", "a number (s)", t, exc=TypeError)
+    tol = _checks.tolerance(tol, f"{fname}: tol")
+    max_iter = _checks.size(max_iter, f"{fname}: max_iter", low=1, high=10**4)
+    _check_inputs(inputs, fname)
     H0 = _pose_of(x)
     b, n = form.nb, form.n
     y0 = x[12:]
@@ -916,6 +928,27 @@ def energy_momentum_step(form, x, dt, inputs=None, t=0.0, tol=1e-13, max_iter=60
     power = float(w @ vbar + tau @ gbar[b + n:])
     return (np.concatenate([H1[:3, :3].ravel(), H1[:3, 3], y1]),
             {"iterations": it, "sweeps": count[0], "power": power})
+
+
+def _step_size(dt, fname):
+    """A fixed time step: a positive number of seconds, at most 10 s."""
+    if _checks.is_symbolic(dt):
+        raise _checks.error(f"{fname}: dt", "a number (s)", dt, exc=TypeError)
+    return float(_checks.positive(dt, f"{fname}: dt", high=10.0, hint="a time step in seconds"))
+
+
+def _check_inputs(inputs, fname):
+    """None, a callable inputs(t, x) -> (w, tau), or a pair (w, tau)."""
+    if inputs is None or callable(inputs):
+        return
+    _checks.no_text(inputs, f"{fname}: inputs")
+    if not isinstance(inputs, (list, tuple)) or len(inputs) != 2:
+        raise _checks.error(f"{fname}: inputs", "None, a pair (w, tau) or a callable "
+                            "inputs(t, x) -> (w, tau)", inputs, exc=TypeError)
+
+
+MAX_RK45_EVALUATIONS = 5_000_000
+"""Budget of right-hand-side evaluations of one ``simulate(method='RK45')`` run."""
 
 
 def _vms_ydot(form, y, g, inputs, t, x):
@@ -987,9 +1020,31 @@ def simulate(form, x0, t_span, method="RK45", dt=None, inputs=None, rtol=1e-9, a
                         f"DecoupledForm, ReducedEulerLagrange), got {_checks._describe(form)}")
     x0 = _checks.vector(x0, form.size, f"simulate: x0 ({form.size} numbers)")
     check_pose(_pose_of(x0), "simulate: x0[:12] (the base pose)")
-    t0, t1 = (float(_checks.scalar(s, "simulate: t_span")) for s in t_span)
+    if not isinstance(method, str) or method not in ("RK45", "energy-momentum"):
+        raise _checks.error("simulate: method", "'RK45' or 'energy-momentum'", method,
+                            exc=ValueError if isinstance(method, str) else TypeError)
+    if not isinstance(t_span, (list, tuple, np.ndarray)) or len(t_span) != 2:
+        raise _checks.error("simulate: t_span", "a pair (t0, t1) of times in seconds", t_span,
+                            exc=TypeError)
+    t0, t1 = (_checks.scalar(s, "simulate: t_span") for s in t_span)
+    if _checks.is_symbolic([t0, t1]):
+        raise _checks.error("simulate: t_span", "numbers (s)", "sympy expressions",
+                            exc=TypeError)
+    t0, t1 = float(t0), float(t1)
     if not t1 > t0:
         raise ValueError(f"simulate: t_span: expected t1 > t0, got {t_span!r}")
+    if t1 - t0 > 1e6:
+        raise _checks.error("simulate: t_span", "a duration of at most 1e6 s", f"{t1 - t0:.3g} s")
+    _check_inputs(inputs, "simulate")
+    _checks.flag(momentum, "simulate: momentum")
+    n_out = _checks.size(n_out, "simulate: n_out", low=2, high=10**6,
+                         item_bytes=8 * (form.size + 10))
+    if method == "RK45":
+        rtol, atol = (_checks.tolerance(v, f"simulate: {k}") for k, v in (("rtol", rtol),
+                                                                         ("atol", atol)))
+    if dt is not None:
+        dt = _step_size(dt, "simulate")
+        _checks.steps(t1 - t0, dt, "simulate: dt", high=10**6, item_bytes=8 * (form.size + 10))
     start = time.perf_counter()
     if method == "RK45":
         count = [0]
@@ -997,6 +1052,10 @@ def simulate(form, x0, t_span, method="RK45", dt=None, inputs=None, rtol=1e-9, a
 
         def f(t, z):                       # the supplied energy rides along as z[-1]
             count[0] += 1
+            if count[0] > MAX_RK45_EVALUATIONS:
+                raise RuntimeError(f"simulate: RK45 needed more than {MAX_RK45_EVALUATIONS} "
+                                   f"evaluations before t = {t:.6g} s of {t1:g} s: the motion is "
+                                   f"stiff or singular; shorten t_span or loosen rtol/atol")
             x = z[:m]
             out = np.empty(m + 1)
             out[:m] = form.rhs(t, x, inputs)

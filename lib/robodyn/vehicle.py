@@ -206,6 +206,10 @@ def check_pose(H, name, tol=1e-6):
     ...
     ValueError: f: pose: expected a rigid motion [R p; 0 0 0 1] with R a rotation, got a matrix 3 away from one (tolerance 1e-06)
     """
+    if not isinstance(name, str):
+        raise _checks.error("check_pose: name", "a string naming the argument", name,
+                            exc=TypeError)
+    tol = _checks.tolerance(tol, "check_pose: tol", upper=0.1)
     H = _checks.matrix(H, (4, 4), name)
     if _checks.is_symbolic(H):
         raise TypeError(f"{name}: expected a numeric 4x4 pose, got a symbolic matrix")
@@ -924,6 +928,8 @@ class StandardForm:
     def accelerations(self, q, nu, t=0.0, pose=None, w=None, tau=None):
         r""":math:`(\dot v, \ddot q) = \mathcal M^{-1}(f + (\mathrm w, \tau))`."""
         vms = self.vms
+        if pose is not None:           # loose: an integrated pose drifts off SE(3) a little
+            pose = check_pose(pose, f"{self.name}.accelerations: pose", tol=0.05)
         if type(nu) is np.ndarray and self.gravity is None:     # clean arrays: no conversion
             acc = vms._compiled("vms_aba", q, nu[:self.nb], nu[self.nb:],
                                 self._zw if w is None else w, self._zt if tau is None else tau,

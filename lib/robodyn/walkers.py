@@ -65,6 +65,7 @@ def bouncing_ball(restitution=0.8, slope=0.0, mass=1.0, g=G):
     2.0
     """
     fname = "bouncing_ball"
+    _checks.restitution(restitution, f"{fname}: restitution")
     slope = _angle(slope, "slope", fname, -np.pi / 2 + 1e-9, np.pi / 2)
     mass, g = _positive(mass, "mass", fname), _positive(g, "g", fname)
     n = np.array([np.sin(slope), np.cos(slope)])
@@ -125,6 +126,7 @@ def pendulum_against_wall(wall_angle=0.3, restitution=0.7, length=1.0, mass=1.0,
     0.2
     """
     fname = "pendulum_against_wall"
+    _checks.restitution(restitution, f"{fname}: restitution")
     wall = _angle(wall_angle, "wall_angle", fname, -np.pi, np.pi)
     length, mass = _positive(length, "length", fname), _positive(mass, "mass", fname)
     g = _positive(g, "g", fname)
@@ -143,7 +145,8 @@ def rr_points(q, l1=1.0, l2=1.0):
     >>> rr_points([0.0, np.pi / 2]).round(12).tolist()
     [[0.0, 0.0], [1.0, 0.0], [1.0, 1.0]]
     """
-    q1, q2 = float(q[0]), float(q[1])
+    q1, q2 = _checks.vector(q, 2, "rr_points: q")
+    l1, l2 = _positive(l1, "l1", "rr_points"), _positive(l2, "l2", "rr_points")
     e = np.array([l1 * np.cos(q1), l1 * np.sin(q1)])
     return np.array([[0.0, 0.0], e, e + [l2 * np.cos(q1 + q2), l2 * np.sin(q1 + q2)]])
 
@@ -166,10 +169,20 @@ def rr_arm_against_wall(wall_x=1.6, restitution=0.5, l1=1.0, l2=1.0, m1=1.0, m2=
     ['tip', 'elbow']
     """
     fname = "rr_arm_against_wall"
-    wall_x = float(_checks.scalar(wall_x, f"{fname}: wall_x"))
+    _checks.restitution(restitution, f"{fname}: restitution")
+    wall_x = _checks.scalar(wall_x, f"{fname}: wall_x")
+    if isinstance(wall_x, sp.Basic):
+        raise _checks.error(f"{fname}: wall_x", "a number (m)", wall_x, exc=TypeError)
     l1, l2 = _positive(l1, "l1", fname), _positive(l2, "l2", fname)
     m1, m2 = _positive(m1, "m1", fname), _positive(m2, "m2", fname)
-    g = float(_checks.scalar(g, f"{fname}: g"))
+    g = _checks.nonnegative(g, f"{fname}: g", hint="gravity's magnitude, m/s^2 (0 for none)")
+    if isinstance(g, sp.Basic):
+        raise _checks.error(f"{fname}: g", "a number (m/s^2)", g, exc=TypeError)
+    g = float(g)
+    if not 0.0 < wall_x < l1 + l2:
+        raise _checks.error(f"{fname}: wall_x", f"a wall within reach, 0 < wall_x < l1 + l2 = "
+                            f"{l1 + l2:g} m", repr(wall_x), "the shoulder stands at x = 0 on the "
+                            "free side; a wall beyond the reach is never hit")
     _, num = _rr_numeric(l1, l2, m1, m2, g)
 
     def tip_phi(q):
@@ -222,9 +235,19 @@ class RimlessWheel:
         if isinstance(self.spokes, bool) or not isinstance(self.spokes, (int, np.integer)) \
                 or self.spokes < 3:
             raise ValueError(f"{fname}: spokes: expected an int >= 3, got {self.spokes!r}")
+        if self.spokes < 5 or self.spokes > 1000:
+            raise _checks.error(f"{fname}: spokes", "5 to 1000 spokes", repr(self.spokes),
+                                "with 3 or 4 spokes the angle between spokes is >= 90 deg: "
+                                "cos(2 alpha) <= 0, the plastic impact stops the wheel or sends "
+                                "it backwards" if self.spokes < 5 else "too many to draw")
+        object.__setattr__(self, "spokes", int(self.spokes))
         for name in ("length", "mass", "g"):
             object.__setattr__(self, name, _positive(getattr(self, name), name, fname))
         object.__setattr__(self, "slope", _angle(self.slope, "slope", fname, 0.0, np.pi / 2))
+        if self.slope + self.alpha >= np.pi / 2:
+            raise _checks.error(f"{fname}: slope", f"a slope below pi/2 - alpha = "
+                                f"{np.pi / 2 - self.alpha:.4g} rad", repr(self.slope),
+                                "steeper, the next spoke would land above the hub")
 
     @property
     def alpha(self):
@@ -242,7 +265,9 @@ class RimlessWheel:
     def impact(self, t, q, qd, forward=True):
         """Plastic impact of the next spoke's foot, by :func:`~robodyn.impacts.impact_map` on the
         hub's (x, y) with the new spoke's direction as J, then the reset of the angle."""
-        th, w = float(q[0]), float(qd[0])
+        th, = _checks.vector(q, 1, "RimlessWheel.impact: q")
+        w, = _checks.vector(qd, 1, "RimlessWheel.impact: qd")
+        _checks.flag(forward, "RimlessWheel.impact: forward")
         a2 = 2 * self.alpha if forward else -2 * self.alpha
         new = th - a2
         v = self.length * w * np.array([np.cos(th), -np.sin(th)])       # hub velocity
@@ -270,19 +295,53 @@ class RimlessWheel:
 
     def closed_form_map(self, omega):
         r"""Post-impact speed to the next one: :math:`\omega_{k+1} = \cos 2\alpha
-        \sqrt{\omega_k^2 + 4(g/l)\sin\alpha\sin\gamma}` (valid when the hub passes the top)."""
+        \sqrt{\omega_k^2 + 4(g/l)\sin\alpha\sin\gamma}` (valid when the hub passes the top;
+        ValueError when the hub would leave the ground before the next impact)."""
+        name = "RimlessWheel.closed_form_map: omega"
+        if _checks.is_symbolic(omega):
+            raise _checks.error(name, "numbers (rad/s)", omega, exc=TypeError)
+        scalar = isinstance(omega, (int, float, np.number)) and not isinstance(omega, bool)
+        omega = _checks.real_array(omega, name)            # a speed or an array of speeds
+        if omega.size and omega.min() < 0:
+            raise _checks.error(name, "post-impact speeds >= 0 (rad/s, rolling downhill)",
+                                f"{omega.min():.4g}")
+        if omega.size:
+            self._keeps_contact(float(omega.max()), "closed_form_map: omega")
+        omega = float(omega) if scalar else omega
         return np.cos(2 * self.alpha) * np.sqrt(
             omega ** 2 + 4 * self.g / self.length * np.sin(self.alpha) * np.sin(self.slope))
 
     def closed_form_fixed_point(self):
         r""":math:`\omega^* = \cot(2\alpha)\sqrt{4(g/l)\sin\alpha\sin\gamma}` (rad/s); it is a
-        rolling gait when :math:`\tfrac12\omega^{*2} > (g/l)(1 - \cos(\gamma - \alpha))`."""
+        rolling gait when :math:`\tfrac12\omega^{*2} > (g/l)(1 - \cos(\gamma - \alpha))`.
+        ValueError when at that speed the hub would leave the ground (steep slopes)."""
+        w = self._fixed_point_speed()
+        if self._rolls(w):
+            self._keeps_contact(w, "closed_form_fixed_point: slope")
+        return w
+
+    def _keeps_contact(self, w, what):
+        r"""The spoke pushes (normal force >= 0) all the way from gamma - alpha to the next
+        impact, starting at speed w: :math:`3g\cos(\gamma+\alpha) - 2g\cos(\gamma-\alpha)
+        - l w^2 \ge 0` (the normal force is smallest just before the impact)."""
+        g, l, a, gam = self.g, self.length, self.alpha, self.slope
+        margin = 3 * g * np.cos(gam + a) - 2 * g * np.cos(gam - a) - l * w * w
+        if margin < 0:
+            raise _checks.error(f"RimlessWheel.{what}", "a gait on which the spokes keep "
+                                "contact", f"a speed {w:.4g} rad/s at which the hub would leave "
+                                f"the ground before the next impact (slope {gam:.4g} rad, "
+                                f"{self.spokes} spokes)", "the rigid-contact model fails there: "
+                                "a gentler slope or more spokes")
+
+    def _fixed_point_speed(self):
         return float(np.sqrt(4 * self.g / self.length * np.sin(self.alpha) * np.sin(self.slope))
                      / np.tan(2 * self.alpha))
 
     def rolls(self):
         """True when the fixed point's speed carries the hub over the top."""
-        w = self.closed_form_fixed_point()
+        return self._rolls(self.closed_form_fixed_point())
+
+    def _rolls(self, w):
         return bool(0.5 * w * w > self.g / self.length * (1 - np.cos(self.slope - self.alpha)))
 
 
@@ -413,11 +472,15 @@ class CompassGait:
 
     def energy(self, q, qd):
         """Kinetic plus potential energy (J), potential measured from the stance foot."""
+        q = _checks.vector(q, 2, "CompassGait.energy: q")
+        qd = _checks.vector(qd, 2, "CompassGait.energy: qd")
         return float(self._impact_functions[3](q[0], q[1], qd[0], qd[1]))
 
     def points(self, q, foot=(0.0, 0.0)):
         """Positions (2,) of 'stance foot', 'stance mass', 'hip', 'swing mass', 'swing foot'."""
         fP = self._impact_functions[2]
+        q = _checks.vector(q, 2, "CompassGait.points: q")
+        foot = _checks.vector(foot, 2, "CompassGait.points: foot")
         return {k: np.array(f(q[0], q[1], foot[0], foot[1]), dtype=float).reshape(2)
                 for k, f in fP.items()}
 
@@ -432,7 +495,8 @@ class CompassGait:
         slope from below after scuffing, so the plastic law is applied as a modelling choice.
         Raises ValueError when the old stance foot would be pulled into the ground."""
         fM, fJ, _, _ = self._impact_functions
-        q = np.asarray(q, dtype=float)
+        q = _checks.vector(q, 2, "CompassGait.heel_strike: q")
+        qd = _checks.vector(qd, 2, "CompassGait.heel_strike: qd")
         qde = np.array([0.0, 0.0, qd[0], qd[1]])
         Me = np.array(fM(q[0], q[1]), dtype=float)
         Je = np.array(fJ(q[0], q[1]), dtype=float)
@@ -482,4 +546,5 @@ class CompassGait:
 
     def fixed_point(self, z0=(-0.22, 1.09, 0.38), **options):
         """The period-one gait by :func:`~robodyn.impacts.fixed_point` on :meth:`step_map`."""
+        z0 = _checks.vector(z0, 3, "CompassGait.fixed_point: z0")
         return fixed_point(lambda z: self.step_map(z, **options), z0)
