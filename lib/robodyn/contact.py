@@ -157,7 +157,8 @@ def solve_modes(Minv, Jn, Jt, mu, v0, cn, ct, fixed, tol, fname):
         ok = all(Ln[i] >= -tol * lam_scale for i in closed)
         ok = ok and all(wn[i] >= -eps for i, m in enumerate(combo) if m == "open")
         ok = ok and all(abs(Lt[i]) <= mu[i] * Ln[i] + tol * lam_scale for i in stick)
-        ok = ok and all(sign[i] * wt[i] >= -eps for i in closed if sign[i] != 0.0)
+        ok = ok and all(sign[i] * wt[i] >= -eps for i in closed
+                        if sign[i] != 0.0 and fixed[i] == 0)   # already sliding: any wt
         if ok:
             return v, Ln, Lt, combo
     return None
