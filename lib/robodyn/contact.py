@@ -22,8 +22,10 @@ sets, three collinear supports, have their minimum-norm impulses) and returns th
 whose impulses lie in the cone and whose velocities are admissible. The normal-only problem is
 a linear complementarity problem with a positive semidefinite matrix: the velocity after the
 impact is unique. When friction couples the contacts, Newton's law can create energy (Kane and
-Levinson's paradox): the restitutions are then scaled down together until the kinetic energy
-does not increase, and the result says so (``restitution_scaled``).
+Levinson's paradox) or have no admissible solution at all: the restitutions are then scaled
+down together (bisection) to the largest factor whose problem is solvable without a gain of
+kinetic energy, and the result says so (``restitution_scaled``); the plastic problem (e = 0)
+always has a solution when the contact set is consistent.
 """
 from __future__ import annotations
 
@@ -105,15 +107,19 @@ def _mode_lists(mu, has_t, fixed):
     return out
 
 
-def solve_modes(Minv, Jn, Jt, mu, v0, cn, ct, fixed, tol, fname):
+def solve_modes(Minv, Jn, Jt, mu, v0, cn, ct, fixed, tol, fname, open_first=False):
     """Enumerate contact modes: the first admissible one, ``(v, Ln, Lt, modes)``, or None.
 
     ``v = v0 + Minv (Jn^T Ln + Jt^T Lt)``; normal: ``Jn v + cn >= 0 ⊥ Ln >= 0``; tangent:
     stick ``Jt v + ct = 0, |Lt| <= mu Ln`` or slide ``Lt = -mu s Ln, s (Jt v + ct) >= 0``;
-    ``fixed[i] = ±1`` forces sliding with that sign (a contact already sliding)."""
+    ``fixed[i] = ±1`` forces sliding with that sign (a contact already sliding).
+    ``open_first``: where several modes are admissible (a force exactly 0, at a mode change),
+    prefer opening, then sliding, then sticking; else closing and sticking first."""
     p, n = Jn.shape
     has_t = np.any(Jt != 0.0, axis=1)
     lists = _mode_lists(mu, has_t, fixed)
+    if open_first:
+        lists = [tuple(reversed(m)) for m in lists]
     count = int(np.prod([len(m) for m in lists])) if p else 1
     if count > MAX_MODES:
         raise ValueError(f"{fname}: contacts: expected at most {MAX_MODES} contact modes to "
@@ -234,32 +240,39 @@ def contact_impulse(M, Jn, qd_minus, restitution, *, friction=0.0, Jt=None, tol=
 
 def _impulse(M, Jn, Jt, v, e, mu, tol, fname):
     p = Jn.shape[0]
-    Minv = np.linalg.inv(M)
     vn, vt = Jn @ v, Jt @ v
+    if p == 1 and (mu[0] == 0.0 or not np.any(Jt)) and vn[0] <= 0.0:   # eq. (hb-5-31)
+        MinvJ = np.linalg.solve(M, Jn[0])
+        w = float(Jn[0] @ MinvJ)
+        L = -(1.0 + e[0]) * vn[0] / w
+        v1 = v + MinvJ * L
+        lost = 0.5 * (1.0 - e[0] ** 2) * vn[0] ** 2 / w
+        return ContactResult(v1, np.array([L]), np.zeros(1), vn, Jn @ v1, vt, Jt @ v1,
+                             ("closed",), lost, e.copy(), False)
+    Minv = np.linalg.inv(M)
     T0 = 0.5 * float(v @ M @ v)
 
     def solve(scale):
         cn = scale * e * np.minimum(vn, 0.0)
-        out = solve_modes(Minv, Jn, Jt, mu, v, cn, np.zeros(p), np.zeros(p), tol, fname)
-        if out is None:
+        return solve_modes(Minv, Jn, Jt, mu, v, cn, np.zeros(p), np.zeros(p), tol, fname)
+
+    def fine(out):
+        return out is not None and 0.5 * float(out[0] @ M @ out[0]) <= T0 * (1 + 1e-12) + 1e-15
+
+    scale, scaled = 1.0, False
+    out = solve(1.0)
+    if not fine(out):
+        if not fine(solve(0.0)):
             raise ValueError(f"{fname}: contacts: expected a contact set with an admissible "
                              f"impulse, got none among the modes of {p} contacts (the "
                              f"constraints are infeasible: inconsistent Jn or friction)")
-        return out
-
-    scale, scaled = 1.0, False
-    v1, Ln, Lt, modes = solve(1.0)
-    if 0.5 * float(v1 @ M @ v1) > T0 * (1 + 1e-12) + 1e-15 and np.any(e > 0):
-        lo, hi = 0.0, 1.0                                  # bisection on a common factor
+        lo, hi = 0.0, 1.0                    # bisection on a common factor of the e_i
         for _ in range(50):
             mid = 0.5 * (lo + hi)
-            vm = solve(mid)[0]
-            if 0.5 * float(vm @ M @ vm) <= T0:
-                lo = mid
-            else:
-                hi = mid
+            lo, hi = (mid, hi) if fine(solve(mid)) else (lo, mid)
         scale, scaled = lo, True
-        v1, Ln, Lt, modes = solve(lo)
+        out = solve(lo)
+    v1, Ln, Lt, modes = out
     lost = T0 - 0.5 * float(v1 @ M @ v1)
     modes = tuple("slide" if m.startswith("slide") else m for m in modes)
     return ContactResult(v1, Ln, Lt, vn, Jn @ v1, vt, Jt @ v1, modes, max(lost, 0.0),

@@ -67,6 +67,9 @@ class ImpactResult:
 def _restitution(e, fname):
     e = _checks.scalar(e, f"{fname}: restitution")
     if isinstance(e, sp.Basic) and not e.is_number:
+        if e.is_negative or (e - 1).is_positive:
+            raise ValueError(f"{fname}: restitution: expected a coefficient e in [0, 1] (0 "
+                             f"plastic, 1 elastic), got {e} (its assumptions put it outside)")
         return e
     if isinstance(e, sp.Basic):
         e = float(e)
@@ -147,6 +150,7 @@ def impact_map(M, J, qd_minus, restitution, *, normal_rows=None, tol=1e-9):
             raise ValueError(f"{fname}: M: expected a square mass matrix, got shape {Ms.shape}")
         if not (Ms - Ms.T).is_zero_matrix:
             raise ValueError(f"{fname}: M: expected a symmetric mass matrix, got {Ms}")
+        _checks.spd(Ms, f"{fname}: M")             # exact numbers: positive definite too
         Js = _jacobian_rows(J, n, fname, True)
         p = Js.shape[0]
         if p > n or Js.rank(simplify=True) < p:
@@ -160,6 +164,16 @@ def impact_map(M, J, qd_minus, restitution, *, normal_rows=None, tol=1e-9):
         W = (Js * Minv * Js.T).applyfunc(sp.simplify)
         Lam = W.inv()
         vn = Js * v
+        rows = range(p) if normal_rows is None else list(normal_rows)
+        for i in rows:
+            if not 0 <= int(i) < p:
+                raise ValueError(f"{fname}: normal_rows: expected indices in [0, {p}), got "
+                                 f"{i!r}")
+            vi = sp.simplify(vn[int(i)])
+            if vi.is_positive:
+                raise ValueError(f"{fname}: qd_minus: expected a velocity approaching surface "
+                                 f"{i} ((J qd)_{i} <= 0), got (J qd)_{i} = {vi} > 0: the "
+                                 f"motion moves away from it, there is no impact")
         P = (-(1 + e) * Lam * vn).applyfunc(sp.simplify)
         qd_plus = (v + Minv * Js.T * P).applyfunc(sp.simplify)
         lost = sp.simplify((1 - e**2) / 2 * (vn.T * Lam * vn)[0, 0])
@@ -346,9 +360,9 @@ class HybridTrajectory:
 
     ``t`` (N,), ``q``, ``qd`` (N, n): the motion (both sides of every impact are samples, at the
     same time); ``events``: tuple of :class:`ImpactEvent`; ``stop_reason``: why the motion ended
-    (``"t_final"``, ``"zeno"``, ``"resting contact"``, ``"max_events"``, ``"terminal surface
-    <name>"``); ``message``: the same in a sentence; ``t_end``: the time reached (for Zeno the
-    accumulation point); ``zeno_time``: that point, else None; ``nfev``, ``n_steps``: work of the
+    (``"t_final"``, ``"zeno"`` with ``after_zeno="stop"``, ``"max_events"``, ``"max_steps"``,
+    ``"terminal surface <name>"``); ``message``: the same in a sentence; ``t_end``: the time
+    reached; ``zeno_time``: the accumulation point of the last Zeno sequence, else None; ``nfev``, ``n_steps``: work of the
     integrator; ``segments``: index of the first sample of each continuous segment."""
     t: np.ndarray
     q: np.ndarray
@@ -422,7 +436,7 @@ _SOLVERS = {"RK23": RK23, "RK45": RK45, "DOP853": DOP853, "Radau": Radau, "BDF":
             "LSODA": LSODA}
 
 
-def _segment(rhs, t, y, t_end, watch, cls, opts, first_step, grid, budget):
+def _segment(rhs, t, y, t_end, watch, cls, opts, first_step, grid, budget, value):
     """Integrate y' = rhs from (t, y) to t_end, or to the first crossing of a watcher.
 
     ``watch(t, y) -> (g, r)``: watched values g (event when one reaches 0 from above) and their
@@ -456,18 +470,21 @@ def _segment(rhs, t, y, t_end, watch, cls, opts, first_step, grid, budget):
                 dense = solver.dense_output()
 
             def g(s, k=k):
-                return watch(s, dense(s))[0][k]
+                return value(k, s, dense(s))
             pts = [(t0, ga)]
             if ra * rb < 0:                   # an extremum of g inside the step
 
                 def rate(s, k=k):
                     return watch(s, dense(s))[1][k]
-                tx = brentq(rate, t0, t1, xtol=1e-15, rtol=1e-15)
+                tx = brentq(rate, t0, t1, xtol=1e-15, rtol=1e-15, maxiter=400,
+                            full_output=True, disp=False)[0]
                 pts.append((tx, g(tx)))
             pts.append((t1, gb))
             for (s1, g1), (s2, g2) in zip(pts[:-1], pts[1:]):
                 if g1 > 0 >= g2:
-                    te = s2 if g2 == 0 else brentq(g, s1, s2, xtol=1e-15, rtol=1e-15)
+                    te = s2 if g2 == 0 else brentq(g, s1, s2, xtol=1e-15, rtol=1e-15,
+                                                   maxiter=400, full_output=True,
+                                                   disp=False)[0]
                     if best is None or te < best[0]:
                         best = (te, k)
                     break
@@ -559,7 +576,8 @@ def _choose_mode(system, t, q, qd, candidates, slide_speed, tol=1e-9):
     cn = np.array([_row_rate(system.surfaces[i].jacobian, q, qd, n) for i in cand])
     ct = np.array([_row_rate(system.surfaces[i].tangent, q, qd, n)
                    if system.surfaces[i].tangent is not None else 0.0 for i in cand])
-    out = solve_modes(Minv, Jn, Jt, mu, Minv @ f, cn, ct, fixed, tol, "simulate_hybrid")
+    out = solve_modes(Minv, Jn, Jt, mu, Minv @ f, cn, ct, fixed, tol, "simulate_hybrid",
+                      open_first=True)
     if out is None:
         names = [system.surfaces[i].name for i in cand]
         raise RuntimeError(f"simulate_hybrid: contacts {names} at t = {t:.6g} s: no admissible "
@@ -696,6 +714,7 @@ def simulate_hybrid(system, q0, qd0, t_final, *, t0=0.0, method="DOP853", rtol=1
             raise ValueError(f"{fname}: q0: expected a state outside every surface (phi >= 0), "
                              f"got phi = {ph:.6g} < 0 for surface {s.name!r}: the initial "
                              f"state penetrates it")
+    grad0 = [max(float(np.linalg.norm(_jac(s, q0, n))), 1e-6) for s in surfaces]
     cls = _SOLVERS[method]
     opts = dict(rtol=rtol, atol=atol, max_step=max_step)
     ts, qs, qds, log, segments = [], [], [], [], []
@@ -740,11 +759,12 @@ def simulate_hybrid(system, q0, qd0, t_final, *, t0=0.0, method="DOP853", rtol=1
         M = system.form.mass_matrix(q, t)
         Jn = np.array([_jac(s, q, n) for s in surfs])
         Jt = np.array([_tangent_row(s, q, n) for s in surfs])
-        for s, row in zip(surfs, Jn):
-            if np.linalg.norm(row) <= 1e-12:
+        for j, s, row in zip(idx, surfs, Jn):
+            if np.linalg.norm(row) <= 1e-6 * grad0[j]:
                 raise ValueError(f"{fname}: surface {s.name!r}: expected a non-zero gradient "
                                  f"at the contact, got jacobian = {row.tolist()} at t = "
-                                 f"{t:.6g} s (no normal direction)")
+                                 f"{t:.6g} s, below 1e-6 of its size at the start (the "
+                                 f"gradient vanishes: no normal direction)")
         e = np.array([s.restitution for s in surfs])
         mu = np.array([s.friction for s in surfs])
         res = _impulse(np.asarray(M, dtype=float), Jn, Jt, qd, e, mu, 1e-9, fname)
@@ -779,7 +799,7 @@ def simulate_hybrid(system, q0, qd0, t_final, *, t0=0.0, method="DOP853", rtol=1
                     r1, r2 = d[1] / d[0], d[2] / d[1]
                     if d[2] < 1.0 / max_event_rate and 0 < r2 < 0.999 and 0 < r1 < 0.999 \
                             and abs(r2 - r1) < 0.05:
-                        zeno = t + d[2] * r2 / (1.0 - r2)
+                        zeno = float(t + d[2] * r2 / (1.0 - r2))
             if zeno is not None and not custom:
                 zeno_time = zeno
                 rest = [j for j in idx if surfaces[j].impact is None]
@@ -834,6 +854,11 @@ def simulate_hybrid(system, q0, qd0, t_final, *, t0=0.0, method="DOP853", rtol=1
                         r.append(np.nan)
             return np.array(g, dtype=float), np.array(r, dtype=float)
 
+        def value(k, tt, y, free_s=free_s, watch=watch):
+            if k < len(free_s):
+                return free_s[k].phi(y[:n])
+            return watch(tt, y)[0][k]
+
         t_end = t_final if stop_at is None else min(t_final, stop_at)
         span = t_end - t
         first = None if span <= 0 else min(span, 1e-3 * max(span, 1e-12)) if closed else None
@@ -842,7 +867,7 @@ def simulate_hybrid(system, q0, qd0, t_final, *, t0=0.0, method="DOP853", rtol=1
         else:
             sol_t, sol_y, k, steps, fe = _segment(rhs, t, np.concatenate([q, qd]), t_end,
                                                   watch, cls, opts, first, grid,
-                                                  max_steps - n_steps)
+                                                  max_steps - n_steps, value)
         nfev += fe
         n_steps += steps
         record(sol_t, np.array(sol_y))
