@@ -662,7 +662,7 @@ def simulate_hybrid(system, q0, qd0, t_final, *, t0=0.0, method="DOP853", rtol=1
     >>> tr = simulate_hybrid(walkers.bouncing_ball(0.5), [0.0, 1.0], [0.0, 0.0], 5.0)
     >>> tr.stop_reason, round(tr.zeno_time, 6), round(float(3 * np.sqrt(2 / 9.81)), 6)
     ('t_final', 1.354571, 1.354571)
-    >>> abs(tr.q[-1, 1]) < 1e-9, tr.t[-1]
+    >>> bool(abs(tr.q[-1, 1]) < 1e-9), float(tr.t[-1])
     (True, 5.0)
     """
     fname = "simulate_hybrid"
