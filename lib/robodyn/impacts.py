@@ -914,6 +914,9 @@ def simulate_hybrid(system, q0, qd0, t_final, *, t0=0.0, method="DOP853", rtol=1
             message = (f"stopped after max_events = {max_events} impacts and mode changes at "
                        f"t = {t:.6g} s")
             break
+    if zeno_time is not None and reason != "zeno":
+        message += (f"; impacts accumulated (Zeno) at t = {zeno_time:.10g} s, resting contact "
+                    f"after it")
     T = np.concatenate(ts) if ts else np.array([t0])
     Q = np.concatenate(qs) if qs else q0[None, :]
     QD = np.concatenate(qds) if qds else qd0[None, :]
