@@ -14,9 +14,12 @@ kinetic energy lost is :math:`\tfrac12(1-e^2)\,v^T(JM^{-1}J^T)^{-1}v`, :math:`v 
 
 * :func:`impact_map` -- the jump, numeric or symbolic, as an :class:`ImpactResult`.
 * :class:`Surface`, :class:`HybridSystem`, :func:`simulate_hybrid` -- continuous motion of a
-  :class:`~robodyn.equations.NumericForm` between impacts, events located on the sign and
-  direction of :math:`\phi` to a stated tolerance, the impact (and a model's reset map), an
-  event log, and a clean stop at accumulating impacts (Zeno).
+  :class:`~robodyn.equations.NumericForm` between impacts, events located to a stated
+  tolerance even where :math:`\phi` dips below zero inside one integrator step, impacts at
+  many contacts at once with a restitution and a Coulomb coefficient per surface
+  (:mod:`robodyn.contact`), a model's own reset map, an event log, an accumulation of impacts
+  (Zeno) extrapolated, and resting and sliding contact as constrained modes after it.
+  :mod:`robodyn.timestepping` steps through the same systems (Moreau--Jean).
 * :func:`return_map`, :func:`fixed_point` -- the step-to-step (Poincaré) map of a hybrid system
   and its fixed point by Newton's method, with the eigenvalues of the map there.
 
