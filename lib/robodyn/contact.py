@@ -13,6 +13,12 @@ and for each contact with friction coefficient :math:`\mu_i`, either *sticking*,
 :math:`J_{t,i}\dot q^+ = 0` with :math:`|\Lambda_{t,i}| \le \mu_i\Lambda_{n,i}`, or *sliding*,
 :math:`\Lambda_{t,i} = -\mu_i\,\sigma_i\Lambda_{n,i}` with :math:`\sigma_i J_{t,i}\dot q^+ \ge 0`
 (Newton's restitution per contact, Coulomb's cone, which is exact in the plane: two edges).
+Newton's law is kept rather than Poisson's (a ratio of restitution to compression impulses):
+the two agree whenever the contacts' normal and tangential problems decouple (a ball, a flat
+rod, frictionless contacts with the plastic or the elastic law), Newton's is the one the
+earlier chapters use, and where friction couples the contacts the energy cap below keeps it
+physical. Friction is planar: one tangent row per contact (a spatial contact would need a
+polyhedral cone, not built here).
 The same problem at the acceleration level (``level="acceleration"``) gives the contact forces
 of resting and sliding contact, with the same solver.
 
