@@ -206,7 +206,8 @@ def test_impact_map_bad_input():
 
 @pytest.mark.parametrize("e", [0.3, 0.5, 0.8])
 def test_bouncing_ball_zeno_time_matches_closed_form(e):
-    tr = simulate_hybrid(walkers.bouncing_ball(e), [0.0, 1.0], [0.0, 0.0], 10.0)
+    tr = simulate_hybrid(walkers.bouncing_ball(e), [0.0, 1.0], [0.0, 0.0], 10.0,
+                         after_zeno="stop")
     assert tr.stop_reason == "zeno" and "accumulate" in tr.message
     assert tr.zeno_time == pytest.approx(walkers.ball_zeno_time(1.0, e), abs=1e-8)
     assert tr.t_end == tr.zeno_time and tr.t[-1] == tr.zeno_time
@@ -245,19 +246,27 @@ def test_elastic_ball_bounces_forever_within_max_events():
 
 
 def test_event_rate_bound_and_rest_speed():
-    tr = simulate_hybrid(walkers.bouncing_ball(0.9), [0, 1.0], [0, 0], 100.0, max_event_rate=10.0)
+    tr = simulate_hybrid(walkers.bouncing_ball(0.9), [0, 1.0], [0, 0], 100.0, max_event_rate=10.0,
+                         after_zeno="stop")
     assert tr.stop_reason == "zeno" and np.diff(tr.event_times)[-1] < 0.1
     assert tr.zeno_time == pytest.approx(walkers.ball_zeno_time(1.0, 0.9), abs=1e-7)
+    # a plastic landing: no rebound, the ball slides on along the ground to t_final
     tr = simulate_hybrid(walkers.bouncing_ball(0.0), [0, 1.0], [0.5, 0], 100.0)
-    assert tr.stop_reason == "resting contact" and len(tr.events) == 1
-    assert tr.t_end == pytest.approx(np.sqrt(2 / 9.81), abs=1e-10)
-    assert tr.qd[-1] == pytest.approx([0.5, 0.0], abs=1e-12)
+    assert tr.stop_reason == "t_final" and len(tr.events) == 1
+    assert tr.events[0].time == pytest.approx(np.sqrt(2 / 9.81), abs=1e-10)
+    assert tr.qd[-1] == pytest.approx([0.5, 0.0], abs=1e-9)
+    assert tr.q[-1] == pytest.approx([50.0, 0.0], abs=1e-8)
 
 
 def test_pendulum_leaning_on_wall_is_zeno():
-    tr = simulate_hybrid(walkers.pendulum_against_wall(-0.3, 0.5), [-1.0], [0.0], 50.0)
+    tr = simulate_hybrid(walkers.pendulum_against_wall(-0.3, 0.5), [-1.0], [0.0], 50.0,
+                         after_zeno="stop")
     assert tr.stop_reason == "zeno" and tr.zeno_time < 50.0
-    assert tr.q[-1, 0] == pytest.approx(-0.3, abs=1e-9) and tr.qd[-1, 0] == 0.0
+    assert tr.q[-1, 0] == pytest.approx(-0.3, abs=1e-9) and abs(tr.qd[-1, 0]) < 1e-12
+    # continued: it leans on the wall (resting contact) until t_final
+    tr = simulate_hybrid(walkers.pendulum_against_wall(-0.3, 0.5), [-1.0], [0.0], 50.0)
+    assert tr.stop_reason == "t_final" and tr.t[-1] == 50.0
+    assert tr.q[-1, 0] == pytest.approx(-0.3, abs=1e-9) and abs(tr.qd[-1, 0]) < 1e-9
 
 
 def test_rr_arm_several_contacts_at_once():
@@ -323,7 +332,7 @@ def test_simulate_hybrid_bad_input():
     ball = walkers.bouncing_ball(0.5)
     with pytest.raises(ValueError, match=r"q0: expected a state outside every surface.*penetrates"):
         simulate_hybrid(ball, [0.0, -0.1], [0.0, 0.0], 1.0)
-    with pytest.raises(ValueError, match=r"t_final: expected a time > t0"):
+    with pytest.raises(ValueError, match=r"t_final: expected a finite time > t0"):
         simulate_hybrid(ball, [0.0, 1.0], [0.0, 0.0], 0.0)
     with pytest.raises(TypeError, match=r"system: expected a HybridSystem"):
         simulate_hybrid("ball", [0.0, 1.0], [0.0, 0.0], 1.0)

@@ -14,7 +14,9 @@ One module per part of the book; the names below are the public API.
 * :mod:`robodyn.impacts` -- the impact map (5.28)-(5.31), hybrid simulation with event
   location and a Zeno guard, return maps and their fixed points (Part IV);
   :mod:`robodyn.walkers` -- its models: bouncing ball, pendulum and RR arm against a wall,
-  rimless wheel, compass-gait walker
+  rimless wheel, compass-gait walker; :mod:`robodyn.contact` -- impacts at many contacts with
+  restitution and Coulomb friction per contact; :mod:`robodyn.timestepping` -- Moreau--Jean;
+  :mod:`robodyn.contact_models` -- rod, spinning ball, block
 * :mod:`robodyn.constraints` -- constrained systems: holonomic and Pfaffian constraints, their
   second-order form, integrability, Lagrange multipliers, embedding, the constraint projector
   and connection, the Udwadia--Kalaba equation, constrained simulation (Part III)
@@ -49,6 +51,7 @@ from .lagrange import (DEFAULT_GRAVITY, christoffel_symbols, coriolis_matrix,
                        kinetic_energy, mass_matrix, potential_energy)
 from .simulation import Trajectory, simulate
 from . import impacts, walkers
+from . import contact, contact_models, timestepping
 from .impacts import impact_map
 from . import constraints
 from .constraints import (ConstrainedSystem, Constraints, ConstraintWarning, constraint_connection,

@@ -14,9 +14,12 @@ kinetic energy lost is :math:`\tfrac12(1-e^2)\,v^T(JM^{-1}J^T)^{-1}v`, :math:`v 
 
 * :func:`impact_map` -- the jump, numeric or symbolic, as an :class:`ImpactResult`.
 * :class:`Surface`, :class:`HybridSystem`, :func:`simulate_hybrid` -- continuous motion of a
-  :class:`~robodyn.equations.NumericForm` between impacts, events located on the sign and
-  direction of :math:`\phi` to a stated tolerance, the impact (and a model's reset map), an
-  event log, and a clean stop at accumulating impacts (Zeno).
+  :class:`~robodyn.equations.NumericForm` between impacts, events located to a stated
+  tolerance even where :math:`\phi` dips below zero inside one integrator step, impacts at
+  many contacts at once with a restitution and a Coulomb coefficient per surface
+  (:mod:`robodyn.contact`), a model's own reset map, an event log, an accumulation of impacts
+  (Zeno) extrapolated, and resting and sliding contact as constrained modes after it.
+  :mod:`robodyn.timestepping` steps through the same systems (Moreau--Jean).
 * :func:`return_map`, :func:`fixed_point` -- the step-to-step (Poincaré) map of a hybrid system
   and its fixed point by Newton's method, with the eigenvalues of the map there.
 
@@ -25,16 +28,17 @@ compass-gait walker) are in :mod:`robodyn.walkers`.
 """
 from __future__ import annotations
 
-import time as _time
 import warnings
 from dataclasses import dataclass, field
 from typing import Callable
 
 import numpy as np
 import sympy as sp
-from scipy.integrate import solve_ivp
+from scipy.integrate import BDF, DOP853, LSODA, RK23, RK45, Radau
+from scipy.optimize import brentq
 
 from . import _checks
+from .contact import _impulse, solve_modes
 from .equations import MassMatrixForm, NumericForm
 
 __all__ = ["ImpactResult", "impact_map", "Surface", "HybridSystem", "ImpactEvent",
@@ -66,6 +70,9 @@ class ImpactResult:
 def _restitution(e, fname):
     e = _checks.scalar(e, f"{fname}: restitution")
     if isinstance(e, sp.Basic) and not e.is_number:
+        if e.is_negative or (e - 1).is_positive:
+            raise ValueError(f"{fname}: restitution: expected a coefficient e in [0, 1] (0 "
+                             f"plastic, 1 elastic), got {e} (its assumptions put it outside)")
         return e
     if isinstance(e, sp.Basic):
         e = float(e)
@@ -146,6 +153,7 @@ def impact_map(M, J, qd_minus, restitution, *, normal_rows=None, tol=1e-9):
             raise ValueError(f"{fname}: M: expected a square mass matrix, got shape {Ms.shape}")
         if not (Ms - Ms.T).is_zero_matrix:
             raise ValueError(f"{fname}: M: expected a symmetric mass matrix, got {Ms}")
+        _checks.spd(Ms, f"{fname}: M")             # exact numbers: positive definite too
         Js = _jacobian_rows(J, n, fname, True)
         p = Js.shape[0]
         if p > n or Js.rank(simplify=True) < p:
@@ -159,6 +167,16 @@ def impact_map(M, J, qd_minus, restitution, *, normal_rows=None, tol=1e-9):
         W = (Js * Minv * Js.T).applyfunc(sp.simplify)
         Lam = W.inv()
         vn = Js * v
+        rows = range(p) if normal_rows is None else list(normal_rows)
+        for i in rows:
+            if not 0 <= int(i) < p:
+                raise ValueError(f"{fname}: normal_rows: expected indices in [0, {p}), got "
+                                 f"{i!r}")
+            vi = sp.simplify(vn[int(i)])
+            if vi.is_positive:
+                raise ValueError(f"{fname}: qd_minus: expected a velocity approaching surface "
+                                 f"{i} ((J qd)_{i} <= 0), got (J qd)_{i} = {vi} > 0: the "
+                                 f"motion moves away from it, there is no impact")
         P = (-(1 + e) * Lam * vn).applyfunc(sp.simplify)
         qd_plus = (v + Minv * Js.T * P).applyfunc(sp.simplify)
         lost = sp.simplify((1 - e**2) / 2 * (vn.T * Lam * vn)[0, 0])
@@ -233,6 +251,9 @@ class Surface:
     impact : optional callable ``impact(t, q, qd) -> (q_plus, qd_plus, ImpactResult)`` that
         replaces the default (a model's impact and reset map: a walker's leg exchange)
     terminal : True for a surface that ends the motion instead of an impact (a fall)
+    friction : Coulomb coefficient :math:`\mu \ge 0` at this contact (needs ``tangent``)
+    tangent : optional callable ``tangent(q) -> (n,)``, the row :math:`J_t` whose product with
+        :math:`\dot q` is the sliding velocity of the contact point (planar friction)
     """
     name: str
     phi: Callable
@@ -240,6 +261,8 @@ class Surface:
     restitution: float = 1.0
     impact: Callable | None = None
     terminal: bool = False
+    friction: float = 0.0
+    tangent: Callable | None = None
 
     def __post_init__(self):
         if not isinstance(self.name, str) or not self.name:
@@ -254,6 +277,21 @@ class Surface:
                             f"impact(t, q, qd) or None, got {_checks._describe(self.impact)}")
         object.__setattr__(self, "restitution",
                            _restitution(self.restitution, f"Surface {self.name!r}"))
+        if isinstance(self.restitution, sp.Basic):
+            raise TypeError(f"Surface {self.name!r}: restitution: expected a number in [0, 1], "
+                            f"got the symbolic {self.restitution}")
+        if self.tangent is not None and not callable(self.tangent):
+            raise TypeError(f"Surface {self.name!r}: tangent: expected a function of q or None, "
+                            f"got {_checks._describe(self.tangent)}")
+        mu = _checks.scalar(self.friction, f"Surface {self.name!r}: friction")
+        if isinstance(mu, sp.Basic) or not 0.0 <= mu < np.inf:
+            raise ValueError(f"Surface {self.name!r}: friction: expected a Coulomb coefficient "
+                             f"mu >= 0, got {self.friction!r}")
+        if mu > 0 and self.tangent is None:
+            raise ValueError(f"Surface {self.name!r}: friction: expected a tangent row with "
+                             f"mu = {mu:g} > 0, got tangent=None (hint: tangent(q) @ qd is the "
+                             f"sliding velocity of the contact point)")
+        object.__setattr__(self, "friction", float(mu))
 
 
 @dataclass(frozen=True)
@@ -325,9 +363,9 @@ class HybridTrajectory:
 
     ``t`` (N,), ``q``, ``qd`` (N, n): the motion (both sides of every impact are samples, at the
     same time); ``events``: tuple of :class:`ImpactEvent`; ``stop_reason``: why the motion ended
-    (``"t_final"``, ``"zeno"``, ``"resting contact"``, ``"max_events"``, ``"terminal surface
-    <name>"``); ``message``: the same in a sentence; ``t_end``: the time reached (for Zeno the
-    accumulation point); ``zeno_time``: that point, else None; ``nfev``, ``n_steps``: work of the
+    (``"t_final"``, ``"zeno"`` with ``after_zeno="stop"``, ``"max_events"``, ``"max_steps"``,
+    ``"terminal surface <name>"``); ``message``: the same in a sentence; ``t_end``: the time
+    reached; ``zeno_time``: the accumulation point of the last Zeno sequence, else None; ``nfev``, ``n_steps``: work of the
     integrator; ``segments``: index of the first sample of each continuous segment."""
     t: np.ndarray
     q: np.ndarray
@@ -376,51 +414,219 @@ def _jac(surface, q, n):
     return Jr
 
 
-def _first_step(system, t, q, qd, event_tol, span):
-    """A first step short enough that a motion leaving a surface is clearly off it after one
-    step: events are seen as sign changes between steps, and a short flight that starts on the
-    surface and ends below it within one step would otherwise go unseen."""
-    n, h = system.n, None
-    for s in system.surfaces:
-        if abs(float(s.phi(q))) > 10 * event_tol:
+def _tangent_row(surface, q, n):
+    if surface.tangent is None:
+        return np.zeros(n)
+    Jt = np.asarray(surface.tangent(q), dtype=float).reshape(-1)
+    if Jt.shape != (n,):
+        raise ValueError(f"simulate_hybrid: surface {surface.name!r}: tangent(q) must return "
+                         f"{n} numbers, returned shape {Jt.shape}")
+    return Jt
+
+
+def _row_rate(fn, q, qd, n):
+    """:math:`\\dot J\\dot q` of a row function J(q) by a central difference along qd."""
+    s = float(np.linalg.norm(qd))
+    if s == 0.0:
+        return 0.0
+    h = 1e-6 / s * max(1.0, float(np.linalg.norm(q)))
+    a = np.asarray(fn(q + h * qd), dtype=float).reshape(-1)
+    b = np.asarray(fn(q - h * qd), dtype=float).reshape(-1)
+    return float((a - b) @ qd / (2 * h))
+
+
+_SOLVERS = {"RK23": RK23, "RK45": RK45, "DOP853": DOP853, "Radau": Radau, "BDF": BDF,
+            "LSODA": LSODA}
+
+
+def _segment(rhs, t, y, t_end, watch, cls, opts, first_step, grid, budget, value):
+    """Integrate y' = rhs from (t, y) to t_end, or to the first crossing of a watcher.
+
+    ``watch(t, y) -> (g, r)``: watched values g (event when one reaches 0 from above) and their
+    rates r (NaN where unknown). A crossing inside a step is found even when g > 0 at both ends:
+    where the rate changes sign inside the step, its root (the extremum of g) is located on the
+    dense output and g is tested there. Returns (ts, ys, k, steps, nfev): ``k`` the watcher
+    fired (or None), the last sample is the event or t_end."""
+    solver = cls(rhs, t, y, t_end, first_step=first_step, **opts)
+    g_old, r_old = watch(t, y)
+    ts, ys = [t], [y]
+    steps = 0
+    while solver.status == "running":
+        if steps >= budget:
+            return ts, ys, "max_steps", steps, solver.nfev
+        solver.step()
+        steps += 1
+        if solver.status == "failed":
+            raise RuntimeError(f"simulate_hybrid: the integrator failed at t = {solver.t:.6g}")
+        t0, t1, y1 = solver.t_old, solver.t, solver.y
+        g_new, r_new = watch(t1, y1)
+        dense = None
+        best = None
+        for k in range(len(g_new)):
+            ga, gb = g_old[k], g_new[k]
+            ra, rb = r_old[k], r_new[k]
+            if gb > 0 and (ga <= 0 or not (ra < 0 < rb)):
+                continue                      # no crossing, no dip between the ends
+            if ga <= 0 and not (ra > 0 > rb):
+                continue                      # started on/below: watched once it is above
+            if dense is None:
+                dense = solver.dense_output()
+
+            def g(s, k=k):
+                return value(k, s, dense(s))
+            pts = [(t0, ga)]
+            if ra * rb < 0:                   # an extremum of g inside the step
+
+                def rate(s, k=k):
+                    return watch(s, dense(s))[1][k]
+                tx = brentq(rate, t0, t1, xtol=1e-15, rtol=1e-15, maxiter=400,
+                            full_output=True, disp=False)[0]
+                pts.append((tx, g(tx)))
+            pts.append((t1, gb))
+            for (s1, g1), (s2, g2) in zip(pts[:-1], pts[1:]):
+                if g1 > 0 >= g2:
+                    te = s2 if g2 == 0 else brentq(g, s1, s2, xtol=1e-15, rtol=1e-15,
+                                                   maxiter=400, full_output=True,
+                                                   disp=False)[0]
+                    if best is None or te < best[0]:
+                        best = (te, k)
+                    break
+        if grid is not None:
+            inside = grid[(grid > t0) & (grid < (t1 if best is None else best[0]))]
+            if inside.size:
+                if dense is None:
+                    dense = solver.dense_output()
+                for s in inside:
+                    ts.append(float(s))
+                    ys.append(dense(s))
+        if best is not None:
+            te, k = best
+            ts.append(te)
+            ys.append(dense(te))
+            return ts, ys, k, steps, solver.nfev
+        ts.append(t1)
+        ys.append(y1.copy())
+        g_old, r_old = g_new, r_new
+    return ts, ys, None, steps, solver.nfev
+
+
+class _Contacts:
+    """The active contact set of a constrained mode: surface indices, each with its friction
+    status: 0 stick (or frictionless), +1/-1 sliding with that sign of the sliding velocity."""
+
+    def __init__(self, system, status, baumgarte):
+        self.system, self.status, self.w = system, dict(status), baumgarte
+        self.idx = sorted(self.status)
+
+    def solve(self, t, q, qd):
+        """(qdd, lam_n, lam_t) of the mode (eq. iv-contact-modes)."""
+        sysm, n = self.system, self.system.n
+        M = sysm.form.mass_matrix(q, t)
+        f = sysm.form.forcing(q, qd, t)
+        if not self.idx:
+            return np.linalg.solve(M, f), np.zeros(0), np.zeros(0)
+        cols, rows, rhs, stick = [], [], [], []
+        for i in self.idx:
+            s = sysm.surfaces[i]
+            Jn, Jt = _jac(s, q, n), _tangent_row(s, q, n)
+            sg = self.status[i]
+            cols.append(Jn - s.friction * sg * Jt)
+            rows.append(Jn)
+            ph, dph = float(s.phi(q)), float(Jn @ qd)
+            rhs.append(-_row_rate(s.jacobian, q, qd, n) - 2 * self.w * dph - self.w ** 2 * ph)
+            if sg == 0 and s.friction > 0 and s.tangent is not None:
+                stick.append((i, Jt))
+        for i, Jt in stick:
+            cols.append(Jt)
+            rows.append(Jt)
+            s = sysm.surfaces[i]
+            rhs.append(-_row_rate(s.tangent, q, qd, n) - self.w * float(Jt @ qd))
+        D, R = np.array(cols), np.array(rows)
+        k = len(rows)
+        K = np.zeros((n + k, n + k))
+        K[:n, :n], K[:n, n:], K[n:, :n] = M, -D.T, R
+        b = np.concatenate([f, rhs])
+        try:
+            sol = np.linalg.solve(K, b)
+        except np.linalg.LinAlgError:                 # dependent contacts: minimum norm
+            sol = np.linalg.lstsq(K, b, rcond=1e-13)[0]
+        lam = sol[n:]
+        p = len(self.idx)
+        lam_n, lam_t = lam[:p].copy(), np.zeros(p)
+        for j, i in enumerate(self.idx):
+            lam_t[j] = -self.system.surfaces[i].friction * self.status[i] * lam_n[j]
+        for j, (i, _) in enumerate(stick):
+            lam_t[self.idx.index(i)] = lam[p + j]
+        return sol[:n], lam_n, lam_t
+
+
+def _choose_mode(system, t, q, qd, candidates, slide_speed, tol=1e-9):
+    """The contacts that stay closed, with their friction status, from the acceleration-level
+    complementarity problem (eq. iv-contact-lcp at the acceleration level)."""
+    n = system.n
+    if not candidates:
+        return {}
+    cand = sorted(candidates)
+    M = system.form.mass_matrix(q, t)
+    f = system.form.forcing(q, qd, t)
+    Minv = np.linalg.inv(M)
+    Jn = np.array([_jac(system.surfaces[i], q, n) for i in cand])
+    Jt = np.array([_tangent_row(system.surfaces[i], q, n) for i in cand])
+    mu = np.array([system.surfaces[i].friction for i in cand])
+    vt = Jt @ qd
+    fixed = np.where(np.abs(vt) > slide_speed, np.sign(vt), 0.0)
+    fixed[mu == 0] = 0.0
+    cn = np.array([_row_rate(system.surfaces[i].jacobian, q, qd, n) for i in cand])
+    ct = np.array([_row_rate(system.surfaces[i].tangent, q, qd, n)
+                   if system.surfaces[i].tangent is not None else 0.0 for i in cand])
+    out = solve_modes(Minv, Jn, Jt, mu, Minv @ f, cn, ct, fixed, tol, "simulate_hybrid",
+                      open_first=True)
+    if out is None:
+        names = [system.surfaces[i].name for i in cand]
+        raise RuntimeError(f"simulate_hybrid: contacts {names} at t = {t:.6g} s: no admissible "
+                           f"contact mode (the contact problem is infeasible: Painleve-like "
+                           f"friction or inconsistent constraints)")
+    status = {}
+    for i, m in zip(cand, out[3]):
+        if m == "open":
             continue
-        Jr = _jac(s, q, n)
-        rate = float(Jr @ qd)
-        if rate <= 0.0:
-            continue
-        eps = 1e-7 / max(1.0, float(np.linalg.norm(qd)))
-        Jdot_qd = float((_jac(s, q + eps * qd, n) - Jr) @ qd / eps)
-        acc = float(Jr @ system.accelerations(t, q, qd)) + Jdot_qd
-        if acc < 0.0:
-            cand = 0.25 * rate / -acc                 # an eighth of the flight
-            h = cand if h is None else min(h, cand)
-    if h is None:
-        return None
-    return float(min(max(h, 1e-14 * max(1.0, abs(t))), span))
+        status[i] = 1 if m == "slide+" else -1 if m == "slide-" else 0
+    return status
 
 
 def simulate_hybrid(system, q0, qd0, t_final, *, t0=0.0, method="DOP853", rtol=1e-10,
                     atol=1e-10, event_tol=1e-10, max_events=1000, max_event_rate=1e4,
-                    rest_speed=1e-9, max_step=np.inf, dt_out=None):
-    r"""Simulate a :class:`HybridSystem`: free motion, impacts (5.31), continuation.
+                    rest_speed=1e-9, max_step=np.inf, dt_out=None, simultaneity=1e-8,
+                    after_zeno="continue", max_steps=10**6, slide_speed=1e-9, baumgarte=20.0):
+    r"""Simulate a :class:`HybridSystem`: free motion, impacts, resting and sliding contact.
 
-    Between impacts the state :math:`(q, \dot q)` follows :math:`M\ddot q = f` with
-    ``scipy.integrate.solve_ivp``. Each surface's :math:`\phi(q)` is watched for a crossing from
-    positive to negative; the crossing time is located on the integrator's dense output and then
-    refined by Newton steps on :math:`\phi` (re-integrating from the located point) until
-    :math:`|\phi| \le` ``event_tol`` (the crossing watched is that of :math:`\phi = -` ``event_tol``/2,
-    so that a motion leaving a surface is not stopped at its start). Surfaces within ``event_tol`` of contact and approaching
-    at that time are hit together (one :func:`impact_map` with their stacked Jacobians). Events
-    are seen as sign changes between the integrator's steps; after an impact the first step is
-    limited to an eighth of the estimated next flight, so short flights are not stepped over.
+    **Free motion** :math:`M\ddot q = f` is integrated step by step (``scipy.integrate``'s
+    solver classes). Each surface's :math:`\phi(q)` and its rate :math:`J\dot q` are checked at
+    every step's ends; a crossing is located on the step's dense output, and it is found even
+    when :math:`\phi > 0` at both ends (a grazing approach within one step): where the rate
+    changes sign inside the step, the extremum of :math:`\phi` is located and tested. The
+    located state penetrates by at most ``event_tol`` (units of :math:`\phi`).
 
-    **Zeno guard.** When two impacts on the same surface come closer than ``1 /
-    max_event_rate`` seconds, or the rebound speed :math:`|J\dot q^+|` falls below
-    ``rest_speed``, the bounces accumulate: the motion ends at the accumulation point,
-    extrapolated from the last two intervals as a geometric series (exact for a ball), with the
-    normal velocity removed (resting contact, which needs the constraint forces of Part III
-    and is not integrated further). ``max_events`` bounds the total number of impacts. Nothing
-    runs unbounded.
+    **Impacts** (eq. iv-contact-lcp, :func:`~robodyn.contact.contact_impulse`): the surface hit,
+    every other surface that would close within ``simultaneity`` seconds, and the closed
+    contacts form one complementarity problem, each with its own restitution and friction
+    coefficient (planar Coulomb friction with the surface's ``tangent`` row). A surface with its
+    own ``impact`` map (a walker's heel strike) uses that map.
+
+    **Resting and sliding contact** (eq. iv-contact-modes): after an impact whose rebound is
+    below ``rest_speed``, after an accumulation of impacts (Zeno), or from rest on a surface,
+    the motion continues on the surface as a constrained system, :math:`M\ddot q = f + J^T
+    \lambda`, with the normal force watched (lift-off when it reaches 0), a sliding contact's
+    velocity watched (it sticks or reverses when it reaches 0) and a sticking contact's force
+    watched (it slips when it leaves the friction cone). ``baumgarte`` (1/s) damps the drift off
+    the surface.
+
+    **Zeno guard.** Only a true accumulation fires it: at least four impacts on one surface
+    whose last three intervals shrink, the last shorter than ``1 / max_event_rate``; the
+    accumulation time is the geometric series' limit (exact for a ball). With
+    ``after_zeno="continue"`` the motion goes on in contact from there; with ``"stop"`` the
+    run ends at the accumulation time, its last sample the state at that time. Every run is
+    bounded: ``max_events`` impacts and mode changes, ``max_steps`` integrator steps.
 
     Parameters
     ----------
@@ -428,12 +634,18 @@ def simulate_hybrid(system, q0, qd0, t_final, *, t0=0.0, method="DOP853", rtol=1
     q0, qd0 : (n,) initial state; :math:`\phi(q_0) \ge -` ``event_tol`` for every surface
     t_final : float, end time (s), > t0
     t0 : start time
-    method, rtol, atol, max_step : passed to ``solve_ivp`` (method 'DOP853', 'RK45', 'Radau', ...)
-    event_tol : tolerance on :math:`|\phi|` at a located event (units of :math:`\phi`)
-    max_events : maximum number of impacts
-    max_event_rate : bound on impacts per second on one surface (Zeno guard)
-    rest_speed : rebound speed below which contact is resting
+    method : 'DOP853', 'RK45', 'RK23', 'Radau', 'BDF' or 'LSODA'; rtol, atol, max_step as in
+        ``solve_ivp``
+    event_tol : bound on the penetration :math:`-\phi` at a located event (units of phi)
+    max_events : bound on impacts and contact-mode changes (at most 10**7)
+    max_event_rate : impacts per second above which shrinking intervals count as Zeno
+    rest_speed : rebound speed below which a contact becomes resting contact
     dt_out : optional spacing of output samples (dense output); default the solver's steps
+    simultaneity : s, impacts closer in time than this are one impact
+    after_zeno : "continue" or "stop"
+    max_steps : bound on the integrator's steps (at most 10**8)
+    slide_speed : sliding speed below which a contact may stick
+    baumgarte : stabilisation rate of the contact constraints (1/s)
 
     Returns
     -------
@@ -447,12 +659,14 @@ def simulate_hybrid(system, q0, qd0, t_final, *, t0=0.0, method="DOP853", rtol=1
     Examples
     --------
     A ball dropped from 1 m, e = 0.5: the bounces accumulate at
-    :math:`t_\infty = \sqrt{2h/g}\,(1+e)/(1-e)`.
+    :math:`t_\infty = \sqrt{2h/g}\,(1+e)/(1-e)`, and the ball then rests on the ground.
 
     >>> from robodyn import walkers
     >>> tr = simulate_hybrid(walkers.bouncing_ball(0.5), [0.0, 1.0], [0.0, 0.0], 5.0)
     >>> tr.stop_reason, round(tr.zeno_time, 6), round(float(3 * np.sqrt(2 / 9.81)), 6)
-    ('zeno', 1.354571, 1.354571)
+    ('t_final', 1.354571, 1.354571)
+    >>> bool(abs(tr.q[-1, 1]) < 1e-9), float(tr.t[-1])
+    (True, 5.0)
     """
     fname = "simulate_hybrid"
     if not isinstance(system, HybridSystem):
@@ -464,164 +678,248 @@ def simulate_hybrid(system, q0, qd0, t_final, *, t0=0.0, method="DOP853", rtol=1
         raise TypeError(f"{fname}: q0, qd0: expected numbers, got sympy expressions")
     t0 = float(_checks.scalar(t0, f"{fname}: t0"))
     t_final = _checks.scalar(t_final, f"{fname}: t_final")
-    if isinstance(t_final, sp.Basic) or not t_final > t0:
-        raise ValueError(f"{fname}: t_final: expected a time > t0 = {t0}, got {t_final!r}")
+    if isinstance(t_final, sp.Basic) or not t_final > t0 or not np.isfinite(t_final):
+        raise ValueError(f"{fname}: t_final: expected a finite time > t0 = {t0}, got "
+                         f"{t_final!r}")
+    t_final = float(t_final)
     event_tol = _checks.tolerance(event_tol, f"{fname}: event_tol")
     rtol = _checks.tolerance(rtol, f"{fname}: rtol")
     atol = _checks.tolerance(atol, f"{fname}: atol")
     rest_speed = _positive(rest_speed, f"{fname}: rest_speed")
+    slide_speed = _positive(slide_speed, f"{fname}: slide_speed")
     max_event_rate = _positive(max_event_rate, f"{fname}: max_event_rate")
+    simultaneity = _positive(simultaneity, f"{fname}: simultaneity")
+    baumgarte = _positive(baumgarte, f"{fname}: baumgarte")
     max_events = _positive_int(max_events, "max_events", fname)
+    max_steps = _positive_int(max_steps, "max_steps", fname)
+    if max_events > 10**7:
+        raise ValueError(f"{fname}: max_events: expected at most 10**7 impacts, got "
+                         f"{max_events} (a run that long is unbounded in practice: shorten "
+                         f"t_final)")
+    if max_steps > 10**8:
+        raise ValueError(f"{fname}: max_steps: expected at most 10**8 steps, got {max_steps}")
+    after_zeno = _checks.choice(after_zeno, f"{fname}: after_zeno", ("continue", "stop"))
+    method = _checks.choice(method, f"{fname}: method", tuple(_SOLVERS))
+    if max_step is not np.inf:
+        max_step = _positive(max_step, f"{fname}: max_step")
+    grid = None
     if dt_out is not None:
         dt_out = _positive(dt_out, f"{fname}: dt_out")
-    for s in system.surfaces:
+        count = (t_final - t0) / dt_out
+        if count > _checks.MAX_SIZE:
+            raise ValueError(f"{fname}: dt_out: expected at most {_checks.MAX_SIZE} samples, "
+                             f"got (t_final - t0) / dt_out = {count:.3g}")
+        grid = t0 + dt_out * np.arange(1, int(count) + 1)
+    surfaces = system.surfaces
+    for s in surfaces:
         ph = float(s.phi(q0))
         if ph < -event_tol:
             raise ValueError(f"{fname}: q0: expected a state outside every surface (phi >= 0), "
                              f"got phi = {ph:.6g} < 0 for surface {s.name!r}: the initial "
                              f"state penetrates it")
-
-    def rhs(t, y):
-        return np.concatenate([y[n:], system.accelerations(t, y[:n], y[n:])])
-
-    def make_event(s):
-        def ev(t, y):           # offset: a segment that starts on the surface (phi = 0 exactly)
-            return s.phi(y[:n]) + 0.5 * event_tol     # would give a root at its start
-        ev.terminal, ev.direction = True, -1
-        return ev
-
-    events_fns = [make_event(s) for s in system.surfaces]
+    grad0 = [max(float(np.linalg.norm(_jac(s, q0, n))), 1e-6) for s in surfaces]
+    cls = _SOLVERS[method]
+    opts = dict(rtol=rtol, atol=atol, max_step=max_step)
     ts, qs, qds, log, segments = [], [], [], [], []
-    last_times = {s.name: [] for s in system.surfaces}
-    nfev = n_steps = 0
-    t, q, qd = t0, q0.astype(float), qd0.astype(float)
-    reason, message, zeno_time = "t_final", "", None
+    impact_times = {s.name: [] for s in surfaces}
+    nfev = n_steps = changes = 0
+    t, q, qd = t0, np.array(q0, dtype=float), np.array(qd0, dtype=float)
+    reason, message, zeno_time = "t_final", f"reached t_final = {t_final} s", None
 
-    def record(sol_t, sol_y):
+    def record(sol_t, Y):
         segments.append(sum(len(x) for x in ts))
-        ts.append(sol_t)
-        qs.append(sol_y[:n].T)
-        qds.append(sol_y[n:].T)
+        ts.append(np.asarray(sol_t, dtype=float))
+        qs.append(Y[:, :n])
+        qds.append(Y[:, n:])
 
-    def approaching(tq, q, qd):
-        hit = []
-        for k, s in enumerate(system.surfaces):
-            if abs(float(s.phi(q))) <= event_tol:
-                Jr = _jac(s, q, n)
-                if Jr @ qd < -rest_speed:
-                    hit.append(k)
-        return hit
+    def gap_rate(q, qd):
+        return [(float(s.phi(q)), float(_jac(s, q, n) @ qd)) for s in surfaces]
 
+    def resting(q, qd, status):
+        """Surfaces touched with a normal speed below rest_speed (plus the closed ones)."""
+        out = set(status)
+        for i, (ph, r) in enumerate(gap_rate(q, qd)):
+            s = surfaces[i]
+            if s.impact is None and not s.terminal and abs(ph) <= 10 * event_tol \
+                    and abs(r) <= rest_speed:
+                out.add(i)
+        return out
+
+    def impact(hit, status, t, q, qd):
+        """One impact of the surfaces ``hit`` (and the closed ones), as one problem."""
+        idx = sorted(set(hit) | set(status))
+        surfs = [surfaces[j] for j in idx]
+        ph = max(abs(float(s.phi(q))) for s in surfs)
+        if len(idx) == 1 and surfs[0].impact is not None:
+            q1, qd1, res = surfs[0].impact(t, q, qd)
+            return (np.asarray(q1, dtype=float), np.asarray(qd1, dtype=float), res,
+                    float(res.energy_lost), np.asarray(res.impulse, dtype=float), ph)
+        custom = [s.name for s in surfs if s.impact is not None]
+        if custom:
+            raise RuntimeError(f"{fname}: surfaces {[s.name for s in surfs]} are hit at once "
+                               f"at t = {t:.6g}, and {custom} have their own impact map: "
+                               f"simultaneous custom impacts are not supported")
+        M = system.form.mass_matrix(q, t)
+        Jn = np.array([_jac(s, q, n) for s in surfs])
+        Jt = np.array([_tangent_row(s, q, n) for s in surfs])
+        for j, s, row in zip(idx, surfs, Jn):
+            if np.linalg.norm(row) <= 1e-6 * grad0[j]:
+                raise ValueError(f"{fname}: surface {s.name!r}: expected a non-zero gradient "
+                                 f"at the contact, got jacobian = {row.tolist()} at t = "
+                                 f"{t:.6g} s, below 1e-6 of its size at the start (the "
+                                 f"gradient vanishes: no normal direction)")
+        e = np.array([s.restitution for s in surfs])
+        mu = np.array([s.friction for s in surfs])
+        res = _impulse(np.asarray(M, dtype=float), Jn, Jt, qd, e, mu, 1e-9, fname)
+        return q.copy(), res.qd_plus, res, res.energy_lost, res.normal_impulse, ph
+
+    # the initial contact set: surfaces touched at rest, or an impact right at the start
+    status = {}
+    start = gap_rate(q, qd)
+    approach = [i for i, (ph, r) in enumerate(start) if abs(ph) <= event_tol
+                and r < -rest_speed and not surfaces[i].terminal]
+    pending = approach or None
+    if not approach:
+        status = _choose_mode(system, t, q, qd, resting(q, qd, {}), slide_speed)
+    stop_at = None
     while True:
-        hit = approaching(t, q, qd) if not log else []
-        if not hit:
-            if t >= t_final:
-                message = f"reached t_final = {t_final} s"
-                break
-            first = _first_step(system, t, q, qd, event_tol, t_final - t)
-            sol = solve_ivp(rhs, (t, t_final), np.concatenate([q, qd]), method=method,
-                            rtol=rtol, atol=atol, max_step=max_step, events=events_fns,
-                            dense_output=dt_out is not None, first_step=first)
-            nfev += sol.nfev
-            n_steps += len(sol.t) - 1
-            if sol.status == -1:
-                raise RuntimeError(f"{fname}: the integrator failed at t = {sol.t[-1]:.6g}: "
-                                   f"{sol.message}")
-            fired = [k for k, te in enumerate(sol.t_events) if len(te)]
-            if dt_out is not None:
-                grid = np.arange(t, sol.t[-1], dt_out)
-                grid = np.append(grid, sol.t[-1])
-                record(grid, sol.sol(grid))
+        if pending:
+            hit, pending = pending, None
+            q1, qd1, res, lost, imp, ph = impact(hit, status, t, q, qd)
+            idx = sorted(set(hit) | set(status))
+            name = "+".join(surfaces[j].name for j in idx)
+            log.append(ImpactEvent(t, name, q.copy(), qd.copy(), q1, qd1, float(lost),
+                                   np.asarray(imp, dtype=float), ph))
+            record([t], np.concatenate([q1, qd1])[None, :])
+            q, qd = q1, qd1
+            custom = surfaces[hit[0]].impact is not None
+            zeno = None
+            for j in hit:
+                times = impact_times[surfaces[j].name]
+                times.append(t)
+                if len(times) >= 4:
+                    d = np.diff(times[-4:])
+                    r1, r2 = d[1] / d[0], d[2] / d[1]
+                    if d[2] < 1.0 / max_event_rate and 0 < r2 < 0.999 and 0 < r1 < 0.999 \
+                            and abs(r2 - r1) < 0.05:
+                        zeno = float(t + d[2] * r2 / (1.0 - r2))
+            if zeno is not None and not custom:
+                zeno_time = zeno
+                rest = [j for j in idx if surfaces[j].impact is None]
+                Jm = np.array([_jac(surfaces[j], q, n) for j in rest])
+                qd = _tangential_projection(system.form.mass_matrix(q, t), Jm, qd)
+                record([t], np.concatenate([q, qd])[None, :])
+                status = _choose_mode(system, t, q, qd, set(rest) | set(status), slide_speed)
+                stop_at = zeno
+            elif not custom:
+                status = _choose_mode(system, t, q, qd, resting(q, qd, status), slide_speed)
             else:
-                record(sol.t, sol.y)
-            if not fired:
-                t, q, qd = float(sol.t[-1]), sol.y[:n, -1], sol.y[n:, -1]
-                message = f"reached t_final = {t_final} s"
+                status = {}
+            if len(log) + changes >= max_events:
+                reason = "max_events"
+                message = f"stopped after max_events = {max_events} impacts and mode changes " \
+                          f"at t = {t:.6g} s"
                 break
-            k = min(fired, key=lambda j: sol.t_events[j][0])
-            te, ye = float(sol.t_events[k][0]), sol.y_events[k][0]
-            # refine the located time by Newton steps on phi (bounded)
-            s = system.surfaces[k]
-            for _ in range(8):
-                ph = float(s.phi(ye[:n]))
-                if abs(ph) <= event_tol:
+        if t >= t_final:
+            break
+        modes = _Contacts(system, status, baumgarte)
+        free = [i for i in range(len(surfaces)) if i not in status]
+        closed = modes.idx
+
+        if closed:
+            def rhs(tt, y, modes=modes):
+                return np.concatenate([y[n:], modes.solve(tt, y[:n], y[n:])[0]])
+        else:                                             # free flight: the hot path
+            M_of, f_of, solve = system.form.mass_matrix, system.form.forcing, np.linalg.solve
+
+            def rhs(tt, y):
+                q_, v_ = y[:n], y[n:]
+                return np.concatenate([v_, solve(M_of(q_, tt), f_of(q_, v_, tt))])
+
+        free_s = [surfaces[i] for i in free]
+        for s in free_s:
+            _jac(s, q, n)                                 # shape checked once per segment
+
+        def watch(tt, y, modes=modes, free_s=free_s, closed=closed):
+            qq, vv = y[:n], y[n:]
+            g = [s.phi(qq) for s in free_s]
+            r = [s.jacobian(qq) @ vv for s in free_s]
+            if closed:
+                _, ln, lt = modes.solve(tt, qq, vv)
+                for j, i in enumerate(closed):
+                    s = surfaces[i]
+                    g.append(ln[j])
+                    r.append(np.nan)
+                    if s.friction > 0 and s.tangent is not None:
+                        sg = modes.status[i]
+                        vt = float(_tangent_row(s, qq, n) @ vv)
+                        g.append(sg * vt if sg else s.friction * ln[j] - abs(lt[j]))
+                        r.append(np.nan)
+            return np.array(g, dtype=float), np.array(r, dtype=float)
+
+        def value(k, tt, y, free_s=free_s, watch=watch):
+            if k < len(free_s):
+                return free_s[k].phi(y[:n])
+            return watch(tt, y)[0][k]
+
+        t_end = t_final if stop_at is None else min(t_final, stop_at)
+        span = t_end - t
+        first = None if span <= 0 else min(span, 1e-3 * max(span, 1e-12)) if closed else None
+        if span <= 0:
+            sol_t, sol_y, k, steps, fe = [t], [np.concatenate([q, qd])], None, 0, 0
+        else:
+            sol_t, sol_y, k, steps, fe = _segment(rhs, t, np.concatenate([q, qd]), t_end,
+                                                  watch, cls, opts, first, grid,
+                                                  max_steps - n_steps, value)
+        nfev += fe
+        n_steps += steps
+        record(sol_t, np.array(sol_y))
+        t, y = float(sol_t[-1]), np.asarray(sol_y[-1], dtype=float)
+        q, qd = y[:n].copy(), y[n:].copy()
+        if k == "max_steps":
+            reason = "max_steps"
+            message = f"stopped after max_steps = {max_steps} integrator steps at t = {t:.6g} s"
+            break
+        if k is None:
+            if stop_at is not None and t >= stop_at and t < t_final:
+                if after_zeno == "stop":
+                    reason = "zeno"
+                    message = (f"impacts accumulate (Zeno) at t = {stop_at:.10g} s, the limit "
+                               f"of the geometric series of the last intervals; stopped there")
                     break
-                rate = float(_jac(s, ye[:n], n) @ ye[n:])
-                if rate == 0.0:
-                    break
-                dt = -ph / rate
-                sub = solve_ivp(rhs, (te, te + dt), ye, method=method, rtol=rtol, atol=atol)
-                nfev += sub.nfev
-                te, ye = float(sub.t[-1]), sub.y[:, -1]
-            ts[-1][-1], qs[-1][-1], qds[-1][-1] = te, ye[:n], ye[n:]
-            t, q, qd = te, ye[:n].copy(), ye[n:].copy()
+                stop_at = None
+                continue
+            if stop_at is not None and after_zeno == "stop":
+                reason = "zeno"
+                message = (f"impacts accumulate (Zeno) at t = {stop_at:.10g} s; stopped there")
+            break
+        if k < len(free):                                 # a free surface reached
+            s = surfaces[free[k]]
             if s.terminal:
                 reason = f"terminal surface {s.name}"
-                message = f"surface {s.name!r} reached at t = {te:.6g} s"
+                message = f"surface {s.name!r} reached at t = {t:.6g} s"
                 break
-            hit = [k] + [j for j in approaching(t, q, qd) if j != k]
-        # the impact (one or several surfaces at once)
-        surfs = [system.surfaces[j] for j in hit]
-        ph = max(abs(float(s.phi(q))) for s in surfs)
-        if len(surfs) == 1 and surfs[0].impact is not None:
-            q1, qd1, res = surfs[0].impact(t, q, qd)
-            q1, qd1 = np.asarray(q1, dtype=float), np.asarray(qd1, dtype=float)
-        else:
-            custom = [s.name for s in surfs if s.impact is not None]
-            if custom:
-                raise RuntimeError(f"{fname}: surfaces {[s.name for s in surfs]} are hit at "
-                                   f"once at t = {t:.6g}, and {custom} have their own impact "
-                                   f"map: simultaneous custom impacts are not supported")
-            es = {s.restitution for s in surfs}
-            if len(es) > 1:
-                raise RuntimeError(f"{fname}: surfaces {[s.name for s in surfs]} are hit at once "
-                                   f"at t = {t:.6g} with different restitutions {sorted(es)}")
-            Jm = np.vstack([_jac(s, q, n) for s in surfs])
-            res = impact_map(system.form.mass_matrix(q, t), Jm, qd, surfs[0].restitution)
-            q1, qd1 = q.copy(), res.qd_plus
-        name = "+".join(s.name for s in surfs)
-        log.append(ImpactEvent(t, name, q.copy(), qd.copy(), q1, qd1, float(res.energy_lost),
-                               np.asarray(res.impulse, dtype=float), ph))
-        record(np.array([t]), np.concatenate([q1, qd1])[:, None])
-        q, qd = q1, qd1
-        # Zeno guard
-        rebound = np.abs(np.asarray(res.normal_after, dtype=float))
-        zeno = None
-        for s in surfs:
-            last_times[s.name].append(t)
-        times = last_times[surfs[0].name]
-        if surfs[0].impact is None and rebound.max() <= rest_speed:
-            zeno = ("resting contact", t,
-                    f"the rebound speed {rebound.max():.3g} at t = {t:.6g} s is below rest_speed "
-                    f"= {rest_speed:g}: resting contact on {name}")
-        elif len(times) >= 2 and times[-1] - times[-2] < 1.0 / max_event_rate:
-            gap = times[-1] - times[-2]
-            t_acc = t
-            if len(times) >= 3:
-                r = gap / (times[-2] - times[-3])
-                if 0.0 < r < 1.0:
-                    t_acc = t + gap * r / (1.0 - r)
-            zeno = ("zeno", t_acc,
-                    f"impacts on {name} accumulate (Zeno): {len(times)} impacts, the last two "
-                    f"{gap:.3g} s apart (< 1/max_event_rate = {1 / max_event_rate:.3g} s); "
-                    f"the accumulation point t = {t_acc:.10g} s is extrapolated as a geometric "
-                    f"series; the motion continues as resting contact, which needs the "
-                    f"constraint forces of Part III (not integrated here)")
-        if zeno is not None:
-            reason, zeno_time, message = zeno
-            if surfs[0].impact is None:
-                Jm = np.vstack([_jac(s, q, n) for s in surfs])
-                qd = _tangential_projection(system.form.mass_matrix(q, t), Jm, qd)
-            t = zeno_time
-            record(np.array([t]), np.concatenate([q, qd])[:, None])
-            break
-        if len(log) >= max_events:
+            hit = [free[k]]
+            for i in free:
+                if i == free[k] or surfaces[i].terminal:
+                    continue
+                ph, r = float(surfaces[i].phi(q)), float(_jac(surfaces[i], q, n) @ qd)
+                if r < 0 and ph <= max(event_tol, -r * simultaneity):
+                    hit.append(i)
+            pending = hit
+            stop_at = None
+            continue
+        changes += 1                                      # lift-off, stick or slip
+        status = _choose_mode(system, t, q, qd, set(status) | resting(q, qd, {}),
+                              slide_speed)
+        if len(log) + changes >= max_events:
             reason = "max_events"
-            message = (f"stopped after max_events = {max_events} impacts at t = {t:.6g} s")
+            message = (f"stopped after max_events = {max_events} impacts and mode changes at "
+                       f"t = {t:.6g} s")
             break
-        if t >= t_final:
-            message = f"reached t_final = {t_final} s"
-            break
+    if zeno_time is not None and reason != "zeno":
+        message += (f"; impacts accumulated (Zeno) at t = {zeno_time:.10g} s, resting contact "
+                    f"after it")
     T = np.concatenate(ts) if ts else np.array([t0])
     Q = np.concatenate(qs) if qs else q0[None, :]
     QD = np.concatenate(qds) if qds else qd0[None, :]
@@ -630,6 +928,7 @@ def simulate_hybrid(system, q0, qd0, t_final, *, t0=0.0, method="DOP853", rtol=1
         energy = np.array([system.energy(a, b) for a, b in zip(Q, QD)])
     return HybridTrajectory(T, Q, QD, tuple(log), reason, message, float(t), zeno_time, nfev,
                             n_steps, tuple(segments), energy)
+
 
 
 # --------------------------------------------------------------------------

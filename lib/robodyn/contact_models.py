@@ -1,0 +1,177 @@
+r"""The models of Part IV's chapter on many contacts, friction and rest: a rod landing on the
+ground, a spinning ball on rough ground, a block sliding on a floor, with their closed forms.
+
+Conventions: planar, x horizontal, y up, ground y = 0, g = 9.81 m/s^2 downward; angles
+counter-clockwise. Each model is a :class:`~robodyn.impacts.HybridSystem` whose surfaces carry a
+restitution, a Coulomb coefficient and a tangent row :math:`J_t` (the sliding velocity of the
+contact point is :math:`J_t\dot q`), for :func:`~robodyn.impacts.simulate_hybrid` and
+:func:`~robodyn.timestepping.moreau_jean`.
+"""
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+import sympy as sp
+
+from . import _checks
+from .equations import mass_matrix_form
+from .impacts import HybridSystem, Surface
+
+__all__ = ["rod", "ball", "block", "ball_impact_closed_form", "block_stopping",
+           "rod_flat_impact"]
+
+G = 9.81
+
+
+def _num(x, name, fname, lo=0.0, hi=np.inf, strict=True):
+    v = _checks.scalar(x, f"{fname}: {name}")
+    ok = (lo < v if strict else lo <= v) and v <= hi if not isinstance(v, sp.Basic) else False
+    if not ok:
+        rng = f"({lo:g}, {hi:g}]" if strict else f"[{lo:g}, {hi:g}]"
+        raise ValueError(f"{fname}: {name}: expected a number in {rng}, got {x!r}")
+    return float(v)
+
+
+@functools.lru_cache(maxsize=None)
+def _body_form():
+    x, y, th, vx, vy, w, m, J, g = sp.symbols("x y theta vx vy omega m J g")
+    return mass_matrix_form([x, y, th], [vx, vy, w], sp.diag(m, m, J), [0, -m * g, 0],
+                            name="planar body")
+
+
+def _energy(m, J, g):
+    def energy(q, qd):
+        return 0.5 * (m * (qd[0] ** 2 + qd[1] ** 2) + J * qd[2] ** 2) + m * g * float(q[1])
+    return energy
+
+
+def rod(restitution=0.5, friction=0.0, length=1.0, mass=1.0, g=G):
+    r"""A uniform rod, q = (x, y, θ) of its centre, over the ground y = 0; two contacts, its
+    ends, :math:`\phi_\pm = y \pm \tfrac L2\sin\theta`, with tangent rows :math:`J_{t\pm} = (1,
+    0, \mp\tfrac L2\sin\theta)`; inertia :math:`mL^2/12`.
+
+    >>> r = rod()
+    >>> [s.name for s in r.surfaces], r.surfaces[0].phi([0.0, 0.5, 0.1]) > 0
+    (['left end', 'right end'], True)
+    """
+    fname = "rod"
+    L, m = _num(length, "length", fname), _num(mass, "mass", fname)
+    g = _num(g, "g", fname)
+    J = m * L * L / 12
+    h = L / 2
+
+    def end(sign, name):
+        return Surface(name, lambda q: float(q[1] + sign * h * np.sin(q[2])),
+                       lambda q: np.array([0.0, 1.0, sign * h * np.cos(q[2])]),
+                       restitution, friction=friction,
+                       tangent=lambda q: np.array([1.0, 0.0, -sign * h * np.sin(q[2])]))
+
+    form = _body_form().numeric({"m": m, "J": J, "g": g})
+    return HybridSystem(form, (end(-1.0, "left end"), end(1.0, "right end")), _energy(m, J, g),
+                        "rod")
+
+
+def ball(restitution=0.5, friction=0.3, radius=0.1, mass=1.0, g=G, inertia_ratio=0.4):
+    r"""A ball of radius r, q = (x, y, θ), over the ground: :math:`\phi = y - r`; the contact
+    point slides at :math:`\dot x + r\dot\theta` (:math:`J_t = (1, 0, r)`); inertia
+    :math:`\kappa m r^2` with ``inertia_ratio`` :math:`\kappa` (2/5 a solid sphere).
+
+    >>> b = ball()
+    >>> b.surfaces[0].tangent([0.0, 0.1, 0.0]).tolist()
+    [1.0, 0.0, 0.1]
+    """
+    fname = "ball"
+    r, m = _num(radius, "radius", fname), _num(mass, "mass", fname)
+    g = _num(g, "g", fname)
+    k = _num(inertia_ratio, "inertia_ratio", fname, 0.0, 1.0)
+    J = k * m * r * r
+    ground = Surface("ground", lambda q: float(q[1] - r), lambda q: np.array([0.0, 1.0, 0.0]),
+                     restitution, friction=friction, tangent=lambda q: np.array([1.0, 0.0, r]))
+    form = _body_form().numeric({"m": m, "J": J, "g": g})
+    return HybridSystem(form, (ground,), _energy(m, J, g), "ball")
+
+
+@functools.lru_cache(maxsize=None)
+def _block_form():
+    x, y, vx, vy, m, g = sp.symbols("x y vx vy m g")
+    return mass_matrix_form([x, y], [vx, vy], sp.diag(m, m), [0, -m * g], name="block")
+
+
+def block(friction=0.5, restitution=0.0, mass=1.0, g=G):
+    r"""A block (a point mass) on the floor y = 0 with Coulomb friction :math:`\mu`.
+
+    >>> block(0.3).surfaces[0].friction
+    0.3
+    """
+    fname = "block"
+    m, g = _num(mass, "mass", fname), _num(g, "g", fname)
+    floor = Surface("floor", lambda q: float(q[1]), lambda q: np.array([0.0, 1.0]),
+                    restitution, friction=friction, tangent=lambda q: np.array([1.0, 0.0]))
+
+    def energy(q, qd):
+        return 0.5 * m * float(qd[0] ** 2 + qd[1] ** 2) + m * g * float(q[1])
+
+    return HybridSystem(_block_form().numeric({"m": m, "g": g}), (floor,), energy, "block")
+
+
+def ball_impact_closed_form(vx, vy, omega, restitution, friction, radius=0.1,
+                            inertia_ratio=0.4):
+    r"""Closed form of a ball's impact on rough ground, eq. (iv-ball-friction).
+
+    The normal and tangential problems decouple (:math:`J_nM^{-1}J_t^T = 0`): the normal
+    impulse is :math:`\Lambda_n = m(1+e)|v_y|`; the contact point's velocity :math:`u = v_x +
+    r\omega` is stopped (sticking) when :math:`|u| \le \mu(1+\kappa^{-1})(1+e)|v_y|`,
+    :math:`v_x^+ = v_x - u/(1+1/\kappa)`, :math:`r\omega^+ = r\omega - u/(1+\kappa)`; else it
+    slides, :math:`v_x^+ = v_x - \mathrm{sgn}(u)\mu(1+e)|v_y|`, :math:`r\omega^+ = r\omega -
+    \mathrm{sgn}(u)\mu(1+e)|v_y|/\kappa`. Returns ``(vx+, vy+, omega+, "stick" | "slide")``.
+
+    >>> ball_impact_closed_form(1.0, -2.0, 30.0, 0.5, 1.0)[3]
+    'stick'
+    """
+    fname = "ball_impact_closed_form"
+    e = _num(restitution, "restitution", fname, 0.0, 1.0, strict=False)
+    mu = _num(friction, "friction", fname, 0.0, np.inf, strict=False)
+    r = _num(radius, "radius", fname)
+    k = _num(inertia_ratio, "inertia_ratio", fname, 0.0, 1.0)
+    vx, vy, w = (float(_checks.scalar(v, f"{fname}: {nm}"))
+                 for v, nm in ((vx, "vx"), (vy, "vy"), (omega, "omega")))
+    if vy >= 0:
+        raise ValueError(f"{fname}: vy: expected a ball moving down (vy < 0), got {vy!r}")
+    u = vx + r * w
+    P = (1 + e) * abs(vy)                               # normal impulse per unit mass
+    if abs(u) <= mu * P * (1 + 1 / k):
+        return vx - u / (1 + 1 / k), -e * vy, w - u / (1 + k) / r, "stick"
+    s = np.sign(u)
+    return vx - s * mu * P, -e * vy, w - s * mu * P / k / r, "slide"
+
+
+def block_stopping(speed, friction, g=G):
+    r"""Distance and time for a block sliding at ``speed`` to stop under Coulomb friction:
+    :math:`d = v^2/(2\mu g)`, :math:`t = v/(\mu g)`, eq. (iv-block-stop).
+
+    >>> [round(x, 6) for x in block_stopping(2.0, 0.5)]
+    [0.407747, 0.407747]
+    """
+    fname = "block_stopping"
+    v = abs(float(_checks.scalar(speed, f"{fname}: speed")))
+    mu = _num(friction, "friction", fname)
+    g = _num(g, "g", fname)
+    return v * v / (2 * mu * g), v / (mu * g)
+
+
+def rod_flat_impact(vx, vy, restitution, friction=0.0):
+    r"""A flat rod landing on both ends at once with no spin: by symmetry the two impulses are
+    equal and the rod does not turn, :math:`v_y^+ = -ev_y`, :math:`\omega^+ = 0`; the tangential
+    velocity drops by :math:`\mu(1+e)|v_y|` or stops (sticking). Returns (vx+, vy+, ω+).
+
+    >>> rod_flat_impact(0.0, -2.0, 0.5)
+    (0.0, 1.0, 0.0)
+    """
+    fname = "rod_flat_impact"
+    e = _num(restitution, "restitution", fname, 0.0, 1.0, strict=False)
+    mu = _num(friction, "friction", fname, 0.0, np.inf, strict=False)
+    vx, vy = float(_checks.scalar(vx, f"{fname}: vx")), float(_checks.scalar(vy, f"{fname}: vy"))
+    dv = mu * (1 + e) * abs(vy)
+    vx1 = 0.0 if abs(vx) <= dv else vx - np.sign(vx) * dv
+    return vx1, -e * vy, 0.0
