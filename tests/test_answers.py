@@ -353,3 +353,81 @@ def test_sizes_and_tolerances_are_validated():
         answers.compare(1, 1, n_points=10**9)
     with pytest.raises(ValueError, match="Problem: rtol"):
         answers.Problem(key="p1", answer="ans", rtol=-1.0)
+
+
+# --------------------------------------------------------------------------
+# issue #19: no text run, NaN never equal, bounded work
+# --------------------------------------------------------------------------
+
+PAYLOADS = ["__import__('os').system('touch {f}')", "open('{f}', 'w')",
+            "exec(\"open('{f}', 'w')\")", "lambda: open('{f}', 'w')"]
+
+
+@pytest.mark.parametrize("payload", PAYLOADS)
+def test_text_inside_a_list_is_never_run(payload, tmp_path):
+    x = sp.Symbol("x", real=True)
+    planted = tmp_path / "pwned"
+    code = payload.format(f=planted)
+    ps = ProblemSet("demo", [Problem("p1", "v", variables={"x": (-1, 1)})])
+    ps.load_key(json.dumps({"p1": fingerprint(sp.Matrix([x, 1]), ps["p1"])}))
+    for value in ([x, code], (x, code), np.array([x, code], dtype=object),
+                  np.array([[x, code]], dtype=object), [[x], [code]], np.array(code),
+                  [code, 1.0], np.array([code, "1"])):
+        assert not compare(value, sp.Matrix([x, 1])).correct
+        assert not ps.check("p1", value).correct
+        assert encode(value)["type"] == "invalid"
+    assert not planted.exists()
+    assert compare([x, "1"], sp.Matrix([x, 1])).correct        # the whitelist still reads
+
+
+def test_nan_and_infinity_never_compare_equal():
+    x = sp.Symbol("x", real=True)
+    assert not compare(123, np.nan).correct and not compare(5, sp.oo).correct
+    assert not compare(np.nan, np.nan).correct and not compare(sp.nan, sp.nan).correct
+    assert not compare([1.0, np.nan], [1.0, np.nan]).correct
+    assert not compare(np.inf, np.inf).correct
+    with pytest.raises(ValueError, match="finite"):
+        compare(x, x, points={"x": [np.nan, 1.0]})
+    with pytest.raises(ValueError, match="finite"):
+        compare(x, 2 * x, points={"x": [np.inf]})
+
+
+@pytest.mark.parametrize("text", ["0**-1", "0**(-2)", "(x-x)**-1", "1/(2-2)"])
+def test_parse_refuses_what_is_not_finite(text):
+    with pytest.raises(UnsafeExpressionError, match="division by zero|not finite"):
+        parse_expression(text)
+
+
+def test_deep_text_is_refused_not_a_recursion_error():
+    for text in ["-" * 1500 + "x", "(" * 900 + "x" + ")" * 900, "sin(" * 200 + "x" + ")" * 200]:
+        with pytest.raises(UnsafeExpressionError, match="nested|not a valid"):
+            parse_expression(text)
+        with pytest.raises(ValueError):
+            decode({"type": "sympy", "shape": [], "entries": [text]})
+
+
+def test_large_answers_are_refused_or_bounded():
+    import time
+    with pytest.raises(UnsafeExpressionError, match="nested powers"):
+        parse_expression("((q1+q2+l1+l2+1)**12+1)**12")
+    p = Problem("p", "J", variables={"q1": (-1, 1), "q2": (-1, 1), "l1": (0.5, 1)})
+    q1, l1 = sp.symbols("q1 l1", real=True)
+    started = time.monotonic()
+    fb = compare("(sin(q1)+cos(q2)+sin(q1+q2)+l1)**12", l1 * q1, p)
+    assert not fb.correct and time.monotonic() - started < 30     # not sp.simplify's hours
+    big = (sp.sin(q1) + l1) ** 12
+    assert compare(sp.expand(big), big, p).correct                  # decided numerically
+
+
+def test_symbolic_budget_stops_slow_work():
+    from robodyn.answers import _OverBudget, _within_budget
+    import time
+
+    def slow():
+        while True:
+            time.sleep(0.01)
+    started = time.monotonic()
+    with pytest.raises(_OverBudget):
+        _within_budget(slow, 0.2)
+    assert time.monotonic() - started < 5
+    assert _within_budget(lambda: 3, 1.0) == 3

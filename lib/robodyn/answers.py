@@ -58,7 +58,16 @@ MAX_TEXT = 20_000
 MAX_NODES = 4_000
 """Most syntax-tree nodes in one text."""
 MAX_POWER = 12
-"""Largest |exponent| of a power; nested powers may multiply to at most ``MAX_POWER**2``."""
+"""Largest |exponent| of a power; nested powers may multiply to at most ``MAX_POWER``."""
+MAX_DEPTH = 60
+"""Deepest nesting of a text's syntax tree (deeper trees are refused before any work)."""
+SYMBOLIC_BUDGET = 3.0
+"""Seconds the symbolic comparison may take (then the numeric one decides)."""
+MAX_SYMBOLIC_OPS = 150
+"""Largest difference (sympy operation count) the symbolic comparison simplifies."""
+MAX_SYMBOLIC_DEGREE = 6
+"""Largest product of nested exponents in a difference the symbolic comparison simplifies
+(larger ones, e.g. ``(sin(q1) + l1)**12``, are left to the numeric comparison)."""
 
 _FUNCTIONS = {
     "sin": sp.sin, "cos": sp.cos, "tan": sp.tan, "cot": sp.cot, "sec": sp.sec, "csc": sp.csc,
@@ -137,7 +146,29 @@ def parse_expression(text, names=None):
     count = sum(1 for _ in ast.walk(tree))
     if count > MAX_NODES:
         _refuse(f"the expression has {count} syntax nodes, more than the {MAX_NODES} allowed")
-    return _Builder(allowed).build(tree.body, 1)
+    depth = _depth(tree.body)
+    if depth > MAX_DEPTH:
+        _refuse(f"the expression is nested {depth} levels deep, more than the {MAX_DEPTH} "
+                f"allowed")
+    try:
+        value = _Builder(allowed).build(tree.body, 1)
+    except RecursionError:                       # a safety net: _depth bounds the recursion
+        _refuse("the expression is nested too deeply")
+    if any(v.has(sp.zoo, sp.nan, sp.oo, -sp.oo) for v in
+           (value if isinstance(value, sp.MatrixBase) else [value])):
+        _refuse("the expression is not finite (a division by zero, e.g. 1/0 or 0**-1)")
+    return value
+
+
+def _depth(node):
+    """The depth of a syntax tree, without recursion."""
+    deepest, stack = 0, [(node, 1)]
+    while stack:
+        n, d = stack.pop()
+        deepest = max(deepest, d)
+        if d <= MAX_DEPTH:
+            stack.extend((c, d + 1) for c in ast.iter_child_nodes(n))
+    return deepest
 
 
 class _Builder:
@@ -204,11 +235,14 @@ class _Builder:
         if abs(float(exponent)) > MAX_POWER:
             _refuse(f"the exponent {exponent} is larger than {MAX_POWER}")
         power *= max(1, abs(int(math.ceil(abs(float(exponent))))))
-        if power > MAX_POWER**2:
-            _refuse("nested powers are too large")
+        if power > MAX_POWER:
+            _refuse(f"nested powers are too large (their exponents multiply to more than "
+                    f"{MAX_POWER})")
         base = self.build(node.left, power)
         if isinstance(base, sp.MatrixBase):
             _refuse("powers of matrices are refused")
+        if base == 0 and exponent.is_negative:
+            _refuse("division by zero (0 to a negative power)")
         return base**exponent
 
     def call(self, node, power):
@@ -432,6 +466,7 @@ def _as_value(x, problem):
         return "symbolic", x
     if isinstance(x, (bool, np.bool_)):
         raise TypeError("expected a number, an expression or a matrix, got True/False")
+    x = _texts_parsed(x, problem)
     try:
         a = np.asarray(x, dtype=object)
     except (TypeError, ValueError) as exc:
@@ -439,7 +474,14 @@ def _as_value(x, problem):
     if a.dtype == object and a.size and any(isinstance(e, sp.Basic) for e in a.flat):
         if a.ndim > 2:
             raise TypeError(f"expected at most 2 dimensions, got {a.ndim}")
-        return "symbolic", sp.Matrix(a.tolist()) if a.ndim else sp.sympify(a.item())
+        if not all(isinstance(e, (sp.Basic, numbers.Number, np.number)) for e in a.flat):
+            raise TypeError("expected numbers or sympy expressions as entries, got "
+                            f"{sorted({type(e).__name__ for e in a.flat})}")
+        if not a.ndim:
+            return _as_value(a.item(), problem)
+        return "symbolic", sp.Matrix(a.shape[0], a.shape[1] if a.ndim == 2 else 1,
+                                     [e if isinstance(e, sp.Basic) else _sympy_number(e)
+                                      for e in a.flat])
     try:
         num = np.asarray(x, dtype=complex)
     except (TypeError, ValueError):
@@ -448,6 +490,48 @@ def _as_value(x, problem):
     if np.all(num.imag == 0):
         num = num.real
     return "numeric", num
+
+
+def _sympy_number(e):
+    """A plain number as a sympy number (never through sympify)."""
+    if isinstance(e, (bool, np.bool_)):
+        raise TypeError("expected numbers, got True/False")
+    z = complex(e)
+    if z.imag == 0:
+        return sp.Integer(int(z.real)) if isinstance(e, numbers.Integral) else sp.Float(z.real)
+    return sp.Float(z.real) + sp.I * sp.Float(z.imag)
+
+
+MAX_NESTED_ENTRIES = 100_000
+
+
+def _texts_parsed(x, problem):
+    """A (nested) list, tuple or object array with its text entries read by
+    :func:`parse_expression` (the whitelist), so that no text reaches sympy or numpy; other
+    values unchanged."""
+    if not isinstance(x, (list, tuple, np.ndarray)) or (
+            isinstance(x, np.ndarray) and x.dtype != object and x.dtype.kind not in "US"):
+        return x
+    names = None if problem is None else list(problem.variables)
+    count = [0]
+
+    def walk(v, depth):
+        count[0] += 1
+        if count[0] > MAX_NESTED_ENTRIES or depth > 8:
+            raise TypeError("expected at most 2 dimensions of a reasonable size")
+        if isinstance(v, (str, np.str_)):
+            e = parse_expression(str(v), names)
+            if isinstance(e, sp.MatrixBase):
+                raise TypeError("a matrix given as text inside a list")
+            return e
+        if isinstance(v, bytes):
+            raise TypeError("expected numbers or expressions, got bytes")
+        if isinstance(v, np.ndarray) and (v.dtype == object or v.dtype.kind in "US"):
+            return [walk(e, depth + 1) for e in v] if v.ndim else walk(v.item(), depth + 1)
+        if isinstance(v, (list, tuple)):
+            return [walk(e, depth + 1) for e in v]
+        return v
+    return walk(x, 0)
 
 
 def _shape_of(kind, v):
@@ -529,8 +613,8 @@ def _scaled(pts, problem, factor):
 # --------------------------------------------------------------------------
 
 def _close(S, R, problem):
-    """Elementwise closeness with a tolerance scaled by the reference's size; NaN points of the
-    reference are ignored."""
+    """Elementwise closeness with a tolerance scaled by the reference's size; a value that is
+    not finite (in either) is never close."""
     rtol = problem.rtol if problem else 1e-6
     atol = problem.atol if problem else 1e-9
     ok = np.isfinite(R)
@@ -538,7 +622,7 @@ def _close(S, R, problem):
     tol = atol + rtol * np.maximum(np.abs(R), scale)
     with np.errstate(invalid="ignore"):
         good = np.abs(S - R) <= tol
-    return np.where(ok, good, True)
+    return good & ok & np.isfinite(S)                # NaN or infinity never compares equal
 
 
 def _all_close(S, R, problem):
@@ -660,13 +744,61 @@ def _symbolic_equal(S, R, problem):
             d = _canonical(d, problem)
             if d == 0:
                 continue
-            if sp.count_ops(d) > 150:
+            if sp.count_ops(d) > MAX_SYMBOLIC_OPS or _degree_bound(d) > MAX_SYMBOLIC_DEGREE:
                 return False
-            if sp.simplify(d) != 0:
+            if _within_budget(lambda: sp.simplify(d), SYMBOLIC_BUDGET) != 0:
                 return False
         return True
-    except (TypeError, ValueError, AttributeError, sp.PolynomialError):
+    except (TypeError, ValueError, AttributeError, sp.PolynomialError, _OverBudget):
         return False
+
+
+class _OverBudget(Exception):
+    """The symbolic comparison ran out of its time budget."""
+
+
+def _degree_bound(expr):
+    """An upper bound of the product of the exponents along any path of an expression (what
+    expanding it could multiply out)."""
+    best, stack = 1, [(expr, 1)]
+    while stack:
+        e, k = stack.pop()
+        if isinstance(e, sp.Pow) and e.exp.is_number:
+            try:
+                k *= max(1, abs(int(math.ceil(abs(float(e.exp))))))
+            except (TypeError, ValueError):
+                return math.inf
+        best = max(best, k)
+        stack.extend((a, k) for a in e.args)
+    return best
+
+
+def _within_budget(work, seconds):
+    """``work()``, stopped after ``seconds`` with _OverBudget (a SIGALRM timer; in a thread
+    other than the main one, where no timer can be set, the work is not attempted)."""
+    import signal
+    import threading
+    if threading.current_thread() is not threading.main_thread() or \
+            not hasattr(signal, "setitimer"):
+        raise _OverBudget("no timer outside the main thread")
+    old_left = signal.getitimer(signal.ITIMER_REAL)[0]
+    if old_left and old_left < seconds:              # an outer timer fires first: keep it
+        seconds = old_left
+
+    def fire(signum, frame):
+        raise _OverBudget(f"the symbolic comparison took more than {seconds:g} s")
+    import time
+    previous = signal.signal(signal.SIGALRM, fire)
+    started = time.monotonic()
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        return work()
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+        if old_left:                                 # the outer timer runs on
+            left = old_left - (time.monotonic() - started)
+            signal.setitimer(signal.ITIMER_REAL, max(1e-3, left))
 
 
 def compare(answer, reference, problem=None, *, n_points=24, rng=None, points=None):
@@ -716,6 +848,8 @@ def compare(answer, reference, problem=None, *, n_points=24, rng=None, points=No
                            , "variables")
     if rkind == "symbolic":
         rval = _canonical(rval, problem)
+    if points is not None:
+        points = _checked_points(points)
     # symbolic first
     if skind == "symbolic" and rkind == "symbolic" and _shape_of(skind, sval) == ref_shape:
         if _symbolic_equal(sval, rval, problem):
@@ -734,6 +868,9 @@ def compare(answer, reference, problem=None, *, n_points=24, rng=None, points=No
         ref_shape = R.shape[1:]
     else:
         R = _evaluator(rkind, rval, problem, ref_shape)(pts)
+    if not np.all(np.isfinite(R)):
+        return _fb("error", "the reference is not finite (NaN or infinity) at some test "
+                   "points: it cannot be compared with.")
     try:
         s_shape = _shape_of(skind, sval)
         student_ev = _evaluator(skind, sval, problem, s_shape)
@@ -760,6 +897,26 @@ def compare(answer, reference, problem=None, *, n_points=24, rng=None, points=No
                    "correct (equal within the tolerance).")
     ref_sym = rval if rkind == "symbolic" else None
     return _diagnose(grid, R, ref_shape, problem, student_ev, pts, ref_sym)
+
+
+def _checked_points(points):
+    """Given test points, refused unless finite (a NaN point would compare anything)."""
+    if isinstance(points, dict):
+        out = {}
+        for k, v in points.items():
+            a = np.asarray(v, dtype=float)
+            if not np.all(np.isfinite(a)):
+                raise ValueError(f"compare: points[{k!r}]: expected finite numbers, got "
+                                 f"NaN or infinity")
+            out[k] = a
+        return out
+    out = []
+    for args in points:
+        t = tuple(np.asarray(a, dtype=float) for a in args)
+        if not all(np.all(np.isfinite(a)) for a in t):
+            raise ValueError("compare: points: expected finite numbers, got NaN or infinity")
+        out.append(t)
+    return out
 
 
 def _default_points(problem, exprs, n, rng, function=False):
