@@ -297,12 +297,16 @@ class Feedback:
     ``status`` is ``'correct'``, ``'incorrect'``, ``'unanswered'`` or ``'error'``; ``mistake``
     names the likely mistake (``'sign'``, ``'half'``, ``'double'``, ``'transpose'``,
     ``'twist-order'``, ``'degrees'``, ``'shape'``, ``'missing-term'``, ``'entries'``,
-    ``'variables'``, ``'type'``) or is None; ``message`` says it in words.
+    ``'variables'``, ``'type'``) or is None; ``message`` says it in words; ``fraction`` is
+    the share of right entries of a partly right answer.
     """
     status: str
     message: str
     mistake: str | None = None
     key: str = ""
+    fraction: float | None = None
+    """For a wrong answer whose entries are partly right: the share of right entries (the
+    grader's partial credit); None otherwise."""
 
     @property
     def correct(self) -> bool:
@@ -693,8 +697,14 @@ def _diagnose(S, R, shape, problem, student_ev, pts, ref_sym):
     if wrong.shape and wrong.any() and not wrong.all():
         idx = [tuple(int(i) + 1 for i in np.atleast_1d(ix)) for ix in np.argwhere(wrong)]
         where = ", ".join(str(i[0]) if len(i) == 1 else str(i) for i in idx[:8])
-        return _fb("incorrect", f"some entries are right, but not entries {where} "
-                   f"(counted from 1).", "entries")
+        # partial credit counts the entries that vary from point to point (an entry that is
+        # the same everywhere, like the 0 0 0 1 row of a pose, proves little)
+        varying = ~np.all(np.abs(R - R[:1]) <= 1e-12 * (1 + np.abs(R[:1])), axis=0) \
+            if R.shape[0] > 1 else np.ones(wrong.shape, bool)
+        counted = varying if varying.any() else np.ones(wrong.shape, bool)
+        return Feedback("incorrect", f"some entries are right, but not entries {where} "
+                        f"(counted from 1).", "entries",
+                        fraction=float(1 - wrong[counted].sum() / counted.sum()))
     return _fb("incorrect", "it does not equal the answer at random test points.")
 
 
@@ -731,8 +741,9 @@ def _missing_term(S, ref_sym, pts, problem, shape):
     cols = M.shape[1]
     parts = [f"entry {(j // cols + 1, j % cols + 1) if len(shape) == 2 else j + 1} "
              f"{verb} a term" for j, (verb, t) in notes]
-    return _fb("incorrect", "; ".join(parts) + " of the answer (e.g. one Christoffel term "
-               "Γ_ijk q̇_k of C, or a term of a sum over links).", "missing-term")
+    return Feedback("incorrect", "; ".join(parts) + " of the answer (e.g. one Christoffel "
+                    "term Γ_ijk q̇_k of C, or a term of a sum over links).", "missing-term",
+                    fraction=float(1 - len(notes) / len(entries)) if len(entries) > 1 else None)
 
 
 def _symbolic_equal(S, R, problem):
@@ -1198,7 +1209,7 @@ class ProblemSet:
             except Exception as exc:                 # noqa: BLE001 -- feedback, not a crash
                 fb = _fb("error", f"could not check the answer: {type(exc).__name__}: {exc}")
         return Feedback(fb.status, fb.message, fb.mistake, key=f"{key} ({p.title})"
-                        if p.title else key)
+                        if p.title else key, fraction=fb.fraction)
 
     def spec(self):
         """The problems as JSON-safe dicts (what the grader reads)."""
