@@ -294,7 +294,8 @@ class _Builder:
 class Feedback:
     """The outcome of checking one answer.
 
-    ``status`` is ``'correct'``, ``'incorrect'``, ``'unanswered'`` or ``'error'``; ``mistake``
+    ``status`` is ``'correct'``, ``'incorrect'``, ``'unanswered'``, ``'error'`` or ``'form'``
+    (a self-check that can judge only the form: shape, finite numbers); ``mistake``
     names the likely mistake (``'sign'``, ``'half'``, ``'double'``, ``'transpose'``,
     ``'twist-order'``, ``'degrees'``, ``'shape'``, ``'missing-term'``, ``'entries'``,
     ``'variables'``, ``'type'``) or is None; ``message`` says it in words; ``fraction`` is
@@ -316,7 +317,8 @@ class Feedback:
         return self.correct
 
     def __str__(self):
-        mark = {"correct": "✔", "incorrect": "✘", "unanswered": "…", "error": "✘"}[self.status]
+        mark = {"correct": "✔", "incorrect": "✘", "unanswered": "…", "error": "✘",
+                "form": "○"}[self.status]
         head = f"{mark} {self.key}: " if self.key else f"{mark} "
         return head + self.message
 
@@ -840,6 +842,8 @@ def compare(answer, reference, problem=None, *, n_points=24, rng=None, points=No
     n_points = _checks.size(n_points, "compare: n_points", high=100_000)
     if answer is None:
         return _fb("unanswered", "not answered yet.")
+    if isinstance(reference, _HashKey):
+        return _key_compare(answer, reference, problem)
     rng = np.random.default_rng(rng)
     try:
         skind, sval = _as_value(answer, problem)
@@ -1068,19 +1072,79 @@ def decode(data, problem=None, inputs=None):
 
 KEY_POINTS = 12
 """Points per problem in a student notebook's answer key."""
+KEY_ITERATIONS = 2000
+"""PBKDF2 iterations of an answer key's hash (each check costs that much; so does each guess
+of someone who tries to invert it)."""
+KEY_GRID = 8.0
+"""The key's grid step in units of the problem's tolerance at the reference's scale."""
+
+
+class _HashKey:
+    """A one-way answer key: where to evaluate an answer (the points), the shape, and a salted
+    hash of the reference's values rounded on a grid -- not the values. An answer is right
+    when its values at the points round to the same grid cells (:func:`_key_compare`).
+
+    The grid-boundary case: every value is rounded on one of two grids offset by half a step,
+    the one on which the reference lies at least a quarter step from a cell boundary (one bit
+    per value, stored); so any answer within a quarter step of the reference rounds to the
+    reference's cells. Problems whose answer is a constant (the same at every point) get a
+    key of form only (``hash`` None): a constant could be found by trying values.
+    """
+
+    def __init__(self, points, shape, grid=None, salt="", offsets="", digest=None):
+        self.points, self.shape = points, tuple(shape)
+        self.grid, self.salt, self.offsets, self.digest = grid, salt, offsets, digest
+
+    @property
+    def form_only(self):
+        return self.digest is None
+
+    def cells(self, V, offsets=None):
+        """Grid cells of values V (N, *shape), real and imaginary parts, as one text."""
+        offsets = self.offsets if offsets is None else offsets
+        flat = np.concatenate([np.asarray(V.real, float).ravel(),
+                               np.asarray(V.imag, float).ravel()])
+        shift = np.array([0.5 if b == "1" else 0.0 for b in offsets])
+        if flat.shape != shift.shape or not np.all(np.isfinite(flat)):
+            return None
+        return ",".join(str(int(k)) for k in np.floor(flat / self.grid - shift))
+
+    def matches(self, V):
+        text = self.cells(V)
+        return text is not None and _key_hash(text, self.salt) == self.digest
+
+
+def _key_hash(text, salt):
+    import hashlib
+    return hashlib.pbkdf2_hmac("sha256", text.encode(), bytes.fromhex(salt),
+                               KEY_ITERATIONS).hex()
+
+
+def _grid_step(R, problem):
+    scale = float(np.max(np.abs(R))) if R.size else 1.0
+    scale = 2.0 ** math.ceil(math.log2(scale)) if scale > 0 else 1.0   # only its octave
+    rtol = problem.rtol if problem else 1e-6
+    atol = problem.atol if problem else 1e-9
+    return KEY_GRID * (atol + rtol * scale)
 
 
 def fingerprint(reference, problem, seed=0):
-    """The answer-key entry of a reference: its values at ``KEY_POINTS`` fixed random points
-    (or inputs), rounded to 12 significant digits -- enough to check an answer, without the
-    formula. Returns a JSON-safe dict.
+    """The answer-key entry of a reference, one-way: its shape, the points (or inputs) at
+    which an answer is evaluated, and a salted PBKDF2 hash of its values there rounded on a
+    grid of ``KEY_GRID`` tolerances (with one bit per value choosing between two grids offset
+    by half a step, so that a value near a cell boundary is no problem); for a constant
+    answer its shape only (a constant could be found by trying values). No value of the
+    reference is in it. Returns a JSON-safe dict.
 
     >>> import sympy as sp
     >>> p = Problem('p1', 'x', variables={'t': (-1, 1)})
     >>> fp = fingerprint(sp.cos(sp.Symbol('t')), p)
-    >>> sorted(fp), len(fp['points']['t'])
-    (['points', 'real', 'shape'], 12)
+    >>> sorted(fp), len(fp['points']['t']), 'real' in fp
+    (['grid', 'hash', 'offsets', 'points', 'salt', 'shape'], 12, False)
+    >>> fingerprint(sp.Integer(3), Problem('p2', 'y'))        # a constant: its form only
+    {'points': {}, 'shape': []}
     """
+    import hashlib
     rng = np.random.default_rng(seed)
     kind, val = _as_value(reference, problem)
     if kind in ("symbolic", "numeric"):
@@ -1096,25 +1160,124 @@ def fingerprint(reference, problem, seed=0):
         shape = R.shape[1:]
     else:
         raise TypeError(f"fingerprint: cannot fingerprint a {kind} reference")
-    R = np.vectorize(lambda z: complex(float(f"{z.real:.12g}"), float(f"{z.imag:.12g}")))(R) \
-        if R.size else R
+    if not np.all(np.isfinite(R)):
+        raise ValueError("fingerprint: the reference is not finite at the key's points")
     if isinstance(pts, dict):
         jp = {k: [float(f"{x:.15g}") for x in v] for k, v in pts.items()}
+        pts = {k: np.asarray(v, dtype=float) for k, v in jp.items()}
+        if kind == "symbolic":                   # the values at the points as stored
+            R = _evaluator(kind, val, problem, shape)(pts)
     else:
         jp = [[np.asarray(a).tolist() for a in args] for args in pts]
-    return {"points": jp, "shape": list(shape), **_num_list(R)}
+    constant = R.shape[0] < 2 or bool(np.all(np.abs(R - R[:1]) <= 1e-12 * (1 + np.abs(R))))
+    if constant:
+        return {"points": jp, "shape": list(shape)}
+    salt = hashlib.sha256(json.dumps([problem.key if problem else "", jp, list(shape)],
+                                     sort_keys=True).encode()).hexdigest()[:32]
+    key = _hash_key(pts, R, _grid_step(R, problem), salt)
+    return {"points": jp, "shape": list(shape), "grid": key.grid, "salt": salt,
+            "offsets": key.offsets, "hash": key.digest}
+
+
+def _hash_key(pts, R, grid, salt):
+    """The one-way key of values R (N, *shape) at pts, on a grid of step ``grid``: each value
+    on the grid (of two, offset by half a step) where it lies at least a quarter step from a
+    cell boundary."""
+    flat = np.concatenate([R.real.ravel(), R.imag.ravel()]) / grid
+    frac = flat - np.floor(flat)
+    offsets = "".join("0" if 0.25 <= f <= 0.75 else "1" for f in frac)
+    key = _HashKey(pts, R.shape[1:], grid, salt, offsets)
+    key.digest = _key_hash(key.cells(R), salt)
+    return key
 
 
 def _key_from_dict(d, problem):
-    shape = tuple(d["shape"])
+    shape = tuple(int(n) for n in d["shape"])
     if isinstance(d["points"], dict):
         pts = {k: np.asarray(v, dtype=float) for k, v in d["points"].items()}
-        n = _npoints(pts) if pts else 1
     else:
         pts = [tuple(np.asarray(a, dtype=float) for a in args) for args in d["points"]]
-        n = len(pts)
-    vals = _numbers(d, (n,) + shape)
-    return _Key(pts, vals, shape)
+    if d.get("hash") is None:
+        return _HashKey(pts, shape)
+    return _HashKey(pts, shape, float(d["grid"]), str(d["salt"]), str(d["offsets"]),
+                    str(d["hash"]))
+
+
+def _key_compare(answer, key, problem):
+    """Feedback on an answer against a one-way key: the shape, finiteness, and whether its
+    values at the key's points fall in the reference's grid cells -- as they are, or after
+    one of the common mistakes is undone (then that mistake is named)."""
+    try:
+        kind, val = _as_value(answer, problem)
+    except UnsafeExpressionError as exc:
+        return _fb("error", f"the text could not be read: {exc}", "type")
+    except (TypeError, ValueError) as exc:
+        return _fb("incorrect", f"this kind of answer cannot be right: {exc}", "type")
+    if kind == "symbolic":
+        val = _canonical(val, problem)
+        if problem is not None:
+            extra = sorted(s.name for s in val.free_symbols if s.name not in problem.variables)
+            if extra:
+                return _fb("incorrect", f"it depends on {', '.join(extra)}, which the answer "
+                           f"does not (allowed: {', '.join(problem.variables) or 'no symbols'})."
+                           , "variables")
+    pts = key.points if (isinstance(key.points, list) or key.points) else {}
+    try:
+        ev = _evaluator(kind, val, problem, _shape_of(kind, val))
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            S = ev(pts)
+    except Exception as exc:                        # noqa: BLE001 -- student code may raise anything
+        return _fb("incorrect", f"evaluating the answer failed: {type(exc).__name__}: "
+                   f"{str(exc)[:200]}", "type")
+    shape = key.shape
+    grid = _to_grid(S, shape)
+    if grid is None:
+        if len(shape) == 2 and S.shape[1:] == shape[::-1]:
+            T = np.swapaxes(S, 1, 2)
+            if key.form_only or key.matches(T):
+                return _fb("incorrect", f"it is the transpose of the answer "
+                           f"({_shape_str(S.shape[1:])} instead of {_shape_str(shape)}).",
+                           "transpose")
+        return _fb("incorrect", f"wrong shape: expected {_shape_str(shape)}, got "
+                   f"{_shape_str(S.shape[1:])}.", "shape")
+    if not np.all(np.isfinite(grid)):
+        return _fb("incorrect", "the answer is not finite (NaN or infinity).", "type")
+    if key.form_only:
+        return _fb("form", "its form is right (numbers of the right shape); its value is "
+                   "checked when the notebook is graded.")
+    if key.matches(grid):
+        return _fb("correct", "correct (it matches the answer key at "
+                   f"{_npoints(pts)} test points)." if _npoints(pts) > 1 else "correct.")
+    tries = [(-grid, "sign", "it equals the answer with the sign flipped: check a sign "
+              "(an orientation, a cross product, a minus in a derivative)."),
+             (grid / 2, "half", "it is twice the answer: a factor ½ is missing (e.g. in "
+              "T = ½ q̇ᵀM q̇ or in a Christoffel symbol)."),
+             (grid * 2, "double", "it is half the answer: an extra factor ½.")]
+    if len(shape) == 2 and shape[0] == shape[1]:
+        tries.append((np.swapaxes(grid, 1, 2), "transpose", "it is the transpose of the "
+                      "answer (a transposed Jacobian or rotation? rows are output "
+                      "components, columns are joints)."))
+    swapped = _swap_halves(grid)
+    if swapped is not None:
+        tries.append((swapped, "twist-order", "it has the angular and linear parts in the "
+                      "wrong order: the book writes twists as (ω, v) and wrenches as (m, f)."))
+    tries += [(grid * np.pi / 180, "degrees", "it is the answer in degrees where radians are "
+               "expected (× 57.3)."),
+              (grid * 180 / np.pi, "degrees", "it is the answer in radians where degrees are "
+               "expected.")]
+    for V, mistake, text in tries:
+        if key.matches(V):
+            return _fb("incorrect", text, mistake)
+    if problem is not None and (problem.angles or problem.is_function) and pts:
+        try:
+            Sd = _to_grid(ev(_scaled(pts, problem, 180 / np.pi)), shape)
+        except Exception:                           # noqa: BLE001 -- a guess, nothing more
+            Sd = None
+        if Sd is not None and key.matches(Sd):
+            return _fb("incorrect", "it treats the angles as degrees: sympy and numpy "
+                       "trigonometric functions take radians.", "degrees")
+    return _fb("incorrect", "it does not match the answer key at its test points.")
 
 
 # --------------------------------------------------------------------------
@@ -1164,36 +1327,12 @@ class ProblemSet:
         >>> ps = ProblemSet("demo", [Problem("p1", "x")])
         >>> ps.in_key("p1")
         False
-        >>> ps.load_key('{"p1": {"points": {}, "shape": [], "real": [2.5]}}')
+        >>> ps.load_key('{"p1": {"points": {}, "shape": []}}')
         >>> ps.in_key("p1")
         True
         """
         self[key]                                   # KeyError for an unknown problem
         return self._key is not None and key in self._key
-
-    def key_value(self, key):
-        """The value the answer key holds for a problem whose answer is a constant (no
-        variables, not a function) -- what a reader of the key sees anyway; a float array of the
-        answer's shape. Used by a student notebook's self-test.
-
-        Raises KeyError for an unknown problem, ValueError without a key, or for a problem
-        whose key holds values at points rather than one value.
-
-        >>> ps = ProblemSet("demo", [Problem("p1", "x")])
-        >>> ps.load_key('{"p1": {"points": {}, "shape": [2], "real": [2.5, -1.0]}}')
-        >>> ps.key_value("p1")
-        array([ 2.5, -1. ])
-        """
-        p = self[key]
-        if not self.in_key(key):
-            raise ValueError(f"ProblemSet.key_value: no answer key for {key!r} in this copy of "
-                             f"the notebook")
-        entry = self._key[key]
-        if p.is_function or p.variables or not isinstance(entry.points, dict) or entry.points:
-            raise ValueError(f"ProblemSet.key_value: {key!r} is not a constant answer: the key "
-                             f"holds its values at points only")
-        v = np.asarray(entry.values[0])
-        return v.real.astype(float) if np.all(v.imag == 0) else v
 
     def check(self, key, answer):
         """Feedback on one answer against the answer key; never raises for a wrong answer."""
@@ -1205,7 +1344,7 @@ class ProblemSet:
                      "tests check the answer.")
         else:
             try:
-                fb = compare(answer, self._key[key], p)
+                fb = _key_compare(answer, self._key[key], p)
             except Exception as exc:                 # noqa: BLE001 -- feedback, not a crash
                 fb = _fb("error", f"could not check the answer: {type(exc).__name__}: {exc}")
         return Feedback(fb.status, fb.message, fb.mistake, key=f"{key} ({p.title})"
