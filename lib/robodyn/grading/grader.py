@@ -5,34 +5,20 @@ Grading one set:
 1. The instructor notebook runs once, in a process of its own (trusted): it yields the
    problems (``problems``, a :class:`robodyn.answers.ProblemSet`) and the reference answers,
    encoded as JSON; the random inputs of function answers are drawn here.
-2. Each submission runs in a fresh process (:mod:`robodyn.grading.sandbox`): its solution
-   cells and any cells the student added, with the locked cells (setup) taken from the
-   generated student notebook and the test cells left out. That process gets the names of the
-   answer variables and the inputs of function answers -- never the references -- and sends
-   back the student's answers as JSON.
-3. Here, outside that process, each answer is decoded (text through the restricted parser)
-   and compared with the reference by :func:`robodyn.answers.compare`, at fresh random
-   points; the score table (CSV) gets the points and the feedback of every problem.
-
-What the operating system enforces on a submission's process: a time limit per cell (a timer
-in the process) and a wall-clock limit for the whole submission (the process group is killed),
-a CPU-time limit, an address-space (memory) limit, a file-size limit, few open files, no core
-files, a fresh empty working directory, an environment without proxies or credentials, and
-its own session. When the grader runs as root (and a process can change its user here:
-:func:`can_drop_privileges`), the process becomes the unprivileged user ``nobody`` (uid and
-gid 65534, no supplementary groups; irreversibly) after importing the modules notebooks need
-and before the first cell: it then cannot read root's private files, cannot signal the
-grader or read its memory (where the references are), can write only its own working folder
-(owned by ``nobody``, mode 700, inside a folder of the grader's that holds its standard error),
-and may start only a few processes. When the instructor notebook is readable by every user and
-the kernel allows it (:func:`can_hide_paths`), the process first covers the notebook's folder
-with an empty mount in a mount namespace of its own (:func:`paths_to_hide`), so the
-instructor's solutions are out of its reach too. What a Python
-audit hook adds (a tripwire, not a boundary: code that reaches C directly could get round it):
-no sockets, no new processes, no ``ctypes`` calls, no signals to other processes, no file
-access outside the working directory and the Python path. Not enforced: reading other files
-that every user may read and a network-free environment, for code that bypasses the hook; and,
-with ``jobs`` > 1, signals between submissions running at the same time (the same user).
+2. Each submission runs in a sandbox of its own (:mod:`robodyn.grading.jail`: bubblewrap,
+   its own user, PID, network, IPC and mount namespaces, a read-only Python, a private
+   working folder holding only its notebook, limits, every process killed at its end), with
+   the code of :mod:`robodyn.grading.sandbox`: its solution cells and any cells the student
+   added, with the locked cells (setup) taken from the generated student notebook and the test
+   cells left out. It gets the names of the answer variables and the inputs of function
+   answers -- never the references -- and sends back the student's answers as JSON. Where no
+   sandbox can start, the grader refuses, unless told ``unsafe`` (:data:`UNSAFE_NOTE`).
+3. The answers are compared with the references in a limited process of its own
+   (:mod:`robodyn.grading.judge`: memory limit, a time budget per problem; text only through
+   the restricted parser), at fresh random points; the score table (CSV) gets the points --
+   partial credit for partly right matrices -- and the feedback of every problem, the notes
+   name failed cells by their number in the submitted notebook, and with ``feedback_dir``
+   each student gets an HTML page. The run always writes every row.
 """
 from __future__ import annotations
 
