@@ -845,22 +845,12 @@ def compare(answer, reference, problem=None, *, n_points=24, rng=None, points=No
     if isinstance(reference, _HashKey):
         return _key_compare(answer, reference, problem)
     rng = np.random.default_rng(rng)
-    try:
-        skind, sval = _as_value(answer, problem)
-    except UnsafeExpressionError as exc:
-        return _fb("error", f"the text could not be read: {exc}", "type")
-    except (TypeError, ValueError) as exc:
-        return _fb("incorrect", f"this kind of answer cannot be right: {exc}", "type")
+    read = _read_answer(answer, problem)
+    if isinstance(read, Feedback):
+        return read
+    skind, sval = read
     rkind, rval = _as_value(reference, problem)
     ref_shape = _shape_of(rkind, rval)
-    if skind == "symbolic":
-        sval = _canonical(sval, problem)
-        if problem is not None:
-            extra = sorted(s.name for s in sval.free_symbols if s.name not in problem.variables)
-            if extra:
-                return _fb("incorrect", f"it depends on {', '.join(extra)}, which the answer "
-                           f"does not (allowed: {', '.join(problem.variables) or 'no symbols'})."
-                           , "variables")
     if rkind == "symbolic":
         rval = _canonical(rval, problem)
     if points is not None:
@@ -886,15 +876,10 @@ def compare(answer, reference, problem=None, *, n_points=24, rng=None, points=No
     if not np.all(np.isfinite(R)):
         return _fb("error", "the reference is not finite (NaN or infinity) at some test "
                    "points: it cannot be compared with.")
-    try:
-        s_shape = _shape_of(skind, sval)
-        student_ev = _evaluator(skind, sval, problem, s_shape)
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            S = student_ev(pts)
-    except Exception as exc:                        # noqa: BLE001 -- student code may raise anything
-        return _fb("incorrect", f"evaluating the answer failed: {type(exc).__name__}: "
-                   f"{str(exc)[:200]}", "type")
+    evaluated = _evaluate_answer(skind, sval, problem, pts)
+    if isinstance(evaluated, Feedback):
+        return evaluated
+    student_ev, S = evaluated
     grid = _to_grid(S, ref_shape)
     if grid is not None and not np.all(np.isfinite(grid[np.isfinite(R)])):
         return _fb("incorrect", "the answer is not finite (NaN or infinity) where the "
@@ -912,6 +897,38 @@ def compare(answer, reference, problem=None, *, n_points=24, rng=None, points=No
                    "correct (equal within the tolerance).")
     ref_sym = rval if rkind == "symbolic" else None
     return _diagnose(grid, R, ref_shape, problem, student_ev, pts, ref_sym)
+
+
+def _read_answer(answer, problem):
+    """``(kind, value)`` of an answer (symbols onto the problem's), or the Feedback that
+    refuses it: unreadable text, a kind that cannot be an answer, unexpected variables."""
+    try:
+        kind, val = _as_value(answer, problem)
+    except UnsafeExpressionError as exc:
+        return _fb("error", f"the text could not be read: {exc}", "type")
+    except (TypeError, ValueError) as exc:
+        return _fb("incorrect", f"this kind of answer cannot be right: {exc}", "type")
+    if kind == "symbolic":
+        val = _canonical(val, problem)
+        if problem is not None:
+            extra = sorted(s.name for s in val.free_symbols if s.name not in problem.variables)
+            if extra:
+                return _fb("incorrect", f"it depends on {', '.join(extra)}, which the answer "
+                           f"does not (allowed: {', '.join(problem.variables) or 'no symbols'})."
+                           , "variables")
+    return kind, val
+
+
+def _evaluate_answer(kind, val, problem, pts):
+    """``(evaluator, values at pts)`` of an answer, or the Feedback when evaluating it fails."""
+    try:
+        ev = _evaluator(kind, val, problem, _shape_of(kind, val))
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return ev, ev(pts)
+    except Exception as exc:                        # noqa: BLE001 -- student code may raise anything
+        return _fb("incorrect", f"evaluating the answer failed: {type(exc).__name__}: "
+                   f"{str(exc)[:200]}", "type")
 
 
 def _checked_points(points):
@@ -1207,29 +1224,15 @@ def _key_compare(answer, key, problem):
     """Feedback on an answer against a one-way key: the shape, finiteness, and whether its
     values at the key's points fall in the reference's grid cells -- as they are, or after
     one of the common mistakes is undone (then that mistake is named)."""
-    try:
-        kind, val = _as_value(answer, problem)
-    except UnsafeExpressionError as exc:
-        return _fb("error", f"the text could not be read: {exc}", "type")
-    except (TypeError, ValueError) as exc:
-        return _fb("incorrect", f"this kind of answer cannot be right: {exc}", "type")
-    if kind == "symbolic":
-        val = _canonical(val, problem)
-        if problem is not None:
-            extra = sorted(s.name for s in val.free_symbols if s.name not in problem.variables)
-            if extra:
-                return _fb("incorrect", f"it depends on {', '.join(extra)}, which the answer "
-                           f"does not (allowed: {', '.join(problem.variables) or 'no symbols'})."
-                           , "variables")
+    read = _read_answer(answer, problem)
+    if isinstance(read, Feedback):
+        return read
+    kind, val = read
     pts = key.points if (isinstance(key.points, list) or key.points) else {}
-    try:
-        ev = _evaluator(kind, val, problem, _shape_of(kind, val))
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            S = ev(pts)
-    except Exception as exc:                        # noqa: BLE001 -- student code may raise anything
-        return _fb("incorrect", f"evaluating the answer failed: {type(exc).__name__}: "
-                   f"{str(exc)[:200]}", "type")
+    evaluated = _evaluate_answer(kind, val, problem, pts)
+    if isinstance(evaluated, Feedback):
+        return evaluated
+    ev, S = evaluated
     shape = key.shape
     grid = _to_grid(S, shape)
     if grid is None:
