@@ -216,25 +216,26 @@ class ProcessLimit:
         """Kill what is left in the group (nothing, normally) and remove it."""
         if self.group is None:
             return
+        import time
         procs = os.path.join(self.group, "cgroup.procs")
-        for _ in range(50):
+        deadline = time.monotonic() + 30          # killed processes may take a while to go
+        while time.monotonic() < deadline:
             try:
                 pids = [int(p) for p in Path(procs).read_text().split()]
             except OSError:
-                break
-            if not pids:
-                break
+                pids = []
             for pid in pids:
                 try:
                     os.kill(pid, signal.SIGKILL)
                 except OSError:
                     pass
-            import time
-            time.sleep(0.05)
-        try:
-            os.rmdir(self.group)
-        except OSError:
-            pass
+            try:
+                os.rmdir(self.group)                  # refused while a process is left
+                return
+            except FileNotFoundError:
+                return
+            except OSError:
+                time.sleep(0.1)
 
 
 def preexec(*, memory_mb, cpu_seconds, file_mb, processes=None):
