@@ -516,3 +516,42 @@ def test_set_v_graded(tmp_path):
     assert 0 < rows["mistakes"]["total"] < 10
     assert "transpose" in fb["p1"] and "sign" in fb["p3"] and "sign" in fb["p7"]
     assert "(2, 1)" in fb["p4"] and "wrong order" in fb["p10"]
+
+
+# --------------------------------------------------------------------------
+# the built-in grader's table and feedback pages
+# --------------------------------------------------------------------------
+
+def test_roster_names_the_students(tmp_path):
+    roster = tmp_path / "roster.csv"
+    roster.write_text("file,student\nalice.ipynb,s1234567\nbob,s7654321\n")
+    assert grader.read_roster(roster) == {"alice": "s1234567", "bob": "s7654321"}
+    bad = tmp_path / "bad.csv"
+    bad.write_text("name,id\nalice,1\n")
+    with pytest.raises(ValueError, match="expected the columns 'file' and 'student'"):
+        grader.read_roster(bad)
+
+
+def test_feedback_page_escapes_what_submissions_wrote():
+    from robodyn.answers import Problem
+    ref = grader.Reference([Problem("p1", "x", "a <b>number</b>", points=2)], {}, {})
+    row = {"student": "<script>alert(1)</script>", "file": "x.ipynb", "total": 1.0,
+           "p1": 1.0, "p1 feedback": "✘ some entries are right <img src=x>",
+           "notes": "cell 4 crashed: <b>boom</b>"}
+    page = grader.feedback_html(row, ref, "set")
+    assert "<script>" not in page and "<img" not in page and "&lt;b&gt;boom" in page
+    assert "1 of 2 points" in page and 'class="part"' in page
+
+
+def test_notes_name_the_notebooks_own_cells():
+    """A failed cell is named by its place in the submitted notebook (markdown counted), and
+    an answer cell that crashed by that name, not as 'not answered yet'."""
+    release = markup.student_version(read(SOURCES[0]))
+    sub = json.loads(nbformat.writes(release))
+    plan = grader.submission_plan(sub, release)
+    answer = next(i for i, (_, n, gid) in enumerate(plan) if gid == "p2_answer")
+    number = plan[answer][1]
+    assert sub["cells"][number - 1]["metadata"]["nbgrader"]["grade_id"] == "p2_answer"
+    note = grader._cell_note({"index": answer, "status": "error", "error": "ZeroDivisionError"},
+                             plan)
+    assert note == f"cell {number} crashed: ZeroDivisionError"
