@@ -283,7 +283,8 @@ def test_decode_refuses_bad_data():
 def test_answer_key_checks_without_the_formula():
     ps = ProblemSet("set", [ARM])
     key = {"jp": fingerprint(J, ARM)}
-    assert "sin" not in json.dumps(key)                      # values only, no formula
+    assert "sin" not in json.dumps(key)                      # no formula
+    assert "real" not in key["jp"] and "hash" in key["jp"]    # no values either
     ps.load_key(json.dumps(key))
     assert ps.check("jp", sp.expand_trig(J)).correct
     assert ps.check("jp", J.T).mistake == "transpose"
@@ -293,25 +294,76 @@ def test_answer_key_checks_without_the_formula():
     assert ps.check("jp", {"not": "an answer"}).status in ("incorrect", "error")
 
 
-def test_answer_key_holds_constants_for_the_self_test():
+def test_answer_key_of_a_constant_checks_the_form_only():
     c = Problem("c", "w", rtol=1e-3)
     ps = ProblemSet("set", [ARM, c])
     assert not ps.in_key("jp") and not ps.in_key("c")
-    with pytest.raises(ValueError, match="no answer key for 'c'"):
-        ps.key_value("c")
     wrench = np.array([0.0, 5.886, 0.0, 0.0, 0.0, -19.62])
-    ps.load_key(json.dumps({"jp": fingerprint(J, ARM), "c": fingerprint(wrench, c)}))
+    key = {"jp": fingerprint(J, ARM), "c": fingerprint(wrench, c)}
+    assert key["c"] == {"points": {}, "shape": [6]}            # nothing to try values against
+    ps.load_key(json.dumps(key))
     assert ps.in_key("jp") and ps.in_key("c")
-    value = ps.key_value("c")
-    assert value.shape == (6,) and np.allclose(value, wrench)
-    for form in (value, value.tolist(), repr(value.tolist()), sp.Matrix(value)):
-        assert ps.check("c", form).correct
-    assert ps.check("c", -value).mistake == "sign"
-    assert not ps.check("c", 1.5 * value).correct
-    with pytest.raises(ValueError, match="'jp' is not a constant answer"):
-        ps.key_value("jp")
+    for form in (wrench, wrench.tolist(), repr(wrench.tolist()), sp.Matrix(wrench), -wrench):
+        assert ps.check("c", form).status == "form"             # right form, value unknown
+    assert ps.check("c", [1, 2, 3]).mistake == "shape"
+    assert ps.check("c", [np.nan] * 6).mistake == "type"
+    assert "checked when the notebook is graded" in str(ps.check("c", wrench))
     with pytest.raises(KeyError, match="no problem 'p9'"):
         ps.in_key("p9")
+
+
+def _key_numbers(key):
+    """Every number in a key entry, points excepted (the points are public)."""
+    found = []
+
+    def walk(v):
+        if isinstance(v, dict):
+            for k, x in v.items():
+                if k != "points":
+                    walk(x)
+        elif isinstance(v, list):
+            for x in v:
+                walk(x)
+        elif isinstance(v, (int, float)) and not isinstance(v, bool):
+            found.append(float(v))
+    walk(key)
+    return found
+
+
+def test_a_key_gives_no_value_away():
+    """The values of the reference at the key's points are nowhere in the key, the grid step
+    tells only the octave of the answer's size, and the key's hash does not match a value
+    off by a few grid steps."""
+    fp = fingerprint(J, ARM)
+    pts = {k: np.asarray(v) for k, v in fp["points"].items()}
+    R = np.array(sp.lambdify(sorted(J.free_symbols, key=lambda s: s.name), J)(
+        *[pts[n] for n in ("l1", "l2", "q1", "q2")]), dtype=float)
+    assert not any(np.isclose(R, x, rtol=1e-6, atol=0).any() for x in _key_numbers(fp)
+                   if abs(x) > 1e-9)
+    assert set(fp) == {"points", "shape", "grid", "salt", "offsets", "hash"}
+    assert set(fp["offsets"]) <= {"0", "1"} and len(fp["offsets"]) == 2 * 12 * 4
+    key = answers._key_from_dict(fp, ARM)
+    V = np.moveaxis(R, -1, 0).astype(complex)               # (12, 2, 2), as the check has it
+    assert key.matches(V) and key.matches(V + 0.2 * key.grid)  # within a quarter step
+    assert not key.matches(V + 3 * key.grid)
+
+
+def test_grid_boundaries_do_not_matter():
+    """Values exactly on a cell boundary of the plain grid, and answers a little to either
+    side of them, all match: each value is rounded on the grid where it is far from a
+    boundary."""
+    R = np.array([[3.0, -4.0], [0.0, 7.25]], dtype=complex)      # 2 points, 2 entries
+    key = answers._hash_key({"t": np.zeros(2)}, R, 1.0, "00" * 16)
+    for shift in (0.0, 1e-9, -1e-9, 0.2, -0.2, 0.2j):
+        assert key.matches(R + shift), shift
+    for shift in (0.6, -0.6, 1.0):
+        assert not key.matches(R + shift), shift
+    assert not key.matches(R[::-1]) and not key.matches(-R)
+    p = Problem("b", "x", variables={"t": (0.0, 1.0)})
+    t = sp.Symbol("t", real=True)
+    ps = ProblemSet("s", [p])
+    ps.load_key(json.dumps({"b": fingerprint(t, p)}))
+    assert ps.check("b", t * (1 + 1e-10)).correct and not ps.check("b", t + 1e-3).correct
 
 
 def test_answer_key_of_a_function():
@@ -353,3 +405,81 @@ def test_sizes_and_tolerances_are_validated():
         answers.compare(1, 1, n_points=10**9)
     with pytest.raises(ValueError, match="Problem: rtol"):
         answers.Problem(key="p1", answer="ans", rtol=-1.0)
+
+
+# --------------------------------------------------------------------------
+# issue #19: no text run, NaN never equal, bounded work
+# --------------------------------------------------------------------------
+
+PAYLOADS = ["__import__('os').system('touch {f}')", "open('{f}', 'w')",
+            "exec(\"open('{f}', 'w')\")", "lambda: open('{f}', 'w')"]
+
+
+@pytest.mark.parametrize("payload", PAYLOADS)
+def test_text_inside_a_list_is_never_run(payload, tmp_path):
+    x = sp.Symbol("x", real=True)
+    planted = tmp_path / "pwned"
+    code = payload.format(f=planted)
+    ps = ProblemSet("demo", [Problem("p1", "v", variables={"x": (-1, 1)})])
+    ps.load_key(json.dumps({"p1": fingerprint(sp.Matrix([x, 1]), ps["p1"])}))
+    for value in ([x, code], (x, code), np.array([x, code], dtype=object),
+                  np.array([[x, code]], dtype=object), [[x], [code]], np.array(code),
+                  [code, 1.0], np.array([code, "1"])):
+        assert not compare(value, sp.Matrix([x, 1])).correct
+        assert not ps.check("p1", value).correct
+        assert encode(value)["type"] == "invalid"
+    assert not planted.exists()
+    assert compare([x, "1"], sp.Matrix([x, 1])).correct        # the whitelist still reads
+
+
+def test_nan_and_infinity_never_compare_equal():
+    x = sp.Symbol("x", real=True)
+    assert not compare(123, np.nan).correct and not compare(5, sp.oo).correct
+    assert not compare(np.nan, np.nan).correct and not compare(sp.nan, sp.nan).correct
+    assert not compare([1.0, np.nan], [1.0, np.nan]).correct
+    assert not compare(np.inf, np.inf).correct
+    with pytest.raises(ValueError, match="finite"):
+        compare(x, x, points={"x": [np.nan, 1.0]})
+    with pytest.raises(ValueError, match="finite"):
+        compare(x, 2 * x, points={"x": [np.inf]})
+
+
+@pytest.mark.parametrize("text", ["0**-1", "0**(-2)", "(x-x)**-1", "1/(2-2)"])
+def test_parse_refuses_what_is_not_finite(text):
+    with pytest.raises(UnsafeExpressionError, match="division by zero|not finite"):
+        parse_expression(text)
+
+
+def test_deep_text_is_refused_not_a_recursion_error():
+    for text in ["-" * 1500 + "x", "(" * 900 + "x" + ")" * 900, "sin(" * 200 + "x" + ")" * 200]:
+        with pytest.raises(UnsafeExpressionError, match="nested|not a valid"):
+            parse_expression(text)
+        with pytest.raises(ValueError):
+            decode({"type": "sympy", "shape": [], "entries": [text]})
+
+
+def test_large_answers_are_refused_or_bounded():
+    import time
+    with pytest.raises(UnsafeExpressionError, match="nested powers"):
+        parse_expression("((q1+q2+l1+l2+1)**12+1)**12")
+    p = Problem("p", "J", variables={"q1": (-1, 1), "q2": (-1, 1), "l1": (0.5, 1)})
+    q1, l1 = sp.symbols("q1 l1", real=True)
+    started = time.monotonic()
+    fb = compare("(sin(q1)+cos(q2)+sin(q1+q2)+l1)**12", l1 * q1, p)
+    assert not fb.correct and time.monotonic() - started < 30     # not sp.simplify's hours
+    big = (sp.sin(q1) + l1) ** 12
+    assert compare(sp.expand(big), big, p).correct                  # decided numerically
+
+
+def test_symbolic_budget_stops_slow_work():
+    from robodyn.answers import _OverBudget, _within_budget
+    import time
+
+    def slow():
+        while True:
+            time.sleep(0.01)
+    started = time.monotonic()
+    with pytest.raises(_OverBudget):
+        _within_budget(slow, 0.2)
+    assert time.monotonic() - started < 5
+    assert _within_budget(lambda: 3, 1.0) == 3

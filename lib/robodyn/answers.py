@@ -58,7 +58,16 @@ MAX_TEXT = 20_000
 MAX_NODES = 4_000
 """Most syntax-tree nodes in one text."""
 MAX_POWER = 12
-"""Largest |exponent| of a power; nested powers may multiply to at most ``MAX_POWER**2``."""
+"""Largest |exponent| of a power; nested powers may multiply to at most ``MAX_POWER``."""
+MAX_DEPTH = 60
+"""Deepest nesting of a text's syntax tree (deeper trees are refused before any work)."""
+SYMBOLIC_BUDGET = 3.0
+"""Seconds the symbolic comparison may take (then the numeric one decides)."""
+MAX_SYMBOLIC_OPS = 150
+"""Largest difference (sympy operation count) the symbolic comparison simplifies."""
+MAX_SYMBOLIC_DEGREE = 6
+"""Largest product of nested exponents in a difference the symbolic comparison simplifies
+(larger ones, e.g. ``(sin(q1) + l1)**12``, are left to the numeric comparison)."""
 
 _FUNCTIONS = {
     "sin": sp.sin, "cos": sp.cos, "tan": sp.tan, "cot": sp.cot, "sec": sp.sec, "csc": sp.csc,
@@ -137,7 +146,29 @@ def parse_expression(text, names=None):
     count = sum(1 for _ in ast.walk(tree))
     if count > MAX_NODES:
         _refuse(f"the expression has {count} syntax nodes, more than the {MAX_NODES} allowed")
-    return _Builder(allowed).build(tree.body, 1)
+    depth = _depth(tree.body)
+    if depth > MAX_DEPTH:
+        _refuse(f"the expression is nested {depth} levels deep, more than the {MAX_DEPTH} "
+                f"allowed")
+    try:
+        value = _Builder(allowed).build(tree.body, 1)
+    except RecursionError:                       # a safety net: _depth bounds the recursion
+        _refuse("the expression is nested too deeply")
+    if any(v.has(sp.zoo, sp.nan, sp.oo, -sp.oo) for v in
+           (value if isinstance(value, sp.MatrixBase) else [value])):
+        _refuse("the expression is not finite (a division by zero, e.g. 1/0 or 0**-1)")
+    return value
+
+
+def _depth(node):
+    """The depth of a syntax tree, without recursion."""
+    deepest, stack = 0, [(node, 1)]
+    while stack:
+        n, d = stack.pop()
+        deepest = max(deepest, d)
+        if d <= MAX_DEPTH:
+            stack.extend((c, d + 1) for c in ast.iter_child_nodes(n))
+    return deepest
 
 
 class _Builder:
@@ -204,11 +235,14 @@ class _Builder:
         if abs(float(exponent)) > MAX_POWER:
             _refuse(f"the exponent {exponent} is larger than {MAX_POWER}")
         power *= max(1, abs(int(math.ceil(abs(float(exponent))))))
-        if power > MAX_POWER**2:
-            _refuse("nested powers are too large")
+        if power > MAX_POWER:
+            _refuse(f"nested powers are too large (their exponents multiply to more than "
+                    f"{MAX_POWER})")
         base = self.build(node.left, power)
         if isinstance(base, sp.MatrixBase):
             _refuse("powers of matrices are refused")
+        if base == 0 and exponent.is_negative:
+            _refuse("division by zero (0 to a negative power)")
         return base**exponent
 
     def call(self, node, power):
@@ -260,15 +294,20 @@ class _Builder:
 class Feedback:
     """The outcome of checking one answer.
 
-    ``status`` is ``'correct'``, ``'incorrect'``, ``'unanswered'`` or ``'error'``; ``mistake``
+    ``status`` is ``'correct'``, ``'incorrect'``, ``'unanswered'``, ``'error'`` or ``'form'``
+    (a self-check that can judge only the form: shape, finite numbers); ``mistake``
     names the likely mistake (``'sign'``, ``'half'``, ``'double'``, ``'transpose'``,
     ``'twist-order'``, ``'degrees'``, ``'shape'``, ``'missing-term'``, ``'entries'``,
-    ``'variables'``, ``'type'``) or is None; ``message`` says it in words.
+    ``'variables'``, ``'type'``) or is None; ``message`` says it in words; ``fraction`` is
+    the share of right entries of a partly right answer.
     """
     status: str
     message: str
     mistake: str | None = None
     key: str = ""
+    fraction: float | None = None
+    """For a wrong answer whose entries are partly right: the share of right entries (the
+    grader's partial credit); None otherwise."""
 
     @property
     def correct(self) -> bool:
@@ -278,7 +317,8 @@ class Feedback:
         return self.correct
 
     def __str__(self):
-        mark = {"correct": "✔", "incorrect": "✘", "unanswered": "…", "error": "✘"}[self.status]
+        mark = {"correct": "✔", "incorrect": "✘", "unanswered": "…", "error": "✘",
+                "form": "○"}[self.status]
         head = f"{mark} {self.key}: " if self.key else f"{mark} "
         return head + self.message
 
@@ -432,6 +472,7 @@ def _as_value(x, problem):
         return "symbolic", x
     if isinstance(x, (bool, np.bool_)):
         raise TypeError("expected a number, an expression or a matrix, got True/False")
+    x = _texts_parsed(x, problem)
     try:
         a = np.asarray(x, dtype=object)
     except (TypeError, ValueError) as exc:
@@ -439,7 +480,14 @@ def _as_value(x, problem):
     if a.dtype == object and a.size and any(isinstance(e, sp.Basic) for e in a.flat):
         if a.ndim > 2:
             raise TypeError(f"expected at most 2 dimensions, got {a.ndim}")
-        return "symbolic", sp.Matrix(a.tolist()) if a.ndim else sp.sympify(a.item())
+        if not all(isinstance(e, (sp.Basic, numbers.Number, np.number)) for e in a.flat):
+            raise TypeError("expected numbers or sympy expressions as entries, got "
+                            f"{sorted({type(e).__name__ for e in a.flat})}")
+        if not a.ndim:
+            return _as_value(a.item(), problem)
+        return "symbolic", sp.Matrix(a.shape[0], a.shape[1] if a.ndim == 2 else 1,
+                                     [e if isinstance(e, sp.Basic) else _sympy_number(e)
+                                      for e in a.flat])
     try:
         num = np.asarray(x, dtype=complex)
     except (TypeError, ValueError):
@@ -448,6 +496,48 @@ def _as_value(x, problem):
     if np.all(num.imag == 0):
         num = num.real
     return "numeric", num
+
+
+def _sympy_number(e):
+    """A plain number as a sympy number (never through sympify)."""
+    if isinstance(e, (bool, np.bool_)):
+        raise TypeError("expected numbers, got True/False")
+    z = complex(e)
+    if z.imag == 0:
+        return sp.Integer(int(z.real)) if isinstance(e, numbers.Integral) else sp.Float(z.real)
+    return sp.Float(z.real) + sp.I * sp.Float(z.imag)
+
+
+MAX_NESTED_ENTRIES = 100_000
+
+
+def _texts_parsed(x, problem):
+    """A (nested) list, tuple or object array with its text entries read by
+    :func:`parse_expression` (the whitelist), so that no text reaches sympy or numpy; other
+    values unchanged."""
+    if not isinstance(x, (list, tuple, np.ndarray)) or (
+            isinstance(x, np.ndarray) and x.dtype != object and x.dtype.kind not in "US"):
+        return x
+    names = None if problem is None else list(problem.variables)
+    count = [0]
+
+    def walk(v, depth):
+        count[0] += 1
+        if count[0] > MAX_NESTED_ENTRIES or depth > 8:
+            raise TypeError("expected at most 2 dimensions of a reasonable size")
+        if isinstance(v, (str, np.str_)):
+            e = parse_expression(str(v), names)
+            if isinstance(e, sp.MatrixBase):
+                raise TypeError("a matrix given as text inside a list")
+            return e
+        if isinstance(v, bytes):
+            raise TypeError("expected numbers or expressions, got bytes")
+        if isinstance(v, np.ndarray) and (v.dtype == object or v.dtype.kind in "US"):
+            return [walk(e, depth + 1) for e in v] if v.ndim else walk(v.item(), depth + 1)
+        if isinstance(v, (list, tuple)):
+            return [walk(e, depth + 1) for e in v]
+        return v
+    return walk(x, 0)
 
 
 def _shape_of(kind, v):
@@ -529,8 +619,8 @@ def _scaled(pts, problem, factor):
 # --------------------------------------------------------------------------
 
 def _close(S, R, problem):
-    """Elementwise closeness with a tolerance scaled by the reference's size; NaN points of the
-    reference are ignored."""
+    """Elementwise closeness with a tolerance scaled by the reference's size; a value that is
+    not finite (in either) is never close."""
     rtol = problem.rtol if problem else 1e-6
     atol = problem.atol if problem else 1e-9
     ok = np.isfinite(R)
@@ -538,7 +628,7 @@ def _close(S, R, problem):
     tol = atol + rtol * np.maximum(np.abs(R), scale)
     with np.errstate(invalid="ignore"):
         good = np.abs(S - R) <= tol
-    return np.where(ok, good, True)
+    return good & ok & np.isfinite(S)                # NaN or infinity never compares equal
 
 
 def _all_close(S, R, problem):
@@ -609,8 +699,14 @@ def _diagnose(S, R, shape, problem, student_ev, pts, ref_sym):
     if wrong.shape and wrong.any() and not wrong.all():
         idx = [tuple(int(i) + 1 for i in np.atleast_1d(ix)) for ix in np.argwhere(wrong)]
         where = ", ".join(str(i[0]) if len(i) == 1 else str(i) for i in idx[:8])
-        return _fb("incorrect", f"some entries are right, but not entries {where} "
-                   f"(counted from 1).", "entries")
+        # partial credit counts the entries that vary from point to point (an entry that is
+        # the same everywhere, like the 0 0 0 1 row of a pose, proves little)
+        varying = ~np.all(np.abs(R - R[:1]) <= 1e-12 * (1 + np.abs(R[:1])), axis=0) \
+            if R.shape[0] > 1 else np.ones(wrong.shape, bool)
+        counted = varying if varying.any() else np.ones(wrong.shape, bool)
+        return Feedback("incorrect", f"some entries are right, but not entries {where} "
+                        f"(counted from 1).", "entries",
+                        fraction=float(1 - wrong[counted].sum() / counted.sum()))
     return _fb("incorrect", "it does not equal the answer at random test points.")
 
 
@@ -647,8 +743,9 @@ def _missing_term(S, ref_sym, pts, problem, shape):
     cols = M.shape[1]
     parts = [f"entry {(j // cols + 1, j % cols + 1) if len(shape) == 2 else j + 1} "
              f"{verb} a term" for j, (verb, t) in notes]
-    return _fb("incorrect", "; ".join(parts) + " of the answer (e.g. one Christoffel term "
-               "Γ_ijk q̇_k of C, or a term of a sum over links).", "missing-term")
+    return Feedback("incorrect", "; ".join(parts) + " of the answer (e.g. one Christoffel "
+                    "term Γ_ijk q̇_k of C, or a term of a sum over links).", "missing-term",
+                    fraction=float(1 - len(notes) / len(entries)) if len(entries) > 1 else None)
 
 
 def _symbolic_equal(S, R, problem):
@@ -660,13 +757,61 @@ def _symbolic_equal(S, R, problem):
             d = _canonical(d, problem)
             if d == 0:
                 continue
-            if sp.count_ops(d) > 150:
+            if sp.count_ops(d) > MAX_SYMBOLIC_OPS or _degree_bound(d) > MAX_SYMBOLIC_DEGREE:
                 return False
-            if sp.simplify(d) != 0:
+            if _within_budget(lambda: sp.simplify(d), SYMBOLIC_BUDGET) != 0:
                 return False
         return True
-    except (TypeError, ValueError, AttributeError, sp.PolynomialError):
+    except (TypeError, ValueError, AttributeError, sp.PolynomialError, _OverBudget):
         return False
+
+
+class _OverBudget(Exception):
+    """The symbolic comparison ran out of its time budget."""
+
+
+def _degree_bound(expr):
+    """An upper bound of the product of the exponents along any path of an expression (what
+    expanding it could multiply out)."""
+    best, stack = 1, [(expr, 1)]
+    while stack:
+        e, k = stack.pop()
+        if isinstance(e, sp.Pow) and e.exp.is_number:
+            try:
+                k *= max(1, abs(int(math.ceil(abs(float(e.exp))))))
+            except (TypeError, ValueError):
+                return math.inf
+        best = max(best, k)
+        stack.extend((a, k) for a in e.args)
+    return best
+
+
+def _within_budget(work, seconds):
+    """``work()``, stopped after ``seconds`` with _OverBudget (a SIGALRM timer; in a thread
+    other than the main one, where no timer can be set, the work is not attempted)."""
+    import signal
+    import threading
+    if threading.current_thread() is not threading.main_thread() or \
+            not hasattr(signal, "setitimer"):
+        raise _OverBudget("no timer outside the main thread")
+    old_left = signal.getitimer(signal.ITIMER_REAL)[0]
+    if old_left and old_left < seconds:              # an outer timer fires first: keep it
+        seconds = old_left
+
+    def fire(signum, frame):
+        raise _OverBudget(f"the symbolic comparison took more than {seconds:g} s")
+    import time
+    previous = signal.signal(signal.SIGALRM, fire)
+    started = time.monotonic()
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        return work()
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+        if old_left:                                 # the outer timer runs on
+            left = old_left - (time.monotonic() - started)
+            signal.setitimer(signal.ITIMER_REAL, max(1e-3, left))
 
 
 def compare(answer, reference, problem=None, *, n_points=24, rng=None, points=None):
@@ -697,25 +842,19 @@ def compare(answer, reference, problem=None, *, n_points=24, rng=None, points=No
     n_points = _checks.size(n_points, "compare: n_points", high=100_000)
     if answer is None:
         return _fb("unanswered", "not answered yet.")
+    if isinstance(reference, _HashKey):
+        return _key_compare(answer, reference, problem)
     rng = np.random.default_rng(rng)
-    try:
-        skind, sval = _as_value(answer, problem)
-    except UnsafeExpressionError as exc:
-        return _fb("error", f"the text could not be read: {exc}", "type")
-    except (TypeError, ValueError) as exc:
-        return _fb("incorrect", f"this kind of answer cannot be right: {exc}", "type")
+    read = _read_answer(answer, problem)
+    if isinstance(read, Feedback):
+        return read
+    skind, sval = read
     rkind, rval = _as_value(reference, problem)
     ref_shape = _shape_of(rkind, rval)
-    if skind == "symbolic":
-        sval = _canonical(sval, problem)
-        if problem is not None:
-            extra = sorted(s.name for s in sval.free_symbols if s.name not in problem.variables)
-            if extra:
-                return _fb("incorrect", f"it depends on {', '.join(extra)}, which the answer "
-                           f"does not (allowed: {', '.join(problem.variables) or 'no symbols'})."
-                           , "variables")
     if rkind == "symbolic":
         rval = _canonical(rval, problem)
+    if points is not None:
+        points = _checked_points(points)
     # symbolic first
     if skind == "symbolic" and rkind == "symbolic" and _shape_of(skind, sval) == ref_shape:
         if _symbolic_equal(sval, rval, problem):
@@ -734,15 +873,13 @@ def compare(answer, reference, problem=None, *, n_points=24, rng=None, points=No
         ref_shape = R.shape[1:]
     else:
         R = _evaluator(rkind, rval, problem, ref_shape)(pts)
-    try:
-        s_shape = _shape_of(skind, sval)
-        student_ev = _evaluator(skind, sval, problem, s_shape)
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            S = student_ev(pts)
-    except Exception as exc:                        # noqa: BLE001 -- student code may raise anything
-        return _fb("incorrect", f"evaluating the answer failed: {type(exc).__name__}: "
-                   f"{str(exc)[:200]}", "type")
+    if not np.all(np.isfinite(R)):
+        return _fb("error", "the reference is not finite (NaN or infinity) at some test "
+                   "points: it cannot be compared with.")
+    evaluated = _evaluate_answer(skind, sval, problem, pts)
+    if isinstance(evaluated, Feedback):
+        return evaluated
+    student_ev, S = evaluated
     grid = _to_grid(S, ref_shape)
     if grid is not None and not np.all(np.isfinite(grid[np.isfinite(R)])):
         return _fb("incorrect", "the answer is not finite (NaN or infinity) where the "
@@ -760,6 +897,58 @@ def compare(answer, reference, problem=None, *, n_points=24, rng=None, points=No
                    "correct (equal within the tolerance).")
     ref_sym = rval if rkind == "symbolic" else None
     return _diagnose(grid, R, ref_shape, problem, student_ev, pts, ref_sym)
+
+
+def _read_answer(answer, problem):
+    """``(kind, value)`` of an answer (symbols onto the problem's), or the Feedback that
+    refuses it: unreadable text, a kind that cannot be an answer, unexpected variables."""
+    try:
+        kind, val = _as_value(answer, problem)
+    except UnsafeExpressionError as exc:
+        return _fb("error", f"the text could not be read: {exc}", "type")
+    except (TypeError, ValueError) as exc:
+        return _fb("incorrect", f"this kind of answer cannot be right: {exc}", "type")
+    if kind == "symbolic":
+        val = _canonical(val, problem)
+        if problem is not None:
+            extra = sorted(s.name for s in val.free_symbols if s.name not in problem.variables)
+            if extra:
+                return _fb("incorrect", f"it depends on {', '.join(extra)}, which the answer "
+                           f"does not (allowed: {', '.join(problem.variables) or 'no symbols'})."
+                           , "variables")
+    return kind, val
+
+
+def _evaluate_answer(kind, val, problem, pts):
+    """``(evaluator, values at pts)`` of an answer, or the Feedback when evaluating it fails."""
+    try:
+        ev = _evaluator(kind, val, problem, _shape_of(kind, val))
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return ev, ev(pts)
+    except Exception as exc:                        # noqa: BLE001 -- student code may raise anything
+        return _fb("incorrect", f"evaluating the answer failed: {type(exc).__name__}: "
+                   f"{str(exc)[:200]}", "type")
+
+
+def _checked_points(points):
+    """Given test points, refused unless finite (a NaN point would compare anything)."""
+    if isinstance(points, dict):
+        out = {}
+        for k, v in points.items():
+            a = np.asarray(v, dtype=float)
+            if not np.all(np.isfinite(a)):
+                raise ValueError(f"compare: points[{k!r}]: expected finite numbers, got "
+                                 f"NaN or infinity")
+            out[k] = a
+        return out
+    out = []
+    for args in points:
+        t = tuple(np.asarray(a, dtype=float) for a in args)
+        if not all(np.all(np.isfinite(a)) for a in t):
+            raise ValueError("compare: points: expected finite numbers, got NaN or infinity")
+        out.append(t)
+    return out
 
 
 def _default_points(problem, exprs, n, rng, function=False):
@@ -900,19 +1089,79 @@ def decode(data, problem=None, inputs=None):
 
 KEY_POINTS = 12
 """Points per problem in a student notebook's answer key."""
+KEY_ITERATIONS = 2000
+"""PBKDF2 iterations of an answer key's hash (each check costs that much; so does each guess
+of someone who tries to invert it)."""
+KEY_GRID = 8.0
+"""The key's grid step in units of the problem's tolerance at the reference's scale."""
+
+
+class _HashKey:
+    """A one-way answer key: where to evaluate an answer (the points), the shape, and a salted
+    hash of the reference's values rounded on a grid -- not the values. An answer is right
+    when its values at the points round to the same grid cells (:func:`_key_compare`).
+
+    The grid-boundary case: every value is rounded on one of two grids offset by half a step,
+    the one on which the reference lies at least a quarter step from a cell boundary (one bit
+    per value, stored); so any answer within a quarter step of the reference rounds to the
+    reference's cells. Problems whose answer is a constant (the same at every point) get a
+    key of form only (``hash`` None): a constant could be found by trying values.
+    """
+
+    def __init__(self, points, shape, grid=None, salt="", offsets="", digest=None):
+        self.points, self.shape = points, tuple(shape)
+        self.grid, self.salt, self.offsets, self.digest = grid, salt, offsets, digest
+
+    @property
+    def form_only(self):
+        return self.digest is None
+
+    def cells(self, V, offsets=None):
+        """Grid cells of values V (N, *shape), real and imaginary parts, as one text."""
+        offsets = self.offsets if offsets is None else offsets
+        flat = np.concatenate([np.asarray(V.real, float).ravel(),
+                               np.asarray(V.imag, float).ravel()])
+        shift = np.array([0.5 if b == "1" else 0.0 for b in offsets])
+        if flat.shape != shift.shape or not np.all(np.isfinite(flat)):
+            return None
+        return ",".join(str(int(k)) for k in np.floor(flat / self.grid - shift))
+
+    def matches(self, V):
+        text = self.cells(V)
+        return text is not None and _key_hash(text, self.salt) == self.digest
+
+
+def _key_hash(text, salt):
+    import hashlib
+    return hashlib.pbkdf2_hmac("sha256", text.encode(), bytes.fromhex(salt),
+                               KEY_ITERATIONS).hex()
+
+
+def _grid_step(R, problem):
+    scale = float(np.max(np.abs(R))) if R.size else 1.0
+    scale = 2.0 ** math.ceil(math.log2(scale)) if scale > 0 else 1.0   # only its octave
+    rtol = problem.rtol if problem else 1e-6
+    atol = problem.atol if problem else 1e-9
+    return KEY_GRID * (atol + rtol * scale)
 
 
 def fingerprint(reference, problem, seed=0):
-    """The answer-key entry of a reference: its values at ``KEY_POINTS`` fixed random points
-    (or inputs), rounded to 12 significant digits -- enough to check an answer, without the
-    formula. Returns a JSON-safe dict.
+    """The answer-key entry of a reference, one-way: its shape, the points (or inputs) at
+    which an answer is evaluated, and a salted PBKDF2 hash of its values there rounded on a
+    grid of ``KEY_GRID`` tolerances (with one bit per value choosing between two grids offset
+    by half a step, so that a value near a cell boundary is no problem); for a constant
+    answer its shape only (a constant could be found by trying values). No value of the
+    reference is in it. Returns a JSON-safe dict.
 
     >>> import sympy as sp
     >>> p = Problem('p1', 'x', variables={'t': (-1, 1)})
     >>> fp = fingerprint(sp.cos(sp.Symbol('t')), p)
-    >>> sorted(fp), len(fp['points']['t'])
-    (['points', 'real', 'shape'], 12)
+    >>> sorted(fp), len(fp['points']['t']), 'real' in fp
+    (['grid', 'hash', 'offsets', 'points', 'salt', 'shape'], 12, False)
+    >>> fingerprint(sp.Integer(3), Problem('p2', 'y'))        # a constant: its form only
+    {'points': {}, 'shape': []}
     """
+    import hashlib
     rng = np.random.default_rng(seed)
     kind, val = _as_value(reference, problem)
     if kind in ("symbolic", "numeric"):
@@ -928,25 +1177,110 @@ def fingerprint(reference, problem, seed=0):
         shape = R.shape[1:]
     else:
         raise TypeError(f"fingerprint: cannot fingerprint a {kind} reference")
-    R = np.vectorize(lambda z: complex(float(f"{z.real:.12g}"), float(f"{z.imag:.12g}")))(R) \
-        if R.size else R
+    if not np.all(np.isfinite(R)):
+        raise ValueError("fingerprint: the reference is not finite at the key's points")
     if isinstance(pts, dict):
         jp = {k: [float(f"{x:.15g}") for x in v] for k, v in pts.items()}
+        pts = {k: np.asarray(v, dtype=float) for k, v in jp.items()}
+        if kind == "symbolic":                   # the values at the points as stored
+            R = _evaluator(kind, val, problem, shape)(pts)
     else:
         jp = [[np.asarray(a).tolist() for a in args] for args in pts]
-    return {"points": jp, "shape": list(shape), **_num_list(R)}
+    constant = R.shape[0] < 2 or bool(np.all(np.abs(R - R[:1]) <= 1e-12 * (1 + np.abs(R))))
+    if constant:
+        return {"points": jp, "shape": list(shape)}
+    salt = hashlib.sha256(json.dumps([problem.key if problem else "", jp, list(shape)],
+                                     sort_keys=True).encode()).hexdigest()[:32]
+    key = _hash_key(pts, R, _grid_step(R, problem), salt)
+    return {"points": jp, "shape": list(shape), "grid": key.grid, "salt": salt,
+            "offsets": key.offsets, "hash": key.digest}
+
+
+def _hash_key(pts, R, grid, salt):
+    """The one-way key of values R (N, *shape) at pts, on a grid of step ``grid``: each value
+    on the grid (of two, offset by half a step) where it lies at least a quarter step from a
+    cell boundary."""
+    flat = np.concatenate([R.real.ravel(), R.imag.ravel()]) / grid
+    frac = flat - np.floor(flat)
+    offsets = "".join("0" if 0.25 <= f <= 0.75 else "1" for f in frac)
+    key = _HashKey(pts, R.shape[1:], grid, salt, offsets)
+    key.digest = _key_hash(key.cells(R), salt)
+    return key
 
 
 def _key_from_dict(d, problem):
-    shape = tuple(d["shape"])
+    shape = tuple(int(n) for n in d["shape"])
     if isinstance(d["points"], dict):
         pts = {k: np.asarray(v, dtype=float) for k, v in d["points"].items()}
-        n = _npoints(pts) if pts else 1
     else:
         pts = [tuple(np.asarray(a, dtype=float) for a in args) for args in d["points"]]
-        n = len(pts)
-    vals = _numbers(d, (n,) + shape)
-    return _Key(pts, vals, shape)
+    if d.get("hash") is None:
+        return _HashKey(pts, shape)
+    return _HashKey(pts, shape, float(d["grid"]), str(d["salt"]), str(d["offsets"]),
+                    str(d["hash"]))
+
+
+def _key_compare(answer, key, problem):
+    """Feedback on an answer against a one-way key: the shape, finiteness, and whether its
+    values at the key's points fall in the reference's grid cells -- as they are, or after
+    one of the common mistakes is undone (then that mistake is named)."""
+    read = _read_answer(answer, problem)
+    if isinstance(read, Feedback):
+        return read
+    kind, val = read
+    pts = key.points if (isinstance(key.points, list) or key.points) else {}
+    evaluated = _evaluate_answer(kind, val, problem, pts)
+    if isinstance(evaluated, Feedback):
+        return evaluated
+    ev, S = evaluated
+    shape = key.shape
+    grid = _to_grid(S, shape)
+    if grid is None:
+        if len(shape) == 2 and S.shape[1:] == shape[::-1]:
+            T = np.swapaxes(S, 1, 2)
+            if key.form_only or key.matches(T):
+                return _fb("incorrect", f"it is the transpose of the answer "
+                           f"({_shape_str(S.shape[1:])} instead of {_shape_str(shape)}).",
+                           "transpose")
+        return _fb("incorrect", f"wrong shape: expected {_shape_str(shape)}, got "
+                   f"{_shape_str(S.shape[1:])}.", "shape")
+    if not np.all(np.isfinite(grid)):
+        return _fb("incorrect", "the answer is not finite (NaN or infinity).", "type")
+    if key.form_only:
+        return _fb("form", "its form is right (numbers of the right shape); its value is "
+                   "checked when the notebook is graded.")
+    if key.matches(grid):
+        return _fb("correct", "correct (it matches the answer key at "
+                   f"{_npoints(pts)} test points)." if _npoints(pts) > 1 else "correct.")
+    tries = [(-grid, "sign", "it equals the answer with the sign flipped: check a sign "
+              "(an orientation, a cross product, a minus in a derivative)."),
+             (grid / 2, "half", "it is twice the answer: a factor ½ is missing (e.g. in "
+              "T = ½ q̇ᵀM q̇ or in a Christoffel symbol)."),
+             (grid * 2, "double", "it is half the answer: an extra factor ½.")]
+    if len(shape) == 2 and shape[0] == shape[1]:
+        tries.append((np.swapaxes(grid, 1, 2), "transpose", "it is the transpose of the "
+                      "answer (a transposed Jacobian or rotation? rows are output "
+                      "components, columns are joints)."))
+    swapped = _swap_halves(grid)
+    if swapped is not None:
+        tries.append((swapped, "twist-order", "it has the angular and linear parts in the "
+                      "wrong order: the book writes twists as (ω, v) and wrenches as (m, f)."))
+    tries += [(grid * np.pi / 180, "degrees", "it is the answer in degrees where radians are "
+               "expected (× 57.3)."),
+              (grid * 180 / np.pi, "degrees", "it is the answer in radians where degrees are "
+               "expected.")]
+    for V, mistake, text in tries:
+        if key.matches(V):
+            return _fb("incorrect", text, mistake)
+    if problem is not None and (problem.angles or problem.is_function) and pts:
+        try:
+            Sd = _to_grid(ev(_scaled(pts, problem, 180 / np.pi)), shape)
+        except Exception:                           # noqa: BLE001 -- a guess, nothing more
+            Sd = None
+        if Sd is not None and key.matches(Sd):
+            return _fb("incorrect", "it treats the angles as degrees: sympy and numpy "
+                       "trigonometric functions take radians.", "degrees")
+    return _fb("incorrect", "it does not match the answer key at its test points.")
 
 
 # --------------------------------------------------------------------------
@@ -996,36 +1330,12 @@ class ProblemSet:
         >>> ps = ProblemSet("demo", [Problem("p1", "x")])
         >>> ps.in_key("p1")
         False
-        >>> ps.load_key('{"p1": {"points": {}, "shape": [], "real": [2.5]}}')
+        >>> ps.load_key('{"p1": {"points": {}, "shape": []}}')
         >>> ps.in_key("p1")
         True
         """
         self[key]                                   # KeyError for an unknown problem
         return self._key is not None and key in self._key
-
-    def key_value(self, key):
-        """The value the answer key holds for a problem whose answer is a constant (no
-        variables, not a function) -- what a reader of the key sees anyway; a float array of the
-        answer's shape. Used by a student notebook's self-test.
-
-        Raises KeyError for an unknown problem, ValueError without a key, or for a problem
-        whose key holds values at points rather than one value.
-
-        >>> ps = ProblemSet("demo", [Problem("p1", "x")])
-        >>> ps.load_key('{"p1": {"points": {}, "shape": [2], "real": [2.5, -1.0]}}')
-        >>> ps.key_value("p1")
-        array([ 2.5, -1. ])
-        """
-        p = self[key]
-        if not self.in_key(key):
-            raise ValueError(f"ProblemSet.key_value: no answer key for {key!r} in this copy of "
-                             f"the notebook")
-        entry = self._key[key]
-        if p.is_function or p.variables or not isinstance(entry.points, dict) or entry.points:
-            raise ValueError(f"ProblemSet.key_value: {key!r} is not a constant answer: the key "
-                             f"holds its values at points only")
-        v = np.asarray(entry.values[0])
-        return v.real.astype(float) if np.all(v.imag == 0) else v
 
     def check(self, key, answer):
         """Feedback on one answer against the answer key; never raises for a wrong answer."""
@@ -1037,11 +1347,11 @@ class ProblemSet:
                      "tests check the answer.")
         else:
             try:
-                fb = compare(answer, self._key[key], p)
+                fb = _key_compare(answer, self._key[key], p)
             except Exception as exc:                 # noqa: BLE001 -- feedback, not a crash
                 fb = _fb("error", f"could not check the answer: {type(exc).__name__}: {exc}")
         return Feedback(fb.status, fb.message, fb.mistake, key=f"{key} ({p.title})"
-                        if p.title else key)
+                        if p.title else key, fraction=fb.fraction)
 
     def spec(self):
         """The problems as JSON-safe dicts (what the grader reads)."""

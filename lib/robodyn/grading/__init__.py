@@ -3,9 +3,11 @@
 * :mod:`robodyn.grading.markup` -- nbgrader's markup (solution regions, hidden tests, locked
   cells), read and written without nbgrader; the student version; format checks
 * :mod:`robodyn.grading.grader` -- runs the instructor notebook for the references, generates
-  the student notebooks with their answer keys, grades a folder of submissions (each in its own
-  limited process) into a CSV table
+  the student notebooks with their (one-way) answer keys, grades a folder of submissions (each
+  in its own sandbox) into a CSV table and HTML feedback pages
+* :mod:`robodyn.grading.jail` -- the sandbox: Linux namespaces through bubblewrap, limits
 * :mod:`robodyn.grading.sandbox` -- the process that runs one notebook's code
+* :mod:`robodyn.grading.judge` -- the process that compares answers, with a time budget
 
 The command line: ``python -m robodyn.grading generate|grade …`` (``--help`` for each).
 Answer checking itself lives in :mod:`robodyn.answers`.

@@ -2,7 +2,11 @@
 
     python -m robodyn.grading generate book/assignments/instructor/*.ipynb --out book/assignments
     python -m robodyn.grading grade book/assignments/instructor/part1_rigid_motion.ipynb \\
-        submissions/part1/ --csv scores_part1.csv
+        submissions/part1/ --csv scores_part1.csv --feedback feedback_part1/
+
+Exit status of ``grade``: 0 when graded; 2 when the sandbox failed for every submission
+(the table is still written, with the reason in its notes); 3 when there is no sandbox here
+and ``--unsafe`` was not given.
 """
 import argparse
 import sys
@@ -31,6 +35,10 @@ def main(argv=None):
     r.add_argument("--memory-mb", type=int, default=3072, help="memory per submission (3072)")
     r.add_argument("--seed", type=int, default=None, help="seed of the random test points")
     r.add_argument("--jobs", type=int, default=1, help="submissions graded at a time (1)")
+    r.add_argument("--roster", help="CSV with columns file, student: the ids in the table")
+    r.add_argument("--feedback", help="folder for one HTML feedback page per student")
+    r.add_argument("--unsafe", action="store_true",
+                   help="grade without the namespace sandbox: " + grader.UNSAFE_NOTE)
     args = ap.parse_args(argv)
     if args.command == "generate":
         for path in args.instructor:
@@ -38,9 +46,14 @@ def main(argv=None):
         return 0
     limits = grader.Limits(cell_timeout=args.cell_timeout, total_timeout=args.total_timeout,
                            memory_mb=args.memory_mb)
-    grader.grade(args.instructor, args.submissions, args.csv, limits=limits, seed=args.seed,
-                 progress=_say, jobs=args.jobs)
-    return 0
+    try:
+        rows = grader.grade(args.instructor, args.submissions, args.csv, limits=limits,
+                            seed=args.seed, progress=_say, jobs=args.jobs, unsafe=args.unsafe,
+                            roster=args.roster, feedback_dir=args.feedback)
+    except grader.SandboxUnavailable as exc:
+        _say(f"error: {exc}")
+        return 3
+    return 2 if rows and all(r["sandbox_failed"] for r in rows) else 0
 
 
 if __name__ == "__main__":

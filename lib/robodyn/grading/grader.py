@@ -5,34 +5,20 @@ Grading one set:
 1. The instructor notebook runs once, in a process of its own (trusted): it yields the
    problems (``problems``, a :class:`robodyn.answers.ProblemSet`) and the reference answers,
    encoded as JSON; the random inputs of function answers are drawn here.
-2. Each submission runs in a fresh process (:mod:`robodyn.grading.sandbox`): its solution
-   cells and any cells the student added, with the locked cells (setup) taken from the
-   generated student notebook and the test cells left out. That process gets the names of the
-   answer variables and the inputs of function answers -- never the references -- and sends
-   back the student's answers as JSON.
-3. Here, outside that process, each answer is decoded (text through the restricted parser)
-   and compared with the reference by :func:`robodyn.answers.compare`, at fresh random
-   points; the score table (CSV) gets the points and the feedback of every problem.
-
-What the operating system enforces on a submission's process: a time limit per cell (a timer
-in the process) and a wall-clock limit for the whole submission (the process group is killed),
-a CPU-time limit, an address-space (memory) limit, a file-size limit, few open files, no core
-files, a fresh empty working directory, an environment without proxies or credentials, and
-its own session. When the grader runs as root (and a process can change its user here:
-:func:`can_drop_privileges`), the process becomes the unprivileged user ``nobody`` (uid and
-gid 65534, no supplementary groups; irreversibly) after importing the modules notebooks need
-and before the first cell: it then cannot read root's private files, cannot signal the
-grader or read its memory (where the references are), can write only its own working folder
-(owned by ``nobody``, mode 700, inside a folder of the grader's that holds its standard error),
-and may start only a few processes. When the instructor notebook is readable by every user and
-the kernel allows it (:func:`can_hide_paths`), the process first covers the notebook's folder
-with an empty mount in a mount namespace of its own (:func:`paths_to_hide`), so the
-instructor's solutions are out of its reach too. What a Python
-audit hook adds (a tripwire, not a boundary: code that reaches C directly could get round it):
-no sockets, no new processes, no ``ctypes`` calls, no signals to other processes, no file
-access outside the working directory and the Python path. Not enforced: reading other files
-that every user may read and a network-free environment, for code that bypasses the hook; and,
-with ``jobs`` > 1, signals between submissions running at the same time (the same user).
+2. Each submission runs in a sandbox of its own (:mod:`robodyn.grading.jail`: bubblewrap,
+   its own user, PID, network, IPC and mount namespaces, a read-only Python, a private
+   working folder holding only its notebook, limits, every process killed at its end), with
+   the code of :mod:`robodyn.grading.sandbox`: its solution cells and any cells the student
+   added, with the locked cells (setup) taken from the generated student notebook and the test
+   cells left out. It gets the names of the answer variables and the inputs of function
+   answers -- never the references -- and sends back the student's answers as JSON. Where no
+   sandbox can start, the grader refuses, unless told ``unsafe`` (:data:`UNSAFE_NOTE`).
+3. The answers are compared with the references in a limited process of its own
+   (:mod:`robodyn.grading.judge`: memory limit, a time budget per problem; text only through
+   the restricted parser), at fresh random points; the score table (CSV) gets the points --
+   partial credit for partly right matrices -- and the feedback of every problem, the notes
+   name failed cells by their number in the submitted notebook, and with ``feedback_dir``
+   each student gets an HTML page. The run always writes every row.
 """
 from __future__ import annotations
 
@@ -55,7 +41,7 @@ import nbformat
 import numpy as np
 
 from .. import answers
-from . import markup
+from . import jail, markup
 
 MAX_NOTEBOOK_BYTES = 20 * 2**20
 MAX_RESULT_BYTES = 8 * 2**20
@@ -86,133 +72,95 @@ def _python_path():
     return os.pathsep.join([here] + rest)
 
 
-NOBODY = (65534, 65534)
-"""The user and group a submission runs as when the grader is root (``nobody``, ``nogroup``)."""
-_PROBES = {}
+class SandboxUnavailable(RuntimeError):
+    """No namespace sandbox here (no bwrap, or the kernel refuses user namespaces): the grader
+    refuses to run submissions unless told ``unsafe``."""
 
 
-def _root_probe(name, code):
-    """As root: whether ``code`` runs without error in a fresh process of this Python (probed
-    once per name); False when not root."""
-    if os.geteuid() != 0:
-        return False
-    if name not in _PROBES:
-        try:
-            r = subprocess.run([sys.executable, "-c", code], cwd="/", capture_output=True,
-                               env={"PYTHONPATH": _python_path(), "HOME": "/"}, timeout=120)
-            _PROBES[name] = r.returncode == 0
-        except (OSError, subprocess.SubprocessError):
-            _PROBES[name] = False
-    return _PROBES[name]
+UNSAFE_NOTE = ("--unsafe: submissions run WITHOUT the namespace sandbox, as your user, limited "
+               "only by resource limits and a Python audit hook (a tripwire that C-level code "
+               "gets round): they can read every file your user can (other submissions, the "
+               "instructor notebooks, your repository), reach the network, and leave processes "
+               "behind. Use it only for trusted notebooks.")
 
 
-def can_drop_privileges():
-    """True when the grader runs as root and a child process can become ``nobody`` for good
-    (probed once: :func:`robodyn.grading.sandbox.drop_privileges` in a fresh process)."""
-    return _root_probe("drop", "from robodyn.grading.sandbox import drop_privileges\n"
-                               f"drop_privileges{NOBODY}")
+def sandbox_status():
+    """``(True, '')`` when submissions can run in the bubblewrap sandbox here, else ``(False,
+    reason)`` (see :mod:`robodyn.grading.jail`)."""
+    return jail.available()
 
 
-def can_hide_paths():
-    """True when the grader runs as root and a child process can hide paths in a mount
-    namespace of its own (probed once: :func:`robodyn.grading.sandbox.hide_paths` on an empty
-    temporary folder)."""
-    if os.geteuid() != 0 or "hide" in _PROBES:
-        return _root_probe("hide", "")
-    folder = tempfile.mkdtemp(prefix="robodyn-probe-")
-    try:
-        return _root_probe("hide", "from robodyn.grading.sandbox import hide_paths\n"
-                                   f"hide_paths([{folder!r}])")
-    finally:
-        shutil.rmtree(folder, ignore_errors=True)
-
-
-def paths_to_hide(instructor_path):
-    """What a submission must not see of the instructor's files: the instructor notebook's
-    folder, or the notebook alone when that folder holds what the child needs (Python, the
-    robodyn package, the temporary folder)."""
-    nb = Path(instructor_path).resolve()
-    folder = nb.parent
-    needed = [Path(answers.__file__).resolve().parent, Path(sys.prefix).resolve(),
-              Path(sys.base_prefix).resolve(), Path(sys.executable).resolve(),
-              Path(tempfile.gettempdir()).resolve()]
-    if any(n == folder or folder in n.parents for n in needed):
-        return [str(nb)]
-    return [str(folder)]
-
-
-def readable_by_others(path):
-    """True when a user other than the owner (and outside its group) may read ``path``: the
-    file is readable by others and every folder above it is searchable by others."""
-    import stat
-    p = Path(path).resolve()
-    if not p.stat().st_mode & stat.S_IROTH:
-        return False
-    return all(d.stat().st_mode & stat.S_IXOTH for d in p.parents)
-
-
-def _limit(limits, cpu_seconds, drop):
-    def preexec():
-        mem = limits.memory_mb * 2**20
-        resource.setrlimit(resource.RLIMIT_AS, (mem, mem))
-        resource.setrlimit(resource.RLIMIT_CPU, (int(cpu_seconds), int(cpu_seconds) + 2))
-        fsize = limits.file_mb * 2**20
-        resource.setrlimit(resource.RLIMIT_FSIZE, (fsize, fsize))
-        resource.setrlimit(resource.RLIMIT_NOFILE, (256, 256))
-        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)   # a too-large write fails, not the run
-        if drop:                    # counts the processes of nobody, once the child is nobody
-            resource.setrlimit(resource.RLIMIT_NPROC, (8, 8))
-    return preexec
+def _environment(inside):
+    """The whole environment of a notebook's process (nothing else of the grader's)."""
+    home = jail.HOME if inside else None
+    env = {k: os.environ[k] for k in _KEEP_ENV if k in os.environ and not inside}
+    env.update({"LANG": "C.UTF-8", "MPLBACKEND": "Agg", "PYTHONDONTWRITEBYTECODE": "1",
+                "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1",
+                "ROBODYN_ENGINE": "numpy", "ROBODYN_QUICK": "1", "PYTHONWARNINGS": "ignore"})
+    if inside:
+        env.update({"PATH": "/usr/bin:/bin", "HOME": home, "TMPDIR": "/tmp",
+                    "MPLCONFIGDIR": "/tmp/matplotlib", "IPYTHONDIR": "/tmp/ipython",
+                    "ROBODYN_CACHE": "/tmp/robodyn-cache", "PYTHONPATH": jail.PACKAGE_ROOT})
+    return env
 
 
 def run_cells(cells, problems, *, inputs=None, limits=Limits(), sandboxed=True,
-              spec_from=None, seed=0, audit_hook=True, hide=()):
+              spec_from=None, seed=0, unsafe=False, notebook=None):
     """Run code cells in a new process and return its report: ``{'cells': [...], 'answers':
-    {key: encoded}, ...}``, or ``{'failure': reason, ...}`` when the process died, was killed
-    or sent nothing usable.
+    {key: encoded}, ...}``, or ``{'failure': reason, 'sandbox_failed': bool, ...}`` when the
+    process died, was killed or sent nothing usable.
 
     ``problems`` are Problem specs (dicts) whose answers to take out; with ``spec_from`` (the
     instructor's run) they come from that notebook variable instead. ``sandboxed`` (student
-    code): the limits, the audit hook (unless ``audit_hook`` is False: the operating system's
-    protection alone, for tests) and, as root, the drop to ``nobody`` and the ``hide`` paths
-    covered (:func:`paths_to_hide`; ignored unless both the drop and the covering work here).
+    code): in the bubblewrap sandbox (:mod:`robodyn.grading.jail`) with the limits, and with
+    ``notebook`` (a path) copied into its working folder; raises SandboxUnavailable where there
+    is none, unless ``unsafe`` (then: the limits and an audit hook only, see
+    :data:`UNSAFE_NOTE`). Not ``sandboxed`` (the instructor's trusted notebook): a plain
+    process in a temporary folder.
     """
     sandboxed = bool(sandboxed)
-    drop = sandboxed and can_drop_privileges()
-    # a private folder of the grader (others may only pass through it) holding the child's
-    # working folder, which only the child may write (as nobody: it owns it), and the child's
-    # standard error, which the child cannot replace
+    inside = sandboxed and not unsafe
+    if inside:
+        ok, why = sandbox_status()
+        if not ok:
+            raise SandboxUnavailable(f"run_cells: no sandbox here: {why}")
     private = tempfile.mkdtemp(prefix="robodyn-grade-")
     work = os.path.join(private, "work")
     os.mkdir(work, 0o700)
-    if drop:
-        os.chmod(private, 0o711)
-        os.chown(work, *NOBODY)
-    env = {k: os.environ[k] for k in _KEEP_ENV if k in os.environ}
-    env.update({"HOME": work, "TMPDIR": work, "MPLBACKEND": "Agg", "MPLCONFIGDIR": work,
-                "IPYTHONDIR": os.path.join(work, ".ipython"), "PYTHONPATH": _python_path(),
-                "PYTHONDONTWRITEBYTECODE": "1", "OPENBLAS_NUM_THREADS": "1",
-                "OMP_NUM_THREADS": "1", "ROBODYN_ENGINE": "numpy", "ROBODYN_QUICK": "1",
-                "ROBODYN_CACHE": os.path.join(work, "cache"), "PYTHONWARNINGS": "ignore"})
+    env = _environment(inside)
+    if not inside:
+        env.update({"HOME": work, "TMPDIR": work, "MPLCONFIGDIR": work,
+                    "IPYTHONDIR": os.path.join(work, ".ipython"), "PYTHONPATH": _python_path(),
+                    "ROBODYN_CACHE": os.path.join(work, "cache")})
     total = min(limits.total_timeout, 20.0 + limits.cell_timeout * max(1, len(cells)))
     read_fd, write_fd = os.pipe()
     job = {"cells": list(cells), "answers": list(problems), "inputs": inputs or {},
-           "cell_timeout": limits.cell_timeout, "guard": sandboxed and bool(audit_hook),
-           "result_fd": write_fd, "spec_from": spec_from, "seed": seed,
-           "drop": list(NOBODY) if drop else None,
-           "hide": [str(p) for p in hide] if drop and hide and can_hide_paths() else []}
+           "cell_timeout": limits.cell_timeout, "guard": sandboxed and not inside,
+           "result_fd": write_fd, "spec_from": spec_from, "seed": seed}
+    argv = [sys.executable, "-X", "utf8", "-m", "robodyn.grading.sandbox"]
+    fds, files, procs = [write_fd], [], None
+    if inside and notebook is not None:
+        nb_fd = os.open(notebook, os.O_RDONLY)
+        fds.append(nb_fd)
+        files.append((nb_fd, "submission.ipynb"))
+    if inside:
+        procs = jail.ProcessLimit()
+        argv = jail.command(jail.bwrap_path(), argv, env=env, files=files)
     stderr_path = os.path.join(private, "stderr")
     started = time.monotonic()
+    proc = None
     try:
         with os.fdopen(os.open(stderr_path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600),
                        "wb") as err:
-            proc = subprocess.Popen(
-                [sys.executable, "-X", "utf8", "-m", "robodyn.grading.sandbox"],
-                stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=err, cwd=work,
-                env=env, pass_fds=(write_fd,), start_new_session=True,
-                preexec_fn=_limit(limits, total + 5, drop) if sandboxed else None)
-        os.close(write_fd)
+            preexec = None
+            if sandboxed:
+                preexec = jail.preexec(memory_mb=limits.memory_mb, cpu_seconds=total + 5,
+                                       file_mb=limits.file_mb, processes=procs)
+            proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
+                                    stderr=err, cwd=work, env=env, pass_fds=tuple(fds),
+                                    start_new_session=True, preexec_fn=preexec)
+        for fd in fds:
+            os.close(fd)
         chunks, size = [], [0]
 
         def reader():                      # drain the pipe; keep at most MAX_RESULT_BYTES
@@ -234,12 +182,24 @@ def run_cells(cells, problems, *, inputs=None, limits=Limits(), sandboxed=True,
         except subprocess.TimeoutExpired:
             killed = True
         _kill_group(proc)
+        if procs is not None:
+            procs.close()
         t.join(timeout=5)
         elapsed = time.monotonic() - started
         stderr_tail = _tail(stderr_path)
+        started_ok = _head(stderr_path).startswith(STARTED)
     finally:
+        if proc is None:
+            for fd in fds + [read_fd]:
+                try:
+                    os.close(fd)
+                except OSError:
+                    pass
+            if procs is not None:
+                procs.close()
         shutil.rmtree(private, ignore_errors=True)
-    base = {"seconds": round(elapsed, 2), "returncode": proc.returncode}
+    base = {"seconds": round(elapsed, 2), "returncode": proc.returncode,
+            "sandbox": "bwrap" if inside else ("unsafe" if sandboxed else "none")}
     if killed:
         return {**base, "failure": f"stopped after the notebook's time limit of {total:g} s"}
     if size[0] > MAX_RESULT_BYTES:
@@ -254,7 +214,10 @@ def run_cells(cells, problems, *, inputs=None, limits=Limits(), sandboxed=True,
     why = "the notebook's process ended without answers"
     if proc.returncode and proc.returncode < 0:
         why += f" (signal {signal.Signals(-proc.returncode).name})"
-    return {**base, "failure": why, "stderr": stderr_tail}
+    started_ok = started_ok or not inside
+    if not started_ok:
+        why = f"the sandbox failed to start: {stderr_tail.strip()[-300:]}"
+    return {**base, "failure": why, "stderr": stderr_tail, "sandbox_failed": not started_ok}
 
 
 def _kill_group(proc):
@@ -263,6 +226,19 @@ def _kill_group(proc):
     except (ProcessLookupError, PermissionError):
         pass
     proc.wait()
+
+
+STARTED = "sandbox: started"
+"""What the notebook's process writes first to its standard error (so a process that never
+got that far is a sandbox that failed, not a submission that did)."""
+
+
+def _head(path, n=200):
+    try:
+        with open(path, "rb") as f:
+            return f.read(n).decode("utf-8", "replace")
+    except OSError:
+        return ""
 
 
 def _tail(path, n=600):
@@ -367,10 +343,46 @@ _NOT_RUN = (markup.KEY_ID, markup.SELF_TEST_ID)
 """Locked cells a submission's process never runs (the key; the self-test, which needs it)."""
 
 
+def submission_plan(submission, release):
+    """What a submission's process runs, cell by cell: ``(source, number, grade_id)`` with
+    ``number`` the cell's place in the submitted notebook (1 = its first cell, markdown
+    counted, as Jupyter shows them; None for a locked cell the student deleted and the
+    release puts back). The student's code cells in their order, except that locked cells are
+    the release's own, and test cells, the answer key and the self-test are left out."""
+    by_id = {}
+    for c in release.cells:
+        m = markup.meta(c)
+        if m and m.get("grade_id"):
+            by_id[m["grade_id"]] = (c, m)
+    out, seen = [], set()
+    for number, c in enumerate(submission.get("cells", []), 1):
+        if not isinstance(c, dict) or c.get("cell_type") != "code":
+            continue
+        src = c.get("source", "")
+        src = "".join(map(str, src)) if isinstance(src, list) else str(src)
+        md = c.get("metadata") if isinstance(c.get("metadata"), dict) else {}
+        m = md.get("nbgrader") if isinstance(md.get("nbgrader"), dict) else {}
+        gid = m.get("grade_id") if isinstance(m.get("grade_id"), str) else None
+        if gid in by_id:
+            rc, rm = by_id[gid]
+            if rm["grade"] or gid in _NOT_RUN:
+                continue                                   # tests: run here, not there
+            if gid in seen:
+                gid = None                                 # a copied cell: the student's
+            else:
+                seen.add(gid)
+                if rm["locked"]:
+                    src = rc.source                        # the release's copy, not theirs
+        out.append((src, number, gid))
+    for gid, (rc, rm) in by_id.items():                  # deleted locked setup cells
+        if rc.cell_type == "code" and rm["locked"] and not rm["grade"] and \
+                gid not in _NOT_RUN and gid not in seen:
+            out.insert(0, (rc.source, None, gid))
+    return out
+
+
 def submission_cells(submission, release):
-    """The code a submission's process runs: the student's cells in their order, except that
-    locked cells are the release's own, test cells, the answer key and the self-test are left
-    out, and a missing locked cell comes back (first).
+    """The code a submission's process runs (:func:`submission_plan`'s sources).
 
     >>> setup = nbformat.v4.new_code_cell("import robodyn")
     >>> setup.metadata["nbgrader"] = markup.nbgrader_metadata("setup", locked=True)
@@ -380,33 +392,7 @@ def submission_cells(submission, release):
     ...     "source": "x = 1", "metadata": {}}]}, release)
     ['import robodyn', 'x = 1']
     """
-    by_id = {}
-    for c in release.cells:
-        m = markup.meta(c)
-        if m and m.get("grade_id"):
-            by_id[m["grade_id"]] = (c, m)
-    out, seen = [], set()
-    for c in submission.get("cells", []):
-        if not isinstance(c, dict) or c.get("cell_type") != "code":
-            continue
-        src = c.get("source", "")
-        src = "".join(src) if isinstance(src, list) else str(src)
-        md = c.get("metadata") if isinstance(c.get("metadata"), dict) else {}
-        m = md.get("nbgrader") if isinstance(md.get("nbgrader"), dict) else {}
-        gid = m.get("grade_id")
-        if gid in by_id:
-            rc, rm = by_id[gid]
-            seen.add(gid)
-            if rm["grade"] or gid in _NOT_RUN:
-                continue                                   # tests: run here, not there
-            if rm["locked"]:
-                src = rc.source                            # the release's copy, not theirs
-        out.append(src)
-    for gid, (rc, rm) in by_id.items():                  # deleted locked setup cells
-        if rc.cell_type == "code" and rm["locked"] and not rm["grade"] and \
-                gid not in _NOT_RUN and gid not in seen:
-            out.insert(0, rc.source)
-    return out
+    return [src for src, _, _ in submission_plan(submission, release)]
 
 
 def _read_submission(path):
@@ -419,58 +405,102 @@ def _read_submission(path):
     return data
 
 
-def _judge(p, ref, student_enc, rng):
-    """Score and feedback of one answer, compared here (never in the student's process)."""
-    inputs = _inputs_of(ref, p.key)
-    try:
-        expected = answers.decode(ref.answers[p.key], p, inputs)
-    except ValueError as exc:
-        return 0.0, f"(grader) the reference could not be read: {exc}"
-    try:
-        given = answers.decode(student_enc, p, inputs) if isinstance(student_enc, dict) \
-            else None
-    except (ValueError, TypeError) as exc:
-        return 0.0, f"✘ {str(exc)[:300]}"
-    try:
-        fb = answers.compare(given, expected, p, rng=rng, n_points=24)
-    except Exception as exc:                         # noqa: BLE001 -- never stop the others
-        return 0.0, f"✘ could not be checked: {type(exc).__name__}: {str(exc)[:200]}"
-    return (float(p.points) if fb.correct else 0.0), str(fb)
+JUDGE_BUDGET = 20.0
+"""Seconds the grader's comparison of one answer may take."""
+JUDGE_MEMORY_MB = 2048
 
 
-def grade_notebook(path, release, ref, *, limits=Limits(), seed=0, hide=()):
-    """Grade one submission: a dict with the student's name, points per problem, feedback per
-    problem, the total, the notes (failed cells, limits hit) and the seconds it took."""
-    name = Path(path).stem
-    row = {"student": name, "notes": "", "seconds": 0.0}
+def judge(ref, got, seed, *, budget=JUDGE_BUDGET):
+    """Compare one submission's encoded answers ``got`` with the references, in a process of
+    its own with a memory limit and a time budget per problem (:mod:`robodyn.grading.judge`):
+    ``{key: (score, text, mistake)}`` for every problem -- one the process did not report (it
+    was killed, or died) scores 0 with a message."""
+    job = {"problems": [p.to_dict() for p in ref.problems], "references": ref.answers,
+           "inputs": ref.inputs, "answers": got, "seed": int(seed), "budget": float(budget)}
+    total = budget * max(1, len(ref.problems)) + 30
+    env = {"PYTHONPATH": _python_path(), "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+           "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "PYTHONWARNINGS": "ignore",
+           "HOME": tempfile.gettempdir()}
+    pre = jail.preexec(memory_mb=JUDGE_MEMORY_MB, cpu_seconds=total + 5, file_mb=1)
+    out = {}
+    why = "the comparison process failed"
+    try:
+        r = subprocess.run([sys.executable, "-X", "utf8", "-m", "robodyn.grading.judge"],
+                           input=json.dumps(job).encode(), capture_output=True, env=env,
+                           timeout=total, preexec_fn=pre, cwd=tempfile.gettempdir())
+        stdout = r.stdout
+        if r.returncode:
+            why += f" (exit {r.returncode}: {r.stderr.decode(errors='replace')[-200:]})"
+    except subprocess.TimeoutExpired as exc:
+        stdout = exc.stdout or b""
+        why = f"the comparison exceeded its {total:g} s budget"
+    for line in stdout.decode("utf-8", "replace").splitlines():
+        try:
+            d = json.loads(line)
+            out[d["key"]] = (float(d["score"]), str(d["text"]), d.get("mistake"))
+        except (ValueError, KeyError, TypeError):
+            continue
+    for p in ref.problems:
+        out.setdefault(p.key, (0.0, f"✘ not checked: {why}", "budget"))
+    return out
+
+
+def _cell_note(c, plan):
+    """A failed cell, named by its number in the submitted notebook."""
+    i = c.get("index") if isinstance(c, dict) else None
+    number = plan[i][1] if isinstance(i, int) and 0 <= i < len(plan) else None
+    where = f"cell {number}" if number else "a locked cell (restored)"
+    what = "timed out" if c.get("status") == "timeout" else "crashed"
+    return f"{where} {what}: {str(c.get('error'))[:200]}"
+
+
+def grade_notebook(path, release, ref, *, limits=Limits(), seed=0, unsafe=False,
+                   student=None):
+    """Grade one submission: a dict with the student's id, points per problem, feedback per
+    problem, the total, the notes (failed cells by their number in the notebook, limits hit)
+    and the seconds it took; ``sandbox_failed`` is True when its sandbox did not start."""
+    name = student or Path(path).stem
+    row = {"student": name, "file": Path(path).name, "notes": "", "seconds": 0.0}
+    plan = []
     try:
         sub = _read_submission(path)
     except (OSError, ValueError) as exc:
         report = {"failure": f"the notebook could not be read: {exc}", "seconds": 0.0}
     else:
+        plan = submission_plan(sub, release)
         spec = [p.to_dict() for p in ref.problems]
-        report = run_cells(submission_cells(sub, release), spec, inputs=ref.inputs,
-                           limits=limits, sandboxed=True, hide=hide)
+        report = run_cells([src for src, _, _ in plan], spec, inputs=ref.inputs,
+                           limits=limits, sandboxed=True, unsafe=unsafe, notebook=path)
     got = report.get("answers", {}) if isinstance(report.get("answers"), dict) else {}
-    rng = np.random.default_rng(seed)
-    notes = []
-    if "failure" in report:
-        notes.append(report["failure"])
-    for c in report.get("cells", []) if isinstance(report.get("cells"), list) else []:
+    cells = report.get("cells", []) if isinstance(report.get("cells"), list) else []
+    notes = [report["failure"]] if "failure" in report else []
+    crashed = {}                                  # grade_id of an answer cell -> its note
+    for c in cells:
         if isinstance(c, dict) and c.get("status") != "ok":
-            notes.append(f"cell {c.get('index')}: {str(c.get('error'))[:200]}")
+            note = _cell_note(c, plan)
+            notes.append(note)
+            i = c.get("index")
+            if isinstance(i, int) and 0 <= i < len(plan) and plan[i][2]:
+                crashed[plan[i][2]] = note
+    verdicts = judge(ref, got, seed) if got else {}
     total = 0.0
     for p in ref.problems:
+        crash = crashed.get(f"{p.key}_answer")
         if "failure" in report and p.key not in got:
             score, text = 0.0, f"✘ not graded: {report['failure']}"
         else:
-            score, text = _judge(p, ref, got.get(p.key, {"type": "none"}), rng)
+            score, text, _ = verdicts.get(p.key, (0.0, "✘ not graded", None))
+            if crash and text.startswith("…"):                 # None, because it crashed
+                text = f"✘ the answer cell crashed ({crash})"
+            elif crash:
+                text += f" (its answer cell crashed: {crash})"
         row[p.key] = score
         row[f"{p.key} feedback"] = text
         total += score
-    row["total"] = total
+    row["total"] = round(total, 2)
     row["notes"] = " | ".join(notes)[:2000]
     row["seconds"] = report.get("seconds", 0.0)
+    row["sandbox_failed"] = bool(report.get("sandbox_failed"))
     return row
 
 
@@ -482,16 +512,64 @@ def _cell_text(value):
     return value
 
 
+def read_roster(path):
+    """A roster CSV: columns ``file`` (the notebook's file name, with or without
+    ``.ipynb``) and ``student`` (the id to show); returns ``{file stem: id}``."""
+    with open(path, newline="", encoding="utf-8") as fh:
+        rows = list(csv.DictReader(fh))
+    if not rows or not {"file", "student"} <= set(rows[0]):
+        raise ValueError(f"read_roster: {path}: expected the columns 'file' and 'student'")
+    return {Path(r["file"].strip()).stem if r["file"].strip().endswith(".ipynb")
+            else r["file"].strip(): r["student"].strip() for r in rows}
+
+
+def feedback_html(row, ref, title):
+    """One student's feedback page (HTML): every problem with its points, what was right or
+    wrong and the named mistake, and the notes."""
+    import html
+    e = html.escape
+    max_points = sum(p.points for p in ref.problems)
+    items = []
+    for p in ref.problems:
+        text = str(row.get(f"{p.key} feedback", ""))
+        mark = "ok" if row.get(p.key, 0) == p.points else ("part" if row.get(p.key) else "no")
+        items.append(f'<tr class="{mark}"><td>{e(p.key)}</td><td>{e(p.title)}</td>'
+                     f'<td>{row.get(p.key, 0):g} / {p.points:g}</td><td>{e(text)}</td></tr>')
+    notes = "".join(f"<li>{e(n)}</li>" for n in str(row.get("notes", "")).split(" | ") if n)
+    return f"""<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>{e(title)}: {e(row['student'])}</title>
+<style>body{{font-family:sans-serif;max-width:60em;margin:2em auto}}
+td,th{{border-bottom:1px solid #ccc;padding:.3em .6em;vertical-align:top;text-align:left}}
+tr.ok td:nth-child(3){{color:#060}} tr.no td:nth-child(3){{color:#a00}}
+tr.part td:nth-child(3){{color:#a60}}</style></head><body>
+<h1>{e(title)}</h1><p>Student: <b>{e(row['student'])}</b> ({e(row.get('file', ''))}) &mdash;
+<b>{row['total']:g} of {max_points:g} points</b></p>
+<table><tr><th>problem</th><th></th><th>points</th><th>feedback</th></tr>{''.join(items)}
+</table>{'<h2>Notes</h2><ul>' + notes + '</ul>' if notes else ''}</body></html>
+"""
+
+
 def grade(instructor_path, submissions, out_csv, *, limits=Limits(), seed=None,
-          progress=None, jobs=1):
+          progress=None, jobs=1, unsafe=False, roster=None, feedback_dir=None):
     """Grade every ``*.ipynb`` in the folder ``submissions`` against the instructor notebook
     and write the score table ``out_csv`` (``jobs`` submissions at a time, each in its own
-    process). Returns the rows (dicts), in the order of the file names."""
+    sandbox), and with ``feedback_dir`` one HTML feedback page per student. ``roster``: a CSV
+    (:func:`read_roster`) naming the students; else the file names do. Returns the rows
+    (dicts), in the order of the file names; each row's ``sandbox_failed`` says whether its
+    sandbox failed to start.
+
+    Raises SandboxUnavailable when there is no sandbox here and ``unsafe`` is False.
+    """
     say = progress or (lambda *_: None)
     instructor_path = Path(instructor_path)
     files = sorted(Path(submissions).glob("*.ipynb"))
     if not files:
         raise ValueError(f"grade: no *.ipynb files in {submissions}")
+    ok, why = sandbox_status()
+    if not ok and not unsafe:
+        raise SandboxUnavailable(f"grade: refusing to run submissions without a sandbox: {why}"
+                                 f" (run with --unsafe to accept that, see the instructor page)")
+    names = read_roster(roster) if roster else {}
     seed = int(np.random.default_rng().integers(2**31)) if seed is None else seed
     nb = nbformat.read(instructor_path, as_version=4)
     markup.validate(nb)
@@ -501,27 +579,17 @@ def grade(instructor_path, submissions, out_csv, *, limits=Limits(), seed=None,
     release = markup.student_version(nb)
     max_points = sum(p.points for p in ref.problems)
     say(f"  {len(ref.problems)} problems, {max_points:g} points ({time.monotonic() - t0:.1f} s)")
-    hide = []
-    if os.geteuid() == 0:
-        if not can_drop_privileges():
-            say("  note: running as root, but a process cannot become 'nobody' here: submissions "
-                "run as root, limited by rlimits and the audit hook only (see the instructor page)")
-        else:
-            say(f"  submissions run as the user nobody (uid {NOBODY[0]})")
-            if readable_by_others(instructor_path):
-                if can_hide_paths():
-                    hide = paths_to_hide(instructor_path)
-                    say(f"  hidden from the submissions (each in a mount namespace of its own): "
-                        f"{', '.join(hide)}")
-                else:
-                    say(f"  note: {instructor_path} is readable by every user, so also by "
-                        f"nobody (only the audit hook refuses it): keep the instructor notebooks "
-                        f"in a folder other users cannot enter (chmod o-rwx)")
+    if unsafe:
+        say("  WARNING " + UNSAFE_NOTE)
+    else:
+        say(f"  each submission in its own bubblewrap sandbox; process limit: "
+            f"{jail.ProcessLimit.describe()}")
     done = [0]
     lock = threading.Lock()
 
     def one(i, f):
-        row = grade_notebook(f, release, ref, limits=limits, seed=seed + i, hide=hide)
+        row = grade_notebook(f, release, ref, limits=limits, seed=seed + i, unsafe=unsafe,
+                             student=names.get(f.stem))
         with lock:
             done[0] += 1
             note = f"; {row['notes'][:90]}" if row["notes"] else ""
@@ -530,14 +598,27 @@ def grade(instructor_path, submissions, out_csv, *, limits=Limits(), seed=None,
         return row
     with ThreadPoolExecutor(max_workers=max(1, int(jobs))) as pool:
         rows = list(pool.map(one, range(1, len(files) + 1), files))
-    columns = ["student", "total", "max"] + [p.key for p in ref.problems] + \
+    columns = ["student", "file", "total", "max"] + [p.key for p in ref.problems] + \
         [f"{p.key} feedback" for p in ref.problems] + ["notes", "seconds"]
     out_csv = Path(out_csv)
     out_csv.parent.mkdir(parents=True, exist_ok=True)
     with open(out_csv, "w", newline="", encoding="utf-8") as fh:
-        w = csv.DictWriter(fh, fieldnames=columns)
+        w = csv.DictWriter(fh, fieldnames=columns, extrasaction="ignore")
         w.writeheader()
         for r in rows:
             w.writerow({k: _cell_text(v) for k, v in {**r, "max": max_points}.items()})
     say(f"wrote {out_csv}: {len(rows)} submissions in {time.monotonic() - t0:.1f} s")
+    if feedback_dir is not None:
+        folder = Path(feedback_dir)
+        folder.mkdir(parents=True, exist_ok=True)
+        for r in rows:
+            (folder / f"{Path(r['file']).stem}.html").write_text(
+                feedback_html(r, ref, instructor_path.stem), encoding="utf-8")
+        say(f"wrote {len(rows)} feedback pages to {folder}")
+    failed = sum(r["sandbox_failed"] for r in rows)
+    if failed == len(rows):
+        say(f"WARNING: the sandbox failed for every submission ({rows[0]['notes'][:300]}): "
+            f"the scores are not grades")
+    elif failed:
+        say(f"WARNING: the sandbox failed for {failed} of {len(rows)} submissions")
     return rows

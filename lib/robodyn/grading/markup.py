@@ -17,8 +17,8 @@ does, in ``cell.metadata["nbgrader"]``:
 The student version also gets a *self-test* (:func:`self_test_source`): a locked code cell
 tagged ``check``, after the last test cell, whose assertions the book's tests (nbval) run on
 the blank notebook -- every blank answer is reported as not answered yet, the key holds every
-problem, and the checker accepts equivalent forms of one answer and rejects wrong ones. It uses
-only what the answer key holds; the grader does not run it.
+problem, and an answer of a wrong shape is refused with its reason. It uses only what the
+(one-way) answer key holds; the grader does not run it.
 
 Every nbgrader cell has a unique ``grade_id``.
 """
@@ -192,8 +192,9 @@ def answer_key_json(nb):
 
 _SELF_TEST = """\
 # Self-test of this notebook, run by the book's tests; it uses only what the answer key
-# holds. Written by `python -m robodyn.grading generate`: do not edit.
-import sympy as sp
+# holds (one-way keys: no answer can be read from them). Written by
+# `python -m robodyn.grading generate`: do not edit.
+import numpy as np
 
 for p in problems:
     assert problems.in_key(p.key), f"the answer key lacks problem {p.key}"
@@ -203,22 +204,10 @@ for p in problems:
         assert verdict.status == "unanswered" and "not answered yet" in str(verdict), verdict
     else:                  # a given answer gets the key's verdict
         assert verdict.status != "unanswered", verdict
+    # an answer of the wrong shape is never right, and the check says why
+    wrong = problems.check(p.key, np.full((7, 9), 0.5))
+    assert not wrong.correct and wrong.mistake in ("shape", "type"), wrong
 """
-
-_SELF_TEST_CONSTANT = """
-# The checker accepts an answer in equivalent forms and rejects wrong ones, shown on problem
-# {k}, whose answer is a constant (its value is in the answer key anyway).
-value = problems.key_value("{k}")
-same = [value, value.tolist(), repr(value.tolist()),
-        sp.Matrix(value) if value.ndim else sp.Float(value)]
-assert all(problems.check("{k}", form).correct for form in same)
-assert problems.check("{k}", -value).mistake == "sign"
-assert not problems.check("{k}", 1.5 * value).correct
-"""
-
-
-def _natural(key):
-    return [int(t) if t.isdigit() else t for t in re.split(r"(\d+)", key)]
 
 
 def self_test_source(key_json):
@@ -226,18 +215,16 @@ def self_test_source(key_json):
 
     It asserts that every problem is in the key; that each blank answer (the notebook's answer
     variable still None) is reported as *not answered yet* and each given one gets a verdict;
-    and, on the first problem whose answer is a constant (its value is in the key anyway), that
-    the checker accepts the value as an array, a list, a text and a sympy object, and rejects
-    it with a flipped sign (named as such) or scaled. Nothing in it reveals more than the key.
+    and that an answer of a wrong shape is refused, with the reason named. Nothing in it
+    reveals an answer (the key is one-way, :func:`robodyn.answers.fingerprint`).
 
-    >>> src = self_test_source('{"p2": {"points": {}, "shape": [], "real": [1.5]}}')
-    >>> 'problems.key_value("p2")' in src and "not answered yet" in src
+    >>> src = self_test_source('{"p2": {"points": {}, "shape": []}}')
+    >>> "not answered yet" in src and "key_value" not in src
     True
     """
-    key = json.loads(key_json)
-    constant = sorted((k for k, v in key.items() if v.get("points") == {}), key=_natural)
-    src = _SELF_TEST + (_SELF_TEST_CONSTANT.format(k=constant[0]) if constant else "")
-    return src + 'print(f"self-test passed: the checks of all {len(problems)} problems work")'
+    json.loads(key_json)
+    return _SELF_TEST + \
+        'print(f"self-test passed: the checks of all {len(problems)} problems work")'
 
 
 def student_version(nb):
@@ -292,8 +279,9 @@ def set_answer_key(nb, key_json):
     if len(cells) != 1:
         raise MarkupError(f"set_answer_key: expected one cell with grade_id {KEY_ID!r}, "
                           f"found {len(cells)}")
-    src = ("# The answer key: the answers' values at fixed random points (not their formulas),\n"
-           "# written by `python -m robodyn.grading generate`. Do not edit.\n"
+    src = ("# The answer key: one-way (salted hashes of the answers' values at test points,\n"
+           "# rounded on a grid; neither values nor formulas), written by\n"
+           "# `python -m robodyn.grading generate`. Do not edit.\n"
            f"problems.load_key(r'''{key_json}''')")
     changed = cells[0].source != src
     cells[0].source = src

@@ -8,13 +8,9 @@ the named answer variables with :func:`robodyn.answers.encode` and writes one JS
 file descriptor the grader gave it. Reference answers never come here: the comparison is made
 by the grader, in its own process.
 
-With ``drop`` set (the grader runs as root), the process imports the modules a notebook is
-likely to need (:data:`PRELOAD`, every robodyn module) and then becomes the unprivileged user
-``drop = (uid, gid)`` for good (:func:`drop_privileges`), before the first cell; the working
-directory is that user's; with ``hide`` (paths), it first covers those paths in a mount
-namespace of its own (:func:`hide_paths`), so that the instructor's folder is out of its reach.
-With ``guard`` set (student code), after the heavy modules are
-imported and before the first cell, an audit hook (:func:`sys.addaudithook`, which cannot be
+For a submission it runs inside the bubblewrap sandbox (:mod:`robodyn.grading.jail`), which
+is the boundary. With ``guard`` set (only with the grader's ``--unsafe``, where there is no
+sandbox), after the heavy modules are imported and before the first cell, an audit hook (:func:`sys.addaudithook`, which cannot be
 removed) refuses network use, new processes, signals to other processes, ``ctypes`` calls,
 raising resource limits, links, and file access outside the working directory (reading is also
 allowed in Python's library, the installed packages and the robodyn package:
@@ -110,82 +106,6 @@ def library_roots():
     return sorted(r for r in roots if os.path.isdir(r))
 
 
-PRELOAD = (
-    "scipy.integrate", "scipy.linalg", "scipy.optimize", "scipy.interpolate", "scipy.special",
-    "matplotlib.pyplot", "sympy.physics.mechanics", "IPython.display", "IPython.core.debugger",
-    "bdb", "pdb", "cmath", "fractions", "decimal", "statistics", "random", "itertools",
-    "functools", "collections", "dataclasses", "typing", "string", "textwrap", "pprint", "copy",
-    "json", "time", "datetime", "warnings", "traceback", "inspect", "pathlib", "operator",
-    "heapq", "bisect", "numbers", "contextlib", "enum", "timeit")
-"""Modules imported before the privilege drop, besides numpy, sympy and every robodyn module:
-after it, a Python installed where the unprivileged user cannot read (e.g. under /root) can
-import nothing new."""
-
-
-def preload(shell):
-    """Import PRELOAD and every robodyn module (those that fail to import are skipped), and
-    warm up the shell: run an empty cell and a failing one, so that running and reporting
-    cells needs no new import."""
-    import importlib
-    import pkgutil
-
-    import robodyn
-    names = list(PRELOAD) + [m.name for m in pkgutil.walk_packages(robodyn.__path__,
-                                                                    "robodyn.")]
-    for name in names:
-        try:
-            importlib.import_module(name)
-        except Exception:                               # noqa: BLE001 -- optional modules
-            pass
-    shell.run_cell("pass", store_history=False)
-    shell.run_cell("raise ValueError('warm-up')", store_history=False)
-
-
-def drop_privileges(uid, gid):
-    """Become ``uid``:``gid`` with no supplementary groups, for good (real, effective and saved
-    ids), and prove it: getting root back must fail. Called as root, before the first cell."""
-    os.setgroups([])
-    os.setgid(int(gid))
-    os.setuid(int(uid))
-    try:
-        os.setuid(0)
-    except PermissionError:
-        pass
-    else:
-        raise SystemExit("sandbox: the privilege drop did not hold")
-    if (os.getuid(), os.geteuid(), os.getgid(), os.getegid()) != (uid, uid, gid, gid):
-        raise SystemExit("sandbox: the privilege drop did not hold")
-
-
-_CLONE_NEWNS = 0x00020000
-_MS_RDONLY, _MS_NOSUID, _MS_NODEV, _MS_NOEXEC = 1, 2, 4, 8
-_MS_BIND, _MS_REC, _MS_PRIVATE = 4096, 16384, 1 << 18
-
-
-def hide_paths(paths):
-    """As root, in a mount namespace of this process's own, cover each folder of ``paths``
-    with an empty read-only file system only root may enter, and each file with /dev/null:
-    their contents are out of reach of this process (and nobody else's view changes). Raises
-    OSError when the kernel refuses (no CAP_SYS_ADMIN, no mount namespaces)."""
-    import ctypes
-    libc = ctypes.CDLL(None, use_errno=True)
-
-    def call(rc, what):
-        if rc != 0:
-            err = ctypes.get_errno()
-            raise OSError(err, f"hide_paths: {what}: {os.strerror(err)}")
-    call(libc.unshare(_CLONE_NEWNS), "a mount namespace")
-    call(libc.mount(b"none", b"/", None, _MS_REC | _MS_PRIVATE, None), "private mounts")
-    for path in paths:
-        target = os.fsencode(path)
-        if os.path.isdir(path):
-            call(libc.mount(b"tmpfs", target, b"tmpfs",
-                            _MS_RDONLY | _MS_NOSUID | _MS_NODEV | _MS_NOEXEC,
-                            b"size=4k,mode=0700"), f"covering {path}")
-        else:
-            call(libc.mount(b"/dev/null", target, None, _MS_BIND, None), f"covering {path}")
-
-
 def _shell():
     from IPython.core.interactiveshell import InteractiveShell
     from traitlets.config import Config
@@ -202,10 +122,10 @@ def _message(exc):
 
 
 def main():
+    sys.stderr.write("sandbox: started\n")
+    sys.stderr.flush()
     job = json.loads(sys.stdin.read())
     out = os.fdopen(job["result_fd"], "w")
-    if job.get("hide"):                   # still root, one thread: fail closed if refused
-        hide_paths(job["hide"])
     # heavy imports first, so that the guard does not see (and refuse) their start-up
     import numpy as np  # noqa: F401
     import sympy  # noqa: F401
@@ -217,9 +137,6 @@ def main():
     problems = [Problem.from_dict(p) for p in job["answers"]]
     inputs = job.get("inputs") or {}
     roots = library_roots() if job.get("guard") else ()
-    if job.get("drop"):                                 # root: become nobody for good
-        preload(shell)
-        drop_privileges(*job["drop"])
     if job.get("guard"):
         install_guard(os.getcwd(), roots)
     signal.signal(signal.SIGALRM, _on_alarm)

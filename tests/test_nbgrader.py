@@ -1,0 +1,90 @@
+"""The real nbgrader round trip on every problem set: generate_assignment, autograde, and
+generate_feedback, in a temporary course.
+
+Two submissions per set: the instructor notebook itself (all answers right) and the blank
+release. The first scores every autograded point, the second none; the hidden tests are back in
+the autograded notebooks; each written argument waits for a manual grade; both students get a
+feedback page. nbgrader is a test dependency (requirements.txt): nothing here skips.
+"""
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from robodyn.grading import markup
+
+ROOT = Path(__file__).resolve().parents[1]
+SOURCES = sorted((ROOT / "book" / "assignments" / "source").glob("*.ipynb"))
+CONFIG = """\
+c = get_config()
+c.CourseDirectory.course_id = "robodyn"
+c.ClearSolutions.code_stub = {"python": "# YOUR CODE HERE"}
+c.ExecutePreprocessor.timeout = 600
+"""
+
+
+def _nbgrader(course, *args):
+    env = dict(os.environ)
+    env["PATH"] = os.path.dirname(sys.executable) + os.pathsep + env.get("PATH", "")
+    env["PYTHONPATH"] = str(ROOT / "lib") + os.pathsep + env.get("PYTHONPATH", "")
+    env.update(ROBODYN_QUICK="1", MPLBACKEND="Agg")
+    r = subprocess.run([sys.executable, "-m", "nbgrader", *args, "--force"], cwd=course,
+                       env=env, capture_output=True, text=True, timeout=1800)
+    assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-3000:]
+    assert "ERROR" not in r.stderr, r.stderr[-3000:]
+    return r
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("src", SOURCES, ids=lambda p: p.stem)
+def test_nbgrader_round_trip(src, tmp_path):
+    from nbgrader.api import Gradebook
+    course, name = tmp_path / "course", src.stem
+    (course / "source" / "ps").mkdir(parents=True)
+    shutil.copy(src, course / "source" / "ps" / src.name)
+    (course / "nbgrader_config.py").write_text(CONFIG)
+
+    _nbgrader(course, "generate_assignment", "ps")
+    release = course / "release" / "ps" / src.name
+    text = release.read_text()
+    instructor = nbformat.read(src, as_version=4)
+    for secret in markup.solution_lines(instructor):
+        statements = "\n".join(c.source for c in instructor.cells if c.cell_type == "markdown")
+        assert secret not in text or secret in statements, (name, secret)
+    assert "*Model answer:*" not in text and "BEGIN HIDDEN TESTS" not in text
+
+    for student, notebook in (("solved", src), ("blank", release)):
+        folder = course / "submitted" / student / "ps"
+        folder.mkdir(parents=True)
+        shutil.copy(notebook, folder / src.name)
+    _nbgrader(course, "autograde", "ps")
+    _nbgrader(course, "generate_feedback", "ps")
+
+    graded = {c.metadata["nbgrader"]["grade_id"]: c for c in nbformat.read(
+        course / "autograded" / "blank" / "ps" / src.name, as_version=4).cells
+        if "nbgrader" in c.metadata}
+    hidden = [c for c in instructor.cells if markup.BEGIN_HIDDEN in c.source]
+    assert hidden
+    for c in hidden:                                  # the hidden tests are back
+        assert graded[c.metadata["nbgrader"]["grade_id"]].source == c.source
+    manual = {c.metadata["nbgrader"]["grade_id"] for c in instructor.cells
+              if c.cell_type == "markdown" and (markup.meta(c) or {}).get("grade")}
+    points = sum(c.metadata["nbgrader"]["points"] for c in instructor.cells
+                 if c.cell_type == "code" and (markup.meta(c) or {}).get("grade"))
+    with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gb:
+        solved = gb.find_submission_notebook(name, "ps", "solved")
+        blank = gb.find_submission_notebook(name, "ps", "blank")
+        assert solved.max_code_score == points
+        assert solved.code_score == points, [(g.name, g.score) for g in solved.grades]
+        assert blank.code_score == 0, [(g.name, g.score) for g in blank.grades]
+        waiting = {g.name for g in solved.grades if g.needs_manual_grade}
+        assert waiting == manual and solved.max_written_score == sum(
+            c.metadata["nbgrader"]["points"] for c in instructor.cells
+            if c.metadata.get("nbgrader", {}).get("grade_id") in manual)
+    for student in ("solved", "blank"):
+        page = course / "feedback" / student / "ps" / f"{name}.html"
+        assert page.exists() and "Score" in page.read_text()
