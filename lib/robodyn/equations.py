@@ -107,9 +107,12 @@ class MassMatrixForm:
         return sp.eye(self.u.shape[0])
 
     def parameters(self):
-        """The free symbols other than q, u and t (lengths, masses...), sorted by name."""
-        exprs = (self.mass_matrix, self.forcing, self.kinematics, self.input_matrix)
-        known = set(self.q) | set(self.u) | {self.t}
+        """The free symbols other than q, u, t and the intermediates of a nested form
+        (lengths, masses...), sorted by name."""
+        inter = getattr(self, "intermediates", ())
+        exprs = (self.mass_matrix, self.forcing, self.kinematics, self.input_matrix) + tuple(
+            e for _, e in inter)
+        known = set(self.q) | set(self.u) | {self.t} | {w for w, _ in inter}
         return sorted(set().union(*(e.free_symbols for e in exprs)) - known, key=str)
 
     def numeric(self, values=None):
@@ -325,9 +328,12 @@ def _values_key(values):
 
 
 def _substitute(form, values, fname):
+    """[M, f, K, B] and the intermediates (a nested form's ``(Symbol, definition)`` pairs, in
+    order; empty otherwise) with ``values`` substituted; ValueError for symbols left free."""
     exprs = [form.mass_matrix, form.forcing, form.kinematics, form.input_matrix]
+    inter = list(getattr(form, "intermediates", ()))
     if values:
-        names = {str(s): s for e in exprs for s in e.free_symbols}
+        names = {str(s): s for e in exprs + [e for _, e in inter] for s in e.free_symbols}
         sub = {}
         for k, v in values.items():
             key = names.get(k, sp.Symbol(k)) if isinstance(k, str) else sp.sympify(k)
@@ -337,12 +343,13 @@ def _substitute(form, values, fname):
                                  f"got {v!r}")
             sub[key] = _checks._exact(float(v))
         exprs = [e.xreplace(sub) for e in exprs]
-    known = set(form.q) | set(form.u) | {form.t}
-    free = set().union(*(e.free_symbols for e in exprs)) - known
+        inter = [(w, e.xreplace(sub)) for w, e in inter]
+    known = set(form.q) | set(form.u) | {form.t} | {w for w, _ in inter}
+    free = set().union(*(e.free_symbols for e in exprs + [e for _, e in inter])) - known
     if free:
         raise ValueError(f"{fname}: symbols {sorted(map(str, free))} have no value; pass "
                          f"values={{symbol: number, ...}}")
-    return exprs
+    return exprs, inter
 
 
 class _FlatPrinter(PythonCodePrinter):
@@ -361,14 +368,30 @@ class _FlatPrinter(PythonCodePrinter):
 def _lambdified(form, values, fname):
     """A :class:`NumericForm` by ``lambdify(cse=True)`` of the substituted expressions (long
     sums printed flat, :class:`_FlatPrinter`)."""
-    M, f, K, B = _substitute(form, values, fname)
+    (M, f, K, B), inter = _substitute(form, values, fname)
     q, u, t = list(form.q), list(form.u), form.t
     n, m, k = len(q), len(u), B.shape[1]
-    Ku = K
-    JK = Ku.jacobian(sp.Matrix(q + [t]))
+    names = {w for w, _ in inter}
+    if K.free_symbols & names or B.free_symbols & names:   # written in: K's Jacobian needs it
+        done = {}
+        for w, e in inter:
+            done[w] = e.xreplace(done)
+        K, B = K.xreplace(done), B.xreplace(done)
+    JK = K.jacobian(sp.Matrix(q + [t]))
 
     def make(args, expr, shape):
-        fn = sp.lambdify(args, list(expr), modules="math", cse=True,
+        cse = True
+        need = set().union(*(e.free_symbols for e in expr)) & names
+        if need:                            # the intermediates are the common subexpressions
+            used = []
+            for w, e in reversed(inter):    # those this function needs, in order
+                if w in need:
+                    used.append((w, e))
+                    need |= e.free_symbols & names
+
+            def cse(exprs):
+                return used[::-1], exprs
+        fn = sp.lambdify(args, list(expr), modules="math", cse=cse,
                          printer=_FlatPrinter({"fully_qualified_modules": False,
                                                "inline": True, "allow_unknown_functions": True,
                                                "user_functions": {}}))
