@@ -162,6 +162,7 @@ class _Form(FieldsForm):
     B: sp.Matrix
     t: sp.Symbol = TIME
     name: str = "system"
+    intermediates: tuple = ()          # a nested form's (Symbol, definition) pairs, in order
     _numeric_forms: dict = field(default_factory=dict, repr=False, compare=False)
 
 
@@ -238,9 +239,18 @@ class NumericForm:
     ``coordinate_accelerations(q, qd, t, tau)`` (n,), :math:`\ddot q` at a state given by
     :math:`\dot q` (which must be admissible: :math:`\dot q = K u` for some u).
 
+    Batches: ``accelerations`` and ``rhs`` also take states of shape (B, n), (B, m), (B, n + m)
+    (``tau`` (k,) for all or (B, k)) and return (B, m), (B, n + m), every row checked as one
+    state is; a form whose ``vectorized`` is True (the ``lambdify`` forms of
+    :meth:`MassMatrixForm.numeric`) evaluates its functions once for the whole batch (then
+    ``mass_matrix`` (B, m, m), ``forcing`` (B, m), ``kinematics`` (B, n), ``input_matrix``
+    (B, m, k) take batches too), others state by state.
+
     Subclasses may replace any of the functions by faster ones (compiled code); the
     defaults build on ``mass_matrix``, ``forcing``, ``kinematics``, ``input_matrix`` and
     ``kinematics_jacobian`` (:math:`\partial(Ku)/\partial(q, t)` at (q, u, t), shape (n, n + 1))."""
+
+    vectorized = False
 
     def __init__(self, n, m, k, name="system"):
         self.n, self.m, self.k, self.name = n, m, k, name
@@ -263,10 +273,59 @@ class NumericForm:
             return np.zeros(self.k)
         return self._vec(tau, self.k, f"tau ({self.k} inputs)", fname)
 
+    def _batch(self, fname, t, tau, **states):
+        """Checked batch arguments: {name: (B, size) array} (single states made rows of B
+        equal batches), the time, and tau as (B, k)."""
+        out, rows = {}, None
+        for name, (x, size, what) in states.items():
+            single, a = _checks.batch(x, size, f"{self.name}.{fname}: {what}")
+            if not single:
+                if rows is not None and a.shape[0] != rows:
+                    raise ValueError(f"{self.name}.{fname}: {name}: expected a batch of {rows} "
+                                     f"states like the others, got {a.shape[0]}")
+                rows = a.shape[0]
+            out[name] = (single, a)
+        out = {k: np.repeat(a, rows, axis=0) if single else a for k, (single, a) in out.items()}
+        t = self._time(t, fname)
+        if tau is None:
+            T = np.zeros((rows, self.k))
+        else:
+            single, T = _checks.batch(tau, self.k, f"{self.name}.{fname}: tau ({self.k} inputs)")
+            if single:
+                T = np.repeat(T, rows, axis=0)
+            elif T.shape[0] != rows:
+                raise ValueError(f"{self.name}.{fname}: tau: expected ({self.k},) or a batch of "
+                                 f"{rows}, got {T.shape[0]} rows")
+        return out, t, T
+
+    def _batch_accelerations(self, q, u, t, tau):
+        """accelerations of (B, n), (B, m) states (see the class docstring)."""
+        fname = "accelerations"
+        x, t, T = self._batch(fname, t, tau, q=(q, self.n, f"q ({self.n} coordinates)"),
+                              u=(u, self.m, f"u ({self.m} speeds)"))
+        Q, U = x["q"], x["u"]
+        if not self.vectorized:
+            return np.array([self.accelerations(a, b, t, c) for a, b, c in zip(Q, U, T)])
+        rhs = self.forcing(Q, U, t) + np.einsum("bij,bj->bi", self.input_matrix(Q, t), T)
+        M = self.mass_matrix(Q, t)
+        try:
+            c = np.linalg.cholesky(M)
+        except np.linalg.LinAlgError:
+            bad = next(i for i, m in enumerate(M) if np.any(np.linalg.eigvalsh(m) <= 0))
+            raise np.linalg.LinAlgError(
+                f"{self.name}.accelerations: the mass matrix at q = {Q[bad].tolist()} (state "
+                f"{bad} of the batch) is not positive definite (eigenvalues "
+                f"{np.linalg.eigvalsh((M[bad] + M[bad].T) / 2)})") from None
+        y = np.linalg.solve(c, rhs[..., None])
+        return np.linalg.solve(np.swapaxes(c, -1, -2), y)[..., 0]
+
     # -- derived functions --------------------------------------------------
     def accelerations(self, q, u, t=0.0, tau=None):
-        """:math:`\\dot u = M^{-1}(f + B\\tau)`, shape (m,)."""
+        """:math:`\\dot u = M^{-1}(f + B\\tau)`, shape (m,); states of shape (B, n), (B, m)
+        give (B, m)."""
         fname = "accelerations"
+        if np.ndim(q) == 2 or np.ndim(u) == 2:
+            return self._batch_accelerations(q, u, t, tau)
         q = self._vec(q, self.n, f"q ({self.n} coordinates)", fname)
         u = self._vec(u, self.m, f"u ({self.m} speeds)", fname)
         t = self._time(t, fname)
@@ -281,7 +340,15 @@ class NumericForm:
         return np.linalg.solve(c.T, np.linalg.solve(c, rhs))
 
     def rhs(self, t, x, tau=None):
-        """:math:`\\dot x = (K u, \\dot u)` for the state :math:`x = (q, u)`, shape (n + m,)."""
+        """:math:`\\dot x = (K u, \\dot u)` for the state :math:`x = (q, u)`, shape (n + m,);
+        a batch of states (B, n + m) gives (B, n + m)."""
+        if np.ndim(x) == 2:
+            X, t, T = self._batch("rhs", t, tau, x=(x, self.n + self.m,
+                                                    f"x (q then u, {self.n + self.m} numbers)"))
+            Q, U = X["x"][:, :self.n], X["x"][:, self.n:]
+            K = self.kinematics(Q, U, t) if self.vectorized else \
+                np.array([self.kinematics(a, b, t) for a, b in zip(Q, U)])
+            return np.concatenate([K, self.accelerations(Q, U, t, T)], axis=1)
         x = self._vec(x, self.n + self.m, f"x (q then u, {self.n + self.m} numbers)", "rhs")
         q, u = x[:self.n], x[self.n:]
         return np.concatenate([self.kinematics(q, u, t), self.accelerations(q, u, t, tau)])
@@ -391,11 +458,25 @@ def _lambdified(form, values, fname):
 
             def cse(exprs):
                 return used[::-1], exprs
-        fn = sp.lambdify(args, list(expr), modules="math", cse=cse,
-                         printer=_FlatPrinter({"fully_qualified_modules": False,
-                                               "inline": True, "allow_unknown_functions": True,
-                                               "user_functions": {}}))
-        return lambda *a: np.array(fn(*a), dtype=float).reshape(shape)
+        def lam(module):
+            return sp.lambdify(args, list(expr), modules=module, cse=cse, printer=_FlatPrinter(
+                {"fully_qualified_modules": False, "inline": True,
+                 "allow_unknown_functions": True, "user_functions": {}}))
+        fn, batch = lam("math"), []
+
+        def call(*vectors, t):
+            if np.ndim(vectors[0]) != 2:
+                return np.array(fn(*[x for v in vectors for x in v], t),
+                                dtype=float).reshape(shape)
+            if not batch:                   # numpy code, made for the first batch
+                batch.append(lam("numpy"))
+            cols = batch[0](*[c for v in vectors for c in np.asarray(v, dtype=float).T], t)
+            rows = len(vectors[0])
+            out = np.empty((rows, len(cols)))
+            for j, c in enumerate(cols):    # constants come back as scalars: broadcast
+                out[:, j] = c
+            return out.reshape((rows,) + shape)
+        return call
 
     fM = make(q + [t], M, (m, m))
     ff = make(q + u + [t], f, (m,))
@@ -403,11 +484,12 @@ def _lambdified(form, values, fname):
     fB = make(q + [t], B, (m, k))
     fJ = make(q + u + [t], JK, (n, n + 1))
     out = NumericForm(n, m, k, getattr(form, "name", type(form).__name__))
-    out.mass_matrix = lambda q, t=0.0: fM(*q, t)
-    out.forcing = lambda q, u, t=0.0: ff(*q, *u, t)
-    out.kinematics = lambda q, u, t=0.0: fK(*q, *u, t)
-    out.input_matrix = lambda q, t=0.0: fB(*q, t)
-    out.kinematics_jacobian = lambda q, u, t=0.0: fJ(*q, *u, t)
+    out.vectorized = True                   # every function below also takes (B, .) states
+    out.mass_matrix = lambda q, t=0.0: fM(q, t=t)
+    out.forcing = lambda q, u, t=0.0: ff(q, u, t=t)
+    out.kinematics = lambda q, u, t=0.0: fK(q, u, t=t)
+    out.input_matrix = lambda q, t=0.0: fB(q, t=t)
+    out.kinematics_jacobian = lambda q, u, t=0.0: fJ(q, u, t=t)
     return out
 
 

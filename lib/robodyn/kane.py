@@ -39,7 +39,6 @@ The flexible link (assumed modes) lives in :mod:`robodyn.flexible`.
 from __future__ import annotations
 
 import numbers
-from fractions import Fraction
 from dataclasses import dataclass, field
 from functools import cached_property
 
@@ -776,7 +775,7 @@ def _tape_number(tape, x):
     x = float(x)
     if not tape.exact:
         return x
-    fr = _derivation._nice(x) or Fraction(x)
+    fr = _derivation._nice(x) or _derivation.Fraction(x)
     return tape.num(fr.numerator) / fr.denominator
 
 
@@ -947,8 +946,13 @@ def change_speeds(eom, speeds, u=None):
     Mn = (Winv.T * M * Winv).applyfunc(sp.expand)
     fn = (Winv.T * (f - M * (Wdot * unew))).applyfunc(sp.expand)
     Bn = (Winv.T * eom.input_matrix).applyfunc(sp.expand)
-    return mass_matrix_form(eom.q, unew, Mn, fn, kinematics=qd.applyfunc(sp.expand),
-                            input_matrix=Bn, t=eom.t, name=getattr(eom, "name", "system"))
+    out = mass_matrix_form(eom.q, unew, Mn, fn, kinematics=qd.applyfunc(sp.expand),
+                           input_matrix=Bn, t=eom.t, name=getattr(eom, "name", "system"))
+    inter = getattr(eom, "intermediates", ())
+    if inter:                               # a nested form: its intermediates hold u too
+        from dataclasses import replace
+        out = replace(out, intermediates=tuple((w, e.xreplace(sub)) for w, e in inter))
+    return out
 
 
 # --------------------------------------------------------------------------
@@ -1053,9 +1057,12 @@ def linearize(eom, q0, u0=None, tau0=None, values=None, t0=0, equilibrium=True, 
     at.update(zip(u, uv))
     at[t] = _checks._exact(t0)
     tau = sp.Matrix(sp.symbols(f"_tau0:{k}")) if k else sp.zeros(0, 1)
-    M = eom.mass_matrix.xreplace(sub)
-    rhs = (eom.forcing + Bm * tau).xreplace(sub)
-    qd = eom.kinematics.xreplace(sub)
+    done = {}                               # a nested form's intermediates, written in
+    for w, e in getattr(eom, "intermediates", ()):
+        done[w] = e.xreplace(done)
+    M = eom.mass_matrix.xreplace(done).xreplace(sub)
+    rhs = (eom.forcing + Bm * tau).xreplace(done).xreplace(sub)
+    qd = eom.kinematics.xreplace(done).xreplace(sub)
     tv = [e.xreplace(sub) if isinstance(e, sp.Basic) else e for e in tv]
     ev = {**at, **dict(zip(tau, tv))}
 
