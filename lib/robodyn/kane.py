@@ -936,6 +936,18 @@ def change_speeds(eom, speeds, u=None):
     Winv = W.inv().applyfunc(sp.simplify)
     old = Winv * unew
     sub = dict(zip(eom.u, old))
+    inter = getattr(eom, "intermediates", ())
+    clash = {w for w, _ in inter} & (set(unew) | set(eom.q))
+    if clash:                               # a nested form's w1, w2... renamed out of the way
+        taken = {str(x) for x in unew}
+        fresh = {}
+        for w, _ in inter:
+            name = "_" + w.name
+            while name in taken:
+                name = "_" + name
+            fresh[w] = sp.Symbol(name)
+        sub.update(fresh)
+        inter = tuple((fresh[w], e.xreplace(fresh)) for w, e in inter)
     K = eom.kinematics.xreplace(sub)
     qd = K
     Wdot = sp.zeros(m, m)
@@ -948,7 +960,6 @@ def change_speeds(eom, speeds, u=None):
     Bn = (Winv.T * eom.input_matrix).applyfunc(sp.expand)
     out = mass_matrix_form(eom.q, unew, Mn, fn, kinematics=qd.applyfunc(sp.expand),
                            input_matrix=Bn, t=eom.t, name=getattr(eom, "name", "system"))
-    inter = getattr(eom, "intermediates", ())
     if inter:                               # a nested form: its intermediates hold u too
         from dataclasses import replace
         out = replace(out, intermediates=tuple((w, e.xreplace(sub)) for w, e in inter))
