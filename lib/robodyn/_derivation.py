@@ -1364,6 +1364,19 @@ class NestedDerivation:
             prefix = "_" + prefix
         return prefix
 
+    def to_sympy(self, outputs, q, symbols, g=()):
+        """(M, the expressions of the tape operands ``outputs``, intermediates) as sympy, in
+        the joint Symbols q, the intermediates named clear of ``symbols`` and ``g``."""
+        n = self.n
+        flat = [self.M[i][j] for i in range(n) for j in range(i + 1)] + list(outputs)
+        exprs, inter = self.tape.to_sympy(flat, list(q), self.prefix(symbols, g))
+        it = iter(exprs)
+        M = sp.zeros(n, n)
+        for i in range(n):
+            for j in range(i + 1):
+                M[i, j] = M[j, i] = next(it)
+        return M, list(it), inter
+
     def christoffel(self):
         """{(i, j, k), j <= k: Gamma_ijk} of the first kind (5.13), as tape operands."""
         tape, n, M = self.tape, self.n, self.M
@@ -1384,15 +1397,10 @@ class NestedDerivation:
         gam = self.christoffel()
         dP = [[tape.diff(self.P[r], k) for k in range(n)] for r in range(3)]
         keys = sorted(gam)
-        flat = [self.M[i][j] for i in range(n) for j in range(i + 1)] + [gam[k] for k in keys]
         rows = [r for r in range(3) if g[r] != 0]
-        flat += [dP[r][k] for r in rows for k in range(n)]
-        exprs, inter = tape.to_sympy(flat, list(q), self.prefix(list(q) + list(qd), g))
+        flat = [gam[k] for k in keys] + [dP[r][k] for r in rows for k in range(n)]
+        Mm, exprs, inter = self.to_sympy(flat, q, list(q) + list(qd), g)
         it = iter(exprs)
-        Mm = sp.zeros(n, n)
-        for i in range(n):
-            for j in range(i + 1):
-                Mm[i, j] = Mm[j, i] = next(it)
         G3 = {k: next(it) for k in keys}
         C = sp.zeros(n, n)
         for i in range(n):

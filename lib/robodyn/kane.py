@@ -758,15 +758,8 @@ def _nested_terms(d, g, q, u):
         bias[i] = tape.dot(list(zip(A[i], W)))
         active[i] = tape.dot(list(zip(A[i], Wg)))
     f = [tape.add(x, b, -1) for x, b in zip(active, bias)]
-    flat = [d.M[i][j] for i in range(n) for j in range(i + 1)] + active + f
-    exprs, inter = tape.to_sympy(flat, list(q), d.prefix(list(q) + list(u), g))
-    it = iter(exprs)
-    M = sp.zeros(n, n)
-    for i in range(n):
-        for j in range(i + 1):
-            M[i, j] = M[j, i] = next(it)
-    Fr = sp.Matrix([next(it) for _ in range(n)])
-    return M, Fr, sp.Matrix([next(it) for _ in range(n)]), inter
+    M, exprs, inter = d.to_sympy(active + f, q, list(q) + list(u), g)
+    return M, sp.Matrix(exprs[:n]), sp.Matrix(exprs[n:]), inter
 
 
 def _tape_number(tape, x):
