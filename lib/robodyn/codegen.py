@@ -51,7 +51,7 @@ from . import _checks
 
 __all__ = ["compile_equations", "compiled_module", "CompileError", "cache_dir"]
 
-_CODEGEN_VERSION = "4"          # bump when the C template changes
+_CODEGEN_VERSION = "5"          # bump when the C template changes
 
 
 class CompileError(RuntimeError):
@@ -130,6 +130,50 @@ def _floats(e):
     return e
 
 
+def _angle_sums(exprs, variables):
+    """Cosines and sines of integer combinations of ``variables`` (e.g. cos(q1 + 2 q3)) built
+    from one cosine and sine per variable by the angle-sum formulas: ``(definitions, exprs)``
+    with ``definitions`` the (Symbol, expression) pairs to compute first, in order. A libm
+    call costs as much as twenty multiplications; the expanded equations of a 6-joint arm
+    have some seventy of them and six distinct angles."""
+    variables = set(variables)
+    defs, memo, sub = [], {}, {}
+
+    def new(expr):
+        sym = sp.Symbol(f"_a{len(defs)}")
+        defs.append((sym, expr))
+        return sym
+
+    def cs(key):
+        """(cos, sin) Symbols of sum k x over key = ((x, k), ...), every k a nonzero int."""
+        if key in memo:
+            return memo[key]
+        x, k = key[-1]
+        if len(key) == 1 and k == 1:
+            out = (new(sp.cos(x)), new(sp.sin(x)))
+        else:
+            step = 1 if k > 0 else -1
+            rest = key[:-1] + (((x, k - step),) if k != step else ())
+            c1, s1 = cs(((x, 1),))
+            if not rest:                          # k = -1: cos(-x), sin(-x)
+                out = (c1, new(-s1))
+            else:
+                cr, sr = cs(rest)
+                out = (new(cr * c1 - step * sr * s1), new(sr * c1 + step * cr * s1))
+        memo[key] = out
+        return out
+
+    atoms = set().union(*(e.atoms(sp.cos, sp.sin) for e in exprs)) if exprs else set()
+    for f in sorted(atoms, key=sp.default_sort_key):
+        terms = f.args[0].as_coefficients_dict()
+        if not terms or any(x not in variables or not c.is_Integer for x, c in terms.items()):
+            continue
+        key = tuple(sorted(((x, int(c)) for x, c in terms.items()), key=lambda t: t[0].name))
+        c, s_ = cs(key)
+        sub[f] = c if isinstance(f, sp.cos) else s_
+    return defs, [e.xreplace(sub) for e in exprs]
+
+
 def _kernel(name, inputs, outputs, exprs):
     """One C function ``static void name(const double *in0, ..., double *out0, ...)``.
 
@@ -140,11 +184,12 @@ def _kernel(name, inputs, outputs, exprs):
     for arg, syms in inputs.items():
         for k, s in enumerate(syms):
             subs[s] = sp.Symbol(f"{arg}[{k}]")
-    exprs = [_floats(sp.sympify(e).xreplace(subs)) for e in exprs]
+    trig, exprs = _angle_sums([sp.sympify(e).xreplace(subs) for e in exprs], subs.values())
+    exprs = [_floats(e) for e in exprs]
     temps, reduced = sp.cse(exprs, symbols=sp.numbered_symbols("t"), optimizations="basic")
     args = [f"const double *{a}" for a in inputs] + [f"double *{a}" for a in outputs]
     lines = [f"static void {name}({', '.join(args)})", "{"]
-    lines += [f"    const double {t} = {printer.doprint(e)};" for t, e in temps]
+    lines += [f"    const double {t} = {printer.doprint(e)};" for t, e in trig + temps]
     k = 0
     for arg, count in outputs.items():
         for j in range(count):
