@@ -324,7 +324,7 @@ class NumericForm:
         """:math:`\\dot u = M^{-1}(f + B\\tau)`, shape (m,); states of shape (B, n), (B, m)
         give (B, m)."""
         fname = "accelerations"
-        if np.ndim(q) == 2 or np.ndim(u) == 2:
+        if _is_batch(q, self.n) or _is_batch(u, self.m):
             return self._batch_accelerations(q, u, t, tau)
         q = self._vec(q, self.n, f"q ({self.n} coordinates)", fname)
         u = self._vec(u, self.m, f"u ({self.m} speeds)", fname)
@@ -342,7 +342,7 @@ class NumericForm:
     def rhs(self, t, x, tau=None):
         """:math:`\\dot x = (K u, \\dot u)` for the state :math:`x = (q, u)`, shape (n + m,);
         a batch of states (B, n + m) gives (B, n + m)."""
-        if np.ndim(x) == 2:
+        if _is_batch(x, self.n + self.m):
             X, t, T = self._batch("rhs", t, tau, x=(x, self.n + self.m,
                                                     f"x (q then u, {self.n + self.m} numbers)"))
             Q, U = X["x"][:, :self.n], X["x"][:, self.n:]
@@ -382,6 +382,13 @@ class NumericForm:
         K = np.column_stack([self.kinematics(q, e, t) - K0 for e in np.eye(self.m)])
         Jx = self.kinematics_jacobian(q, u, t)
         return K @ ud + Jx[:, :self.n] @ qd + Jx[:, self.n]
+
+
+def _is_batch(x, size):
+    """Whether x has the shape (B, size) of a batch of states (a column (size, 1) is a single
+    state, as :func:`robodyn._checks.vector` reads it)."""
+    shape = np.shape(x)
+    return len(shape) == 2 and shape[1] == size and not (shape == (size, 1) and size > 1)
 
 
 def _values_key(values):

@@ -56,7 +56,7 @@ import sympy as sp
 from . import _checks
 from ._checks import is_symbolic
 from ._checks import to_sympy as _S
-from .equations import MassMatrixForm, NumericForm
+from .equations import MassMatrixForm, NumericForm, _is_batch
 from .kinematics import SerialChain, jacobian_body, jacobian_space, link_poses
 
 __all__ = ["DEFAULT_GRAVITY", "mass_matrix", "christoffel_symbols", "coriolis_matrix",
@@ -522,7 +522,7 @@ class NumericEquations(NumericForm):
     def accelerations(self, q, u, t=0.0, tau=None):
         r""":math:`\ddot q = M^{-1}(\tau - C\dot q - G)` by the compiled forward dynamics; a
         batch of states (B, n) gives (B, n) (``tau`` (n,) for all, or (B, n))."""
-        if np.ndim(q) == 2 or np.ndim(u) == 2:
+        if _is_batch(q, self.n) or _is_batch(u, self.n):
             x, _, T = self._batch("accelerations", t, tau, q=(q, self.n, "q"),
                                   u=(u, self.n, "u"))
             return self.forward_dynamics(x["q"], x["u"], T)
