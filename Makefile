@@ -17,7 +17,7 @@ TEST_ASSETS := _test_assets/.fetched
 SOURCES := $(shell find book lib/robodyn -type f \( -name '*.ipynb' -o -name '*.md' -o -name '*.py' -o -name '*.bib' \) -not -path '*/.ipynb_checkpoints/*' -not -path '*/__pycache__/*' 2>/dev/null)
 PYTEST_ARGS ?=
 
-.PHONY: book test pdf tex bench chromium clean lab equations
+.PHONY: book test pdf tex bench bench-summary chromium clean lab equations
 
 book: $(BUILT)
 
@@ -80,6 +80,10 @@ equations: $(INSTALLED)
 
 bench: $(INSTALLED)
 	for f in bench/bench_*.py; do echo "== $$f"; $(PY) $$f || exit 1; done
+
+# every row of the speed table as a same-run ratio to its reference, in under 5 minutes
+bench-summary: $(INSTALLED)
+	$(PY) bench/summary.py
 
 lab: $(INSTALLED)
 	$(PY) -m pip install --quiet jupyterlab==4.6.6

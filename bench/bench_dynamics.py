@@ -11,6 +11,9 @@ forward_dynamics (ABA) and coriolis_matrix, as
 
 Each time is the best of several repeats of a timed loop (timeit). Ratios > 1 mean robodyn is
 faster. Usage: ``python bench/bench_dynamics.py [--quick]`` (about a minute; --quick: seconds).
+``--summary`` prints only the rows of bench/summary.py, ``ROW | task | ours | reference |
+ratio`` (ratio = ours / reference): the compiled engine's M, inverse and forward dynamics of the
+UR5-like arm on one state against Pinocchio's crba, rnea and aba.
 """
 from __future__ import annotations
 
@@ -96,8 +99,19 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="short loops (numbers are noisy)")
     parser.add_argument("--batch", type=int, default=1000, help="states per batch call")
+    parser.add_argument("--summary", action="store_true", help="only the rows of summary.py")
     args = parser.parse_args(argv)
     budget = 0.15 if args.quick else 1.0
+    if args.summary:
+        chain = models.ur5_like()
+        engine = "compiled engine" if dy._engine() is not None else "numpy (no compiler)"
+        results = bench_chain(chain, dy.DEFAULT_GRAVITY, args.batch, 0.3)
+        refs = {"crba": "pin.crba", "inverse_dynamics": "pin.rnea", "forward_dynamics": "pin.aba"}
+        for name, t_one, _, t_pin, _ in results:
+            if name in refs:
+                print(f"ROW | {name} ({engine}), UR5-like, one state | {t_one * 1e6:.2f} us | "
+                      f"{t_pin * 1e6:.2f} us ({refs[name]}) | {t_one / t_pin:.2f}", flush=True)
+        return
     chains = [(models.planar_chain(6), np.array([0, -9.81, 0])),
               (models.ur5_like(), dy.DEFAULT_GRAVITY)]
     us = 1e6

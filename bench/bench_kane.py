@@ -8,6 +8,11 @@ building its frames, points and bodies, where sympy.physics.mechanics computes t
 shown by tests/test_kane.py (RR, RP, random chains), not here.
 
     .venv/bin/python bench/bench_kane.py [--quick] [--timeout 60]
+    .venv/bin/python bench/bench_kane.py --summary   # the issue table's rows (bench/summary.py)
+
+--summary times Kane's equations of the symbolic spatial chains of 8 and 12 joints (the nested
+form) against the library's own Lagrange equations of the same chain, in the same run, and
+prints rows ``ROW | task | ours | reference | ratio`` (ratio = ours / reference).
 """
 import argparse
 
@@ -25,6 +30,8 @@ def mechanics_chain(kind, n, symbolic):
     """KanesMethod for a planar chain of rods in the xy plane (gravity -y): 'R' revolute joints,
     'P' a prismatic joint along the previous link (as robodyn.models.planar_rp); or the
     spatial 3R/6R arm ('spatial', links along x, axes z, y, y, x, y, x)."""
+    if kind == "spatial" and n > 6:
+        raise ValueError("mechanics_chain: the spatial arm has at most 6 joints")
     q = me.dynamicsymbols(f"q1:{n + 1}")
     u = me.dynamicsymbols(f"u1:{n + 1}")
     ls = sp.symbols(f"l1:{n + 1}") if symbolic else [1] * n
@@ -83,7 +90,7 @@ def robodyn_chain(kind, n, symbolic):
         gravity = (0, -9.81, 0)
     S, homes, inertias, x = [], [], [], z
     for i in range(n):
-        S.append(rd.revolute_screw([one * a for a in axes[names[i]]] if kind == "spatial"
+        S.append(rd.revolute_screw([one * a for a in axes[names[i % 6]]] if kind == "spatial"
                                    else [z, z, one], [x, z, z]))
         homes.append(rd.homogeneous(sp.eye(3) if symbolic else np.eye(3), [x + ls[i] / 2, z, z]))
         inertias.append(models.rod_inertia(ms[i], ls[i]))
@@ -102,6 +109,28 @@ def ours_run(chain_and_gravity):
     chain, g = chain_and_gravity                        # a new chain: nothing cached on it
     eom = kane.equations_of_motion(chain, gravity=g)
     return eom.M, eom.f
+
+
+def lagrange_run(chain_and_gravity):
+    chain, g = chain_and_gravity
+    eom = rd.lagrange.equations_of_motion(chain, gravity=g)
+    return eom.M, eom.forcing
+
+
+def summary(timeout=60.0):
+    """The issue table's rows: Kane's symbolic spatial 8- and 12-joint chains (links along x,
+    axes z, y, y, x, y, x repeated; the nested form) against our Lagrange, same run."""
+    for symbolic in (False, True):                       # warm-up: imports and first calls
+        ours_run(robodyn_chain("R", 1, symbolic)), lagrange_run(robodyn_chain("R", 1, symbolic))
+    for n in (8, 12):
+        ours = best_time(ours_run, ("spatial", n, True), timeout, setup=robodyn_chain)
+        ref = best_time(lagrange_run, ("spatial", n, True), timeout, setup=robodyn_chain)
+        task = f"kane.equations_of_motion, symbolic spatial {n} joints (target <= 2x Lagrange" \
+            + (", < 5 s)" if n == 12 else ")")
+        ot = f"{ours:.2f} s" if ours else f"> {timeout:.0f} s"
+        rt = f"lagrange.equations_of_motion {ref:.2f} s" if ref else "lagrange: timed out"
+        ratio = f"{ours / ref:.2f}" if ours and ref else "-"
+        print(f"ROW | {task} | {ot} | {rt} | {ratio}", flush=True)
 
 
 def main(quick=False, timeout=60.0):
@@ -127,5 +156,9 @@ if __name__ == "__main__":
     ap = argparse.ArgumentParser()
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--timeout", type=float, default=60.0)
+    ap.add_argument("--summary", action="store_true", help="only the rows of bench/summary.py")
     a = ap.parse_args()
-    main(a.quick, a.timeout)
+    if a.summary:
+        summary(a.timeout)
+    else:
+        main(a.quick, a.timeout)

@@ -7,6 +7,15 @@ per-call time of the generated numeric functions vs Pinocchio. Every ratio is me
 
 KanesMethod runs in a child process with a time limit (default 120 s; 20 s with --quick);
 where it does not finish, its time is reported as a lower bound (">").
+
+    .venv/bin/python bench/bench_symbolic.py --summary   # the rows of bench/summary.py
+
+--summary prints only the issue table's rows, ``ROW | task | ours | reference | ratio`` (ratio
+= ours / reference): the derivation of planar 6 and 10 (numbers), the UR5-like arm and the
+random 7-joint chain against KanesMethod (limit 60 s), the spatial 12-joint chain (Lagrange)
+against KanesMethod (limit 20 s: a lower bound), and the generated forward dynamics of the
+UR5-like arm on a batch of 1000 states against a Python loop over single states and against
+Pinocchio's ``aba`` in a loop, for the C and the lambdify code.
 """
 import sys
 import time
@@ -252,7 +261,58 @@ def main(quick=False, kane_timeout=None):
             print(f"   {what:>4} ours {ours:7.2f}  pinocchio {ref:7.2f}  ratio {ours / ref:5.2f}")
 
 
+def _row(task, ours, ref, unit="s", scale=1.0, fmt=".3f", cut=False):
+    o = f"{ours * scale:{fmt}} {unit}"
+    r = f"{'> ' if cut else ''}{ref[1] * scale:{fmt}} {unit} ({ref[0]})"
+    ratio = f"{'< ' if cut else ''}{ours / ref[1]:.3g}"
+    print(f"ROW | {task} | {o} | {r} | {ratio}", flush=True)
+
+
+def summary():
+    """The issue table's rows (see the module docstring)."""
+    from test_kane import spatial_rods
+    G_PLANAR, G_SPATIAL = (0, -9.81, 0), (0, 0, -9.81)
+    lg.equations_of_motion(models.planar_rr(), gravity=G_PLANAR)       # warm up imports
+    rows = [("planar 6", lambda: models.planar_chain(6), G_PLANAR, planar_kane, 60),
+            ("planar 10", lambda: models.planar_chain(10), G_PLANAR, planar_kane, 60),
+            ("UR5-like", models.ur5_like, G_SPATIAL, None, 60),
+            ("random 7-joint RRPPRRR", rrpprrr, G_SPATIAL, None, 60),
+            ("spatial 12-joint, symbols", lambda: spatial_rods(12), G_SPATIAL, None, 20)]
+    for name, make, g, reference, limit in rows:
+        ours, _ = derive(make, g)
+        t_kane, cut = kane_time(make, g, limit, reference)
+        task = f"symbolic derivation (lagrange), {name}"
+        _row(task, ours, ("KanesMethod", t_kane), cut=cut)
+    # generated code on a batch of 1000 states: one call against a loop of single calls
+    import pinocchio as pin
+    from reference import to_pinocchio
+    chain, B = models.ur5_like(), 1000
+    eom = lg.equations_of_motion(chain, gravity=G_SPATIAL)
+    model = to_pinocchio(chain, gravity=G_SPATIAL)
+    data = model.createData()
+    Q, QD, T = np.random.default_rng(0).normal(size=(3, B, chain.n))
+    for backend in ("c", "lambdify"):
+        fd = eom.numeric(backend=backend).forward_dynamics
+        np.testing.assert_allclose(fd(Q, QD, T), [pin.aba(model, data, *x) for x in
+                                                  zip(Q, QD, T)], rtol=1e-9, atol=1e-7)
+        reps = 5 if backend == "c" else 1
+
+        def per(f):
+            return min(timeit.repeat(f, number=1, repeat=reps)) / B
+        batch = per(lambda: fd(Q, QD, T))
+        loop = per(lambda: [fd(q, qd, t) for q, qd, t in zip(Q, QD, T)])
+        pin_loop = per(lambda: [pin.aba(model, data, q, qd, t) for q, qd, t in zip(Q, QD, T)])
+        task = f"generated {'C' if backend == 'c' else 'lambdify'} forward dynamics, UR5-like, " \
+            f"batch of {B} (per state; target <= 0.5x the loop)"
+        _row(task, batch, ("a Python loop of single calls", loop), "us", 1e6, ".2f")
+        _row(task + ", vs Pinocchio", batch, ("pin.aba in a Python loop", pin_loop), "us", 1e6,
+             ".2f")
+
+
 if __name__ == "__main__":
+    if "--summary" in sys.argv:
+        summary()
+        sys.exit()
     limit = None
     if "--kane-timeout" in sys.argv:
         limit = float(sys.argv[sys.argv.index("--kane-timeout") + 1])

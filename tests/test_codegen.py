@@ -98,8 +98,14 @@ def rr():
 
 @pytest.mark.parametrize("backend", ["c", "lambdify"])
 @pytest.mark.parametrize("call, match", [
-    (lambda n: n.M([0.0]), r"M: q: expected shape \(2,\), got shape \(1,\)"),
-    (lambda n: n.M([[0.0, 1.0]]), r"M: q: expected shape \(2,\), got shape \(1, 2\)"),
+    (lambda n: n.M([0.0]), r"M: q: expected shape \(2,\) for one state or \(B, 2\) for a "
+     r"batch of B states, got shape \(1,\)"),
+    (lambda n: n.M([[0.0, 1.0, 2.0]]), r"M: q: expected shape \(2,\) .* got shape \(1, 3\)"),
+    (lambda n: n.M(np.zeros((2, 2, 2))), r"M: q: expected shape .* got shape \(2, 2, 2\)"),
+    (lambda n: n.C(np.zeros((3, 2)), np.zeros((2, 2))),
+     r"C: qd: expected the shape of q .* got shape \(2, 2\)"),
+    (lambda n: n.C(np.zeros((3, 2)), np.zeros(2)), r"C: qd: expected the shape of q"),
+    (lambda n: n.G(np.array([[0.0, 0.0], [np.nan, 0.0]])), r"G: q: expected finite numbers"),
     (lambda n: n.C([0.0, 0.0], [1.0, np.nan]), r"C: qd: expected finite numbers"),
     (lambda n: n.G([np.inf, 0.0]), r"G: q: expected finite numbers"),
     (lambda n: n.tau([0, 0], [0, 0], [0, 0, 0]), r"tau: qdd: expected shape \(2,\)"),
@@ -298,3 +304,55 @@ def test_printer_refuses_what_c_cannot_hold(constant):
 
 def test_printer_keeps_real_constants_exact():
     assert codegen._Printer().doprint(sp.Float(0.1) * sp.Symbol("q")) == "0.1*q"
+
+
+# --------------------------------------------------------------------------
+# batches: (B, n) states in one call, the same numbers as a loop over single states
+# --------------------------------------------------------------------------
+
+@pytest.mark.parametrize("backend", ["c", "lambdify"])
+@pytest.mark.parametrize("name", ["ur5_like", "random_4"])
+def test_batch_equals_loop(eoms, name, backend):
+    chain, eom = eoms[name]
+    num = eom.numeric(backend=backend)
+    n, B = chain.n, 7
+    Q, QD, T = np.random.default_rng(5).uniform(-1.5, 1.5, (3, B, n))
+    for f, args, shape in (("M", (Q,), (B, n, n)), ("C", (Q, QD), (B, n, n)), ("G", (Q,), (B, n)),
+                           ("tau", (Q, QD, T), (B, n)), ("forward_dynamics", (Q, QD, T), (B, n))):
+        fn = getattr(num, f)
+        got = fn(*args)
+        assert got.shape == shape
+        loop = np.array([fn(*[a[b] for a in args]) for b in range(B)])
+        np.testing.assert_allclose(got, loop, rtol=1e-14, atol=1e-14 * np.abs(loop).max())
+    # the shared numeric interface: accelerations and rhs of a batch
+    acc = num.accelerations(Q, QD, 0.0, T)
+    np.testing.assert_allclose(acc, num.forward_dynamics(Q, QD, T), rtol=1e-14, atol=1e-12)
+    X = np.hstack([Q, QD])
+    np.testing.assert_allclose(num.rhs(0.0, X), np.array([num.rhs(0.0, x) for x in X]),
+                               rtol=1e-14, atol=1e-12)
+    assert num.M(Q[:0]).shape == (0, n, n)              # an empty batch is a batch
+
+
+@pytest.mark.parametrize("backend", ["c", "lambdify"])
+def test_batch_refuses_a_bad_row(rr, backend):
+    num = rr.numeric(backend=backend)
+    Q = np.zeros((4, 2))
+    Q[2, 1] = np.inf
+    with pytest.raises(ValueError, match="forward_dynamics: q: expected finite numbers"):
+        num.forward_dynamics(Q, np.zeros((4, 2)), np.zeros((4, 2)))
+
+
+def test_batch_of_a_lambdified_mass_matrix_form():
+    """The shared NumericForm of any MassMatrixForm (here Kane's) takes batches too."""
+    from robodyn import kane
+    form = kane.equations_of_motion(models.planar_rr(), gravity=G_PLANAR)
+    num = form.numeric()
+    assert num.vectorized
+    Q, U, T = np.random.default_rng(2).uniform(-1, 1, (3, 5, 2))
+    loop = np.array([num.accelerations(q, u, 0.0, t) for q, u, t in zip(Q, U, T)])
+    np.testing.assert_allclose(num.accelerations(Q, U, 0.0, T), loop, rtol=1e-14, atol=1e-13)
+    X = np.hstack([Q, U])
+    np.testing.assert_allclose(num.rhs(0.0, X), np.array([num.rhs(0.0, x) for x in X]),
+                               rtol=1e-14, atol=1e-13)
+    with pytest.raises(ValueError, match="u: expected a batch of 5 states like the others"):
+        num.accelerations(Q, U[:3])

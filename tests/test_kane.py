@@ -8,7 +8,7 @@ import sympy as sp
 from sympy.physics import mechanics as me
 
 import robodyn as rd
-from robodyn import dynamics, flexible, kane, lagrange, models
+from robodyn import _derivation, dynamics, flexible, kane, lagrange, models
 
 G = (0, -9.81, 0)
 L1, L2, M1, M2 = sp.symbols("l1 l2 m1 m2")
@@ -507,3 +507,74 @@ def test_momentum_shortcut_gives_the_same_equations(monkeypatch):
     chain = models.random_chain(3, np.random.default_rng(21), prismatic=0.3)
     slow = kane.equations_of_motion(chain, gravity=(0, 0, -9.81))
     assert rd.max_difference(fast, slow, n_states=4) < 1e-12
+
+
+# --------------------------------------------------------------------------
+# the nested form (long spatial chains): named intermediates, same equations
+# --------------------------------------------------------------------------
+
+def spatial_rods(n):
+    """n rods along x with symbolic lengths and masses, joint axes z, y, y, x, y, x, z, ...:
+    three axis directions, so the derivation is nested from 8 joints on (as Lagrange's)."""
+    ls, ms = sp.symbols(f"l1:{n + 1}"), sp.symbols(f"m1:{n + 1}")
+    axes = [[0, 0, 1], [0, 1, 0], [0, 1, 0], [1, 0, 0], [0, 1, 0], [1, 0, 0]]
+    S, homes, x = [], [], sp.Integer(0)
+    for i in range(n):
+        S.append(sp.Matrix(rd.revolute_screw([sp.Integer(a) for a in axes[i % 6]], [x, 0, 0])))
+        homes.append(rd.homogeneous(sp.eye(3), [x + ls[i] / 2, 0, 0]))
+        x = x + ls[i]
+    return rd.SerialChain.from_screws(np.array(sp.Matrix.hstack(*S).tolist(), dtype=object),
+                                      rd.homogeneous(sp.eye(3), [x, 0, 0]), homes,
+                                      [models.rod_inertia(m, l) for m, l in zip(ms, ls)])
+
+
+@pytest.mark.parametrize("make", [lambda: models.planar_rr(L1, L2, M1, M2),
+                                  lambda: models.planar_rp(L1, L2, M1, M2)])
+def test_nested_form_equals_expanded_symbolically(make):
+    g = (0.5, -9.81, 0.25)
+    nested = kane.equations_of_motion(make(), gravity=g, form="nested")
+    expanded = kane.equations_of_motion(make(), gravity=g, form="expanded")
+    assert nested.intermediates and not expanded.intermediates
+    full = nested.explicit()
+    for X, Y in ((full.M, expanded.M), (full.f, expanded.f),
+                 (full.active_forces, expanded.active_forces)):
+        diff = list(X - Y)
+        assert _derivation.canonical(diff, nested.q) == [0] * len(diff)
+
+
+def test_nested_form_equals_kanes_method():
+    from test_derivation import kane_equations as kanes_method
+    chain = models.random_chain(3, np.random.default_rng(11), prismatic=0.3, helical=0.4)
+    g = (0.3, 0.0, -9.81)
+    ours = kane.equations_of_motion(chain, gravity=g, form="nested").explicit()
+    Mk, fk = kanes_method(chain, g)
+    fk = fk.xreplace(dict(zip(sp.symbols("qd1:4"), ours.u)))
+    rng = np.random.default_rng(3)
+    for _ in range(2):
+        env = dict(zip(ours.q, rng.uniform(-1, 1, 3))) | dict(zip(ours.u, rng.uniform(-1, 1, 3)))
+        assert np.abs(np.array((ours.M - Mk).xreplace(env), float)).max() < 1e-12
+        assert np.abs(np.array((ours.f - fk).xreplace(env), float)).max() < 1e-12
+
+
+def test_spatial_eight_joints_nested_equals_lagrange():
+    """The 8-joint chain with symbolic parameters: Kane's nested form (what "auto" picks, as
+    Lagrange does) gives Lagrange's M and forcing at random states and parameters to 1e-12
+    (relative), and its speeds can be changed."""
+    k = kane.equations_of_motion(spatial_rods(8), gravity=(0, 0, -9.81))
+    lg = lagrange.equations_of_motion(spatial_rods(8), gravity=(0, 0, -9.81))
+    assert k.intermediates and lg.intermediates
+    rng = np.random.default_rng(8)
+    values = {str(s): v for s, v in zip(k.parameters(), rng.uniform(0.5, 1.5, 16))}
+    nk, nl = k.numeric(values), lg.numeric(values, backend="lambdify")
+    for _ in range(3):
+        q, u = rng.uniform(-np.pi, np.pi, (2, 8))
+        Ml, fl = nl.mass_matrix(q), nl.forcing(q, u)
+        assert np.abs(nk.mass_matrix(q) - Ml).max() <= 1e-12 * np.abs(Ml).max()
+        assert np.abs(nk.forcing(q, u) - fl).max() <= 1e-12 * np.abs(fl).max()
+    W = sp.eye(8) + sp.Matrix(8, 8, lambda i, j: 1 if j == i - 1 else 0)
+    assert rd.max_difference(kane.change_speeds(k, W), nk, values=values, n_states=2) < 1e-9
+
+
+def test_form_errors():
+    with pytest.raises(ValueError, match="form: expected 'auto', 'expanded' or 'nested'"):
+        kane.equations_of_motion(models.planar_rr(), form="tape")

@@ -1279,10 +1279,14 @@ class NestedDerivation:
             Hrel.append(H)
             Y.append(self._ad_inv(tape, H))
             prev = L
+        inertias = [cmat(G) for G in data["link_inertias"]]
+        # kept for Kane's recursion on the same tape (robodyn.kane): joint screws in the link
+        # frames (6 x 1), twist transforms Y_i = Ad(H_i^-1) and spatial inertias (6 x 6)
+        self.A, self.Y, self.inertias = A, Y, inertias
         M = [[0] * n for _ in range(n)]
         acc = None
         for i in reversed(range(n)):
-            Ic = cmat(data["link_inertias"][i])
+            Ic = inertias[i]
             if acc is not None:
                 Ic = tape.matadd(Ic, acc)
             F = tape.matmul(Ic, A[i])
@@ -1349,6 +1353,30 @@ class NestedDerivation:
                 A[r + 3][c] = neg(RtP[r][c])
         return A
 
+    def prefix(self, symbols, g=()):
+        """The name prefix of the intermediates (``w``, or ``_w``, ``__w``... when a Symbol of
+        the equations, a parameter or a component of ``g`` is already named ``w<digits>``)."""
+        taken = {str(x) for x in symbols} | {
+            str(x) for d in self.tape.defs if d[0] == "p" for x in d[1].free_symbols} | {
+            str(x) for v in g for x in sp.sympify(v).free_symbols}
+        prefix = "w"
+        while any(t.startswith(prefix) and t[len(prefix):].isdigit() for t in taken):
+            prefix = "_" + prefix
+        return prefix
+
+    def to_sympy(self, outputs, q, symbols, g=()):
+        """(M, the expressions of the tape operands ``outputs``, intermediates) as sympy, in
+        the joint Symbols q, the intermediates named clear of ``symbols`` and ``g``."""
+        n = self.n
+        flat = [self.M[i][j] for i in range(n) for j in range(i + 1)] + list(outputs)
+        exprs, inter = self.tape.to_sympy(flat, list(q), self.prefix(symbols, g))
+        it = iter(exprs)
+        M = sp.zeros(n, n)
+        for i in range(n):
+            for j in range(i + 1):
+                M[i, j] = M[j, i] = next(it)
+        return M, list(it), inter
+
     def christoffel(self):
         """{(i, j, k), j <= k: Gamma_ijk} of the first kind (5.13), as tape operands."""
         tape, n, M = self.tape, self.n, self.M
@@ -1369,21 +1397,10 @@ class NestedDerivation:
         gam = self.christoffel()
         dP = [[tape.diff(self.P[r], k) for k in range(n)] for r in range(3)]
         keys = sorted(gam)
-        flat = [self.M[i][j] for i in range(n) for j in range(i + 1)] + [gam[k] for k in keys]
         rows = [r for r in range(3) if g[r] != 0]
-        flat += [dP[r][k] for r in rows for k in range(n)]
-        taken = {str(x) for x in list(q) + list(qd)} | {
-            str(x) for d in tape.defs if d[0] == "p" for x in d[1].free_symbols} | {
-            str(x) for v in g for x in sp.sympify(v).free_symbols}
-        prefix = "w"
-        while any(t.startswith(prefix) and t[len(prefix):].isdigit() for t in taken):
-            prefix = "_" + prefix
-        exprs, inter = tape.to_sympy(flat, list(q), prefix)
+        flat = [gam[k] for k in keys] + [dP[r][k] for r in rows for k in range(n)]
+        Mm, exprs, inter = self.to_sympy(flat, q, list(q) + list(qd), g)
         it = iter(exprs)
-        Mm = sp.zeros(n, n)
-        for i in range(n):
-            for j in range(i + 1):
-                Mm[i, j] = Mm[j, i] = next(it)
         G3 = {k: next(it) for k in keys}
         C = sp.zeros(n, n)
         for i in range(n):

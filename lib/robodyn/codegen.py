@@ -7,8 +7,10 @@ built once per distinct source and cached on disk, so a notebook, a test and a b
 ask for the same equations share one build.
 
 Each generated function takes 1-D float arrays (or sequences) of length n and returns new
-numpy arrays; it checks the lengths and that every entry is finite, and raises ``ValueError``
-naming the function, the argument, what was expected and what came. ``forward_dynamics``
+numpy arrays; or, in one call, a batch: every argument of shape (B, n) (the same B), giving
+(B, n, n) and (B, n) results (a loop over the states in C, no Python per state). It checks the
+shapes and that every entry is finite, and raises ``ValueError`` naming the function, the
+argument, what was expected and what came. ``forward_dynamics``
 solves :math:`M\ddot q = \tau - C\dot q - G` by a Cholesky factorization written out for this n
 and raises ``numpy.linalg.LinAlgError`` if M(q) is not positive definite.
 
@@ -49,7 +51,7 @@ from . import _checks
 
 __all__ = ["compile_equations", "compiled_module", "CompileError", "cache_dir"]
 
-_CODEGEN_VERSION = "3"          # bump when the C template changes
+_CODEGEN_VERSION = "5"          # bump when the C template changes
 
 
 class CompileError(RuntimeError):
@@ -128,6 +130,50 @@ def _floats(e):
     return e
 
 
+def _angle_sums(exprs, variables):
+    """Cosines and sines of integer combinations of ``variables`` (e.g. cos(q1 + 2 q3)) built
+    from one cosine and sine per variable by the angle-sum formulas: ``(definitions, exprs)``
+    with ``definitions`` the (Symbol, expression) pairs to compute first, in order. A libm
+    call costs as much as twenty multiplications; the expanded equations of a 6-joint arm
+    have some seventy of them and six distinct angles."""
+    variables = set(variables)
+    defs, memo, sub = [], {}, {}
+
+    def new(expr):
+        sym = sp.Symbol(f"_a{len(defs)}")
+        defs.append((sym, expr))
+        return sym
+
+    def cs(key):
+        """(cos, sin) Symbols of sum k x over key = ((x, k), ...), every k a nonzero int."""
+        if key in memo:
+            return memo[key]
+        x, k = key[-1]
+        if len(key) == 1 and k == 1:
+            out = (new(sp.cos(x)), new(sp.sin(x)))
+        else:
+            step = 1 if k > 0 else -1
+            rest = key[:-1] + (((x, k - step),) if k != step else ())
+            c1, s1 = cs(((x, 1),))
+            if not rest:                          # k = -1: cos(-x), sin(-x)
+                out = (c1, new(-s1))
+            else:
+                cr, sr = cs(rest)
+                out = (new(cr * c1 - step * sr * s1), new(sr * c1 + step * cr * s1))
+        memo[key] = out
+        return out
+
+    atoms = set().union(*(e.atoms(sp.cos, sp.sin) for e in exprs)) if exprs else set()
+    for f in sorted(atoms, key=sp.default_sort_key):
+        terms = f.args[0].as_coefficients_dict()
+        if not terms or any(x not in variables or not c.is_Integer for x, c in terms.items()):
+            continue
+        key = tuple(sorted(((x, int(c)) for x, c in terms.items()), key=lambda t: t[0].name))
+        c, s_ = cs(key)
+        sub[f] = c if isinstance(f, sp.cos) else s_
+    return defs, [e.xreplace(sub) for e in exprs]
+
+
 def _kernel(name, inputs, outputs, exprs):
     """One C function ``static void name(const double *in0, ..., double *out0, ...)``.
 
@@ -138,11 +184,12 @@ def _kernel(name, inputs, outputs, exprs):
     for arg, syms in inputs.items():
         for k, s in enumerate(syms):
             subs[s] = sp.Symbol(f"{arg}[{k}]")
-    exprs = [_floats(sp.sympify(e).xreplace(subs)) for e in exprs]
+    trig, exprs = _angle_sums([sp.sympify(e).xreplace(subs) for e in exprs], subs.values())
+    exprs = [_floats(e) for e in exprs]
     temps, reduced = sp.cse(exprs, symbols=sp.numbered_symbols("t"), optimizations="basic")
     args = [f"const double *{a}" for a in inputs] + [f"double *{a}" for a in outputs]
     lines = [f"static void {name}({', '.join(args)})", "{"]
-    lines += [f"    const double {t} = {printer.doprint(e)};" for t, e in temps]
+    lines += [f"    const double {t} = {printer.doprint(e)};" for t, e in trig + temps]
     k = 0
     for arg, count in outputs.items():
         for j in range(count):
@@ -163,10 +210,11 @@ _TEMPLATE = r"""
 
 {kernels}
 
-/* A float64 C-contiguous native-order copy (or view) of obj with N finite entries, or NULL with
- * TypeError (masked arrays and other subclasses, complex, boolean, string, object input: no
- * silent cast) or ValueError (shape, NaN, infinity). */
-static PyArrayObject *vec(PyObject *obj, const char *fn, const char *arg)
+/* A float64 C-contiguous native-order copy (or view) of obj with shape (N,) or (B, N) and finite
+ * entries, or NULL with TypeError (masked arrays and other subclasses, complex, boolean, string,
+ * object input: no silent cast) or ValueError (shape, NaN, infinity). *batch is -1 for (N,),
+ * else B. */
+static PyArrayObject *vec(PyObject *obj, const char *fn, const char *arg, npy_intp *batch)
 {{
     if (PyArray_Check(obj) && !PyArray_CheckExact(obj)) {{
         PyErr_Format(PyExc_TypeError, "%s: %s: expected a plain array of real numbers, got a "
@@ -190,19 +238,29 @@ static PyArrayObject *vec(PyObject *obj, const char *fn, const char *arg)
                                                         NPY_ARRAY_IN_ARRAY);
     Py_DECREF(raw);
     if (a == NULL) return NULL;
-    if (PyArray_NDIM(a) != 1 || PyArray_DIM(a, 0) != N) {{
+    int nd = PyArray_NDIM(a);
+    if (!((nd == 1 || nd == 2) && PyArray_DIM(a, nd - 1) == N)) {{
         PyObject *shape = PyObject_GetAttrString((PyObject *)a, "shape");
-        PyErr_Format(PyExc_ValueError, "%s: %s: expected shape (%d,), got shape %R", fn, arg, N,
-                     shape);
+        PyErr_Format(PyExc_ValueError, "%s: %s: expected shape (%d,) for one state or (B, %d) "
+                     "for a batch of B states, got shape %R", fn, arg, N, N, shape);
         Py_XDECREF(shape);
         Py_DECREF(a);
         return NULL;
     }}
+    *batch = nd == 1 ? -1 : PyArray_DIM(a, 0);
     const double *x = (const double *)PyArray_DATA(a);
-    for (int i = 0; i < N; i++) {{
+    npy_intp size = PyArray_SIZE(a);
+    for (npy_intp i = 0; i < size; i++) {{
         if (!isfinite(x[i])) {{
-            PyErr_Format(PyExc_ValueError, "%s: %s: expected finite numbers, got %R", fn, arg,
-                         (PyObject *)a);
+            if (nd == 1)
+                PyErr_Format(PyExc_ValueError, "%s: %s: expected finite numbers, got %R", fn,
+                             arg, (PyObject *)a);
+            else {{
+                PyObject *v = PyFloat_FromDouble(x[i]);
+                PyErr_Format(PyExc_ValueError, "%s: %s: expected finite numbers, got %R in "
+                             "row %zd", fn, arg, v, (Py_ssize_t)(i / N));
+                Py_XDECREF(v);
+            }}
             Py_DECREF(a);
             return NULL;
         }}
@@ -210,27 +268,52 @@ static PyArrayObject *vec(PyObject *obj, const char *fn, const char *arg)
     return a;
 }}
 
-/* Parse exactly `count` vector arguments named in `names`. */
-static int parse(PyObject *const *args, Py_ssize_t nargs, int count, const char *fn,
-                 const char *const *names, PyArrayObject **out)
+/* Parse exactly `count` vector arguments named in `names`, all of shape (N,) or all (B, N) with
+ * the same B; returns B (-1 for single states) or -2 with an exception set. */
+static npy_intp parse(PyObject *const *args, Py_ssize_t nargs, int count, const char *fn,
+                      const char *const *names, PyArrayObject **out)
 {{
     if (nargs != count) {{
         PyErr_Format(PyExc_TypeError, "%s: expected %d argument(s) (%s%s%s%s%s), got %zd", fn,
                      count, names[0], count > 1 ? ", " : "", count > 1 ? names[1] : "",
                      count > 2 ? ", " : "", count > 2 ? names[2] : "", nargs);
-        return -1;
+        return -2;
     }}
+    npy_intp batch = -1;
     for (int i = 0; i < count; i++) {{
-        out[i] = vec(args[i], fn, names[i]);
+        npy_intp b;
+        out[i] = vec(args[i], fn, names[i], &b);
+        if (out[i] != NULL && i > 0 && b != batch) {{
+            PyObject *shape = PyObject_GetAttrString((PyObject *)out[i], "shape");
+            PyErr_Format(PyExc_ValueError, "%s: %s: expected the shape of %s (all (%d,), or all "
+                         "(B, %d) with the same B), got shape %R", fn, names[i], names[0], N, N,
+                         shape);
+            Py_XDECREF(shape);
+            Py_DECREF(out[i]);
+            out[i] = NULL;
+        }}
         if (out[i] == NULL) {{
             for (int j = 0; j < i; j++) Py_DECREF(out[j]);
-            return -1;
+            return -2;
         }}
+        batch = b;
     }}
-    return 0;
+    return batch;
 }}
 
 #define D(a) ((const double *)PyArray_DATA(a))
+#define ROWS(b) ((b) < 0 ? 1 : (b))
+
+/* A new array of shape (B, d0[, d1]), or (d0[, d1]) for a single state (b = -1). */
+static PyObject *result(npy_intp b, int nd, npy_intp d0, npy_intp d1)
+{{
+    npy_intp dims[3];
+    int k = 0;
+    if (b >= 0) dims[k++] = b;
+    dims[k++] = d0;
+    if (nd == 2) dims[k++] = d1;
+    return PyArray_SimpleNew(k, dims, NPY_DOUBLE);
+}}
 
 static const char *const N_Q[] = {{"q"}};
 static const char *const N_QQD[] = {{"q", "qd"}};
@@ -240,10 +323,13 @@ static const char *const N_QQDTAU[] = {{"q", "qd", "tau"}};
 static PyObject *py_M(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {{
     PyArrayObject *a[1];
-    if (parse(args, nargs, 1, "M", N_Q, a)) return NULL;
-    npy_intp dims[2] = {{N, N}};
-    PyObject *out = PyArray_SimpleNew(2, dims, NPY_DOUBLE);
-    if (out) k_M(D(a[0]), (double *)PyArray_DATA((PyArrayObject *)out));
+    npy_intp b = parse(args, nargs, 1, "M", N_Q, a);
+    if (b < -1) return NULL;
+    PyObject *out = result(b, 2, N, N);
+    if (out) {{
+        double *y = (double *)PyArray_DATA((PyArrayObject *)out);
+        for (npy_intp r = 0; r < ROWS(b); r++) k_M(D(a[0]) + r * N, y + r * N * N);
+    }}
     Py_DECREF(a[0]);
     return out;
 }}
@@ -251,10 +337,14 @@ static PyObject *py_M(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 static PyObject *py_C(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {{
     PyArrayObject *a[2];
-    if (parse(args, nargs, 2, "C", N_QQD, a)) return NULL;
-    npy_intp dims[2] = {{N, N}};
-    PyObject *out = PyArray_SimpleNew(2, dims, NPY_DOUBLE);
-    if (out) k_C(D(a[0]), D(a[1]), (double *)PyArray_DATA((PyArrayObject *)out));
+    npy_intp b = parse(args, nargs, 2, "C", N_QQD, a);
+    if (b < -1) return NULL;
+    PyObject *out = result(b, 2, N, N);
+    if (out) {{
+        double *y = (double *)PyArray_DATA((PyArrayObject *)out);
+        for (npy_intp r = 0; r < ROWS(b); r++)
+            k_C(D(a[0]) + r * N, D(a[1]) + r * N, y + r * N * N);
+    }}
     Py_DECREF(a[0]); Py_DECREF(a[1]);
     return out;
 }}
@@ -262,10 +352,13 @@ static PyObject *py_C(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 static PyObject *py_G(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {{
     PyArrayObject *a[1];
-    if (parse(args, nargs, 1, "G", N_Q, a)) return NULL;
-    npy_intp dims[1] = {{N}};
-    PyObject *out = PyArray_SimpleNew(1, dims, NPY_DOUBLE);
-    if (out) k_G(D(a[0]), (double *)PyArray_DATA((PyArrayObject *)out));
+    npy_intp b = parse(args, nargs, 1, "G", N_Q, a);
+    if (b < -1) return NULL;
+    PyObject *out = result(b, 1, N, 0);
+    if (out) {{
+        double *y = (double *)PyArray_DATA((PyArrayObject *)out);
+        for (npy_intp r = 0; r < ROWS(b); r++) k_G(D(a[0]) + r * N, y + r * N);
+    }}
     Py_DECREF(a[0]);
     return out;
 }}
@@ -279,18 +372,20 @@ static void mass_and_bias(const double *q, const double *qd, double *M, double *
 static PyObject *py_tau(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {{
     PyArrayObject *a[3];
-    if (parse(args, nargs, 3, "tau", N_QQDQDD, a)) return NULL;
-    double M[N * N], h[N];
-    mass_and_bias(D(a[0]), D(a[1]), M, h);
-    const double *qdd = D(a[2]);
-    npy_intp dims[1] = {{N}};
-    PyObject *out = PyArray_SimpleNew(1, dims, NPY_DOUBLE);
+    npy_intp b = parse(args, nargs, 3, "tau", N_QQDQDD, a);
+    if (b < -1) return NULL;
+    PyObject *out = result(b, 1, N, 0);
     if (out) {{
-        double *t = (double *)PyArray_DATA((PyArrayObject *)out);
-        for (int i = 0; i < N; i++) {{
-            double s = h[i];
-            for (int j = 0; j < N; j++) s += M[i * N + j] * qdd[j];
-            t[i] = s;
+        double M[N * N], h[N];
+        for (npy_intp r = 0; r < ROWS(b); r++) {{
+            mass_and_bias(D(a[0]) + r * N, D(a[1]) + r * N, M, h);
+            const double *qdd = D(a[2]) + r * N;
+            double *t = (double *)PyArray_DATA((PyArrayObject *)out) + r * N;
+            for (int i = 0; i < N; i++) {{
+                double s = h[i];
+                for (int j = 0; j < N; j++) s += M[i * N + j] * qdd[j];
+                t[i] = s;
+            }}
         }}
     }}
     Py_DECREF(a[0]); Py_DECREF(a[1]); Py_DECREF(a[2]);
@@ -299,24 +394,19 @@ static PyObject *py_tau(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 
 static PyObject *linalg_error;
 
-static PyObject *py_forward_dynamics(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+/* x = M^-1 (tau - h) of one state by Cholesky M = L L^T (in place, lower triangle) and two
+ * triangular solves; returns -1, or the failing pivot j (its value in *dj). */
+static int solve_one(const double *q, const double *qd, const double *tau, double *x,
+                     double *dj)
 {{
-    PyArrayObject *a[3];
-    if (parse(args, nargs, 3, "forward_dynamics", N_QQDTAU, a)) return NULL;
     double L[N * N], h[N], y[N];
-    mass_and_bias(D(a[0]), D(a[1]), L, h);
-    const double *tau = D(a[2]);
-    /* Cholesky M = L L^T in place (lower triangle), then two triangular solves. */
+    mass_and_bias(q, qd, L, h);
     for (int j = 0; j < N; j++) {{
         double d = L[j * N + j];
         for (int k = 0; k < j; k++) d -= L[j * N + k] * L[j * N + k];
         if (!(d > 0.0)) {{
-            char msg[160];
-            snprintf(msg, sizeof msg, "forward_dynamics: M(q) is not positive definite "
-                     "(pivot %d of the Cholesky factorization is %g)", j, d);
-            PyErr_SetString(linalg_error, msg);
-            Py_DECREF(a[0]); Py_DECREF(a[1]); Py_DECREF(a[2]);
-            return NULL;
+            *dj = d;
+            return j;
         }}
         d = sqrt(d);
         L[j * N + j] = d;
@@ -331,14 +421,39 @@ static PyObject *py_forward_dynamics(PyObject *self, PyObject *const *args, Py_s
         for (int k = 0; k < i; k++) s -= L[i * N + k] * y[k];
         y[i] = s / L[i * N + i];
     }}
-    npy_intp dims[1] = {{N}};
-    PyObject *out = PyArray_SimpleNew(1, dims, NPY_DOUBLE);
+    for (int i = N - 1; i >= 0; i--) {{
+        double s = y[i];
+        for (int k = i + 1; k < N; k++) s -= L[k * N + i] * x[k];
+        x[i] = s / L[i * N + i];
+    }}
+    return -1;
+}}
+
+static PyObject *py_forward_dynamics(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{{
+    PyArrayObject *a[3];
+    npy_intp b = parse(args, nargs, 3, "forward_dynamics", N_QQDTAU, a);
+    if (b < -1) return NULL;
+    PyObject *out = result(b, 1, N, 0);
     if (out) {{
         double *x = (double *)PyArray_DATA((PyArrayObject *)out);
-        for (int i = N - 1; i >= 0; i--) {{
-            double s = y[i];
-            for (int k = i + 1; k < N; k++) s -= L[k * N + i] * x[k];
-            x[i] = s / L[i * N + i];
+        for (npy_intp r = 0; r < ROWS(b); r++) {{
+            double d;
+            int j = solve_one(D(a[0]) + r * N, D(a[1]) + r * N, D(a[2]) + r * N, x + r * N, &d);
+            if (j >= 0) {{
+                char msg[200];
+                if (b < 0)
+                    snprintf(msg, sizeof msg, "forward_dynamics: M(q) is not positive definite "
+                             "(pivot %d of the Cholesky factorization is %g)", j, d);
+                else
+                    snprintf(msg, sizeof msg, "forward_dynamics: M(q) of state %zd of the batch "
+                             "is not positive definite (pivot %d of the Cholesky "
+                             "factorization is %g)", (Py_ssize_t)r, j, d);
+                PyErr_SetString(linalg_error, msg);
+                Py_DECREF(out);
+                out = NULL;
+                break;
+            }}
         }}
     }}
     Py_DECREF(a[0]); Py_DECREF(a[1]); Py_DECREF(a[2]);
@@ -587,6 +702,9 @@ def compile_equations(M, C, G, q, qd):
     Traceback (most recent call last):
     ...
     ValueError: tau: qdd: expected finite numbers, got array([nan])
+    >>> pendulum.forward_dynamics([[0.5], [0.0]], [[0.0], [0.0]], [[0.0], [1.0]])  # a batch
+    array([[-2.35158227],
+           [ 0.5       ]])
     >>> compile_equations(sp.Matrix([[2]]), sp.Matrix([[0]]), sp.Matrix([0]), [q1], [q1])
     Traceback (most recent call last):
     ...

@@ -119,9 +119,12 @@ class MassMatrixForm:
         return sp.eye(self.u.shape[0])
 
     def parameters(self):
-        """The free symbols other than q, u and t (lengths, masses...), sorted by name."""
-        exprs = (self.mass_matrix, self.forcing, self.kinematics, self.input_matrix)
-        known = set(self.q) | set(self.u) | {self.t}
+        """The free symbols other than q, u, t and the intermediates of a nested form
+        (lengths, masses...), sorted by name."""
+        inter = getattr(self, "intermediates", ())
+        exprs = (self.mass_matrix, self.forcing, self.kinematics, self.input_matrix) + tuple(
+            e for _, e in inter)
+        known = set(self.q) | set(self.u) | {self.t} | {w for w, _ in inter}
         return sorted(set().union(*(e.free_symbols for e in exprs)) - known, key=str)
 
     def numeric(self, values=None):
@@ -171,6 +174,7 @@ class _Form(FieldsForm):
     B: sp.Matrix
     t: sp.Symbol = TIME
     name: str = "system"
+    intermediates: tuple = ()          # a nested form's (Symbol, definition) pairs, in order
     _numeric_forms: dict = field(default_factory=dict, repr=False, compare=False)
 
 
@@ -279,9 +283,18 @@ class NumericForm:
     ``coordinate_accelerations(q, qd, t, tau)`` (n,), :math:`\ddot q` at a state given by
     :math:`\dot q` (which must be admissible: :math:`\dot q = K u` for some u).
 
+    Batches: ``accelerations`` and ``rhs`` also take states of shape (B, n), (B, m), (B, n + m)
+    (``tau`` (k,) for all or (B, k)) and return (B, m), (B, n + m), every row checked as one
+    state is; a form whose ``vectorized`` is True (the ``lambdify`` forms of
+    :meth:`MassMatrixForm.numeric`) evaluates its functions once for the whole batch (then
+    ``mass_matrix`` (B, m, m), ``forcing`` (B, m), ``kinematics`` (B, n), ``input_matrix``
+    (B, m, k) take batches too), others state by state.
+
     Subclasses may replace any of the functions by faster ones (compiled code); the
     defaults build on ``mass_matrix``, ``forcing``, ``kinematics``, ``input_matrix`` and
     ``kinematics_jacobian`` (:math:`\partial(Ku)/\partial(q, t)` at (q, u, t), shape (n, n + 1))."""
+
+    vectorized = False
 
     def __init__(self, n, m, k, name="system"):
         self.n, self.m, self.k, self.name = n, m, k, name
@@ -304,10 +317,59 @@ class NumericForm:
             return np.zeros(self.k)
         return self._vec(tau, self.k, f"tau ({self.k} inputs)", fname)
 
+    def _batch(self, fname, t, tau, **states):
+        """Checked batch arguments: {name: (B, size) array} (single states made rows of B
+        equal batches), the time, and tau as (B, k)."""
+        out, rows = {}, None
+        for name, (x, size, what) in states.items():
+            single, a = _checks.batch(x, size, f"{self.name}.{fname}: {what}")
+            if not single:
+                if rows is not None and a.shape[0] != rows:
+                    raise ValueError(f"{self.name}.{fname}: {name}: expected a batch of {rows} "
+                                     f"states like the others, got {a.shape[0]}")
+                rows = a.shape[0]
+            out[name] = (single, a)
+        out = {k: np.repeat(a, rows, axis=0) if single else a for k, (single, a) in out.items()}
+        t = self._time(t, fname)
+        if tau is None:
+            T = np.zeros((rows, self.k))
+        else:
+            single, T = _checks.batch(tau, self.k, f"{self.name}.{fname}: tau ({self.k} inputs)")
+            if single:
+                T = np.repeat(T, rows, axis=0)
+            elif T.shape[0] != rows:
+                raise ValueError(f"{self.name}.{fname}: tau: expected ({self.k},) or a batch of "
+                                 f"{rows}, got {T.shape[0]} rows")
+        return out, t, T
+
+    def _batch_accelerations(self, q, u, t, tau):
+        """accelerations of (B, n), (B, m) states (see the class docstring)."""
+        fname = "accelerations"
+        x, t, T = self._batch(fname, t, tau, q=(q, self.n, f"q ({self.n} coordinates)"),
+                              u=(u, self.m, f"u ({self.m} speeds)"))
+        Q, U = x["q"], x["u"]
+        if not self.vectorized:
+            return np.array([self.accelerations(a, b, t, c) for a, b, c in zip(Q, U, T)])
+        rhs = self.forcing(Q, U, t) + np.einsum("bij,bj->bi", self.input_matrix(Q, t), T)
+        M = self.mass_matrix(Q, t)
+        try:
+            c = np.linalg.cholesky(M)
+        except np.linalg.LinAlgError:
+            bad = next(i for i, m in enumerate(M) if np.any(np.linalg.eigvalsh(m) <= 0))
+            raise np.linalg.LinAlgError(
+                f"{self.name}.accelerations: the mass matrix at q = {Q[bad].tolist()} (state "
+                f"{bad} of the batch) is not positive definite (eigenvalues "
+                f"{np.linalg.eigvalsh((M[bad] + M[bad].T) / 2)})") from None
+        y = np.linalg.solve(c, rhs[..., None])
+        return np.linalg.solve(np.swapaxes(c, -1, -2), y)[..., 0]
+
     # -- derived functions --------------------------------------------------
     def accelerations(self, q, u, t=0.0, tau=None):
-        """:math:`\\dot u = M^{-1}(f + B\\tau)`, shape (m,)."""
+        """:math:`\\dot u = M^{-1}(f + B\\tau)`, shape (m,); states of shape (B, n), (B, m)
+        give (B, m)."""
         fname = "accelerations"
+        if _is_batch(q, self.n) or _is_batch(u, self.m):
+            return self._batch_accelerations(q, u, t, tau)
         q = self._vec(q, self.n, f"q ({self.n} coordinates)", fname)
         u = self._vec(u, self.m, f"u ({self.m} speeds)", fname)
         t = self._time(t, fname)
@@ -322,7 +384,15 @@ class NumericForm:
         return np.linalg.solve(c.T, np.linalg.solve(c, rhs))
 
     def rhs(self, t, x, tau=None):
-        """:math:`\\dot x = (K u, \\dot u)` for the state :math:`x = (q, u)`, shape (n + m,)."""
+        """:math:`\\dot x = (K u, \\dot u)` for the state :math:`x = (q, u)`, shape (n + m,);
+        a batch of states (B, n + m) gives (B, n + m)."""
+        if _is_batch(x, self.n + self.m):
+            X, t, T = self._batch("rhs", t, tau, x=(x, self.n + self.m,
+                                                    f"x (q then u, {self.n + self.m} numbers)"))
+            Q, U = X["x"][:, :self.n], X["x"][:, self.n:]
+            K = self.kinematics(Q, U, t) if self.vectorized else \
+                np.array([self.kinematics(a, b, t) for a, b in zip(Q, U)])
+            return np.concatenate([K, self.accelerations(Q, U, t, T)], axis=1)
         x = self._vec(x, self.n + self.m, f"x (q then u, {self.n + self.m} numbers)", "rhs")
         q, u = x[:self.n], x[self.n:]
         return np.concatenate([self.kinematics(q, u, t), self.accelerations(q, u, t, tau)])
@@ -358,6 +428,13 @@ class NumericForm:
         return K @ ud + Jx[:, :self.n] @ qd + Jx[:, self.n]
 
 
+def _is_batch(x, size):
+    """Whether x has the shape (B, size) of a batch of states (a column (size, 1) is a single
+    state, as :func:`robodyn._checks.vector` reads it)."""
+    shape = np.shape(x)
+    return len(shape) == 2 and shape[1] == size and not (shape == (size, 1) and size > 1)
+
+
 def _values_key(values):
     if values is None:
         return ()
@@ -377,9 +454,12 @@ def _values_key(values):
 
 
 def _substitute(form, values, fname):
+    """[M, f, K, B] and the intermediates (a nested form's ``(Symbol, definition)`` pairs, in
+    order; empty otherwise) with ``values`` substituted; ValueError for symbols left free."""
     exprs = [form.mass_matrix, form.forcing, form.kinematics, form.input_matrix]
+    inter = list(getattr(form, "intermediates", ()))
     if values:
-        names = {str(s): s for e in exprs for s in e.free_symbols}
+        names = {str(s): s for e in exprs + [e for _, e in inter] for s in e.free_symbols}
         sub = {}
         for k, v in values.items():
             key = names.get(k, sp.Symbol(k)) if isinstance(k, str) else sp.sympify(k)
@@ -389,12 +469,13 @@ def _substitute(form, values, fname):
                                  f"got {v!r}")
             sub[key] = _checks._exact(float(v))
         exprs = [e.xreplace(sub) for e in exprs]
-    known = set(form.q) | set(form.u) | {form.t}
-    free = set().union(*(e.free_symbols for e in exprs)) - known
+        inter = [(w, e.xreplace(sub)) for w, e in inter]
+    known = set(form.q) | set(form.u) | {form.t} | {w for w, _ in inter}
+    free = set().union(*(e.free_symbols for e in exprs + [e for _, e in inter])) - known
     if free:
         raise ValueError(f"{fname}: symbols {sorted(map(str, free))} have no value; expected "
                          f"values={{symbol: number, ...}} for each of them")
-    return exprs
+    return exprs, inter
 
 
 class _FlatPrinter(PythonCodePrinter):
@@ -413,27 +494,61 @@ class _FlatPrinter(PythonCodePrinter):
 def _lambdified(form, values, fname):
     """A :class:`NumericForm` by ``lambdify(cse=True)`` of the substituted expressions (long
     sums printed flat, :class:`_FlatPrinter`)."""
-    M, f, K, B = _substitute(form, values, fname)
+    (M, f, K, B), inter = _substitute(form, values, fname)
     q, u, t = list(form.q), list(form.u), form.t
     n, m, k = len(q), len(u), B.shape[1]
-    Ku = K
-    JK = Ku.jacobian(sp.Matrix(q + [t]))
+    names = {w for w, _ in inter}
+    if K.free_symbols & names or B.free_symbols & names:   # written in: K's Jacobian needs it
+        done = {}
+        for w, e in inter:
+            done[w] = e.xreplace(done)
+        K, B = K.xreplace(done), B.xreplace(done)
+    JK = K.jacobian(sp.Matrix(q + [t]))
 
     def make(args, expr, shape):
-        fn = sp.lambdify(args, list(expr), modules="math", cse=True,
-                         printer=_FlatPrinter({"fully_qualified_modules": False,
-                                               "inline": True, "allow_unknown_functions": True,
-                                               "user_functions": {}}))
+        cse = True
+        need = set().union(*(e.free_symbols for e in expr)) & names
+        if need:                            # the intermediates are the common subexpressions
+            used = []
+            for w, e in reversed(inter):    # those this function needs, in order
+                if w in need:
+                    used.append((w, e))
+                    need |= e.free_symbols & names
+
+            def cse(exprs):
+                return used[::-1], exprs
+        def lam(module):
+            return sp.lambdify(args, list(expr), modules=module, cse=cse, printer=_FlatPrinter(
+                {"fully_qualified_modules": False, "inline": True,
+                 "allow_unknown_functions": True, "user_functions": {}}))
+        fn, batch = lam("math"), []
         what = getattr(form, "name", type(form).__name__)
 
-        def call(*a):
-            try:
-                return np.array(fn(*a), dtype=float).reshape(shape)
-            except (ValueError, ZeroDivisionError, OverflowError) as exc:
-                raise _checks.error(f"{what}: the equations at {list(a)}", "finite values",
-                                    f"{type(exc).__name__}: {exc}", "a state outside the "
-                                    "model's domain (log or sqrt of a negative number, a "
-                                    "division by zero)") from None
+        def domain_error(exc, at):
+            return _checks.error(f"{what}: the equations at {at}", "finite values",
+                                 f"{type(exc).__name__}: {exc}", "a state outside the "
+                                 "model's domain (log or sqrt of a negative number, a "
+                                 "division by zero)")
+
+        def call(*vectors, t):
+            if np.ndim(vectors[0]) != 2:
+                a = [x for v in vectors for x in v] + [t]
+                try:
+                    return np.array(fn(*a), dtype=float).reshape(shape)
+                except (ValueError, ZeroDivisionError, OverflowError) as exc:
+                    raise domain_error(exc, list(a)) from None
+            if not batch:                   # numpy code, made for the first batch
+                batch.append(lam("numpy"))
+            with np.errstate(all="ignore"):
+                cols = batch[0](*[c for v in vectors for c in np.asarray(v, dtype=float).T], t)
+            rows = len(vectors[0])
+            out = np.empty((rows, len(cols)))
+            for j, c in enumerate(cols):    # constants come back as scalars: broadcast
+                out[:, j] = c
+            if not np.all(np.isfinite(out)):
+                bad = int(np.argmin(np.all(np.isfinite(out), axis=1)))
+                raise domain_error(ValueError("a non-finite value"), f"batch row {bad}")
+            return out.reshape((rows,) + shape)
         return call
 
     fM = make(q + [t], M, (m, m))
@@ -442,11 +557,12 @@ def _lambdified(form, values, fname):
     fB = make(q + [t], B, (m, k))
     fJ = make(q + u + [t], JK, (n, n + 1))
     out = NumericForm(n, m, k, getattr(form, "name", type(form).__name__))
-    out.mass_matrix = lambda q, t=0.0: fM(*q, t)
-    out.forcing = lambda q, u, t=0.0: ff(*q, *u, t)
-    out.kinematics = lambda q, u, t=0.0: fK(*q, *u, t)
-    out.input_matrix = lambda q, t=0.0: fB(*q, t)
-    out.kinematics_jacobian = lambda q, u, t=0.0: fJ(*q, *u, t)
+    out.vectorized = True                   # every function below also takes (B, .) states
+    out.mass_matrix = lambda q, t=0.0: fM(q, t=t)
+    out.forcing = lambda q, u, t=0.0: ff(q, u, t=t)
+    out.kinematics = lambda q, u, t=0.0: fK(q, u, t=t)
+    out.input_matrix = lambda q, t=0.0: fB(q, t=t)
+    out.kinematics_jacobian = lambda q, u, t=0.0: fJ(q, u, t=t)
     return out
 
 

@@ -583,7 +583,10 @@ class ChainEquations(FieldsForm):
     velocity products (n x 1, linear in ``udot``).
     ``kinematics`` is :math:`\dot q = K u` (u itself by default) and ``input_matrix`` B
     (:math:`K^T` for joint torques). ``partial_velocities(link)`` gives the twist partial
-    velocities of a link (its body Jacobian times K)."""
+    velocities of a link (its body Jacobian times K). In the nested form (long spatial
+    chains) M, ``active_forces`` and f are written in named intermediate Symbols ``w1, w2,
+    ...`` whose definitions ``intermediates`` lists in order, ``(Symbol, expression)``;
+    :meth:`explicit` writes them in."""
     q: sp.Matrix
     u: sp.Matrix
     udot: sp.Matrix
@@ -596,6 +599,7 @@ class ChainEquations(FieldsForm):
     chain: SerialChain = field(repr=False, default=None)
     t: sp.Symbol = TIME
     name: str = "chain"
+    intermediates: tuple = ()
     _numeric_forms: dict = field(default_factory=dict, repr=False, compare=False)
 
     @property
@@ -612,6 +616,18 @@ class ChainEquations(FieldsForm):
         r"""The generalized inertia forces :math:`F_r^* = -M\dot u -{}` (velocity products)."""
         return -(self.M * self.udot) - self.velocity_products
 
+    def explicit(self):
+        """The same equations with the intermediates written into M, ``active_forces`` and f
+        (large for long spatial chains); itself when there are none."""
+        if not self.intermediates:
+            return self
+        done = {}
+        for w, e in self.intermediates:
+            done[w] = e.xreplace(done)
+        M, f, Fr = (X.xreplace(done) for X in (self.M, self.f, self.active_forces))
+        return ChainEquations(self.q, self.u, self.udot, M, f, Fr, self.qd, self.B,
+                              self.gravity, self.chain, self.t, self.name)
+
     def equations(self):
         r"""Kane's equations :math:`F_r + F_r^* + \tau_r = 0`... as ``sympy.Eq`` (u = qd)."""
         return [sp.Eq(a + b, 0) for a, b in zip(self.active_forces, self.inertia_forces)]
@@ -627,7 +643,31 @@ class ChainEquations(FieldsForm):
         return (jacobian_body(self.chain, self.q, link=int(link)) * K).applyfunc(sp.expand)
 
 
-def _chain_terms(chain, g, q, u):
+def _chain_terms(chain, g, q, u, form="auto"):
+    """M, F_r, f and the intermediates (empty in the expanded form) of a chain: the nested
+    form (:func:`_nested_terms`) when ``form`` says so or, under ``"auto"``, when Lagrange's
+    derivation of the chain would be nested (:func:`robodyn._derivation.choose`: many axis
+    directions, or a product of the mass matrix's recursion beyond its budget); else the
+    expanded recursion (:func:`_expanded_terms`)."""
+    cache = chain._cache
+    nested = form == "nested"
+    if form == "auto":
+        nested = ("lagrange", "too big") in cache or \
+            _derivation._axis_directions(chain) >= _derivation.AXES_NESTED
+        if not nested and ("kane", "derivation") not in cache:
+            try:                 # M's products are the same with the speeds as generators
+                d = _derivation.Derivation(chain, budget=_derivation.BUDGET, speeds=True)
+            except _derivation._TooBig:
+                cache["lagrange", "too big"] = nested = True
+            else:
+                d.ring.budget = None
+                cache["kane", "derivation"] = d
+    if nested:
+        return _nested_terms(_derivation.choose(chain, "nested"), g, q, u)
+    return _expanded_terms(chain, g, q, u) + ((),)
+
+
+def _expanded_terms(chain, g, q, u):
     r"""Kane's recursion for a serial chain on the shared engine (:mod:`robodyn._derivation`):
     M, the velocity-product part of :math:`-F_r^*` and the gravity forces :math:`F_r`, as sympy
     matrices in the Symbols q and u.
@@ -708,6 +748,80 @@ def _chain_terms(chain, g, q, u):
     return M, Fr, f
 
 
+def _nested_terms(d, g, q, u):
+    r"""Kane's recursion of :func:`_chain_terms` on the straight-line program of the nested
+    form (:class:`robodyn._derivation.NestedDerivation`, the one Lagrange's equations of long
+    spatial chains use): the speeds and any symbolic gravity are leaves of the program,
+    nothing is expanded. Returns M, :math:`F_r`, f (sympy, in q, u and the intermediates) and
+    the intermediates ``[(Symbol, definition), ...]`` in order; M is the tape's
+    composite-inertia mass matrix, the same nodes as Lagrange's."""
+    tape, n = d.tape, d.n
+    C = tape.from_sympy
+    Y, I = d.Y, d.inertias
+    A = [[row[0] for row in d.A[i]] for i in range(n)]
+    us = [C(x) for x in u]
+    gs = [C(x) if is_symbolic(x) else _tape_number(tape, x) for x in g]
+
+    def mv(X, x):
+        return [tape.dot([(a, b) for a, b in zip(row, x)]) for row in X]
+
+    def tmv(X, x):
+        return [tape.dot([(X[r][c], x[r]) for r in range(len(X))]) for c in range(len(X[0]))]
+
+    def cross(a, b):
+        return [tape.dot([(a[1], b[2]), (tape.mul(a[2], b[1]), -1)]),
+                tape.dot([(a[2], b[0]), (tape.mul(a[0], b[2]), -1)]),
+                tape.dot([(a[0], b[1]), (tape.mul(a[1], b[0]), -1)])]
+
+    def add(x, y):
+        return [tape.add(a, b) for a, b in zip(x, y)]
+
+    V, a, grav = [], [], []
+    Vp, ap, gp = [0] * 6, [0] * 6, gs
+    for i in range(n):
+        Au = [tape.mul(x, us[i]) for x in A[i]]
+        Vt = mv(Y[i], Vp)
+        w = Vt[:3]
+        ad = cross(w, Au[:3]) + add(cross(w, Au[3:]), cross(Vt[3:], Au[:3]))
+        Vp = add(Vt, Au)
+        ap = add(mv(Y[i], ap), ad)
+        gp = mv([row[3:] for row in Y[i][3:]], gp)          # R^T g: gravity in link i
+        V.append(Vp), a.append(ap), grav.append(gp)
+    bias, active = [None] * n, [None] * n
+    W = Wg = None
+    for i in reversed(range(n)):
+        h = mv(I[i], V[i])
+        w, v = V[i][:3], V[i][3:]
+        hv = mv([row[:3] for row in I[i][3:]], w) if _tape_mass_block(I[i]) else h[3:]
+        Fi = add(mv(I[i], a[i]), add(cross(w, h[:3]), cross(v, hv)) + cross(w, h[3:]))
+        Gi = mv([row[3:] for row in I[i]], grav[i])            # the weight I (0, g)
+        if W is not None:
+            Fi, Gi = add(Fi, tmv(Y[i + 1], W)), add(Gi, tmv(Y[i + 1], Wg))
+        W, Wg = Fi, Gi
+        bias[i] = tape.dot(list(zip(A[i], W)))
+        active[i] = tape.dot(list(zip(A[i], Wg)))
+    f = [tape.add(x, b, -1) for x, b in zip(active, bias)]
+    M, exprs, inter = d.to_sympy(active + f, q, list(q) + list(u), g)
+    return M, sp.Matrix(exprs[:n]), sp.Matrix(exprs[n:]), inter
+
+
+def _tape_number(tape, x):
+    """A number as a tape constant: the short fraction of the float when there is one, else
+    its exact value (an exact tape) or the float."""
+    x = float(x)
+    if not tape.exact:
+        return x
+    fr = _derivation._nice(x) or _derivation.Fraction(x)
+    return tape.num(fr.numerator) / fr.denominator
+
+
+def _tape_mass_block(G):
+    """:func:`_mass_block` for a spatial inertia of tape operands."""
+    m = G[3][3]
+    return all(G[3 + r][3 + c] == m if r == c else G[3 + r][3 + c] == 0
+               for r in range(3) for c in range(3))
+
+
 def _mass_block(ring, G):
     """Whether the lower right block of a spatial inertia (polynomials) is m times the identity,
     as for every rigid body (then v x (m v) = 0 in the inertia forces)."""
@@ -728,7 +842,8 @@ def _ring_number(ring, x):
     return None if fr is None else ring.num(fr.numerator) / fr.denominator
 
 
-def equations_of_motion(chain, speeds=None, gravity=DEFAULT_GRAVITY, q=None, u=None):
+def equations_of_motion(chain, speeds=None, gravity=DEFAULT_GRAVITY, q=None, u=None,
+                        form="auto"):
     r"""Kane's equations of a serial chain, :math:`M(q)\dot u = f(q, u) + B\tau`.
 
     The derivation is Kane's method done recursively in the link frames. With u = qd the
@@ -754,6 +869,11 @@ def equations_of_motion(chain, speeds=None, gravity=DEFAULT_GRAVITY, q=None, u=N
     speeds : n x n matrix W(q) in the symbols q, u = W qd (default the identity)
     gravity : 3-vector in the space frame, m/s^2 (planar models: ``(0, -g, 0)``)
     q, u : lists of n Symbols; default ``q1..qn``, ``u1..un``
+    form : ``"expanded"`` (every entry a sum of cosines and sines of joint-angle
+        combinations), ``"nested"`` (the recursion kept as named intermediates ``w1, w2,
+        ...``, listed in ``ChainEquations.intermediates``) or ``"auto"`` (default): nested
+        exactly when :func:`robodyn.lagrange.equations_of_motion` would be (long spatial
+        chains, whose expanded equations grow like 5^n)
 
     Returns
     -------
@@ -788,15 +908,18 @@ def equations_of_motion(chain, speeds=None, gravity=DEFAULT_GRAVITY, q=None, u=N
                              f"{v.shape[0]}")
     if set(q) & set(u):
         raise ValueError(f"{fname}: q and u share symbols {set(q) & set(u)}")
+    if form not in ("auto", "expanded", "nested"):
+        raise ValueError(f"{fname}: form: expected 'auto', 'expanded' or 'nested', got {form!r}")
     g = _checks.vector(gravity, 3, f"{fname}: gravity (3-vector in the space frame, m/s^2)")
-    key = ("kane", tuple(q), tuple(u), tuple(str(x) for x in (list(g))))
+    key = ("kane", tuple(q), tuple(u), tuple(str(x) for x in (list(g))), form)
     if key not in chain._cache:
         chain._cache[key] = _chain_terms(chain, [_S(x) if is_symbolic(x) else x for x in g],
-                                         list(q), list(u))
-    M, Fr, f = chain._cache[key]
+                                         list(q), list(u), form)
+    M, Fr, f, inter = chain._cache[key]
     udot = sp.Matrix([sp.Symbol(f"{s.name}_dot") for s in u])
     gt = tuple(float(x) if not is_symbolic(x) else x for x in list(g))
-    eom = ChainEquations(q, u, udot, M, f, Fr, u, sp.eye(n), gt, chain, TIME, chain.name)
+    eom = ChainEquations(q, u, udot, M, f, Fr, u, sp.eye(n), gt, chain, TIME, chain.name,
+                         tuple(inter))
     if speeds is None:
         return eom
     return change_speeds(eom, speeds)
@@ -854,6 +977,18 @@ def change_speeds(eom, speeds, u=None):
     Winv = W.inv().applyfunc(sp.simplify)
     old = Winv * unew
     sub = dict(zip(eom.u, old))
+    inter = getattr(eom, "intermediates", ())
+    clash = {w for w, _ in inter} & (set(unew) | set(eom.q))
+    if clash:                               # a nested form's w1, w2... renamed out of the way
+        taken = {str(x) for x in unew}
+        fresh = {}
+        for w, _ in inter:
+            name = "_" + w.name
+            while name in taken:
+                name = "_" + name
+            fresh[w] = sp.Symbol(name)
+        sub.update(fresh)
+        inter = tuple((fresh[w], e.xreplace(fresh)) for w, e in inter)
     K = eom.kinematics.xreplace(sub)
     qd = K
     Wdot = sp.zeros(m, m)
@@ -864,8 +999,12 @@ def change_speeds(eom, speeds, u=None):
     Mn = (Winv.T * M * Winv).applyfunc(sp.expand)
     fn = (Winv.T * (f - M * (Wdot * unew))).applyfunc(sp.expand)
     Bn = (Winv.T * eom.input_matrix).applyfunc(sp.expand)
-    return mass_matrix_form(eom.q, unew, Mn, fn, kinematics=qd.applyfunc(sp.expand),
-                            input_matrix=Bn, t=eom.t, name=getattr(eom, "name", "system"))
+    out = mass_matrix_form(eom.q, unew, Mn, fn, kinematics=qd.applyfunc(sp.expand),
+                           input_matrix=Bn, t=eom.t, name=getattr(eom, "name", "system"))
+    if inter:                               # a nested form: its intermediates hold u too
+        from dataclasses import replace
+        out = replace(out, intermediates=tuple((w, e.xreplace(sub)) for w, e in inter))
+    return out
 
 
 # --------------------------------------------------------------------------
@@ -979,9 +1118,12 @@ def linearize(eom, q0, u0=None, tau0=None, values=None, t0=0, equilibrium=True, 
     t0 = _checks.scalar(t0, f"{fname}: t0")
     at[t] = _checks._exact(t0)
     tau = sp.Matrix(sp.symbols(f"_tau0:{k}")) if k else sp.zeros(0, 1)
-    M = eom.mass_matrix.xreplace(sub)
-    rhs = (eom.forcing + Bm * tau).xreplace(sub)
-    qd = eom.kinematics.xreplace(sub)
+    done = {}                               # a nested form's intermediates, written in
+    for w, e in getattr(eom, "intermediates", ()):
+        done[w] = e.xreplace(done)
+    M = eom.mass_matrix.xreplace(done).xreplace(sub)
+    rhs = (eom.forcing + Bm * tau).xreplace(done).xreplace(sub)
+    qd = eom.kinematics.xreplace(done).xreplace(sub)
     tv = [e.xreplace(sub) if isinstance(e, sp.Basic) else e for e in tv]
     ev = {**at, **dict(zip(tau, tv))}
 

@@ -56,7 +56,7 @@ import sympy as sp
 from . import _checks
 from ._checks import is_symbolic
 from ._checks import to_sympy as _S
-from .equations import MassMatrixForm, NumericForm
+from .equations import MassMatrixForm, NumericForm, _is_batch
 from .kinematics import SerialChain, jacobian_body, jacobian_space, link_poses
 
 __all__ = ["DEFAULT_GRAVITY", "mass_matrix", "christoffel_symbols", "coriolis_matrix",
@@ -478,8 +478,10 @@ class NumericEquations(NumericForm):
     r"""Fast numeric twins of :class:`EquationsOfMotion`, made by
     :meth:`EquationsOfMotion.numeric`: ``M(q)``, ``C(q, qd)``, ``G(q)``, ``tau(q, qd, qdd)``
     :math:`= M\ddot q + C\dot q + G` and ``forward_dynamics(q, qd, tau)``
-    :math:`= M^{-1}(\tau - C\dot q - G)` (eq. 5.14). Arguments are 1-D arrays of length n;
-    results are new numpy arrays.
+    :math:`= M^{-1}(\tau - C\dot q - G)` (eq. 5.14). Arguments are 1-D arrays of length n
+    (one state), or all of shape (B, n) (a batch of B states, evaluated in one call); results
+    are new numpy arrays, (n, n) and (n,) for one state, (B, n, n) and (B, n) for a batch.
+    Every entry of a batch is checked as a single state is (shape, finite).
 
     It is also the shared :class:`~robodyn.equations.NumericForm` (speeds u = qd, forcing
     :math:`-C\dot q - G`, input matrix I), so ``rhs(t, x, tau)`` and ``accelerations`` work as
@@ -500,81 +502,122 @@ class NumericEquations(NumericForm):
     def mass_matrix(self, q, t=0.0):
         return self.M(q)
 
+    vectorized = True
+
     def forcing(self, q, u, t=0.0):
-        return -(self.C(q, u) @ np.asarray(u, dtype=float)) - self.G(q)
+        return -np.einsum("...ij,...j->...i", self.C(q, u), np.asarray(u, dtype=float)) - \
+            self.G(q)
 
     def kinematics(self, q, u, t=0.0):
         return np.array(u, dtype=float)
 
     def input_matrix(self, q, t=0.0):
-        return np.eye(self.n)
+        eye = np.eye(self.n)
+        return np.broadcast_to(eye, np.shape(q)[:-1] + eye.shape).copy() if np.ndim(q) == 2 \
+            else eye
 
     def kinematics_jacobian(self, q, u, t=0.0):
         return np.zeros((self.n, self.n + 1))
 
     def accelerations(self, q, u, t=0.0, tau=None):
-        r""":math:`\ddot q = M^{-1}(\tau - C\dot q - G)` by the compiled forward dynamics."""
+        r""":math:`\ddot q = M^{-1}(\tau - C\dot q - G)` by the compiled forward dynamics; a
+        batch of states (B, n) gives (B, n) (``tau`` (n,) for all, or (B, n))."""
+        if _is_batch(q, self.n) or _is_batch(u, self.n):
+            x, _, T = self._batch("accelerations", t, tau, q=(q, self.n, "q"),
+                                  u=(u, self.n, "u"))
+            return self.forward_dynamics(x["q"], x["u"], T)
         return self.forward_dynamics(q, u, self._tau(tau, "accelerations"))
 
 
 def _lambdified(M, C, G, q, qd, intermediates=()):
     """:class:`NumericEquations` from ``lambdify(cse=True)`` (the fallback without a compiler);
-    ``intermediates`` (Symbol, definition) pairs are computed first, in order."""
+    ``intermediates`` (Symbol, definition) pairs are computed first, in order. Single states
+    run through ``math`` functions; a batch (arguments of shape (B, n)) through numpy
+    functions, each expression evaluated once for the whole batch."""
     n = len(q)
     cse = True
     if intermediates:
         def cse(exprs):                     # the intermediates are the common subexpressions
             return list(intermediates), exprs
 
-    def lam(args, exprs):
-        return sp.lambdify(args, exprs, modules="math", cse=cse)
-    fM = lam(q, list(M))
-    fC = lam(q + qd, list(C))
-    fG = lam(q, list(G))
     qdd = list(sp.symbols(f"_qdd0:{n}"))
     bias = C * sp.Matrix(qd) + G
-    ftau = lam(q + qd + qdd, list(M * sp.Matrix(qdd) + bias))
-    fMH = lam(q + qd, list(M) + list(bias))
+    table = {"M": (q, list(M)), "C": (q + qd, list(C)), "G": (q, list(G)),
+             "tau": (q + qd + qdd, list(M * sp.Matrix(qdd) + bias)),
+             "MH": (q + qd, list(M) + list(bias))}
+    made = {}
+
+    def fn(name, batch):
+        key = (name, batch)
+        if key not in made:                 # made on first use: a batch needs numpy code
+            syms, exprs = table[name]
+            made[key] = sp.lambdify(syms, exprs, modules="numpy" if batch else "math", cse=cse)
+        return made[key]
 
     def args(fname, **vectors):
-        out = []
+        """The arguments as one list of floats (single state) or one (B, k) array (batch),
+        checked: shape (n,) or (B, n), all alike, finite."""
+        xs = []
         for name, v in vectors.items():
             try:
                 x = np.asarray(v, dtype=float)
             except (TypeError, ValueError):
                 raise ValueError(f"{fname}: {name}: expected {n} numbers, got {v!r}") from None
-            if x.shape != (n,):
-                raise ValueError(f"{fname}: {name}: expected shape ({n},), got shape {x.shape}")
+            if x.ndim not in (1, 2) or x.shape[-1] != n:
+                raise ValueError(f"{fname}: {name}: expected shape ({n},) for one state or "
+                                 f"(B, {n}) for a batch of B states, got shape {x.shape}")
+            if xs and x.shape != xs[0].shape:
+                first = next(iter(vectors))
+                raise ValueError(f"{fname}: {name}: expected the shape of {first} (all ({n},), "
+                                 f"or all (B, {n}) with the same B), got shape {x.shape}")
             if not np.all(np.isfinite(x)):
                 raise ValueError(f"{fname}: {name}: expected finite numbers, got {x!r}")
-            out.extend(x.tolist())
-        return out
+            xs.append(x)
+        if xs[0].ndim == 1:
+            return np.concatenate(xs).tolist(), None
+        return None, np.concatenate(xs, axis=1)
+
+    def call(name, fname, shape, **vectors):
+        one, many = args(fname, **vectors)
+        if many is None:
+            return np.array(fn(name, False)(*one), dtype=float).reshape(shape)
+        cols = fn(name, True)(*many.T)
+        out = np.empty((many.shape[0], len(cols)))
+        for k, c in enumerate(cols):        # constants come back as scalars: broadcast
+            out[:, k] = c
+        return out.reshape((many.shape[0],) + shape)
 
     def mass(q):
-        return np.array(fM(*args("M", q=q)), dtype=float).reshape(n, n)
+        return call("M", "M", (n, n), q=q)
 
     def coriolis(q, qd):
-        return np.array(fC(*args("C", q=q, qd=qd)), dtype=float).reshape(n, n)
+        return call("C", "C", (n, n), q=q, qd=qd)
 
     def gravity(q):
-        return np.array(fG(*args("G", q=q)), dtype=float).reshape(n)
+        return call("G", "G", (n,), q=q)
 
     def tau(q, qd, qdd):
-        return np.array(ftau(*args("tau", q=q, qd=qd, qdd=qdd)), dtype=float)
+        return call("tau", "tau", (n,), q=q, qd=qd, qdd=qdd)
 
     def forward_dynamics(q, qd, tau):
-        x = args("forward_dynamics", q=q, qd=qd, tau=tau)
-        out = fMH(*x[:2 * n])
-        Mq = np.array(out[:n * n], dtype=float).reshape(n, n)
+        fname = "forward_dynamics"
+        args(fname, q=q, qd=qd, tau=tau)                    # checked before any work
+        out = call("MH", fname, (n * n + n,), q=q, qd=qd)
+        Mq = out[..., :n * n].reshape(out.shape[:-1] + (n, n))
         try:
             L = np.linalg.cholesky(Mq)
         except np.linalg.LinAlgError:
+            bad = np.asarray(q, dtype=float)
+            if Mq.ndim == 3:                                 # name the first bad state
+                ok = [np.all(np.linalg.eigvalsh(m) > 0) for m in Mq]
+                bad, Mq = bad[ok.index(False)], Mq[ok.index(False)]
             raise np.linalg.LinAlgError(
-                f"forward_dynamics: M(q) at q = {x[:n]}: expected a positive definite mass "
-                f"matrix, got eigenvalues {np.linalg.eigvalsh((Mq + Mq.T) / 2)} (check the "
-                f"masses and inertias)") from None
-        rhs = np.array(x[2 * n:]) - np.array(out[n * n:], dtype=float)
-        return np.linalg.solve(L.T, np.linalg.solve(L, rhs))
+                f"forward_dynamics: M(q) at q = {bad.tolist()}: expected a positive definite "
+                f"mass matrix, got eigenvalues {np.linalg.eigvalsh((Mq + Mq.T) / 2)} (check "
+                f"the masses and inertias)") from None
+        rhs = (np.asarray(tau, dtype=float) - out[..., n * n:])[..., None]
+        y = np.linalg.solve(L, rhs)
+        return np.linalg.solve(np.swapaxes(L, -1, -2), y)[..., 0]
 
     return NumericEquations(n, "lambdify", mass, coriolis, gravity, tau, forward_dynamics)
 

@@ -1,0 +1,124 @@
+"""The speed summary: every row of the performance table (issue #22) as a same-run ratio to its
+reference, in one command that runs in under 5 minutes.
+
+    .venv/bin/python bench/summary.py [--budget SECONDS] [--only FILE ...]
+    make bench-summary
+
+It runs each benchmark file of this folder that has a ``--summary`` flag, one after the other
+(the machine's cores are shared: nothing runs in parallel), each as
+``python bench/<file> --summary`` from the repository root, and collects the lines it prints
+of the form ``ROW | task | ours | reference | ratio`` (ratio = ours / reference: below 1 we are
+faster). A file without the flag, one that fails or runs out of the time left is reported, and
+so is every row of the table that no file printed ("missing"), so a partial run says what it
+lacks. The whole run stops at ``--budget`` seconds (default 290; each file's share of it is
+fixed, see ``SHARE``).
+"""
+from __future__ import annotations
+
+import argparse
+import pathlib
+import subprocess
+import sys
+import time
+
+HERE = pathlib.Path(__file__).resolve().parent
+ROOT = HERE.parent
+
+FILES = ["bench_kane.py", "bench_symbolic.py", "bench_dynamics.py", "bench_port_hamiltonian.py",
+         "bench_impacts.py"]
+"""The files run, in this order."""
+
+BUDGET = 290.0
+"""Seconds for the whole run by default (a shared 2-core machine at a load of 1-3)."""
+
+SHARE = {"bench_symbolic.py": 150, "bench_kane.py": 60, "bench_dynamics.py": 40,
+         "bench_port_hamiltonian.py": 60, "bench_impacts.py": 40}
+"""The largest share of the default budget each file may take (scaled with ``--budget``)."""
+
+ISSUE_ROWS = [
+    ("symbolic derivation, planar 6 / 10 / UR5 / random 7-joint, vs KanesMethod",
+     "bench_symbolic.py", ["planar 6", "planar 10", "ur5", "random 7"]),
+    ("symbolic spatial 12-joint, lagrange, vs KanesMethod", "bench_symbolic.py",
+     ["spatial 12"]),
+    ("compiled M / ID / FD, UR5, one state, vs Pinocchio", "bench_dynamics.py",
+     ["crba", "inverse_dynamics", "forward_dynamics"]),
+    ("Part VI floating-base forward dynamics, per call, vs Pinocchio aba (free-flyer)",
+     "bench_port_hamiltonian.py", ["floating"]),
+    ("10 s of the book's space robot, RK45, vs solve_ivp + pin.aba",
+     "bench_port_hamiltonian.py", ["space robot"]),
+    ("kane.equations_of_motion, symbolic spatial 8 / 12 joints, vs our lagrange",
+     "bench_kane.py", ["spatial 8", "spatial 12"]),
+    ("generated C forward dynamics, batch of 1000, vs a loop (and Pinocchio)",
+     "bench_symbolic.py", ["batch of"]),
+    ("hybrid simulation, bouncing ball to Zeno / compass gait, vs a solve_ivp loop",
+     "bench_impacts.py", ["hybrid"]),
+]
+"""The issue's table: (row, the file that measures it, words its printed tasks contain)."""
+
+
+def has_summary(path):
+    return path.exists() and "--summary" in path.read_text()
+
+
+def run(name, timeout):
+    """(ROW lines, note) of ``bench/<name> --summary`` within ``timeout`` seconds."""
+    cmd = [sys.executable, str(HERE / name), "--summary"]
+    proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True)
+    try:
+        out, err = proc.communicate(timeout=timeout)
+        note = "" if proc.returncode == 0 else \
+            f"failed (exit {proc.returncode}): {err.strip().splitlines()[-1:] or ''}"
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        out, err = proc.communicate()
+        note = f"stopped after {timeout:.0f} s (the rows printed before are kept)"
+    rows = [line for line in out.splitlines() if line.startswith("ROW |")]
+    return rows, note
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--budget", type=float, default=BUDGET, help="seconds for the whole run "
+                    "(a loaded machine needs more; each file's share grows with it)")
+    ap.add_argument("--only", nargs="*", default=None, help="run only these files")
+    a = ap.parse_args(argv)
+    start = time.perf_counter()
+    got, notes = {}, {}
+    for name in FILES:
+        if a.only is not None and name not in a.only:
+            continue
+        if not has_summary(HERE / name):
+            notes[name] = "has no --summary flag (yet)"
+            continue
+        left = a.budget - (time.perf_counter() - start)
+        if left < 5:
+            notes[name] = "not run: the time budget is spent"
+            continue
+        t = time.perf_counter()
+        rows, note = run(name, min(SHARE.get(name, 60) * a.budget / BUDGET, left))
+        got[name] = rows
+        notes[name] = note or f"{len(rows)} rows in {time.perf_counter() - t:.0f} s"
+        print(f"# {name}: {notes[name]}", flush=True)
+    print("\n| task | ours | reference | ours / reference | file |")
+    print("|---|---|---|---|---|")
+    for name, rows in got.items():
+        for line in rows:
+            cells = [c.strip() for c in line.split("|")[1:]]
+            cells += [""] * (4 - len(cells))
+            print(f"| {' | '.join(cells[:4])} | {name} |")
+    missing = []
+    for row, name, words in ISSUE_ROWS:
+        tasks = [line.lower() for line in got.get(name, [])]
+        lacking = [w for w in words if not any(w in t for t in tasks)]
+        if lacking:
+            why = notes.get(name, "not run")
+            missing.append(f"- {row}: no row with {lacking} ({name}: {why})")
+    print("\nMissing rows of the table:" if missing else "\nEvery row of the table was measured.")
+    print("\n".join(missing))
+    print(f"\nTotal {time.perf_counter() - start:.0f} s (budget {a.budget:.0f} s).")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
