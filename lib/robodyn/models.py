@@ -495,7 +495,7 @@ def four_bar_dependent_speeds(q, u1, lengths, tol=1e-9):
     Raises ValueError naming the configuration when :math:`|\sin(\theta_3 - \theta_2)| <`
     ``tol`` (a toggle position).
 
-    >>> np.round(four_bar_dependent_speeds([np.pi / 2, 0.0, -np.pi / 2], 1.0, (1, 2, 1, 2)), 6)
+    >>> np.round(four_bar_dependent_speeds([np.pi / 2, 0.0, -np.pi / 2], 1.0, (1, 2, 1, 2)), 6) + 0
     array([0., 1.])
     """
     fname = "four_bar_dependent_speeds"
