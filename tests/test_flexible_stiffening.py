@@ -118,7 +118,7 @@ def links():
     return {"stiff": fl.flexible_link(6), "linear": fl.flexible_link(6, geometric_stiffening=False)}
 
 
-@pytest.mark.equation("kane-foreshortening", "kane-stiffening")
+@pytest.mark.equation("kane-foreshortening", "kane-stiffening", "kane-rotating-beam")
 @pytest.mark.parametrize("W, rtol", [(0.0, 1e-12), (1.0, 1e-7), (2.0, 2e-6), (3.5, 2e-5),
                                      (5.0, 1e-4), (10.0, 1e-3)])
 def test_spin_frequencies_equal_the_rotating_beam(links, W, rtol):

@@ -19,6 +19,14 @@ partial velocities :math:`v_0 = (-w, x)`, :math:`v_i = (0, \phi_i)` and accelera
 :math:`a = (-x\dot\theta^2 - w\ddot\theta - 2\dot w\dot\theta,\ x\ddot\theta + \ddot w -
 w\dot\theta^2)`; the elastic forces contribute :math:`-\int EI\,w''\phi_i''\,dx` to
 :math:`F_i`. The equations are a :class:`~robodyn.equations.MassMatrixForm`.
+
+That is the classical linear model (``geometric_stiffening=False``), which softens under spin
+and diverges above its first bending frequency. By default :func:`flexible_link` keeps the
+foreshortening of the bent beam, eq. (kane-foreshortening), and with it the centrifugal
+stiffness, eq. (kane-stiffening) (Kane, Ryan and Banerjee 1987). :func:`spin_eigenvalues` and
+:func:`natural_frequencies` (``spin=``) give the in-plane bending frequencies with the hub rate
+prescribed; :func:`simulate_hub` drives the hub along a prescribed motion (e.g.
+:func:`spin_up_profile`, eq. (kane-spinup)) or by a stiff servo.
 """
 from __future__ import annotations
 

@@ -323,6 +323,11 @@ def _rolling_disk(r, m, g, a, b):
 # Part V in depth: a genuinely nonholonomic system and a closed loop by Kane's method
 # --------------------------------------------------------------------------
 
+def _given(value, symbol, check, name, hint):
+    """``symbol`` when ``value`` is None, else ``value`` checked by ``check`` and made exact."""
+    return symbol if value is None else _checks._exact(check(value, name, hint=hint))
+
+
 def chaplygin_sleigh(offset=None, mass=None, length=None, width=None):
     r"""The Chaplygin sleigh: a uniform rectangular plate (``length`` x ``width``, ``mass``)
     sliding on a horizontal plane on a knife edge at the contact point P, a distance
@@ -365,14 +370,14 @@ def chaplygin_sleigh(offset=None, mass=None, length=None, width=None):
     Matrix([[a*m*u2**2, -a*m*u1*u2]])
     """
     fname = "chaplygin_sleigh"
-    a = sp.Symbol("a", real=True) if offset is None else _checks._exact(
-        _checks.scalar(offset, f"{fname}: offset", hint="m, from the blade to the mass centre"))
-    m = sp.Symbol("m", positive=True) if mass is None else _checks._exact(
-        _checks.positive(mass, f"{fname}: mass", hint="a mass in kg"))
-    l = sp.Symbol("l", positive=True) if length is None else _checks._exact(
-        _checks.positive(length, f"{fname}: length", hint="the plate's length in m"))
-    b = sp.Symbol("b", positive=True) if width is None else _checks._exact(
-        _checks.positive(width, f"{fname}: width", hint="the plate's width in m"))
+    a = _given(offset, sp.Symbol("a", real=True), _checks.scalar, f"{fname}: offset",
+               "m, from the blade to the mass centre")
+    m = _given(mass, sp.Symbol("m", positive=True), _checks.positive, f"{fname}: mass",
+               "a mass in kg")
+    l = _given(length, sp.Symbol("l", positive=True), _checks.positive, f"{fname}: length",
+               "the plate's length in m")
+    b = _given(width, sp.Symbol("b", positive=True), _checks.positive, f"{fname}: width",
+               "the plate's width in m")
     if (abs(a) - l / 2).is_positive:
         raise ValueError(f"{fname}: offset: expected |offset| <= length / 2 = {l / 2} (the "
                          f"blade under the plate), got {offset!r}")
@@ -428,10 +433,8 @@ def four_bar_kane(a=None, b=None, c=None, d=None, masses=None, gravity=None):
     """
     fname = "four_bar_kane"
     sym = dict(zip("abcd", sp.symbols("a b c d", positive=True)))
-    ls = []
-    for k, v in zip("abcd", (a, b, c, d)):
-        ls.append(sym[k] if v is None else _checks._exact(
-            _checks.positive(v, f"{fname}: {k}", hint="a length in m")))
+    ls = [_given(v, sym[k], _checks.positive, f"{fname}: {k}", "a length in m")
+          for k, v in zip("abcd", (a, b, c, d))]
     if masses is None:
         ms = sp.symbols("m1:4", positive=True)
     else:
@@ -440,8 +443,8 @@ def four_bar_kane(a=None, b=None, c=None, d=None, masses=None, gravity=None):
                              f"{_checks._describe(masses)}")
         ms = tuple(_checks._exact(_checks.positive(v, f"{fname}: masses[{k}]"))
                    for k, v in enumerate(masses))
-    g = sp.Symbol("g", positive=True) if gravity is None else _checks._exact(
-        _checks.nonnegative(gravity, f"{fname}: gravity", hint="m/s^2, pointing down"))
+    g = _given(gravity, sp.Symbol("g", positive=True), _checks.nonnegative, f"{fname}: gravity",
+               "m/s^2, pointing down")
     return _four_bar_kane(*ls, tuple(ms), g)
 
 
