@@ -199,7 +199,7 @@ def test_spin_up_stiffened_bounded_linear_diverges():
     assert np.max(np.abs(c8 - stiff.tip_deflection)) < 0.02
     during = stiff.t <= 15.0            # the spin-up; afterwards a few mm of ringing whose
     rich = (4 * c8 - c4) / 3            # phase the coarse chains do not extrapolate
-    assert np.max(np.abs(rich - stiff.tip_deflection)[during]) < 0.004
+    assert np.max(np.abs(rich - stiff.tip_deflection)[during]) < 0.008   # 1.4 % of the peak
     assert np.max(np.abs(c8[~during])) < 0.01
 
 
