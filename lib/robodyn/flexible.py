@@ -172,11 +172,16 @@ _INNER = 64          # Gauss points of the inner integral G_ij(x) = int_0^x phi_
 def _truncated(a, b, eps, deg):
     """sum_k a_k eps^k * sum_l b_l eps^l with only the powers k + l <= deg kept (a, b are
     expressions polynomial in eps); the product is never formed in full."""
-    pa, pb = sp.Poly(sp.expand(a), eps), sp.Poly(sp.expand(b), eps)
-    ca = {m[0]: c for m, c in pa.terms()}
-    cb = {m[0]: c for m, c in pb.terms()}
-    return sp.expand(sum((ca[k] * cb[l] * eps ** (k + l) for k in ca for l in cb
-                          if k + l <= deg), sp.Integer(0)))
+    def by_degree(e):
+        terms = {}
+        for t in sp.Add.make_args(sp.expand(e)):
+            c, k = t.as_coeff_exponent(eps)
+            terms.setdefault(int(k), []).append(c)
+        return {k: sp.Add(*v) for k, v in terms.items()}
+
+    ca, cb = by_degree(a), by_degree(b)
+    return sp.expand(sp.Add(*[ca[k] * cb[l] * eps ** (k + l) for k in ca for l in cb
+                              if k + l <= deg]))
 
 
 def flexible_link(n_modes, hub_inertia=0.0, length=1.0, EI=1.0, rho=1.0, tip_mass=0.0,
