@@ -235,6 +235,6 @@ def test_bounds_refused_before_starting(links):
     with pytest.raises(ValueError, match="3 finite numbers"):
         fl.simulate_hub(link, lambda t: (0.0, 1.0), 1.0)
     with pytest.raises(ValueError, match="steps"):
-        fl.simulate_hub(fl.flexible_link(12), fl.spin_up_profile, 1e6)
+        fl.simulate_hub(link, fl.spin_up_profile, 1e9)
     with pytest.raises(ValueError, match="servo"):
         fl.simulate_hub(link, fl.spin_up_profile, 1.0, servo=(1.0, -1.0))
