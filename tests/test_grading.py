@@ -464,6 +464,7 @@ WRONG_V = {        # a common mistake for each problem of set V
     "p9": "omega_tip = float(flexible.clamped_free_roots(1)[0]**2 * np.sqrt(10 / 0.5))  # no tip mass",
     "p10": ("V_twist_B = sp.Matrix([[l1 * sp.sin(q2), 0], [l1 * sp.cos(q2) + l2 / 2, l2 / 2],"
             " [0, 0], [0, 0], [0, 0], [1, 1]])   # (v, omega)"),
+    "p11": "omega_spin = float(np.sqrt(flexible.clamped_free_roots(1)[0]**4 - 9.0))  # linear",
 }
 
 

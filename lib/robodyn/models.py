@@ -24,7 +24,8 @@ MAX_JOINTS = 1000
 """The most joints :func:`planar_chain` and :func:`random_chain` build."""
 
 __all__ = ["rod_inertia", "planar_rr", "planar_rp", "spatial_rrr", "ur5_like",
-           "planar_chain", "random_chain", "rolling_disk"]
+           "planar_chain", "random_chain", "rolling_disk", "chaplygin_sleigh", "four_bar_kane",
+           "four_bar_dependent_speeds", "four_bar_closure", "four_bar_close"]
 
 
 def _parameters(fname, lengths, masses):
@@ -316,3 +317,236 @@ def _rolling_disk(r, m, g, a, b):
     return kane.kanes_equations(q, u, [disk], [kane.Force(C, [0, 0, -m * g])], speeds=W,
                                 constraints=list(slip[:2]), dependent=u[3:],
                                 name="rolling disk")
+
+
+# --------------------------------------------------------------------------
+# Part V in depth: a genuinely nonholonomic system and a closed loop by Kane's method
+# --------------------------------------------------------------------------
+
+def _given(value, symbol, check, name, hint):
+    """``symbol`` when ``value`` is None, else ``value`` checked by ``check`` and made exact."""
+    return symbol if value is None else _checks._exact(check(value, name, hint=hint))
+
+
+def chaplygin_sleigh(offset=None, mass=None, length=None, width=None):
+    r"""The Chaplygin sleigh: a uniform rectangular plate (``length`` x ``width``, ``mass``)
+    sliding on a horizontal plane on a knife edge at the contact point P, a distance
+    ``offset`` = a behind its mass centre G along the body axis, as Kane's equations with a
+    dependent speed (Part V, eq. (kane-sleigh)).
+
+    Coordinates :math:`q = (x, y, \theta)` of P and the heading; speeds (u = W(q) qd)
+    :math:`u_1 = \cos\theta\,\dot x + \sin\theta\,\dot y` (P's forward speed),
+    :math:`u_2 = \dot\theta`, :math:`u_3 = -\sin\theta\,\dot x + \cos\theta\,\dot y` (P's
+    lateral speed). The blade forbids sideways slip, :math:`u_3 = 0`: the dependent speed.
+    With :math:`I = m(\ell^2 + b^2)/12` the reduced equations are
+
+    .. math:: m\dot u_1 = m a u_2^2, \qquad (I + ma^2)\dot u_2 = -m a u_1u_2,
+
+    whose energy :math:`\tfrac12mu_1^2 + \tfrac12(I + ma^2)u_2^2` is conserved while
+    :math:`u_2 \to 0` and :math:`u_1 \to +\sqrt{2E/m}` for a > 0 (the sleigh aligns, moving
+    with G ahead of the blade); a = 0 is the knife edge, which does not align.
+
+    Parameters
+    ----------
+    offset : a (m), -length/2 <= a <= length/2 (the blade under the plate); mass : m (kg);
+        length, width : of the plate (m). Numbers or sympy expressions; default (None) the
+        Symbols ``a`` (real), ``m``, ``l``, ``b`` (positive).
+
+    Returns
+    -------
+    KaneEquations (name ``'Chaplygin sleigh'``), independent speeds (u1, u2), dependent u3.
+
+    Raises
+    ------
+    ValueError for a mass, length or width that is not positive, or a numeric offset off
+    the plate (|a| > length / 2: the blade would not be under the body).
+
+    Examples
+    --------
+    >>> s = chaplygin_sleigh()
+    >>> s.dependent_speeds
+    {u3: 0}
+    >>> s.f.T
+    Matrix([[a*m*u2**2, -a*m*u1*u2]])
+    """
+    fname = "chaplygin_sleigh"
+    a = _given(offset, sp.Symbol("a", real=True), _checks.scalar, f"{fname}: offset",
+               "m, from the blade to the mass centre")
+    m = _given(mass, sp.Symbol("m", positive=True), _checks.positive, f"{fname}: mass",
+               "a mass in kg")
+    l = _given(length, sp.Symbol("l", positive=True), _checks.positive, f"{fname}: length",
+               "the plate's length in m")
+    b = _given(width, sp.Symbol("b", positive=True), _checks.positive, f"{fname}: width",
+               "the plate's width in m")
+    if (abs(a) - l / 2).is_positive:
+        raise ValueError(f"{fname}: offset: expected |offset| <= length / 2 = {l / 2} (the "
+                         f"blade under the plate), got {offset!r}")
+    return _chaplygin_sleigh(a, m, l, b)
+
+
+@functools.lru_cache(maxsize=8)
+def _chaplygin_sleigh(a, m, l, b):
+    from . import kane
+    x, y, th = q = list(sp.symbols("x y theta"))
+    u = list(sp.symbols("u1:4"))
+    c, s = sp.cos(th), sp.sin(th)
+    W = sp.Matrix([[c, s, 0], [0, 0, 1], [-s, c, 0]])
+    G = sp.Matrix([x + a * c, y + a * s, 0])
+    plate = kane.RigidBody("plate", m, G, _rot(2, th),
+                           sp.diag(m * b**2 / 12, m * l**2 / 12, m * (l**2 + b**2) / 12))
+    return kane.kanes_equations(q, u, [plate], speeds=W, constraints=[u[2]], dependent=[u[2]],
+                                name="Chaplygin sleigh")
+
+
+def four_bar_kane(a=None, b=None, c=None, d=None, masses=None, gravity=None):
+    r"""The four-bar linkage of Part III (:func:`robodyn.constraints.four_bar`: crank a from
+    O = (0, 0), coupler b, rocker c to D = (d, 0), uniform rods, gravity g along -y) by
+    Kane's method with dependent coordinates and speeds (Part V, eq. (kane-fourbar)).
+
+    Coordinates :math:`q = (\theta_1, \theta_2, \theta_3)`, the rods' absolute angles, tied
+    by the loop closure :math:`\sum_il_i(\cos\theta_i, \sin\theta_i) = (d, 0)`; speeds
+    :math:`u_i = \dot\theta_i`. The closure's time derivative gives two velocity constraints,
+
+    .. math:: -\sum_il_i\sin\theta_i\,u_i = 0, \qquad \sum_il_i\cos\theta_i\,u_i = 0,
+
+    solved for the dependent speeds :math:`u_2, u_3` in terms of the crank's :math:`u_1`
+    (possible while :math:`bc\sin(\theta_3 - \theta_2) \ne 0`: not at the toggle positions,
+    where coupler and rocker align; :func:`four_bar_dependent_speeds` refuses those).
+    The Kane equation is one scalar equation :math:`M(q)\dot u_1 = f(q, u_1)`; the
+    coordinates are all integrated and drift off the closure, which
+    :func:`four_bar_close` corrects.
+
+    Parameters
+    ----------
+    a, b, c, d : lengths (m); masses : (m1, m2, m3) (kg); gravity : g (m/s^2); numbers or
+        sympy expressions; default (None) the positive Symbols of Part III's model.
+
+    Returns
+    -------
+    KaneEquations (name ``'four-bar (Kane)'``), independent speed u1, dependent (u2, u3).
+
+    Examples
+    --------
+    >>> fb = four_bar_kane(1, 2, 2, 2, (1, 1, 1), 0)
+    >>> fb.u.T, list(fb.dependent_speeds)
+    (Matrix([[u1]]), [u2, u3])
+    """
+    fname = "four_bar_kane"
+    sym = dict(zip("abcd", sp.symbols("a b c d", positive=True)))
+    ls = [_given(v, sym[k], _checks.positive, f"{fname}: {k}", "a length in m")
+          for k, v in zip("abcd", (a, b, c, d))]
+    if masses is None:
+        ms = sp.symbols("m1:4", positive=True)
+    else:
+        if not isinstance(masses, (tuple, list)) or len(masses) != 3:
+            raise ValueError(f"{fname}: masses: expected three masses (m1, m2, m3), got "
+                             f"{_checks._describe(masses)}")
+        ms = tuple(_checks._exact(_checks.positive(v, f"{fname}: masses[{k}]"))
+                   for k, v in enumerate(masses))
+    g = _given(gravity, sp.Symbol("g", positive=True), _checks.nonnegative, f"{fname}: gravity",
+               "m/s^2, pointing down")
+    return _four_bar_kane(*ls, tuple(ms), g)
+
+
+@functools.lru_cache(maxsize=8)
+def _four_bar_kane(a, b, c, d, ms, g):
+    from . import kane
+    th = list(sp.symbols("th1:4", real=True))
+    u = list(sp.symbols("u1:4"))
+    bodies, loads = [], []
+    x0 = y0 = sp.Integer(0)
+    for k, (l, m) in enumerate(zip((a, b, c), ms)):
+        ck, sk = sp.cos(th[k]), sp.sin(th[k])
+        G = sp.Matrix([x0 + l / 2 * ck, y0 + l / 2 * sk, 0])
+        bodies.append(kane.RigidBody(f"rod{k + 1}", m, G, _rot(2, th[k]),
+                                     sp.diag(0, m * l**2 / 12, m * l**2 / 12)))
+        loads.append(kane.Force(G, [0, -m * g, 0]))
+        x0, y0 = x0 + l * ck, y0 + l * sk
+    loop = sp.Matrix([x0 - d, y0])
+    cons = list(loop.jacobian(th) * sp.Matrix(u))
+    return kane.kanes_equations(th, u, bodies, loads, constraints=cons, dependent=u[1:],
+                                name="four-bar (Kane)")
+
+
+def _four_bar_numbers(lengths, fname):
+    if not isinstance(lengths, (tuple, list)) or len(lengths) != 4:
+        raise ValueError(f"{fname}: lengths: expected four lengths (a, b, c, d), got "
+                         f"{_checks._describe(lengths)}")
+    return [float(_checks.positive(v, f"{fname}: lengths[{k}]", hint="m"))
+            for k, v in enumerate(lengths)]
+
+
+def _toggle(q, s, tol, fname):
+    if abs(s) < tol:
+        th = ", ".join(f"th{k + 1} = {v:.6g}" for k, v in enumerate(q))
+        raise ValueError(f"{fname}: q: the loop is singular at ({th}): coupler and rocker are "
+                         f"aligned (sin(th3 - th2) = {s:.3g}), a toggle position; the dependent "
+                         f"speeds u2, u3 cannot be solved for from the crank's u1 -- choose "
+                         f"another independent speed or stay away from the toggle")
+
+
+def four_bar_dependent_speeds(q, u1, lengths, tol=1e-9):
+    r"""The dependent speeds :math:`(u_2, u_3)` of :func:`four_bar_kane` at a configuration
+    q (3,) rad for the crank rate ``u1`` (rad/s), ``lengths`` (a, b, c, d) in m:
+
+    .. math:: \begin{pmatrix}-b\sin\theta_2 & -c\sin\theta_3\\ b\cos\theta_2 &
+              c\cos\theta_3\end{pmatrix}\begin{pmatrix}u_2\\u_3\end{pmatrix} =
+              -\begin{pmatrix}-a\sin\theta_1\\ a\cos\theta_1\end{pmatrix}u_1,
+
+    determinant :math:`bc\sin(\theta_3 - \theta_2)`.
+
+    Raises ValueError naming the configuration when :math:`|\sin(\theta_3 - \theta_2)| <`
+    ``tol`` (a toggle position).
+
+    >>> np.round(four_bar_dependent_speeds([np.pi / 2, 0.0, -np.pi / 2], 1.0, (1, 2, 1, 2)), 6) + 0
+    array([0., 1.])
+    """
+    fname = "four_bar_dependent_speeds"
+    q = _checks.vector(q, 3, f"{fname}: q", hint="(th1, th2, th3) in rad")
+    u1 = _checks.scalar(u1, f"{fname}: u1", hint="rad/s")
+    a, b, c, _ = _four_bar_numbers(lengths, fname)
+    tol = _checks.tolerance(tol, f"{fname}: tol")
+    _toggle(q, np.sin(q[2] - q[1]), tol, fname)
+    Ad = np.array([[-b * np.sin(q[1]), -c * np.sin(q[2])], [b * np.cos(q[1]), c * np.cos(q[2])]])
+    return np.linalg.solve(Ad, -np.array([-a * np.sin(q[0]), a * np.cos(q[0])]) * u1)
+
+
+def four_bar_closure(q, lengths):
+    r"""The loop-closure residual :math:`\sum_il_i(\cos\theta_i, \sin\theta_i) - (d, 0)`
+    (2,) m at q (3,) rad, ``lengths`` (a, b, c, d).
+
+    >>> np.round(four_bar_closure([np.pi / 2, 0.0, -np.pi / 2], (1, 2, 1, 2)), 12)
+    array([0., 0.])
+    """
+    fname = "four_bar_closure"
+    q = _checks.vector(q, 3, f"{fname}: q", hint="(th1, th2, th3) in rad")
+    a, b, c, d = _four_bar_numbers(lengths, fname)
+    return np.array([a * np.cos(q[0]) + b * np.cos(q[1]) + c * np.cos(q[2]) - d,
+                     a * np.sin(q[0]) + b * np.sin(q[1]) + c * np.sin(q[2])])
+
+
+def four_bar_close(q, lengths, tol=1e-12, max_iter=50):
+    r"""Correct the drift: Newton's method on the closure for the dependent coordinates
+    :math:`(\theta_2, \theta_3)` with the crank's :math:`\theta_1` held, from q (3,) rad.
+    Returns the corrected q. Raises ValueError naming the configuration at a toggle
+    position, or when the closure has no solution nearby (no convergence in ``max_iter``).
+
+    >>> q = four_bar_close([np.pi / 2, 0.01, -np.pi / 2 + 0.02], (1, 2, 1, 2))
+    >>> np.round(q, 9).tolist()
+    [1.570796327, 0.0, -1.570796327]
+    """
+    fname = "four_bar_close"
+    q = _checks.vector(q, 3, f"{fname}: q", hint="(th1, th2, th3) in rad").astype(float).copy()
+    a, b, c, d = _four_bar_numbers(lengths, fname)
+    tol = _checks.tolerance(tol, f"{fname}: tol")
+    max_iter = _checks.size(max_iter, f"{fname}: max_iter", low=1, high=1000)
+    for _ in range(max_iter):
+        r = four_bar_closure(q, lengths)
+        if np.max(np.abs(r)) < tol:
+            return q
+        _toggle(q, np.sin(q[2] - q[1]), 1e-9, fname)
+        J = np.array([[-b * np.sin(q[1]), -c * np.sin(q[2])], [b * np.cos(q[1]), c * np.cos(q[2])]])
+        q[1:] -= np.linalg.solve(J, r)
+    raise ValueError(f"{fname}: q: the closure has no solution near the given configuration "
+                     f"(residual {np.max(np.abs(r)):.3g} m after {max_iter} Newton steps); "
+                     f"expected a q close to the loop")
