@@ -10,7 +10,6 @@ from __future__ import annotations
 import functools
 import html as htmllib
 import http.server
-import importlib.util
 import re
 import subprocess
 import threading
@@ -22,19 +21,10 @@ from urllib.parse import urljoin, urlparse
 
 import pytest
 
-from test_pages import (HTML, NOTEBOOK_PAGES, PAGES, ROOT, browser, open_page,  # noqa: F401
-                        server, watch)
+from test_pages import (ADDRESS, HTML, NOTEBOOK_PAGES, PAGES, ROOT, _load,  # noqa: F401
+                        browser, open_page, server, watch)
 
-
-def load(name, path):
-    spec = importlib.util.spec_from_file_location(name, path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-ADDRESS = load("site_address", ROOT / "scripts" / "site_address.py").site_address()
-site_info = load("site_info", ROOT / "book" / "_ext" / "site_info.py")
+site_info = _load("site_info", ROOT / "book" / "_ext" / "site_info.py")
 HREF = re.compile(r'\bhref="([^"]+)"')
 
 
