@@ -1,6 +1,8 @@
 # The book's two commands: `make book` builds the HTML book into _build/html (every notebook
 # executed, warnings as errors); `make test` runs every test. Both install what they need.
-# `make pdf` builds the whole book as one PDF through XeLaTeX (not part of .ci/run: heavy).
+# `make pdf` builds the whole book as one PDF through XeLaTeX. `make site` puts that PDF into the
+# built site (_build/html/_downloads/, where every page's download menu links it): the site as
+# .github/workflows/pages.yml publishes it.
 SHELL := /bin/bash
 VENV ?= .venv
 PY := $(VENV)/bin/python
@@ -8,6 +10,7 @@ INSTALLED := $(VENV)/.installed
 ASSETS := _assets/.fetched
 BUILT := _build/html/.built
 PDF := _build/latex/robot-dynamics-interactively.pdf
+SITE_PDF := _build/html/_downloads/robot-dynamics-interactively.pdf
 # Debian's TeX Live for `make pdf` (about 60 s to install, without recommends): XeLaTeX and
 # latexmk, the LaTeX packages Sphinx and Jupyter Book's LaTeX class load, the fonts (FreeFont,
 # DejaVu Sans Mono for code), and poppler-utils (pdfinfo, pdftoppm) for scripts/check_pdf.py.
@@ -17,7 +20,7 @@ TEST_ASSETS := _test_assets/.fetched
 SOURCES := $(shell find book lib/robodyn -type f \( -name '*.ipynb' -o -name '*.md' -o -name '*.py' -o -name '*.bib' \) -not -path '*/.ipynb_checkpoints/*' -not -path '*/__pycache__/*' 2>/dev/null)
 PYTEST_ARGS ?=
 
-.PHONY: book test pdf tex bench bench-summary chromium clean lab equations
+.PHONY: book test pdf site tex bench bench-summary chromium clean lab equations
 
 book: $(BUILT)
 
@@ -35,7 +38,8 @@ $(ASSETS): scripts/fetch_assets.sh
 # No MPLBACKEND here: the notebooks' kernels use matplotlib's inline backend, so plt.show()
 # puts each figure into the page (with Agg the book had none of them). After Sphinx: the
 # offline bundle _build/html/_downloads/robot-dynamics-interactively-html.zip (book/intro.md).
-$(BUILT): $(INSTALLED) $(ASSETS) _config.yml _toc.yml $(SOURCES) book/theme/book.css scripts/bundle_html.py
+$(BUILT): $(INSTALLED) $(ASSETS) _config.yml _toc.yml $(SOURCES) book/theme/book.css scripts/bundle_html.py \
+  scripts/site_address.py book/images/social-mark.png
 	@start=$$(date +%s); \
 	ROBODYN_STATIC=1 $(VENV)/bin/jupyter-book build . --all -W -n --keep-going; \
 	status=$$?; echo "book build: $$(( $$(date +%s) - start )) s"; exit $$status
@@ -69,9 +73,16 @@ pdf: $(INSTALLED) $(ASSETS) tex
 	status=$$?; echo "pdf build: $$(( $$(date +%s) - start )) s"; [ $$status -eq 0 ] || exit $$status; \
 	$(PY) scripts/check_pdf.py $(PDF)
 
+# The published site: the built HTML book (make book) with the whole book's PDF (make pdf) in
+# _downloads/ beside the offline zip. Builds neither: run after both.
+site:
+	@test -f $(BUILT) || { echo "make site: no built book, run make book first" >&2; exit 1; }
+	@test -f $(PDF) || { echo "make site: no $(PDF), run make pdf first" >&2; exit 1; }
+	cp $(PDF) $(SITE_PDF)
+
 test: $(INSTALLED) chromium $(BUILT) $(TEST_ASSETS)
 	ROBODYN_QUICK=1 MPLBACKEND=Agg $(PY) -m pytest -n 2 --dist loadfile --nbval-lax --nbval-current-env \
-	  --doctest-modules tests lib/robodyn book scripts/book_toc.py $(PYTEST_ARGS)
+	  --doctest-modules tests lib/robodyn book scripts/book_toc.py scripts/site_address.py $(PYTEST_ARGS)
 
 # Regenerate the equation index book/equations.md from the pages' labels, the seed list and the
 # tests' markers. Not part of `make book`: tests/test_equation_index.py catches a stale page.

@@ -46,3 +46,35 @@ def test_bundle_replaces_the_self_link_and_keeps_the_rest(tmp_path):
 def test_bundle_needs_a_built_site(tmp_path):
     with pytest.raises(SystemExit, match="expected a built site with index.html"):
         bh.bundle(tmp_path)
+
+
+MENU = ('<ul class="dropdown-menu"><li><a href="../../_downloads/robot-dynamics-interactively.pdf"'
+        ' class="btn">Whole book (.pdf)</a></li><li><a href="../../_downloads/'
+        'robot-dynamics-interactively-html.zip" class="btn">Whole book (.zip)</a></li></ul>')
+PDF_LINK = ('<a class="reference external" href="../_downloads/robot-dynamics-interactively.pdf">'
+            'Download the PDF</a>')
+
+
+def test_bundle_links_the_online_pdf_and_zip_and_leaves_out_the_404_page(tmp_path):
+    """In the zip the whole-book links that would point into it (the PDF is not in it, nor is
+    the zip itself) point at the online book's copies; the 404 page and the PDF stay out."""
+    html = site(tmp_path)
+    (html / "book" / "intro.html").write_text(f"<p>{PDF_LINK}</p><p>{LINK}</p>{MENU}")
+    (html / "book" / "part1").mkdir()
+    (html / "book" / "part1" / "ch.html").write_text(MENU)
+    (html / "404.html").write_text('<head><base href="/r/"></head>')
+    (html / "_downloads").mkdir()
+    (html / "_downloads" / "robot-dynamics-interactively.pdf").write_bytes(b"%PDF-1.5")
+    site_url = "https://o.github.io/r/"
+    with zipfile.ZipFile(bh.bundle(html, site_url)) as zf:
+        names = {n.split("/", 1)[1] for n in zf.namelist()}
+        intro = zf.read(f"{bh.NAME}/book/intro.html").decode()
+        chapter = zf.read(f"{bh.NAME}/book/part1/ch.html").decode()
+    assert names == {"_static/x.js", "book/intro.html", "book/part1/ch.html", "index.html"}
+    online = f"{site_url}_downloads/"
+    for page in (intro, chapter):
+        assert f'href="{online}robot-dynamics-interactively.pdf"' in page
+        assert f'href="{online}robot-dynamics-interactively-html.zip"' in page
+        assert 'href="../' not in page
+    assert "This is the offline copy" in intro and f'<a href="{site_url}">' in intro
+    assert "Download the PDF" in intro and "Whole book (.zip)" in chapter

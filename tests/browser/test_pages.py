@@ -31,8 +31,17 @@ ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
 AXE = ROOT / "_test_assets" / "axe-core" / "axe.min.js"   # scripts/fetch_test_assets.sh
 BUNDLE_NAME = "robot-dynamics-interactively-html"
 BUNDLE = HTML / "_downloads" / f"{BUNDLE_NAME}.zip"        # scripts/bundle_html.py
-REPO = "robot-dynamics-interactively/robot-dynamics-interactively"   # _config.yml repository
-BRANCH = "main"
+
+
+def _load(name, path):
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+ADDRESS = _load("site_address", ROOT / "scripts" / "site_address.py").site_address()
+REPO, BRANCH = ADDRESS.repository, ADDRESS.branch                 # _config.yml repository
 
 
 def toc_pages():
@@ -223,7 +232,9 @@ def test_page(server, browser, page_path):
 def test_no_cdn_assets():
     """Scripts and stylesheets of the built pages are all served locally (offline build)."""
     bad = []
-    tag = re.compile(r"<(?:script|link)[^>]+(?:src|href)=\"(https?://[^\"]+)\"")
+    # (a <link rel="canonical"> names the page's public address: nothing is loaded from it)
+    tag = re.compile(r"<(?:script|link)\b(?![^>]*\brel=\"canonical\")[^>]+(?:src|href)="
+                     r"\"(https?://[^\"]+)\"")
     for page_path in PAGES:
         html = (HTML / f"{page_path}.html").read_text()
         bad += [f"{page_path}: {u}" for u in tag.findall(html)]
@@ -364,8 +375,10 @@ def test_download_link(server, browser):
     assert not problems, "\n".join(problems)
 
 
-# <script src=...>, <link href=...> (stylesheets, fonts, icons), @import and url() in CSS
-REMOTE_ASSET = re.compile(r"<(?:script|link)\b[^>]*\b(?:src|href)\s*=\s*[\"']?(https?://[^\"'\s>]+)"
+# <script src=...>, <link href=...> (stylesheets, fonts, icons; not rel="canonical", which names
+# the page's public address and loads nothing), @import and url() in CSS
+REMOTE_ASSET = re.compile(r"<(?:script|link)\b(?![^>]*\brel=[\"']?canonical)[^>]*\b(?:src|href)"
+                          r"\s*=\s*[\"']?(https?://[^\"'\s>]+)"
                           r"|@import\s+(?:url\()?[\"']?(https?://[^\"')\s]+)"
                           r"|url\(\s*[\"']?(https?://[^\"')\s]+)", re.IGNORECASE)
 
@@ -381,7 +394,10 @@ def test_offline_bundle():
         assert all(n.startswith(prefix) for n in names), "members outside the top folder"
         inside = {n[len(prefix):] for n in names}
         site = {p.relative_to(HTML).as_posix() for p in HTML.rglob("*") if p.is_file()}
-        site -= {f"_downloads/{BUNDLE.name}", ".built"}
+        # not in the bundle: itself, the Makefile's stamp, the online site's 404 page and the
+        # PDF (make site copies it into the site after the bundle is made)
+        site -= {f"_downloads/{BUNDLE.name}", ".built", "404.html",
+                 "_downloads/robot-dynamics-interactively.pdf"}
         assert inside == site, (f"bundle differs from the site: missing {sorted(site - inside)[:10]}"
                                 f", extra {sorted(inside - site)[:10]}")
         need = ["index.html", "_static/mathjax/es5/tex-chtml.js"] + [f"{p}.html" for p in PAGES]
@@ -460,13 +476,19 @@ def test_equation_numbers(server, browser):
 
 
 def test_offline_bundle_does_not_link_to_itself():
-    """Inside the zip no page links to the zip (it is not there): the intro page says it is the
-    offline copy instead (scripts/bundle_html.py); the served intro page keeps its link."""
+    """Inside the zip no page links to the zip or the PDF in the zip (they are not there): the
+    intro page says it is the offline copy of the online book instead, and the download menus
+    link the online book's copies (scripts/bundle_html.py); the served site keeps its links."""
     with zipfile.ZipFile(BUNDLE) as zf:
         pages = {n: zf.read(n).decode("utf-8", errors="replace") for n in zf.namelist()
                  if n.endswith(".html")}
-    linking = [n for n, text in pages.items() if f'{BUNDLE_NAME}.zip"' in text]
-    assert not linking, f"pages in the bundle that link to it: {linking[:5]}"
+    online = f"{ADDRESS.site_url}_downloads/"
+    whole = re.compile(r'href="([^"]*(?:' + BUNDLE_NAME + r'\.zip|robot-dynamics-interactively'
+                       r'\.pdf))"')
+    linking = [(n, h) for n, text in pages.items() for h in whole.findall(text)
+               if not h.startswith(online)]
+    assert not linking, f"pages in the bundle that link into it for the whole book: {linking[:5]}"
     intro = pages[f"{BUNDLE_NAME}/{PAGES[0]}.html"]
-    assert "This is the offline copy" in intro
+    assert "This is the offline copy" in intro and f'<a href="{ADDRESS.site_url}">' in intro
+    assert f'href="{online}robot-dynamics-interactively.pdf"' in intro
     assert f'{BUNDLE_NAME}.zip"' in (HTML / f"{PAGES[0]}.html").read_text(encoding="utf-8")
