@@ -1,0 +1,16 @@
+"""The check cells of the book's chapters can fail: each test runs a chapter's cells, breaks the
+chapter's claim once on purpose (one value changed in the notebook's namespace) and shows that
+the chapter's own check cell then raises AssertionError. Passing runs of the unchanged check
+cells are the notebook runs of CI (nbval)."""
+import numpy as np
+import pytest
+
+from _notebook_cells import run_cells, run_check
+
+
+def test_part3_02_spiral_wire_with_the_seeds_mass_matrix_fails():
+    nb = "part3/02_coordinates.ipynb"
+    ns = run_cells(nb, skip=("c04", "c12", "c16"))
+    run_check(nb, ns)
+    with pytest.raises(AssertionError):        # the seed's motion claimed to be the true one
+        run_check(nb, ns, qdd_metric=ns["qdd_seed"])
