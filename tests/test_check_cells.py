@@ -14,3 +14,17 @@ def test_part3_02_spiral_wire_with_the_seeds_mass_matrix_fails():
     run_check(nb, ns)
     with pytest.raises(AssertionError):        # the seed's motion claimed to be the true one
         run_check(nb, ns, qdd_metric=ns["qdd_seed"])
+
+
+@pytest.mark.slow
+def test_part3_07_printed_37_taken_for_the_pin_force_fails():
+    nb = "part3/07_comparing_methods.ipynb"
+    ns = run_cells(nb, skip=("c11",))
+    run_check(nb, ns)
+    four = ns["four_methods"]
+
+    def printed_everywhere(theta, omega):     # every method "agrees" with the printed (37)
+        res = four(theta, omega)
+        return {k: res["printed (37)"] for k in res}
+    with pytest.raises(AssertionError):
+        run_check(nb, ns, four_methods=printed_everywhere)
