@@ -28,3 +28,19 @@ def test_part3_07_printed_37_taken_for_the_pin_force_fails():
         return {k: res["printed (37)"] for k in res}
     with pytest.raises(AssertionError):
         run_check(nb, ns, four_methods=printed_everywhere)
+
+
+@pytest.mark.slow
+def test_part3_06_a_route_that_slides_fails():
+    nb = "part3/06_nonholonomic.ipynb"
+    ns = run_cells(nb, skip=("c04", "c10", "c14"))
+    run_check(nb, ns)
+    S_num = ns["S_num"]
+    # the wheels swapped in S: the route turns and moves as before, but the wheels slip
+    ns["S_num"] = lambda q: np.asarray(S_num(q), float)[[0, 1, 2, 4, 3]]
+    try:
+        sliding = ns["park"](ns["STEP"], ns["CYCLES"])
+    finally:
+        ns["S_num"] = S_num
+    with pytest.raises(AssertionError):
+        run_check(nb, ns, route=sliding)
