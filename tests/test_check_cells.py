@@ -44,3 +44,18 @@ def test_part3_06_a_route_that_slides_fails():
         ns["S_num"] = S_num
     with pytest.raises(AssertionError):
         run_check(nb, ns, route=sliding)
+
+
+@pytest.mark.slow
+def test_part3_04_a_projector_without_the_metric_fails():
+    import types
+    from robodyn import constraints
+    nb = "part3/04_constraint_connection.ipynb"
+    ns = run_cells(nb, skip=("c04", "c10", "c12"))
+    run_check(nb, ns)
+
+    def euclidean(M, A):                         # the projector of the identity metric
+        return constraints.constraint_projector(np.eye(len(M)), A)
+    broken = types.SimpleNamespace(**{**vars(constraints), "constraint_projector": euclidean})
+    with pytest.raises(AssertionError):
+        run_check(nb, ns, constraints=broken)
