@@ -59,3 +59,17 @@ def test_part3_04_a_projector_without_the_metric_fails():
     broken = types.SimpleNamespace(**{**vars(constraints), "constraint_projector": euclidean})
     with pytest.raises(AssertionError):
         run_check(nb, ns, constraints=broken)
+
+
+@pytest.mark.slow
+def test_part3_05_the_identity_with_a_wrong_factor_fails():
+    import types
+    nb = "part3/05_udwadia_kalaba.ipynb"
+    ns = run_cells(nb, skip=("c04", "c15"))
+    run_check(nb, ns)
+    # the upper factor L^T (M = L^T L, not L L^T): with M = 0.1 I nobody would notice
+    linalg = types.SimpleNamespace(**{**vars(np.linalg),
+                                      "cholesky": lambda M: np.linalg.cholesky(M).T})
+    wrong_np = types.SimpleNamespace(**{**vars(np), "linalg": linalg})
+    with pytest.raises(AssertionError):
+        run_check(nb, ns, np=wrong_np)
