@@ -73,3 +73,16 @@ def test_part3_05_the_identity_with_a_wrong_factor_fails():
     wrong_np = types.SimpleNamespace(**{**vars(np), "linalg": linalg})
     with pytest.raises(AssertionError):
         run_check(nb, ns, np=wrong_np)
+
+
+@pytest.mark.slow
+def test_part6_07_a_scheme_that_leaks_energy_fails():
+    import dataclasses
+    nb = "part6/07_energy_preserving.ipynb"
+    ns = run_cells(nb, skip=("5181", "7db5", "1fc0", "1df6"))
+    run_check(nb, ns)
+    em = ns["em"]
+    leaky = em.x.copy()                       # joint momenta lose 0.01 % a step, unaccounted
+    leaky[:, 21:24] *= (1 - 1e-4) ** np.arange(len(em.t))[:, None]
+    with pytest.raises(AssertionError):
+        run_check(nb, ns, em=dataclasses.replace(em, x=leaky))
