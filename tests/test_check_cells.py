@@ -86,3 +86,13 @@ def test_part6_07_a_scheme_that_leaks_energy_fails():
     leaky[:, 21:24] *= (1 - 1e-4) ** np.arange(len(em.t))[:, None]
     with pytest.raises(AssertionError):
         run_check(nb, ns, em=dataclasses.replace(em, x=leaky))
+
+
+@pytest.mark.slow
+def test_part6_05_the_fixed_base_inertia_for_the_free_base_fails():
+    nb = "part6/05_decoupled_form.ipynb"
+    ns = run_cells(nb, skip=("98b1",))
+    run_check(nb, ns)
+    wrong = {**ns["P"], "M_hat": ns["Mm"]}    # the arm on a free base as heavy as on a fixed one
+    with pytest.raises(AssertionError):
+        run_check(nb, ns, P=wrong)
