@@ -15,9 +15,10 @@ Three inputs, all read statically (nothing is executed):
 Labels are ``<prefix>-<number with dots as dashes>``: handbook eq. (5.13) is ``hb-5-13``,
 Udwadia-Kalaba eq. (36) is ``uk-36``, port-Hamiltonian eq. (42) is ``ph-42``.
 
-Coverage is counted over the numbers the seeds show (88: handbook 23, Udwadia-Kalaba 43,
-port-Hamiltonian 22): an equation is *covered and verified* when a page derives it and a test
-checks it. The numbers a seed does not show are listed as context rows, and not counted.
+Coverage is counted over the numbers the seeds show beside their equations (81: handbook 23,
+Udwadia-Kalaba 36, port-Hamiltonian 22): an equation is *covered and verified* when a page
+derives it and a test checks it. The numbers a seed only cites or implies are listed as context
+rows, not counted; the ones the book derives anyway are reported as *reconstructed*.
 
 Usage::
 
@@ -422,6 +423,7 @@ def _page_link(index, doc):
 
 
 HEADLINE = "**Covered and verified: {verified} of {total}.**"
+RECONSTRUCTED = "**Reconstructed: {covered} of {total}.**"
 CONTEXT_HEADING = "### {title}: context rows"
 
 
@@ -431,6 +433,8 @@ def _row(index, e):
     if e.inferred:
         what = "*number inferred:* " + what
     d = index.definitions.get(e.label)
+    if not e.shown and d is not None:
+        what = "*reconstructed:* " + what
     if d is None:
         where, used = "**missing**", ""
     else:
@@ -464,18 +468,23 @@ def render(index):
         f"the seed texts show, {verified} are derived in the book and checked by a test "
         f"({covered} are derived).",
         "",
-        f"Counted are the numbers a reader finds in the seed texts. The other {context[0]} "
-        "numbers (cited by the sources but not shown in the extracted texts, or inferred from "
-        "their position) are listed as context rows at the end of each source's section and not counted"
-        + (f"; the book derives {context[1]} of them." if context[1] else "."),
+        RECONSTRUCTED.format(covered=context[1], total=context[0]) + f" The other "
+        f"{context[0]} numbers are cited or implied by the sources but not shown beside an "
+        "equation in the extracted texts (some are inferred from their position); they are "
+        f"listed as context rows at the end of each source's section and not counted above. "
+        f"The book reconstructs {context[1]} of them ({context[2]} checked by a test).",
+        "",
+        "Counted are the numbers a reader finds beside an equation in the seed texts: a number "
+        "the prose only cites, its display lost in the extraction, is not counted.",
         "",
         "| Source | Numbers the seed shows | Derived in the book | Covered and verified "
-        "| Context rows |",
-        "| --- | ---: | ---: | ---: | ---: |",
+        "| Context rows | Reconstructed |",
+        "| --- | ---: | ---: | ---: | ---: | ---: |",
     ]
     for s in index.sources:
         n, c, v = index.counts(s.prefix)
-        out.append(f"| {_cell(s.title)} | {n} | {c} | {v} | {index.counts(s.prefix, False)[0]} |")
+        hn, hc, _ = index.counts(s.prefix, False)
+        out.append(f"| {_cell(s.title)} | {n} | {c} | {v} | {hn} | {hc} |")
     out += [
         "",
         "*How to read the tables.* **Derived in** names the page and section that state the "
@@ -501,9 +510,11 @@ def render(index):
                 "verified." + (f" {s.note}" if s.note else ""), ""]
         out += header + [_row(index, e) for e in shown]
         if hidden:
+            rebuilt = sum(e.label in index.definitions for e in hidden)
             out += ["", CONTEXT_HEADING.format(title=s.title), "",
                     f"{len(hidden)} numbers, not counted above: the seed text cites or implies "
-                    "them without showing them"
+                    f"them without showing them; the book reconstructs {rebuilt} "
+                    "(*reconstructed* below)"
                     + ("; *number inferred* marks a number placed by its position between "
                        "shown ones." if any(e.inferred for e in hidden) else "."), ""]
             out += header + [_row(index, e) for e in hidden]

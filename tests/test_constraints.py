@@ -273,7 +273,63 @@ def test_projectile_in_polar_coordinates():
     assert sp.simplify(xdd) == 0 and sp.simplify(ydd + g) == 0
 
 
-@pytest.mark.equation("uk-42", "uk-43", "uk-44", "uk-47", "uk-49")
+@pytest.mark.equation("uk-3", "uk-4")
+def test_polar_velocities_and_their_kinetic_energy():
+    """(4) by differentiating (3) along functions of time; the kinetic energy it gives,
+    1/2 m (rdot^2 + r^2 thetadot^2), has the mass matrix diag(m, m r^2) of the library's polar
+    equations; and (4) equals finite differences of a sampled polar path."""
+    r, th, rd_, thd, m = sp.symbols("r theta r_dot theta_dot m", positive=True)
+    t = sp.Symbol("t")
+    r_t, th_t = sp.Function("r")(t), sp.Function("theta")(t)
+    names = [(r_t.diff(t), rd_), (th_t.diff(t), thd), (r_t, r), (th_t, th)]
+    xd4 = rd_ * sp.cos(th) - r * thd * sp.sin(th)
+    yd4 = rd_ * sp.sin(th) + r * thd * sp.cos(th)
+    for coord, claimed in ((r_t * sp.cos(th_t), xd4), (r_t * sp.sin(th_t), yd4)):
+        derived = coord.diff(t)
+        for old, new in names:
+            derived = derived.subs(old, new)
+        assert sp.simplify(derived - claimed) == 0
+    T = m / 2 * (xd4**2 + yd4**2)
+    assert sp.simplify(T - m / 2 * (rd_**2 + r**2 * thd**2)) == 0
+    polar = C.lagrangian_equations(T, 0, [r, th], [rd_, thd])
+    assert (polar.mass_matrix - sp.diag(m, m * r**2)).applyfunc(sp.simplify).is_zero_matrix
+    # numbers: a polar path r = 1 + s^2, theta = sin 2s, Cartesian velocity by differences
+    s0, h = 0.7, 1e-6
+    xy = lambda s: (1 + s**2) * np.array([np.cos(np.sin(2 * s)), np.sin(np.sin(2 * s))])
+    v_fd = (xy(s0 + h) - xy(s0 - h)) / (2 * h)
+    at = {r: 1 + s0**2, th: np.sin(2 * s0), rd_: 2 * s0, thd: 2 * np.cos(2 * s0)}
+    assert np.allclose(v_fd, [float(xd4.subs(at)), float(yd4.subs(at))], atol=1e-8)
+
+
+@pytest.mark.equation("uk-43", "uk-44")
+def test_dalembert_in_lagranges_form():
+    """(43)/(44): along the pendulum's constrained motion (a particle in Cartesian
+    coordinates), the bracket d/dt dT/dqdot_j - dT/dq_j - Q_j, formed by sympy along functions
+    of time, does no work on any admissible virtual displacement (A dq = 0): as the sum (43)
+    and in matrix form (44) over a basis of them; on the constraint normal it does (tension)."""
+    system = example("pendulum")
+    num = system.numeric(PEND)
+    m, g = PEND["m"], PEND["g"]
+    t = sp.Symbol("t")
+    fs = [sp.Function("x")(t), sp.Function("y")(t)]
+    T = m / 2 * sum(f.diff(t) ** 2 for f in fs)
+    Q = [0.0, -m * g]
+    bracket = [sp.diff(T.diff(f.diff(t)), t) - T.diff(f) - Qj for f, Qj in zip(fs, Q)]
+    for q, qd in admissible_states(system, PEND, [1.0, -0.5]):
+        qdd = num.accelerations(q, qd)
+        at = {}
+        for f, a, v, p in zip(fs, qdd, qd, q):
+            at.update({f.diff(t, 2): a, f.diff(t): v, f: p})
+        E = np.array([float(b.subs(at)) for b in bracket])
+        A = num.constraints.A(q)
+        N = null_space(A)
+        for dq in N.T:
+            assert abs(sum(E[j] * dq[j] for j in range(2))) < 1e-10                # (43)
+        assert np.allclose(E @ N, 0.0, atol=1e-10)                                   # (44)
+        assert abs(E @ A[0]) > 1e-3 * np.linalg.norm(A[0])
+
+
+@pytest.mark.equation("uk-42", "uk-47", "uk-49")
 def test_lagrangian_equations_with_linear_kinetic_terms():
     # a particle seen from a frame turning at a rate w(t): T has N(q, t) qd and P(q, t) parts
     x, y, xd, yd, m, k = sp.symbols("x y x_dot y_dot m k")

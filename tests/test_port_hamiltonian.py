@@ -298,6 +298,56 @@ def test_fixed_base_ports_balance():
     assert abs(P["kinetic"] - P["actuators"] - P["interaction"] - P["gravity"]) < 1e-11
 
 
+@pytest.mark.equation("ph-28", "ph-29")
+def test_fixed_base_kinetic_power_and_the_ports_of_tau():
+    """(28): dH_kin/dt = qdot^T tau along (23), with H_kin = 1/2 qdot^T M qdot from Part II's
+    CRBA and its rate by a central difference along the flow; (29): the power of tau splits
+    into the motors', the wrench's <W|J_e qdot> and -dH_pot/dt (a central difference of the
+    potential along qdot)."""
+    chain = rd.models.spatial_rrr()
+    form = ph.FixedBaseForm(chain, gravity=(0, 0, -9.81))
+    rng = np.random.default_rng(28)
+    kinetic = lambda x: 0.5 * form.outputs(x) @ rd.crba(chain, x[:3]) @ form.outputs(x)
+    h = 1e-6
+    for _ in range(3):
+        x = form.state(rng.normal(size=3), rng.normal(size=3))
+        tau_act, W = rng.normal(size=3), rng.normal(size=6)
+        xd = form.rhs(0.0, x, (tau_act, W))
+        tau, qd, q = form.input_torque(x, tau_act, W), form.outputs(x), x[:3]
+        rate = (kinetic(x + h * xd) - kinetic(x - h * xd)) / (2 * h)
+        assert abs(rate - qd @ tau) < 1e-6 * (1 + abs(rate))                       # (28)
+        dV = (form.potential_energy(q + h * qd) - form.potential_energy(q - h * qd)) / (2 * h)
+        V_e = rd.jacobian_body(chain, q) @ qd
+        assert abs(tau @ qd - (tau_act @ qd + W @ V_e - dV)) < 1e-6 * (1 + abs(dV))  # (29)
+
+
+@pytest.mark.equation("ph-45", "ph-46")
+def test_power_balance_against_pinocchio_kinetic_energy():
+    """(45)/(46): the rate of the kinetic energy along the VMS dynamics is the supplied power
+    <w|v> + <tau|qdot>, with the energy computed by Pinocchio (free-flyer model) and its rate
+    by a central difference along the flow of (47)."""
+    vms, rng = floating(n=4, seed=45)
+    form = ph.VMSForm(vms)
+    model = to_pinocchio_free_flyer(vms)
+    data = model.createData()
+
+    def energy(x):                       # the pose does not enter the kinetic energy
+        nu = form.velocities(x)
+        return pin.computeKineticEnergy(model, data, _pin_config(np.eye(4), x[18:22]),
+                                        _swap(nu))
+    h = 1e-6
+    for _ in range(3):
+        x = form.state(rd.exp_se3(rng.normal(size=6)), rng.normal(size=6), rng.normal(size=4),
+                       rng.normal(size=4))
+        u = (rng.normal(size=6), rng.normal(size=4))
+        xd = form.rhs(0, x, u)
+        rate = (energy(x + h * xd) - energy(x - h * xd)) / (2 * h)
+        w, tau = u
+        nu = form.velocities(x)
+        assert abs(energy(x) - form.hamiltonian(x)) < 1e-10 * (1 + energy(x))
+        assert abs(rate - (w @ nu[:6] + tau @ nu[6:])) < 1e-6 * (1 + abs(rate))
+
+
 @pytest.mark.equation("ph-21")
 def test_planar_vms_equals_lagrange_with_virtual_base_joints():
     vms, rng = planar()

@@ -840,8 +840,9 @@ def energy_momentum_step(form, x, dt, inputs=None, t=0.0, tol=1e-13, max_iter=60
     :math:`\bar v = \bar\nabla_pH`. Then :math:`H(y') - H(y) = h(\langle\bar{\mathrm w}|\bar v
     \rangle + \langle\bar\tau|\bar\nabla_\pi H\rangle)` exactly (J skew), the pose stays a rigid
     motion, and without inputs :math:`p' = Ad_F^Tp`, so the total momentum
-    :math:`Ad_{H^{-1}}^Tp` is conserved exactly. Inputs are evaluated at
-    (t + h/2, the midpoint state). The implicit equations are solved by fixed-point
+    :math:`Ad_{H^{-1}}^Tp` is conserved exactly. Inputs are evaluated at time t + h/2 and at
+    the state whose momenta and joints (p, q, pi) are the step's midpoint and whose base pose
+    is the step's start pose H (the pose moves only after the step, by F). The implicit equations are solved by fixed-point
     iteration while it contracts fast, and by Newton's method with a finite-difference Jacobian
     otherwise (stiff state-dependent inputs, light links), to ``tol``; at most ``max_iter``
     iterations (ConvergenceWarning beyond), RuntimeError when the iteration diverges.

@@ -491,8 +491,10 @@ class CompassGait:
         foot at rest; :func:`~robodyn.impacts.impact_map` with e = 0 and J the swing foot's
         2 x 4 Jacobian stops the swing foot (it becomes the new stance foot) and leaves the old
         stance foot free; then q_plus = (theta_w, theta_s) with the new rates. The swing foot's
-        normal velocity is not checked (``normal_rows=()``): the straight-legged model meets the
-        slope from below after scuffing, so the plastic law is applied as a modelling choice.
+        normal velocity is not checked (``normal_rows=()``): the guard has found the impact. On
+        the limit cycle the straight swing foot is below the slope only while it scuffs in
+        mid-swing (ignored, as in the source) and comes down onto the slope from above at heel
+        strike, where the plastic law stops it.
         Raises ValueError when the old stance foot would be pulled into the ground."""
         fM, fJ, _, _ = self._impact_functions
         q = _checks.vector(q, 2, "CompassGait.heel_strike: q")

@@ -345,7 +345,8 @@ def test_colab_install_cell():
     template = first_code_cell(ROOT / "book" / "template.ipynb")
     src = "".join(template["source"])
     assert 'if "google.colab" in sys.modules and importlib.util.find_spec("robodyn") is None:' \
-        in src and f"git+https://github.com/{REPO}@{BRANCH}#subdirectory=lib" in src, src
+        in src and f'ROBODYN_GIT = "git+https://github.com/{REPO}"' in src \
+        and f"{{ROBODYN_GIT}}@{BRANCH}#subdirectory=lib" in src, src
     for page_path in NOTEBOOK_PAGES:
         cell = first_code_cell(ROOT / f"{page_path}.ipynb")
         assert "".join(cell["source"]) == src, f"{page_path}: first code cell differs: {cell}"
