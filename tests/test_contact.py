@@ -79,7 +79,6 @@ def test_elastic_ball_from_1e_8_m_keeps_its_energy():
     assert np.max(np.abs(tr.energy - E0)) < 1e-6 * E0
 
 
-@pytest.mark.equation("iv-contact-lcp")
 def test_corner_with_a_restitution_per_contact():
     """A ball moving diagonally into the corner of a floor (e = 0.3) and a wall (e = 0.9)."""
     ball = walkers.bouncing_ball(0.3)
@@ -96,7 +95,6 @@ def test_corner_with_a_restitution_per_contact():
     assert np.all(r.normal_impulse >= 0)
 
 
-@pytest.mark.equation("iv-contact-lcp")
 def test_three_collinear_contacts_are_handled():
     m, L = 1.0, 1.0
     M = np.diag([m, m, m * L * L / 12])
@@ -114,7 +112,6 @@ def test_three_collinear_contacts_are_handled():
 # friction at impacts: closed forms
 # --------------------------------------------------------------------------
 
-@pytest.mark.equation("iv-ball-friction", "iv-contact-lcp")
 @pytest.mark.parametrize("mu", [1.0, 0.05])
 @pytest.mark.parametrize("vx, w", [(1.0, 30.0), (2.0, -10.0), (0.5, 0.0)])
 def test_spinning_ball_against_closed_forms(mu, vx, w):
@@ -135,7 +132,6 @@ def test_spinning_ball_against_closed_forms(mu, vx, w):
                                                              rel=1e-12)
 
 
-@pytest.mark.equation("iv-ball-friction")
 def test_spin_reversal_condition():
     """Backspin sends a sticking ball back when r omega > (1/kappa) vx = 2.5 vx."""
     for rw, back in ((2.4, False), (2.6, True)):
@@ -146,7 +142,6 @@ def test_spin_reversal_condition():
         assert r.qd_plus[0] == pytest.approx(vx1, abs=1e-12)
 
 
-@pytest.mark.equation("iv-contact-lcp")
 def test_frictional_impacts_never_create_energy():
     rng = np.random.default_rng(3)
     for _ in range(60):
@@ -168,7 +163,6 @@ def test_frictional_impacts_never_create_energy():
 # --------------------------------------------------------------------------
 
 @pytest.mark.parametrize("v, mu", [(2.0, 0.5), (1.0, 0.2)])
-@pytest.mark.equation("iv-contact-modes", "iv-block-stop")
 def test_block_stopping_distance_and_time(v, mu):
     tr = simulate_hybrid(cm.block(mu), [0.0, 0.0], [v, 0.0], 1.5)
     d, t_stop = cm.block_stopping(v, mu)
@@ -178,7 +172,6 @@ def test_block_stopping_distance_and_time(v, mu):
     assert tr.t[k] == pytest.approx(t_stop, abs=1e-8)
 
 
-@pytest.mark.equation("iv-contact-modes", "ball-zeno")
 def test_bouncing_ball_rest_time_then_rest_and_rolling():
     tr = simulate_hybrid(walkers.bouncing_ball(0.8), [0.0, 1.0], [0.3, 0.0], 15.0)
     assert tr.zeno_time == pytest.approx(walkers.ball_zeno_time(1.0, 0.8), abs=1e-8)
@@ -205,7 +198,6 @@ def test_zeno_stop_carries_the_position_at_the_accumulation_time():
                                                                 0.5 * np.sin(b), b), abs=1e-8)
 
 
-@pytest.mark.equation("iv-contact-modes")
 def test_lift_off_when_the_normal_force_turns_negative():
     """A block on a floor that is pulled up by a force growing in time lifts off at m g."""
     x, y, vx, vy, m, t = sp.symbols("x y vx vy m t")
@@ -222,7 +214,6 @@ def test_lift_off_when_the_normal_force_turns_negative():
 # the two simulators on the same systems
 # --------------------------------------------------------------------------
 
-@pytest.mark.equation("iv-moreau-jean")
 def test_moreau_jean_agrees_with_the_event_driven_simulator():
     h = 1e-3
     # accumulation time of a ball: the time-stepper rests within a few steps of it

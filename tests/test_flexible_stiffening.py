@@ -118,7 +118,6 @@ def links():
     return {"stiff": fl.flexible_link(6), "linear": fl.flexible_link(6, geometric_stiffening=False)}
 
 
-@pytest.mark.equation("kane-foreshortening", "kane-stiffening", "kane-rotating-beam")
 @pytest.mark.parametrize("W, rtol", [(0.0, 1e-12), (1.0, 1e-7), (2.0, 2e-6), (3.5, 2e-5),
                                      (5.0, 1e-4), (10.0, 1e-3)])
 def test_spin_frequencies_equal_the_rotating_beam(links, W, rtol):
@@ -181,7 +180,6 @@ KRB = dict(length=10.0, EI=14000.0, rho=1.2)
 
 
 @pytest.mark.slow
-@pytest.mark.equation("kane-spinup")
 def test_spin_up_stiffened_bounded_linear_diverges():
     stiff = fl.simulate_hub(fl.flexible_link(3, **KRB), fl.spin_up_profile, 20.0,
                             n_samples=201)

@@ -74,7 +74,6 @@ def sleigh_multipliers():
                              name="Chaplygin sleigh").numeric(method="multipliers")
 
 
-@pytest.mark.equation("kane-sleigh")
 def test_sleigh_equals_kanesmethod_and_multipliers(sleigh):
     num = sleigh.numeric()
     ref = sleigh_kanesmethod()
@@ -155,7 +154,6 @@ def part3_values():
     return names
 
 
-@pytest.mark.equation("kane-fourbar")
 @pytest.mark.parametrize("method", constraints.METHODS)
 def test_fourbar_equals_part3(fourbar, method):
     num = fourbar.numeric()
