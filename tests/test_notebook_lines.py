@@ -1,6 +1,7 @@
 """The book's code fits its code box: every code line of every notebook under book/ is at
 most 88 characters long (longer lines are cut in the rendered page and need horizontal
-scrolling)."""
+scrolling). Cells the page does not show (tagged ``remove-cell`` or ``remove-input``, such as
+the problem sets' generated answer key) are not in a code box and are not counted."""
 from pathlib import Path
 
 import nbformat
@@ -8,6 +9,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 WIDTH = 88
+HIDDEN = {"remove-cell", "remove-input"}   # cells the rendered page does not show
 NOTEBOOKS = sorted(p for p in (ROOT / "book").rglob("*.ipynb")
                    if ".ipynb_checkpoints" not in p.parts)
 
@@ -17,6 +19,7 @@ def long_lines(path, width=WIDTH):
     nb = nbformat.read(path, as_version=4)
     return [(i, j + 1, len(line)) for i, cell in enumerate(nb.cells)
             if cell.cell_type == "code"
+            and not HIDDEN & set(cell.get("metadata", {}).get("tags", []))
             for j, line in enumerate(cell.source.split("\n")) if len(line) > width]
 
 
@@ -38,3 +41,13 @@ def test_a_long_line_is_found(tmp_path):
     path = tmp_path / "long.ipynb"
     nbformat.write(nb, path)
     assert long_lines(path) == [(1, 2, 4 + 4 * 25 + 1)]
+
+
+def test_a_removed_cell_is_not_counted(tmp_path):
+    nb = nbformat.v4.new_notebook()
+    hidden = nbformat.v4.new_code_cell("key = " + "1 + " * 40 + "1")
+    hidden.metadata["tags"] = ["remove-cell"]
+    nb.cells = [hidden, nbformat.v4.new_code_cell("b = " + "1 + " * 25 + "1")]
+    path = tmp_path / "long.ipynb"
+    nbformat.write(nb, path)
+    assert long_lines(path) == [(1, 1, 4 + 4 * 25 + 1)]

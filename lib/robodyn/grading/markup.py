@@ -201,7 +201,8 @@ for p in problems:
     answer = globals().get(p.answer)
     verdict = problems.check(p.key, answer)
     if answer is None:     # a blank answer is reported as not answered yet
-        assert verdict.status == "unanswered" and "not answered yet" in str(verdict), verdict
+        assert verdict.status == "unanswered", verdict
+        assert "not answered yet" in str(verdict), verdict
     else:                  # a given answer gets the key's verdict
         assert verdict.status != "unanswered", verdict
     # an answer of the wrong shape is never right, and the check says why
