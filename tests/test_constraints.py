@@ -662,7 +662,7 @@ def test_bad_simulation_input():
         sim(pend, [1, 0], [0, 0], 0.0, values=PEND)
     with pytest.raises(ValueError, match="simulate_constrained: stabilization: expected None"):
         sim(pend, [1, 0], [0, 0], 1.0, values=PEND, stabilization="magic")
-    with pytest.raises(ValueError, match="stabilization 'baumgarte' needs the gains alpha and beta"):
+    with pytest.raises(ValueError, match="simulate_constrained: alpha, beta: expected both Baumgarte gains"):
         sim(pend, [1, 0], [0, 0], 1.0, values=PEND, stabilization="baumgarte")
     with pytest.raises(ValueError, match="simulate_constrained: beta: expected a gain >= 0"):
         sim(pend, [1, 0], [0, 0], 1.0, values=PEND, stabilization="baumgarte", alpha=1, beta=-1)

@@ -3,7 +3,7 @@
 One module per part of the book; the names below are the public API.
 
 * :mod:`robodyn.kinematics` -- rigid motion, twists and wrenches, serial chains (Part I)
-* :mod:`robodyn.models` -- the book's robots
+* :mod:`robodyn.models` -- the book's robots and example systems, one home for each
 * :mod:`robodyn.equations` -- the one interface of every method's equations of motion
   (mass matrix, forcing, numeric right-hand side) and :func:`max_difference` to compare them
 * :mod:`robodyn.lagrange` -- symbolic Lagrangian dynamics: M, C, G, Christoffel symbols,
@@ -19,7 +19,8 @@ One module per part of the book; the names below are the public API.
   :mod:`robodyn.contact_models` -- rod, spinning ball, block
 * :mod:`robodyn.constraints` -- constrained systems: holonomic and Pfaffian constraints, their
   second-order form, integrability, Lagrange multipliers, embedding, the constraint projector
-  and connection, the Udwadia--Kalaba equation, constrained simulation (Part III)
+  and connection, the Udwadia--Kalaba equation (Part III); :mod:`robodyn.constrained_simulation`
+  -- their simulation with drift stabilization, and tracking by a path as a constraint
 * :mod:`robodyn.geometry` -- the kinetic-energy metric, Levi-Civita connection, geodesics
 * :mod:`robodyn.vehicle`, :mod:`robodyn.port_hamiltonian` -- rigid bodies on SE(3), joints as
   subgroups, vehicle--manipulator systems and their port-Hamiltonian forms (Part VI)
@@ -53,12 +54,15 @@ from .simulation import Trajectory, simulate
 from . import impacts, walkers
 from . import contact, contact_models, timestepping
 from .impacts import impact_map
-from . import constraints
+from . import constraints, constrained_simulation
 from .constraints import (ConstrainedSystem, Constraints, ConstraintWarning, constraint_connection,
-                          constraint_projector, embedded_equations, is_holonomic,
+                          constraint_projector, embedded_equations,
                           lagrange_multipliers, moore_penrose, multiplier_equations,
                           penrose_conditions, projected_equations, second_order_form,
-                          simulate_constrained, udwadia_kalaba)
+                          udwadia_kalaba)
+from .constrained_simulation import simulate_constrained
+from . import integrability
+from .integrability import is_holonomic
 from . import port_hamiltonian, vehicle
 from .vehicle import VehicleManipulator
 from . import flexible, kane

@@ -30,17 +30,15 @@ plus constraints) offers every method through the shared interface of
 :meth:`ConstrainedSystem.numeric` gives a :class:`~robodyn.equations.NumericForm` for each of the
 four methods, so ``max_difference(a, b, states)`` compares two of them in one line.
 
-:func:`simulate_constrained` integrates a constrained system and records the constraint residual,
-with Baumgarte stabilization or projection onto the constraint manifold;
-:func:`constraint_controller` turns a desired motion, written as constraints, into joint forces
-(tracking control by constraints). :func:`is_holonomic` tests a Pfaffian form for
-integrability (review eq. (11), Frobenius in general). Example systems of Part III:
-:func:`particle_pendulum`, :func:`four_bar`, :func:`rr_on_line`, :func:`knife_edge`,
-:func:`rolling_disk`.
+Elsewhere, by concept (their old names here still work): :mod:`robodyn.constrained_simulation`
+(``simulate_constrained`` with Baumgarte stabilization or projection, ``constraint_controller``:
+tracking by a desired motion written as constraints); :mod:`robodyn.integrability`
+(``is_holonomic``: a Pfaffian form's integrability, review eq. (11), Frobenius in general);
+the example systems of Part III in :mod:`robodyn.models` (``particle_pendulum``, ``four_bar``,
+``rr_on_line``, ``knife_edge``, ``vertical_rolling_disk``, once ``rolling_disk`` here).
 """
 from __future__ import annotations
 
-import itertools
 import warnings
 from dataclasses import dataclass, field
 from typing import NamedTuple
@@ -448,135 +446,6 @@ class NumericConstraints:
         W = np.eye(self.n) if M is None else np.linalg.inv(M)
         qd = qd - W @ A.T @ np.linalg.pinv(A @ W @ A.T) @ r
         return q, qd
-
-
-# --------------------------------------------------------------------------
-# integrability of Pfaffian forms
-# --------------------------------------------------------------------------
-
-@dataclass(frozen=True)
-class Integrability:
-    r"""The verdict of :func:`is_holonomic`.
-
-    Attributes
-    ----------
-    holonomic : bool -- integrable (review Lemma 1, eq. (11); Frobenius in general)
-    rheonomic : bool -- the constraint depends explicitly on time
-    condition : tuple of sympy expressions, all zero exactly when the form is integrable
-    integral : sympy expression or None -- :math:`\varphi` with :math:`d\varphi` proportional to
-        the form (the constraint is :math:`\varphi = L`, a constant), when one was found
-    """
-    holonomic: bool
-    rheonomic: bool
-    condition: tuple
-    integral: object = None
-
-    @property
-    def kind(self):
-        """'holonomic, scleronomic', 'nonholonomic, rheonomic', ..."""
-        return (("holonomic" if self.holonomic else "nonholonomic") + ", "
-                + ("rheonomic" if self.rheonomic else "scleronomic"))
-
-
-def _potential(a, xs):
-    """phi with grad phi = a (a exact), or None."""
-    for i in range(len(xs)):
-        for j in range(i + 1, len(xs)):
-            if sp.simplify(a[i].diff(xs[j]) - a[j].diff(xs[i])) != 0:
-                return None
-    phi = sp.Integer(0)
-    for k, x in enumerate(xs):
-        rest = sp.simplify(a[k] - phi.diff(x))
-        phi += sp.integrate(rest, x)
-    return sp.simplify(phi)
-
-
-def is_holonomic(form, coords, t=None):
-    r"""Integrability of a Pfaffian constraint :math:`\sum_i a_i(q, t)\,dq_i + a_t\,dt = 0`.
-
-    One form in three coordinates x, y, z: holonomic iff (review eq. (11))
-    :math:`\alpha(\beta_z - \gamma_y) + \beta(\gamma_x - \alpha_z) + \gamma(\alpha_y - \beta_x)
-    = 0`; one form in any number of variables: the same expression for every triple
-    (:math:`\omega\wedge d\omega = 0`, Frobenius). Several forms (a list of rows): Frobenius as
-    involutivity, every Lie bracket of two vector fields of :math:`D = \ker A` lies in D. With
-    ``t`` given, time counts as one more variable (the last coefficient multiplies dt).
-
-    Parameters
-    ----------
-    form : list of coefficients (n, or n + 1 with ``t``), or a list of such rows
-    coords : list of n sympy Symbols
-    t : time Symbol, optional
-
-    Returns
-    -------
-    Integrability
-
-    Raises
-    ------
-    ValueError for a form with the wrong number of coefficients; TypeError for non-symbols.
-
-    Examples
-    --------
-    >>> import sympy as sp
-    >>> x, y, z, t = sp.symbols('x y z t')
-    >>> is_holonomic([1, 2 * y, 1], [x, y, z]).integral
-    x + y**2 + z
-    >>> is_holonomic([1, 2 * y, 1, -1], [x, y, z], t=t).kind
-    'holonomic, rheonomic'
-    >>> is_holonomic([1, 2 * z, 1], [x, y, z]).kind
-    'nonholonomic, scleronomic'
-    """
-    fname = "is_holonomic"
-    xs = list(_symbol_column(coords, "coords", fname))
-    if t is not None:
-        if not isinstance(t, sp.Symbol) or t in xs:
-            raise TypeError(f"{fname}: t: expected a time Symbol distinct from the coordinates, "
-                            f"got {t!r}")
-        xs = xs + [t]
-    n = len(xs)
-    what = (f"{n} coefficients (one per coordinate {xs[:len(coords)]}"
-            + (", then dt)" if t is not None else ")"))
-    if not isinstance(form, (list, tuple, sp.MatrixBase)):
-        raise TypeError(f"{fname}: form: expected a list of {what}, got {_checks._describe(form)}")
-    _checks.no_text(form, f"{fname}: form")
-    if t is not None:
-        _checks.time_symbol(t, f"{fname}: t", exprs=[e for e in sp.flatten(form)
-                                                      if isinstance(e, sp.Basic)])
-    rows = form.tolist() if isinstance(form, sp.MatrixBase) else list(form)
-    several = bool(rows) and all(isinstance(r, (list, tuple)) for r in rows)
-    rows = [list(r) for r in rows] if several else [rows]
-    for r in rows:
-        if len(r) != n:
-            raise ValueError(f"{fname}: form: expected {what}, got {len(r)}")
-    A = sp.Matrix([[_checks._exact(e) for e in r] for r in rows])
-    depends_t = t is not None and (A.has(t) or any(A[i, n - 1] != 0 for i in range(A.rows)))
-    if A.rows == 1:
-        a = list(A)
-        cond = tuple(sp.simplify(a[i] * (a[j].diff(xs[k]) - a[k].diff(xs[j]))
-                                 + a[j] * (a[k].diff(xs[i]) - a[i].diff(xs[k]))
-                                 + a[k] * (a[i].diff(xs[j]) - a[j].diff(xs[i])))
-                     for i, j, k in itertools.combinations(range(n), 3))
-    else:
-        S = A.nullspace(simplify=True)
-        cond = []
-        X = sp.Matrix(xs)
-        for Si, Sj in itertools.combinations(S, 2):
-            bracket = Sj.jacobian(X) * Si - Si.jacobian(X) * Sj
-            cond.extend(sp.simplify(e) for e in A * bracket)
-        cond = tuple(cond)
-    holonomic = all(c == 0 for c in cond)
-    integral = None
-    if holonomic and A.rows == 1:
-        a = list(A)
-        integral = _potential(a, xs)
-        # integrating factors tried: a common denominator, then 1/a_i for each coefficient
-        den = sp.lcm([sp.fraction(sp.together(e))[1] for e in a])
-        for mu in [den] + [1 / ai for ai in a if ai != 0]:
-            if integral is not None:
-                break
-            integral = _potential([sp.simplify(e * mu) for e in a], xs)
-    rheonomic = depends_t if integral is None else (t is not None and integral.has(t))
-    return Integrability(bool(holonomic), bool(rheonomic), cond, integral)
 
 
 # --------------------------------------------------------------------------
@@ -1046,6 +915,7 @@ def multiplier_equations(system):
     change :math:`\lambda` too: :math:`\tau + A^T\lambda(\tau) = P^T\tau + \dots`).
 
     >>> import sympy as sp
+    >>> from robodyn.models import particle_pendulum
     >>> eq = multiplier_equations(particle_pendulum())
     >>> eq.mass_matrix
     Matrix([
@@ -1085,6 +955,8 @@ def embedded_equations(system, S=None, eta=None):
     Raises
     ------
     ValueError when S has the wrong shape or A S is not zero.
+
+    >>> from robodyn.models import particle_pendulum
 
     >>> eq = embedded_equations(particle_pendulum())
     >>> eq.kinematics.T
@@ -1129,6 +1001,8 @@ def projected_equations(system):
     inputs) and :math:`\tilde\Gamma` from :func:`constraint_connection`. As a
     :class:`~robodyn.equations.MassMatrixForm` with unit mass matrix and input matrix
     :math:`PM^{-1}`. Needs scleronomic constraints :math:`A(q)\dot q = 0` and M(q) (as §5.4).
+
+    >>> from robodyn.models import particle_pendulum
 
     >>> eq = projected_equations(particle_pendulum())
     >>> eq.mass_matrix
@@ -1279,8 +1153,29 @@ def _by_projection(M, F, A, b):
     return P @ np.linalg.solve(M, F) + MiAt @ moore_penrose(A @ MiAt) @ b
 
 
-# simulation, tracking control and the example systems live in a private helper module
-from ._constraint_systems import (ConstrainedTrajectory, constraint_controller,  # noqa: E402
-                                  four_bar, knife_edge, newton_euler_about_point,
-                                  particle_pendulum, rolling_disk, rr_on_line,
-                                  simulate_constrained)
+# Simulation and tracking control live in robodyn.constrained_simulation, the example systems in
+# robodyn.models (the vertical disk as models.vertical_rolling_disk), the Newton-Euler equations
+# about a point in robodyn.dynamics, the integrability test in robodyn.integrability. Their old names here still work: looked up on first use
+# (PEP 562), so this module imports none of those modules and they can import it.
+_MOVED = {
+    "ConstrainedTrajectory": ("constrained_simulation", "ConstrainedTrajectory"),
+    "simulate_constrained": ("constrained_simulation", "simulate_constrained"),
+    "constraint_controller": ("constrained_simulation", "constraint_controller"),
+    "newton_euler_about_point": ("dynamics", "newton_euler_about_point"),
+    "particle_pendulum": ("models", "particle_pendulum"),
+    "four_bar": ("models", "four_bar"),
+    "rr_on_line": ("models", "rr_on_line"),
+    "Integrability": ("integrability", "Integrability"),
+    "is_holonomic": ("integrability", "is_holonomic"),
+    "knife_edge": ("models", "knife_edge"),
+    "rolling_disk": ("models", "vertical_rolling_disk"),
+}
+
+
+def __getattr__(name):
+    """The old names of what moved out of this module (``_MOVED``), from their new homes."""
+    if name in _MOVED:
+        import importlib
+        module, new = _MOVED[name]
+        return getattr(importlib.import_module(f"{__package__}.{module}"), new)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

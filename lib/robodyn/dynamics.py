@@ -59,7 +59,8 @@ from ._checks import is_symbolic
 from .kinematics import SerialChain
 
 __all__ = ["DEFAULT_GRAVITY", "IllConditionedWarning", "inverse_dynamics", "forward_dynamics",
-           "crba", "coriolis_matrix", "gravity_torques", "mechanical_energy"]
+           "crba", "coriolis_matrix", "gravity_torques", "mechanical_energy",
+           "newton_euler_about_point"]
 
 DEFAULT_GRAVITY = np.array([0.0, 0.0, -9.81])
 """Gravitational acceleration in the space frame, m/s^2 (the planar models need (0, -9.81, 0))."""
@@ -831,3 +832,48 @@ def mechanical_energy(chain, q, qd, gravity=DEFAULT_GRAVITY):
 
     E = _chunked(energy, x["q"], x["qd"])
     return float(E[0]) if single else E
+
+
+def _skew(v):
+    return np.array([[0.0, -v[2], v[1]], [v[2], 0.0, -v[0]], [-v[1], v[0], 0.0]])
+
+
+def newton_euler_about_point(m, I_cm, c, omega):
+    r"""The Newton--Euler equations of a rigid body about a point P that is not its centre of
+    mass (review eq. (37), corrected): :math:`\mathcal M\,(a_P, \alpha) + h = (F, \tau_P)` with
+
+    .. math:: \mathcal M = \begin{bmatrix} mI & -m[c]^\times\\ m[c]^\times &
+              I_{cm} - m[c]^\times[c]^\times\end{bmatrix},\qquad
+              h = \begin{bmatrix} m[\omega]^\times[\omega]^\times c\\
+              [\omega]^\times(I_{cm} - m[c]^\times[c]^\times)\omega\end{bmatrix},
+
+    c the position of the centre of mass relative to P, :math:`[\cdot]^\times` the cross-product
+    matrices of eq. (38)--(39), all vectors in one frame; :math:`a_P` is the acceleration of P,
+    F the total force and :math:`\tau_P` the total moment about P. (The review prints the lower
+    left block as :math:`-m[c]^\times` and the upper bias as :math:`m[c]^\times[c]^\times c`,
+    which is zero.)
+
+    Returns ``(M6, h)``: ndarray (6, 6) and (6,).
+
+    >>> M6, h = newton_euler_about_point(2.0, np.eye(3), [1.0, 0, 0], [0, 0, 3.0])
+    >>> h[:3].tolist()                        # centripetal: -m w^2 c
+    [-18.0, 0.0, 0.0]
+    """
+    fname = "newton_euler_about_point"
+    for k, x in (("m", m), ("I_cm", I_cm), ("c", c), ("omega", omega)):
+        _checks.no_text(x, f"{fname}: {k}")
+        if _checks.is_symbolic(x):
+            raise _checks.error(f"{fname}: {k}", "numbers", "sympy expressions",
+                                "a numeric function: substitute numbers first", exc=TypeError)
+    m = _checks.scalar(m, f"{fname}: m")
+    if not m > 0:
+        raise ValueError(f"{fname}: m: expected a positive mass, got {m}")
+    I_cm = _checks.matrix(I_cm, (3, 3), f"{fname}: I_cm (inertia about the centre of mass)")
+    _checks.inertia_matrix(I_cm, f"{fname}: I_cm")
+    c = _checks.vector(c, 3, f"{fname}: c (centre of mass relative to P)")
+    w = _checks.vector(omega, 3, f"{fname}: omega (angular velocity)")
+    C, W = _skew(c), _skew(w)
+    I_P = I_cm - m * C @ C
+    M6 = np.block([[m * np.eye(3), -m * C], [m * C, I_P]])
+    h = np.concatenate([m * W @ W @ c, W @ I_P @ w])
+    return M6, h

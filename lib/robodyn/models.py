@@ -6,7 +6,12 @@ rods unless said otherwise: a rod of mass m and length l along its x axis has
 :math:`I_c = \mathrm{diag}(0,\ ml^2/12,\ ml^2/12)`.
 
 One model is not a chain: :func:`rolling_disk` (Part V), the thin disk rolling without slipping
-on a plane, handed out as its Kane's equations (:class:`~robodyn.kane.KaneEquations`).
+on a plane, handed out as its Kane's equations (:class:`~robodyn.kane.KaneEquations`); so are
+the Chaplygin sleigh and :func:`four_bar_kane`. The constrained systems of Part III
+(:func:`particle_pendulum`, :func:`four_bar`, :func:`rr_on_line`, :func:`knife_edge`,
+:func:`vertical_rolling_disk`) are :class:`~robodyn.constraints.ConstrainedSystem` values; they
+lived in ``robodyn.constraints``, where their old names still work (the vertical disk was
+``constraints.rolling_disk``, a different system from the leaning :func:`rolling_disk`).
 """
 from __future__ import annotations
 
@@ -18,6 +23,7 @@ import sympy as sp
 from . import _checks
 from ._checks import is_symbolic
 from ._checks import to_sympy as _S
+from .constraints import ConstrainedSystem, Constraints, lagrangian_equations
 from .kinematics import SerialChain, homogeneous, revolute_screw, spatial_inertia
 
 MAX_JOINTS = 1000
@@ -25,7 +31,8 @@ MAX_JOINTS = 1000
 
 __all__ = ["rod_inertia", "planar_rr", "planar_rp", "spatial_rrr", "ur5_like",
            "planar_chain", "random_chain", "rolling_disk", "chaplygin_sleigh", "four_bar_kane",
-           "four_bar_dependent_speeds", "four_bar_closure", "four_bar_close"]
+           "four_bar_dependent_speeds", "four_bar_closure", "four_bar_close",
+           "particle_pendulum", "four_bar", "rr_on_line", "knife_edge", "vertical_rolling_disk"]
 
 
 def _parameters(fname, lengths, masses):
@@ -399,7 +406,7 @@ def _chaplygin_sleigh(a, m, l, b):
 
 
 def four_bar_kane(a=None, b=None, c=None, d=None, masses=None, gravity=None):
-    r"""The four-bar linkage of Part III (:func:`robodyn.constraints.four_bar`: crank a from
+    r"""The four-bar linkage of Part III (:func:`four_bar`: crank a from
     O = (0, 0), coupler b, rocker c to D = (d, 0), uniform rods, gravity g along -y) by
     Kane's method with dependent coordinates and speeds (Part V, eq. (kane-fourbar)).
 
@@ -550,3 +557,94 @@ def four_bar_close(q, lengths, tol=1e-12, max_iter=50):
     raise ValueError(f"{fname}: q: the closure has no solution near the given configuration "
                      f"(residual {np.max(np.abs(r)):.3g} m after {max_iter} Newton steps); "
                      f"expected a q close to the loop")
+
+
+# --------------------------------------------------------------------------
+# constrained systems of Part III (multipliers, embedding, projection, Udwadia-Kalaba)
+# --------------------------------------------------------------------------
+
+_G = sp.Symbol("g", positive=True)
+
+
+def particle_pendulum():
+    r"""A particle of mass m in the vertical plane (x, y), y up, on a circle of radius l about
+    the origin: :math:`M = mI`, :math:`F = (0, -mg)` (review eq. (2)), :math:`\varphi = x^2 + y^2
+    - l^2`. Parameters ``m``, ``l``, ``g``."""
+    x, y, xd, yd = sp.symbols("x y x_dot y_dot", real=True)
+    m, l = sp.symbols("m l", positive=True)
+    eq = lagrangian_equations(m / 2 * (xd**2 + yd**2), m * _G * y, [x, y], [xd, yd],
+                              name="particle")
+    return ConstrainedSystem(eq, Constraints([x, y], holonomic=[x**2 + y**2 - l**2]),
+                             name="particle pendulum")
+
+
+def _rod(m, l, xc, yc, th, xs, xds):
+    """Kinetic and potential energy of a uniform rod, centre (xc, yc), angle th."""
+    v2 = sum((sp.Matrix([e]).jacobian(xs) * xds)[0] ** 2 for e in (xc, yc))
+    w = (sp.Matrix([th]).jacobian(xs) * xds)[0]
+    return v2 * m / 2 + m * l**2 / 24 * w**2, m * _G * yc
+
+
+def four_bar():
+    r"""A four-bar linkage: crank (length a, from the ground pivot O at the origin), coupler (b),
+    rocker (c, ending at the ground pivot D = (d, 0)), uniform rods of masses m1, m2, m3, in the
+    vertical plane (gravity g along -y). Coordinates: the absolute angles th1, th2, th3 of the
+    three rods; two loop-closure constraints :math:`\sum_i l_i(\cos\theta_i, \sin\theta_i) =
+    (d, 0)`. Mobility 3 - 2 = 1 (Grübler: 3(4 - 1) - 2 * 4)."""
+    th = sp.symbols("th1:4", real=True)
+    thd = sp.symbols("th1:4_dot", real=True)
+    a, b, c, d = sp.symbols("a b c d", positive=True)
+    ms = sp.symbols("m1:4", positive=True)
+    ls = (a, b, c)
+    T = V = 0
+    x0 = y0 = sp.Integer(0)
+    for k in range(3):
+        ck, sk = sp.cos(th[k]), sp.sin(th[k])
+        Tk, Vk = _rod(ms[k], ls[k], x0 + ls[k] / 2 * ck, y0 + ls[k] / 2 * sk, th[k],
+                        sp.Matrix(th), sp.Matrix(thd))
+        T, V = T + Tk, V + Vk
+        x0, y0 = x0 + ls[k] * ck, y0 + ls[k] * sk
+    eq = lagrangian_equations(T, V, th, thd, name="three rods")
+    return ConstrainedSystem(eq, Constraints(th, holonomic=[x0 - d, y0]), name="four-bar")
+
+
+def rr_on_line(chain=None):
+    r"""The planar RR arm (``models.planar_rr`` with symbols l1, l2, m1, m2, or ``chain``) whose
+    end effector must stay on the horizontal line y = h: :math:`\varphi = l_1\sin q_1 +
+    l_2\sin(q_1 + q_2) - h`. Gravity g along -y."""
+    from . import lagrange
+    l1, l2, m1, m2 = sp.symbols("l1 l2 m1 m2", positive=True)
+    h = sp.Symbol("h", real=True)
+    chain = planar_rr(l1, l2, m1, m2) if chain is None else chain
+    eq = lagrange.equations_of_motion(chain, gravity=(0, -_G, 0))
+    q1, q2 = eq.q
+    tip_y = l1 * sp.sin(q1) + l2 * sp.sin(q1 + q2)
+    return ConstrainedSystem(eq, Constraints(list(eq.q), holonomic=[tip_y - h]),
+                             name="RR arm on a line")
+
+
+def knife_edge():
+    r"""A knife edge (skate, Chaplygin sleigh with the contact at the centre of mass) on a
+    horizontal plane: q = (x, y, th), mass m, inertia J about the vertical, no sideways
+    slip :math:`-\sin\theta\,\dot x + \cos\theta\,\dot y = 0` (nonholonomic)."""
+    x, y, th = sp.symbols("x y theta", real=True)
+    xd, yd, thd = sp.symbols("x_dot y_dot theta_dot", real=True)
+    m, J = sp.symbols("m J", positive=True)
+    eq = lagrangian_equations(m / 2 * (xd**2 + yd**2) + J / 2 * thd**2, 0, [x, y, th],
+                              [xd, yd, thd], name="skate")
+    return ConstrainedSystem(eq, Constraints([x, y, th], pfaffian=[[-sp.sin(th), sp.cos(th), 0]]),
+                             name="knife edge")
+
+
+def vertical_rolling_disk():
+    r"""A vertical disk of radius r rolling without slipping on a plane: q = (x, y, th, ph)
+    (contact point, heading, rolling angle), mass m, inertias Iz (about the vertical) and Ir
+    (about the axle); :math:`\dot x = r\cos\theta\,\dot\phi`, :math:`\dot y =
+    r\sin\theta\,\dot\phi` (two nonholonomic constraints)."""
+    x, y, th, ph = sp.symbols("x y theta phi", real=True)
+    xd, yd, thd, phd = sp.symbols("x_dot y_dot theta_dot phi_dot", real=True)
+    m, Iz, Ir, r = sp.symbols("m I_z I_r r", positive=True)
+    T = m / 2 * (xd**2 + yd**2) + Iz / 2 * thd**2 + Ir / 2 * phd**2
+    eq = lagrangian_equations(T, 0, [x, y, th, ph], [xd, yd, thd, phd], name="disk")
+    A = [[1, 0, 0, -r * sp.cos(th)], [0, 1, 0, -r * sp.sin(th)]]
+    return ConstrainedSystem(eq, Constraints([x, y, th, ph], pfaffian=A), name="rolling disk")

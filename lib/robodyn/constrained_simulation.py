@@ -1,5 +1,10 @@
-r"""Simulation, tracking control and the example systems of :mod:`robodyn.constraints`
-(split off to keep that module readable; import the names from there)."""
+r"""Simulating constrained systems (Part III): :func:`simulate_constrained` by any of the four
+methods of :mod:`robodyn.constraints`, with Baumgarte stabilization of the drift, and
+:func:`constraint_controller`, trajectory tracking by a desired path taken as a constraint.
+
+(These lived in a private ``_constraint_systems`` module re-imported by
+:mod:`robodyn.constraints`; ``robodyn.constraints.simulate_constrained`` and the other old names
+still work.)"""
 from __future__ import annotations
 
 import warnings
@@ -12,9 +17,7 @@ from . import _checks
 from .constraints import (METHODS, ConstrainedMotion, ConstrainedSystem, ConstraintWarning,
                           Constraints, NumericConstrained, lagrangian_equations)
 
-__all__ = ["ConstrainedTrajectory", "simulate_constrained", "constraint_controller",
-           "newton_euler_about_point", "particle_pendulum", "four_bar", "rr_on_line", "knife_edge", "rolling_disk"]
-
+__all__ = ["ConstrainedTrajectory", "simulate_constrained", "constraint_controller"]
 
 # --------------------------------------------------------------------------
 # simulation
@@ -126,6 +129,7 @@ def simulate_constrained(system, q0, qd0, t_final, *, values=None, method="udwad
 
     Examples
     --------
+    >>> from robodyn.models import particle_pendulum
     >>> run = simulate_constrained(particle_pendulum(), [1.0, 0.0], [0.0, 0.0], 1.0,
     ...                            values={'m': 1, 'l': 1, 'g': 9.81})
     >>> bool(run.max_residual[0] < 1e-6)
@@ -248,139 +252,3 @@ def constraint_controller(system, values=None, alpha=10.0, beta=10.0):
     def tau(t, q, qd):
         return num.solve(np.asarray(q, float), np.asarray(qd, float), t).constraint_force
     return tau
-
-
-# --------------------------------------------------------------------------
-# example systems of Part III
-# --------------------------------------------------------------------------
-
-_G = sp.Symbol("g", positive=True)
-
-
-def particle_pendulum():
-    r"""A particle of mass m in the vertical plane (x, y), y up, on a circle of radius l about
-    the origin: :math:`M = mI`, :math:`F = (0, -mg)` (review eq. (2)), :math:`\varphi = x^2 + y^2
-    - l^2`. Parameters ``m``, ``l``, ``g``."""
-    x, y, xd, yd = sp.symbols("x y x_dot y_dot", real=True)
-    m, l = sp.symbols("m l", positive=True)
-    eq = lagrangian_equations(m / 2 * (xd**2 + yd**2), m * _G * y, [x, y], [xd, yd],
-                              name="particle")
-    return ConstrainedSystem(eq, Constraints([x, y], holonomic=[x**2 + y**2 - l**2]),
-                             name="particle pendulum")
-
-
-def _rod(m, l, xc, yc, th, xs, xds):
-    """Kinetic and potential energy of a uniform rod, centre (xc, yc), angle th."""
-    v2 = sum((sp.Matrix([e]).jacobian(xs) * xds)[0] ** 2 for e in (xc, yc))
-    w = (sp.Matrix([th]).jacobian(xs) * xds)[0]
-    return v2 * m / 2 + m * l**2 / 24 * w**2, m * _G * yc
-
-
-def four_bar():
-    r"""A four-bar linkage: crank (length a, from the ground pivot O at the origin), coupler (b),
-    rocker (c, ending at the ground pivot D = (d, 0)), uniform rods of masses m1, m2, m3, in the
-    vertical plane (gravity g along -y). Coordinates: the absolute angles th1, th2, th3 of the
-    three rods; two loop-closure constraints :math:`\sum_i l_i(\cos\theta_i, \sin\theta_i) =
-    (d, 0)`. Mobility 3 - 2 = 1 (Grübler: 3(4 - 1) - 2 * 4)."""
-    th = sp.symbols("th1:4", real=True)
-    thd = sp.symbols("th1:4_dot", real=True)
-    a, b, c, d = sp.symbols("a b c d", positive=True)
-    ms = sp.symbols("m1:4", positive=True)
-    ls = (a, b, c)
-    T = V = 0
-    x0 = y0 = sp.Integer(0)
-    for k in range(3):
-        ck, sk = sp.cos(th[k]), sp.sin(th[k])
-        Tk, Vk = _rod(ms[k], ls[k], x0 + ls[k] / 2 * ck, y0 + ls[k] / 2 * sk, th[k],
-                        sp.Matrix(th), sp.Matrix(thd))
-        T, V = T + Tk, V + Vk
-        x0, y0 = x0 + ls[k] * ck, y0 + ls[k] * sk
-    eq = lagrangian_equations(T, V, th, thd, name="three rods")
-    return ConstrainedSystem(eq, Constraints(th, holonomic=[x0 - d, y0]), name="four-bar")
-
-
-def rr_on_line(chain=None):
-    r"""The planar RR arm (``models.planar_rr`` with symbols l1, l2, m1, m2, or ``chain``) whose
-    end effector must stay on the horizontal line y = h: :math:`\varphi = l_1\sin q_1 +
-    l_2\sin(q_1 + q_2) - h`. Gravity g along -y."""
-    from . import lagrange, models
-    l1, l2, m1, m2 = sp.symbols("l1 l2 m1 m2", positive=True)
-    h = sp.Symbol("h", real=True)
-    chain = models.planar_rr(l1, l2, m1, m2) if chain is None else chain
-    eq = lagrange.equations_of_motion(chain, gravity=(0, -_G, 0))
-    q1, q2 = eq.q
-    tip_y = l1 * sp.sin(q1) + l2 * sp.sin(q1 + q2)
-    return ConstrainedSystem(eq, Constraints(list(eq.q), holonomic=[tip_y - h]),
-                             name="RR arm on a line")
-
-
-def knife_edge():
-    r"""A knife edge (skate, Chaplygin sleigh with the contact at the centre of mass) on a
-    horizontal plane: q = (x, y, th), mass m, inertia J about the vertical, no sideways
-    slip :math:`-\sin\theta\,\dot x + \cos\theta\,\dot y = 0` (nonholonomic)."""
-    x, y, th = sp.symbols("x y theta", real=True)
-    xd, yd, thd = sp.symbols("x_dot y_dot theta_dot", real=True)
-    m, J = sp.symbols("m J", positive=True)
-    eq = lagrangian_equations(m / 2 * (xd**2 + yd**2) + J / 2 * thd**2, 0, [x, y, th],
-                              [xd, yd, thd], name="skate")
-    return ConstrainedSystem(eq, Constraints([x, y, th], pfaffian=[[-sp.sin(th), sp.cos(th), 0]]),
-                             name="knife edge")
-
-
-def rolling_disk():
-    r"""A vertical disk of radius r rolling without slipping on a plane: q = (x, y, th, ph)
-    (contact point, heading, rolling angle), mass m, inertias Iz (about the vertical) and Ir
-    (about the axle); :math:`\dot x = r\cos\theta\,\dot\phi`, :math:`\dot y =
-    r\sin\theta\,\dot\phi` (two nonholonomic constraints)."""
-    x, y, th, ph = sp.symbols("x y theta phi", real=True)
-    xd, yd, thd, phd = sp.symbols("x_dot y_dot theta_dot phi_dot", real=True)
-    m, Iz, Ir, r = sp.symbols("m I_z I_r r", positive=True)
-    T = m / 2 * (xd**2 + yd**2) + Iz / 2 * thd**2 + Ir / 2 * phd**2
-    eq = lagrangian_equations(T, 0, [x, y, th, ph], [xd, yd, thd, phd], name="disk")
-    A = [[1, 0, 0, -r * sp.cos(th)], [0, 1, 0, -r * sp.sin(th)]]
-    return ConstrainedSystem(eq, Constraints([x, y, th, ph], pfaffian=A), name="rolling disk")
-
-
-def _skew(v):
-    return np.array([[0.0, -v[2], v[1]], [v[2], 0.0, -v[0]], [-v[1], v[0], 0.0]])
-
-
-def newton_euler_about_point(m, I_cm, c, omega):
-    r"""The Newton--Euler equations of a rigid body about a point P that is not its centre of
-    mass (review eq. (37), corrected): :math:`\mathcal M\,(a_P, \alpha) + h = (F, \tau_P)` with
-
-    .. math:: \mathcal M = \begin{bmatrix} mI & -m[c]^\times\\ m[c]^\times &
-              I_{cm} - m[c]^\times[c]^\times\end{bmatrix},\qquad
-              h = \begin{bmatrix} m[\omega]^\times[\omega]^\times c\\
-              [\omega]^\times(I_{cm} - m[c]^\times[c]^\times)\omega\end{bmatrix},
-
-    c the position of the centre of mass relative to P, :math:`[\cdot]^\times` the cross-product
-    matrices of eq. (38)--(39), all vectors in one frame; :math:`a_P` is the acceleration of P,
-    F the total force and :math:`\tau_P` the total moment about P. (The review prints the lower
-    left block as :math:`-m[c]^\times` and the upper bias as :math:`m[c]^\times[c]^\times c`,
-    which is zero.)
-
-    Returns ``(M6, h)``: ndarray (6, 6) and (6,).
-
-    >>> M6, h = newton_euler_about_point(2.0, np.eye(3), [1.0, 0, 0], [0, 0, 3.0])
-    >>> h[:3].tolist()                        # centripetal: -m w^2 c
-    [-18.0, 0.0, 0.0]
-    """
-    fname = "newton_euler_about_point"
-    for k, x in (("m", m), ("I_cm", I_cm), ("c", c), ("omega", omega)):
-        _checks.no_text(x, f"{fname}: {k}")
-        if _checks.is_symbolic(x):
-            raise _checks.error(f"{fname}: {k}", "numbers", "sympy expressions",
-                                "a numeric function: substitute numbers first", exc=TypeError)
-    m = _checks.scalar(m, f"{fname}: m")
-    if not m > 0:
-        raise ValueError(f"{fname}: m: expected a positive mass, got {m}")
-    I_cm = _checks.matrix(I_cm, (3, 3), f"{fname}: I_cm (inertia about the centre of mass)")
-    _checks.inertia_matrix(I_cm, f"{fname}: I_cm")
-    c = _checks.vector(c, 3, f"{fname}: c (centre of mass relative to P)")
-    w = _checks.vector(omega, 3, f"{fname}: omega (angular velocity)")
-    C, W = _skew(c), _skew(w)
-    I_P = I_cm - m * C @ C
-    M6 = np.block([[m * np.eye(3), -m * C], [m * C, I_P]])
-    h = np.concatenate([m * W @ W @ c, W @ I_P @ w])
-    return M6, h
