@@ -505,7 +505,7 @@ def test_set_v_graded(tmp_path):
     nbformat.write(mistakes, folder / "mistakes.ipynb")
     rows = {r["student"]: r for r in grader.grade(SET_V, folder, tmp_path / "v.csv", seed=11,
                                                   jobs=2, limits=grader.Limits(60, 300))}
-    assert rows["solutions"]["total"] == 20 and rows["solutions"]["notes"] == ""
+    assert rows["solutions"]["total"] == 22 and rows["solutions"]["notes"] == ""
     assert rows["blank"]["total"] == 0
     assert all("not answered yet" in rows["blank"][f"{k} feedback"] for k in WRONG_V)
     fb = {k: rows["mistakes"][f"{k} feedback"] for k in WRONG_V}

@@ -323,7 +323,7 @@ def test_kanes_equations_input_errors():
         kane.kanes_equations([sp.Function("q")(sp.Symbol("t"))], [u], [P])
     with pytest.raises(TypeError, match="Particle or RigidBody"):
         kane.kanes_equations([q], [u], ["P"])
-    with pytest.raises(ValueError, match="two bodies are named"):
+    with pytest.raises(ValueError, match="bodies with distinct names"):
         kane.kanes_equations([q], [u], [P, P])
     with pytest.raises(ValueError, match="Torque on 'X'"):
         kane.kanes_equations([q], [u], [P], [kane.Torque("X", [0, 0, 1])])
