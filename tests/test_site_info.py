@@ -1,19 +1,14 @@
 """book/_ext/site_info.py without a Sphinx build: descriptions without TeX, the whole book in the
-download menu, a chapter's first figure as its social image, the footer line."""
+download menu, the footer line."""
 import importlib.util
 from pathlib import Path
-from types import SimpleNamespace
 
-from docutils import nodes
 from docutils.core import publish_doctree
 
 ROOT = Path(__file__).resolve().parent.parent
 _spec = importlib.util.spec_from_file_location("site_info", ROOT / "book" / "_ext" / "site_info.py")
 si = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(si)
-
-SITE = "https://o.github.io/r/"
-
 
 def test_description_skips_math_and_stops_at_a_word():
     doctree = publish_doctree("Title\n=====\n\nThe mass matrix :math:`M(q)` is symmetric.\n\n"
@@ -34,33 +29,6 @@ def test_download_menu_gets_the_whole_book():
     urls = [b.get("url") for b in group["buttons"]]
     assert urls == [None, f"../../{si.WHOLE_PDF}", f"../../{si.WHOLE_ZIP}"]
     assert context["header_buttons"][0] == {"label": "fullscreen"}
-
-
-def app_with_images(images):
-    return SimpleNamespace(builder=SimpleNamespace(images=images, imagedir="_images"),
-                           config=SimpleNamespace(html_baseurl=SITE))
-
-
-def test_first_raster_figure_becomes_the_social_image():
-    doctree = nodes.document(None, None)
-    doctree += nodes.image(uri="data:image/png;base64,AAAA", alt="inline")
-    doctree += nodes.image(uri="figures/arm.svg", alt="a vector drawing")
-    doctree += nodes.image(uri="../../_build/jupyter_execute/abc.png", alt="the RR arm")
-    doctree += nodes.image(uri="later.png", alt="second")
-    app = app_with_images({"figures/arm.svg": "arm.svg",
-                           "../../_build/jupyter_execute/abc.png": "abc.png",
-                           "later.png": "later.png"})
-    context = {"meta": {}, "title": "Chapter"}
-    si.first_figure_as_card(app, "book/part1/01", "page.html", context, doctree)
-    assert context["meta"] == {"og:image": f"{SITE}_images/abc.png", "og:image:alt": "the RR arm"}
-
-
-def test_a_page_without_a_figure_keeps_its_card():
-    doctree = nodes.document(None, None)
-    doctree += nodes.paragraph(text="no pictures")
-    context = {"meta": {}, "title": "Notation"}
-    si.first_figure_as_card(app_with_images({}), "book/notation", "page.html", context, doctree)
-    assert context["meta"] == {}
 
 
 def test_footer_without_git():

@@ -13,9 +13,6 @@ and ``.branch`` -> ``html_theme_options``).
 * **404 page.** ``404.html``, a page of the book that leads back to it (introduction, search,
   contents). GitHub Pages serves it for a missing address at any depth, so its head starts with
   ``<base href="/<site path>/">``: its stylesheets and links resolve from the site's root.
-* **A chapter's picture on its social card.** sphinxext-opengraph draws a card for each page;
-  a page that shows a figure (a raster image in ``_images/``) gives its first figure instead,
-  as ``og:image`` with the figure's alt text.
 * **Descriptions without TeX.** A page's ``og:description``, ``<meta name="description">`` and
   the text on its card are its first paragraphs that hold no mathematics, up to
   ``ogp_description_length`` characters: sphinxext-opengraph 0.13's own description parser
@@ -37,7 +34,6 @@ from docutils import nodes
 ROOT = Path(__file__).resolve().parents[2]
 WHOLE_PDF = "_downloads/robot-dynamics-interactively.pdf"
 WHOLE_ZIP = "_downloads/robot-dynamics-interactively-html.zip"
-RASTER = (".png", ".jpg", ".jpeg", ".gif", ".webp")
 
 
 def book_version() -> str:
@@ -105,21 +101,6 @@ def add_whole_book_downloads(app, pagename, templatename, context, doctree):
              "tooltip": "Download the whole HTML book for offline reading",
              "icon": "fas fa-file-zipper", "label": "download-book-zip-button"},
         ]
-
-
-def first_figure_as_card(app, pagename, templatename, context, doctree):
-    """html-page-context, before sphinxext-opengraph: a page's first raster figure is its
-    ``og:image`` (absolute, under the site's address)."""
-    if doctree is None or context.get("meta") is None or not app.config.html_baseurl:
-        return
-    images = getattr(app.builder, "images", {})
-    for node in doctree.findall(nodes.image):
-        uri = node.get("uri", "")
-        if uri in images and uri.lower().endswith(RASTER):
-            base = app.config.html_baseurl.rstrip("/") + "/"
-            context["meta"]["og:image"] = f"{base}{app.builder.imagedir}/{images[uri]}"
-            context["meta"]["og:image:alt"] = node.get("alt") or context.get("title", "")
-            return
 
 
 def plain_description(doctree, limit: int) -> str:
@@ -204,7 +185,6 @@ def setup(app):
     sphinxext.opengraph.get_description = _description_for_opengraph
     app.connect("config-inited", add_footer)
     app.connect("html-page-context", add_whole_book_downloads, priority=600)
-    app.connect("html-page-context", first_figure_as_card, priority=400)
     app.connect("html-collect-pages", not_found_page)
     app.connect("build-finished", finish_site)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

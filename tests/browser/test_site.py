@@ -114,20 +114,6 @@ def test_canonical_urls_and_social_cards():
     assert not problems, "\n".join(problems)
 
 
-def test_chapters_with_figures_show_one_on_their_card():
-    """A page whose article shows a figure (an image in _images/) has its first figure as its
-    social image; the other pages have a card drawn for them."""
-    for page in PAGES:
-        text = page_html(page)
-        article = text.split('<article class="bd-article"', 1)[-1]
-        figures = re.findall(r'<img[^>]+src="(?:\.\./)*_images/([^"/]+\.png)"', article)
-        image = meta(text, "og:image")
-        if figures:
-            assert image == f"{ADDRESS.site_url}_images/{figures[0]}", (page, image, figures[0])
-        else:
-            assert "/_images/social_previews/" in image, (page, image)
-
-
 def test_sitemap_lists_every_page():
     """sitemap.xml lists the public URL of every page of the table of contents (and of the
     equation-label index pages Sphinx adds), and robots.txt points at it."""
