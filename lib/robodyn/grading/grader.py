@@ -137,7 +137,8 @@ def run_cells(cells, problems, *, inputs=None, limits=Limits(), sandboxed=True,
     job = {"cells": list(cells), "answers": list(problems), "inputs": inputs or {},
            "cell_timeout": limits.cell_timeout, "guard": sandboxed and not inside,
            "result_fd": write_fd, "spec_from": spec_from, "seed": seed}
-    argv = [sys.executable, "-X", "utf8", "-m", "robodyn.grading.sandbox"]
+    python = jail.interpreter() if inside else sys.executable
+    argv = [python, "-X", "utf8", "-m", "robodyn.grading.sandbox"]
     fds, files, procs = [write_fd], [], None
     if inside and notebook is not None:
         nb_fd = os.open(notebook, os.O_RDONLY)

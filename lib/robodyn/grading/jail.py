@@ -45,6 +45,8 @@ HOME = "/home/student"
 """The working folder inside the sandbox."""
 PACKAGE_ROOT = "/opt/robodyn"
 """Where the robodyn package is mounted inside the sandbox (``PACKAGE_ROOT/robodyn``)."""
+VENV_ROOT = "/opt/venv"
+"""Where a virtual environment the grader runs in is mounted inside the sandbox."""
 SANDBOX_UID = 65534
 TMPFS_BYTES = 256 * 2**20
 """Size of each tmpfs of the sandbox (the working folder, /tmp)."""
@@ -100,12 +102,31 @@ def _system_mounts():
     return args
 
 
+def _in_venv():
+    return os.path.realpath(sys.prefix) != os.path.realpath(sys.base_prefix)
+
+
+def interpreter():
+    """The path of this Python inside the sandbox: a virtual environment's interpreter under
+    ``VENV_ROOT`` (where the environment is mounted), else ``sys.executable``."""
+    if _in_venv():
+        rel = os.path.relpath(sys.executable, sys.prefix)
+        if not rel.startswith(".."):
+            return os.path.join(VENV_ROOT, rel)
+    return sys.executable
+
+
 def python_mounts():
-    """The Python installation and the virtual environment, read-only at their own paths
-    (the interpreter finds its library where it was installed), and the robodyn package at
-    ``PACKAGE_ROOT``."""
+    """The Python installation, read-only at its own path (the interpreter finds its library
+    where it was installed); a virtual environment read-only at ``VENV_ROOT`` (not at its own
+    path, which may lie inside the repository: then even the repository's folder would
+    exist in the sandbox); and the robodyn package at ``PACKAGE_ROOT``."""
     import robodyn
     seen, args = set(), []
+    if _in_venv():
+        venv = os.path.realpath(sys.prefix)
+        seen.add(venv)
+        args += ["--ro-bind", venv, VENV_ROOT]
     for p in (sys.base_prefix, sys.prefix, sys.exec_prefix, sys.base_exec_prefix):
         p = os.path.realpath(p)
         if p not in seen and not p.startswith("/usr/") and p != "/usr":
