@@ -80,8 +80,11 @@ site:
 	@test -f $(PDF) || { echo "make site: no $(PDF), run make pdf first" >&2; exit 1; }
 	cp $(PDF) $(SITE_PDF)
 
+# Two workers, one per core (the tests are bound by the CPU: a third worker made the run
+# slower). conftest.py groups the tests (a notebook, a file, or one slow test) and sends the
+# slow groups first.
 test: $(INSTALLED) chromium $(BUILT) $(TEST_ASSETS)
-	ROBODYN_QUICK=1 MPLBACKEND=Agg $(PY) -m pytest -n 2 --dist loadfile --nbval-lax --nbval-current-env \
+	ROBODYN_QUICK=1 MPLBACKEND=Agg $(PY) -m pytest -n 2 --dist loadgroup --no-loadscope-reorder --nbval-lax --nbval-current-env \
 	  --doctest-modules tests lib/robodyn book scripts/book_toc.py scripts/site_address.py $(PYTEST_ARGS)
 
 # Regenerate the equation index book/equations.md from the pages' labels, the seed list and the
