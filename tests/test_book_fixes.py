@@ -2,6 +2,7 @@
 bibliography's labels are author-year like the citations, and a "References" heading emptied by
 the LaTeX builder (its bibliography moved to the end) leaves the PDF. Built on a small project."""
 import importlib.util
+import os
 import re
 import sys
 from pathlib import Path
@@ -49,11 +50,19 @@ def built(tmp_path_factory):
         "```\n\n```{prf:proof}\nObvious from {cite}`docarmo1992riemannian`.\n```\n")
     from sphinx.application import Sphinx
     out = {}
-    for builder in ("latex", "html"):
-        d = src / "_build" / builder
-        Sphinx(str(src), str(src), str(d), str(d / ".doctrees"), builder, status=None,
-               warning=None, freshenv=True).build()
-        out[builder] = d
+    # the LaTeX build sets ROBODYN_PDF_DPI and MATPLOTLIBRC for the notebooks it runs
+    # (book_fixes._pdf_pictures); taken back afterwards, or every later test of this worker
+    # made its pictures at the PDF's dpi
+    environ = dict(os.environ)
+    try:
+        for builder in ("latex", "html"):
+            d = src / "_build" / builder
+            Sphinx(str(src), str(src), str(d), str(d / ".doctrees"), builder, status=None,
+                   warning=None, freshenv=True).build()
+            out[builder] = d
+    finally:
+        os.environ.clear()
+        os.environ.update(environ)
     return out
 
 
