@@ -1,4 +1,4 @@
-"""How `make test` shares its work between pytest-xdist workers, and what every test restores.
+"""How `make test` shares its work between pytest-xdist workers.
 
 ``--dist loadgroup`` with the scheduler below: a *group* of tests runs whole, in collection order,
 on one worker.
@@ -19,10 +19,8 @@ pytest-xdist's own ``loadgroup`` (``xdist_group`` marks) cannot be used: it rena
 cells of one notebook ran on different workers. Groups are therefore computed from the test's
 id alone, here, in the controller's scheduler.
 """
-import os
 import zlib
 
-import numpy as np
 import pytest
 
 PAGE_BUCKETS = 4
@@ -90,18 +88,3 @@ def pytest_xdist_make_scheduler(config, log):
             return group_of(nodeid)
 
     return GroupScheduling(config, log)
-
-
-@pytest.fixture(autouse=True)
-def _restore_process_state():
-    """Every test leaves the process as it found it: numpy's print options and the environment.
-    A chapter's cells run in-process by tests/_notebook_cells.py set
-    ``np.set_printoptions(precision=4)``, and the book's LaTeX hook (book/_ext/book_fixes.py)
-    sets ``ROBODYN_PDF_DPI``; either changed the tests that ran after them on the same worker
-    (doctests printing arrays, the figures' still pictures)."""
-    options, environ = np.get_printoptions(), dict(os.environ)
-    yield
-    np.set_printoptions(**options)
-    if dict(os.environ) != environ:
-        os.environ.clear()
-        os.environ.update(environ)

@@ -6,6 +6,7 @@ import re
 from pathlib import Path
 
 import nbformat
+import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
 MAGIC = re.compile(r"^(\s*)[%!].*$", re.M)
@@ -35,15 +36,16 @@ def run_cells(notebook, until_check=True, skip=()):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     ns = {"__name__": "__notebook__", "display": lambda *a, **k: None}
-    for cid, tags, src in code_cells(notebook):
-        if until_check and "check" in tags:
-            break
-        if "remove-cell" in tags and "google.colab" in src:
-            continue
-        if any(cid.startswith(s) for s in skip):
-            continue
-        exec(compile(MAGIC.sub(r"\1pass", src), f"{notebook}:{cid}", "exec"), ns)
-        plt.close("all")
+    with np.printoptions():             # a chapter's np.set_printoptions stays in the chapter
+        for cid, tags, src in code_cells(notebook):
+            if until_check and "check" in tags:
+                break
+            if "remove-cell" in tags and "google.colab" in src:
+                continue
+            if any(cid.startswith(s) for s in skip):
+                continue
+            exec(compile(MAGIC.sub(r"\1pass", src), f"{notebook}:{cid}", "exec"), ns)
+            plt.close("all")
     return ns
 
 
@@ -51,5 +53,6 @@ def run_check(notebook, ns, **changes):
     """Run the notebook's check cell on a copy of `ns` with `changes` applied."""
     env = dict(ns)
     env.update(changes)
-    exec(compile(check_source(notebook), f"{notebook}:check", "exec"), env)
+    with np.printoptions():
+        exec(compile(check_source(notebook), f"{notebook}:check", "exec"), env)
     return env
