@@ -5,6 +5,7 @@
 #   _assets/requirejs/     RequireJS                         -> nb_ipywidgets_js
 #   _assets/html-manager/  @jupyter-widgets/html-manager     -> nb_ipywidgets_js
 #                          (embed-amd.js bundles base + controls: no CDN at run time)
+#   _assets/plotly/        plotly.js, its gl3d bundle (3D scenes: robodyn.viz.Scene)
 # Versions are pinned; html-manager 1.0.x matches ipywidgets 8.1.x.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -12,8 +13,9 @@ cd "$(dirname "$0")/.."
 MATHJAX=mathjax@3.2.2
 REQUIREJS=requirejs@2.3.8
 HTML_MANAGER=@jupyter-widgets/html-manager@1.0.15
+PLOTLY=plotly.js-gl3d-dist-min@4.1.1
 STAMP=_assets/.stamp
-WANT="$MATHJAX $REQUIREJS $HTML_MANAGER"
+WANT="$MATHJAX $REQUIREJS $HTML_MANAGER $PLOTLY"
 
 if [[ -f $STAMP && "$(cat "$STAMP")" == "$WANT" ]]; then
     exit 0
@@ -22,7 +24,7 @@ command -v npm >/dev/null || { echo "fetch_assets: npm is required" >&2; exit 1;
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-(cd "$tmp" && npm pack --silent "$MATHJAX" "$REQUIREJS" "$HTML_MANAGER" >/dev/null)
+(cd "$tmp" && npm pack --silent "$MATHJAX" "$REQUIREJS" "$HTML_MANAGER" "$PLOTLY" >/dev/null)
 
 unpack() {  # unpack <tarball glob> <dest> [paths inside package/ to keep]
     local tgz=("$tmp"/$1) dest=$2
@@ -34,10 +36,11 @@ rm -rf _assets; mkdir -p _assets
 unpack 'mathjax-*.tgz' _assets/mathjax es5 LICENSE
 unpack 'requirejs-*.tgz' _assets/requirejs require.js
 unpack 'jupyter-widgets-html-manager-*.tgz' _assets/html-manager dist
+unpack 'plotly.js-gl3d-dist-min-*.tgz' _assets/plotly plotly-gl3d.min.js LICENSE
 rm -f _assets/html-manager/dist/*.map _assets/html-manager/dist/libembed-amd.js
 
 for f in _assets/mathjax/es5/tex-chtml.js _assets/requirejs/require.js \
-         _assets/html-manager/dist/embed-amd.js; do
+         _assets/html-manager/dist/embed-amd.js _assets/plotly/plotly-gl3d.min.js; do
     [[ -s $f ]] || { echo "fetch_assets: missing $f" >&2; exit 1; }
 done
 echo "$WANT" > "$STAMP"

@@ -154,6 +154,7 @@ def test_page(server, browser, axe_script, page_path):
     page = context.new_page()
     watch(page, server, problems)
     open_page(page, url)
+    wait_for_scenes(page, page_path)
     axe_report = accessibility_violations(page, axe_script)
     assert not axe_report, f"{page_path}: axe-core violations:\n" + "\n".join(axe_report)
     if page_path in NOTEBOOK_PAGES:
@@ -234,9 +235,96 @@ def test_page(server, browser, axe_script, page_path):
             page.wait_for_timeout(200)
             assert frame.get_attribute("src") != before, f"{page_path}: animation {i} is stuck"
 
+    # 3D scenes: drawn in WebGL, turned by dragging, moved by their time slider
+    check_scenes(page, page_path)
+
     page.wait_for_timeout(200)
     context.close()
     assert not problems, f"{page_path}:\n" + "\n".join(problems)
+
+
+SCENE_STEP_MS = 100
+"""Budget of one step of a 3D scene's time slider (the book's widget budget), met by the fastest
+of five steps: the test machine's other work (two test workers on two cores, WebGL drawn in
+software) only ever adds to a step's time."""
+
+
+def wait_for_scenes(page, page_path):
+    """Wait until every 3D scene of the page (robodyn.viz.Scene) is drawn with its frames."""
+    n = page.locator("div.robodyn-scene").count()
+    if n:
+        page.wait_for_function(f"() => document.querySelectorAll("
+                               f"'div.robodyn-scene-plot[data-robodyn-drawn]').length >= {n}",
+                               timeout=30000)
+
+
+def _picture(locator):
+    """The element's pixels now (greyscale), as a numpy array."""
+    import io
+
+    import numpy as np
+    from PIL import Image
+    return np.asarray(Image.open(io.BytesIO(locator.screenshot())).convert("L"), dtype=float)
+
+
+def check_scenes(page, page_path):
+    """Every 3D scene: a WebGL canvas with a picture that is not blank; dragging turns the
+    camera (the picture and the camera change, the time does not); a step of the time slider
+    moves the moving parts (their data change, the camera does not) within the budget."""
+    import numpy as np
+    scenes = page.locator("div.robodyn-scene-plot")
+    for i in range(scenes.count()):
+        where = f"{page_path}: 3D scene {i}"
+        plot = scenes.nth(i)
+        plot.scroll_into_view_if_needed()
+        assert plot.locator("canvas").count() >= 1, f"{where}: no WebGL canvas"
+        assert (plot.get_attribute("aria-label") or "").strip(), f"{where}: no alt text"
+        before = _picture(plot)
+        assert before.std() > 5, f"{where}: the picture is blank"
+        camera = "(el) => JSON.stringify(el._fullLayout.scene.camera.eye)"
+        eye0 = plot.evaluate(camera)
+        box = plot.bounding_box()
+        x, y = box["x"] + box["width"] * 0.5, box["y"] + box["height"] * 0.45
+        page.mouse.move(x, y)
+        page.mouse.down()
+        page.mouse.move(x + 120, y + 30, steps=8)
+        page.mouse.up()
+        page.wait_for_timeout(300)
+        eye1 = plot.evaluate(camera)
+        assert eye1 != eye0, f"{where}: dragging did not turn the camera"
+        assert np.abs(_picture(plot) - before).mean() > 0.5, \
+            f"{where}: dragging did not change the picture"
+        steps = plot.evaluate("(el) => ((el.layout.sliders || [])[0] || {steps: []})"
+                              ".steps.length")
+        if steps < 2:
+            continue
+        moved = plot.evaluate("""async (el) => {
+            const moving = el._transitionData._frames[0].traces;
+            const snap = () => JSON.stringify(moving.map(k => [el.data[k].x, el.data[k].y,
+                                                              el.data[k].z]));
+            const names = el.layout.sliders[0].steps.map(s => s.args[0][0]);
+            const a = snap();
+            const times = [];
+            for (const j of [names.length - 1, 1, names.length - 2, 0, names.length - 1]) {
+                const t0 = performance.now();
+                await Plotly.animate(el, [names[j]], {mode: 'immediate', frame: {duration: 0,
+                                     redraw: true}, transition: {duration: 0}});
+                times.push(performance.now() - t0);
+            }
+            return {changed: snap() !== a, ms: Math.min(...times)};
+        }""")
+        assert moved["changed"], f"{where}: the time slider's last step moved nothing"
+        assert moved["ms"] <= SCENE_STEP_MS, \
+            f"{where}: a time step took {moved['ms']:.0f} ms (budget {SCENE_STEP_MS} ms)"
+        assert plot.evaluate(camera) == eye1, f"{where}: a time step turned the camera"
+        # the slider itself: a click on its rail moves the scene to that instant
+        rail = plot.locator("g.slider-container rect.slider-rail-touch-rect, "
+                            "g.slider-container rect.slider-rail-rect").first
+        rb = rail.bounding_box()
+        page.mouse.click(rb["x"] + rb["width"] * 0.3, rb["y"] + rb["height"] / 2)
+        page.wait_for_timeout(200)
+        active = plot.evaluate("(el) => el._fullLayout.sliders[0].active")
+        assert 0 < active < steps - 1, f"{where}: a click on the time slider did not move it"
 
 
 def test_no_cdn_assets():

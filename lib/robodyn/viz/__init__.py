@@ -10,6 +10,8 @@ joint values) and return the artists they made.
   a tiny inline script) for the rendered book. With ``reuse_figure=True`` the draw function builds
   its figure once and then updates it; :func:`animated` and :func:`clear_animated` mark and clear
   the moving parts, which alone are redrawn per frame (the 100 ms budget of a slider move).
+* :class:`Scene` -- a 3D scene the reader turns with the mouse (WebGL, plotly.js), with a time
+  slider and play/pause; a matplotlib still for the PDF.
 * :func:`animation` -- motion, as matplotlib's JavaScript player (``FuncAnimation.to_jshtml``),
   made offline-safe and given alt text.
 * :func:`draw_frame`, :func:`draw_screw_axis`, :func:`draw_chain`, :func:`set_equal_aspect`,
@@ -47,11 +49,12 @@ from .animation import Animation, animation
 from .drawing import (arm_figure, chain_points, draw_chain, draw_frame, draw_screw_axis,
                       set_equal_aspect)
 from .frames import _render, animated, clear_animated
+from .scene import Scene
 from .interactive import _TIMING_SAMPLES, InteractiveFigure, interactive_figure
 from .sliders import Slider, _quick_grid
 
 __all__ = ["Slider", "interactive_figure", "InteractiveFigure", "animated", "clear_animated",
            "animation", "Animation",
            "draw_frame", "draw_screw_axis", "draw_chain", "chain_points", "set_equal_aspect",
-           "arm_figure",
+           "arm_figure", "Scene",
            "FRAME_BUDGET_BYTES", "BudgetWarning"]
