@@ -332,22 +332,7 @@ def test_no_launch_buttons_on_text_pages():
     assert not with_buttons, f"launch buttons on Markdown pages: {with_buttons}"
 
 
-def test_colab_install_cell():
-    """Every notebook starts its code with the same hidden cell that installs robodyn in Colab
-    only; it has no outputs."""
-    def first_code_cell(path):
-        cells = json.loads(path.read_text())["cells"]
-        return next(c for c in cells if c["cell_type"] == "code")
-    template = first_code_cell(ROOT / "book" / "template.ipynb")
-    src = "".join(template["source"])
-    assert 'if "google.colab" in sys.modules and importlib.util.find_spec("robodyn") is None:' \
-        in src and f'ROBODYN_GIT = "git+https://github.com/{REPO}"' in src \
-        and f"{{ROBODYN_GIT}}@{BRANCH}#subdirectory=lib" in src, src
-    for page_path in NOTEBOOK_PAGES:
-        cell = first_code_cell(ROOT / f"{page_path}.ipynb")
-        assert "".join(cell["source"]) == src, f"{page_path}: first code cell differs: {cell}"
-        assert "remove-cell" in cell["metadata"].get("tags", []), f"{page_path}: not hidden"
-        assert not cell["outputs"] and cell["execution_count"] is None, f"{page_path}: outputs"
+# The Colab install cell of every notebook: tests/test_reader_install.py.
 
 
 # --------------------------------------------------------------------------
