@@ -33,13 +33,14 @@ def is_root() -> bool:
     return hasattr(os, "geteuid") and os.geteuid() == 0
 
 
-def lab_command(python=sys.executable, port=8888, root=None, extra=()):
+def lab_command(python=sys.executable, port=8888, root=None, extra=(), root_dir=ROOT):
     """The ``jupyter lab`` command line: headless, bound to 127.0.0.1, ``--allow-root`` only
-    when ``root`` (default: when this process runs as root)."""
+    when ``root`` (default: when this process runs as root), serving ``root_dir`` (default: the
+    repository)."""
     root = is_root() if root is None else root
     extra = list(extra)
     cmd = [str(python), "-m", "jupyter", "lab", "--no-browser", "--ip=127.0.0.1",
-           f"--ServerApp.root_dir={ROOT}"]
+           f"--ServerApp.root_dir={root_dir}"]
     if not any(a.startswith(("--port", "--ServerApp.port")) for a in extra):
         cmd.append(f"--port={int(port)}")
     if root:
