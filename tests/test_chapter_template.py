@@ -68,3 +68,29 @@ def test_the_other_forms_are_refused():
     assert "3 to 5" in objectives_problem([_md(f"# T\n\n{OPENING}\n\n- a\n- b\n")])
     assert "bullet" in objectives_problem([_md(f"# T\n\n{OPENING}\n- a\n- b\n- c\n")])
     assert "first Markdown" in objectives_problem([_md("# T\n"), _md(good)])
+
+
+def numbering_problems(chapters):
+    """Chapter files whose number breaks the table of contents' order (issue 30, erratum 9):
+    within a part, ``book/partN/NN_topic`` with two digits, rising in reading order."""
+    problems, last = [], {}
+    for chapter in chapters:
+        m = re.fullmatch(r"book/part(\d+)/(\d\d)_[a-z0-9_]+", chapter)
+        if not m:
+            problems.append(f"{chapter}: not book/partN/NN_topic")
+            continue
+        part, number = int(m[1]), int(m[2])
+        if number <= last.get(part, 0):
+            problems.append(f"{chapter}: number {number:02d} after {last[part]:02d}")
+        last[part] = number
+    return problems
+
+
+def test_chapter_numbers_follow_the_table_of_contents():
+    chapters = [c for c in CHAPTERS if c != "book/template"]
+    problems = numbering_problems(chapters)
+    assert not problems, "\n".join(problems) + "\n(rename with git mv and add the old name " \
+        "to book_redirects in _config.yml)"
+    assert numbering_problems(["book/part4/05_a", "book/part4/04_b"]) == [
+        "book/part4/04_b: number 04 after 05"]
+    assert numbering_problems(["book/part5/03a_x"]) == ["book/part5/03a_x: not book/partN/NN_topic"]
