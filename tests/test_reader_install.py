@@ -90,6 +90,7 @@ def fresh(tmp_path_factory):
     return {"tmp": tmp, "src": src / "lib", "python": python, "purelib": purelib}
 
 
+@pytest.mark.slow
 def test_wheel_carries_the_package_and_its_engine_compiles(fresh):
     """Build the wheel (offline), check it holds every file of the package, install it into the
     fresh venv and run the dynamics there from a folder outside the repository: the engine is
