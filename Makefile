@@ -24,7 +24,7 @@ PYTEST_ARGS ?=
 
 book: $(BUILT)
 
-$(INSTALLED): requirements.txt lib/pyproject.toml
+$(INSTALLED): requirements.txt requirements-reader.txt lib/pyproject.toml
 	test -x $(PY) || python3 -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -r requirements.txt
@@ -85,7 +85,8 @@ site:
 # slow groups first.
 test: $(INSTALLED) chromium $(BUILT) $(TEST_ASSETS)
 	ROBODYN_QUICK=1 MPLBACKEND=Agg $(PY) -m pytest -n 2 --dist loadgroup --no-loadscope-reorder --nbval-lax --nbval-current-env \
-	  --doctest-modules tests lib/robodyn book scripts/book_toc.py scripts/site_address.py $(PYTEST_ARGS)
+	  --doctest-modules tests lib/robodyn book scripts/book_toc.py scripts/site_address.py \
+	  scripts/lab.py scripts/colab_cell.py $(PYTEST_ARGS)
 
 # Regenerate the equation index book/equations.md from the pages' labels, the seed list and the
 # tests' markers. Not part of `make book`: tests/test_equation_index.py catches a stale page.
@@ -99,9 +100,21 @@ bench: $(INSTALLED)
 bench-summary: $(INSTALLED)
 	$(PY) bench/summary.py
 
-lab: $(INSTALLED)
-	$(PY) -m pip install --quiet jupyterlab==4.6.6
-	$(VENV)/bin/jupyter lab
+# A reader's JupyterLab: the reader's set (requirements-reader.txt: the library, numpy, scipy,
+# sympy, matplotlib, ipywidgets, JupyterLab, jupyterlab-myst; no test stack, no nbgrader) in its
+# own venv, then scripts/lab.py: headless (it prints the address to open, with its token), on
+# 127.0.0.1 only, --allow-root only when run as root, nbgrader's extensions off.
+READER_VENV ?= .venv-reader
+READER_INSTALLED := $(READER_VENV)/.installed
+
+$(READER_INSTALLED): requirements-reader.txt lib/pyproject.toml
+	test -x $(READER_VENV)/bin/python || python3 -m venv $(READER_VENV)
+	$(READER_VENV)/bin/python -m pip install --quiet --upgrade pip
+	$(READER_VENV)/bin/python -m pip install --quiet -r requirements-reader.txt
+	touch $@
+
+lab: $(READER_INSTALLED)
+	$(READER_VENV)/bin/python scripts/lab.py
 
 clean:
 	rm -rf _build _assets _test_assets .jupyter_cache

@@ -37,7 +37,8 @@ PAGE_TESTS = ("tests/browser/test_pages.py::test_page[",)
 """Parametrized browser tests cut into ``PAGE_BUCKETS`` groups each."""
 
 SLOW_FIRST = ("tests/browser/test_pages.py", "tests/test_nbgrader.py", "tests/test_sandbox.py",
-              "tests/test_grading.py", "tests/test_check_cells.py", "tests/browser/test_site.py")
+              "tests/test_grading.py", "tests/test_check_cells.py", "tests/browser/test_site.py",
+              "tests/browser/test_lab.py")
 """Tests from these files are sent before the others, in this order (the longest first)."""
 
 

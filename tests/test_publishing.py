@@ -111,8 +111,9 @@ def test_workflow_caches_only_pinned_downloads():
 
 
 def test_workflow_publishes_the_launch_buttons_branch():
-    """The site is published from the branch that the launch buttons and the Colab install cell
-    name, so that the notebooks they open are the ones the site shows."""
+    """The site is published from the branch that the launch buttons name, so that the notebooks
+    they open are the ones the site shows (the Colab install cell installs the library's release
+    tag: tests/test_reader_install.py)."""
     on = workflow()["on"]
     assert on["push"]["branches"] == [ADDRESS.branch], on
 
@@ -151,9 +152,12 @@ def test_binder_setup_installs_what_the_notebooks_run():
     """repo2docker reads runtime.txt and requirements.txt: Python 3.11, robodyn from this
     repository (editable, ./lib), a kernel, and every package pinned."""
     assert (ROOT / "runtime.txt").read_text().strip() == "python-3.11"
-    lines = [line.split("#")[0].strip() for line in
-             (ROOT / "requirements.txt").read_text().splitlines()]
-    lines = [line for line in lines if line]
+    def lines_of(name):            # a requirements file with the files it includes (-r)
+        lines = [line.split("#")[0].strip() for line in (ROOT / name).read_text().splitlines()]
+        return [x for line in lines if line
+                for x in (lines_of(line[3:]) if line.startswith("-r ") else [line])]
+    lines = lines_of("requirements.txt")
+    assert "jupyterlab-myst==2.7.0" in lines_of("requirements-reader.txt")
     assert "-e ./lib" in lines and (ROOT / "lib" / "pyproject.toml").exists()
     for package in ("ipykernel", "ipywidgets", "matplotlib", "sympy", "numpy"):
         assert any(line.startswith(f"{package}==") for line in lines), package

@@ -3,7 +3,8 @@
 Every page of the table of contents is opened from a server on 127.0.0.1 and must: make no
 failed request and no request off this machine, log no console error, typeset its math (no raw
 TeX left), give every image real alt text, show every widget area and animation player, have
-static sliders that change their figure, and pass the axe-core accessibility checker (WCAG 2
+static sliders that change their figure, fit every code block and display equation into its
+column in a 1280-px window, and pass the axe-core accessibility checker (WCAG 2
 A/AA rules). Notebook pages carry Binder and Colab launch links for their own notebook. The
 offline bundle (a zip of the whole site) is linked from the intro page, holds every page and
 asset, and works opened from disk.
@@ -138,6 +139,41 @@ def open_page(page, url):
     page.wait_for_timeout(300)
 
 
+WIDTH = 1280
+"""The window width of the page test: a common laptop's browser window (issue 30, erratum 8)."""
+
+TOO_WIDE = """() => {
+    const out = [], art = document.querySelector('article.bd-article');
+    if (!art) return out;
+    const right = art.getBoundingClientRect().right + 1;
+    for (const pre of art.querySelectorAll('div.highlight pre')) {
+        if (pre.closest('.cell_output')) continue;      // the code, not what it prints
+        const line = pre.textContent.split('\\n').reduce((a, l) => l.length > a.length ? l : a, '');
+        if (pre.scrollWidth > pre.clientWidth + 1 || pre.getBoundingClientRect().right > right)
+            out.push(`code block (${pre.scrollWidth} px in ${pre.clientWidth} px): ${line.trim().slice(0, 70)}`);
+    }
+    for (const m of art.querySelectorAll('mjx-container[display="true"]')) {
+        if (m.closest('.cell_output')) continue;        // a display of the text, not an output
+        const r = m.getBoundingClientRect();
+        const inner = [...m.querySelectorAll('mjx-math')].reduce((a, e) =>
+            Math.max(a, e.getBoundingClientRect().right), 0);
+        if (m.scrollWidth > m.clientWidth + 1 || r.right > right || inner > right) {
+            const tex = m.closest('div.math') ? m.closest('div.math').id || '' : '';
+            const a = m.querySelector('mjx-assistive-mml');
+            out.push(`display ${tex} (${m.scrollWidth} px in ${m.clientWidth} px): `
+                     + (a ? a.textContent.slice(0, 70) : ''));
+        }
+    }
+    return out;
+}"""
+
+
+def too_wide(page):
+    """Code blocks (the code, not its printed output) and display equations of the text that
+    are wider than the article's column: they scroll or are cut at the right edge."""
+    return page.evaluate(TOO_WIDE)
+
+
 # Images whose "alt" is a file name or path: Sphinx's default when a figure has no alt text.
 FILE_NAME_ALT = re.compile(r"(^|/)[^/\s]+\.(png|jpe?g|gif|svg|webp)$", re.IGNORECASE)
 
@@ -150,11 +186,14 @@ def test_page(server, browser, axe_script, page_path):
     request all along."""
     url = f"{server}/{page_path}.html"
     problems = []
-    context = browser.new_context(viewport={"width": 1200, "height": 900})
+    context = browser.new_context(viewport={"width": WIDTH, "height": 900})
     page = context.new_page()
     watch(page, server, problems)
     open_page(page, url)
     wait_for_scenes(page, page_path)
+    wide = too_wide(page)
+    assert not wide, (f"{page_path}: wider than its column in a {WIDTH}-px window:\n"
+                      + "\n".join(wide))
     axe_report = accessibility_violations(page, axe_script)
     assert not axe_report, f"{page_path}: axe-core violations:\n" + "\n".join(axe_report)
     if page_path in NOTEBOOK_PAGES:
@@ -413,22 +452,7 @@ def test_no_launch_buttons_on_text_pages():
     assert not with_buttons, f"launch buttons on Markdown pages: {with_buttons}"
 
 
-def test_colab_install_cell():
-    """Every notebook starts its code with the same hidden cell that installs robodyn in Colab
-    only; it has no outputs."""
-    def first_code_cell(path):
-        cells = json.loads(path.read_text())["cells"]
-        return next(c for c in cells if c["cell_type"] == "code")
-    template = first_code_cell(ROOT / "book" / "template.ipynb")
-    src = "".join(template["source"])
-    assert 'if "google.colab" in sys.modules and importlib.util.find_spec("robodyn") is None:' \
-        in src and f'ROBODYN_GIT = "git+https://github.com/{REPO}"' in src \
-        and f"{{ROBODYN_GIT}}@{BRANCH}#subdirectory=lib" in src, src
-    for page_path in NOTEBOOK_PAGES:
-        cell = first_code_cell(ROOT / f"{page_path}.ipynb")
-        assert "".join(cell["source"]) == src, f"{page_path}: first code cell differs: {cell}"
-        assert "remove-cell" in cell["metadata"].get("tags", []), f"{page_path}: not hidden"
-        assert not cell["outputs"] and cell["execution_count"] is None, f"{page_path}: outputs"
+# The Colab install cell of every notebook: tests/test_reader_install.py.
 
 
 # --------------------------------------------------------------------------

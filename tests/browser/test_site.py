@@ -283,7 +283,7 @@ def test_404_page_leads_back_into_the_book(pages_server, browser, missing):
 SEARCHES = {
     "Christoffel": {"book/part2/01_euler_lagrange", "book/part2/04_geometry"},
     "Udwadia": {"book/part3/05_udwadia_kalaba"},
-    "heel strike": {"book/part4/04_walking"},
+    "heel strike": {"book/part4/06_walking"},
 }
 
 
@@ -306,3 +306,29 @@ def test_search_finds_the_right_chapter_first(server, browser, query):
     assert pages, f"{query}: no results"
     assert pages[0] in SEARCHES[query], f"{query}: first results {pages[:5]}"
     assert not problems, "\n".join(problems)
+
+
+# --------------------------------------------------------------------------
+# old addresses of renamed pages (book/_ext/redirects.py)
+# --------------------------------------------------------------------------
+
+def _redirects():
+    import yaml
+    config = yaml.safe_load((ROOT / "_config.yml").read_text(encoding="utf-8"))
+    return config["sphinx"]["config"]["book_redirects"]
+
+
+@pytest.mark.parametrize("old", sorted(_redirects()))
+def test_old_address_leads_to_the_renamed_page(server, browser, old):
+    """The old address of a renamed chapter is a page that names the new one as canonical and
+    sends the browser on to it, keeping the #anchor of the old link."""
+    new = _redirects()[old]
+    text = (HTML / f"{old}.html").read_text(encoding="utf-8")
+    assert f'<link rel="canonical" href="{ADDRESS.page_url(new)}">' in text, text
+    context = browser.new_context()
+    page = context.new_page()
+    page.goto(f"{server}/{old}.html#learning", wait_until="load")
+    page.wait_for_url(f"{server}/{new}.html#learning", timeout=10000)
+    assert page.locator("article.bd-article h1").count() == 1
+    context.close()
+
