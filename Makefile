@@ -103,7 +103,8 @@ bench-summary: $(INSTALLED)
 # A reader's JupyterLab: the reader's set (requirements-reader.txt: the library, numpy, scipy,
 # sympy, matplotlib, ipywidgets, JupyterLab, jupyterlab-myst; no test stack, no nbgrader) in its
 # own venv, then scripts/lab.py: headless (it prints the address to open, with its token), on
-# 127.0.0.1 only, --allow-root only when run as root, nbgrader's extensions off.
+# 127.0.0.1 only, --allow-root only when run as root, nbgrader's extensions off. The offline
+# assets too: the 3D scenes (robodyn.viz.Scene) embed _assets/plotly/ in their live output.
 READER_VENV ?= .venv-reader
 READER_INSTALLED := $(READER_VENV)/.installed
 
@@ -113,7 +114,7 @@ $(READER_INSTALLED): requirements-reader.txt lib/pyproject.toml
 	$(READER_VENV)/bin/python -m pip install --quiet -r requirements-reader.txt
 	touch $@
 
-lab: $(READER_INSTALLED)
+lab: $(READER_INSTALLED) $(ASSETS)
 	$(READER_VENV)/bin/python scripts/lab.py
 
 clean:
