@@ -32,6 +32,30 @@ ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
 CHAPTERS = ["book/part1/01_rotations.ipynb", "book/part4/02_bouncing_ball.ipynb"]
 """Two quick chapters, each with exercises, solutions and a live interactive figure."""
 
+SCENE_NOTEBOOK = "scene.ipynb"
+"""A one-cell notebook with a 3D scene (robodyn.viz.Scene), as a chapter builds one."""
+
+SCENE_CODE = """import numpy as np
+from robodyn import viz
+t = np.linspace(0, 1, 12)
+poses = np.array([[[np.cos(a), -np.sin(a), 0, 0.2 * a], [np.sin(a), np.cos(a), 0, 0],
+                   [0, 0, 1, 0.1 * a], [0, 0, 0, 1]] for a in 3 * t])
+scene = viz.Scene(t, title="A turning frame", alt="A frame turning about z and rising.")
+scene.triad(poses, length=0.3, name="frame")
+scene.box(poses, [0.2, 0.1, 0.05], name="body")
+scene.line(poses[:, :3, 3], name="path")
+scene"""
+
+
+def _scene_notebook():
+    return {"cells": [{"cell_type": "code", "execution_count": None, "id": "scene0",
+                       "metadata": {}, "outputs": [], "source": SCENE_CODE}],
+            "metadata": {"kernelspec": {"display_name": "Python 3", "language": "python",
+                                        "name": "python3"},
+                         "language_info": {"name": "python"}},
+            "nbformat": 4, "nbformat_minor": 5}
+
+
 SETTINGS = {       # JupyterLab user settings of the test's lab (JUPYTERLAB_SETTINGS_DIR)
     "@jupyterlab/notebook-extension/tracker": {"windowingMode": "none"},   # every cell in the DOM
     "@jupyterlab/docmanager-extension/plugin": {"autosave": False},
@@ -61,6 +85,7 @@ def lab(tmp_path_factory):
     for chapter in CHAPTERS:
         (served / chapter).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(ROOT / chapter, served / chapter)
+    (served / SCENE_NOTEBOOK).write_text(json.dumps(_scene_notebook()))
     settings = tmp / "settings"
     for name, values in SETTINGS.items():
         path = settings / f"{name}.jupyterlab-settings"
@@ -201,4 +226,50 @@ def test_chapter_in_lab(lab, browser, chapter):
     while image.get_attribute("src") == before:
         assert time.monotonic() < deadline, f"{chapter}: moving the slider changed no figure"
         page.wait_for_timeout(300)
+    context.close()
+
+
+@pytest.mark.slow
+def test_scene_in_lab(lab, browser):
+    """A 3D scene run live in JupyterLab: drawn in WebGL from the output alone (the library
+    embedded, no request for it), turned by dragging, moved by its time slider."""
+    base, token, _ = lab
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    page = context.new_page()
+    requests = []
+    page.on("request", lambda r: requests.append(r.url))
+    page.goto(f"{base}/lab/tree/{SCENE_NOTEBOOK}?reset&token={token}")
+    page.wait_for_selector(".jp-Notebook .jp-CodeCell", timeout=60000)
+    page.wait_for_timeout(1000)
+    dialog = page.locator(".jp-Dialog button.jp-mod-accept")
+    if dialog.count():                          # "Select Kernel": the notebook's own kernel
+        dialog.first.click()
+    _run_all(page)
+    plot = page.locator(".jp-OutputArea-output div.robodyn-scene-plot")
+    page.wait_for_selector(".jp-OutputArea-output div.robodyn-scene-plot[data-robodyn-drawn]",
+                           timeout=120000)
+    assert plot.locator("canvas").count() >= 1, "the scene has no WebGL canvas"
+    plot.scroll_into_view_if_needed()
+    camera = "(el) => JSON.stringify(el._fullLayout.scene.camera.eye)"
+    eye0 = plot.evaluate(camera)
+    box = plot.bounding_box()
+    x, y = box["x"] + box["width"] * 0.5, box["y"] + box["height"] * 0.45
+    page.mouse.move(x, y)
+    page.mouse.down()
+    page.mouse.move(x + 120, y + 30, steps=8)
+    page.mouse.up()
+    page.wait_for_timeout(300)
+    eye1 = plot.evaluate(camera)
+    assert eye1 != eye0, "dragging did not turn the camera"
+    moved = plot.evaluate("""async (el) => {
+        const k = el._transitionData._frames[0].traces[0];
+        const a = JSON.stringify(el.data[k].x);
+        const names = el.layout.sliders[0].steps.map(s => s.args[0][0]);
+        await Plotly.animate(el, [names[names.length - 1]], {mode: 'immediate',
+                             frame: {duration: 0, redraw: true}, transition: {duration: 0}});
+        return JSON.stringify(el.data[k].x) !== a;
+    }""")
+    assert moved, "the time slider's last step moved nothing"
+    assert plot.evaluate(camera) == eye1, "a time step turned the camera"
+    assert not [u for u in requests if "plotly" in u], "the live scene fetched plotly.js"
     context.close()
