@@ -15,9 +15,9 @@ submission's processes get:
   other ABI (32-bit, x32);
 * their own **user, PID, network, IPC, UTS and mount namespaces**; a file system of their
   own: the system's ``/usr``, the Python installation and the virtual environment, the
-  ``robodyn`` package alone at ``/opt/robodyn`` -- all **read-only**, bound from file
-  descriptors the grader opened (so the unprivileged user needs no access to their host
-  folders) --, a fresh ``/proc`` with ``/proc/sys`` and the rest **read-only**, a read-only
+  ``robodyn`` package alone at ``/opt/robodyn`` -- all **read-only**; as root they are first
+  bound in a private mount namespace (:func:`_private_mounts`), so the unprivileged user needs
+  no access to their host folders (a Python below ``/root``) --, a fresh ``/proc`` with ``/proc/sys`` and the rest **read-only**, a read-only
   ``/`` and ``/dev``, and **sized** tmpfs for everything writable: ``/tmp``, ``/dev/shm`` and
   the working folder ``/home/student`` (a private copy of that submission's notebook only);
 * **no host paths**: bwrap reads its arguments from a file descriptor (``--args``) and shows
@@ -159,7 +159,7 @@ def python_mounts():
     """``[(host path, path inside)]``: the Python installation at its own path (the
     interpreter finds its library where it was installed); a virtual environment at
     ``VENV_ROOT`` (not at its own path, which may lie inside the repository); and the robodyn
-    package at ``PACKAGE_ROOT``. All read-only, bound from file descriptors."""
+    package at ``PACKAGE_ROOT``. All read-only."""
     import robodyn
     seen, out = set(), []
     if _in_venv():
