@@ -479,6 +479,7 @@ def json_depth(data):
     >>> json_depth(b'{"a": [1, [2, "[[["]]}')
     3
     """
+    _need_bytes("json_depth", "data", data)
     body = np.frombuffer(_STRING.sub(b'""', bytes(data)), dtype=np.uint8)
     step = np.isin(body, (91, 123)).astype(np.int64) - np.isin(body, (93, 125))
     return int(np.cumsum(step).max(initial=0))
@@ -487,6 +488,10 @@ def json_depth(data):
 def load_json(data, *, max_bytes, max_depth):
     """``json.loads`` of ``data`` (bytes) after a size and a depth check: ValueError for
     anything too large, too deep or not JSON (never RecursionError or MemoryError)."""
+    _need_bytes("load_json", "data", data)
+    for name, v in (("max_bytes", max_bytes), ("max_depth", max_depth)):
+        if type(v) is not int or v < 1:
+            raise ValueError(f"load_json: {name}: expected a positive int, got {v!r}")
     if len(data) > max_bytes:
         raise ValueError(f"larger than {max_bytes // 2**20} MiB")
     if json_depth(data) > max_depth:
@@ -502,6 +507,9 @@ def read_submission_bytes(path):
     without blocking (a FIFO), refused unless a regular file (no symlink -- to the instructor
     notebook, a classmate's file or /dev/zero --, FIFO, device, folder), at most
     :data:`MAX_NOTEBOOK_BYTES` read whatever ``stat`` says. ValueError with the reason."""
+    if not isinstance(path, (str, bytes, os.PathLike)):
+        raise TypeError(f"read_submission_bytes: path: expected a path, got "
+                        f"{type(path).__name__}")
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_NOCTTY |
                      os.O_CLOEXEC)
@@ -588,6 +596,12 @@ def parse_result(data, keys, n_cells):
     ...              b'"GA"}\\n' + b'[' * 100000, ["p1"], 0)
     {'cells': [], 'answers': {'p1': {'type': 'none'}}}
     """
+    _need_bytes("parse_result", "data", data)
+    if keys is not None and (not isinstance(keys, (list, tuple, set)) or
+                             not all(isinstance(k, str) for k in keys)):
+        raise TypeError(f"parse_result: keys: expected None or a list of str, got {keys!r:.80}")
+    if type(n_cells) is not int or n_cells < 0:
+        raise ValueError(f"parse_result: n_cells: expected an int >= 0, got {n_cells!r:.80}")
     lines = bytes(data[:MAX_RESULT_BYTES]).split(b"\n")
     for line in reversed(lines[-MAX_LINES_TRIED:]):
         if not line.strip():
@@ -602,6 +616,11 @@ def parse_result(data, keys, n_cells):
     return None
 
 
+def _need_bytes(fn, name, v):
+    if not isinstance(v, (bytes, bytearray, memoryview)):
+        raise TypeError(f"{fn}: {name}: expected bytes, got {type(v).__name__}")
+
+
 _UNSAFE_CHARS = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200b-\u200f\u2028-\u202e"
                            "\u2060-\u2069\ufeff\ufff9-\ufffb\ud800-\udfff]")
 
@@ -614,7 +633,11 @@ def clean_text(text, limit=2000):
     >>> clean_text("a\\x1b[2Jb\\nc")
     'a?[2Jb c'
     """
-    text = str(text)[:limit]
+    if not isinstance(text, str):
+        raise TypeError(f"clean_text: text: expected str, got {type(text).__name__}")
+    if type(limit) is not int or limit < 0:
+        raise ValueError(f"clean_text: limit: expected an int >= 0, got {limit!r:.80}")
+    text = text[:limit]
     return _UNSAFE_CHARS.sub(lambda m: " " if m.group() in "\n\r\t" else "?", text)
 
 
@@ -661,7 +684,7 @@ def judge(ref, got, seed, *, budget=JUDGE_BUDGET):
 def _quoted(text, limit=200):
     """Text from a submission inside a note: cleaned, without the notes' separator, in
     quotes (so it cannot pass for the grader's own words)."""
-    return '"' + clean_text(text, limit).replace("|", "/").replace('"', "'") + '"'
+    return '"' + clean_text(str(text), limit).replace("|", "/").replace('"', "'") + '"'
 
 
 def _cell_note(c, plan):
@@ -684,7 +707,7 @@ def grade_notebook(path, release, ref, *, limits=Limits(), seed=0, unsafe=False,
     anything it sends back -- each is this row, with the reason in its notes. Every text of
     the row is cleaned for the console (:func:`clean_text`).
     """
-    name = clean_text(student if student is not None else _stem(path), 200)
+    name = clean_text(str(student) if student is not None else _stem(path), 200)
     row = {"student": name, "file": clean_text(_name(path), 300), "notes": "",
            "seconds": 0.0, "sandbox_failed": False}
     try:

@@ -17,7 +17,8 @@ submission's processes get:
   own: the system's ``/usr``, the Python installation and the virtual environment, the
   ``robodyn`` package alone at ``/opt/robodyn`` -- all **read-only**; as root they are first
   bound in a private mount namespace (:func:`_private_mounts`), so the unprivileged user needs
-  no access to their host folders (a Python below ``/root``) --, a fresh ``/proc`` with ``/proc/sys`` and the rest **read-only**, a read-only
+  no access to their host folders (a Python below ``/root``) --, a fresh ``/proc`` with
+  ``/proc/sys`` and the rest **read-only**, a read-only
   ``/`` and ``/dev``, and **sized** tmpfs for everything writable: ``/tmp``, ``/dev/shm`` and
   the working folder ``/home/student`` (a private copy of that submission's notebook only);
 * **no host paths**: bwrap reads its arguments from a file descriptor (``--args``) and shows
@@ -43,6 +44,7 @@ from __future__ import annotations
 import ctypes
 import os
 import pwd
+import re
 import resource
 import secrets
 import shutil
@@ -243,7 +245,8 @@ def _private_mounts(staged):
 class Launch:
     """Everything one sandbox is started with: the bwrap arguments in a memory file
     (``--args``), the seccomp program, the read-only mounts (staged in a private mount
-    namespace when the grader is root), the unprivileged host uid. A context manager: leaving it closes the descriptors.
+    namespace when the grader is root), the unprivileged host uid. A context manager:
+    leaving it closes the descriptors.
 
     ``files``: ``{name: bytes}`` copied into the working folder (the submission's notebook).
     """
@@ -584,12 +587,14 @@ ProcessLimit = Unit
 
 
 def _processes_of(uid):
+    """The tasks (threads: what RLIMIT_NPROC counts) of ``uid`` now."""
     n = 0
     for d in os.listdir("/proc"):
         if d.isdigit():
             try:
                 if os.stat(f"/proc/{d}").st_uid == uid:
-                    n += 1
+                    m = re.search(r"^Threads:\s+(\d+)", _read(f"/proc/{d}/status"), re.M)
+                    n += int(m.group(1)) if m else 1
             except OSError:
                 pass
     return n

@@ -86,7 +86,7 @@ def program(machine=None):
     0
     """
     machine = machine or platform.machine()
-    if machine not in ARCHES:
+    if not isinstance(machine, str) or machine not in ARCHES:
         raise ValueError(f"program: machine: expected one of {sorted(ARCHES)}, got {machine!r}")
     audit_arch, table, x32 = ARCHES[machine]
     numbers = {**table, **{k: v for k, v in _COMMON.items() if v is not None}}
@@ -121,7 +121,13 @@ def program(machine=None):
 
 
 def numbers(machine=None):
-    """``{name: number}`` of the refused calls (and clone, clone3) on ``machine``."""
+    """``{name: number}`` of the refused calls (and clone, clone3) on ``machine``.
+
+    >>> numbers("x86_64")["ptrace"]
+    101
+    """
     machine = machine or platform.machine()
+    if not isinstance(machine, str) or machine not in ARCHES:
+        raise ValueError(f"numbers: machine: expected one of {sorted(ARCHES)}, got {machine!r}")
     _, table, _ = ARCHES[machine]
     return {**table, **{k: v for k, v in _COMMON.items() if v is not None}}
