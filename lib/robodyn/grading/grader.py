@@ -868,7 +868,7 @@ def grade(instructor_path, submissions, out_csv, *, limits=Limits(), seed=None,
         with lock:
             done[0] += 1
             note = f"; {row['notes'][:90]}" if row["notes"] else ""
-            say(f"[{done[0]}/{len(files)}] {f.name}: {row['total']:g}/{max_points:g} points "
+            say(f"[{done[0]}/{len(files)}] {row['file']}: {row['total']:g}/{max_points:g} points "
                 f"({row['seconds']:.1f} s){note}")
         return row
     with ThreadPoolExecutor(max_workers=max(1, int(jobs))) as pool:
