@@ -172,8 +172,8 @@ def main():
         if result is not None:
             err = result.error_before_exec or result.error_in_exec
             if isinstance(err, CellTimeout):
-                status, error = "timeout", (f"the cell exceeded its time limit ({limit:g} s "
-                                            f"of CPU, {wall:g} s of wall clock)")
+                status, error = "timeout", (f"the cell exceeded its {limit:g} s time limit "
+                                            f"(CPU time; {wall:g} s of wall clock)")
             elif err is not None:
                 status, error = "error", _message(err)
         report.append({"index": i, "status": status, "error": error})
