@@ -509,6 +509,8 @@ def _hostile_folder(subs, full=True):
     (subs / "a07_classmate.ipynb").symlink_to(subs / "a00_honest.ipynb")
     (subs / "a08_deep.ipynb").write_text('{"cells": ' + "[" * 100000 + "]" * 100000 + "}")
     shutil.copy(CORRECT, subs / "a09_\x1b[2J\nname.ipynb")
+    _with_cells([f"MARK, REPO = 'robodyn-probe', {str(ROOT)!r}\n" + JAIL_PROBES],
+                "a10_probes", subs)                         # sysctls: checked after the run
     if full:
         _answered("a11_stall", subs, {"p5": "J_p = '(sin(q1)+cos(q2)+sin(q1+q2)+l1)**12'",
                                       "p7": "det_J = '((q1+q2+l1+l2+1)**12+1)**12'"})
@@ -555,7 +557,7 @@ def test_attacks_beside_honest_submissions(tmp_path, capsys):
     rows = list(csv.DictReader(open(out, encoding="utf-8")))
     print(f"graded {len(rows)} in {time.monotonic() - t0:.0f} s: " +
           ", ".join(f"{r['student']!r} {r['total']} ({float(r['seconds']):.0f} s)" for r in rows))
-    assert status == 0 and len(rows) == 13
+    assert status == 0 and len(rows) == 14
     console = capsys.readouterr().err
     assert "a09_?[2J name.ipynb: 13/13" in console and "\x1b" not in console
     _check_hostile(rows)
@@ -611,7 +613,7 @@ def test_attacks_as_an_ordinary_user(tmp_path):
         env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(work),
                "PYTHONPATH": str(ROOT / "lib"), "ROBODYN_QUICK": "1", "MPLBACKEND": "Agg",
                "LANG": "C.UTF-8"}
-        t0 = time.monotonic()
+        t0, before = time.monotonic(), _sysctls()
         r = _as_nobody([sys.executable, "-m", "robodyn.grading", "grade", str(SOURCE),
                         str(subs), "--csv", str(work / "scores.csv"), "--seed", "7",
                         "--cell-timeout", "8", "--total-timeout", "12", "--memory-mb", "2048",
@@ -621,7 +623,8 @@ def test_attacks_as_an_ordinary_user(tmp_path):
         rows = list(csv.DictReader(open(work / "scores.csv", encoding="utf-8")))
         print(f"as uid 65534: {len(rows)} in {time.monotonic() - t0:.0f} s: " + ", ".join(
             f"{r['student']!r} {r['total']} ({float(r['seconds']):.0f} s)" for r in rows))
-        assert len(rows) == 10
+        assert len(rows) == 11
         _check_hostile(rows, full=False)
+        assert _sysctls() == before
     finally:
         shutil.rmtree(work, ignore_errors=True)
