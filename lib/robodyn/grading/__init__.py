@@ -5,7 +5,9 @@
 * :mod:`robodyn.grading.grader` -- runs the instructor notebook for the references, generates
   the student notebooks with their (one-way) answer keys, grades a folder of submissions (each
   in its own sandbox) into a CSV table and HTML feedback pages
-* :mod:`robodyn.grading.jail` -- the sandbox: Linux namespaces through bubblewrap, limits
+* :mod:`robodyn.grading.jail` -- the sandbox: Linux namespaces through bubblewrap, never
+  root, limits of a submission as a unit (a cgroup per submission, or the fallback)
+* :mod:`robodyn.grading.seccomp` -- the sandbox's seccomp filter (classic BPF, built here)
 * :mod:`robodyn.grading.sandbox` -- the process that runs one notebook's code
 * :mod:`robodyn.grading.judge` -- the process that compares answers, with a time budget
 

@@ -23,11 +23,14 @@ Grading one set:
 from __future__ import annotations
 
 import csv
+import errno
 import json
 import os
+import re
 import resource
 import shutil
 import signal
+import stat
 import subprocess
 import sys
 import tempfile
@@ -50,10 +53,14 @@ _KEEP_ENV = ("PATH", "LANG", "LC_ALL", "PYTHONHASHSEED", "OPENBLAS_CORETYPE", "O
 
 @dataclass(frozen=True)
 class Limits:
-    """Limits of one submission's process.
+    """Limits of one submission, as a unit (see :class:`robodyn.grading.jail.Unit`).
 
-    cell_timeout : s per cell; total_timeout : s of wall clock for the whole notebook;
-    memory_mb : address-space limit, MiB; file_mb : largest file it may write, MiB.
+    cell_timeout : s of CPU time per cell (a wall-clock backstop of :data:`WALL_FACTOR`
+    times that for a cell that sleeps); total_timeout : s of CPU time of the whole submission,
+    all its processes together (backstop: :data:`WALL_FACTOR` times that + 30 s of wall
+    clock); memory_mb : memory of the whole submission, MiB (its processes and its tmpfs
+    files, with a cgroup; else per process and summed by the grader); file_mb : largest file
+    it may write, MiB (never below the notebook cap, so its own notebook fits).
     """
     cell_timeout: float = 30.0
     total_timeout: float = 300.0
@@ -107,16 +114,19 @@ def _environment(inside):
 def run_cells(cells, problems, *, inputs=None, limits=Limits(), sandboxed=True,
               spec_from=None, seed=0, unsafe=False, notebook=None):
     """Run code cells in a new process and return its report: ``{'cells': [...], 'answers':
-    {key: encoded}, ...}``, or ``{'failure': reason, 'sandbox_failed': bool, ...}`` when the
-    process died, was killed or sent nothing usable.
+    {key: encoded}, 'seconds', 'cpu_seconds', 'returncode', 'sandbox'}``, or with
+    ``'failure': reason`` (and ``'sandbox_failed': bool``) when the process died, was killed
+    or sent nothing usable. Only what :func:`parse_result` accepts comes back from the
+    process; the failure texts are the grader's own.
 
     ``problems`` are Problem specs (dicts) whose answers to take out; with ``spec_from`` (the
     instructor's run) they come from that notebook variable instead. ``sandboxed`` (student
-    code): in the bubblewrap sandbox (:mod:`robodyn.grading.jail`) with the limits, and with
-    ``notebook`` (a path) copied into its working folder; raises SandboxUnavailable where there
-    is none, unless ``unsafe`` (then: the limits and an audit hook only, see
-    :data:`UNSAFE_NOTE`). Not ``sandboxed`` (the instructor's trusted notebook): a plain
-    process in a temporary folder.
+    code): in the bubblewrap sandbox (:mod:`robodyn.grading.jail`) with the limits of
+    ``limits`` for the submission as a unit, and with ``notebook`` (the submission's bytes, or
+    a path read by :func:`read_submission_bytes`) copied into its working folder; raises
+    SandboxUnavailable where there is none, unless ``unsafe`` (then: the limits and an audit
+    hook only, see :data:`UNSAFE_NOTE`). Not ``sandboxed`` (the instructor's trusted
+    notebook): a plain process in a temporary folder.
     """
     sandboxed = bool(sandboxed)
     inside = sandboxed and not unsafe
@@ -124,6 +134,9 @@ def run_cells(cells, problems, *, inputs=None, limits=Limits(), sandboxed=True,
         ok, why = sandbox_status()
         if not ok:
             raise SandboxUnavailable(f"run_cells: no sandbox here: {why}")
+    if inside and notebook is not None and not isinstance(notebook, (bytes, bytearray)):
+        notebook = read_submission_bytes(notebook)
+    cells = list(cells)
     private = tempfile.mkdtemp(prefix="robodyn-grade-")
     work = os.path.join(private, "work")
     os.mkdir(work, 0o700)
@@ -132,93 +145,148 @@ def run_cells(cells, problems, *, inputs=None, limits=Limits(), sandboxed=True,
         env.update({"HOME": work, "TMPDIR": work, "MPLCONFIGDIR": work,
                     "IPYTHONDIR": os.path.join(work, ".ipython"), "PYTHONPATH": _python_path(),
                     "ROBODYN_CACHE": os.path.join(work, "cache")})
-    total = min(limits.total_timeout, 20.0 + limits.cell_timeout * max(1, len(cells)))
+    cpu_total = min(limits.total_timeout, 20.0 + limits.cell_timeout * max(1, len(cells)))
+    wall_total = WALL_FACTOR * cpu_total + 30.0
     read_fd, write_fd = os.pipe()
-    job = {"cells": list(cells), "answers": list(problems), "inputs": inputs or {},
-           "cell_timeout": limits.cell_timeout, "guard": sandboxed and not inside,
-           "result_fd": write_fd, "spec_from": spec_from, "seed": seed}
+    job = {"cells": cells, "answers": list(problems), "inputs": inputs or {},
+           "cell_timeout": limits.cell_timeout, "cell_wall": WALL_FACTOR * limits.cell_timeout,
+           "guard": sandboxed and not inside, "result_fd": write_fd, "spec_from": spec_from,
+           "seed": seed}
     python = jail.interpreter() if inside else sys.executable
     argv = [python, "-X", "utf8", "-m", "robodyn.grading.sandbox"]
-    fds, files, procs = [write_fd], [], None
-    if inside and notebook is not None:
-        nb_fd = os.open(notebook, os.O_RDONLY)
-        fds.append(nb_fd)
-        files.append((nb_fd, "submission.ipynb"))
-    if inside:
-        procs = jail.ProcessLimit()
-        argv = jail.command(jail.bwrap_path(), argv, env=env, files=files)
+    unit = jail.Unit(limits.memory_mb) if sandboxed else None
+    launch = None
     stderr_path = os.path.join(private, "stderr")
     started = time.monotonic()
-    proc = None
+    proc, reason, chunks, size = None, None, [], [0]
     try:
+        rlimits = jail.preexec(memory_mb=limits.memory_mb, cpu_seconds=cpu_total + 5,
+                               file_mb=max(limits.file_mb, MAX_NOTEBOOK_BYTES // 2**20 + 1)) \
+            if sandboxed else None
         with os.fdopen(os.open(stderr_path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600),
                        "wb") as err:
-            preexec = None
-            if sandboxed:
-                preexec = jail.preexec(memory_mb=limits.memory_mb, cpu_seconds=total + 5,
-                                       file_mb=limits.file_mb, processes=procs)
-            proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
-                                    stderr=err, cwd=work, env=env, pass_fds=tuple(fds),
-                                    start_new_session=True, preexec_fn=preexec)
-        for fd in fds:
-            os.close(fd)
-        chunks, size = [], [0]
+            kw = dict(stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=err, env=env,
+                      pass_fds=(write_fd,))
+            if inside:
+                launch = jail.Launch(jail.bwrap_path(), argv, env=env, unit=unit,
+                                     rlimits=rlimits, files={"submission.ipynb": bytes(
+                                         notebook)} if notebook is not None else None)
+                proc = launch.popen(cwd=work, **kw)
+            else:
+                def pre():
+                    rlimits and rlimits()
+                    unit and unit.enter()
+                proc = subprocess.Popen(argv, cwd=work, start_new_session=True,
+                                        preexec_fn=pre if sandboxed else None, **kw)
+        os.close(write_fd)
+        write_fd = None
+        if unit is not None:
+            unit.watch(proc.pid)
 
-        def reader():                      # drain the pipe; keep at most MAX_RESULT_BYTES
+        def reader():                      # drain the pipe; keep at most MAX_RESULT_BYTES + 1
             with os.fdopen(read_fd, "rb") as f:
                 for block in iter(lambda: f.read(65536), b""):
-                    if size[0] < MAX_RESULT_BYTES:
+                    if size[0] <= MAX_RESULT_BYTES:
                         chunks.append(block)
                     size[0] += len(block)
         t = threading.Thread(target=reader, daemon=True)
         t.start()
-        try:
-            proc.stdin.write(json.dumps(job).encode())
-            proc.stdin.close()
-        except BrokenPipeError:
-            pass
-        killed = False
-        try:
-            proc.wait(timeout=total)
-        except subprocess.TimeoutExpired:
-            killed = True
+        read_fd = None
+        feeder = threading.Thread(target=_feed, args=(proc.stdin, json.dumps(job).encode()),
+                                  daemon=True)
+        feeder.start()
+        reason = _watch(proc, unit, cpu_total, wall_total, limits.memory_mb) if sandboxed \
+            else _wait(proc, wall_total)
         _kill_group(proc)
-        if procs is not None:
-            procs.close()
+        if unit is not None:
+            oom = unit.oom_kills()
+            if oom and reason is None:
+                reason = (f"ran out of memory: {oom} process(es) killed at the limit of "
+                          f"{limits.memory_mb} MiB for the whole submission (processes and "
+                          f"files together)")
         t.join(timeout=5)
-        elapsed = time.monotonic() - started
-        stderr_tail = _tail(stderr_path)
-        started_ok = _head(stderr_path).startswith(STARTED)
+        feeder.join(timeout=5)
+        cpu = unit.cpu_seconds() if unit is not None and unit.kind else None
     finally:
-        if proc is None:
-            for fd in fds + [read_fd]:
-                try:
-                    os.close(fd)
-                except OSError:
-                    pass
-            if procs is not None:
-                procs.close()
+        for fd in (write_fd, read_fd):
+            if fd is not None:
+                os.close(fd)
+        if proc is not None and proc.poll() is None:
+            _kill_group(proc)
+        if unit is not None:
+            unit.close()
+        if launch is not None:
+            launch.close()
+        stderr_tail = _tail(stderr_path)
         shutil.rmtree(private, ignore_errors=True)
-    base = {"seconds": round(elapsed, 2), "returncode": proc.returncode,
+    base = {"seconds": round(time.monotonic() - started, 2), "returncode": proc.returncode,
             "sandbox": "bwrap" if inside else ("unsafe" if sandboxed else "none")}
-    if killed:
-        return {**base, "failure": f"stopped after the notebook's time limit of {total:g} s"}
+    if cpu is not None:
+        base["cpu_seconds"] = round(cpu, 2)
+    data = b"".join(chunks)
+    started_ok = data.startswith(STARTED.encode() + b"\n") or not inside
+    if reason is not None:
+        return {**base, "failure": reason}
     if size[0] > MAX_RESULT_BYTES:
-        return {**base, "failure": "the answers are too large"}
-    for line in reversed(b"".join(chunks).decode("utf-8", "replace").splitlines()):
-        try:
-            msg = json.loads(line)
-        except ValueError:
-            continue
-        if isinstance(msg, dict) and isinstance(msg.get("answers"), dict):
-            return {**base, **msg}
+        return {**base, "failure": f"the answers are larger than "
+                                   f"{MAX_RESULT_BYTES // 2**20} MiB"}
+    keys = None if spec_from else [p["key"] for p in problems]
+    msg = parse_result(data, keys, len(cells))
+    if msg is not None:
+        return {**base, **msg}
     why = "the notebook's process ended without answers"
     if proc.returncode and proc.returncode < 0:
-        why += f" (signal {signal.Signals(-proc.returncode).name})"
-    started_ok = started_ok or not inside
+        why += f" (signal {-proc.returncode})"
     if not started_ok:
-        why = f"the sandbox failed to start: {stderr_tail.strip()[-300:]}"
-    return {**base, "failure": why, "stderr": stderr_tail, "sandbox_failed": not started_ok}
+        why = "the sandbox failed to start: " + clean_text(stderr_tail.strip()[-300:])
+    return {**base, "failure": why, "stderr": clean_text(stderr_tail),
+            "sandbox_failed": not started_ok}
+
+
+WALL_FACTOR = 3.0
+"""The wall-clock backstop of a cell or a submission, in multiples of its CPU-time limit (a
+submission that sleeps uses no CPU; one starved by its neighbours still gets its CPU time)."""
+
+
+def _feed(stdin, data):
+    try:
+        stdin.write(data)
+        stdin.close()
+    except (BrokenPipeError, OSError, ValueError):
+        pass
+
+
+def _wait(proc, wall):
+    try:
+        proc.wait(timeout=wall)
+    except subprocess.TimeoutExpired:
+        return f"stopped after the notebook's time limit of {wall:g} s"
+    return None
+
+
+def _watch(proc, unit, cpu_total, wall_total, memory_mb):
+    """Wait for the sandbox to end; stop it when the submission as a whole has used its CPU
+    time, its memory (the fallback's measure: the kernel enforces a group's), or the
+    wall-clock backstop. Returns the reason it was stopped, or None."""
+    deadline = time.monotonic() + wall_total
+    while True:
+        try:
+            proc.wait(timeout=0.25)
+            return None
+        except subprocess.TimeoutExpired:
+            pass
+        if unit.cpu_seconds() > cpu_total:
+            reason = (f"stopped: the submission used its {cpu_total:g} s of CPU time (all "
+                      f"its processes together)")
+        elif unit.memory_bytes() > memory_mb * 2**20:
+            reason = (f"stopped: the submission's processes held more than {memory_mb} MiB "
+                      f"of memory together")
+        elif time.monotonic() > deadline:
+            reason = f"stopped after the wall-clock limit of {wall_total:g} s"
+        else:
+            continue
+        unit.kill()
+        return reason
 
 
 def _kill_group(proc):
@@ -229,9 +297,10 @@ def _kill_group(proc):
     proc.wait()
 
 
-STARTED = "sandbox: started"
-"""What the notebook's process writes first to its standard error (so a process that never
-got that far is a sandbox that failed, not a submission that did)."""
+STARTED = '{"started": true}'
+"""What the notebook's process writes first on the result pipe, before any student code (so
+a process that never got that far is a sandbox that failed, not a submission that did; see
+:data:`robodyn.grading.sandbox.STARTED`)."""
 
 
 def _head(path, n=200):
@@ -396,14 +465,180 @@ def submission_cells(submission, release):
     return [src for src, _, _ in submission_plan(submission, release)]
 
 
+MAX_JSON_DEPTH = 100
+"""Deepest nesting of a submitted notebook's JSON (nbformat needs about 8)."""
+MAX_RESULT_DEPTH = 64
+"""Deepest nesting of what comes back from a sandbox."""
+_STRING = re.compile(rb'"(?:[^"\\]|\\.)*"', re.S)
+
+
+def json_depth(data):
+    """The deepest nesting of brackets in the JSON text ``data`` (bytes), strings skipped;
+    linear time, no recursion.
+
+    >>> json_depth(b'{"a": [1, [2, "[[["]]}')
+    3
+    """
+    _need_bytes("json_depth", "data", data)
+    body = np.frombuffer(_STRING.sub(b'""', bytes(data)), dtype=np.uint8)
+    step = np.isin(body, (91, 123)).astype(np.int64) - np.isin(body, (93, 125))
+    return int(np.cumsum(step).max(initial=0))
+
+
+def load_json(data, *, max_bytes, max_depth):
+    """``json.loads`` of ``data`` (bytes) after a size and a depth check: ValueError for
+    anything too large, too deep or not JSON (never RecursionError or MemoryError)."""
+    _need_bytes("load_json", "data", data)
+    for name, v in (("max_bytes", max_bytes), ("max_depth", max_depth)):
+        if type(v) is not int or v < 1:
+            raise ValueError(f"load_json: {name}: expected a positive int, got {v!r}")
+    if len(data) > max_bytes:
+        raise ValueError(f"larger than {max_bytes // 2**20} MiB")
+    if json_depth(data) > max_depth:
+        raise ValueError(f"nested deeper than {max_depth} levels")
+    try:
+        return json.loads(data.decode("utf-8", "replace"))
+    except (ValueError, RecursionError, MemoryError) as exc:
+        raise ValueError(f"not valid JSON ({type(exc).__name__})") from None
+
+
+def read_submission_bytes(path):
+    """The bytes of a submitted file, read safely: opened without following a symlink and
+    without blocking (a FIFO), refused unless a regular file (no symlink -- to the instructor
+    notebook, a classmate's file or /dev/zero --, FIFO, device, folder), at most
+    :data:`MAX_NOTEBOOK_BYTES` read whatever ``stat`` says. ValueError with the reason."""
+    if not isinstance(path, (str, bytes, os.PathLike)):
+        raise TypeError(f"read_submission_bytes: path: expected a path, got "
+                        f"{type(path).__name__}")
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_NOCTTY |
+                     os.O_CLOEXEC)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise ValueError("it is a symbolic link (only regular files are graded)") from None
+        raise ValueError(f"it could not be opened ({exc.strerror})") from None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise ValueError("it is not a regular file (only regular files are graded)")
+        if st.st_size > MAX_NOTEBOOK_BYTES:
+            raise ValueError(f"the file is larger than {MAX_NOTEBOOK_BYTES // 2**20} MiB")
+        parts, n = [], 0
+        while n <= MAX_NOTEBOOK_BYTES:
+            block = os.read(fd, min(2**20, MAX_NOTEBOOK_BYTES + 1 - n))
+            if not block:
+                break
+            parts.append(block)
+            n += len(block)
+        if n > MAX_NOTEBOOK_BYTES:
+            raise ValueError(f"the file is larger than {MAX_NOTEBOOK_BYTES // 2**20} MiB")
+        return b"".join(parts)
+    except OSError as exc:
+        raise ValueError(f"it could not be read ({exc.strerror})") from None
+    finally:
+        os.close(fd)
+
+
 def _read_submission(path):
-    path = Path(path)
-    if path.stat().st_size > MAX_NOTEBOOK_BYTES:
-        raise ValueError(f"the file is larger than {MAX_NOTEBOOK_BYTES // 2**20} MiB")
-    data = json.loads(path.read_text(encoding="utf-8", errors="replace"))
+    """``(notebook dict, its bytes)`` of a submission, or ValueError with the reason."""
+    raw = read_submission_bytes(path)
+    try:
+        data = load_json(raw, max_bytes=MAX_NOTEBOOK_BYTES, max_depth=MAX_JSON_DEPTH)
+    except ValueError as exc:
+        raise ValueError(f"not a notebook: {exc}") from None
     if not isinstance(data, dict) or not isinstance(data.get("cells"), list):
         raise ValueError("not a notebook (no list of cells)")
-    return data
+    return data, raw
+
+
+_STATUSES = ("ok", "error", "timeout")
+MAX_LINES_TRIED = 16
+"""Result lines :func:`parse_result` tries, from the last one back."""
+
+
+def _result_schema(msg, keys, n_cells):
+    """The sandbox's message reduced to its schema, or None: ``cells`` (one entry per cell:
+    index, status, error text), ``answers`` (only the expected keys, each a dict with a
+    ``type`` text); for the instructor's run (``keys`` None) also ``spec``, ``inputs``,
+    ``spec_error``. Unknown keys are dropped."""
+    if not isinstance(msg, dict) or not isinstance(msg.get("cells"), list) or \
+            not isinstance(msg.get("answers"), dict) or len(msg["cells"]) > n_cells:
+        return None
+    cells = []
+    for c in msg["cells"]:
+        if not isinstance(c, dict):
+            return None
+        i, status, error = c.get("index"), c.get("status"), c.get("error")
+        if type(i) is not int or not 0 <= i < n_cells or status not in _STATUSES or \
+                not (error is None or isinstance(error, str)):
+            return None
+        cells.append({"index": i, "status": status,
+                      "error": None if error is None else error[:400]})
+    got = {}
+    for k, v in msg["answers"].items():
+        if (keys is None or k in keys) and isinstance(v, dict) and \
+                isinstance(v.get("type"), str):
+            got[k] = v
+    out = {"cells": cells, "answers": got}
+    if keys is None:                              # the instructor's own (trusted) run
+        for k, kind in (("spec", list), ("inputs", dict), ("spec_error", str)):
+            if isinstance(msg.get(k), kind):
+                out[k] = msg[k]
+    return out
+
+
+def parse_result(data, keys, n_cells):
+    """What came back on a sandbox's result pipe (bytes): the last of its last
+    :data:`MAX_LINES_TRIED` lines that is JSON within :data:`MAX_RESULT_DEPTH` levels and fits
+    :func:`_result_schema`, reduced to that schema; None when there is none.
+
+    >>> parse_result(b'{"cells": [], "answers": {"p1": {"type": "none"}, "x": 1}, "seconds": '
+    ...              b'"GA"}\\n' + b'[' * 100000, ["p1"], 0)
+    {'cells': [], 'answers': {'p1': {'type': 'none'}}}
+    """
+    _need_bytes("parse_result", "data", data)
+    if keys is not None and (not isinstance(keys, (list, tuple, set)) or
+                             not all(isinstance(k, str) for k in keys)):
+        raise TypeError(f"parse_result: keys: expected None or a list of str, got {keys!r:.80}")
+    if type(n_cells) is not int or n_cells < 0:
+        raise ValueError(f"parse_result: n_cells: expected an int >= 0, got {n_cells!r:.80}")
+    lines = bytes(data[:MAX_RESULT_BYTES]).split(b"\n")
+    for line in reversed(lines[-MAX_LINES_TRIED:]):
+        if not line.strip():
+            continue
+        try:
+            msg = load_json(line, max_bytes=MAX_RESULT_BYTES, max_depth=MAX_RESULT_DEPTH)
+        except ValueError:
+            continue
+        out = _result_schema(msg, keys, n_cells)
+        if out is not None:
+            return out
+    return None
+
+
+def _need_bytes(fn, name, v):
+    if not isinstance(v, (bytes, bytearray, memoryview)):
+        raise TypeError(f"{fn}: {name}: expected bytes, got {type(v).__name__}")
+
+
+_UNSAFE_CHARS = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200b-\u200f\u2028-\u202e"
+                           "\u2060-\u2069\ufeff\ufff9-\ufffb\ud800-\udfff]")
+
+
+def clean_text(text, limit=2000):
+    """``text`` fit for a console, a CSV cell and a feedback page: every control character
+    (escape sequences, newlines, carriage returns), bidirectional override and lone surrogate
+    replaced by a space or '?', at most ``limit`` characters.
+
+    >>> clean_text("a\\x1b[2Jb\\nc")
+    'a?[2Jb c'
+    """
+    if not isinstance(text, str):
+        raise TypeError(f"clean_text: text: expected str, got {type(text).__name__}")
+    if type(limit) is not int or limit < 0:
+        raise ValueError(f"clean_text: limit: expected an int >= 0, got {limit!r:.80}")
+    text = text[:limit]
+    return _UNSAFE_CHARS.sub(lambda m: " " if m.group() in "\n\r\t" else "?", text)
 
 
 JUDGE_BUDGET = 20.0
@@ -446,32 +681,71 @@ def judge(ref, got, seed, *, budget=JUDGE_BUDGET):
     return out
 
 
+def _quoted(text, limit=200):
+    """Text from a submission inside a note: cleaned, without the notes' separator, in
+    quotes (so it cannot pass for the grader's own words)."""
+    return '"' + clean_text(str(text), limit).replace("|", "/").replace('"', "'") + '"'
+
+
 def _cell_note(c, plan):
     """A failed cell, named by its number in the submitted notebook."""
     i = c.get("index") if isinstance(c, dict) else None
     number = plan[i][1] if isinstance(i, int) and 0 <= i < len(plan) else None
     where = f"cell {number}" if number else "a locked cell (restored)"
     what = "timed out" if c.get("status") == "timeout" else "crashed"
-    return f"{where} {what}: {str(c.get('error'))[:200]}"
+    return f"{where} {what}: {_quoted(c.get('error'))}"
 
 
 def grade_notebook(path, release, ref, *, limits=Limits(), seed=0, unsafe=False,
                    student=None):
     """Grade one submission: a dict with the student's id, points per problem, feedback per
     problem, the total, the notes (failed cells by their number in the notebook, limits hit)
-    and the seconds it took; ``sandbox_failed`` is True when its sandbox did not start."""
-    name = student or Path(path).stem
-    row = {"student": name, "file": Path(path).name, "notes": "", "seconds": 0.0}
+    and the seconds it took; ``sandbox_failed`` is True when its sandbox did not start.
+
+    Never raises for anything a submission does: a file that cannot be graded (a symlink, a
+    FIFO, a device, too large, too deep, not a notebook), a sandbox that fails or is killed,
+    anything it sends back -- each is this row, with the reason in its notes. Every text of
+    the row is cleaned for the console (:func:`clean_text`).
+    """
+    name = clean_text(str(student) if student is not None else _stem(path), 200)
+    row = {"student": name, "file": clean_text(_name(path), 300), "notes": "",
+           "seconds": 0.0, "sandbox_failed": False}
+    try:
+        row.update(_grade_row(path, release, ref, limits=limits, seed=seed, unsafe=unsafe))
+    except SandboxUnavailable as exc:
+        row.update(_zero_row(ref, f"not graded: {exc}"), sandbox_failed=True)
+    except Exception as exc:                      # noqa: BLE001 -- one row, never the run
+        row.update(_zero_row(ref, f"not graded: the grader failed on this submission "
+                                  f"({type(exc).__name__}: {_quoted(exc, 200)})"))
+    return {k: clean_text(v) if isinstance(v, str) else v for k, v in row.items()}
+
+
+def _stem(path):
+    return os.fsdecode(os.path.basename(os.fspath(path))).rsplit(".ipynb", 1)[0] or "?"
+
+
+def _name(path):
+    return os.fsdecode(os.path.basename(os.fspath(path)))
+
+
+def _zero_row(ref, note):
+    row = {p.key: 0.0 for p in ref.problems}
+    row.update({f"{p.key} feedback": f"✘ {note}" for p in ref.problems})
+    row.update(total=0.0, notes=note)
+    return row
+
+
+def _grade_row(path, release, ref, *, limits, seed, unsafe):
     plan = []
     try:
-        sub = _read_submission(path)
-    except (OSError, ValueError) as exc:
+        sub, raw = _read_submission(path)
+    except ValueError as exc:
         report = {"failure": f"the notebook could not be read: {exc}", "seconds": 0.0}
     else:
         plan = submission_plan(sub, release)
         spec = [p.to_dict() for p in ref.problems]
         report = run_cells([src for src, _, _ in plan], spec, inputs=ref.inputs,
-                           limits=limits, sandboxed=True, unsafe=unsafe, notebook=path)
+                           limits=limits, sandboxed=True, unsafe=unsafe, notebook=raw)
     got = report.get("answers", {}) if isinstance(report.get("answers"), dict) else {}
     cells = report.get("cells", []) if isinstance(report.get("cells"), list) else []
     notes = [report["failure"]] if "failure" in report else []
@@ -484,7 +758,7 @@ def grade_notebook(path, release, ref, *, limits=Limits(), seed=0, unsafe=False,
             if isinstance(i, int) and 0 <= i < len(plan) and plan[i][2]:
                 crashed[plan[i][2]] = note
     verdicts = judge(ref, got, seed) if got else {}
-    total = 0.0
+    row, total = {}, 0.0
     for p in ref.problems:
         crash = crashed.get(f"{p.key}_answer")
         if "failure" in report and p.key not in got:
@@ -500,7 +774,7 @@ def grade_notebook(path, release, ref, *, limits=Limits(), seed=0, unsafe=False,
         total += score
     row["total"] = round(total, 2)
     row["notes"] = " | ".join(notes)[:2000]
-    row["seconds"] = report.get("seconds", 0.0)
+    row["seconds"] = float(report.get("seconds", 0.0))
     row["sandbox_failed"] = bool(report.get("sandbox_failed"))
     return row
 
@@ -594,7 +868,7 @@ def grade(instructor_path, submissions, out_csv, *, limits=Limits(), seed=None,
         with lock:
             done[0] += 1
             note = f"; {row['notes'][:90]}" if row["notes"] else ""
-            say(f"[{done[0]}/{len(files)}] {f.name}: {row['total']:g}/{max_points:g} points "
+            say(f"[{done[0]}/{len(files)}] {row['file']}: {row['total']:g}/{max_points:g} points "
                 f"({row['seconds']:.1f} s){note}")
         return row
     with ThreadPoolExecutor(max_workers=max(1, int(jobs))) as pool:

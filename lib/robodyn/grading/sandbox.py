@@ -1,11 +1,16 @@
 """The process that runs one notebook's code: ``python -m robodyn.grading.sandbox``.
 
 It reads a job (JSON) on standard input: the code cells, the answers to take out (problem
-specs, and the inputs at which function answers are evaluated), the per-cell time limit, and
-whether to guard. It runs the cells one by one in an IPython shell (so ``%magics`` work), each
-under a timer (a cell that runs too long is interrupted and the next cell runs), then encodes
-the named answer variables with :func:`robodyn.answers.encode` and writes one JSON line to the
-file descriptor the grader gave it. Reference answers never come here: the comparison is made
+specs, and the inputs at which function answers are evaluated), the per-cell limits, and
+whether to guard. It first writes the line :data:`STARTED` to the file descriptor the grader
+gave it (before any student code, so a submission cannot pretend its sandbox never started),
+runs the cells one by one in an IPython shell (so ``%magics`` work), each under two timers --
+its CPU time (``ITIMER_PROF``, ``cell_timeout``) and a wall-clock backstop for a cell that
+sleeps (``cell_wall``); a cell that runs out is interrupted and the next cell runs --, then
+encodes the named answer variables with :func:`robodyn.answers.encode` and writes one JSON
+line to that descriptor. The grader reads what comes back against a strict schema
+(:func:`robodyn.grading.grader.parse_result`): nothing a cell writes there can do more than
+supply answers. Reference answers never come here: the comparison is made
 by the grader, in its own process.
 
 For a submission it runs inside the bubblewrap sandbox (:mod:`robodyn.grading.jail`), which
@@ -30,6 +35,15 @@ class CellTimeout(BaseException):
 
 def _on_alarm(signum, frame):
     raise CellTimeout("the cell exceeded its time limit")
+
+
+STARTED = '{"started": true}'
+"""The first line on the result descriptor (written before any student code runs)."""
+
+
+def _timers(cpu, wall):
+    signal.setitimer(signal.ITIMER_PROF, cpu)
+    signal.setitimer(signal.ITIMER_REAL, wall)
 
 
 _BLOCKED = {
@@ -126,6 +140,8 @@ def main():
     sys.stderr.flush()
     job = json.loads(sys.stdin.read())
     out = os.fdopen(job["result_fd"], "w")
+    out.write(STARTED + "\n")
+    out.flush()
     # heavy imports first, so that the guard does not see (and refuse) their start-up
     import numpy as np  # noqa: F401
     import sympy  # noqa: F401
@@ -140,21 +156,24 @@ def main():
     if job.get("guard"):
         install_guard(os.getcwd(), roots)
     signal.signal(signal.SIGALRM, _on_alarm)
+    signal.signal(signal.SIGPROF, _on_alarm)
     limit = float(job["cell_timeout"])
+    wall = float(job.get("cell_wall") or 3 * limit)
     report = []
     for i, src in enumerate(job["cells"]):
         status, error = "ok", None
         try:
-            signal.setitimer(signal.ITIMER_REAL, limit)
+            _timers(limit, wall)
             result = shell.run_cell(src, store_history=False)
         except CellTimeout as exc:         # the timer fired outside the cell's own code
             result, status, error = None, "timeout", _message(exc)
         finally:
-            signal.setitimer(signal.ITIMER_REAL, 0)
+            _timers(0, 0)
         if result is not None:
             err = result.error_before_exec or result.error_in_exec
             if isinstance(err, CellTimeout):
-                status, error = "timeout", f"the cell exceeded its {limit:g} s time limit"
+                status, error = "timeout", (f"the cell exceeded its {limit:g} s time limit "
+                                            f"(CPU time; {wall:g} s of wall clock)")
             elif err is not None:
                 status, error = "error", _message(err)
         report.append({"index": i, "status": status, "error": error})
@@ -174,7 +193,7 @@ def main():
         message["inputs"] = inputs
     for p in problems:
         try:
-            signal.setitimer(signal.ITIMER_REAL, limit)
+            _timers(limit, wall)
             args = None
             if p.key in inputs:
                 args = [tuple(np.asarray(a, dtype=float) for a in t) for t in inputs[p.key]]
@@ -183,7 +202,7 @@ def main():
             enc = {"type": "invalid", "message": f"the answer could not be read: "
                    f"{_message(exc)}"}
         finally:
-            signal.setitimer(signal.ITIMER_REAL, 0)
+            _timers(0, 0)
         message["answers"][p.key] = enc
     out.write(json.dumps(message) + "\n")
     out.flush()
