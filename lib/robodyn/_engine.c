@@ -84,28 +84,34 @@ static void admat(const double *V, double *A)                      /* A = ad_V (
 static void kinematics(int n, const double *basis, const double *K, const double *mass,
                        const double *q, Link *L)
 {
-    double P[16], E[16], T[16];
+    /* P = [R p; 0 1] kept as its top 3 x 4 rows (a rigid motion's last row is 0 0 0 1) */
+    double P[12], E[12], T[12];
     for (int i = 0; i < n; i++) {
         const double *b = basis + 64 * i;
-        double c[4] = {1.0, sin(q[i]), cos(q[i]), q[i]};
-        for (int k = 0; k < 16; k++)
-            E[k] = c[0] * b[k] + c[1] * b[16 + k] + c[2] * b[32 + k] + c[3] * b[48 + k];
+        double sn = sin(q[i]), cs = cos(q[i]), qi = q[i];
+        for (int k = 0; k < 12; k++)
+            E[k] = b[k] + sn * b[16 + k] + cs * b[32 + k] + qi * b[48 + k];
         if (i == 0) {
             memcpy(P, E, sizeof P);
         } else {
-            for (int r = 0; r < 4; r++)
+            for (int r = 0; r < 3; r++) {
+                const double *Pr = P + 4 * r;
                 for (int col = 0; col < 4; col++)
-                    T[4 * r + col] = P[4 * r] * E[col] + P[4 * r + 1] * E[4 + col]
-                                     + P[4 * r + 2] * E[8 + col] + P[4 * r + 3] * E[12 + col];
+                    T[4 * r + col] = Pr[0] * E[col] + Pr[1] * E[4 + col] + Pr[2] * E[8 + col];
+                T[4 * r + 3] += Pr[3];
+            }
             memcpy(P, T, sizeof P);
         }
-        /* X = P K_i (4 x 6): columns (w, 0), (R v, 0), (com, 1), principal axes (R A, 0) */
+        /* X = P K_i (3 x 6): columns (w, 0), (R v, 0), (com, 1), principal axes (R A, 0);
+         * the last row of K_i is (0, 0, 1, 0, 0, 0) */
         const double *Ki = K + 24 * i;
-        double X[24];
-        for (int r = 0; r < 4; r++)
+        double X[18];
+        for (int r = 0; r < 3; r++) {
+            const double *Pr = P + 4 * r;
             for (int col = 0; col < 6; col++)
-                X[6 * r + col] = P[4 * r] * Ki[col] + P[4 * r + 1] * Ki[6 + col]
-                                 + P[4 * r + 2] * Ki[12 + col] + P[4 * r + 3] * Ki[18 + col];
+                X[6 * r + col] = Pr[0] * Ki[col] + Pr[1] * Ki[6 + col] + Pr[2] * Ki[12 + col];
+            X[6 * r + 2] += Pr[3];
+        }
         Link *l = L + i;
         for (int r = 0; r < 3; r++) {
             for (int col = 0; col < 3; col++) l->R[3 * r + col] = P[4 * r + col];
@@ -122,11 +128,11 @@ static void kinematics(int n, const double *basis, const double *K, const double
         double cc = mc[0] * com[0] + mc[1] * com[1] + mc[2] * com[2];
         double *Io = l->Is;
         for (int r = 0; r < 3; r++)
-            for (int col = 0; col < 3; col++) {
+            for (int col = r; col < 3; col++) {
                 const double *ar = X + 6 * r + 3, *ac = X + 6 * col + 3;
                 double Ibar = ar[0] * ac[0] + ar[1] * ac[1] + ar[2] * ac[2];
-                Io[6 * r + col] = Ibar - mc[r] * com[col] + (r == col ? cc : 0.0);
-                Io[6 * (3 + r) + 3 + col] = r == col ? m : 0.0;
+                Io[6 * r + col] = Io[6 * col + r] = Ibar - mc[r] * com[col] + (r == col ? cc : 0.0);
+                Io[6 * (3 + r) + 3 + col] = Io[6 * (3 + col) + 3 + r] = r == col ? m : 0.0;
             }
         double H[9] = {0, -mc[2], mc[1], mc[2], 0, -mc[0], -mc[1], mc[0], 0};
         for (int r = 0; r < 3; r++)
@@ -340,6 +346,13 @@ static const double *fixed(PyObject *obj, npy_intp size)
     return x;
 }
 
+/* a clean vector (ndim 1) of `size` numbers, or NULL */
+static const double *vec(PyObject *obj, npy_intp size)
+{
+    if (!safe_double(obj) || PyArray_NDIM((PyArrayObject *)obj) != 1) return NULL;
+    return fixed(obj, size);
+}
+
 typedef struct {
     int n;
     const double *basis, *K, *mass, *home;
@@ -358,6 +371,55 @@ static int chain_of(PyObject *const *args, Chain *c)
     if (c->n >= 1 && c->basis && c->K && c->mass && c->home) return 0;
 bad:
     PyErr_SetString(PyExc_TypeError, "robodyn engine: malformed chain data");
+    return -1;
+}
+
+/* The chain's constant data copied once into memory that Python cannot reach, behind a capsule
+ * (the `chain` entry point): the per-call entry points then read it without checking it again. */
+#define CHAIN_CAPSULE "robodyn.engine.chain"
+
+typedef struct {
+    Chain c;
+    double data[];
+} ChainCopy;
+
+static void chain_free(PyObject *capsule)
+{
+    free(PyCapsule_GetPointer(capsule, CHAIN_CAPSULE));
+}
+
+/* chain(basis, K, mass, home) -> capsule; TypeError if the data are malformed */
+static PyObject *py_chain(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    Chain c;
+    if (nargs != 4) {
+        PyErr_Format(PyExc_TypeError, "robodyn engine: chain takes 4 arguments, got %zd", nargs);
+        return NULL;
+    }
+    if (chain_of(args, &c)) return NULL;
+    size_t count = 64 * (size_t)c.n + 24 * (size_t)c.n + (size_t)c.n + 16;
+    ChainCopy *h = malloc(sizeof(ChainCopy) + count * sizeof(double));
+    if (!h) return PyErr_NoMemory();
+    double *d = h->data;
+    h->c.n = c.n;
+    memcpy(d, c.basis, 64 * c.n * sizeof(double)); h->c.basis = d; d += 64 * c.n;
+    memcpy(d, c.K, 24 * c.n * sizeof(double)); h->c.K = d; d += 24 * c.n;
+    memcpy(d, c.mass, c.n * sizeof(double)); h->c.mass = d; d += c.n;
+    memcpy(d, c.home, 16 * sizeof(double)); h->c.home = d;
+    PyObject *cap = PyCapsule_New(h, CHAIN_CAPSULE, chain_free);
+    if (!cap) free(h);
+    return cap;
+}
+
+/* the chain behind a capsule made by py_chain; -1 with TypeError otherwise */
+static int chain_handle(PyObject *obj, Chain *c)
+{
+    if (PyCapsule_CheckExact(obj)) {
+        ChainCopy *h = PyCapsule_GetPointer(obj, CHAIN_CAPSULE);
+        if (h) { *c = h->c; return 0; }
+        PyErr_Clear();
+    }
+    PyErr_SetString(PyExc_TypeError, "robodyn engine: expected the chain handle of engine.chain");
     return -1;
 }
 
@@ -385,6 +447,8 @@ static int wrench_of(PyObject *obj, int ndim, npy_intp B, const double **W)
 
 /* What every entry point shares: the chain (args[0..3]), its joint arrays (args[4..]), the
  * batch layout, the output array and a scratch block of n links plus `work` doubles per joint. */
+#define SMALL_N 12
+
 typedef struct {
     Chain c;
     const double *J[3];
@@ -393,6 +457,7 @@ typedef struct {
     Link *L;
     double *work;
     PyObject *out;
+    double small[SMALL_N * (sizeof(Link) / sizeof(double) + 128)];   /* n <= SMALL_N: no malloc */
 } Call;
 
 /* Checks the argument count and the chain, then takes `joints` joint arrays: 1 if they are
@@ -408,31 +473,37 @@ static int arity(Py_ssize_t nargs, int expected, const char *name)
 static int begin(PyObject *const *args, Py_ssize_t nargs, int expected, const char *name,
                  int joints, Call *k)
 {
-    if (arity(nargs, expected, name) || chain_of(args, &k->c)) return -1;
+    if (arity(nargs, expected, name) || chain_handle(args[0], &k->c)) return -1;
     k->n = k->c.n;
     k->nd = 0;
     k->B = 0;
     for (int i = 0; i < joints; i++) {
-        PyArrayObject *a = joint_array(args[4 + i], k->n, &k->B, &k->nd);
+        PyArrayObject *a = joint_array(args[1 + i], k->n, &k->B, &k->nd);
         if (!a) return 0;
         k->J[i] = D(a);
     }
     return 1;
 }
 
-/* The output array ((B,) n or (B,) n x n) and the scratch block; -1 with MemoryError. */
+/* The output array ((B,) n or (B,) n x n) and the scratch block (work <= 128 doubles per
+ * joint; on the stack for n <= SMALL_N); -1 with MemoryError. */
 static int allocate(Call *k, int square, int work)
 {
     k->out = new_array(k->nd, k->B, k->n, square);
-    k->L = malloc(k->n * (sizeof(Link) + work * sizeof(double)));
-    if (!k->out || !k->L) {
-        free(k->L);
-        Py_XDECREF(k->out);
+    if (!k->out) return -1;
+    k->L = k->n <= SMALL_N ? (Link *)k->small : malloc(k->n * (sizeof(Link) + work * sizeof(double)));
+    if (!k->L) {
+        Py_DECREF(k->out);
         PyErr_NoMemory();
         return -1;
     }
     k->work = (double *)(k->L + k->n);
     return 0;
+}
+
+static void release(Call *k)
+{
+    if (k->L != (Link *)k->small) free(k->L);
 }
 
 static double *out_data(Call *k) { return (double *)PyArray_DATA((PyArrayObject *)k->out); }
@@ -444,12 +515,12 @@ static double *out_data(Call *k) { return (double *)PyArray_DATA((PyArrayObject 
     if (ready == 0) Py_RETURN_NONE;                                  \
     const int n = k.n
 
-/* rnea(basis, K, mass, home, q, qd, qdd, gravity, wrench_ee) -> tau or None */
+/* rnea(chain, q, qd, qdd, gravity, wrench_ee) -> tau or None */
 static PyObject *py_rnea(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
-    BEGIN(9, "rnea", 3);
-    const double *g = fixed(args[7], 3), *W;
-    if (!g || !wrench_of(args[8], k.nd, k.B, &W)) Py_RETURN_NONE;
+    BEGIN(6, "rnea", 3);
+    const double *g = vec(args[4], 3), *W;
+    if (!g || !wrench_of(args[5], k.nd, k.B, &W)) Py_RETURN_NONE;
     if (allocate(&k, 0, 18)) return NULL;
     double *V = k.work, *A = V + 6 * n, *F = A + 6 * n, We[6], *tau = out_data(&k);
     for (npy_intp b = 0; b < k.B; b++) {
@@ -457,52 +528,52 @@ static PyObject *py_rnea(PyObject *self, PyObject *const *args, Py_ssize_t nargs
         if (W) ee_wrench(k.L + n - 1, k.c.home, W + 6 * b, We);
         rnea(n, k.L, k.J[1] + b * n, k.J[2] + b * n, g, W ? We : NULL, V, A, F, tau + b * n);
     }
-    free(k.L);
+    release(&k);
     return k.out;
 }
 
-/* crba(basis, K, mass, home, q) -> M or None */
+/* crba(chain, q) -> M or None */
 static PyObject *py_crba(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
-    BEGIN(5, "crba", 1);
+    BEGIN(2, "crba", 1);
     if (allocate(&k, 1, 36)) return NULL;
     double *M = out_data(&k);
     for (npy_intp b = 0; b < k.B; b++) {
         kinematics(n, k.c.basis, k.c.K, k.c.mass, k.J[0] + b * n, k.L);
         crba(n, k.L, k.work, M + b * n * n);
     }
-    free(k.L);
+    release(&k);
     return k.out;
 }
 
-/* coriolis(basis, K, mass, home, q, qd) -> C or None */
+/* coriolis(chain, q, qd) -> C or None */
 static PyObject *py_coriolis(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
-    BEGIN(6, "coriolis", 2);
+    BEGIN(3, "coriolis", 2);
     if (allocate(&k, 1, 114)) return NULL;
     double *C = out_data(&k);
     for (npy_intp b = 0; b < k.B; b++) {
         kinematics(n, k.c.basis, k.c.K, k.c.mass, k.J[0] + b * n, k.L);
         coriolis(n, k.L, k.J[1] + b * n, k.work, C + b * n * n);
     }
-    free(k.L);
+    release(&k);
     return k.out;
 }
 
-/* aba(basis, K, mass, home, q, qd, tau, gravity, wrench_ee, cond_warn)
- * -> (qdd, D, flag) or None; flag = 1 if some state has a vanishing pivot or a pivot ratio
- * above cond_warn (the caller then raises or warns with dynamics._check_pivots). */
+/* aba(chain, q, qd, tau, gravity, wrench_ee, cond_warn) -> qdd, or (qdd, D) if some state
+ * has a vanishing pivot or a pivot ratio above cond_warn (the caller then raises or warns with
+ * dynamics._check_pivots; D (B, n) are the pivots), or None */
 static PyObject *py_aba(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
-    BEGIN(10, "aba", 3);
-    const double *g = fixed(args[7], 3), *W;
-    double cond_warn = PyFloat_AsDouble(args[9]);
+    BEGIN(7, "aba", 3);
+    const double *g = vec(args[4], 3), *W;
+    double cond_warn = PyFloat_AsDouble(args[6]);
     if (cond_warn == -1.0 && PyErr_Occurred()) return NULL;
-    if (!g || !wrench_of(args[8], k.nd, k.B, &W)) Py_RETURN_NONE;
-    PyObject *piv = new_array(2, k.B, n, 0);
-    if (!piv) return NULL;
-    if (allocate(&k, 0, 61)) { Py_DECREF(piv); return NULL; }
-    double We[6], *qdd = out_data(&k), *Dp = (double *)PyArray_DATA((PyArrayObject *)piv);
+    if (!g || !wrench_of(args[5], k.nd, k.B, &W)) Py_RETURN_NONE;
+    if (allocate(&k, 0, 61)) return NULL;
+    double We[6], *qdd = out_data(&k), Dsmall[SMALL_N];
+    double *Dp = k.B * n <= SMALL_N ? Dsmall : malloc(k.B * n * sizeof(double));
+    if (!Dp) { release(&k); Py_DECREF(k.out); return PyErr_NoMemory(); }
     int flag = 0;
     for (npy_intp b = 0; b < k.B; b++) {
         double *Db = Dp + b * n;
@@ -516,8 +587,16 @@ static PyObject *py_aba(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
         }
         if (!(lo > 1e-14 * hi) || hi / lo > cond_warn) flag = 1;
     }
-    free(k.L);
-    return Py_BuildValue("(NNi)", k.out, piv, flag);
+    release(&k);
+    PyObject *result = k.out;
+    if (flag) {
+        PyObject *piv = new_array(2, k.B, n, 0);
+        result = piv ? Py_BuildValue("(NN)", k.out, piv) : NULL;
+        if (piv) memcpy(PyArray_DATA((PyArrayObject *)piv), Dp, k.B * n * sizeof(double));
+        else Py_DECREF(k.out);
+    }
+    if (Dp != Dsmall) free(Dp);
+    return result;
 }
 
 /* ---------------------------------------------------------------- vehicle-manipulator systems
@@ -774,13 +853,6 @@ static void vms_end(VCall *k)
     if (k->L != (Link *)k->small) free(k->L);
 }
 
-/* a clean vector of `size` numbers, or NULL */
-static const double *vec(PyObject *obj, npy_intp size)
-{
-    if (!safe_double(obj) || PyArray_NDIM((PyArrayObject *)obj) != 1) return NULL;
-    return fixed(obj, size);
-}
-
 static PyObject *vector_out(npy_intp size, double **data)
 {
     PyObject *o = PyArray_SimpleNew(1, &size, NPY_DOUBLE);
@@ -901,6 +973,7 @@ static PyObject *py_vms_hamiltonian(PyObject *self, PyObject *const *args, Py_ss
 }
 
 static PyMethodDef methods[] = {
+    {"chain", (PyCFunction)(void (*)(void))py_chain, METH_FASTCALL, "chain handle"},
     {"rnea", (PyCFunction)(void (*)(void))py_rnea, METH_FASTCALL, "inverse dynamics"},
     {"crba", (PyCFunction)(void (*)(void))py_crba, METH_FASTCALL, "mass matrix"},
     {"coriolis", (PyCFunction)(void (*)(void))py_coriolis, METH_FASTCALL, "Coriolis matrix"},

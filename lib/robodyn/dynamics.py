@@ -49,7 +49,7 @@ from __future__ import annotations
 
 import os
 import warnings
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -94,12 +94,40 @@ def _engine():
     return _ENGINE_MODULE[0]
 
 
+def _bound(d):
+    """The compiled engine and the handle of this chain's data in it (a private copy, checked
+    once when it is made), or None under ``ENGINE = "numpy"`` or without a compiler."""
+    eng = _ENGINE_MODULE[0] if _ENGINE_MODULE and ENGINE != "numpy" else _engine()
+    if eng is None:
+        return None
+    b = d.bound
+    if not b or b[0] is not eng:
+        b[:] = [eng, eng.chain(d.basis, d.K, d.mass, d.home)]
+    return b
+
+
+def _fast(chain, fname):
+    """``(data, [engine, handle])`` of a chain (:func:`_chain_data`, :func:`_bound`) in one
+    cached look-up, or ``(data, None)`` when the compiled engine is off or unavailable: the
+    per-call cost of the public functions' fast path."""
+    if isinstance(chain, SerialChain):
+        f = chain._cache.get("dyn:fast")
+        if f is not None and ENGINE != "numpy" and _ENGINE_MODULE and f[1][0] is _ENGINE_MODULE[0]:
+            return f
+    d = _chain_data(chain, fname)
+    b = _bound(d)
+    if b is None:
+        return d, None
+    f = chain._cache["dyn:fast"] = (d, b)
+    return f
+
+
 def _compiled(name, d, *args):
     """The compiled engine's result for these arrays, or None: no engine, or inputs that are
     not float64, C-contiguous, finite arrays of the right shapes (the numpy path handles
     those, and raises the errors)."""
-    eng = _engine()
-    return None if eng is None else getattr(eng, name)(d.basis, d.K, d.mass, d.home, *args)
+    b = _bound(d)
+    return None if b is None else getattr(b[0], name)(b[1], *args)
 
 
 class IllConditionedWarning(RuntimeWarning):
@@ -155,6 +183,7 @@ class _ChainData:
     upper: np.ndarray    # (n,n) bool, i <= j
     strict: np.ndarray   # (n,n) bool, i < j
     home: np.ndarray     # (4,4) end-effector pose at q = 0
+    bound: list = field(default_factory=list, compare=False)   # [engine, handle] (_bound)
 
     @classmethod
     def of(cls, chain):
@@ -221,12 +250,6 @@ def _states(fname, n, **arrays):
                                 f" (batch size {b} != {B})"))
         out[name] = a[None] if b is None else a
     return B is None, out
-
-
-def _raw_gravity(gravity):
-    """``gravity`` itself if it may go to the compiled engine unchecked (a float array of shape
-    (3,): the engine checks dtype, layout and finiteness), else None (the engine declines)."""
-    return gravity if isinstance(gravity, np.ndarray) and gravity.shape == (3,) else None
 
 
 def _gravity(gravity, fname):
@@ -478,10 +501,11 @@ def inverse_dynamics(chain, q, qd, qdd, gravity=DEFAULT_GRAVITY, wrench_ee=None)
     array([19.62 ,  4.905])
     """
     fname = "inverse_dynamics"
-    d = _chain_data(chain, fname)
-    tau = _compiled("rnea", d, q, qd, qdd, _raw_gravity(gravity), wrench_ee)
-    if tau is not None:
-        return tau
+    d, b = _fast(chain, fname)
+    if b is not None:
+        tau = b[0].rnea(b[1], q, qd, qdd, gravity, wrench_ee)
+        if tau is not None:
+            return tau
     g = _gravity(gravity, fname)
     single, x = _states(fname, d.n, q=q, qd=qd, qdd=qdd)
     W = None if wrench_ee is None else np.ascontiguousarray(np.broadcast_to(
@@ -514,7 +538,7 @@ def gravity_torques(chain, q, gravity=DEFAULT_GRAVITY):
     d = _chain_data(chain, fname)
     if isinstance(q, np.ndarray) and q.dtype == np.float64:
         z = np.zeros(q.shape)
-        out = _compiled("rnea", d, q, z, z, _raw_gravity(gravity), None)
+        out = _compiled("rnea", d, q, z, z, gravity, None)
         if out is not None:
             return out
     g = _gravity(gravity, fname)
@@ -557,10 +581,11 @@ def crba(chain, q):
            [0.833333, 0.333333]])
     """
     fname = "crba"
-    d = _chain_data(chain, fname)
-    M = _compiled("crba", d, q)
-    if M is not None:
-        return M
+    d, b = _fast(chain, fname)
+    if b is not None:
+        M = b[0].crba(b[1], q)
+        if M is not None:
+            return M
     single, x = _states(fname, d.n, q=q)
     M = _compiled("crba", d, x["q"])
     if M is None:
@@ -681,16 +706,16 @@ def forward_dynamics(chain, q, qd, tau, gravity=DEFAULT_GRAVITY, wrench_ee=None,
     fname = "forward_dynamics"
     if method not in ("aba", "crba"):
         raise ValueError(f"{fname}: method: expected 'aba' or 'crba', got {method!r}")
-    d = _chain_data(chain, fname)
+    d, b = _fast(chain, fname)
     if cond_warn is not COND_WARN:
         cond_warn = float(_checks.positive(cond_warn, f"{fname}: cond_warn"))
-    if method == "aba":
-        out = _compiled("aba", d, q, qd, tau, _raw_gravity(gravity), wrench_ee, cond_warn)
+    if b is not None and method == "aba":
+        out = b[0].aba(b[1], q, qd, tau, gravity, wrench_ee, cond_warn)
         if out is not None:
-            qdd, D, flag = out
-            if flag:
-                _check_pivots(D, chain, d, np.atleast_2d(q), cond_warn, fname)
-            return qdd
+            if type(out) is not tuple:
+                return out
+            _check_pivots(out[1], chain, d, np.atleast_2d(q), cond_warn, fname)
+            return out[0]
     g = _gravity(gravity, fname)
     single, x = _states(fname, d.n, q=q, qd=qd, tau=tau)
     B = x["q"].shape[0]
@@ -700,10 +725,10 @@ def forward_dynamics(chain, q, qd, tau, gravity=DEFAULT_GRAVITY, wrench_ee=None,
     if method == "aba":
         out = _compiled("aba", d, x["q"], x["qd"], x["tau"], g, W, cond_warn)
         if out is not None:
-            qdd, D, flag = out
-            if flag:
-                _check_pivots(D, chain, d, x["q"], cond_warn, fname)
-            return _out(qdd, single)
+            if type(out) is tuple:
+                _check_pivots(out[1], chain, d, x["q"], cond_warn, fname)
+                out = out[0]
+            return _out(out, single)
 
     def crba_solve(q, qd, tau, W):
         kin = _kinematics(d, q)
