@@ -599,6 +599,319 @@ static PyObject *py_aba(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     return result;
 }
 
+
+/* ---------------------------------------------------------------- analytic derivatives
+ *
+ * The partial derivatives of inverse dynamics, d tau / d q and d tau / d qd, in the space frame
+ * of dynamics.py (the world-frame recursions of Carpentier & Mansard 2018, RSS, "Analytical
+ * derivatives of rigid body dynamics algorithms"), for a fixed base (nb = 0) or a floating or
+ * planar base (nb = 6, 3; the base as the root body, robodyn.vehicle's formulation). Turning
+ * joint j by dq_j carries every body outboard of j rigidly about s_j; what is not carried is
+ * the inboard motion: the twist gains nu_j = ad_{V_{j-1}} s_j dq_j, the acceleration
+ * psi_j = ad_{A_{j-1}} s_j + ad_{V_{j-1}} nu_j (per unit dq_j) plus ad_{nu_j}(V_l - V_{j-1}).
+ * With the composite inertia Ic_i = sum_{l >= i} I_l and Bc_i = sum_{l >= i} B_l,
+ * B_l = Idot_l + H(I_l V_l) (Idot = -ad_V^T I - I ad_V, H(h) x = -ad_x^T h), the columns are
+ *   i <= j:  dtau_i/dq_j  = s_i . (-ad_{s_j}^T F_j + Ic_j psi_j + Bc_j nu_j)
+ *   i >  j:  dtau_i/dq_j  = (Ic_i s_i) . psi_j + (Bc_i^T s_i) . nu_j
+ *   i <= j:  dtau_i/dqd_j = s_i . (2 Ic_j nu_j + Bc_j s_j)
+ *   i >  j:  dtau_i/dqd_j = 2 (Ic_i s_i) . nu_j + (Bc_i^T s_i) . s_j
+ * (F_j = sum_{l >= j} f_l, the wrench the joint carries). The base, as a root: a change of its
+ * pose carries every body, so only gravity, the fictitious acceleration a_g = (0, -g_b), is
+ * not carried: alpha_k = ad_{a_g} sigma_k (sigma_k = S_b e_k); a change of its velocity adds
+ * sigma_k to every twist and nu'_k = ad_{t_0} sigma_k to every acceleration. */
+
+static void base_twist(int nb, const double *Sb, const double *v, double *t);
+static void base_rows(int nb, const double *Sb, const double *f, double *o);
+
+static void inertia_rate(const double *In, const double *V, const double *h, double *B)
+{
+    /* B = -(I ad_V) - (I ad_V)^T + H(h), H(h) = [[-[m], -[f]], [-[f], 0]] for h = (m, f) */
+    double adV[36], X[36];
+    admat(V, adV);
+    for (int r = 0; r < 6; r++)
+        for (int c = 0; c < 6; c++) {
+            double x = 0.0;
+            for (int k = 0; k < 6; k++) x += In[6 * r + k] * adV[6 * k + c];
+            X[6 * r + c] = x;
+        }
+    for (int r = 0; r < 6; r++)
+        for (int c = 0; c < 6; c++) B[6 * r + c] = -(X[6 * r + c] + X[6 * c + r]);
+    const double *mo = h, *f = h + 3;
+    double Hm[9] = {0, mo[2], -mo[1], -mo[2], 0, mo[0], mo[1], -mo[0], 0};   /* -[m] */
+    double Hf[9] = {0, f[2], -f[1], -f[2], 0, f[0], f[1], -f[0], 0};         /* -[f] */
+    for (int r = 0; r < 3; r++)
+        for (int c = 0; c < 3; c++) {
+            B[6 * r + c] += Hm[3 * r + c];
+            B[6 * r + 3 + c] += Hf[3 * r + c];
+            B[6 * (3 + r) + c] += Hf[3 * r + c];
+        }
+}
+
+static void mtv6(const double *A, const double *x, double *o)     /* o = A^T x */
+{
+    for (int c = 0; c < 6; c++) {
+        double y = 0.0;
+        for (int r = 0; r < 6; r++) y += A[6 * r + c] * x[r];
+        o[c] = y;
+    }
+}
+
+#define DERIV_WORK 156       /* doubles per joint of scratch for rnea_derivatives */
+
+/* dq, dqd: (nb + n) x (nb + n), row-major. v, vd: base twist and its rate (nb), ignored when
+ * nb = 0; g: gravity in the frame of the chain (space frame, or {b} for a base). */
+static void rnea_derivatives(int n, int nb, const Link *L, const double *Sb, const double *Ib,
+                             const double *v, const double *vd, const double *qd,
+                             const double *qdd, const double *g, double *work, double *dq,
+                             double *dqd)
+{
+    const int m = nb + n;
+    double *nu = work, *psi = nu + 6 * n, *F = psi + 6 * n, *Ps = F + 6 * n, *Qs = Ps + 6 * n;
+    double *w = Qs + 6 * n, *z = w + 6 * n, *Ic = z + 6 * n, *Bc = Ic + 36 * n;
+    double ag[6] = {0, 0, 0, -g[0], -g[1], -g[2]}, t0[6] = {0, 0, 0, 0, 0, 0}, a[6];
+    if (nb) {
+        base_twist(nb, Sb, v, t0);
+        base_twist(nb, Sb, vd, a);
+        for (int k = 0; k < 6; k++) a[k] += ag[k];
+    } else {
+        memcpy(a, ag, sizeof a);
+    }
+    double Vp[6], Ap[6], alpha[6], t[6], h[6], cf[6];
+    memcpy(Vp, t0, sizeof Vp);
+    memcpy(Ap, a, sizeof Ap);
+    for (int i = 0; i < n; i++) {
+        const double *s = L[i].s, *Ii = L[i].Is;
+        double *nui = nu + 6 * i, *psii = psi + 6 * i, *Fi = F + 6 * i;
+        ad(Vp, s, nui);
+        ad(Ap, s, alpha);
+        ad(Vp, nui, t);
+        for (int k = 0; k < 6; k++) {
+            psii[k] = alpha[k] + t[k];
+            Vp[k] += s[k] * qd[i];
+            Ap[k] += s[k] * qdd[i] + nui[k] * qd[i];
+        }
+        mv6(Ii, Vp, h);
+        mv6(Ii, Ap, Fi);
+        cross_force(Vp, h, cf);
+        for (int k = 0; k < 6; k++) Fi[k] += cf[k];
+        inertia_rate(Ii, Vp, h, Bc + 36 * i);
+        memcpy(Ic + 36 * i, Ii, 36 * sizeof(double));
+    }
+    for (int i = n - 2; i >= 0; i--) {
+        for (int k = 0; k < 36; k++) {
+            Ic[36 * i + k] += Ic[36 * (i + 1) + k];
+            Bc[36 * i + k] += Bc[36 * (i + 1) + k];
+        }
+        for (int k = 0; k < 6; k++) F[6 * i + k] += F[6 * (i + 1) + k];
+    }
+    for (int i = 0; i < n; i++) {
+        const double *s = L[i].s, *Ici = Ic + 36 * i, *Bci = Bc + 36 * i;
+        double *wi = w + 6 * i, *zi = z + 6 * i, x1[6], x2[6];
+        mv6(Ici, s, Ps + 6 * i);
+        mtv6(Bci, s, Qs + 6 * i);
+        cross_force(s, F + 6 * i, wi);
+        mv6(Ici, psi + 6 * i, x1);
+        mv6(Bci, nu + 6 * i, x2);
+        for (int k = 0; k < 6; k++) wi[k] += x1[k] + x2[k];
+        mv6(Ici, nu + 6 * i, x1);
+        mv6(Bci, s, x2);
+        for (int k = 0; k < 6; k++) zi[k] = 2.0 * x1[k] + x2[k];
+    }
+    for (int i = 0; i < n; i++) {
+        double *rq = dq + m * (nb + i) + nb, *rqd = dqd + m * (nb + i) + nb;
+        const double *s = L[i].s, *P = Ps + 6 * i, *Q = Qs + 6 * i;
+        for (int j = 0; j < n; j++) {
+            if (i <= j) {
+                rq[j] = dot6(s, w + 6 * j);
+                rqd[j] = dot6(s, z + 6 * j);
+            } else {
+                rq[j] = dot6(P, psi + 6 * j) + dot6(Q, nu + 6 * j);
+                rqd[j] = 2.0 * dot6(P, nu + 6 * j) + dot6(Q, L[j].s);
+            }
+        }
+    }
+    if (!nb) return;
+    double Icb[36], Bcb[36], sig[6], al[6], nup[6], x1[6], x2[6], y[6];
+    mv6(Ib, t0, h);
+    inertia_rate(Ib, t0, h, Bcb);
+    for (int k = 0; k < 36; k++) {
+        Icb[k] = Ib[k] + (n ? Ic[k] : 0.0);
+        Bcb[k] += n ? Bc[k] : 0.0;
+    }
+    for (int j = 0; j < n; j++) {                    /* base rows, joint columns */
+        base_rows(nb, Sb, w + 6 * j, y);
+        for (int r = 0; r < nb; r++) dq[m * r + nb + j] = y[r];
+        base_rows(nb, Sb, z + 6 * j, y);
+        for (int r = 0; r < nb; r++) dqd[m * r + nb + j] = y[r];
+    }
+    for (int c = 0; c < nb; c++) {                   /* base columns */
+        for (int k = 0; k < 6; k++) sig[k] = Sb[nb * k + c];
+        ad(ag, sig, al);
+        ad(t0, sig, nup);
+        for (int i = 0; i < n; i++) {
+            dq[m * (nb + i) + c] = dot6(Ps + 6 * i, al);
+            dqd[m * (nb + i) + c] = dot6(Ps + 6 * i, nup) + dot6(Qs + 6 * i, sig);
+        }
+        mv6(Icb, al, x1);
+        base_rows(nb, Sb, x1, y);
+        for (int r = 0; r < nb; r++) dq[m * r + c] = y[r];
+        mv6(Icb, nup, x1);
+        mv6(Bcb, sig, x2);
+        for (int k = 0; k < 6; k++) x1[k] += x2[k];
+        base_rows(nb, Sb, x1, y);
+        for (int r = 0; r < nb; r++) dqd[m * r + c] = y[r];
+    }
+}
+
+/* The inverse of a symmetric positive definite m x m matrix A (row-major; A is overwritten by
+ * its Cholesky factor) into Ainv; -1 if A is not positive definite. */
+static int spd_inverse(int m, double *A, double *Ainv)
+{
+    for (int j = 0; j < m; j++) {
+        double d = A[m * j + j];
+        for (int k = 0; k < j; k++) d -= A[m * j + k] * A[m * j + k];
+        if (!(d > 0.0)) return -1;
+        d = sqrt(d);
+        A[m * j + j] = d;
+        for (int i = j + 1; i < m; i++) {
+            double x = A[m * i + j];
+            for (int k = 0; k < j; k++) x -= A[m * i + k] * A[m * j + k];
+            A[m * i + j] = x / d;
+        }
+    }
+    /* Linv (lower) into the upper-left of Ainv row by row, then Ainv = Linv^T Linv */
+    double *Li = Ainv;
+    for (int i = 0; i < m; i++)
+        for (int j = 0; j < m; j++) Li[m * i + j] = 0.0;
+    for (int c = 0; c < m; c++) {                    /* column c of Linv: L x = e_c */
+        for (int i = c; i < m; i++) {
+            double x = i == c ? 1.0 : 0.0;
+            for (int k = c; k < i; k++) x -= A[m * i + k] * Li[m * k + c];
+            Li[m * i + c] = x / A[m * i + i];
+        }
+    }
+    /* in place: (Linv^T Linv)_{ij} = sum_{k >= max(i,j)} Li_{ki} Li_{kj}; fill the upper
+     * triangle into A (free now), then copy */
+    for (int i = 0; i < m; i++)
+        for (int j = i; j < m; j++) {
+            double x = 0.0;
+            for (int k = j; k < m; k++) x += Li[m * k + i] * Li[m * k + j];
+            A[m * i + j] = x;
+        }
+    for (int i = 0; i < m; i++)
+        for (int j = i; j < m; j++) Ainv[m * i + j] = Ainv[m * j + i] = A[m * i + j];
+    return 0;
+}
+
+/* o = -Minv D (m x m), all row-major */
+static void neg_product(int m, const double *Minv, const double *D, double *o)
+{
+    for (int i = 0; i < m; i++)
+        for (int j = 0; j < m; j++) {
+            double x = 0.0;
+            for (int k = 0; k < m; k++) x += Minv[m * i + k] * D[m * k + j];
+            o[m * i + j] = -x;
+        }
+}
+
+static PyObject *square_out(int m, double **data)
+{
+    npy_intp dims[2] = {m, m};
+    PyObject *o = PyArray_SimpleNew(2, dims, NPY_DOUBLE);
+    if (o) *data = (double *)PyArray_DATA((PyArrayObject *)o);
+    return o;
+}
+
+/* The derivative results: two or three new m x m arrays; NULL with MemoryError */
+static PyObject *matrices(int count, int m, double **p)
+{
+    PyObject *t = PyTuple_New(count);
+    if (!t) return NULL;
+    for (int k = 0; k < count; k++) {
+        PyObject *o = square_out(m, p + k);
+        if (!o) { Py_DECREF(t); return NULL; }
+        PyTuple_SET_ITEM(t, k, o);
+    }
+    return t;
+}
+
+/* scratch of the derivative entry points: links, DERIV_WORK n, the ABA's 62 n, and 3 m^2 */
+static double *deriv_scratch(int n, int m, double *small, size_t small_size, Link **L)
+{
+    size_t bytes = n * (sizeof(Link) + (DERIV_WORK + 62) * sizeof(double))
+                   + 3 * (size_t)m * m * sizeof(double);
+    double *buf = bytes <= small_size ? small : malloc(bytes);
+    if (!buf) { PyErr_NoMemory(); return NULL; }
+    *L = (Link *)buf;
+    return (double *)(*L + n);
+}
+
+#define DERIV_SMALL (8 * (sizeof(Link) / sizeof(double) + DERIV_WORK + 62) + 3 * 14 * 14)
+
+/* rnea_derivatives(chain, q, qd, qdd, gravity) -> (dtau_dq, dtau_dqd) or None; one state */
+static PyObject *py_rnea_derivatives(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    Chain c;
+    if (arity(nargs, 5, "rnea_derivatives") || chain_handle(args[0], &c)) return NULL;
+    const int n = c.n;
+    const double *q = vec(args[1], n), *qd = vec(args[2], n), *qdd = vec(args[3], n);
+    const double *g = vec(args[4], 3);
+    if (!q || !qd || !qdd || !g) Py_RETURN_NONE;
+    double small[DERIV_SMALL], *p[2];
+    Link *L;
+    double *work = deriv_scratch(n, n, small, sizeof small, &L);
+    if (!work) return NULL;
+    PyObject *out = matrices(2, n, p);
+    if (out) {
+        kinematics(n, c.basis, c.K, c.mass, q, L);
+        rnea_derivatives(n, 0, L, NULL, NULL, NULL, NULL, qd, qdd, g, work, p[0], p[1]);
+    }
+    if ((double *)L != small) free(L);
+    return out;
+}
+
+/* aba_derivatives(chain, q, qd, tau, gravity) -> (dqdd_dq, dqdd_dqd, Minv) or None (also when
+ * a pivot of M vanishes: the numpy path then raises); one state. qdd by the ABA, the RNEA
+ * derivatives at (q, qd, qdd), Minv by Cholesky: dqdd/dq = -Minv dtau/dq, dqdd/dqd =
+ * -Minv dtau/dqd, dqdd/dtau = Minv. */
+static PyObject *py_aba_derivatives(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    Chain c;
+    if (arity(nargs, 5, "aba_derivatives") || chain_handle(args[0], &c)) return NULL;
+    const int n = c.n;
+    const double *q = vec(args[1], n), *qd = vec(args[2], n), *tau = vec(args[3], n);
+    const double *g = vec(args[4], 3);
+    if (!q || !qd || !tau || !g) Py_RETURN_NONE;
+    double small[DERIV_SMALL], *p[3];
+    Link *L;
+    double *work = deriv_scratch(n, n, small, sizeof small, &L);
+    if (!work) return NULL;
+    double *abaw = work + DERIV_WORK * n, *M = abaw + 62 * n, *dq = M + n * n, *dqd = dq + n * n;
+    double *qdd = abaw + 61 * n, *D = M;                    /* D: pivots, before M is made */
+    PyObject *out = NULL;
+    kinematics(n, c.basis, c.K, c.mass, q, L);
+    aba(n, L, qd, tau, g, NULL, abaw, qdd, D);
+    int ok = 1;
+    double lo = D[0], hi = D[0];
+    for (int i = 1; i < n; i++) { lo = D[i] < lo ? D[i] : lo; hi = D[i] > hi ? D[i] : hi; }
+    if (!(lo > 1e-14 * hi)) ok = 0;
+    if (ok) {
+        rnea_derivatives(n, 0, L, NULL, NULL, NULL, NULL, qd, qdd, g, work, dq, dqd);
+        out = matrices(3, n, p);
+        if (out) {
+            crba(n, L, abaw, M);                            /* Ic scratch: 36 n <= 62 n */
+            if (spd_inverse(n, M, p[2])) { Py_DECREF(out); out = NULL; ok = 0; }
+            else {
+                neg_product(n, p[2], dq, p[0]);
+                neg_product(n, p[2], dqd, p[1]);
+            }
+        }
+    }
+    if ((double *)L != small) free(L);
+    if (!ok) Py_RETURN_NONE;
+    return out;
+}
+
 /* ---------------------------------------------------------------- vehicle-manipulator systems
  *
  * A base body whose body twist is S_b v (S_b: 6 x nb, row-major; nb = 6 floating, 3 planar)
@@ -972,6 +1285,70 @@ static PyObject *py_vms_hamiltonian(PyObject *self, PyObject *const *args, Py_ss
     return Py_BuildValue("(dN)", E, result);
 }
 
+
+/* vms_rnea_derivatives(..., q, v, qd, vd, qdd, gb) -> (d(w, tau)/d(base pose, q),
+ * d(w, tau)/d(v, qd)) or None; gb (gravity in {b}) may be None. The base pose's derivative is
+ * along its local tangent: pose -> pose exp(S_b delta). */
+static PyObject *py_vms_rnea_derivatives(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    VBEGIN(12, "vms_rnea_derivatives");
+    static const double zero3[3] = {0, 0, 0};
+    const double *q = vec(args[6], n), *v = vec(args[7], nb), *qd = vec(args[8], n);
+    const double *vd = vec(args[9], nb), *qdd = vec(args[10], n);
+    const double *gb = args[11] == Py_None ? zero3 : vec(args[11], 3);
+    if (!q || !v || !qd || !vd || !qdd || !gb) VDECLINE;
+    const int m = nb + n;
+    double small[DERIV_SMALL], *p[2];
+    Link *L;
+    double *work = deriv_scratch(n, m, small, sizeof small, &L);
+    if (!work) { vms_end(&k); return NULL; }
+    result = matrices(2, m, p);
+    if (result) {
+        kinematics(n, k.c.basis, k.c.K, k.c.mass, q, L);
+        rnea_derivatives(n, nb, L, k.Sb, k.Ib, v, vd, qd, qdd, gb, work, p[0], p[1]);
+    }
+    if ((double *)L != small) free(L);
+    vms_end(&k);
+    return result;
+}
+
+/* vms_aba_derivatives(..., q, v, qd, w, tau, gb) -> (d(v', q'')/d(base pose, q),
+ * d(v', q'')/d(v, qd), M^-1) or None (also when M is not positive definite) */
+static PyObject *py_vms_aba_derivatives(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    VBEGIN(12, "vms_aba_derivatives");
+    static const double zero3[3] = {0, 0, 0};
+    const double *q = vec(args[6], n), *v = vec(args[7], nb), *qd = vec(args[8], n);
+    const double *w = vec(args[9], nb), *tau = vec(args[10], n);
+    const double *gb = args[11] == Py_None ? zero3 : vec(args[11], 3);
+    if (!q || !v || !qd || !w || !tau || !gb) VDECLINE;
+    const int m = nb + n;
+    double small[DERIV_SMALL], *p[3];
+    Link *L;
+    double *work = deriv_scratch(n, m, small, sizeof small, &L);
+    if (!work) { vms_end(&k); return NULL; }
+    double *abaw = work + DERIV_WORK * n, *M = abaw + 62 * n, *dq = M + m * m, *dqd = dq + m * m;
+    int ok = 0;
+    kinematics(n, k.c.basis, k.c.K, k.c.mass, q, L);
+    if (!vms_aba(n, nb, L, k.Sb, k.Ib, v, qd, w, tau, args[11] == Py_None ? NULL : gb, abaw, M)) {
+        rnea_derivatives(n, nb, L, k.Sb, k.Ib, v, M, qd, M + nb, gb, work, dq, dqd);
+        result = matrices(3, m, p);
+        if (result) {
+            vms_crba(n, nb, L, k.Sb, k.Ib, abaw, M);
+            if (spd_inverse(m, M, p[2])) { Py_DECREF(result); result = NULL; }
+            else {
+                neg_product(m, p[2], dq, p[0]);
+                neg_product(m, p[2], dqd, p[1]);
+                ok = 1;
+            }
+        }
+    }
+    if ((double *)L != small) free(L);
+    vms_end(&k);
+    if (!ok && !PyErr_Occurred()) Py_RETURN_NONE;
+    return result;
+}
+
 static PyMethodDef methods[] = {
     {"chain", (PyCFunction)(void (*)(void))py_chain, METH_FASTCALL, "chain handle"},
     {"rnea", (PyCFunction)(void (*)(void))py_rnea, METH_FASTCALL, "inverse dynamics"},
@@ -984,6 +1361,14 @@ static PyMethodDef methods[] = {
     {"vms_rhs", (PyCFunction)(void (*)(void))py_vms_rhs, METH_FASTCALL, "StandardForm rhs"},
     {"vms_hamiltonian", (PyCFunction)(void (*)(void))py_vms_hamiltonian, METH_FASTCALL,
      "VMS co-energy and gradient"},
+    {"rnea_derivatives", (PyCFunction)(void (*)(void))py_rnea_derivatives, METH_FASTCALL,
+     "derivatives of inverse dynamics"},
+    {"aba_derivatives", (PyCFunction)(void (*)(void))py_aba_derivatives, METH_FASTCALL,
+     "derivatives of forward dynamics"},
+    {"vms_rnea_derivatives", (PyCFunction)(void (*)(void))py_vms_rnea_derivatives,
+     METH_FASTCALL, "VMS derivatives of inverse dynamics"},
+    {"vms_aba_derivatives", (PyCFunction)(void (*)(void))py_vms_aba_derivatives,
+     METH_FASTCALL, "VMS derivatives of forward dynamics"},
     {NULL, NULL, 0, NULL}
 };
 
