@@ -64,6 +64,7 @@ from .constrained_simulation import simulate_constrained
 from . import integrability
 from .integrability import is_holonomic
 from . import port_hamiltonian, vehicle
+from . import derivatives
 from .vehicle import VehicleManipulator
 from . import flexible, kane
 from .kane import linearize
