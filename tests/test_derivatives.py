@@ -141,6 +141,11 @@ def test_bad_input_is_refused():
     vms, _ = model("planar_rr", "floating")
     with pytest.raises(ValueError, match="^vms_rnea_derivatives: base_pose"):
         dv.vms_rnea_derivatives(vms, z, np.zeros(6), z, np.zeros(6), z, gravity=[0, 0, -9.81])
+    H = np.eye(4)
+    H[0, 0] = 1.001                                   # not a rotation: refused, on every path
+    with pytest.raises(ValueError, match="^vms_aba_derivatives: base_pose: expected a rigid"):
+        dv.vms_aba_derivatives(vms, z, np.zeros(6), z, np.zeros(6), z, base_pose=H,
+                               gravity=np.array([0, 0, -9.81]))
     with pytest.raises(TypeError, match="^vms_aba_derivatives: vms"):
         dv.vms_aba_derivatives(chain, z, np.zeros(6), z, np.zeros(6), z)
 

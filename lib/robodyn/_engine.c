@@ -1349,6 +1349,42 @@ static PyObject *py_vms_aba_derivatives(PyObject *self, PyObject *const *args, P
     return result;
 }
 
+
+/* pose_gravity(H, g, tol) -> R^T g, or None unless H is a clean 4 x 4 rigid motion
+ * (max(|R^T R - 1|, |det R - 1|, |bottom row - (0, 0, 0, 1)|) <= tol, the test of
+ * robodyn.vehicle.pose_error) and g a clean 3-vector: gravity in the base frame {b}. */
+static PyObject *py_pose_gravity(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (arity(nargs, 3, "pose_gravity")) return NULL;
+    double tol = PyFloat_AsDouble(args[2]);
+    if (tol == -1.0 && PyErr_Occurred()) return NULL;
+    if (!safe_double(args[0]) || PyArray_NDIM((PyArrayObject *)args[0]) != 2
+        || PyArray_DIM((PyArrayObject *)args[0], 0) != 4) Py_RETURN_NONE;
+    const double *H = fixed(args[0], 16), *g = vec(args[1], 3);
+    if (!H || !g) Py_RETURN_NONE;
+    double err = 0.0;
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++) {
+            double x = H[i] * H[j] + H[4 + i] * H[4 + j] + H[8 + i] * H[8 + j];
+            x = fabs(x - (i == j ? 1.0 : 0.0));
+            err = x > err ? x : err;
+        }
+    double det = H[0] * (H[5] * H[10] - H[6] * H[9]) - H[1] * (H[4] * H[10] - H[6] * H[8])
+                 + H[2] * (H[4] * H[9] - H[5] * H[8]);
+    double e2 = fabs(det - 1.0);
+    err = e2 > err ? e2 : err;
+    for (int j = 0; j < 4; j++) {
+        e2 = fabs(H[12 + j] - (j == 3 ? 1.0 : 0.0));
+        err = e2 > err ? e2 : err;
+    }
+    if (!(err <= tol)) Py_RETURN_NONE;
+    double *o;
+    PyObject *out = vector_out(3, &o);
+    if (out)
+        for (int c = 0; c < 3; c++) o[c] = H[c] * g[0] + H[4 + c] * g[1] + H[8 + c] * g[2];
+    return out;
+}
+
 static PyMethodDef methods[] = {
     {"chain", (PyCFunction)(void (*)(void))py_chain, METH_FASTCALL, "chain handle"},
     {"rnea", (PyCFunction)(void (*)(void))py_rnea, METH_FASTCALL, "inverse dynamics"},
@@ -1361,6 +1397,8 @@ static PyMethodDef methods[] = {
     {"vms_rhs", (PyCFunction)(void (*)(void))py_vms_rhs, METH_FASTCALL, "StandardForm rhs"},
     {"vms_hamiltonian", (PyCFunction)(void (*)(void))py_vms_hamiltonian, METH_FASTCALL,
      "VMS co-energy and gradient"},
+    {"pose_gravity", (PyCFunction)(void (*)(void))py_pose_gravity, METH_FASTCALL,
+     "gravity in a checked base frame"},
     {"rnea_derivatives", (PyCFunction)(void (*)(void))py_rnea_derivatives, METH_FASTCALL,
      "derivatives of inverse dynamics"},
     {"aba_derivatives", (PyCFunction)(void (*)(void))py_aba_derivatives, METH_FASTCALL,

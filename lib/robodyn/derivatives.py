@@ -86,6 +86,25 @@ def _vms(vms, fname):
     return vms
 
 
+_POSE_TOL = 1e-6          # as robodyn.vehicle.check_pose
+
+
+def _fast_vms(vms, name, q, v, qd, x, y, base_pose, gravity):
+    """The compiled engine's result on arguments it takes as they are (clean float arrays, a
+    pose within check_pose's tolerance), or None: then the checked path runs."""
+    eng = _dy._engine()
+    if eng is None or not isinstance(vms, VehicleManipulator):
+        return None
+    gb = None
+    if gravity is not None:
+        if base_pose is None:
+            return None
+        gb = eng.pose_gravity(base_pose, gravity, _POSE_TOL)
+        if gb is None:
+            return None
+    return vms._compiled(name, q, v, qd, x, y, gb)
+
+
 def _base_gravity(vms, base_pose, gravity, fname):
     """Gravity in {b}, R^T g, or None without gravity."""
     if gravity is None:
@@ -364,6 +383,9 @@ def vms_rnea_derivatives(vms, q, v, qd, vd, qdd, base_pose=None, gravity=None):
     ((8, 8), 0.0, 0.0)
     """
     fname = "vms_rnea_derivatives"
+    out = _fast_vms(vms, "vms_rnea_derivatives", q, v, qd, vd, qdd, base_pose, gravity)
+    if out is not None:
+        return out
     vms = _vms(vms, fname)
     nb, n = vms.nb, vms.n
     q, qd, qdd = (_vector(x, n, f"{fname}: {k} ({n} joint values)")
@@ -404,6 +426,9 @@ def vms_aba_derivatives(vms, q, v, qd, w, tau, base_pose=None, gravity=None):
     True
     """
     fname = "vms_aba_derivatives"
+    out = _fast_vms(vms, "vms_aba_derivatives", q, v, qd, w, tau, base_pose, gravity)
+    if out is not None:
+        return out
     vms = _vms(vms, fname)
     nb, n = vms.nb, vms.n
     q, qd, tau = (_vector(x, n, f"{fname}: {k} ({n} joint values)")
