@@ -763,9 +763,9 @@ static void rnea_derivatives(int n, int nb, const Link *L, const double *Sb, con
     }
 }
 
-/* The inverse of a symmetric positive definite m x m matrix A (row-major; A is overwritten by
- * its Cholesky factor) into Ainv; -1 if A is not positive definite. */
-static int spd_inverse(int m, double *A, double *Ainv)
+/* The Cholesky factor L (A = L L^T) of a symmetric positive definite m x m matrix A, in the
+ * lower triangle of A (row-major); -1 if A is not positive definite. */
+static int chol_factor(int m, double *A)
 {
     for (int j = 0; j < m; j++) {
         double d = A[m * j + j];
@@ -779,6 +779,14 @@ static int spd_inverse(int m, double *A, double *Ainv)
             A[m * i + j] = x / d;
         }
     }
+    return 0;
+}
+
+/* The inverse of a symmetric positive definite m x m matrix A (row-major; A is overwritten by
+ * its Cholesky factor) into Ainv; -1 if A is not positive definite. */
+static int spd_inverse(int m, double *A, double *Ainv)
+{
+    if (chol_factor(m, A)) return -1;
     /* Linv (lower) into the upper-left of Ainv row by row, then Ainv = Linv^T Linv */
     double *Li = Ainv;
     for (int i = 0; i < m; i++)
@@ -925,18 +933,7 @@ static PyObject *py_aba_derivatives(PyObject *self, PyObject *const *args, Py_ss
  * place; -1 if A is not positive definite. */
 static int chol_solve(int m, double *A, double *b)
 {
-    for (int j = 0; j < m; j++) {
-        double d = A[m * j + j];
-        for (int k = 0; k < j; k++) d -= A[m * j + k] * A[m * j + k];
-        if (!(d > 0.0)) return -1;
-        d = sqrt(d);
-        A[m * j + j] = d;
-        for (int i = j + 1; i < m; i++) {
-            double x = A[m * i + j];
-            for (int k = 0; k < j; k++) x -= A[m * i + k] * A[m * j + k];
-            A[m * i + j] = x / d;
-        }
-    }
+    if (chol_factor(m, A)) return -1;
     for (int i = 0; i < m; i++) {
         for (int k = 0; k < i; k++) b[i] -= A[m * i + k] * b[k];
         b[i] /= A[m * i + i];
@@ -1286,17 +1283,28 @@ static PyObject *py_vms_hamiltonian(PyObject *self, PyObject *const *args, Py_ss
 }
 
 
+/* The six arguments after the base of both VMS derivative entry points: q (n), a base vector
+ * (nb), qd (n), a base vector (nb), a joint vector (n), gb (3, or None: zero gravity) into x;
+ * 1 if all are clean. */
+static int vms_state(PyObject *const *args, int n, int nb, const double **x)
+{
+    static const double zero3[3] = {0, 0, 0};
+    const int sizes[5] = {n, nb, n, nb, n};
+    for (int k = 0; k < 5; k++)
+        if (!(x[k] = vec(args[6 + k], sizes[k]))) return 0;
+    x[5] = args[11] == Py_None ? zero3 : vec(args[11], 3);
+    return x[5] != NULL;
+}
+
 /* vms_rnea_derivatives(..., q, v, qd, vd, qdd, gb) -> (d(w, tau)/d(base pose, q),
  * d(w, tau)/d(v, qd)) or None; gb (gravity in {b}) may be None. The base pose's derivative is
  * along its local tangent: pose -> pose exp(S_b delta). */
 static PyObject *py_vms_rnea_derivatives(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     VBEGIN(12, "vms_rnea_derivatives");
-    static const double zero3[3] = {0, 0, 0};
-    const double *q = vec(args[6], n), *v = vec(args[7], nb), *qd = vec(args[8], n);
-    const double *vd = vec(args[9], nb), *qdd = vec(args[10], n);
-    const double *gb = args[11] == Py_None ? zero3 : vec(args[11], 3);
-    if (!q || !v || !qd || !vd || !qdd || !gb) VDECLINE;
+    const double *x[6];
+    if (!vms_state(args, n, nb, x)) VDECLINE;
+    const double *q = x[0], *v = x[1], *qd = x[2], *vd = x[3], *qdd = x[4], *gb = x[5];
     const int m = nb + n;
     double small[DERIV_SMALL], *p[2];
     Link *L;
@@ -1317,11 +1325,9 @@ static PyObject *py_vms_rnea_derivatives(PyObject *self, PyObject *const *args, 
 static PyObject *py_vms_aba_derivatives(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     VBEGIN(12, "vms_aba_derivatives");
-    static const double zero3[3] = {0, 0, 0};
-    const double *q = vec(args[6], n), *v = vec(args[7], nb), *qd = vec(args[8], n);
-    const double *w = vec(args[9], nb), *tau = vec(args[10], n);
-    const double *gb = args[11] == Py_None ? zero3 : vec(args[11], 3);
-    if (!q || !v || !qd || !w || !tau || !gb) VDECLINE;
+    const double *x[6];
+    if (!vms_state(args, n, nb, x)) VDECLINE;
+    const double *q = x[0], *v = x[1], *qd = x[2], *w = x[3], *tau = x[4], *gb = x[5];
     const int m = nb + n;
     double small[DERIV_SMALL], *p[3];
     Link *L;

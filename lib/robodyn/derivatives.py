@@ -73,6 +73,26 @@ def _vector(x, n, label):
     return _checks.vector(x, n, label)
 
 
+def _chain_call(fname, name, chain, q, qd, x, xname, gravity):
+    """``(result, None)`` from the compiled engine's ``name`` (it takes clean arrays as they
+    are), else ``(None, (data, q, qd, x, g))`` with every argument checked, for the numpy
+    recursions."""
+    d, b = _dy._fast(chain, fname)
+    if b is not None:
+        out = getattr(b[0], name)(b[1], q, qd, x, gravity)
+        if out is not None:
+            return out, None
+    n = d.n
+    q, qd, x = (_vector(a, n, f"{fname}: {k} (one value per joint of the {n}-joint chain)")
+                for k, a in (("q", q), ("qd", qd), (xname, x)))
+    g = np.ascontiguousarray(_gravity(gravity, fname), dtype=float)
+    if b is not None:
+        out = getattr(b[0], name)(b[1], q, qd, x, g)
+        if out is not None:
+            return out, None
+    return None, (d, q, qd, x, g)
+
+
 def _gravity(gravity, fname):
     if gravity is DEFAULT_GRAVITY:
         return DEFAULT_GRAVITY
@@ -103,6 +123,24 @@ def _fast_vms(vms, name, q, v, qd, x, y, base_pose, gravity):
         if gb is None:
             return None
     return vms._compiled(name, q, v, qd, x, y, gb)
+
+
+def _vms_call(fname, vms, q, v, qd, x, y, names, base_pose, gravity):
+    """``(result, None)`` from the compiled engine's ``fname`` (``vms_rnea_derivatives``,
+    ``vms_aba_derivatives``), else ``(None, (vms, q, v, qd, x, y, gravity in {b}))`` with every
+    argument checked: x is a base vector (nb) and y a joint vector (n), named ``names``."""
+    out = _fast_vms(vms, fname, q, v, qd, x, y, base_pose, gravity)
+    if out is not None:
+        return out, None
+    vms = _vms(vms, fname)
+    nb, n = vms.nb, vms.n
+    q, qd, y = (_vector(a, n, f"{fname}: {k} ({n} joint values)")
+                for k, a in (("q", q), ("qd", qd), (names[1], y)))
+    v, x = (_vector(a, nb, f"{fname}: {k} ({nb} base numbers, (omega, v) or (m, f))")
+            for k, a in (("v", v), (names[0], x)))
+    gb = _base_gravity(vms, base_pose, gravity, fname)
+    out = vms._compiled(fname, q, v, qd, x, y, gb)
+    return (out, None) if out is not None else (None, (vms, q, v, qd, x, y, gb))
 
 
 def _base_gravity(vms, base_pose, gravity, fname):
@@ -238,20 +276,11 @@ def rnea_derivatives(chain, q, qd, qdd, gravity=DEFAULT_GRAVITY):
     array([[-19.62 ,  -4.905],
            [ -4.905,  -4.905]])
     """
-    fname = "rnea_derivatives"
-    d, b = _dy._fast(chain, fname)
-    if b is not None:
-        out = b[0].rnea_derivatives(b[1], q, qd, qdd, gravity)
-        if out is not None:
-            return out
-    n = d.n
-    q, qd, qdd = (_vector(x, n, f"{fname}: {k} (one value per joint of the {n}-joint chain)")
-                  for k, x in (("q", q), ("qd", qd), ("qdd", qdd)))
-    g = np.ascontiguousarray(_gravity(gravity, fname), dtype=float)
-    if b is not None:
-        out = b[0].rnea_derivatives(b[1], q, qd, qdd, g)
-        if out is not None:
-            return out
+    out, checked = _chain_call("rnea_derivatives", "rnea_derivatives", chain, q, qd, qdd, "qdd",
+                               gravity)
+    if out is not None:
+        return out
+    d, q, qd, qdd, g = checked
     s, I = _chain_kinematics(d, q)
     return _rnea_derivatives_np(s, I, qd, qdd, g)
 
@@ -295,19 +324,10 @@ def aba_derivatives(chain, q, qd, tau, gravity=DEFAULT_GRAVITY):
     True
     """
     fname = "aba_derivatives"
-    d, b = _dy._fast(chain, fname)
-    if b is not None:
-        out = b[0].aba_derivatives(b[1], q, qd, tau, gravity)
-        if out is not None:
-            return out
-    n = d.n
-    q, qd, tau = (_vector(x, n, f"{fname}: {k} (one value per joint of the {n}-joint chain)")
-                  for k, x in (("q", q), ("qd", qd), ("tau", tau)))
-    g = np.ascontiguousarray(_gravity(gravity, fname), dtype=float)
-    if b is not None:
-        out = b[0].aba_derivatives(b[1], q, qd, tau, g)
-        if out is not None:
-            return out
+    out, checked = _chain_call(fname, "aba_derivatives", chain, q, qd, tau, "tau", gravity)
+    if out is not None:
+        return out
+    d, q, qd, tau, g = checked
     qdd = _dy.forward_dynamics(chain, q, qd, tau, gravity=g)     # raises for a singular M
     s, I = _chain_kinematics(d, q)
     dq, dqd = _rnea_derivatives_np(s, I, qd, qdd, g)
@@ -382,20 +402,11 @@ def vms_rnea_derivatives(vms, q, v, qd, vd, qdd, base_pose=None, gravity=None):
     >>> dX.shape, float(np.abs(dX).max()), float(np.abs(dV).max())   # at rest, no gravity
     ((8, 8), 0.0, 0.0)
     """
-    fname = "vms_rnea_derivatives"
-    out = _fast_vms(vms, "vms_rnea_derivatives", q, v, qd, vd, qdd, base_pose, gravity)
+    out, checked = _vms_call("vms_rnea_derivatives", vms, q, v, qd, vd, qdd, ("vd", "qdd"),
+                             base_pose, gravity)
     if out is not None:
         return out
-    vms = _vms(vms, fname)
-    nb, n = vms.nb, vms.n
-    q, qd, qdd = (_vector(x, n, f"{fname}: {k} ({n} joint values)")
-                  for k, x in (("q", q), ("qd", qd), ("qdd", qdd)))
-    v, vd = (_vector(x, nb, f"{fname}: {k} ({nb} base velocity numbers, (omega, v))")
-             for k, x in (("v", v), ("vd", vd)))
-    gb = _base_gravity(vms, base_pose, gravity, fname)
-    out = vms._compiled("vms_rnea_derivatives", q, v, qd, vd, qdd, gb)
-    if out is not None:
-        return out
+    vms, q, v, qd, vd, qdd, gb = checked
     s, I, Sb, Ib = _vms_kinematics(vms, q)
     return _rnea_derivatives_np(s, I, qd, qdd, np.zeros(3) if gb is None else gb,
                                 base=(Sb, Ib, v, vd))
@@ -426,19 +437,11 @@ def vms_aba_derivatives(vms, q, v, qd, w, tau, base_pose=None, gravity=None):
     True
     """
     fname = "vms_aba_derivatives"
-    out = _fast_vms(vms, "vms_aba_derivatives", q, v, qd, w, tau, base_pose, gravity)
+    out, checked = _vms_call(fname, vms, q, v, qd, w, tau, ("w", "tau"), base_pose, gravity)
     if out is not None:
         return out
-    vms = _vms(vms, fname)
+    vms, q, v, qd, w, tau, gb = checked
     nb, n = vms.nb, vms.n
-    q, qd, tau = (_vector(x, n, f"{fname}: {k} ({n} joint values)")
-                  for k, x in (("q", q), ("qd", qd), ("tau", tau)))
-    v, w = (_vector(x, nb, f"{fname}: {k} ({nb} base numbers, (omega, v) / (m, f))")
-            for k, x in (("v", v), ("w", w)))
-    gb = _base_gravity(vms, base_pose, gravity, fname)
-    out = vms._compiled("vms_aba_derivatives", q, v, qd, w, tau, gb)
-    if out is not None:
-        return out
     M = vms.mass_matrix(q)
     Minv = _spd_inverse(M, fname)
     H = None if gb is None else check_pose(base_pose, f"{fname}: base_pose")
