@@ -1,15 +1,21 @@
 /* The O(n) algorithms of robodyn.dynamics in C: RNEA, CRBA, ABA and the Christoffel Coriolis
  * matrix, line by line the space-frame formulation of dynamics.py (see its module docstring),
- * for one state or a batch; and those of robodyn.vehicle for a floating or planar base
- * (vms_*: articulated bodies with the base as root, Newton-Euler, composite bodies, the
- * co-energy gradient), one state. Built and cached by robodyn.codegen on first use.
+ * for one state or a batch; the analytic derivatives of RNEA and ABA (robodyn.derivatives);
+ * and those of robodyn.vehicle for a floating or planar base (vms_*: articulated bodies with
+ * the base as root, Newton-Euler, composite bodies, the co-energy gradient, the derivatives),
+ * one state. Built and cached by robodyn.codegen on first use.
  *
- * Every entry point takes the chain's constant data (basis (n,4,16), K (n,4,6), mass (n),
- * home (4,4)) as made by dynamics._ChainData, and joint arrays of shape (n,) or (B, n).
- * It returns None -- and computes nothing -- unless every array is a plain ndarray (no
- * subclass such as a masked array) of float64 in native byte order, aligned, C-contiguous,
- * of the expected shape and finite (safe_double below): dynamics.py then takes the checked
- * path of robodyn._checks, which raises the right error or converts the input. Twists are (omega, v), wrenches (m, f).
+ * The chain's constant data (basis (n,4,16), K (n,4,6), mass (n), home (4,4), as made by
+ * dynamics._ChainData) enter once: chain(basis, K, mass, home) checks them and keeps a private
+ * copy behind a capsule, the handle that the fixed-base entry points (rnea, crba, coriolis,
+ * aba, rnea_derivatives, aba_derivatives) take first, so a call checks only its own arrays.
+ * The vms_* entry points take the four arrays themselves (robodyn.vehicle binds them once).
+ * Joint arrays have shape (n,) or (B, n).
+ * An entry point returns None -- and computes nothing -- unless every array is a plain ndarray
+ * (no subclass such as a masked array) of float64 in native byte order, aligned, C-contiguous,
+ * of the expected shape and finite (safe_double below): the Python side then takes the checked
+ * path of robodyn._checks, which raises the right error or converts the input. Twists are
+ * (omega, v), wrenches (m, f).
  */
 #define PY_SSIZE_T_CLEAN
 #define NPY_NO_DEPRECATED_API NPY_1_7_API_VERSION
@@ -508,6 +514,24 @@ static void release(Call *k)
 
 static double *out_data(Call *k) { return (double *)PyArray_DATA((PyArrayObject *)k->out); }
 
+static int all_finite(const double *x, npy_intp size)
+{
+    for (npy_intp k = 0; k < size; k++)
+        if (!isfinite(x[k])) return 0;
+    return 1;
+}
+
+/* The output, or None when it overflowed (finite input, non-finite result): the numpy path
+ * then computes it again and raises the error. */
+static PyObject *finish(Call *k, int square)
+{
+    release(k);
+    npy_intp size = k->B * k->n * (square ? k->n : 1);
+    if (all_finite(out_data(k), size)) return k->out;
+    Py_DECREF(k->out);
+    Py_RETURN_NONE;
+}
+
 #define BEGIN(count, name, joints)                                   \
     Call k;                                                          \
     int ready = begin(args, nargs, count, name, joints, &k);         \
@@ -528,8 +552,7 @@ static PyObject *py_rnea(PyObject *self, PyObject *const *args, Py_ssize_t nargs
         if (W) ee_wrench(k.L + n - 1, k.c.home, W + 6 * b, We);
         rnea(n, k.L, k.J[1] + b * n, k.J[2] + b * n, g, W ? We : NULL, V, A, F, tau + b * n);
     }
-    release(&k);
-    return k.out;
+    return finish(&k, 0);
 }
 
 /* crba(chain, q) -> M or None */
@@ -542,8 +565,7 @@ static PyObject *py_crba(PyObject *self, PyObject *const *args, Py_ssize_t nargs
         kinematics(n, k.c.basis, k.c.K, k.c.mass, k.J[0] + b * n, k.L);
         crba(n, k.L, k.work, M + b * n * n);
     }
-    release(&k);
-    return k.out;
+    return finish(&k, 1);
 }
 
 /* coriolis(chain, q, qd) -> C or None */
@@ -556,8 +578,7 @@ static PyObject *py_coriolis(PyObject *self, PyObject *const *args, Py_ssize_t n
         kinematics(n, k.c.basis, k.c.K, k.c.mass, k.J[0] + b * n, k.L);
         coriolis(n, k.L, k.J[1] + b * n, k.work, C + b * n * n);
     }
-    release(&k);
-    return k.out;
+    return finish(&k, 1);
 }
 
 /* aba(chain, q, qd, tau, gravity, wrench_ee, cond_warn) -> qdd, or (qdd, D) if some state
@@ -589,6 +610,11 @@ static PyObject *py_aba(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     }
     release(&k);
     PyObject *result = k.out;
+    if (!all_finite(qdd, k.B * n)) {            /* overflow: the numpy path raises */
+        if (Dp != Dsmall) free(Dp);
+        Py_DECREF(k.out);
+        Py_RETURN_NONE;
+    }
     if (flag) {
         PyObject *piv = new_array(2, k.B, n, 0);
         result = piv ? Py_BuildValue("(NN)", k.out, piv) : NULL;
@@ -830,6 +856,20 @@ static PyObject *square_out(int m, double **data)
     return o;
 }
 
+/* The tuple of derivative matrices, or None if one overflowed (then the numpy path raises) */
+static PyObject *finite_or_none(PyObject *t)
+{
+    if (!t) return NULL;
+    for (Py_ssize_t k = 0; k < PyTuple_GET_SIZE(t); k++) {
+        PyArrayObject *a = (PyArrayObject *)PyTuple_GET_ITEM(t, k);
+        if (!all_finite((const double *)PyArray_DATA(a), PyArray_SIZE(a))) {
+            Py_DECREF(t);
+            Py_RETURN_NONE;
+        }
+    }
+    return t;
+}
+
 /* The derivative results: two or three new m x m arrays; NULL with MemoryError */
 static PyObject *matrices(int count, int m, double **p)
 {
@@ -875,7 +915,7 @@ static PyObject *py_rnea_derivatives(PyObject *self, PyObject *const *args, Py_s
         rnea_derivatives(n, 0, L, NULL, NULL, NULL, NULL, qd, qdd, g, work, p[0], p[1]);
     }
     if ((double *)L != small) free(L);
-    return out;
+    return finite_or_none(out);
 }
 
 /* aba_derivatives(chain, q, qd, tau, gravity) -> (dqdd_dq, dqdd_dqd, Minv) or None (also when
@@ -917,7 +957,7 @@ static PyObject *py_aba_derivatives(PyObject *self, PyObject *const *args, Py_ss
     }
     if ((double *)L != small) free(L);
     if (!ok) Py_RETURN_NONE;
-    return out;
+    return finite_or_none(out);
 }
 
 /* ---------------------------------------------------------------- vehicle-manipulator systems
@@ -1317,7 +1357,7 @@ static PyObject *py_vms_rnea_derivatives(PyObject *self, PyObject *const *args, 
     }
     if ((double *)L != small) free(L);
     vms_end(&k);
-    return result;
+    return finite_or_none(result);
 }
 
 /* vms_aba_derivatives(..., q, v, qd, w, tau, gb) -> (d(v', q'')/d(base pose, q),
@@ -1352,7 +1392,7 @@ static PyObject *py_vms_aba_derivatives(PyObject *self, PyObject *const *args, P
     if ((double *)L != small) free(L);
     vms_end(&k);
     if (!ok && !PyErr_Occurred()) Py_RETURN_NONE;
-    return result;
+    return finite_or_none(result);
 }
 
 

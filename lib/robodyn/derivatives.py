@@ -159,6 +159,11 @@ def _base_gravity(vms, base_pose, gravity, fname):
 # the recursions in numpy (the engine's twin, for machines without a C compiler)
 # --------------------------------------------------------------------------
 
+def _finite(results, fname, names):
+    """The tuple of results, each checked finite (finite input must not give inf or NaN)."""
+    return tuple(_dy._finite_result(x, fname, names) for x in results)
+
+
 def _hmat(h):
     """H(h) with H(h) x = -ad_x^T h, for a wrench h = (m, f)."""
     Hm, Hf = -_hat_np(h[:3]), -_hat_np(h[3:])
@@ -167,7 +172,13 @@ def _hmat(h):
 
 def _rnea_derivatives_np(s, I, qd, qdd, g, base=None):
     """(dtau/dq, dtau/dqd) from the screws s (n, 6) and inertias I (n, 6, 6) at q; base =
-    (Sb (6, nb), Ib (6, 6), v, vd) puts a base first (rows and columns nb + n)."""
+    (Sb (6, nb), Ib (6, 6), v, vd) puts a base first (rows and columns nb + n). An overflow
+    gives inf or NaN silently here; the callers refuse it (_finite)."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        return _rnea_derivatives_recursion(s, I, qd, qdd, g, base)
+
+
+def _rnea_derivatives_recursion(s, I, qd, qdd, g, base):
     n = len(s)
     nb = 0 if base is None else base[0].shape[1]
     ag = np.r_[0.0, 0.0, 0.0, -np.asarray(g, dtype=float)]
@@ -282,7 +293,7 @@ def rnea_derivatives(chain, q, qd, qdd, gravity=DEFAULT_GRAVITY):
         return out
     d, q, qd, qdd, g = checked
     s, I = _chain_kinematics(d, q)
-    return _rnea_derivatives_np(s, I, qd, qdd, g)
+    return _finite(_rnea_derivatives_np(s, I, qd, qdd, g), "rnea_derivatives", "q, qd, qdd")
 
 
 def aba_derivatives(chain, q, qd, tau, gravity=DEFAULT_GRAVITY):
@@ -328,11 +339,14 @@ def aba_derivatives(chain, q, qd, tau, gravity=DEFAULT_GRAVITY):
     if out is not None:
         return out
     d, q, qd, tau, g = checked
-    qdd = _dy.forward_dynamics(chain, q, qd, tau, gravity=g)     # raises for a singular M
+    try:
+        qdd = _dy.forward_dynamics(chain, q, qd, tau, gravity=g)
+    except ValueError as err:                   # a singular M, an overflow
+        raise ValueError(f"{fname}: q, qd, tau: {err}") from None
     s, I = _chain_kinematics(d, q)
     dq, dqd = _rnea_derivatives_np(s, I, qd, qdd, g)
     Minv = _spd_inverse(_dy.crba(chain, q), fname)
-    return -Minv @ dq, -Minv @ dqd, Minv
+    return _finite((-Minv @ dq, -Minv @ dqd, Minv), fname, "q, qd, tau")
 
 
 def linearized_dynamics(chain, q, qd, tau, gravity=DEFAULT_GRAVITY):
@@ -408,8 +422,9 @@ def vms_rnea_derivatives(vms, q, v, qd, vd, qdd, base_pose=None, gravity=None):
         return out
     vms, q, v, qd, vd, qdd, gb = checked
     s, I, Sb, Ib = _vms_kinematics(vms, q)
-    return _rnea_derivatives_np(s, I, qd, qdd, np.zeros(3) if gb is None else gb,
-                                base=(Sb, Ib, v, vd))
+    return _finite(_rnea_derivatives_np(s, I, qd, qdd, np.zeros(3) if gb is None else gb,
+                                        base=(Sb, Ib, v, vd)), "vms_rnea_derivatives",
+                   "q, v, qd, vd, qdd")
 
 
 def vms_aba_derivatives(vms, q, v, qd, w, tau, base_pose=None, gravity=None):
@@ -450,4 +465,4 @@ def vms_aba_derivatives(vms, q, v, qd, w, tau, base_pose=None, gravity=None):
     s, I, Sb, Ib = _vms_kinematics(vms, q)
     dX, dV = _rnea_derivatives_np(s, I, qd, acc[nb:], np.zeros(3) if gb is None else gb,
                                   base=(Sb, Ib, v, acc[:nb]))
-    return -Minv @ dX, -Minv @ dV, Minv
+    return _finite((-Minv @ dX, -Minv @ dV, Minv), fname, "q, v, qd, w, tau")

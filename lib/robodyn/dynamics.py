@@ -38,7 +38,9 @@ Two implementations compute the same formulas. The numpy one vectorizes a batch 
 axis of B states), processed in chunks of :data:`CHUNK` states, and loops over the joints in
 Python; it checks and converts any input. The C one (``_engine.c``, compiled and cached by
 :mod:`robodyn.codegen` on first use) loops over states and joints in C; it takes float64,
-C-contiguous, finite arrays and leaves everything else to the numpy path. :data:`ENGINE`
+C-contiguous, finite arrays and leaves everything else to the numpy path; the chain's constant
+data are checked and copied into it once (a handle cached on the chain), so a call costs one
+look-up (:func:`_fast`), the engine's checks of its own arrays and the algorithm. :data:`ENGINE`
 chooses: ``"auto"`` (C where it applies, the default) or ``"numpy"``. ``bench/bench_dynamics.py``
 measures the speed against Pinocchio and Modern Robotics.
 
@@ -437,6 +439,16 @@ def _out(x, single):
     return x[0] if single else x
 
 
+def _finite_result(x, fname, names):
+    """``x``, or ValueError when finite input gave a non-finite result (an overflow: the
+    compiled engine declines such results, so both paths end here)."""
+    if np.isfinite(x).all():
+        return x
+    raise ValueError(f"{fname}: {names}: expected values small enough for a finite result, "
+                     f"got an overflow ({int(np.size(x) - np.isfinite(x).sum())} result entries "
+                     f"inf or NaN from finite input); scale the inputs down")
+
+
 CHUNK = 200
 """Batches are processed in chunks of this many states, so that the working arrays stay in
 the processor's cache (measured: about 1.5x faster than one pass over 1000 states)."""
@@ -514,7 +526,7 @@ def inverse_dynamics(chain, q, qd, qdd, gravity=DEFAULT_GRAVITY, wrench_ee=None)
     if tau is None:
         tau = _chunked(lambda q, qd, qdd, W: _rnea(chain, _kinematics(d, q), qd, qdd, g, W),
                        x["q"], x["qd"], x["qdd"], W)
-    return _out(tau, single)
+    return _out(_finite_result(tau, fname, "q, qd, qdd"), single)
 
 
 def gravity_torques(chain, q, gravity=DEFAULT_GRAVITY):
@@ -547,7 +559,7 @@ def gravity_torques(chain, q, gravity=DEFAULT_GRAVITY):
     out = _compiled("rnea", d, x["q"], z, z, g, None)
     if out is None:
         out = _chunked(lambda q, z: _rnea(chain, _kinematics(d, q), z, z, g, None), x["q"], z)
-    return _out(out, single)
+    return _out(_finite_result(out, fname, "q"), single)
 
 
 def _crba(kin, d):
@@ -590,7 +602,7 @@ def crba(chain, q):
     M = _compiled("crba", d, x["q"])
     if M is None:
         M = _chunked(lambda q: _crba(_kinematics(d, q), d)[0], x["q"])
-    return _out(M, single)
+    return _out(_finite_result(M, fname, "q"), single)
 
 
 def coriolis_matrix(chain, q, qd):
@@ -639,7 +651,7 @@ def coriolis_matrix(chain, q, qd):
     C = _compiled("coriolis", d, x["q"], x["qd"])
     if C is None:
         C = _chunked(lambda q, qd: _coriolis(_kinematics(d, q), d, qd), x["q"], x["qd"])
-    return _out(C, single)
+    return _out(_finite_result(C, fname, "q, qd"), single)
 
 
 def _coriolis(kin, d, qd):
@@ -728,7 +740,7 @@ def forward_dynamics(chain, q, qd, tau, gravity=DEFAULT_GRAVITY, wrench_ee=None,
             if type(out) is tuple:
                 _check_pivots(out[1], chain, d, x["q"], cond_warn, fname)
                 out = out[0]
-            return _out(out, single)
+            return _out(_finite_result(out, fname, "q, qd, tau"), single)
 
     def crba_solve(q, qd, tau, W):
         kin = _kinematics(d, q)
@@ -747,7 +759,7 @@ def forward_dynamics(chain, q, qd, tau, gravity=DEFAULT_GRAVITY, wrench_ee=None,
 
     qdd, D = _chunked(crba_solve if method == "crba" else aba, x["q"], x["qd"], x["tau"], W)
     _check_pivots(D, chain, d, x["q"], cond_warn, fname)
-    return _out(qdd, single)
+    return _out(_finite_result(qdd, fname, "q, qd, tau"), single)
 
 
 def _aba(chain, kin, d, qd, tau, gravity, wrench):
