@@ -138,6 +138,8 @@ def test_bad_input_is_refused():
         dv.aba_derivatives(chain, sp.symbols("a b"), z, z)
     with pytest.raises(ValueError, match="^aba_derivatives: gravity"):
         dv.aba_derivatives(chain, z, z, z, gravity=[0, np.inf, 0])
+    with pytest.raises(ValueError, match="^linearized_dynamics: q"):
+        dv.linearized_dynamics(chain, [0.0, 1.0, 2.0], z, z)
     vms, _ = model("planar_rr", "floating")
     with pytest.raises(ValueError, match="^vms_rnea_derivatives: base_pose"):
         dv.vms_rnea_derivatives(vms, z, np.zeros(6), z, np.zeros(6), z, gravity=[0, 0, -9.81])

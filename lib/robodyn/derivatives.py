@@ -334,7 +334,11 @@ def aba_derivatives(chain, q, qd, tau, gravity=DEFAULT_GRAVITY):
     >>> bool(np.all(np.linalg.eigvals(A).real < 0))     # hanging: stable, both modes
     True
     """
-    fname = "aba_derivatives"
+    return _aba_derivatives("aba_derivatives", chain, q, qd, tau, gravity)
+
+
+def _aba_derivatives(fname, chain, q, qd, tau, gravity):
+    """:func:`aba_derivatives`, its errors named after the public function ``fname``."""
     out, checked = _chain_call(fname, "aba_derivatives", chain, q, qd, tau, "tau", gravity)
     if out is not None:
         return out
@@ -378,10 +382,8 @@ def linearized_dynamics(chain, q, qd, tau, gravity=DEFAULT_GRAVITY):
     >>> A.shape, B.shape, bool(np.linalg.eigvals(A).real.max() > 0)   # upright: unstable
     ((4, 4), (4, 2), True)
     """
-    fname = "linearized_dynamics"
-    d = _dy._chain_data(chain, fname)
-    dq, dqd, Minv = aba_derivatives(chain, q, qd, tau, gravity)
-    n = d.n
+    dq, dqd, Minv = _aba_derivatives("linearized_dynamics", chain, q, qd, tau, gravity)
+    n = len(Minv)
     A = np.zeros((2 * n, 2 * n))
     A[:n, n:] = np.eye(n)
     A[n:, :n], A[n:, n:] = dq, dqd
