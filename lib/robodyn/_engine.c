@@ -17,6 +17,9 @@
  * path of robodyn._checks, which raises the right error or converts the input. Twists are
  * (omega, v), wrenches (m, f).
  */
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC optimize("O3")      /* small fixed loops (6 x 6) unrolled and vectorized */
+#endif
 #define PY_SSIZE_T_CLEAN
 #define NPY_NO_DEPRECATED_API NPY_1_7_API_VERSION
 #include <Python.h>
