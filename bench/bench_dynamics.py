@@ -62,10 +62,11 @@ def best_time(f, budget):
     return min(timeit.repeat(f, number=number, repeat=3)) / number
 
 
-def paired_time(ours, ref, budget, rounds=7):
-    """Best times per call (s) of two functions measured in alternating rounds, so that a
-    change of the machine's load hits both alike (the ratio is what is reported)."""
-    t1 = max(timeit.timeit(ours, number=1), timeit.timeit(ref, number=1), 1e-9)
+def paired_time(ours, ref, budget, rounds=21):
+    """Best times per call (s) of two functions measured in many short alternating rounds, so
+    that a change of the machine's load hits both alike (the ratio is what is reported) and a
+    quiet moment is found for each."""
+    t1 = max(timeit.timeit(ours, number=20), timeit.timeit(ref, number=20), 1e-9) / 20
     number = max(1, int(budget / (2 * rounds) / t1))
     best = [np.inf, np.inf]
     for _ in range(rounds):

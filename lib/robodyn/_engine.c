@@ -1171,9 +1171,13 @@ static int vms_hamiltonian(int n, int nb, const Link *L, const double *Sb, const
     return bad;
 }
 
-/* Entry points: args = (basis, K, mass, home, Sb (6, nb), Ib (6, 6), ...); one state. */
+/* Entry points: args = (basis, K, mass, home, Sb (6, nb), Ib (6, 6), ...), or the same with the
+ * chain handle of `chain` in place of the four arrays; one state. The entry points read their
+ * arguments through A, laid out as in the first form (A[4] = Sb, A[6] = the first array). */
 typedef struct {
     Chain c;
+    PyObject *const *A;          /* the arguments, laid out as with the four chain arrays */
+    PyObject *argv[16];          /* that layout, when a handle came (expected <= 12) */
     int n, nb;
     const double *Sb, *Ib;
     Link *L;
@@ -1185,7 +1189,15 @@ typedef struct {
 static int vms_begin(PyObject *const *args, Py_ssize_t nargs, int expected, const char *name,
                      VCall *k)
 {
-    if (arity(nargs, expected, name) || chain_of(args, &k->c)) return -1;
+    if (nargs >= 1 && PyCapsule_CheckExact(args[0])) {      /* the handle: one slot, not four */
+        if (arity(nargs + 3, expected, name) || chain_handle(args[0], &k->c)) return -1;
+        for (int i = 0; i < 4; i++) k->argv[i] = args[0];
+        for (Py_ssize_t i = 1; i < nargs; i++) k->argv[i + 3] = args[i];
+        args = k->argv;
+    } else if (arity(nargs, expected, name) || chain_of(args, &k->c)) {
+        return -1;
+    }
+    k->A = args;
     k->n = k->c.n;
     if (!safe_double(args[4]) || PyArray_NDIM((PyArrayObject *)args[4]) != 2
         || PyArray_DIM((PyArrayObject *)args[4], 0) != 6) return 0;
@@ -1219,6 +1231,7 @@ static PyObject *vector_out(npy_intp size, double **data)
     if (ready < 0) return NULL;                                      \
     if (ready == 0) Py_RETURN_NONE;                                  \
     const int n = k.n, nb = k.nb;                                    \
+    PyObject *const *A = k.A;                                        \
     PyObject *result = NULL
 
 #define VDECLINE { vms_end(&k); Py_XDECREF(result); Py_RETURN_NONE; }
@@ -1227,7 +1240,7 @@ static PyObject *vector_out(npy_intp size, double **data)
 static PyObject *py_vms_crba(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     VBEGIN(7, "vms_crba");
-    const double *q = vec(args[6], n);
+    const double *q = vec(A[6], n);
     if (!q) VDECLINE;
     npy_intp dims[2] = {nb + n, nb + n};
     result = PyArray_SimpleNew(2, dims, NPY_DOUBLE);
@@ -1243,12 +1256,12 @@ static PyObject *py_vms_crba(PyObject *self, PyObject *const *args, Py_ssize_t n
 static PyObject *py_vms_rnea(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     VBEGIN(12, "vms_rnea");
-    const double *q = vec(args[6], n), *v = vec(args[7], nb), *qd = vec(args[8], n);
-    const double *vd = args[9] == Py_None ? NULL : vec(args[9], nb);
-    const double *qdd = args[10] == Py_None ? NULL : vec(args[10], n);
-    const double *gb = args[11] == Py_None ? NULL : vec(args[11], 3);
-    if (!q || !v || !qd || (args[9] != Py_None && !vd) || (args[10] != Py_None && !qdd)
-        || (args[11] != Py_None && !gb)) VDECLINE;
+    const double *q = vec(A[6], n), *v = vec(A[7], nb), *qd = vec(A[8], n);
+    const double *vd = A[9] == Py_None ? NULL : vec(A[9], nb);
+    const double *qdd = A[10] == Py_None ? NULL : vec(A[10], n);
+    const double *gb = A[11] == Py_None ? NULL : vec(A[11], 3);
+    if (!q || !v || !qd || (A[9] != Py_None && !vd) || (A[10] != Py_None && !qdd)
+        || (A[11] != Py_None && !gb)) VDECLINE;
     double *o;
     result = vector_out(nb + n, &o);
     if (result) {
@@ -1263,10 +1276,10 @@ static PyObject *py_vms_rnea(PyObject *self, PyObject *const *args, Py_ssize_t n
 static PyObject *py_vms_aba(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     VBEGIN(12, "vms_aba");
-    const double *q = vec(args[6], n), *v = vec(args[7], nb), *qd = vec(args[8], n);
-    const double *w = vec(args[9], nb), *tau = vec(args[10], n);
-    const double *gb = args[11] == Py_None ? NULL : vec(args[11], 3);
-    if (!q || !v || !qd || !w || !tau || (args[11] != Py_None && !gb)) VDECLINE;
+    const double *q = vec(A[6], n), *v = vec(A[7], nb), *qd = vec(A[8], n);
+    const double *w = vec(A[9], nb), *tau = vec(A[10], n);
+    const double *gb = A[11] == Py_None ? NULL : vec(A[11], 3);
+    if (!q || !v || !qd || !w || !tau || (A[11] != Py_None && !gb)) VDECLINE;
     double *o;
     result = vector_out(nb + n, &o);
     if (result) {
@@ -1282,10 +1295,10 @@ static PyObject *py_vms_aba(PyObject *self, PyObject *const *args, Py_ssize_t na
 static PyObject *py_vms_rhs(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     VBEGIN(10, "vms_rhs");
-    const double *x = vec(args[6], 12 + nb + 2 * n), *w = vec(args[7], nb);
-    const double *tau = vec(args[8], n);
-    const double *g = args[9] == Py_None ? NULL : vec(args[9], 3);
-    if (!x || !w || !tau || (args[9] != Py_None && !g)) VDECLINE;
+    const double *x = vec(A[6], 12 + nb + 2 * n), *w = vec(A[7], nb);
+    const double *tau = vec(A[8], n);
+    const double *g = A[9] == Py_None ? NULL : vec(A[9], 3);
+    if (!x || !w || !tau || (A[9] != Py_None && !g)) VDECLINE;
     const double *R = x, *v = x + 12, *q = x + 12 + nb, *qd = q + n;
     double gb[3], V[6], *o;
     if (g)
@@ -1314,7 +1327,7 @@ static PyObject *py_vms_rhs(PyObject *self, PyObject *const *args, Py_ssize_t na
 static PyObject *py_vms_hamiltonian(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     VBEGIN(8, "vms_hamiltonian");
-    const double *q = vec(args[6], n), *m = vec(args[7], nb + n);
+    const double *q = vec(A[6], n), *m = vec(A[7], nb + n);
     if (!q || !m) VDECLINE;
     double *o, E;
     result = vector_out(nb + 2 * n, &o);
@@ -1346,7 +1359,7 @@ static PyObject *py_vms_rnea_derivatives(PyObject *self, PyObject *const *args, 
 {
     VBEGIN(12, "vms_rnea_derivatives");
     const double *x[6];
-    if (!vms_state(args, n, nb, x)) VDECLINE;
+    if (!vms_state(A, n, nb, x)) VDECLINE;
     const double *q = x[0], *v = x[1], *qd = x[2], *vd = x[3], *qdd = x[4], *gb = x[5];
     const int m = nb + n;
     double small[DERIV_SMALL], *p[2];
@@ -1369,7 +1382,7 @@ static PyObject *py_vms_aba_derivatives(PyObject *self, PyObject *const *args, P
 {
     VBEGIN(12, "vms_aba_derivatives");
     const double *x[6];
-    if (!vms_state(args, n, nb, x)) VDECLINE;
+    if (!vms_state(A, n, nb, x)) VDECLINE;
     const double *q = x[0], *v = x[1], *qd = x[2], *w = x[3], *tau = x[4], *gb = x[5];
     const int m = nb + n;
     double small[DERIV_SMALL], *p[3];
@@ -1379,7 +1392,7 @@ static PyObject *py_vms_aba_derivatives(PyObject *self, PyObject *const *args, P
     double *abaw = work + DERIV_WORK * n, *M = abaw + 62 * n, *dq = M + m * m, *dqd = dq + m * m;
     int ok = 0;
     kinematics(n, k.c.basis, k.c.K, k.c.mass, q, L);
-    if (!vms_aba(n, nb, L, k.Sb, k.Ib, v, qd, w, tau, args[11] == Py_None ? NULL : gb, abaw, M)) {
+    if (!vms_aba(n, nb, L, k.Sb, k.Ib, v, qd, w, tau, A[11] == Py_None ? NULL : gb, abaw, M)) {
         rnea_derivatives(n, nb, L, k.Sb, k.Ib, v, M, qd, M + nb, gb, work, dq, dqd);
         result = matrices(3, m, p);
         if (result) {

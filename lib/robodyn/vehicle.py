@@ -503,7 +503,9 @@ class VehicleManipulator:
             return None
         f = self._cache.get((name, full))
         if f is None or f.func.__self__ is not eng:
-            f = self._cache[(name, full)] = partial(getattr(eng, name), *self._engine_data(full))
+            data = self._engine_data(full)      # the chain enters once, as the engine's handle
+            f = self._cache[(name, full)] = partial(getattr(eng, name), eng.chain(*data[:4]),
+                                                    *data[4:])
         return f(*args)
 
     def _mass6_at(self, q):
