@@ -170,3 +170,41 @@ def test_overflow_is_an_error_not_nan(engine):
                      (lambda: dv.aba_derivatives(chain, z, big, z), "aba_derivatives")):
         with pytest.raises(ValueError, match=f"^{fname}: q, "):
             f()
+
+
+BAD_ARRAYS = [
+    lambda q: list(q),                              # not an array: the checked path converts
+    lambda q: q.astype(np.float32),                 # another dtype
+    lambda q: q.astype(">f8"),                      # another byte order
+    lambda q: np.repeat(q, 2)[::2],                 # not contiguous
+    lambda q: np.ma.masked_array(q),                # a subclass
+    lambda q: np.where(np.arange(len(q)) == 1, np.nan, q),   # not finite
+    lambda q: q[:-1],                               # wrong length
+    lambda q: np.stack([q, q]),                     # a batch: these are one-state functions
+]
+
+
+@pytest.mark.parametrize("bad", BAD_ARRAYS)
+@pytest.mark.parametrize("entry", ["rnea_derivatives", "aba_derivatives"])
+def test_engine_declines_what_the_checks_would_change_or_refuse(entry, bad, monkeypatch):
+    """The engine computes only on clean arrays; anything else goes to robodyn._checks."""
+    monkeypatch.setattr(dynamics, "ENGINE", "auto")
+    chain = rd.models.ur5_like()
+    d, b = dynamics._fast(chain, "t")
+    if b is None:
+        pytest.skip("no C compiler here")
+    q, qd, x = np.random.default_rng(3).normal(size=(3, 6))
+    g = dynamics.DEFAULT_GRAVITY
+    f = getattr(b[0], entry)
+    assert isinstance(f(b[1], q, qd, x, g), tuple)
+    for k in range(4):
+        args = [q, qd, x, g]
+        args[k] = bad(args[k])
+        assert f(b[1], *args) is None, (entry, k)
+    with pytest.raises(TypeError, match="chain handle"):
+        f(d.basis, q, qd, x, g)                     # raw data: only the handle is taken
+
+
+def test_coriolis_overflow_is_an_error(engine):
+    with pytest.raises(ValueError, match="^coriolis_matrix: q, qd"):
+        rd.coriolis_matrix(rd.models.planar_rr(), np.array([0.0, 1.0]), np.array([1e308, 1e308]))
