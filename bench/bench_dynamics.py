@@ -9,11 +9,17 @@ forward_dynamics (ABA) and coriolis_matrix, as
 * Modern Robotics (pure Python): MassMatrix, InverseDynamics, ForwardDynamics, and for the
   Coriolis row VelQuadraticForces (it has no C matrix; it returns C qd).
 
+Then one state of the UR5-like arm and of the book's space robot (the arm on a free-floating
+box): floating-base forward dynamics and the analytic RNEA / ABA derivatives
+(robodyn.derivatives) against Pinocchio's aba, computeRNEADerivatives and
+computeABADerivatives.
+
 Each time is the best of several repeats of a timed loop (timeit). Ratios > 1 mean robodyn is
 faster. Usage: ``python bench/bench_dynamics.py [--quick]`` (about a minute; --quick: seconds).
 ``--summary`` prints only the rows of bench/summary.py, ``ROW | task | ours | reference |
 ratio`` (ratio = ours / reference): the compiled engine's M, inverse and forward dynamics of the
-UR5-like arm on one state against Pinocchio's crba, rnea and aba.
+UR5-like arm on one state against Pinocchio's crba, rnea and aba, then the rows of
+bench_derivatives (ours and Pinocchio's measured in alternating rounds).
 """
 from __future__ import annotations
 
@@ -56,6 +62,83 @@ def best_time(f, budget):
     return min(timeit.repeat(f, number=number, repeat=3)) / number
 
 
+def paired_time(ours, ref, budget, rounds=21):
+    """Best times per call (s) of two functions measured in many short alternating rounds, so
+    that a change of the machine's load hits both alike (the ratio is what is reported) and a
+    quiet moment is found for each."""
+    t1 = max(timeit.timeit(ours, number=20), timeit.timeit(ref, number=20), 1e-9) / 20
+    number = max(1, int(budget / (2 * rounds) / t1))
+    best = [np.inf, np.inf]
+    for _ in range(rounds):
+        for k, f in enumerate((ours, ref)):
+            best[k] = min(best[k], timeit.timeit(f, number=number) / number)
+    return best
+
+
+def bench_derivatives(budget):
+    """One state of the UR5-like arm (fixed base) and of the book's space robot (the arm on a
+    free-floating box, Pinocchio's free-flyer root): forward dynamics and the RNEA / ABA
+    derivatives, ours against Pinocchio's. Returns rows (task, ours s, Pinocchio s, what)."""
+    import sys
+    sys.path.insert(0, str(ROOT / "tests"))
+    from scipy.spatial.transform import Rotation
+
+    from robodyn import derivatives as dv
+    from robodyn.vehicle import StandardForm
+    ref = _reference()
+    from test_floating_base import base_order, space_robot
+    rng = np.random.default_rng(0)
+    chain, g = models.ur5_like(), dy.DEFAULT_GRAVITY
+    n = chain.n
+    q, qd, qdd, tau = rng.normal(size=(4, n))
+    model = ref.to_pinocchio(chain, gravity=g)
+    data = model.createData()
+    # the same numbers first
+    assert np.allclose(dv.rnea_derivatives(chain, q, qd, qdd, g)[0],
+                       pin.computeRNEADerivatives(model, data, q, qd, qdd)[0], atol=1e-9)
+    rows = [("rnea derivatives (dtau/dq, dtau/dqd), UR5-like",
+             lambda: dv.rnea_derivatives(chain, q, qd, qdd, g),
+             lambda: pin.computeRNEADerivatives(model, data, q, qd, qdd),
+             "pin.computeRNEADerivatives"),
+            ("aba derivatives (dqdd/dq, dqdd/dqd, Minv), UR5-like",
+             lambda: dv.aba_derivatives(chain, q, qd, tau, g),
+             lambda: pin.computeABADerivatives(model, data, q, qd, tau),
+             "pin.computeABADerivatives")]
+    vms = space_robot()
+    nb = vms.nb
+    H = rd_exp(rng)
+    v, w = rng.normal(size=(2, nb))
+    gv = np.array([0.0, 0.0, -9.81])
+    mdl = ref.to_pinocchio_vms(vms, gravity=gv)
+    dat = mdl.createData()
+    qp = np.concatenate([H[:3, 3], Rotation.from_matrix(H[:3, :3]).as_quat(), q])
+    P = np.r_[base_order(vms), nb:vms.dof]
+    vp, up = np.empty(vms.dof), np.empty(vms.dof)
+    vp[P], up[P] = np.r_[v, qd], np.r_[w, tau]
+    form = StandardForm(vms, gravity=gv)
+    nu = np.r_[v, qd]
+    assert np.allclose(form.accelerations(q, nu, pose=H, w=w, tau=tau),
+                       pin.aba(mdl, dat, qp, vp, up)[P], atol=1e-9)
+    rows += [("floating-base forward dynamics, space robot (UR5-like on a box)",
+              lambda: form.accelerations(q, nu, pose=H, w=w, tau=tau),
+              lambda: pin.aba(mdl, dat, qp, vp, up), "pin.aba free flyer"),
+             ("floating-base rnea derivatives, space robot",
+              lambda: dv.vms_rnea_derivatives(vms, q, v, qd, w, tau, base_pose=H, gravity=gv),
+              lambda: pin.computeRNEADerivatives(mdl, dat, qp, vp, up),
+              "pin.computeRNEADerivatives free flyer"),
+             ("floating-base aba derivatives, space robot",
+              lambda: dv.vms_aba_derivatives(vms, q, v, qd, w, tau, base_pose=H, gravity=gv),
+              lambda: pin.computeABADerivatives(mdl, dat, qp, vp, up),
+              "pin.computeABADerivatives free flyer")]
+    return [(name, *paired_time(ours, theirs, budget), what)
+            for name, ours, theirs, what in rows]
+
+
+def rd_exp(rng):
+    from robodyn import exp_se3
+    return exp_se3(rng.normal(size=6) * 0.5)
+
+
 def bench_chain(chain, gravity, batch, budget):
     rng = np.random.default_rng(0)
     n = chain.n
@@ -87,9 +170,8 @@ def bench_chain(chain, gravity, batch, budget):
     ]
     results = []
     for name, single, many, pinocchio, modern in rows:
-        t_one = best_time(single, budget)
+        t_one, t_pin = paired_time(single, pinocchio, 2 * budget)
         t_batch = best_time(many, budget) / batch
-        t_pin = best_time(pinocchio, budget)
         t_mr = best_time(modern, budget)
         results.append((name, t_one, t_batch, t_pin, t_mr))
     return results
@@ -111,6 +193,9 @@ def main(argv=None):
             if name in refs:
                 print(f"ROW | {name} ({engine}), UR5-like, one state | {t_one * 1e6:.2f} us | "
                       f"{t_pin * 1e6:.2f} us ({refs[name]}) | {t_one / t_pin:.2f}", flush=True)
+        for name, t_one, t_pin, what in bench_derivatives(0.3):
+            print(f"ROW | {name}, one state | {t_one * 1e6:.2f} us | {t_pin * 1e6:.2f} us "
+                  f"({what}) | {t_one / t_pin:.2f}", flush=True)
         return
     chains = [(models.planar_chain(6), np.array([0, -9.81, 0])),
               (models.ur5_like(), dy.DEFAULT_GRAVITY)]
@@ -133,6 +218,12 @@ def main(argv=None):
                 print(f"{name:17} {t_one * us:9.1f} {t_batch * us:10.2f} {t_pin * us:9.2f} "
                       f"{t_mr * us:9.0f} | {t_batch / t_pin:9.2f} {t_mr / t_one:9.1f} "
                       f"{t_pin / t_one:10.3f}")
+    dy.ENGINE = "auto"
+    print("\none state, side by side with Pinocchio (ratio ours / Pinocchio; target: derivatives "
+          "<= 2, forward dynamics <= 1)")
+    for name, t_one, t_pin, what in bench_derivatives(budget):
+        print(f"{name:64} {t_one * us:8.2f} us {t_pin * us:8.2f} us ({what})  "
+              f"{t_one / t_pin:5.2f}")
     print("\nbatch/Pin: robodyn's batched time per state over Pinocchio's (target <= 5); "
           "MR/ours 1: speed-up over Modern Robotics on one state.\n"
           "Coriolis row: Modern Robotics has no C matrix; its VelQuadraticForces (C qd) is "

@@ -9,7 +9,8 @@ One module per part of the book; the names below are the public API.
 * :mod:`robodyn.lagrange` -- symbolic Lagrangian dynamics: M, C, G, Christoffel symbols,
   generalized forces (Part II)
 * :mod:`robodyn.codegen` -- compiled (C) numeric twins of symbolic equations of motion
-* :mod:`robodyn.dynamics` -- numeric O(n) algorithms: RNEA, ABA, CRBA, Coriolis matrix
+* :mod:`robodyn.dynamics` -- numeric O(n) algorithms: RNEA, ABA, CRBA, Coriolis matrix;
+  :mod:`robodyn.derivatives` -- their analytic derivatives and the linearization at a state
 * :mod:`robodyn.simulation` -- simulation with energy and step-size reports
 * :mod:`robodyn.impacts` -- the impact map (5.28)-(5.31), hybrid simulation with event
   location and a Zeno guard, return maps and their fixed points (Part IV);
@@ -66,6 +67,7 @@ from .constrained_simulation import simulate_constrained
 from . import integrability
 from .integrability import is_holonomic
 from . import port_hamiltonian, vehicle
+from . import derivatives
 from .vehicle import VehicleManipulator
 from . import flexible, kane
 from . import parallel

@@ -1,16 +1,25 @@
 /* The O(n) algorithms of robodyn.dynamics in C: RNEA, CRBA, ABA and the Christoffel Coriolis
  * matrix, line by line the space-frame formulation of dynamics.py (see its module docstring),
- * for one state or a batch; and those of robodyn.vehicle for a floating or planar base
- * (vms_*: articulated bodies with the base as root, Newton-Euler, composite bodies, the
- * co-energy gradient), one state. Built and cached by robodyn.codegen on first use.
+ * for one state or a batch; the analytic derivatives of RNEA and ABA (robodyn.derivatives);
+ * and those of robodyn.vehicle for a floating or planar base (vms_*: articulated bodies with
+ * the base as root, Newton-Euler, composite bodies, the co-energy gradient, the derivatives),
+ * one state. Built and cached by robodyn.codegen on first use.
  *
- * Every entry point takes the chain's constant data (basis (n,4,16), K (n,4,6), mass (n),
- * home (4,4)) as made by dynamics._ChainData, and joint arrays of shape (n,) or (B, n).
- * It returns None -- and computes nothing -- unless every array is a plain ndarray (no
- * subclass such as a masked array) of float64 in native byte order, aligned, C-contiguous,
- * of the expected shape and finite (safe_double below): dynamics.py then takes the checked
- * path of robodyn._checks, which raises the right error or converts the input. Twists are (omega, v), wrenches (m, f).
+ * The chain's constant data (basis (n,4,16), K (n,4,6), mass (n), home (4,4), as made by
+ * dynamics._ChainData) enter once: chain(basis, K, mass, home) checks them and keeps a private
+ * copy behind a capsule, the handle that the fixed-base entry points (rnea, crba, coriolis,
+ * aba, rnea_derivatives, aba_derivatives) take first, so a call checks only its own arrays.
+ * The vms_* entry points take the four arrays themselves (robodyn.vehicle binds them once).
+ * Joint arrays have shape (n,) or (B, n).
+ * An entry point returns None -- and computes nothing -- unless every array is a plain ndarray
+ * (no subclass such as a masked array) of float64 in native byte order, aligned, C-contiguous,
+ * of the expected shape and finite (safe_double below): the Python side then takes the checked
+ * path of robodyn._checks, which raises the right error or converts the input. Twists are
+ * (omega, v), wrenches (m, f).
  */
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC optimize("O3")      /* small fixed loops (6 x 6) unrolled and vectorized */
+#endif
 #define PY_SSIZE_T_CLEAN
 #define NPY_NO_DEPRECATED_API NPY_1_7_API_VERSION
 #include <Python.h>
@@ -84,28 +93,34 @@ static void admat(const double *V, double *A)                      /* A = ad_V (
 static void kinematics(int n, const double *basis, const double *K, const double *mass,
                        const double *q, Link *L)
 {
-    double P[16], E[16], T[16];
+    /* P = [R p; 0 1] kept as its top 3 x 4 rows (a rigid motion's last row is 0 0 0 1) */
+    double P[12], E[12], T[12];
     for (int i = 0; i < n; i++) {
         const double *b = basis + 64 * i;
-        double c[4] = {1.0, sin(q[i]), cos(q[i]), q[i]};
-        for (int k = 0; k < 16; k++)
-            E[k] = c[0] * b[k] + c[1] * b[16 + k] + c[2] * b[32 + k] + c[3] * b[48 + k];
+        double sn = sin(q[i]), cs = cos(q[i]), qi = q[i];
+        for (int k = 0; k < 12; k++)
+            E[k] = b[k] + sn * b[16 + k] + cs * b[32 + k] + qi * b[48 + k];
         if (i == 0) {
             memcpy(P, E, sizeof P);
         } else {
-            for (int r = 0; r < 4; r++)
+            for (int r = 0; r < 3; r++) {
+                const double *Pr = P + 4 * r;
                 for (int col = 0; col < 4; col++)
-                    T[4 * r + col] = P[4 * r] * E[col] + P[4 * r + 1] * E[4 + col]
-                                     + P[4 * r + 2] * E[8 + col] + P[4 * r + 3] * E[12 + col];
+                    T[4 * r + col] = Pr[0] * E[col] + Pr[1] * E[4 + col] + Pr[2] * E[8 + col];
+                T[4 * r + 3] += Pr[3];
+            }
             memcpy(P, T, sizeof P);
         }
-        /* X = P K_i (4 x 6): columns (w, 0), (R v, 0), (com, 1), principal axes (R A, 0) */
+        /* X = P K_i (3 x 6): columns (w, 0), (R v, 0), (com, 1), principal axes (R A, 0);
+         * the last row of K_i is (0, 0, 1, 0, 0, 0) */
         const double *Ki = K + 24 * i;
-        double X[24];
-        for (int r = 0; r < 4; r++)
+        double X[18];
+        for (int r = 0; r < 3; r++) {
+            const double *Pr = P + 4 * r;
             for (int col = 0; col < 6; col++)
-                X[6 * r + col] = P[4 * r] * Ki[col] + P[4 * r + 1] * Ki[6 + col]
-                                 + P[4 * r + 2] * Ki[12 + col] + P[4 * r + 3] * Ki[18 + col];
+                X[6 * r + col] = Pr[0] * Ki[col] + Pr[1] * Ki[6 + col] + Pr[2] * Ki[12 + col];
+            X[6 * r + 2] += Pr[3];
+        }
         Link *l = L + i;
         for (int r = 0; r < 3; r++) {
             for (int col = 0; col < 3; col++) l->R[3 * r + col] = P[4 * r + col];
@@ -122,11 +137,11 @@ static void kinematics(int n, const double *basis, const double *K, const double
         double cc = mc[0] * com[0] + mc[1] * com[1] + mc[2] * com[2];
         double *Io = l->Is;
         for (int r = 0; r < 3; r++)
-            for (int col = 0; col < 3; col++) {
+            for (int col = r; col < 3; col++) {
                 const double *ar = X + 6 * r + 3, *ac = X + 6 * col + 3;
                 double Ibar = ar[0] * ac[0] + ar[1] * ac[1] + ar[2] * ac[2];
-                Io[6 * r + col] = Ibar - mc[r] * com[col] + (r == col ? cc : 0.0);
-                Io[6 * (3 + r) + 3 + col] = r == col ? m : 0.0;
+                Io[6 * r + col] = Io[6 * col + r] = Ibar - mc[r] * com[col] + (r == col ? cc : 0.0);
+                Io[6 * (3 + r) + 3 + col] = Io[6 * (3 + col) + 3 + r] = r == col ? m : 0.0;
             }
         double H[9] = {0, -mc[2], mc[1], mc[2], 0, -mc[0], -mc[1], mc[0], 0};
         for (int r = 0; r < 3; r++)
@@ -340,6 +355,13 @@ static const double *fixed(PyObject *obj, npy_intp size)
     return x;
 }
 
+/* a clean vector (ndim 1) of `size` numbers, or NULL */
+static const double *vec(PyObject *obj, npy_intp size)
+{
+    if (!safe_double(obj) || PyArray_NDIM((PyArrayObject *)obj) != 1) return NULL;
+    return fixed(obj, size);
+}
+
 typedef struct {
     int n;
     const double *basis, *K, *mass, *home;
@@ -358,6 +380,55 @@ static int chain_of(PyObject *const *args, Chain *c)
     if (c->n >= 1 && c->basis && c->K && c->mass && c->home) return 0;
 bad:
     PyErr_SetString(PyExc_TypeError, "robodyn engine: malformed chain data");
+    return -1;
+}
+
+/* The chain's constant data copied once into memory that Python cannot reach, behind a capsule
+ * (the `chain` entry point): the per-call entry points then read it without checking it again. */
+#define CHAIN_CAPSULE "robodyn.engine.chain"
+
+typedef struct {
+    Chain c;
+    double data[];
+} ChainCopy;
+
+static void chain_free(PyObject *capsule)
+{
+    free(PyCapsule_GetPointer(capsule, CHAIN_CAPSULE));
+}
+
+/* chain(basis, K, mass, home) -> capsule; TypeError if the data are malformed */
+static PyObject *py_chain(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    Chain c;
+    if (nargs != 4) {
+        PyErr_Format(PyExc_TypeError, "robodyn engine: chain takes 4 arguments, got %zd", nargs);
+        return NULL;
+    }
+    if (chain_of(args, &c)) return NULL;
+    size_t count = 64 * (size_t)c.n + 24 * (size_t)c.n + (size_t)c.n + 16;
+    ChainCopy *h = malloc(sizeof(ChainCopy) + count * sizeof(double));
+    if (!h) return PyErr_NoMemory();
+    double *d = h->data;
+    h->c.n = c.n;
+    memcpy(d, c.basis, 64 * c.n * sizeof(double)); h->c.basis = d; d += 64 * c.n;
+    memcpy(d, c.K, 24 * c.n * sizeof(double)); h->c.K = d; d += 24 * c.n;
+    memcpy(d, c.mass, c.n * sizeof(double)); h->c.mass = d; d += c.n;
+    memcpy(d, c.home, 16 * sizeof(double)); h->c.home = d;
+    PyObject *cap = PyCapsule_New(h, CHAIN_CAPSULE, chain_free);
+    if (!cap) free(h);
+    return cap;
+}
+
+/* the chain behind a capsule made by py_chain; -1 with TypeError otherwise */
+static int chain_handle(PyObject *obj, Chain *c)
+{
+    if (PyCapsule_CheckExact(obj)) {
+        ChainCopy *h = PyCapsule_GetPointer(obj, CHAIN_CAPSULE);
+        if (h) { *c = h->c; return 0; }
+        PyErr_Clear();
+    }
+    PyErr_SetString(PyExc_TypeError, "robodyn engine: expected the chain handle of engine.chain");
     return -1;
 }
 
@@ -385,6 +456,8 @@ static int wrench_of(PyObject *obj, int ndim, npy_intp B, const double **W)
 
 /* What every entry point shares: the chain (args[0..3]), its joint arrays (args[4..]), the
  * batch layout, the output array and a scratch block of n links plus `work` doubles per joint. */
+#define SMALL_N 12
+
 typedef struct {
     Chain c;
     const double *J[3];
@@ -393,6 +466,7 @@ typedef struct {
     Link *L;
     double *work;
     PyObject *out;
+    double small[SMALL_N * (sizeof(Link) / sizeof(double) + 128)];   /* n <= SMALL_N: no malloc */
 } Call;
 
 /* Checks the argument count and the chain, then takes `joints` joint arrays: 1 if they are
@@ -408,26 +482,27 @@ static int arity(Py_ssize_t nargs, int expected, const char *name)
 static int begin(PyObject *const *args, Py_ssize_t nargs, int expected, const char *name,
                  int joints, Call *k)
 {
-    if (arity(nargs, expected, name) || chain_of(args, &k->c)) return -1;
+    if (arity(nargs, expected, name) || chain_handle(args[0], &k->c)) return -1;
     k->n = k->c.n;
     k->nd = 0;
     k->B = 0;
     for (int i = 0; i < joints; i++) {
-        PyArrayObject *a = joint_array(args[4 + i], k->n, &k->B, &k->nd);
+        PyArrayObject *a = joint_array(args[1 + i], k->n, &k->B, &k->nd);
         if (!a) return 0;
         k->J[i] = D(a);
     }
     return 1;
 }
 
-/* The output array ((B,) n or (B,) n x n) and the scratch block; -1 with MemoryError. */
+/* The output array ((B,) n or (B,) n x n) and the scratch block (work <= 128 doubles per
+ * joint; on the stack for n <= SMALL_N); -1 with MemoryError. */
 static int allocate(Call *k, int square, int work)
 {
     k->out = new_array(k->nd, k->B, k->n, square);
-    k->L = malloc(k->n * (sizeof(Link) + work * sizeof(double)));
-    if (!k->out || !k->L) {
-        free(k->L);
-        Py_XDECREF(k->out);
+    if (!k->out) return -1;
+    k->L = k->n <= SMALL_N ? (Link *)k->small : malloc(k->n * (sizeof(Link) + work * sizeof(double)));
+    if (!k->L) {
+        Py_DECREF(k->out);
         PyErr_NoMemory();
         return -1;
     }
@@ -435,7 +510,30 @@ static int allocate(Call *k, int square, int work)
     return 0;
 }
 
+static void release(Call *k)
+{
+    if (k->L != (Link *)k->small) free(k->L);
+}
+
 static double *out_data(Call *k) { return (double *)PyArray_DATA((PyArrayObject *)k->out); }
+
+static int all_finite(const double *x, npy_intp size)
+{
+    for (npy_intp k = 0; k < size; k++)
+        if (!isfinite(x[k])) return 0;
+    return 1;
+}
+
+/* The output, or None when it overflowed (finite input, non-finite result): the numpy path
+ * then computes it again and raises the error. */
+static PyObject *finish(Call *k, int square)
+{
+    release(k);
+    npy_intp size = k->B * k->n * (square ? k->n : 1);
+    if (all_finite(out_data(k), size)) return k->out;
+    Py_DECREF(k->out);
+    Py_RETURN_NONE;
+}
 
 #define BEGIN(count, name, joints)                                   \
     Call k;                                                          \
@@ -444,12 +542,12 @@ static double *out_data(Call *k) { return (double *)PyArray_DATA((PyArrayObject 
     if (ready == 0) Py_RETURN_NONE;                                  \
     const int n = k.n
 
-/* rnea(basis, K, mass, home, q, qd, qdd, gravity, wrench_ee) -> tau or None */
+/* rnea(chain, q, qd, qdd, gravity, wrench_ee) -> tau or None */
 static PyObject *py_rnea(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
-    BEGIN(9, "rnea", 3);
-    const double *g = fixed(args[7], 3), *W;
-    if (!g || !wrench_of(args[8], k.nd, k.B, &W)) Py_RETURN_NONE;
+    BEGIN(6, "rnea", 3);
+    const double *g = vec(args[4], 3), *W;
+    if (!g || !wrench_of(args[5], k.nd, k.B, &W)) Py_RETURN_NONE;
     if (allocate(&k, 0, 18)) return NULL;
     double *V = k.work, *A = V + 6 * n, *F = A + 6 * n, We[6], *tau = out_data(&k);
     for (npy_intp b = 0; b < k.B; b++) {
@@ -457,52 +555,49 @@ static PyObject *py_rnea(PyObject *self, PyObject *const *args, Py_ssize_t nargs
         if (W) ee_wrench(k.L + n - 1, k.c.home, W + 6 * b, We);
         rnea(n, k.L, k.J[1] + b * n, k.J[2] + b * n, g, W ? We : NULL, V, A, F, tau + b * n);
     }
-    free(k.L);
-    return k.out;
+    return finish(&k, 0);
 }
 
-/* crba(basis, K, mass, home, q) -> M or None */
+/* crba(chain, q) -> M or None */
 static PyObject *py_crba(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
-    BEGIN(5, "crba", 1);
+    BEGIN(2, "crba", 1);
     if (allocate(&k, 1, 36)) return NULL;
     double *M = out_data(&k);
     for (npy_intp b = 0; b < k.B; b++) {
         kinematics(n, k.c.basis, k.c.K, k.c.mass, k.J[0] + b * n, k.L);
         crba(n, k.L, k.work, M + b * n * n);
     }
-    free(k.L);
-    return k.out;
+    return finish(&k, 1);
 }
 
-/* coriolis(basis, K, mass, home, q, qd) -> C or None */
+/* coriolis(chain, q, qd) -> C or None */
 static PyObject *py_coriolis(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
-    BEGIN(6, "coriolis", 2);
+    BEGIN(3, "coriolis", 2);
     if (allocate(&k, 1, 114)) return NULL;
     double *C = out_data(&k);
     for (npy_intp b = 0; b < k.B; b++) {
         kinematics(n, k.c.basis, k.c.K, k.c.mass, k.J[0] + b * n, k.L);
         coriolis(n, k.L, k.J[1] + b * n, k.work, C + b * n * n);
     }
-    free(k.L);
-    return k.out;
+    return finish(&k, 1);
 }
 
-/* aba(basis, K, mass, home, q, qd, tau, gravity, wrench_ee, cond_warn)
- * -> (qdd, D, flag) or None; flag = 1 if some state has a vanishing pivot or a pivot ratio
- * above cond_warn (the caller then raises or warns with dynamics._check_pivots). */
+/* aba(chain, q, qd, tau, gravity, wrench_ee, cond_warn) -> qdd, or (qdd, D) if some state
+ * has a vanishing pivot or a pivot ratio above cond_warn (the caller then raises or warns with
+ * dynamics._check_pivots; D (B, n) are the pivots), or None */
 static PyObject *py_aba(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
-    BEGIN(10, "aba", 3);
-    const double *g = fixed(args[7], 3), *W;
-    double cond_warn = PyFloat_AsDouble(args[9]);
+    BEGIN(7, "aba", 3);
+    const double *g = vec(args[4], 3), *W;
+    double cond_warn = PyFloat_AsDouble(args[6]);
     if (cond_warn == -1.0 && PyErr_Occurred()) return NULL;
-    if (!g || !wrench_of(args[8], k.nd, k.B, &W)) Py_RETURN_NONE;
-    PyObject *piv = new_array(2, k.B, n, 0);
-    if (!piv) return NULL;
-    if (allocate(&k, 0, 61)) { Py_DECREF(piv); return NULL; }
-    double We[6], *qdd = out_data(&k), *Dp = (double *)PyArray_DATA((PyArrayObject *)piv);
+    if (!g || !wrench_of(args[5], k.nd, k.B, &W)) Py_RETURN_NONE;
+    if (allocate(&k, 0, 61)) return NULL;
+    double We[6], *qdd = out_data(&k), Dsmall[SMALL_N];
+    double *Dp = k.B * n <= SMALL_N ? Dsmall : malloc(k.B * n * sizeof(double));
+    if (!Dp) { release(&k); Py_DECREF(k.out); return PyErr_NoMemory(); }
     int flag = 0;
     for (npy_intp b = 0; b < k.B; b++) {
         double *Db = Dp + b * n;
@@ -516,8 +611,356 @@ static PyObject *py_aba(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
         }
         if (!(lo > 1e-14 * hi) || hi / lo > cond_warn) flag = 1;
     }
-    free(k.L);
-    return Py_BuildValue("(NNi)", k.out, piv, flag);
+    release(&k);
+    PyObject *result = k.out;
+    if (!all_finite(qdd, k.B * n)) {            /* overflow: the numpy path raises */
+        if (Dp != Dsmall) free(Dp);
+        Py_DECREF(k.out);
+        Py_RETURN_NONE;
+    }
+    if (flag) {
+        PyObject *piv = new_array(2, k.B, n, 0);
+        result = piv ? Py_BuildValue("(NN)", k.out, piv) : NULL;
+        if (piv) memcpy(PyArray_DATA((PyArrayObject *)piv), Dp, k.B * n * sizeof(double));
+        else Py_DECREF(k.out);
+    }
+    if (Dp != Dsmall) free(Dp);
+    return result;
+}
+
+
+/* ---------------------------------------------------------------- analytic derivatives
+ *
+ * The partial derivatives of inverse dynamics, d tau / d q and d tau / d qd, in the space frame
+ * of dynamics.py (the world-frame recursions of Carpentier & Mansard 2018, RSS, "Analytical
+ * derivatives of rigid body dynamics algorithms"), for a fixed base (nb = 0) or a floating or
+ * planar base (nb = 6, 3; the base as the root body, robodyn.vehicle's formulation). Turning
+ * joint j by dq_j carries every body outboard of j rigidly about s_j; what is not carried is
+ * the inboard motion: the twist gains nu_j = ad_{V_{j-1}} s_j dq_j, the acceleration
+ * psi_j = ad_{A_{j-1}} s_j + ad_{V_{j-1}} nu_j (per unit dq_j) plus ad_{nu_j}(V_l - V_{j-1}).
+ * With the composite inertia Ic_i = sum_{l >= i} I_l and Bc_i = sum_{l >= i} B_l,
+ * B_l = Idot_l + H(I_l V_l) (Idot = -ad_V^T I - I ad_V, H(h) x = -ad_x^T h), the columns are
+ *   i <= j:  dtau_i/dq_j  = s_i . (-ad_{s_j}^T F_j + Ic_j psi_j + Bc_j nu_j)
+ *   i >  j:  dtau_i/dq_j  = (Ic_i s_i) . psi_j + (Bc_i^T s_i) . nu_j
+ *   i <= j:  dtau_i/dqd_j = s_i . (2 Ic_j nu_j + Bc_j s_j)
+ *   i >  j:  dtau_i/dqd_j = 2 (Ic_i s_i) . nu_j + (Bc_i^T s_i) . s_j
+ * (F_j = sum_{l >= j} f_l, the wrench the joint carries). The base, as a root: a change of its
+ * pose carries every body, so only gravity, the fictitious acceleration a_g = (0, -g_b), is
+ * not carried: alpha_k = ad_{a_g} sigma_k (sigma_k = S_b e_k); a change of its velocity adds
+ * sigma_k to every twist and nu'_k = ad_{t_0} sigma_k to every acceleration. */
+
+static void base_twist(int nb, const double *Sb, const double *v, double *t);
+static void base_rows(int nb, const double *Sb, const double *f, double *o);
+
+static void inertia_rate(const double *In, const double *V, const double *h, double *B)
+{
+    /* B = -(I ad_V) - (I ad_V)^T + H(h), H(h) = [[-[m], -[f]], [-[f], 0]] for h = (m, f) */
+    double adV[36], X[36];
+    admat(V, adV);
+    for (int r = 0; r < 6; r++)
+        for (int c = 0; c < 6; c++) {
+            double x = 0.0;
+            for (int k = 0; k < 6; k++) x += In[6 * r + k] * adV[6 * k + c];
+            X[6 * r + c] = x;
+        }
+    for (int r = 0; r < 6; r++)
+        for (int c = 0; c < 6; c++) B[6 * r + c] = -(X[6 * r + c] + X[6 * c + r]);
+    const double *mo = h, *f = h + 3;
+    double Hm[9] = {0, mo[2], -mo[1], -mo[2], 0, mo[0], mo[1], -mo[0], 0};   /* -[m] */
+    double Hf[9] = {0, f[2], -f[1], -f[2], 0, f[0], f[1], -f[0], 0};         /* -[f] */
+    for (int r = 0; r < 3; r++)
+        for (int c = 0; c < 3; c++) {
+            B[6 * r + c] += Hm[3 * r + c];
+            B[6 * r + 3 + c] += Hf[3 * r + c];
+            B[6 * (3 + r) + c] += Hf[3 * r + c];
+        }
+}
+
+static void mtv6(const double *A, const double *x, double *o)     /* o = A^T x */
+{
+    for (int c = 0; c < 6; c++) {
+        double y = 0.0;
+        for (int r = 0; r < 6; r++) y += A[6 * r + c] * x[r];
+        o[c] = y;
+    }
+}
+
+#define DERIV_WORK 156       /* doubles per joint of scratch for rnea_derivatives */
+
+/* dq, dqd: (nb + n) x (nb + n), row-major. v, vd: base twist and its rate (nb), ignored when
+ * nb = 0; g: gravity in the frame of the chain (space frame, or {b} for a base). */
+static void rnea_derivatives(int n, int nb, const Link *L, const double *Sb, const double *Ib,
+                             const double *v, const double *vd, const double *qd,
+                             const double *qdd, const double *g, double *work, double *dq,
+                             double *dqd)
+{
+    const int m = nb + n;
+    double *nu = work, *psi = nu + 6 * n, *F = psi + 6 * n, *Ps = F + 6 * n, *Qs = Ps + 6 * n;
+    double *w = Qs + 6 * n, *z = w + 6 * n, *Ic = z + 6 * n, *Bc = Ic + 36 * n;
+    double ag[6] = {0, 0, 0, -g[0], -g[1], -g[2]}, t0[6] = {0, 0, 0, 0, 0, 0}, a[6];
+    if (nb) {
+        base_twist(nb, Sb, v, t0);
+        base_twist(nb, Sb, vd, a);
+        for (int k = 0; k < 6; k++) a[k] += ag[k];
+    } else {
+        memcpy(a, ag, sizeof a);
+    }
+    double Vp[6], Ap[6], alpha[6], t[6], h[6], cf[6];
+    memcpy(Vp, t0, sizeof Vp);
+    memcpy(Ap, a, sizeof Ap);
+    for (int i = 0; i < n; i++) {
+        const double *s = L[i].s, *Ii = L[i].Is;
+        double *nui = nu + 6 * i, *psii = psi + 6 * i, *Fi = F + 6 * i;
+        ad(Vp, s, nui);
+        ad(Ap, s, alpha);
+        ad(Vp, nui, t);
+        for (int k = 0; k < 6; k++) {
+            psii[k] = alpha[k] + t[k];
+            Vp[k] += s[k] * qd[i];
+            Ap[k] += s[k] * qdd[i] + nui[k] * qd[i];
+        }
+        mv6(Ii, Vp, h);
+        mv6(Ii, Ap, Fi);
+        cross_force(Vp, h, cf);
+        for (int k = 0; k < 6; k++) Fi[k] += cf[k];
+        inertia_rate(Ii, Vp, h, Bc + 36 * i);
+        memcpy(Ic + 36 * i, Ii, 36 * sizeof(double));
+    }
+    for (int i = n - 2; i >= 0; i--) {
+        for (int k = 0; k < 36; k++) {
+            Ic[36 * i + k] += Ic[36 * (i + 1) + k];
+            Bc[36 * i + k] += Bc[36 * (i + 1) + k];
+        }
+        for (int k = 0; k < 6; k++) F[6 * i + k] += F[6 * (i + 1) + k];
+    }
+    for (int i = 0; i < n; i++) {
+        const double *s = L[i].s, *Ici = Ic + 36 * i, *Bci = Bc + 36 * i;
+        double *wi = w + 6 * i, *zi = z + 6 * i, x1[6], x2[6];
+        mv6(Ici, s, Ps + 6 * i);
+        mtv6(Bci, s, Qs + 6 * i);
+        cross_force(s, F + 6 * i, wi);
+        mv6(Ici, psi + 6 * i, x1);
+        mv6(Bci, nu + 6 * i, x2);
+        for (int k = 0; k < 6; k++) wi[k] += x1[k] + x2[k];
+        mv6(Ici, nu + 6 * i, x1);
+        mv6(Bci, s, x2);
+        for (int k = 0; k < 6; k++) zi[k] = 2.0 * x1[k] + x2[k];
+    }
+    for (int i = 0; i < n; i++) {
+        double *rq = dq + m * (nb + i) + nb, *rqd = dqd + m * (nb + i) + nb;
+        const double *s = L[i].s, *P = Ps + 6 * i, *Q = Qs + 6 * i;
+        for (int j = 0; j < n; j++) {
+            if (i <= j) {
+                rq[j] = dot6(s, w + 6 * j);
+                rqd[j] = dot6(s, z + 6 * j);
+            } else {
+                rq[j] = dot6(P, psi + 6 * j) + dot6(Q, nu + 6 * j);
+                rqd[j] = 2.0 * dot6(P, nu + 6 * j) + dot6(Q, L[j].s);
+            }
+        }
+    }
+    if (!nb) return;
+    double Icb[36], Bcb[36], sig[6], al[6], nup[6], x1[6], x2[6], y[6];
+    mv6(Ib, t0, h);
+    inertia_rate(Ib, t0, h, Bcb);
+    for (int k = 0; k < 36; k++) {
+        Icb[k] = Ib[k] + (n ? Ic[k] : 0.0);
+        Bcb[k] += n ? Bc[k] : 0.0;
+    }
+    for (int j = 0; j < n; j++) {                    /* base rows, joint columns */
+        base_rows(nb, Sb, w + 6 * j, y);
+        for (int r = 0; r < nb; r++) dq[m * r + nb + j] = y[r];
+        base_rows(nb, Sb, z + 6 * j, y);
+        for (int r = 0; r < nb; r++) dqd[m * r + nb + j] = y[r];
+    }
+    for (int c = 0; c < nb; c++) {                   /* base columns */
+        for (int k = 0; k < 6; k++) sig[k] = Sb[nb * k + c];
+        ad(ag, sig, al);
+        ad(t0, sig, nup);
+        for (int i = 0; i < n; i++) {
+            dq[m * (nb + i) + c] = dot6(Ps + 6 * i, al);
+            dqd[m * (nb + i) + c] = dot6(Ps + 6 * i, nup) + dot6(Qs + 6 * i, sig);
+        }
+        mv6(Icb, al, x1);
+        base_rows(nb, Sb, x1, y);
+        for (int r = 0; r < nb; r++) dq[m * r + c] = y[r];
+        mv6(Icb, nup, x1);
+        mv6(Bcb, sig, x2);
+        for (int k = 0; k < 6; k++) x1[k] += x2[k];
+        base_rows(nb, Sb, x1, y);
+        for (int r = 0; r < nb; r++) dqd[m * r + c] = y[r];
+    }
+}
+
+/* The Cholesky factor L (A = L L^T) of a symmetric positive definite m x m matrix A, in the
+ * lower triangle of A (row-major); -1 if A is not positive definite. */
+static int chol_factor(int m, double *A)
+{
+    for (int j = 0; j < m; j++) {
+        double d = A[m * j + j];
+        for (int k = 0; k < j; k++) d -= A[m * j + k] * A[m * j + k];
+        if (!(d > 0.0)) return -1;
+        d = sqrt(d);
+        A[m * j + j] = d;
+        for (int i = j + 1; i < m; i++) {
+            double x = A[m * i + j];
+            for (int k = 0; k < j; k++) x -= A[m * i + k] * A[m * j + k];
+            A[m * i + j] = x / d;
+        }
+    }
+    return 0;
+}
+
+/* The inverse of a symmetric positive definite m x m matrix A (row-major; A is overwritten by
+ * its Cholesky factor) into Ainv; -1 if A is not positive definite. */
+static int spd_inverse(int m, double *A, double *Ainv)
+{
+    if (chol_factor(m, A)) return -1;
+    /* Linv (lower) into the upper-left of Ainv row by row, then Ainv = Linv^T Linv */
+    double *Li = Ainv;
+    for (int i = 0; i < m; i++)
+        for (int j = 0; j < m; j++) Li[m * i + j] = 0.0;
+    for (int c = 0; c < m; c++) {                    /* column c of Linv: L x = e_c */
+        for (int i = c; i < m; i++) {
+            double x = i == c ? 1.0 : 0.0;
+            for (int k = c; k < i; k++) x -= A[m * i + k] * Li[m * k + c];
+            Li[m * i + c] = x / A[m * i + i];
+        }
+    }
+    /* in place: (Linv^T Linv)_{ij} = sum_{k >= max(i,j)} Li_{ki} Li_{kj}; fill the upper
+     * triangle into A (free now), then copy */
+    for (int i = 0; i < m; i++)
+        for (int j = i; j < m; j++) {
+            double x = 0.0;
+            for (int k = j; k < m; k++) x += Li[m * k + i] * Li[m * k + j];
+            A[m * i + j] = x;
+        }
+    for (int i = 0; i < m; i++)
+        for (int j = i; j < m; j++) Ainv[m * i + j] = Ainv[m * j + i] = A[m * i + j];
+    return 0;
+}
+
+/* o = -Minv D (m x m), all row-major */
+static void neg_product(int m, const double *Minv, const double *D, double *o)
+{
+    for (int i = 0; i < m; i++)
+        for (int j = 0; j < m; j++) {
+            double x = 0.0;
+            for (int k = 0; k < m; k++) x += Minv[m * i + k] * D[m * k + j];
+            o[m * i + j] = -x;
+        }
+}
+
+static PyObject *square_out(int m, double **data)
+{
+    npy_intp dims[2] = {m, m};
+    PyObject *o = PyArray_SimpleNew(2, dims, NPY_DOUBLE);
+    if (o) *data = (double *)PyArray_DATA((PyArrayObject *)o);
+    return o;
+}
+
+/* The tuple of derivative matrices, or None if one overflowed (then the numpy path raises) */
+static PyObject *finite_or_none(PyObject *t)
+{
+    if (!t) return NULL;
+    for (Py_ssize_t k = 0; k < PyTuple_GET_SIZE(t); k++) {
+        PyArrayObject *a = (PyArrayObject *)PyTuple_GET_ITEM(t, k);
+        if (!all_finite((const double *)PyArray_DATA(a), PyArray_SIZE(a))) {
+            Py_DECREF(t);
+            Py_RETURN_NONE;
+        }
+    }
+    return t;
+}
+
+/* The derivative results: two or three new m x m arrays; NULL with MemoryError */
+static PyObject *matrices(int count, int m, double **p)
+{
+    PyObject *t = PyTuple_New(count);
+    if (!t) return NULL;
+    for (int k = 0; k < count; k++) {
+        PyObject *o = square_out(m, p + k);
+        if (!o) { Py_DECREF(t); return NULL; }
+        PyTuple_SET_ITEM(t, k, o);
+    }
+    return t;
+}
+
+/* scratch of the derivative entry points: links, DERIV_WORK n, the ABA's 62 n, and 3 m^2 */
+static double *deriv_scratch(int n, int m, double *small, size_t small_size, Link **L)
+{
+    size_t bytes = n * (sizeof(Link) + (DERIV_WORK + 62) * sizeof(double))
+                   + 3 * (size_t)m * m * sizeof(double);
+    double *buf = bytes <= small_size ? small : malloc(bytes);
+    if (!buf) { PyErr_NoMemory(); return NULL; }
+    *L = (Link *)buf;
+    return (double *)(*L + n);
+}
+
+#define DERIV_SMALL (8 * (sizeof(Link) / sizeof(double) + DERIV_WORK + 62) + 3 * 14 * 14)
+
+/* rnea_derivatives(chain, q, qd, qdd, gravity) -> (dtau_dq, dtau_dqd) or None; one state */
+static PyObject *py_rnea_derivatives(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    Chain c;
+    if (arity(nargs, 5, "rnea_derivatives") || chain_handle(args[0], &c)) return NULL;
+    const int n = c.n;
+    const double *q = vec(args[1], n), *qd = vec(args[2], n), *qdd = vec(args[3], n);
+    const double *g = vec(args[4], 3);
+    if (!q || !qd || !qdd || !g) Py_RETURN_NONE;
+    double small[DERIV_SMALL], *p[2];
+    Link *L;
+    double *work = deriv_scratch(n, n, small, sizeof small, &L);
+    if (!work) return NULL;
+    PyObject *out = matrices(2, n, p);
+    if (out) {
+        kinematics(n, c.basis, c.K, c.mass, q, L);
+        rnea_derivatives(n, 0, L, NULL, NULL, NULL, NULL, qd, qdd, g, work, p[0], p[1]);
+    }
+    if ((double *)L != small) free(L);
+    return finite_or_none(out);
+}
+
+/* aba_derivatives(chain, q, qd, tau, gravity) -> (dqdd_dq, dqdd_dqd, Minv) or None (also when
+ * a pivot of M vanishes: the numpy path then raises); one state. qdd by the ABA, the RNEA
+ * derivatives at (q, qd, qdd), Minv by Cholesky: dqdd/dq = -Minv dtau/dq, dqdd/dqd =
+ * -Minv dtau/dqd, dqdd/dtau = Minv. */
+static PyObject *py_aba_derivatives(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    Chain c;
+    if (arity(nargs, 5, "aba_derivatives") || chain_handle(args[0], &c)) return NULL;
+    const int n = c.n;
+    const double *q = vec(args[1], n), *qd = vec(args[2], n), *tau = vec(args[3], n);
+    const double *g = vec(args[4], 3);
+    if (!q || !qd || !tau || !g) Py_RETURN_NONE;
+    double small[DERIV_SMALL], *p[3];
+    Link *L;
+    double *work = deriv_scratch(n, n, small, sizeof small, &L);
+    if (!work) return NULL;
+    double *abaw = work + DERIV_WORK * n, *M = abaw + 62 * n, *dq = M + n * n, *dqd = dq + n * n;
+    double *qdd = abaw + 61 * n, *D = M;                    /* D: pivots, before M is made */
+    PyObject *out = NULL;
+    kinematics(n, c.basis, c.K, c.mass, q, L);
+    aba(n, L, qd, tau, g, NULL, abaw, qdd, D);
+    int ok = 1;
+    double lo = D[0], hi = D[0];
+    for (int i = 1; i < n; i++) { lo = D[i] < lo ? D[i] : lo; hi = D[i] > hi ? D[i] : hi; }
+    if (!(lo > 1e-14 * hi)) ok = 0;
+    if (ok) {
+        rnea_derivatives(n, 0, L, NULL, NULL, NULL, NULL, qd, qdd, g, work, dq, dqd);
+        out = matrices(3, n, p);
+        if (out) {
+            crba(n, L, abaw, M);                            /* Ic scratch: 36 n <= 62 n */
+            if (spd_inverse(n, M, p[2])) { Py_DECREF(out); out = NULL; ok = 0; }
+            else {
+                neg_product(n, p[2], dq, p[0]);
+                neg_product(n, p[2], dqd, p[1]);
+            }
+        }
+    }
+    if ((double *)L != small) free(L);
+    if (!ok) Py_RETURN_NONE;
+    return finite_or_none(out);
 }
 
 /* ---------------------------------------------------------------- vehicle-manipulator systems
@@ -533,18 +976,7 @@ static PyObject *py_aba(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
  * place; -1 if A is not positive definite. */
 static int chol_solve(int m, double *A, double *b)
 {
-    for (int j = 0; j < m; j++) {
-        double d = A[m * j + j];
-        for (int k = 0; k < j; k++) d -= A[m * j + k] * A[m * j + k];
-        if (!(d > 0.0)) return -1;
-        d = sqrt(d);
-        A[m * j + j] = d;
-        for (int i = j + 1; i < m; i++) {
-            double x = A[m * i + j];
-            for (int k = 0; k < j; k++) x -= A[m * i + k] * A[m * j + k];
-            A[m * i + j] = x / d;
-        }
-    }
+    if (chol_factor(m, A)) return -1;
     for (int i = 0; i < m; i++) {
         for (int k = 0; k < i; k++) b[i] -= A[m * i + k] * b[k];
         b[i] /= A[m * i + i];
@@ -739,9 +1171,13 @@ static int vms_hamiltonian(int n, int nb, const Link *L, const double *Sb, const
     return bad;
 }
 
-/* Entry points: args = (basis, K, mass, home, Sb (6, nb), Ib (6, 6), ...); one state. */
+/* Entry points: args = (basis, K, mass, home, Sb (6, nb), Ib (6, 6), ...), or the same with the
+ * chain handle of `chain` in place of the four arrays; one state. The entry points read their
+ * arguments through A, laid out as in the first form (A[4] = Sb, A[6] = the first array). */
 typedef struct {
     Chain c;
+    PyObject *const *A;          /* the arguments, laid out as with the four chain arrays */
+    PyObject *argv[16];          /* that layout, when a handle came (expected <= 12) */
     int n, nb;
     const double *Sb, *Ib;
     Link *L;
@@ -753,7 +1189,15 @@ typedef struct {
 static int vms_begin(PyObject *const *args, Py_ssize_t nargs, int expected, const char *name,
                      VCall *k)
 {
-    if (arity(nargs, expected, name) || chain_of(args, &k->c)) return -1;
+    if (nargs >= 1 && PyCapsule_CheckExact(args[0])) {      /* the handle: one slot, not four */
+        if (arity(nargs + 3, expected, name) || chain_handle(args[0], &k->c)) return -1;
+        for (int i = 0; i < 4; i++) k->argv[i] = args[0];
+        for (Py_ssize_t i = 1; i < nargs; i++) k->argv[i + 3] = args[i];
+        args = k->argv;
+    } else if (arity(nargs, expected, name) || chain_of(args, &k->c)) {
+        return -1;
+    }
+    k->A = args;
     k->n = k->c.n;
     if (!safe_double(args[4]) || PyArray_NDIM((PyArrayObject *)args[4]) != 2
         || PyArray_DIM((PyArrayObject *)args[4], 0) != 6) return 0;
@@ -774,13 +1218,6 @@ static void vms_end(VCall *k)
     if (k->L != (Link *)k->small) free(k->L);
 }
 
-/* a clean vector of `size` numbers, or NULL */
-static const double *vec(PyObject *obj, npy_intp size)
-{
-    if (!safe_double(obj) || PyArray_NDIM((PyArrayObject *)obj) != 1) return NULL;
-    return fixed(obj, size);
-}
-
 static PyObject *vector_out(npy_intp size, double **data)
 {
     PyObject *o = PyArray_SimpleNew(1, &size, NPY_DOUBLE);
@@ -794,6 +1231,7 @@ static PyObject *vector_out(npy_intp size, double **data)
     if (ready < 0) return NULL;                                      \
     if (ready == 0) Py_RETURN_NONE;                                  \
     const int n = k.n, nb = k.nb;                                    \
+    PyObject *const *A = k.A;                                        \
     PyObject *result = NULL
 
 #define VDECLINE { vms_end(&k); Py_XDECREF(result); Py_RETURN_NONE; }
@@ -802,7 +1240,7 @@ static PyObject *vector_out(npy_intp size, double **data)
 static PyObject *py_vms_crba(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     VBEGIN(7, "vms_crba");
-    const double *q = vec(args[6], n);
+    const double *q = vec(A[6], n);
     if (!q) VDECLINE;
     npy_intp dims[2] = {nb + n, nb + n};
     result = PyArray_SimpleNew(2, dims, NPY_DOUBLE);
@@ -818,12 +1256,12 @@ static PyObject *py_vms_crba(PyObject *self, PyObject *const *args, Py_ssize_t n
 static PyObject *py_vms_rnea(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     VBEGIN(12, "vms_rnea");
-    const double *q = vec(args[6], n), *v = vec(args[7], nb), *qd = vec(args[8], n);
-    const double *vd = args[9] == Py_None ? NULL : vec(args[9], nb);
-    const double *qdd = args[10] == Py_None ? NULL : vec(args[10], n);
-    const double *gb = args[11] == Py_None ? NULL : vec(args[11], 3);
-    if (!q || !v || !qd || (args[9] != Py_None && !vd) || (args[10] != Py_None && !qdd)
-        || (args[11] != Py_None && !gb)) VDECLINE;
+    const double *q = vec(A[6], n), *v = vec(A[7], nb), *qd = vec(A[8], n);
+    const double *vd = A[9] == Py_None ? NULL : vec(A[9], nb);
+    const double *qdd = A[10] == Py_None ? NULL : vec(A[10], n);
+    const double *gb = A[11] == Py_None ? NULL : vec(A[11], 3);
+    if (!q || !v || !qd || (A[9] != Py_None && !vd) || (A[10] != Py_None && !qdd)
+        || (A[11] != Py_None && !gb)) VDECLINE;
     double *o;
     result = vector_out(nb + n, &o);
     if (result) {
@@ -838,10 +1276,10 @@ static PyObject *py_vms_rnea(PyObject *self, PyObject *const *args, Py_ssize_t n
 static PyObject *py_vms_aba(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     VBEGIN(12, "vms_aba");
-    const double *q = vec(args[6], n), *v = vec(args[7], nb), *qd = vec(args[8], n);
-    const double *w = vec(args[9], nb), *tau = vec(args[10], n);
-    const double *gb = args[11] == Py_None ? NULL : vec(args[11], 3);
-    if (!q || !v || !qd || !w || !tau || (args[11] != Py_None && !gb)) VDECLINE;
+    const double *q = vec(A[6], n), *v = vec(A[7], nb), *qd = vec(A[8], n);
+    const double *w = vec(A[9], nb), *tau = vec(A[10], n);
+    const double *gb = A[11] == Py_None ? NULL : vec(A[11], 3);
+    if (!q || !v || !qd || !w || !tau || (A[11] != Py_None && !gb)) VDECLINE;
     double *o;
     result = vector_out(nb + n, &o);
     if (result) {
@@ -857,10 +1295,10 @@ static PyObject *py_vms_aba(PyObject *self, PyObject *const *args, Py_ssize_t na
 static PyObject *py_vms_rhs(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     VBEGIN(10, "vms_rhs");
-    const double *x = vec(args[6], 12 + nb + 2 * n), *w = vec(args[7], nb);
-    const double *tau = vec(args[8], n);
-    const double *g = args[9] == Py_None ? NULL : vec(args[9], 3);
-    if (!x || !w || !tau || (args[9] != Py_None && !g)) VDECLINE;
+    const double *x = vec(A[6], 12 + nb + 2 * n), *w = vec(A[7], nb);
+    const double *tau = vec(A[8], n);
+    const double *g = A[9] == Py_None ? NULL : vec(A[9], 3);
+    if (!x || !w || !tau || (A[9] != Py_None && !g)) VDECLINE;
     const double *R = x, *v = x + 12, *q = x + 12 + nb, *qd = q + n;
     double gb[3], V[6], *o;
     if (g)
@@ -889,7 +1327,7 @@ static PyObject *py_vms_rhs(PyObject *self, PyObject *const *args, Py_ssize_t na
 static PyObject *py_vms_hamiltonian(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     VBEGIN(8, "vms_hamiltonian");
-    const double *q = vec(args[6], n), *m = vec(args[7], nb + n);
+    const double *q = vec(A[6], n), *m = vec(A[7], nb + n);
     if (!q || !m) VDECLINE;
     double *o, E;
     result = vector_out(nb + 2 * n, &o);
@@ -900,7 +1338,117 @@ static PyObject *py_vms_hamiltonian(PyObject *self, PyObject *const *args, Py_ss
     return Py_BuildValue("(dN)", E, result);
 }
 
+
+/* The six arguments after the base of both VMS derivative entry points: q (n), a base vector
+ * (nb), qd (n), a base vector (nb), a joint vector (n), gb (3, or None: zero gravity) into x;
+ * 1 if all are clean. */
+static int vms_state(PyObject *const *args, int n, int nb, const double **x)
+{
+    static const double zero3[3] = {0, 0, 0};
+    const int sizes[5] = {n, nb, n, nb, n};
+    for (int k = 0; k < 5; k++)
+        if (!(x[k] = vec(args[6 + k], sizes[k]))) return 0;
+    x[5] = args[11] == Py_None ? zero3 : vec(args[11], 3);
+    return x[5] != NULL;
+}
+
+/* vms_rnea_derivatives(..., q, v, qd, vd, qdd, gb) -> (d(w, tau)/d(base pose, q),
+ * d(w, tau)/d(v, qd)) or None; gb (gravity in {b}) may be None. The base pose's derivative is
+ * along its local tangent: pose -> pose exp(S_b delta). */
+static PyObject *py_vms_rnea_derivatives(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    VBEGIN(12, "vms_rnea_derivatives");
+    const double *x[6];
+    if (!vms_state(A, n, nb, x)) VDECLINE;
+    const double *q = x[0], *v = x[1], *qd = x[2], *vd = x[3], *qdd = x[4], *gb = x[5];
+    const int m = nb + n;
+    double small[DERIV_SMALL], *p[2];
+    Link *L;
+    double *work = deriv_scratch(n, m, small, sizeof small, &L);
+    if (!work) { vms_end(&k); return NULL; }
+    result = matrices(2, m, p);
+    if (result) {
+        kinematics(n, k.c.basis, k.c.K, k.c.mass, q, L);
+        rnea_derivatives(n, nb, L, k.Sb, k.Ib, v, vd, qd, qdd, gb, work, p[0], p[1]);
+    }
+    if ((double *)L != small) free(L);
+    vms_end(&k);
+    return finite_or_none(result);
+}
+
+/* vms_aba_derivatives(..., q, v, qd, w, tau, gb) -> (d(v', q'')/d(base pose, q),
+ * d(v', q'')/d(v, qd), M^-1) or None (also when M is not positive definite) */
+static PyObject *py_vms_aba_derivatives(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    VBEGIN(12, "vms_aba_derivatives");
+    const double *x[6];
+    if (!vms_state(A, n, nb, x)) VDECLINE;
+    const double *q = x[0], *v = x[1], *qd = x[2], *w = x[3], *tau = x[4], *gb = x[5];
+    const int m = nb + n;
+    double small[DERIV_SMALL], *p[3];
+    Link *L;
+    double *work = deriv_scratch(n, m, small, sizeof small, &L);
+    if (!work) { vms_end(&k); return NULL; }
+    double *abaw = work + DERIV_WORK * n, *M = abaw + 62 * n, *dq = M + m * m, *dqd = dq + m * m;
+    int ok = 0;
+    kinematics(n, k.c.basis, k.c.K, k.c.mass, q, L);
+    if (!vms_aba(n, nb, L, k.Sb, k.Ib, v, qd, w, tau, A[11] == Py_None ? NULL : gb, abaw, M)) {
+        rnea_derivatives(n, nb, L, k.Sb, k.Ib, v, M, qd, M + nb, gb, work, dq, dqd);
+        result = matrices(3, m, p);
+        if (result) {
+            vms_crba(n, nb, L, k.Sb, k.Ib, abaw, M);
+            if (spd_inverse(m, M, p[2])) { Py_DECREF(result); result = NULL; }
+            else {
+                neg_product(m, p[2], dq, p[0]);
+                neg_product(m, p[2], dqd, p[1]);
+                ok = 1;
+            }
+        }
+    }
+    if ((double *)L != small) free(L);
+    vms_end(&k);
+    if (!ok && !PyErr_Occurred()) Py_RETURN_NONE;
+    return finite_or_none(result);
+}
+
+
+/* pose_gravity(H, g, tol) -> R^T g, or None unless H is a clean 4 x 4 rigid motion
+ * (max(|R^T R - 1|, |det R - 1|, |bottom row - (0, 0, 0, 1)|) <= tol, the test of
+ * robodyn.vehicle.pose_error) and g a clean 3-vector: gravity in the base frame {b}. */
+static PyObject *py_pose_gravity(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (arity(nargs, 3, "pose_gravity")) return NULL;
+    double tol = PyFloat_AsDouble(args[2]);
+    if (tol == -1.0 && PyErr_Occurred()) return NULL;
+    if (!safe_double(args[0]) || PyArray_NDIM((PyArrayObject *)args[0]) != 2
+        || PyArray_DIM((PyArrayObject *)args[0], 0) != 4) Py_RETURN_NONE;
+    const double *H = fixed(args[0], 16), *g = vec(args[1], 3);
+    if (!H || !g) Py_RETURN_NONE;
+    double err = 0.0;
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++) {
+            double x = H[i] * H[j] + H[4 + i] * H[4 + j] + H[8 + i] * H[8 + j];
+            x = fabs(x - (i == j ? 1.0 : 0.0));
+            err = x > err ? x : err;
+        }
+    double det = H[0] * (H[5] * H[10] - H[6] * H[9]) - H[1] * (H[4] * H[10] - H[6] * H[8])
+                 + H[2] * (H[4] * H[9] - H[5] * H[8]);
+    double e2 = fabs(det - 1.0);
+    err = e2 > err ? e2 : err;
+    for (int j = 0; j < 4; j++) {
+        e2 = fabs(H[12 + j] - (j == 3 ? 1.0 : 0.0));
+        err = e2 > err ? e2 : err;
+    }
+    if (!(err <= tol)) Py_RETURN_NONE;
+    double *o;
+    PyObject *out = vector_out(3, &o);
+    if (out)
+        for (int c = 0; c < 3; c++) o[c] = H[c] * g[0] + H[4 + c] * g[1] + H[8 + c] * g[2];
+    return out;
+}
+
 static PyMethodDef methods[] = {
+    {"chain", (PyCFunction)(void (*)(void))py_chain, METH_FASTCALL, "chain handle"},
     {"rnea", (PyCFunction)(void (*)(void))py_rnea, METH_FASTCALL, "inverse dynamics"},
     {"crba", (PyCFunction)(void (*)(void))py_crba, METH_FASTCALL, "mass matrix"},
     {"coriolis", (PyCFunction)(void (*)(void))py_coriolis, METH_FASTCALL, "Coriolis matrix"},
@@ -911,6 +1459,16 @@ static PyMethodDef methods[] = {
     {"vms_rhs", (PyCFunction)(void (*)(void))py_vms_rhs, METH_FASTCALL, "StandardForm rhs"},
     {"vms_hamiltonian", (PyCFunction)(void (*)(void))py_vms_hamiltonian, METH_FASTCALL,
      "VMS co-energy and gradient"},
+    {"pose_gravity", (PyCFunction)(void (*)(void))py_pose_gravity, METH_FASTCALL,
+     "gravity in a checked base frame"},
+    {"rnea_derivatives", (PyCFunction)(void (*)(void))py_rnea_derivatives, METH_FASTCALL,
+     "derivatives of inverse dynamics"},
+    {"aba_derivatives", (PyCFunction)(void (*)(void))py_aba_derivatives, METH_FASTCALL,
+     "derivatives of forward dynamics"},
+    {"vms_rnea_derivatives", (PyCFunction)(void (*)(void))py_vms_rnea_derivatives,
+     METH_FASTCALL, "VMS derivatives of inverse dynamics"},
+    {"vms_aba_derivatives", (PyCFunction)(void (*)(void))py_vms_aba_derivatives,
+     METH_FASTCALL, "VMS derivatives of forward dynamics"},
     {NULL, NULL, 0, NULL}
 };
 

@@ -38,7 +38,9 @@ Two implementations compute the same formulas. The numpy one vectorizes a batch 
 axis of B states), processed in chunks of :data:`CHUNK` states, and loops over the joints in
 Python; it checks and converts any input. The C one (``_engine.c``, compiled and cached by
 :mod:`robodyn.codegen` on first use) loops over states and joints in C; it takes float64,
-C-contiguous, finite arrays and leaves everything else to the numpy path. :data:`ENGINE`
+C-contiguous, finite arrays and leaves everything else to the numpy path; the chain's constant
+data are checked and copied into it once (a handle cached on the chain), so a call costs one
+look-up (:func:`_fast`), the engine's checks of its own arrays and the algorithm. :data:`ENGINE`
 chooses: ``"auto"`` (C where it applies, the default) or ``"numpy"``. ``bench/bench_dynamics.py``
 measures the speed against Pinocchio and Modern Robotics.
 
@@ -49,7 +51,7 @@ from __future__ import annotations
 
 import os
 import warnings
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -94,12 +96,40 @@ def _engine():
     return _ENGINE_MODULE[0]
 
 
+def _bound(d):
+    """The compiled engine and the handle of this chain's data in it (a private copy, checked
+    once when it is made), or None under ``ENGINE = "numpy"`` or without a compiler."""
+    eng = _ENGINE_MODULE[0] if _ENGINE_MODULE and ENGINE != "numpy" else _engine()
+    if eng is None:
+        return None
+    b = d.bound
+    if not b or b[0] is not eng:
+        b[:] = [eng, eng.chain(d.basis, d.K, d.mass, d.home)]
+    return b
+
+
+def _fast(chain, fname):
+    """``(data, [engine, handle])`` of a chain (:func:`_chain_data`, :func:`_bound`) in one
+    cached look-up, or ``(data, None)`` when the compiled engine is off or unavailable: the
+    per-call cost of the public functions' fast path."""
+    if isinstance(chain, SerialChain):
+        f = chain._cache.get("dyn:fast")
+        if f is not None and ENGINE != "numpy" and _ENGINE_MODULE and f[1][0] is _ENGINE_MODULE[0]:
+            return f
+    d = _chain_data(chain, fname)
+    b = _bound(d)
+    if b is None:
+        return d, None
+    f = chain._cache["dyn:fast"] = (d, b)
+    return f
+
+
 def _compiled(name, d, *args):
     """The compiled engine's result for these arrays, or None: no engine, or inputs that are
     not float64, C-contiguous, finite arrays of the right shapes (the numpy path handles
     those, and raises the errors)."""
-    eng = _engine()
-    return None if eng is None else getattr(eng, name)(d.basis, d.K, d.mass, d.home, *args)
+    b = _bound(d)
+    return None if b is None else getattr(b[0], name)(b[1], *args)
 
 
 class IllConditionedWarning(RuntimeWarning):
@@ -155,6 +185,7 @@ class _ChainData:
     upper: np.ndarray    # (n,n) bool, i <= j
     strict: np.ndarray   # (n,n) bool, i < j
     home: np.ndarray     # (4,4) end-effector pose at q = 0
+    bound: list = field(default_factory=list, compare=False)   # [engine, handle] (_bound)
 
     @classmethod
     def of(cls, chain):
@@ -221,12 +252,6 @@ def _states(fname, n, **arrays):
                                 f" (batch size {b} != {B})"))
         out[name] = a[None] if b is None else a
     return B is None, out
-
-
-def _raw_gravity(gravity):
-    """``gravity`` itself if it may go to the compiled engine unchecked (a float array of shape
-    (3,): the engine checks dtype, layout and finiteness), else None (the engine declines)."""
-    return gravity if isinstance(gravity, np.ndarray) and gravity.shape == (3,) else None
 
 
 def _gravity(gravity, fname):
@@ -414,6 +439,16 @@ def _out(x, single):
     return x[0] if single else x
 
 
+def _finite_result(x, fname, names):
+    """``x``, or ValueError when finite input gave a non-finite result (an overflow: the
+    compiled engine declines such results, so both paths end here)."""
+    if np.isfinite(x).all():
+        return x
+    raise ValueError(f"{fname}: {names}: expected values small enough for a finite result, "
+                     f"got an overflow ({int(np.size(x) - np.isfinite(x).sum())} result entries "
+                     f"inf or NaN from finite input); scale the inputs down")
+
+
 CHUNK = 200
 """Batches are processed in chunks of this many states, so that the working arrays stay in
 the processor's cache (measured: about 1.5x faster than one pass over 1000 states)."""
@@ -478,10 +513,11 @@ def inverse_dynamics(chain, q, qd, qdd, gravity=DEFAULT_GRAVITY, wrench_ee=None)
     array([19.62 ,  4.905])
     """
     fname = "inverse_dynamics"
-    d = _chain_data(chain, fname)
-    tau = _compiled("rnea", d, q, qd, qdd, _raw_gravity(gravity), wrench_ee)
-    if tau is not None:
-        return tau
+    d, b = _fast(chain, fname)
+    if b is not None:
+        tau = b[0].rnea(b[1], q, qd, qdd, gravity, wrench_ee)
+        if tau is not None:
+            return tau
     g = _gravity(gravity, fname)
     single, x = _states(fname, d.n, q=q, qd=qd, qdd=qdd)
     W = None if wrench_ee is None else np.ascontiguousarray(np.broadcast_to(
@@ -490,7 +526,7 @@ def inverse_dynamics(chain, q, qd, qdd, gravity=DEFAULT_GRAVITY, wrench_ee=None)
     if tau is None:
         tau = _chunked(lambda q, qd, qdd, W: _rnea(chain, _kinematics(d, q), qd, qdd, g, W),
                        x["q"], x["qd"], x["qdd"], W)
-    return _out(tau, single)
+    return _out(_finite_result(tau, fname, "q, qd, qdd"), single)
 
 
 def gravity_torques(chain, q, gravity=DEFAULT_GRAVITY):
@@ -514,7 +550,7 @@ def gravity_torques(chain, q, gravity=DEFAULT_GRAVITY):
     d = _chain_data(chain, fname)
     if isinstance(q, np.ndarray) and q.dtype == np.float64:
         z = np.zeros(q.shape)
-        out = _compiled("rnea", d, q, z, z, _raw_gravity(gravity), None)
+        out = _compiled("rnea", d, q, z, z, gravity, None)
         if out is not None:
             return out
     g = _gravity(gravity, fname)
@@ -523,7 +559,7 @@ def gravity_torques(chain, q, gravity=DEFAULT_GRAVITY):
     out = _compiled("rnea", d, x["q"], z, z, g, None)
     if out is None:
         out = _chunked(lambda q, z: _rnea(chain, _kinematics(d, q), z, z, g, None), x["q"], z)
-    return _out(out, single)
+    return _out(_finite_result(out, fname, "q"), single)
 
 
 def _crba(kin, d):
@@ -557,15 +593,16 @@ def crba(chain, q):
            [0.833333, 0.333333]])
     """
     fname = "crba"
-    d = _chain_data(chain, fname)
-    M = _compiled("crba", d, q)
-    if M is not None:
-        return M
+    d, b = _fast(chain, fname)
+    if b is not None:
+        M = b[0].crba(b[1], q)
+        if M is not None:
+            return M
     single, x = _states(fname, d.n, q=q)
     M = _compiled("crba", d, x["q"])
     if M is None:
         M = _chunked(lambda q: _crba(_kinematics(d, q), d)[0], x["q"])
-    return _out(M, single)
+    return _out(_finite_result(M, fname, "q"), single)
 
 
 def coriolis_matrix(chain, q, qd):
@@ -614,7 +651,7 @@ def coriolis_matrix(chain, q, qd):
     C = _compiled("coriolis", d, x["q"], x["qd"])
     if C is None:
         C = _chunked(lambda q, qd: _coriolis(_kinematics(d, q), d, qd), x["q"], x["qd"])
-    return _out(C, single)
+    return _out(_finite_result(C, fname, "q, qd"), single)
 
 
 def _coriolis(kin, d, qd):
@@ -681,16 +718,16 @@ def forward_dynamics(chain, q, qd, tau, gravity=DEFAULT_GRAVITY, wrench_ee=None,
     fname = "forward_dynamics"
     if method not in ("aba", "crba"):
         raise ValueError(f"{fname}: method: expected 'aba' or 'crba', got {method!r}")
-    d = _chain_data(chain, fname)
+    d, b = _fast(chain, fname)
     if cond_warn is not COND_WARN:
         cond_warn = float(_checks.positive(cond_warn, f"{fname}: cond_warn"))
-    if method == "aba":
-        out = _compiled("aba", d, q, qd, tau, _raw_gravity(gravity), wrench_ee, cond_warn)
+    if b is not None and method == "aba":
+        out = b[0].aba(b[1], q, qd, tau, gravity, wrench_ee, cond_warn)
         if out is not None:
-            qdd, D, flag = out
-            if flag:
-                _check_pivots(D, chain, d, np.atleast_2d(q), cond_warn, fname)
-            return qdd
+            if type(out) is not tuple:
+                return out
+            _check_pivots(out[1], chain, d, np.atleast_2d(q), cond_warn, fname)
+            return out[0]
     g = _gravity(gravity, fname)
     single, x = _states(fname, d.n, q=q, qd=qd, tau=tau)
     B = x["q"].shape[0]
@@ -700,10 +737,10 @@ def forward_dynamics(chain, q, qd, tau, gravity=DEFAULT_GRAVITY, wrench_ee=None,
     if method == "aba":
         out = _compiled("aba", d, x["q"], x["qd"], x["tau"], g, W, cond_warn)
         if out is not None:
-            qdd, D, flag = out
-            if flag:
-                _check_pivots(D, chain, d, x["q"], cond_warn, fname)
-            return _out(qdd, single)
+            if type(out) is tuple:
+                _check_pivots(out[1], chain, d, x["q"], cond_warn, fname)
+                out = out[0]
+            return _out(_finite_result(out, fname, "q, qd, tau"), single)
 
     def crba_solve(q, qd, tau, W):
         kin = _kinematics(d, q)
@@ -722,7 +759,7 @@ def forward_dynamics(chain, q, qd, tau, gravity=DEFAULT_GRAVITY, wrench_ee=None,
 
     qdd, D = _chunked(crba_solve if method == "crba" else aba, x["q"], x["qd"], x["tau"], W)
     _check_pivots(D, chain, d, x["q"], cond_warn, fname)
-    return _out(qdd, single)
+    return _out(_finite_result(qdd, fname, "q, qd, tau"), single)
 
 
 def _aba(chain, kin, d, qd, tau, gravity, wrench):

@@ -503,7 +503,9 @@ class VehicleManipulator:
             return None
         f = self._cache.get((name, full))
         if f is None or f.func.__self__ is not eng:
-            f = self._cache[(name, full)] = partial(getattr(eng, name), *self._engine_data(full))
+            data = self._engine_data(full)      # the chain enters once, as the engine's handle
+            f = self._cache[(name, full)] = partial(getattr(eng, name), eng.chain(*data[:4]),
+                                                    *data[4:])
         return f(*args)
 
     def _mass6_at(self, q):
@@ -928,6 +930,14 @@ class StandardForm:
     def accelerations(self, q, nu, t=0.0, pose=None, w=None, tau=None):
         r""":math:`(\dot v, \ddot q) = \mathcal M^{-1}(f + (\mathrm w, \tau))`."""
         vms = self.vms
+        eng = _engine() if type(nu) is np.ndarray else None
+        if eng is not None and pose is not None and self.gravity is not None:
+            gb = eng.pose_gravity(pose, self.gravity, 0.05)     # None: check_pose below says why
+            acc = None if gb is None else vms._compiled(
+                "vms_aba", q, nu[:self.nb], nu[self.nb:], self._zw if w is None else w,
+                self._zt if tau is None else tau, gb)
+            if acc is not None:
+                return acc
         if pose is not None:           # loose: an integrated pose drifts off SE(3) a little
             pose = check_pose(pose, f"{self.name}.accelerations: pose", tol=0.05)
         if type(nu) is np.ndarray and self.gravity is None:     # clean arrays: no conversion
