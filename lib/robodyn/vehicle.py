@@ -667,6 +667,40 @@ class VehicleManipulator:
         q = self._q(q, "mass_matrix_derivatives")
         return self._dmass(self._frames(q))
 
+    def _virtual_chain(self):
+        """The arm's mounted chain behind six virtual joints (three revolute, three prismatic,
+        screws the unit twists (omega, v) of {b}): at zero virtual joints its mass matrix has
+        the same dependence on q as :math:`\mathcal M(q)` (the virtual links' inertias are
+        constant in q). Cached."""
+        c = self._cache
+        if "virtual" not in c:
+            from .kinematics import adjoint
+            ch, H = self.chain, self.mount
+            screws = np.hstack([np.eye(6), adjoint(H) @ np.asarray(ch.screws, dtype=float)])
+            homes = [np.eye(4)] * 6 + [H @ np.asarray(L, dtype=float) for L in ch.link_homes]
+            inert = [np.asarray(self.base_inertia, dtype=float)] * 6 + \
+                [np.asarray(G, dtype=float) for G in ch.link_inertias]
+            c["virtual"] = SerialChain.from_screws(screws, H @ np.asarray(ch.home, dtype=float),
+                                                   homes, inert, name=f"{self.name} (virtual)")
+            c["virtual:q"], c["virtual:qd"] = np.zeros(6 + self.n), np.zeros(6 + self.n)
+        return c["virtual"]
+
+    def _mass_rate(self, q, qd, half=False):
+        r""":math:`\dot{\mathcal M} = \sum_k \partial_k\mathcal M\,\dot q_k` at checked
+        (q, qd) as :math:`C + C^T` of the virtual chain's Christoffel Coriolis matrix
+        (:func:`~robodyn.dynamics.coriolis_matrix`, compiled) at zero virtual joints and
+        virtual velocities, projected on the base's subgroup; O(n^2). ``half``: C alone."""
+        from .dynamics import _chain_data, _compiled, coriolis_matrix
+        ch = self._virtual_chain()
+        qq, vv = self._cache["virtual:q"], self._cache["virtual:qd"]
+        qq[6:], vv[6:] = q, qd                    # zero virtual joints and velocities
+        C = _compiled("coriolis", _chain_data(ch, "coriolis_matrix"), qq, vv)
+        if C is None:                             # no engine, or an unclean q: checked path
+            C = coriolis_matrix(ch, qq.copy(), vv.copy())
+        if self.nb < 6:
+            C = self._project(C)
+        return C if half else C + C.T
+
     def _dmass(self, F):
         n = self.n
         out = np.empty((n, self.dof, self.dof))
