@@ -668,7 +668,7 @@ class VehicleManipulator:
         return self._dmass(self._frames(q))
 
     def _virtual_chain(self):
-        """The arm's mounted chain behind six virtual joints (three revolute, three prismatic,
+        r"""The arm's mounted chain behind six virtual joints (three revolute, three prismatic,
         screws the unit twists (omega, v) of {b}): at zero virtual joints its mass matrix has
         the same dependence on q as :math:`\mathcal M(q)` (the virtual links' inertias are
         constant in q). Cached."""
