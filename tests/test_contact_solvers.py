@@ -207,3 +207,30 @@ def test_bad_input_and_caps():
         lcp.lemke(np.eye(2), [-1.0, np.nan])
     with pytest.raises(ValueError, match="secondary ray"):
         lcp.lemke(-np.eye(2), [-1.0, -1.0])                # no solution
+
+
+def test_moreau_jean_takes_a_cradle_of_ten_balls():
+    """Nine touching contacts (512 modes: Lemke): the first step is the simultaneous Newton
+    law, eq. (iv-cradle-simultaneous), with its closed form."""
+    import sympy as sp
+    from robodyn.equations import mass_matrix_form
+    from robodyn.impacts import HybridSystem, Surface
+    from robodyn.timestepping import moreau_jean
+    N = 10
+    xs, vs = sp.symbols(f"x0:{N}"), sp.symbols(f"v0:{N}")
+    form = mass_matrix_form(list(xs), list(vs), sp.eye(N), [0] * N, name="balls").numeric()
+
+    def gap(i):
+        row = np.zeros(N)
+        row[i], row[i + 1] = -1.0, 1.0
+        return Surface(f"gap {i}", lambda q, i=i: float(q[i + 1] - q[i] - 0.125),
+                       lambda q, row=row: row, 1.0)
+
+    system = HybridSystem(form, tuple(gap(i) for i in range(N - 1)))
+    q0 = 0.125 * np.arange(N)                          # exactly touching (binary fractions)
+    v0 = np.r_[1.0, np.zeros(N - 1)]
+    r = moreau_jean(system, q0, v0, 0.002, 1e-3)
+    want = np.full(N, 2 / N)
+    want[0] = 2 / N - 1
+    assert r.qd[1] == pytest.approx(want, abs=1e-9)
+    assert r.active[1].all()
