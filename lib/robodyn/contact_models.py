@@ -211,7 +211,8 @@ def cradle_simultaneous(balls=5, restitution=1.0, speed=1.0, moving=1, method="a
     """
     fname = "cradle_simultaneous"
     N, e, v0 = _cradle_args(balls, restitution, speed, moving, fname)
-    from .contact import contact_impulse
+    from .contact import METHODS, contact_impulse
+    method = _checks.choice(method, f"{fname}: method", METHODS)
     Jn = np.diff(np.eye(N), axis=0)                    # gap rates x_{i+1}' - x_i'
     res = contact_impulse(np.eye(N), Jn, v0, e, method=method)
     return res.qd_plus, res

@@ -353,8 +353,13 @@ class _VMSBase:
 
 def _dposv(A, b):
     """LAPACK's dposv: (factor, x, info) of A x = b for symmetric positive definite A."""
-    from scipy.linalg.lapack import dposv
-    return dposv(A, b)
+    if not _LAPACK:
+        from scipy.linalg.lapack import dposv
+        _LAPACK.append(dposv)
+    return _LAPACK[0](A, b)
+
+
+_LAPACK = []
 
 
 def _coadjoint_apply(p, v):

@@ -37,7 +37,8 @@ from functools import partial
 import numpy as np
 
 from . import _checks
-from .dynamics import _ad6, _engine, _hat_np
+from .dynamics import _ad6, _chain_data, _engine, _hat_np, coriolis_matrix
+from .dynamics import _compiled as _chain_compiled
 from .kinematics import SerialChain, _check_spatial_inertia, exp_se3
 
 __all__ = ["Subgroup", "SUBGROUPS", "coadjoint", "euler_poincare", "dexp_inverse",
@@ -690,11 +691,10 @@ class VehicleManipulator:
         (q, qd) as :math:`C + C^T` of the virtual chain's Christoffel Coriolis matrix
         (:func:`~robodyn.dynamics.coriolis_matrix`, compiled) at zero virtual joints and
         virtual velocities, projected on the base's subgroup; O(n^2). ``half``: C alone."""
-        from .dynamics import _chain_data, _compiled, coriolis_matrix
         ch = self._virtual_chain()
         qq, vv = self._cache["virtual:q"], self._cache["virtual:qd"]
         qq[6:], vv[6:] = q, qd                    # zero virtual joints and velocities
-        C = _compiled("coriolis", _chain_data(ch, "coriolis_matrix"), qq, vv)
+        C = _chain_compiled("coriolis", _chain_data(ch, "coriolis_matrix"), qq, vv)
         if C is None:                             # no engine, or an unclean q: checked path
             C = coriolis_matrix(ch, qq.copy(), vv.copy())
         if self.nb < 6:
