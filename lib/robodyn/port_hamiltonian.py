@@ -41,6 +41,7 @@ from . import _checks
 from .dynamics import _ad6, gravity_torques
 from .kinematics import SerialChain, _check_spatial_inertia, jacobian_body
 from .vehicle import (SUBGROUPS, StandardForm, mechanical_energy, VehicleManipulator, _adj_inv, _coadjoint,
+                      _coadjoint_apply, _dposv, _plain,
                       _inputs, _pose_of, _pose_rate, _split_state, check_pose, pose_error)
 
 __all__ = ["canonical_matrix", "FixedBaseForm", "BaseForm", "VMSForm", "DecoupledForm",
@@ -351,28 +352,6 @@ class _VMSBase:
         return float(w @ nu[:self.nb] + tau @ nu[self.nb:])
 
 
-def _dposv(A, b):
-    """LAPACK's dposv: (factor, x, info) of A x = b for symmetric positive definite A."""
-    if not _LAPACK:
-        from scipy.linalg.lapack import dposv
-        _LAPACK.append(dposv)
-    return _LAPACK[0](A, b)
-
-
-_LAPACK = []
-
-
-def _coadjoint_apply(p, v):
-    r""":math:`\widetilde{ad}_p v` for 6-vectors (the product of :func:`_coadjoint`'s matrix with
-    v), written out: :math:`(p_\omega\times v_\omega + p_v\times v_v,\ p_v\times v_\omega)`."""
-    a0, a1, a2, b0, b1, b2 = p.tolist()
-    w0, w1, w2, u0, u1, u2 = v.tolist()
-    return np.array([a1 * w2 - a2 * w1 + b1 * u2 - b2 * u1,
-                     a2 * w0 - a0 * w2 + b2 * u0 - b0 * u2,
-                     a0 * w1 - a1 * w0 + b0 * u1 - b1 * u0,
-                     b1 * w2 - b2 * w1, b2 * w0 - b0 * w2, b0 * w1 - b1 * w0])
-
-
 class VMSForm(_VMSBase):
     r"""The port-Hamiltonian VMS dynamics (ph-47) with the Hamiltonian (ph-49):
 
@@ -515,11 +494,8 @@ class VMSForm(_VMSBase):
         nu = _checks.vector(nu, vms.dof, f"{fname}: nu")
         w = np.zeros(b) if w is None else _checks.vector(w, b, f"{fname}: w")
         tau = np.zeros(n) if tau is None else _checks.vector(tau, n, f"{fname}: tau")
-        if self.gravity is not None:
-            H = np.eye(4) if pose is None else check_pose(pose, f"{fname}: pose")
-            w, tau = self._generalized(H, q, w, tau)
-        elif pose is not None:
-            check_pose(pose, f"{fname}: pose")
+        H = np.eye(4) if pose is None else check_pose(pose, f"{fname}: pose")
+        w, tau = self._generalized(H, q, w, tau)            # + gravity's forces, if any
         out = self._accelerations(q, nu, w, tau, checked=True)
         if out is None or not np.isfinite(out).all():
             raise ValueError(f"{fname}: q: expected a configuration whose mass matrix is "
@@ -543,21 +519,14 @@ class VMSForm(_VMSBase):
             out = self._reduced(np.concatenate([m[:b], q, m[b:]]))
         e = out[1]
         rhs = np.empty(b + n)                                 # (p', pi') by (ph-47)
-        if b == 6:
-            rhs[:b] = w + _coadjoint_apply(m[:b], e[:b])
-        else:
-            S = vms.base_joint.basis
-            rhs[:b] = w + S.T @ _coadjoint_apply(S @ m[:b], S @ e[:b])
+        S = vms.base_joint.basis
+        rhs[:b] = w + (_coadjoint_apply(m[:b], e[:b]) if b == 6 else
+                       S.T @ _coadjoint_apply(S @ m[:b], S @ e[:b]))
         rhs[b:] = tau - e[b:b + n]
         C = vms._mass_rate(q, nu[b:], half=True)             # M' = C + C^T
         rhs -= C @ nu + nu @ C
         _, x, info = _dposv(M, rhs)                           # Cholesky of M, then two solves
         return x if info == 0 else None
-
-
-def _plain(x, size):
-    """x is a plain float64 vector of this size (the compiled engine checks finiteness)."""
-    return type(x) is np.ndarray and x.dtype == np.float64 and x.shape == (size,)
 
 
 class DecoupledForm(_VMSBase):

@@ -98,6 +98,33 @@ def _coadjoint(p):
     return P
 
 
+def _dposv(A, b):
+    """LAPACK's dposv: (factor, x, info) of A x = b for symmetric positive definite A."""
+    if not _LAPACK:
+        from scipy.linalg.lapack import dposv
+        _LAPACK.append(dposv)
+    return _LAPACK[0](A, b)
+
+
+_LAPACK = []
+
+
+def _coadjoint_apply(p, v):
+    r""":math:`\widetilde{ad}_p v` for 6-vectors (the product of :func:`_coadjoint`'s matrix with
+    v), written out: :math:`(p_\omega\times v_\omega + p_v\times v_v,\ p_v\times v_\omega)`."""
+    a0, a1, a2, b0, b1, b2 = p.tolist()
+    w0, w1, w2, u0, u1, u2 = v.tolist()
+    return np.array([a1 * w2 - a2 * w1 + b1 * u2 - b2 * u1,
+                     a2 * w0 - a0 * w2 + b2 * u0 - b0 * u2,
+                     a0 * w1 - a1 * w0 + b0 * u1 - b1 * u0,
+                     b1 * w2 - b2 * w1, b2 * w0 - b0 * w2, b0 * w1 - b1 * w0])
+
+
+def _plain(x, size):
+    """x is a plain float64 vector of this size (the compiled engine checks finiteness)."""
+    return type(x) is np.ndarray and x.dtype == np.float64 and x.shape == (size,)
+
+
 def euler_poincare(inertia, V, W=None):
     r"""Body acceleration of one rigid body (paper §2.1, Euler--Poincaré):
     :math:`\mathcal I\dot{\mathcal V} = ad_{\mathcal V}^T\mathcal I\mathcal V + \mathcal W`.
