@@ -125,6 +125,7 @@ def test_newtons_cradle_of_21_balls_against_its_closed_form(method):
     want = np.full(N, 2 / N)
     want[0] = -(N - 2) / N
     assert r.qd_plus == pytest.approx(want, abs=1e-7)
+    assert r.method == ("lemke" if method == "auto" else method)
     assert r.qd_plus == pytest.approx(cradle_simultaneous(N, 1.0)[0], abs=1e-7)
     assert r.qd_plus.sum() == pytest.approx(1.0, abs=1e-9)           # momentum
     assert r.qd_plus @ r.qd_plus == pytest.approx(1.0, abs=1e-6)     # energy (e = 1)
@@ -149,12 +150,7 @@ def test_enumeration_guard_cannot_overflow():
 
 def test_large_frictional_sets_lemke_and_pgs_agree():
     """40 frictional contacts of 20 boxes landing flat (unique: decoupled boxes, full rank)."""
-    from importlib import util
-    from pathlib import Path
-    spec = util.spec_from_file_location("bc", Path(__file__).parents[1] / "bench" /
-                                        "bench_contact.py")
-    bc = util.module_from_spec(spec)
-    spec.loader.exec_module(bc)
+    bc = _bench()
     M, Jn, Jt, v, e, mu = bc.box_stacks(20, 1)
     a = contact_impulse(M, Jn, v, e, friction=mu, Jt=Jt, method="lemke")
     b = contact_impulse(M, Jn, v, e, friction=mu, Jt=Jt, method="pgs")
@@ -234,3 +230,28 @@ def test_moreau_jean_takes_a_cradle_of_ten_balls():
     want[0] = 2 / N - 1
     assert r.qd[1] == pytest.approx(want, abs=1e-9)
     assert r.active[1].all()
+
+
+def test_the_numpy_gauss_seidel_equals_the_compiled_one():
+    """The fallback where no C compiler works: the same iteration, the same answer."""
+    M, Jn, Jt, v, e, mu = _bench().box_stacks(6, 2)
+    p = len(Jn)
+    G = np.vstack([Jn, Jt])
+    W = G @ np.linalg.solve(M, G.T)
+    vn = Jn @ v
+    b = np.concatenate([vn + e * np.minimum(vn, 0.0), Jt @ v])
+    fr = np.ones(p, bool)
+    Ln, Lt, used = lcp.contact_pgs(W, b, mu, fr, 10**5, 1e-12)
+    lam = np.zeros(2 * p)
+    assert lcp._pgs_numpy(W, b, mu, fr, lam, 10**5, 1e-12) == used > 1
+    assert lam == pytest.approx(np.concatenate([Ln, Lt]), abs=1e-12)
+
+
+def _bench():
+    from importlib import util
+    from pathlib import Path
+    spec = util.spec_from_file_location("bc", Path(__file__).parents[1] / "bench" /
+                                        "bench_contact.py")
+    bc = util.module_from_spec(spec)
+    spec.loader.exec_module(bc)
+    return bc

@@ -91,7 +91,8 @@ class ContactResult:
     ``tangential_before``, ``tangential_after`` (p,) the contact velocities; ``modes`` one of
     'open', 'closed', 'stick', 'slide' per contact; ``energy_lost`` (J, >= 0 at the impulse
     level); ``restitution`` (p,) the coefficients used; ``restitution_scaled`` True when they
-    were lowered to keep the energy from increasing."""
+    were lowered to keep the energy from increasing; ``method`` the solver that gave it
+    ('closed form' for one frictionless contact, 'enumerate', 'lemke' or 'pgs')."""
     qd_plus: np.ndarray
     normal_impulse: np.ndarray
     tangential_impulse: np.ndarray
@@ -103,6 +104,7 @@ class ContactResult:
     energy_lost: float
     restitution: np.ndarray
     restitution_scaled: bool = False
+    method: str = "closed form"
 
     @property
     def impulse(self):
@@ -385,6 +387,7 @@ def _impulse(M, Jn, Jt, v, e, mu, tol, fname, method="auto", max_iter=None):
 
     auto = method == "auto"
     method = choose_method(p, mu, Jt, method)
+    used = [method]
 
     def solve(scale):
         cn = scale * e * np.minimum(vn, 0.0)
@@ -396,6 +399,7 @@ def _impulse(M, Jn, Jt, v, e, mu, tol, fname, method="auto", max_iter=None):
             if not (auto and method == "pgs"):
                 raise
         # auto: an ill-conditioned set on which Gauss-Seidel stalls goes to Lemke (exact)
+        used.append("lemke")
         return solve_lcp(Minv, Jn, Jt, mu, v, cn, "lemke", tol, None, fname)
 
     slack = 1e-12 if method != "pgs" else 10 * tol           # an iteration is good to tol
@@ -420,4 +424,4 @@ def _impulse(M, Jn, Jt, v, e, mu, tol, fname, method="auto", max_iter=None):
     lost = T0 - 0.5 * float(v1 @ M @ v1)
     modes = tuple("slide" if m.startswith("slide") else m for m in modes)
     return ContactResult(v1, Ln, Lt, vn, Jn @ v1, vt, Jt @ v1, modes, max(lost, 0.0),
-                         scale * e, scaled)
+                         scale * e, scaled, used[-1])
