@@ -36,16 +36,16 @@ reference the others are tested against (tests/test_contact_solvers.py). Where f
 admits several solutions (Coulomb's law is not monotone), the solvers may return different
 ones, each admissible.
 
-The enumeration goes through the modes of the contacts (open, closed or sticking, sliding one way or
-the other), solves each mode's linear equations by least squares (so that dependent contact
-sets, three collinear supports, have their minimum-norm impulses) and returns the first mode
-whose impulses lie in the cone and whose velocities are admissible. The normal-only problem is
-a linear complementarity problem with a positive semidefinite matrix: the velocity after the
+The enumeration goes through the modes of the contacts (open, closed or sticking, sliding one
+way or the other), solves each mode's linear equations by least squares (so that dependent
+contact sets, three collinear supports, have their minimum-norm impulses) and returns the first
+mode whose impulses lie in the cone and whose velocities are admissible. The normal-only problem
+is a linear complementarity problem with a positive semidefinite matrix: the velocity after the
 impact is unique. When friction couples the contacts, Newton's law can create energy (Kane and
-Levinson's paradox) or have no admissible solution at all: the restitutions are then scaled
-down together (bisection) to the largest factor whose problem is solvable without a gain of
-kinetic energy, and the result says so (``restitution_scaled``); the plastic problem (e = 0)
-always has a solution when the contact set is consistent.
+Levinson's paradox) or have no admissible solution at all: the restitutions are then scaled down
+together (bisection) to the largest factor whose problem is solvable without a gain of kinetic
+energy, and the result says so (``restitution_scaled``); the plastic problem (e = 0) always has
+a solution when the contact set is consistent.
 """
 from __future__ import annotations
 

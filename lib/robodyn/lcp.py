@@ -77,7 +77,7 @@ def _lemke(A, b, max_pivots, tol):
     T[:, 2 * k] = -1.0
     T[:, -1] = b
     basis = np.arange(k)
-    eps = tol * max(1.0, float(np.max(np.abs(A))))
+    eps = tol * max(1.0, float(np.max(np.abs(A), initial=0.0)))
     r = int(np.argmin(b))
     _pivot(T, r, 2 * k)
     leaving, basis[r] = int(basis[r]), 2 * k
@@ -155,7 +155,7 @@ def lemke(A, b, *, max_pivots=None, tol=1e-12):
 def _verified(A, b, z, fname, rtol=1e-8):
     """Raise unless z solves LCP(A, b) to rtol (relative to the problem's scale)."""
     w = A @ z + b
-    scale = max(1.0, float(np.max(np.abs(b))), float(np.max(np.abs(A), initial=0.0)) *
+    scale = max(1.0, float(np.max(np.abs(b), initial=0.0)), float(np.max(np.abs(A), initial=0.0)) *
                 float(np.max(z, initial=0.0)))
     bad = not (np.all(np.isfinite(z)) and np.min(w, initial=0.0) >= -rtol * scale
                and abs(float(z @ w)) <= rtol * scale * max(1.0, float(np.sum(z))))
