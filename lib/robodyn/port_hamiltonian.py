@@ -483,13 +483,15 @@ class VMSForm(_VMSBase):
         True
         """
         vms, b, n = self.vms, self.nb, self.n
-        if (pose is None and self.gravity is None and _plain(q, n) and _plain(nu, b + n)
+        if (pose is None and self.gravity is None and type(t) in (float, int)
+                and np.isfinite(t) and _plain(q, n) and _plain(nu, b + n)
                 and (w is None or _plain(w, b)) and (tau is None or _plain(tau, n))):
             out = self._accelerations(q, nu, np.zeros(b) if w is None else w,
                                       np.zeros(n) if tau is None else tau)
             if out is not None and np.isfinite(out).all():
                 return out                 # clean arrays: the compiled pieces checked q, nu
         fname = f"{self.name}.accelerations"       # the checked path: converts or raises
+        _checks.scalar(t, f"{fname}: t")
         q = vms._q(q, "accelerations")
         nu = _checks.vector(nu, vms.dof, f"{fname}: nu")
         w = np.zeros(b) if w is None else _checks.vector(w, b, f"{fname}: w")

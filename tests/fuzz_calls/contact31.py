@@ -14,3 +14,16 @@ CALLS = {
                                                                  "t_final": 30.0,
                                                                  "rtol": 1e-8, "n_out": 50}),
 }
+
+
+def _vms47():
+    from robodyn import spatial_inertia
+    from robodyn.models import planar_rr
+    from robodyn.port_hamiltonian import VMSForm
+    from robodyn.vehicle import VehicleManipulator
+    return VMSForm(VehicleManipulator.from_chain(planar_rr(), spatial_inertia(5.0, [1, 1, 1])))
+
+
+CALLS["robodyn.port_hamiltonian.VMSForm.accelerations"] = lambda: (
+    (_vms47(), np.array([0.3, 0.4]), np.array([0.1, -0.2, 0.3, 0.0, 0.5, -0.1, 1.0, -2.0])),
+    {"w": np.zeros(6), "tau": np.array([0.5, -0.5])})
