@@ -29,6 +29,8 @@ One module per part of the book; the names below are the public API.
   :mod:`robodyn.flexible` -- a flexible link by assumed modes
 * :mod:`robodyn.viz` -- figures, interactive figures and animations (the only module that
   imports matplotlib and ipywidgets; import it explicitly)
+* :mod:`robodyn.parallel` -- one function over many independent items (sweeps, grading): local
+  processes or a Dask cluster, with resume from a cache and retries of dead workers
 * :mod:`robodyn.answers` -- forgiving answer checking for the problem sets (Assignments);
   :mod:`robodyn.grading` generates their student notebooks and grades submissions (import it
   explicitly; it needs nbformat and IPython)
@@ -66,6 +68,7 @@ from .integrability import is_holonomic
 from . import port_hamiltonian, vehicle
 from .vehicle import VehicleManipulator
 from . import flexible, kane
+from . import parallel
 from .kane import linearize
 
 __version__ = "0.1.0"

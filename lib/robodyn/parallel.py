@@ -1,0 +1,402 @@
+"""One function over many independent items: local processes, or a Dask cluster.
+
+The book's sweeps (a walker's basin of attraction: tens of thousands of simulations) and the
+grader (one sandboxed run per submission) share this one helper, :func:`map_tasks`:
+
+* **where it runs**: in this process (``workers=1``), on a pool of local processes (the
+  default, one per core), or on a Dask cluster (``scheduler``: the scheduler's address, or a
+  ``distributed.Client``). The results do not depend on where: they come back in the order of
+  the items, and a deterministic ``func`` gives the same list on 1, 2 or 200 workers.
+* **resume**: with ``cache_dir`` each finished result is written to its own file (atomically:
+  a temporary file renamed into place) as soon as it arrives, and a later call with the same
+  keys loads it instead of computing it again. A sweep killed half-way goes on from where it
+  stopped.
+* **faults**: a worker process that dies (killed, out of memory) has its unfinished items run
+  again elsewhere, at most ``retries`` more times; ``on_result`` is still called exactly once
+  per key. An item may therefore be *computed* more than once (a worker can die after
+  finishing), so ``func`` must not count on running once: it should only return a value.
+* **progress**: ``progress=True`` draws a text bar on standard error (also in a notebook), or
+  give a callable ``progress(done, total)``.
+
+An exception raised by ``func`` for one item stops the call with a :class:`TaskError` naming
+the item's key (what had finished is in the cache). Callers that want one item's failure to be
+that item's result only (the grader) catch it inside ``func``.
+"""
+from __future__ import annotations
+
+import concurrent.futures as cf
+import hashlib
+import multiprocessing
+import os
+import pickle
+import sys
+import tempfile
+import time
+import uuid
+from pathlib import Path
+
+from . import _checks
+
+__all__ = ["map_tasks", "TaskError", "MAX_TASKS"]
+
+MAX_TASKS = 10_000_000
+"""At most this many items in one call (a bound, so that a wrong argument cannot make the
+bookkeeping itself run out of memory)."""
+
+MAX_KEY_LENGTH = 200
+"""Keys are short strings: they name files in ``cache_dir`` (through a hash) and tasks."""
+
+_FNAME = "map_tasks"
+
+
+class TaskError(RuntimeError):
+    """``func`` raised for one item (its key is ``key``; the original error is the cause)."""
+
+    def __init__(self, key, message):
+        super().__init__(message)
+        self.key = key
+
+
+# ----------------------------------------------------------------------------- the arguments
+
+def _check_keys(keys, n):
+    if keys is None:
+        return [str(i) for i in range(n)]
+    if isinstance(keys, (str, bytes)) or not hasattr(keys, "__iter__"):
+        raise _checks.error(f"{_FNAME}: keys", "a sequence of strings, one per item", keys,
+                            exc=TypeError)
+    keys = list(keys)
+    if len(keys) != n:
+        raise _checks.error(f"{_FNAME}: keys", f"{n} keys (one per item)", f"{len(keys)} keys")
+    for k in keys:
+        if not isinstance(k, str):
+            raise _checks.error(f"{_FNAME}: keys", "strings", k, exc=TypeError)
+        if not 0 < len(k) <= MAX_KEY_LENGTH:
+            raise _checks.error(f"{_FNAME}: keys", f"strings of 1 to {MAX_KEY_LENGTH} characters",
+                                f"one of {len(k)} characters")
+    if len(set(keys)) != n:
+        seen, dup = set(), None
+        for k in keys:
+            if k in seen:
+                dup = k
+                break
+            seen.add(k)
+        raise _checks.error(f"{_FNAME}: keys", "distinct keys", f"{dup!r} twice")
+    return keys
+
+
+def _check_items(items):
+    if isinstance(items, (str, bytes, dict)) or not hasattr(items, "__iter__"):
+        raise _checks.error(f"{_FNAME}: items", "a sequence of items (a list, tuple, range...)",
+                            items, exc=TypeError)
+    if hasattr(items, "__len__") and len(items) > MAX_TASKS:
+        raise _checks.error(f"{_FNAME}: items", f"at most {MAX_TASKS} items",
+                            f"{len(items)} items", hint="split the sweep into several calls")
+    out = []
+    for x in items:
+        out.append(x)
+        if len(out) > MAX_TASKS:
+            raise _checks.error(f"{_FNAME}: items", f"at most {MAX_TASKS} items",
+                                "more", hint="split the sweep into several calls")
+    return out
+
+
+def _check_callable(f, name, optional=True):
+    if f is None and optional:
+        return None
+    if not callable(f):
+        raise _checks.error(f"{_FNAME}: {name}", "a callable" + (" or None" if optional else ""),
+                            f, exc=TypeError)
+    return f
+
+
+def _check_scheduler(scheduler):
+    if scheduler is None:
+        return None
+    if isinstance(scheduler, str):
+        if not scheduler.strip() or len(scheduler) > 500:
+            raise _checks.error(f"{_FNAME}: scheduler", "a Dask scheduler address such as "
+                                "'tcp://127.0.0.1:8786'", scheduler)
+        return scheduler
+    if type(scheduler).__name__ == "Client" and hasattr(scheduler, "submit"):
+        return scheduler
+    raise _checks.error(f"{_FNAME}: scheduler", "None (local processes), a Dask scheduler "
+                        "address, or a distributed.Client", scheduler, exc=TypeError)
+
+
+def _check_progress(progress):
+    if progress is None or isinstance(progress, bool):
+        return progress
+    return _check_callable(progress, "progress")
+
+
+def _check_cache_dir(cache_dir):
+    if cache_dir is None:
+        return None
+    if not isinstance(cache_dir, (str, os.PathLike)):
+        raise _checks.error(f"{_FNAME}: cache_dir", "a folder path or None", cache_dir,
+                            exc=TypeError)
+    path = Path(cache_dir)
+    if path.exists() and not path.is_dir():
+        raise _checks.error(f"{_FNAME}: cache_dir", "a folder", f"the file {str(path)!r}")
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def _check_description(description):
+    if not isinstance(description, str):
+        raise _checks.error(f"{_FNAME}: description", "a string", description, exc=TypeError)
+    if len(description) > 200 or any(ord(c) < 32 for c in description):
+        raise _checks.error(f"{_FNAME}: description", "one line of at most 200 characters",
+                            f"{len(description)} characters")
+    return description
+
+
+# ----------------------------------------------------------------------------- the cache
+
+def _cache_file(cache_dir, key):
+    return cache_dir / (hashlib.sha256(key.encode()).hexdigest()[:40] + ".pkl")
+
+
+def _cache_load(cache_dir, key):
+    """(True, result) when ``key`` finished in an earlier call, else (False, None)."""
+    path = _cache_file(cache_dir, key)
+    try:
+        with open(path, "rb") as f:
+            stored_key, result = pickle.load(f)
+    except FileNotFoundError:
+        return False, None
+    except (OSError, EOFError, pickle.UnpicklingError, ValueError, TypeError):
+        return False, None          # a torn or foreign file: compute again
+    return (True, result) if stored_key == key else (False, None)
+
+
+def _cache_store(cache_dir, key, result):
+    fd, tmp = tempfile.mkstemp(dir=cache_dir, prefix=".part-")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            pickle.dump((key, result), f, protocol=pickle.HIGHEST_PROTOCOL)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, _cache_file(cache_dir, key))
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+# ----------------------------------------------------------------------------- progress
+
+class _Progress:
+    def __init__(self, progress, total, description):
+        self.fn = progress if callable(progress) else None
+        self.bar = progress is True
+        self.total, self.done = total, 0
+        self.label = description or "tasks"
+        self.start = time.monotonic()
+        self.last = 0.0
+
+    def step(self, n=1, final=False):
+        self.done += n
+        if self.fn is not None:
+            self.fn(self.done, self.total)
+        if self.bar:
+            now = time.monotonic()
+            if final or self.done == self.total or now - self.last > 0.2:
+                self.last = now
+                width = 30
+                filled = width * self.done // max(self.total, 1)
+                sys.stderr.write(f"\r{self.label} [{'#' * filled}{'.' * (width - filled)}] "
+                                 f"{self.done}/{self.total}  {now - self.start:.1f} s")
+                if self.done == self.total:
+                    sys.stderr.write("\n")
+                sys.stderr.flush()
+
+
+# ----------------------------------------------------------------------------- the engines
+
+def _run_serial(func, todo, deliver):
+    for i, key, item in todo:
+        try:
+            result = func(item)
+        except Exception as exc:
+            raise TaskError(key, f"{_FNAME}: item {key!r} failed: {exc!r}") from exc
+        deliver(i, key, result)
+
+
+def _pool_context():
+    methods = multiprocessing.get_all_start_methods()
+    return multiprocessing.get_context("fork" if "fork" in methods else None)
+
+
+def _run_local(func, todo, deliver, workers, retries):
+    """A process pool; a pool broken by a dead worker is replaced and what was unfinished
+    is submitted again (at most ``retries`` times)."""
+    pending = {i: (key, item) for i, key, item in todo}
+    for attempt in range(retries + 1):
+        broken = False
+        with cf.ProcessPoolExecutor(max_workers=min(workers, len(pending)),
+                                    mp_context=_pool_context()) as pool:
+            futures = {pool.submit(func, item): i for i, (key, item) in pending.items()}
+            for fut in cf.as_completed(futures):
+                i = futures[fut]
+                key = pending[i][0]
+                try:
+                    result = fut.result()
+                except cf.process.BrokenProcessPool:
+                    broken = True
+                    continue
+                except Exception as exc:
+                    for other in futures:
+                        other.cancel()
+                    raise TaskError(key, f"{_FNAME}: item {key!r} failed: {exc!r}") from exc
+                deliver(i, key, result)
+                del pending[i]
+        if not broken or not pending:
+            return
+    first = pending[min(pending)][0]
+    raise RuntimeError(f"{_FNAME}: worker processes died {retries + 1} times; "
+                       f"{len(pending)} items unfinished (first: {first!r}); "
+                       "finished ones are kept in cache_dir when one is given")
+
+
+def _client(scheduler):
+    try:
+        from distributed import Client
+    except ImportError as exc:          # pragma: no cover - dask is in requirements.txt
+        raise RuntimeError(f"{_FNAME}: scheduler given but the 'distributed' package is "
+                           "missing (pip install 'dask[distributed]')") from exc
+    if isinstance(scheduler, str):
+        return Client(scheduler, set_as_default=False, timeout="30s"), True
+    return scheduler, False
+
+
+def _run_dask(func, todo, deliver, scheduler, retries):
+    from distributed import as_completed
+    client, own = _client(scheduler)
+    try:
+        token = uuid.uuid4().hex[:12]
+        futures = client.map(func, [item for _, _, item in todo],
+                             key=[f"robodyn-{token}-{i}" for i, _, _ in todo],
+                             retries=retries, pure=False)
+        where = {f.key: (i, key) for f, (i, key, _) in zip(futures, todo)}
+        try:
+            for fut in as_completed(futures):
+                i, key = where[fut.key]
+                if fut.status == "error":
+                    exc = fut.exception()
+                    raise TaskError(key, f"{_FNAME}: item {key!r} failed: {exc!r}") from exc
+                deliver(i, key, fut.result())
+                fut.release()
+        finally:
+            client.cancel(futures)
+    finally:
+        if own:
+            client.close()
+
+
+# ----------------------------------------------------------------------------- the helper
+
+def map_tasks(func, items, *, keys=None, scheduler=None, workers=None, cache_dir=None,
+              on_result=None, progress=None, retries=2, description=""):
+    """Apply ``func`` to every item, in parallel; the results in the order of ``items``.
+
+    Parameters
+    ----------
+    func : callable
+        ``func(item)`` -> result. For processes and Dask it must be picklable (a function
+        defined at the top level of a module; with local processes started by fork, one
+        defined in a notebook works too) and so must items and results.
+    items : sequence
+        The independent inputs (at most :data:`MAX_TASKS`).
+    keys : sequence of str, optional
+        One distinct name per item (default ``"0"``, ``"1"``, ...): what the cache, the
+        callbacks and error messages call it. Give keys that identify the item itself (e.g.
+        ``"slope=0.010,theta=0.2"``) when a cache is reused across calls.
+    scheduler : None, str or distributed.Client
+        None: local processes. A string: the address of a Dask scheduler
+        (``"tcp://host:8786"``). A ``distributed.Client``: that cluster.
+    workers : int, optional
+        Local processes (default: the number of cores; 1 runs in this process). Ignored with
+        a scheduler (the cluster has its own).
+    cache_dir : path, optional
+        Folder of finished results; a rerun loads them instead of computing them (resume).
+    on_result : callable, optional
+        ``on_result(key, result)``, called in this process once per key computed in this call,
+        as it arrives (in the order of completion, not of the items).
+    progress : None, bool or callable
+        True: a text bar on standard error; a callable: ``progress(done, total)``.
+    retries : int
+        How many more times an item whose worker died is run (0 to 10).
+    description : str
+        A label for the bar.
+
+    Returns
+    -------
+    list
+        ``[func(item) for item in items]``, wherever each was computed.
+
+    Raises
+    ------
+    TaskError
+        ``func`` raised for an item (the message names its key).
+    RuntimeError
+        Local workers kept dying after ``retries`` new pools.
+
+    Examples
+    --------
+    >>> map_tasks(abs, [-3, 1, -2], workers=1)
+    [3, 1, 2]
+    >>> map_tasks(abs, [-1, -2], keys=["a", "a"], workers=1)
+    Traceback (most recent call last):
+    ...
+    ValueError: map_tasks: keys: expected distinct keys, got 'a' twice
+    """
+    func = _check_callable(func, "func", optional=False)
+    items = _check_items(items)
+    keys = _check_keys(keys, len(items))
+    scheduler = _check_scheduler(scheduler)
+    if workers is not None:
+        workers = _checks.size(workers, f"{_FNAME}: workers", low=1, high=1024)
+    cache_dir = _check_cache_dir(cache_dir)
+    on_result = _check_callable(on_result, "on_result")
+    progress = _check_progress(progress)
+    retries = _checks.size(retries, f"{_FNAME}: retries", low=0, high=10)
+    description = _check_description(description)
+
+    results = [None] * len(items)
+    todo = []
+    for i, (key, item) in enumerate(zip(keys, items)):
+        found, value = _cache_load(cache_dir, key) if cache_dir is not None else (False, None)
+        if found:
+            results[i] = value
+        else:
+            todo.append((i, key, item))
+    bar = _Progress(progress, len(items), description)
+    if len(items) - len(todo):
+        bar.step(len(items) - len(todo))
+    delivered = set()
+
+    def deliver(i, key, result):
+        if key in delivered:        # a task run twice (its first worker died after finishing)
+            return
+        delivered.add(key)
+        results[i] = result
+        if cache_dir is not None:
+            _cache_store(cache_dir, key, result)
+        if on_result is not None:
+            on_result(key, result)
+        bar.step()
+
+    if todo:
+        if scheduler is not None:
+            _run_dask(func, todo, deliver, scheduler, retries)
+        else:
+            n = workers if workers is not None else (os.cpu_count() or 1)
+            if n == 1 or len(todo) == 1:
+                _run_serial(func, todo, deliver)
+            else:
+                _run_local(func, todo, deliver, n, retries)
+    return results
