@@ -37,8 +37,8 @@ from functools import partial
 import numpy as np
 
 from . import _checks
-from .dynamics import _ad6, _chain_data, _engine, _hat_np, coriolis_matrix
-from .dynamics import _compiled as _chain_compiled
+from . import dynamics as _dynamics
+from .dynamics import _ad6, _engine, _hat_np, coriolis_matrix
 from .kinematics import SerialChain, _check_spatial_inertia, exp_se3
 
 __all__ = ["Subgroup", "SUBGROUPS", "coadjoint", "euler_poincare", "dexp_inverse",
@@ -721,7 +721,11 @@ class VehicleManipulator:
         ch = self._virtual_chain()
         qq, vv = self._cache["virtual:q"], self._cache["virtual:qd"]
         qq[6:], vv[6:] = q, qd                    # zero virtual joints and velocities
-        C = _chain_compiled("coriolis", _chain_data(ch, "coriolis_matrix"), qq, vv)
+        try:                                      # the engine's kernel without the checks
+            C = _dynamics._compiled("coriolis", _dynamics._chain_data(ch, "coriolis_matrix"),
+                                    qq, vv)
+        except (AttributeError, TypeError):       # (an engine whose internals changed)
+            C = None
         if C is None:                             # no engine, or an unclean q: checked path
             C = coriolis_matrix(ch, qq.copy(), vv.copy())
         if self.nb < 6:
