@@ -6,7 +6,9 @@
    * robodyn ``StandardForm.accelerations`` (eq. ph-21; the compiled O(n) articulated-body
      algorithm with the base as root, ``_engine.c``), one state per call, and a batch of
      states (a Python loop over the states); the same under ``ROBODYN_ENGINE=numpy``;
-   * robodyn ``VMSForm.accelerations`` (eq. ph-47, with the exact dM/dq), one state per call;
+   * robodyn ``VMSForm.accelerations`` (eq. ph-47: M once, one Cholesky solve, the momentum
+     rates by the compiled co-energy gradient, dM/dt = C + C^T by the compiled Christoffel
+     Coriolis matrix), one state per call, against ``aba`` in the same rounds (target <= 10x);
    * Pinocchio's ``aba`` with a ``JointModelFreeFlyer`` root, one state per call from Python.
 
 2. Integrators on the same floating-base UR5-like motion without inputs, 2 s: the
@@ -148,7 +150,9 @@ def main(quick=False, summary=False):
     err = np.abs(a_ours - a_pin[perm]).max()
     t_std, t_pin = best_pair(lambda: std.accelerations(q, nu, w=w, tau=tau),
                              lambda: pin.aba(model, data, qp, vp, up), budget)
-    t_47 = best_time(lambda: f47.accelerations(q, nu, w=w, tau=tau), budget / 2)
+    t_47, t_pin47 = best_pair(lambda: f47.accelerations(q, nu, w=w, tau=tau),
+                              lambda: pin.aba(model, data, qp, vp, up), budget)
+    err47 = np.abs(f47.accelerations(q, nu, w=w, tau=tau) - a_pin[perm]).max()
     dynamics.ENGINE = "numpy"
     t_np = best_time(lambda: std.accelerations(q, nu, w=w, tau=tau), budget / 2)
     dynamics.ENGINE = "auto"
@@ -167,11 +171,14 @@ def main(quick=False, summary=False):
         print(f"ROW | floating-base FD, UR5-like on a free base, per call | StandardForm "
               f"{t_std * 1e6:.2f} us | pin.aba free flyer {t_pin * 1e6:.2f} us | "
               f"{t_std / t_pin:.2f}")
+        print(f"ROW | (47) VMSForm.accelerations, floating base, per call (target 10) | "
+              f"{t_47 * 1e6:.2f} us | pin.aba free flyer {t_pin47 * 1e6:.2f} us | "
+              f"{t_47 / t_pin47:.2f}")
         print(f"ROW | {T:g} s of the book's space robot, RK45 | simulate {t_sim:.3f} s | "
               f"solve_ivp + pin.aba {t_ref:.3f} s | {t_sim / t_ref:.2f}")
         return
     print(f"# Floating-base UR5-like forward dynamics (6 + 6 DoF), max |difference| to Pinocchio "
-          f"{err:.1e}")
+          f"{err:.1e} (StandardForm), {err47:.1e} (VMSForm, ph-47)")
     print("| method | time per state (us) | Pinocchio aba / this |")
     print("| --- | ---: | ---: |")
     for name, t in [("Pinocchio aba (free flyer), one call", t_pin),

@@ -571,3 +571,35 @@ def test_divergence_of_the_implicit_step_is_an_error():
     stiff = lambda t, x: (np.zeros(6), -1e5 * form.velocities(x)[6:])
     with pytest.raises(RuntimeError, match="diverged.*take a smaller step"):
         ph.energy_momentum_step(form, x0 + np.r_[np.zeros(12), np.ones(12)], 0.5, inputs=stiff)
+
+
+@pytest.mark.equation("ph-47")
+@pytest.mark.parametrize("kind", ["floating", "planar"])
+def test_ph47_accelerations_fast_path_equal_the_standard_form_and_dM(kind):
+    """(ph-47) accelerations on clean arrays (the compiled route: dM/dt = C + C^T of the
+    virtual chain) against the standard form's ABA, against the exact dM/dq of
+    mass_matrix_derivatives, on lists (the checked route) and with the engine off."""
+    from robodyn import dynamics
+    vms, rng = planar() if kind == "planar" else floating(n=4, seed=3)
+    f47, std = ph.VMSForm(vms), StandardForm(vms)
+    for _ in range(3):
+        q, nu = rng.normal(size=vms.n), rng.normal(size=vms.dof)
+        w, tau = rng.normal(size=vms.nb), rng.normal(size=vms.n)
+        Md = np.einsum("kij,k->ij", vms.mass_matrix_derivatives(q), nu[vms.nb:])
+        assert np.abs(vms._mass_rate(q, nu[vms.nb:]) - Md).max() < 1e-12
+        a = f47.accelerations(q, nu, w=w, tau=tau)
+        assert np.abs(a - std.accelerations(q, nu, w=w, tau=tau)).max() < 1e-10
+        assert np.abs(a - f47.accelerations(list(q), list(nu), w=list(w), tau=list(tau))
+                      ).max() < 1e-12
+        old = dynamics.ENGINE
+        dynamics.ENGINE = "numpy"
+        try:
+            assert np.abs(a - f47.accelerations(q, nu, w=w, tau=tau)).max() < 1e-10
+        finally:
+            dynamics.ENGINE = old
+    bad = nu.copy()
+    bad[0] = np.nan
+    with pytest.raises(ValueError, match=r"accelerations: nu"):
+        f47.accelerations(q, bad)
+    with pytest.raises(ValueError, match=r"accelerations: tau"):
+        f47.accelerations(q, nu, tau=np.full(vms.n, np.inf))

@@ -22,30 +22,63 @@ polyhedral cone, not built here).
 The same problem at the acceleration level (``level="acceleration"``) gives the contact forces
 of resting and sliding contact, with the same solver.
 
-The solver enumerates the modes of the contacts (open, closed or sticking, sliding one way or
-the other), solves each mode's linear equations by least squares (so that dependent contact
-sets, three collinear supports, have their minimum-norm impulses) and returns the first mode
-whose impulses lie in the cone and whose velocities are admissible. The normal-only problem is
-a linear complementarity problem with a positive semidefinite matrix: the velocity after the
+**Which solver.** ``contact_impulse(..., method=...)`` chooses among three solvers of the
+same problem; ``method="auto"`` (the default) picks the first that fits
+(:func:`choose_method`): the mode enumeration below for small contact sets (at most
+:data:`AUTO_ENUMERATE` modes: four frictional or eight frictionless contacts), Lemke's
+pivoting method (:func:`robodyn.lcp.lemke`; exact) on the Delassus LCP of the frictionless
+problem or on Stewart and Trinkle's (1996) form of the frictional one with the planar cone's
+two edges (unknowns :math:`\Lambda_n, \beta^+, \beta^-, \gamma`, with :math:`\Lambda_t =
+\beta^+ - \beta^-` and :math:`\gamma` the sliding speed) up to :data:`AUTO_LEMKE` unknowns,
+and else projected Gauss--Seidel on the Delassus matrix (iterative, to ``tol``; compiled), the
+one that solves a hundred frictional contacts in milliseconds. The enumeration is kept as the
+reference the others are tested against (tests/test_contact_solvers.py). Where friction
+admits several solutions (Coulomb's law is not monotone), the solvers may return different
+ones, each admissible.
+
+The enumeration goes through the modes of the contacts (open, closed or sticking, sliding one
+way or the other), solves each mode's linear equations by least squares (so that dependent
+contact sets, three collinear supports, have their minimum-norm impulses) and returns the first
+mode whose impulses lie in the cone and whose velocities are admissible. The normal-only problem
+is a linear complementarity problem with a positive semidefinite matrix: the velocity after the
 impact is unique. When friction couples the contacts, Newton's law can create energy (Kane and
-Levinson's paradox) or have no admissible solution at all: the restitutions are then scaled
-down together (bisection) to the largest factor whose problem is solvable without a gain of
-kinetic energy, and the result says so (``restitution_scaled``); the plastic problem (e = 0)
-always has a solution when the contact set is consistent.
+Levinson's paradox) or have no admissible solution at all: the restitutions are then scaled down
+together (bisection) to the largest factor whose problem is solvable without a gain of kinetic
+energy, and the result says so (``restitution_scaled``); the plastic problem (e = 0) always has
+a solution when the contact set is consistent.
 """
 from __future__ import annotations
 
 import itertools
+import math
 from dataclasses import dataclass
 
 import numpy as np
 
 from . import _checks
+from .lcp import MAX_SWEEPS, _lemke, contact_pgs
 
 __all__ = ["ContactResult", "contact_impulse", "MAX_MODES"]
 
 MAX_MODES = 4096
 """Bound on the number of contact modes enumerated (4**6: six frictional contacts at once)."""
+
+_LOG2_MAX_MODES = math.log2(MAX_MODES)
+
+METHODS = ("auto", "enumerate", "lemke", "pgs")
+"""The solvers of :func:`contact_impulse`'s complementarity problem."""
+
+AUTO_ENUMERATE = 256
+"""``method="auto"`` enumerates up to this many contact modes (four frictional contacts)."""
+
+AUTO_LEMKE = 160
+"""``method="auto"`` uses Lemke up to this many LCP unknowns (p frictionless contacts, or
+p + 3 p_f with p_f frictional ones: 40 frictional contacts), then projected Gauss--Seidel."""
+
+
+def mode_bits(lists):
+    """log2 of the number of mode combinations of these per-contact mode lists."""
+    return sum(math.log2(len(m)) for m in lists)
 
 
 @dataclass(frozen=True)
@@ -58,7 +91,8 @@ class ContactResult:
     ``tangential_before``, ``tangential_after`` (p,) the contact velocities; ``modes`` one of
     'open', 'closed', 'stick', 'slide' per contact; ``energy_lost`` (J, >= 0 at the impulse
     level); ``restitution`` (p,) the coefficients used; ``restitution_scaled`` True when they
-    were lowered to keep the energy from increasing."""
+    were lowered to keep the energy from increasing; ``method`` the solver that gave it
+    ('closed form' for one frictionless contact, 'enumerate', 'lemke' or 'pgs')."""
     qd_plus: np.ndarray
     normal_impulse: np.ndarray
     tangential_impulse: np.ndarray
@@ -70,6 +104,7 @@ class ContactResult:
     energy_lost: float
     restitution: np.ndarray
     restitution_scaled: bool = False
+    method: str = "closed form"
 
     @property
     def impulse(self):
@@ -126,11 +161,11 @@ def solve_modes(Minv, Jn, Jt, mu, v0, cn, ct, fixed, tol, fname, open_first=Fals
     lists = _mode_lists(mu, has_t, fixed)
     if open_first:
         lists = [tuple(reversed(m)) for m in lists]
-    count = int(np.prod([len(m) for m in lists])) if p else 1
-    if count > MAX_MODES:
+    if mode_bits(lists) > _LOG2_MAX_MODES:                  # a sum of logs: cannot overflow
+        count = math.prod(len(m) for m in lists)           # exact (Python integers)
         raise ValueError(f"{fname}: contacts: expected at most {MAX_MODES} contact modes to "
-                         f"enumerate, got {count} ({p} contacts at once; hint: the "
-                         f"time-stepping simulator handles large contact sets)")
+                         f"enumerate, got {count} ({p} contacts at once; hint: "
+                         f"method='lemke' or 'pgs' solves large contact sets)")
     wn0, wt0 = Jn @ v0 + cn, Jt @ v0 + ct
     scale = max(1.0, float(np.max(np.abs(wn0), initial=0.0)),
                 float(np.max(np.abs(wt0), initial=0.0)))
@@ -176,7 +211,86 @@ def solve_modes(Minv, Jn, Jt, mu, v0, cn, ct, fixed, tol, fname, open_first=Fals
     return None
 
 
-def contact_impulse(M, Jn, qd_minus, restitution, *, friction=0.0, Jt=None, tol=1e-9):
+def _modes_of(Ln, Lt, mu, fr, eps):
+    """'open' | 'closed' | 'stick' | 'slide' of each contact from its impulses."""
+    out = []
+    for i in range(Ln.size):
+        if Ln[i] <= eps:
+            out.append("open")
+        elif not fr[i]:
+            out.append("closed")
+        else:
+            out.append("slide" if abs(Lt[i]) >= mu[i] * Ln[i] * (1 - 1e-9) else "stick")
+    return tuple(out)
+
+
+def solve_lcp(Minv, Jn, Jt, mu, v0, cn, method, tol, max_iter, fname):
+    """The impulse problem of :func:`solve_modes` (no ``fixed`` signs, ct = 0) by Lemke's
+    method (frictionless: the Delassus LCP; frictional: Stewart and Trinkle's planar cone) or
+    projected Gauss--Seidel: ``(v, Ln, Lt, modes)``, or None when Lemke ends on a ray.
+    Raises ValueError when the iteration cap is reached or the answer is not finite."""
+    p = Jn.shape[0]
+    fr = (mu > 0) & np.any(Jt != 0.0, axis=1)
+    f = np.flatnonzero(fr)
+    G = np.vstack([Jn, Jt])
+    MG = Minv @ G.T
+    W = G @ MG                                                # Delassus matrix (2p x 2p)
+    bn, bt = Jn @ v0 + cn, Jt @ v0
+    scale = max(1.0, float(np.max(np.abs(bn), initial=0.0)), float(np.max(np.abs(bt),
+                                                                           initial=0.0)))
+    Ln, Lt = np.zeros(p), np.zeros(p)
+    if method == "lemke":
+        k = f.size
+        Wnn, Wnt, Wtt = W[:p, :p], W[:p, p + f], W[np.ix_(p + f, p + f)]
+        I, Z = np.eye(k), np.zeros((k, k))
+        Mu = np.zeros((k, p))
+        Mu[np.arange(k), f] = mu[f]
+        A = np.block([[Wnn, Wnt, -Wnt, np.zeros((p, k))],
+                      [Wnt.T, Wtt, -Wtt, I],
+                      [-Wnt.T, -Wtt, Wtt, I],
+                      [Mu, -I, -I, Z]])
+        b = np.concatenate([bn, bt[f], -bt[f], np.zeros(k)])
+        cap = max_iter if max_iter is not None else 50 * (b.size + 1)
+        try:
+            z, _ = _lemke(A, b, cap, 1e-12)
+        except RuntimeError:
+            raise ValueError(f"{fname}: max_iter: expected Lemke's method to end within "
+                             f"{cap} pivots, got no end ({p} contacts; a larger cap, or "
+                             f"method='pgs')") from None
+        if z is None:
+            return None
+        Ln = z[:p]
+        Lt[f] = z[p:p + k] - z[p + k:p + 2 * k]
+    else:
+        cap = max_iter if max_iter is not None else min(MAX_SWEEPS, 2000 + 50 * p)
+        Ln, Lt, used = contact_pgs(W, np.concatenate([bn, bt]), mu, fr, cap, tol)
+        if used < 0:
+            raise ValueError(f"{fname}: max_iter: expected projected Gauss-Seidel to converge "
+                             f"within {cap} sweeps (tol = {tol:g}), got no convergence ({p} "
+                             f"contacts; a larger max_iter or tol, or method='lemke')")
+    lam = np.concatenate([Ln, Lt])
+    v = v0 + MG @ lam
+    if not (np.all(np.isfinite(v)) and np.all(np.isfinite(lam))):
+        raise ValueError(f"{fname}: M: expected a finite impulse, got a non-finite one "
+                         f"(an ill-conditioned contact problem)")
+    eps = 1e-9 * max(1.0, float(np.max(np.abs(lam))))
+    return v, Ln, Lt, _modes_of(Ln, Lt, mu, fr, eps)
+
+
+def choose_method(p, mu, Jt, method="auto"):
+    """The solver ``method="auto"`` picks for p contacts: enumeration up to
+    :data:`AUTO_ENUMERATE` modes, Lemke up to :data:`AUTO_LEMKE` unknowns, else 'pgs'."""
+    if method != "auto":
+        return method
+    fr = (np.asarray(mu) > 0) & np.any(np.asarray(Jt) != 0.0, axis=1)
+    bits = mode_bits(_mode_lists(mu, np.any(np.asarray(Jt) != 0.0, axis=1), np.zeros(p)))
+    if bits <= math.log2(AUTO_ENUMERATE):
+        return "enumerate"
+    return "lemke" if p + 3 * int(fr.sum()) <= AUTO_LEMKE else "pgs"
+
+
+def contact_impulse(M, Jn, qd_minus, restitution, *, friction=0.0, Jt=None, tol=1e-9,
+                    method="auto", max_iter=None):
     r"""The velocity after an impact at p contacts at once: eq. (iv-contact-lcp).
 
     Each contact has its own Newton restitution :math:`e_i` (the normal velocity after is at
@@ -194,7 +308,15 @@ def contact_impulse(M, Jn, qd_minus, restitution, *, friction=0.0, Jt=None, tol=
     restitution : e in [0, 1], one or one per contact
     friction : :math:`\mu \ge 0`, one or one per contact (contacts without ``Jt`` ignore it)
     Jt : (p, n) tangent rows (sliding velocity of each contact), needed when friction > 0
-    tol : relative tolerance of the complementarity tests
+    tol : relative tolerance of the complementarity tests (and of the Gauss--Seidel sweeps)
+    method : the solver: ``"enumerate"`` (every mode, at most :data:`MAX_MODES`: the
+        reference), ``"lemke"`` (Lemke's pivoting on the Delassus LCP, or on Stewart and
+        Trinkle's planar cone with friction: exact), ``"pgs"`` (projected Gauss--Seidel:
+        iterative, to ``tol``, the fastest for hundreds of contacts) or ``"auto"``:
+        enumeration up to :data:`AUTO_ENUMERATE` modes, Lemke up to :data:`AUTO_LEMKE`
+        unknowns, else projected Gauss--Seidel (see :func:`choose_method`)
+    max_iter : cap on Lemke's pivots or on the Gauss--Seidel sweeps (default 50 (k + 1) for k
+        LCP unknowns, 2000 + 50 p sweeps); at most :data:`~robodyn.lcp.MAX_SWEEPS`
 
     Returns
     -------
@@ -204,7 +326,9 @@ def contact_impulse(M, Jn, qd_minus, restitution, *, friction=0.0, Jt=None, tol=
     ------
     ValueError
         shapes; M not SPD; e outside [0, 1] or :math:`\mu < 0`; a vanishing normal row;
-        friction without tangent rows; no admissible mode (an infeasible contact set).
+        friction without tangent rows; no admissible mode (an infeasible contact set); more
+        than :data:`MAX_MODES` modes to enumerate; the iteration cap reached; a non-finite
+        result.
 
     Examples
     --------
@@ -241,10 +365,13 @@ def contact_impulse(M, Jn, qd_minus, restitution, *, friction=0.0, Jt=None, tol=
     else:
         Jt = _rows(Jt, n, p, f"{fname}: Jt")
     tol = _checks.tolerance(tol, f"{fname}: tol")
-    return _impulse(M, Jn, Jt, v, e, mu, tol, fname)
+    method = _checks.choice(method, f"{fname}: method", METHODS)
+    if max_iter is not None:
+        max_iter = _checks.size(max_iter, f"{fname}: max_iter", high=MAX_SWEEPS)
+    return _impulse(M, Jn, Jt, v, e, mu, tol, fname, method, max_iter)
 
 
-def _impulse(M, Jn, Jt, v, e, mu, tol, fname):
+def _impulse(M, Jn, Jt, v, e, mu, tol, fname, method="auto", max_iter=None):
     p = Jn.shape[0]
     vn, vt = Jn @ v, Jt @ v
     if p == 1 and (mu[0] == 0.0 or not np.any(Jt)) and vn[0] <= 0.0:   # eq. (hb-5-31)
@@ -258,12 +385,27 @@ def _impulse(M, Jn, Jt, v, e, mu, tol, fname):
     Minv = np.linalg.inv(M)
     T0 = 0.5 * float(v @ M @ v)
 
+    auto = method == "auto"
+    method = choose_method(p, mu, Jt, method)
+    used = [method]
+
     def solve(scale):
         cn = scale * e * np.minimum(vn, 0.0)
-        return solve_modes(Minv, Jn, Jt, mu, v, cn, np.zeros(p), np.zeros(p), tol, fname)
+        if method == "enumerate":
+            return solve_modes(Minv, Jn, Jt, mu, v, cn, np.zeros(p), np.zeros(p), tol, fname)
+        try:
+            return solve_lcp(Minv, Jn, Jt, mu, v, cn, method, tol, max_iter, fname)
+        except ValueError:
+            if not (auto and method == "pgs"):
+                raise
+        # auto: an ill-conditioned set on which Gauss-Seidel stalls goes to Lemke (exact)
+        used.append("lemke")
+        return solve_lcp(Minv, Jn, Jt, mu, v, cn, "lemke", tol, None, fname)
+
+    slack = 1e-12 if method != "pgs" else 10 * tol           # an iteration is good to tol
 
     def fine(out):
-        return out is not None and 0.5 * float(out[0] @ M @ out[0]) <= T0 * (1 + 1e-12) + 1e-15
+        return out is not None and 0.5 * float(out[0] @ M @ out[0]) <= T0 * (1 + slack) + 1e-15
 
     scale, scaled = 1.0, False
     out = solve(1.0)
@@ -282,4 +424,4 @@ def _impulse(M, Jn, Jt, v, e, mu, tol, fname):
     lost = T0 - 0.5 * float(v1 @ M @ v1)
     modes = tuple("slide" if m.startswith("slide") else m for m in modes)
     return ContactResult(v1, Ln, Lt, vn, Jn @ v1, vt, Jt @ v1, modes, max(lost, 0.0),
-                         scale * e, scaled)
+                         scale * e, scaled, used[-1])

@@ -19,7 +19,11 @@ from .equations import mass_matrix_form
 from .impacts import HybridSystem, Surface
 
 __all__ = ["rod", "ball", "block", "ball_impact_closed_form", "block_stopping",
-           "rod_flat_impact"]
+           "rod_flat_impact", "cradle_simultaneous", "cradle_sequential", "cradle_hertz",
+           "MAX_BALLS"]
+
+MAX_BALLS = 200
+"""The largest Newton's cradle the cradle functions accept."""
 
 G = 9.81
 
@@ -175,3 +179,114 @@ def rod_flat_impact(vx, vy, restitution, friction=0.0):
     dv = mu * (1 + e) * abs(vy)
     vx1 = 0.0 if abs(vx) <= dv else vx - np.sign(vx) * dv
     return vx1, -e * vy, 0.0
+
+
+# --------------------------------------------------------------------------
+# Newton's cradle: N equal balls on a line, touching, the first ones moving in
+# --------------------------------------------------------------------------
+
+def _cradle_args(balls, restitution, speed, moving, fname):
+    N = _checks.size(balls, f"{fname}: balls", low=2, high=MAX_BALLS)
+    e = _num(restitution, "restitution", fname, 0.0, 1.0, strict=False)
+    v = _num(speed, "speed", fname, 0.0, 1e6)
+    k = _checks.size(moving, f"{fname}: moving", low=1, high=N - 1)
+    v0 = np.zeros(N)
+    v0[:k] = v
+    return N, e, v0
+
+
+def cradle_simultaneous(balls=5, restitution=1.0, speed=1.0, moving=1, method="auto"):
+    r"""Newton's cradle by the simultaneous Newton impact law: the first ``moving`` balls
+    (unit masses) hit the others, at rest and touching, at ``speed``; every contact takes
+    its impulse at once, eq. (iv-contact-lcp) with :math:`J_n` rows :math:`x_{i+1}' - x_i'`.
+    Returns ``(v_after (N,), ContactResult)``.
+
+    Closed form for one ball (eq. iv-cradle-simultaneous): every contact closes, the first
+    ball rebounds at :math:`v_1^+ = ((1 + e)/N - e)v` and all the others move together at
+    :math:`(1 + e)v/N` -- not the cradle's one ball out.
+
+    >>> v, _ = cradle_simultaneous(5, 1.0)
+    >>> np.round(v, 12).tolist()
+    [-0.6, 0.4, 0.4, 0.4, 0.4]
+    """
+    fname = "cradle_simultaneous"
+    N, e, v0 = _cradle_args(balls, restitution, speed, moving, fname)
+    from .contact import METHODS, contact_impulse
+    method = _checks.choice(method, f"{fname}: method", METHODS)
+    Jn = np.diff(np.eye(N), axis=0)                    # gap rates x_{i+1}' - x_i'
+    res = contact_impulse(np.eye(N), Jn, v0, e, method=method)
+    return res.qd_plus, res
+
+
+def cradle_sequential(balls=5, restitution=1.0, speed=1.0, moving=1, max_impacts=None):
+    r"""Newton's cradle by sequential two-ball impacts: while two neighbours approach, the
+    first approaching pair from the left collides alone (Newton's law for two equal masses,
+    :math:`v_a^+ = \tfrac12((1-e)v_a + (1+e)v_b)`, :math:`v_b^+ = \tfrac12((1+e)v_a +
+    (1-e)v_b)`), eq. (iv-cradle-pair). Returns ``(v_after (N,), impacts)``.
+
+    With e = 1 the velocities are exchanged pair after pair: one ball out (k balls in, k out).
+    With a small e the impacts go on and on (an inelastic collapse: the velocities approach a
+    common one geometrically); they are followed until no approach speed exceeds 1e-10 v.
+
+    Raises RuntimeError after ``max_impacts`` impacts (default 10**5; at most 10**7).
+
+    >>> v, k = cradle_sequential(5, 1.0)
+    >>> v.tolist(), k
+    ([0.0, 0.0, 0.0, 0.0, 1.0], 4)
+    """
+    fname = "cradle_sequential"
+    N, e, v = _cradle_args(balls, restitution, speed, moving, fname)
+    cap = 10**5 if max_impacts is None else _checks.size(
+        max_impacts, f"{fname}: max_impacts", high=10**7)
+    eps = 1e-10 * max(1.0, float(v.max()))
+    for count in range(cap + 1):
+        rel = v[:-1] - v[1:]                           # approach speed of each pair
+        i = int(np.argmax(rel > eps)) if np.any(rel > eps) else -1
+        if i < 0:
+            return v, count
+        a, b = v[i], v[i + 1]
+        v[i], v[i + 1] = 0.5 * ((1 - e) * a + (1 + e) * b), 0.5 * ((1 + e) * a + (1 - e) * b)
+    raise RuntimeError(f"{fname}: max_impacts: expected the impacts to end within {cap}, got "
+                       f"more (e = {e:g}: an inelastic collapse; a larger cap)")
+
+
+def cradle_hertz(balls=5, speed=1.0, moving=1, *, stiffness=1.0, damping=0.0, t_final=None,
+                 rtol=1e-10, n_out=400):
+    r"""Newton's cradle as a compliant chain: unit masses, touching at t = 0, the first
+    ``moving`` balls at ``speed``; neighbours push each other by Hertz's law for spheres,
+    :math:`F = k\delta^{3/2} + c\,\delta^{3/2}\dot\delta` while they overlap by
+    :math:`\delta = x_i - x_{i+1} > 0` (Hunt and Crossley's damping c), and not at all when
+    apart, eq. (iv-cradle-hertz); integrated through the impact by DOP853 until ``t_final``
+    (default 6 N + 20 time units; a contact lasts about 3 (m^2 / (k^2 v))^{1/5}).
+
+    Returns ``(t (K,), x (K, N), v (K, N))``: positions relative to the start.
+
+    >>> t, x, v = cradle_hertz(3)
+    >>> bool(v[-1, -1] > 0.9 and abs(v[-1].sum() - 1.0) < 1e-8)
+    True
+    """
+    from scipy.integrate import solve_ivp
+    fname = "cradle_hertz"
+    N, _, v0 = _cradle_args(balls, 1.0, speed, moving, fname)
+    k = _num(stiffness, "stiffness", fname, 0.0, 1e12)
+    c = _num(damping, "damping", fname, 0.0, 1e12, strict=False)
+    T = 6.0 * N + 20.0 if t_final is None else _num(t_final, "t_final", fname, 0.0, 1e6)
+    rtol = _checks.tolerance(rtol, f"{fname}: rtol")
+    K = _checks.size(n_out, f"{fname}: n_out", low=2, high=10**6)
+
+    def rhs(t, y):
+        x, v = y[:N], y[N:]
+        d = np.maximum(x[:-1] - x[1:], 0.0)            # overlaps
+        F = k * d ** 1.5 + c * d ** 1.5 * (v[:-1] - v[1:])
+        F = np.maximum(F, 0.0)                         # contacts push, never pull
+        a = np.zeros(N)
+        a[:-1] -= F
+        a[1:] += F
+        return np.concatenate([v, a])
+
+    te = np.linspace(0.0, T, K)
+    sol = solve_ivp(rhs, (0.0, T), np.concatenate([np.zeros(N), v0]), method="DOP853",
+                    rtol=rtol, atol=rtol * 1e-2 * max(1.0, float(v0.max())), t_eval=te)
+    if not sol.success or not np.all(np.isfinite(sol.y)):
+        raise RuntimeError(f"{fname}: the integration failed: {sol.message}")
+    return sol.t, sol.y[:N].T, sol.y[N:].T

@@ -41,6 +41,7 @@ from . import _checks
 from .dynamics import _ad6, gravity_torques
 from .kinematics import SerialChain, _check_spatial_inertia, jacobian_body
 from .vehicle import (SUBGROUPS, StandardForm, mechanical_energy, VehicleManipulator, _adj_inv, _coadjoint,
+                      _coadjoint_apply, _dposv, _plain,
                       _inputs, _pose_of, _pose_rate, _split_state, check_pose, pose_error)
 
 __all__ = ["canonical_matrix", "FixedBaseForm", "BaseForm", "VMSForm", "DecoupledForm",
@@ -448,24 +449,86 @@ class VMSForm(_VMSBase):
         w, tau = _inputs(inputs, t, x, self.nb, self.n, f"{self.name}.rhs")
         w, tau = self._generalized(H, q, w, tau)
         b, n = self.nb, self.n
+        e, pd, pid = self._momentum_rates(p, q, pi, w, tau)
+        S = self.vms.base_joint.basis
+        return np.concatenate([_pose_rate(H, S @ e[:b]), pd, e[b + n:], pid])
+
+    def _momentum_rates(self, p, q, pi, w, tau):
+        r"""(dH/dx, :math:`\dot p`, :math:`\dot\pi`) of (ph-47): :math:`\dot p =
+        \widetilde{ad}_p\,\partial H/\partial p + \mathrm w`, :math:`\dot\pi = \tau -
+        \partial H/\partial q` (checked arguments, generalized inputs)."""
+        b, n = self.nb, self.n
         e = self._energy_gradient(np.concatenate([p, q, pi]))[1]
         S = self.vms.base_joint.basis
         pd = (S.T @ _coadjoint(S @ p) @ S) @ e[:b] + w        # (ph-47): J(p) dH/dx + G u
-        return np.concatenate([_pose_rate(H, S @ e[:b]), pd, e[b + n:], tau - e[b:b + n]])
+        return e, pd, tau - e[b:b + n]
 
     def accelerations(self, q, nu, t=0.0, pose=None, w=None, tau=None):
         r""":math:`(\dot v, \ddot q)` from (ph-47): :math:`\mathcal M^{-1}((\dot p, \dot\pi) -
-        \dot{\mathcal M}\nu)`."""
-        q = self.vms._q(q, "accelerations")
-        nu = _checks.vector(nu, self.vms.dof, f"{self.name}.accelerations: nu")
-        H = np.eye(4) if pose is None else check_pose(pose, f"{self.name}.accelerations: pose")
-        x = self.state(H, nu[:self.nb], q, nu[self.nb:])
-        xd = self.rhs(0.0, x, (np.zeros(self.nb) if w is None else w,
-                               np.zeros(self.n) if tau is None else tau))[12:]
-        b, n = self.nb, self.n
-        M = self.vms.mass_matrix(q)
-        Md = np.einsum("kij,k->ij", self.vms.mass_matrix_derivatives(q), nu[b:])
-        return np.linalg.solve(M, np.concatenate([xd[:b], xd[b + n:]]) - Md @ nu)
+        \dot{\mathcal M}\nu)`, since :math:`(p, \pi) = \mathcal M(q)\nu`.
+
+        :math:`\mathcal M` once (composite bodies, compiled) and one factorization of it; the
+        momentum rates by (ph-47) itself (the compiled co-energy gradient and the coadjoint
+        term); :math:`\dot{\mathcal M} = C + C^T` from the Christoffel Coriolis matrix of the
+        arm behind six virtual base joints (compiled, O(n^2); equal to
+        :math:`\sum_k\partial_k\mathcal M\dot q_k` of :meth:`mass_matrix_derivatives`).
+
+        >>> from robodyn.models import planar_rr
+        >>> from robodyn import spatial_inertia
+        >>> from robodyn.vehicle import StandardForm
+        >>> vms = VehicleManipulator.from_chain(planar_rr(), spatial_inertia(5.0, [1, 1, 1]))
+        >>> nu = np.r_[0.1, -0.2, 0.3, 0.0, 0.5, -0.1, 1.0, -2.0]
+        >>> a = VMSForm(vms).accelerations([0.3, 0.4], nu, tau=[0.5, -0.5])
+        >>> bool(np.allclose(a, StandardForm(vms).accelerations([0.3, 0.4], nu, tau=[0.5, -0.5])))
+        True
+        """
+        vms, b, n = self.vms, self.nb, self.n
+        if (pose is None and self.gravity is None and type(t) in (float, int)
+                and np.isfinite(t) and _plain(q, n) and _plain(nu, b + n)
+                and (w is None or _plain(w, b)) and (tau is None or _plain(tau, n))):
+            out = self._accelerations(q, nu, np.zeros(b) if w is None else w,
+                                      np.zeros(n) if tau is None else tau)
+            if out is not None and np.isfinite(out).all():
+                return out                 # clean arrays: the compiled pieces checked q, nu
+        fname = f"{self.name}.accelerations"       # the checked path: converts or raises
+        _checks.scalar(t, f"{fname}: t")
+        q = vms._q(q, "accelerations")
+        nu = _checks.vector(nu, vms.dof, f"{fname}: nu")
+        w = np.zeros(b) if w is None else _checks.vector(w, b, f"{fname}: w")
+        tau = np.zeros(n) if tau is None else _checks.vector(tau, n, f"{fname}: tau")
+        H = np.eye(4) if pose is None else check_pose(pose, f"{fname}: pose")
+        w, tau = self._generalized(H, q, w, tau)            # + gravity's forces, if any
+        out = self._accelerations(q, nu, w, tau, checked=True)
+        if out is None or not np.isfinite(out).all():
+            raise ValueError(f"{fname}: q: expected a configuration whose mass matrix is "
+                             f"positive definite, got a singular or ill-conditioned one")
+        return out
+
+    def _accelerations(self, q, nu, w, tau, checked=False):
+        """(ph-47)'s accelerations at clean arrays, or None where the compiled pieces decline
+        (unless ``checked``: then the numpy route) or M is not positive definite."""
+        vms, b, n = self.vms, self.nb, self.n
+        M = vms._compiled("vms_crba", q)
+        if M is None:
+            if not checked:
+                return None
+            M = vms.mass_matrix(q)
+        m = M @ nu
+        out = vms._compiled("vms_hamiltonian", q, m)
+        if out is None:
+            if not checked:
+                return None
+            out = self._reduced(np.concatenate([m[:b], q, m[b:]]))
+        e = out[1]
+        rhs = np.empty(b + n)                                 # (p', pi') by (ph-47)
+        S = vms.base_joint.basis
+        rhs[:b] = w + (_coadjoint_apply(m[:b], e[:b]) if b == 6 else
+                       S.T @ _coadjoint_apply(S @ m[:b], S @ e[:b]))
+        rhs[b:] = tau - e[b:b + n]
+        C = vms._mass_rate(q, nu[b:], half=True)             # M' = C + C^T
+        rhs -= C @ nu + nu @ C
+        _, x, info = _dposv(M, rhs)                           # Cholesky of M, then two solves
+        return x if info == 0 else None
 
 
 class DecoupledForm(_VMSBase):

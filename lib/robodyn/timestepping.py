@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from . import _checks
-from .contact import solve_modes
+from .contact import choose_method, solve_lcp, solve_modes
 from .impacts import HybridSystem, _jac, _tangent_row
 
 __all__ = ["TimeSteppingResult", "moreau_jean"]
@@ -40,9 +40,21 @@ class TimeSteppingResult:
     energy: np.ndarray | None = field(default=None, repr=False)
 
 
+def _solve(Minv, Jn, Jt, mu, v, cn, tol, fname):
+    """One step's contact problem: the enumeration for a few contacts, else Lemke or
+    projected Gauss--Seidel (:func:`~robodyn.contact.choose_method`)."""
+    p = len(mu)
+    method = choose_method(p, mu, Jt)
+    if method == "enumerate":
+        return solve_modes(Minv, Jn, Jt, mu, v, cn, np.zeros(p), np.zeros(p), tol, fname)
+    return solve_lcp(Minv, Jn, Jt, mu, v, cn, method, tol, None, fname)
+
+
 def moreau_jean(system, q0, qd0, t_final, h, *, t0=0.0, max_steps=10**6, tol=1e-9):
     r"""Simulate a :class:`~robodyn.impacts.HybridSystem` with the Moreau–Jean midpoint scheme,
-    eq. (iv-moreau-jean); each step's contact problem is solved exactly by mode enumeration.
+    eq. (iv-moreau-jean); each step's contact problem is solved by mode enumeration (exact) for
+    a few active contacts, by Lemke's method or projected Gauss--Seidel for many
+    (:func:`~robodyn.contact.choose_method`).
 
     Parameters
     ----------
@@ -116,8 +128,7 @@ def moreau_jean(system, q0, qd0, t_final, h, *, t0=0.0, max_steps=10**6, tol=1e-
             Jn = np.array([_jac(surfs[i], qm, n) for i in act])
             Jt = np.array([_tangent_row(surfs[i], qm, n) for i in act])
             cn = e_all[act] * np.minimum(Jn @ v, 0.0)
-            out = solve_modes(Minv, Jn, Jt, mu_all[act], v_free, cn, np.zeros(len(act)),
-                              np.zeros(len(act)), tol, fname)
+            out = _solve(Minv, Jn, Jt, mu_all[act], v_free, cn, tol, fname)
             if out is None:
                 raise RuntimeError(f"{fname}: no admissible contact impulse at t = {T[k]:.6g} "
                                    f"s (an infeasible contact set)")

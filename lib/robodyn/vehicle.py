@@ -37,7 +37,8 @@ from functools import partial
 import numpy as np
 
 from . import _checks
-from .dynamics import _ad6, _engine, _hat_np
+from . import dynamics as _dynamics
+from .dynamics import _ad6, _engine, _hat_np, coriolis_matrix
 from .kinematics import SerialChain, _check_spatial_inertia, exp_se3
 
 __all__ = ["Subgroup", "SUBGROUPS", "coadjoint", "euler_poincare", "dexp_inverse",
@@ -95,6 +96,33 @@ def _coadjoint(p):
     P[:3, 3:] = f
     P[3:, :3] = f
     return P
+
+
+def _dposv(A, b):
+    """LAPACK's dposv: (factor, x, info) of A x = b for symmetric positive definite A."""
+    if not _LAPACK:
+        from scipy.linalg.lapack import dposv
+        _LAPACK.append(dposv)
+    return _LAPACK[0](A, b)
+
+
+_LAPACK = []
+
+
+def _coadjoint_apply(p, v):
+    r""":math:`\widetilde{ad}_p v` for 6-vectors (the product of :func:`_coadjoint`'s matrix with
+    v), written out: :math:`(p_\omega\times v_\omega + p_v\times v_v,\ p_v\times v_\omega)`."""
+    a0, a1, a2, b0, b1, b2 = p.tolist()
+    w0, w1, w2, u0, u1, u2 = v.tolist()
+    return np.array([a1 * w2 - a2 * w1 + b1 * u2 - b2 * u1,
+                     a2 * w0 - a0 * w2 + b2 * u0 - b0 * u2,
+                     a0 * w1 - a1 * w0 + b0 * u1 - b1 * u0,
+                     b1 * w2 - b2 * w1, b2 * w0 - b0 * w2, b0 * w1 - b1 * w0])
+
+
+def _plain(x, size):
+    """x is a plain float64 vector of this size (the compiled engine checks finiteness)."""
+    return type(x) is np.ndarray and x.dtype == np.float64 and x.shape == (size,)
 
 
 def euler_poincare(inertia, V, W=None):
@@ -668,6 +696,43 @@ class VehicleManipulator:
         for i >= k)."""
         q = self._q(q, "mass_matrix_derivatives")
         return self._dmass(self._frames(q))
+
+    def _virtual_chain(self):
+        r"""The arm's mounted chain behind six virtual joints (three revolute, three prismatic,
+        screws the unit twists (omega, v) of {b}): at zero virtual joints its mass matrix has
+        the same dependence on q as :math:`\mathcal M(q)` (the virtual links' inertias are
+        constant in q). Cached."""
+        c = self._cache
+        if "virtual" not in c:
+            from .kinematics import adjoint
+            ch, H = self.chain, self.mount
+            screws = np.hstack([np.eye(6), adjoint(H) @ np.asarray(ch.screws, dtype=float)])
+            homes = [np.eye(4)] * 6 + [H @ np.asarray(L, dtype=float) for L in ch.link_homes]
+            inert = [np.asarray(self.base_inertia, dtype=float)] * 6 + \
+                [np.asarray(G, dtype=float) for G in ch.link_inertias]
+            c["virtual"] = SerialChain.from_screws(screws, H @ np.asarray(ch.home, dtype=float),
+                                                   homes, inert, name=f"{self.name} (virtual)")
+            c["virtual:q"], c["virtual:qd"] = np.zeros(6 + self.n), np.zeros(6 + self.n)
+        return c["virtual"]
+
+    def _mass_rate(self, q, qd, half=False):
+        r""":math:`\dot{\mathcal M} = \sum_k \partial_k\mathcal M\,\dot q_k` at checked
+        (q, qd) as :math:`C + C^T` of the virtual chain's Christoffel Coriolis matrix
+        (:func:`~robodyn.dynamics.coriolis_matrix`, compiled) at zero virtual joints and
+        virtual velocities, projected on the base's subgroup; O(n^2). ``half``: C alone."""
+        ch = self._virtual_chain()
+        qq, vv = self._cache["virtual:q"], self._cache["virtual:qd"]
+        qq[6:], vv[6:] = q, qd                    # zero virtual joints and velocities
+        try:                                      # the engine's kernel without the checks
+            C = _dynamics._compiled("coriolis", _dynamics._chain_data(ch, "coriolis_matrix"),
+                                    qq, vv)
+        except (AttributeError, TypeError):       # (an engine whose internals changed)
+            C = None
+        if C is None:                             # no engine, or an unclean q: checked path
+            C = coriolis_matrix(ch, qq.copy(), vv.copy())
+        if self.nb < 6:
+            C = self._project(C)
+        return C if half else C + C.T
 
     def _dmass(self, F):
         n = self.n
