@@ -1,0 +1,651 @@
+r"""Is a gait stable? The step-to-step (Poincaré) map of a walker, its fixed points, their
+Floquet multipliers, period doubling and basins of attraction (Part IV, walking stability).
+
+A gait is a fixed point :math:`z^* = P(z^*)` of the map P that takes the state just after one
+heel strike to the state just after the next (the *section* is the set of post-impact states).
+Near it :math:`\delta z_{k+1} \approx DP\,\delta z_k`: the gait is (locally, exponentially)
+stable when every eigenvalue of :math:`DP` -- the Floquet multipliers -- lies inside the unit
+circle. The Jacobian :math:`DP` is computed here two independent ways:
+
+* **central differences** of P (:func:`jacobian_fd`);
+* **the variational equations carried through the impact** (:func:`variational_stride`): along
+  the stride :math:`\dot\Phi = A(x)\Phi`, :math:`\Phi(0) = I` with
+  :math:`A = \partial f/\partial x`; at the impact the perturbation jumps by the **saltation
+  matrix** (eq. iv-saltation, :func:`saltation_matrix`)
+
+  .. math:: S = D\Delta + \frac{(f^+ - D\Delta\,f^-)\,\nabla g^T}{\nabla g^T f^-}
+
+  (:math:`\Delta` the reset map, g the guard, :math:`f^\mp` the vector field just before and
+  after); the monodromy matrix :math:`S\Phi(T)` has the eigenvalue 1 along the flow and the
+  multipliers of P as its other eigenvalues; projected along the flow onto the section it is
+  :math:`DP` (eq. iv-poincare-jacobian).
+
+The rimless wheel's map is known in closed form (:func:`rimless_wheel_multiplier`: its slope at
+the fixed point is :math:`\cos^2 2\alpha`). The compass gait's is not; its strides run in C
+(:func:`walk`: the equations of :class:`robodyn.walkers.CompassGait` printed by sympy, a
+Dormand--Prince integrator, the guard located by the Illinois method, the impact by Gaussian
+elimination), about 40 microseconds a stride, checked against
+:func:`robodyn.impacts.simulate_hybrid`. Sweeps over slopes and grids of initial states
+(:func:`bifurcation_diagram`, :func:`basin_of_attraction`) run on
+:func:`robodyn.parallel.map_tasks` (local processes or Dask, resumable).
+"""
+from __future__ import annotations
+
+import functools
+import hashlib
+from dataclasses import dataclass
+
+import numpy as np
+import sympy as sp
+from scipy.integrate import solve_ivp
+
+from . import _checks
+from .impacts import fixed_point as _newton_fixed_point
+from .walkers import CompassGait, RimlessWheel, _compass_equations
+
+__all__ = ["saltation_matrix", "floquet_multipliers", "jacobian_fd", "VariationalStride",
+           "variational_stride", "rimless_wheel_multiplier", "rimless_wheel_jacobian",
+           "walk", "compass_gait_step", "compass_gait_jacobian", "Gait", "compass_gait_gait",
+           "sweep", "bifurcation_diagram", "basin_of_attraction"]
+
+MAX_STRIDES = 100_000
+"""At most this many strides per initial state in one call of :func:`walk`."""
+
+
+def _walker(x, name, cls=CompassGait):
+    if not isinstance(x, cls):
+        raise _checks.error(name, f"a robodyn.walkers.{cls.__name__}", x, exc=TypeError)
+    return x
+
+
+# --------------------------------------------------------------------------
+# linear algebra of the section
+# --------------------------------------------------------------------------
+
+def saltation_matrix(reset_jacobian, f_minus, f_plus, guard_gradient):
+    r"""The jump of a perturbation at an impact, eq. (iv-saltation):
+
+    .. math:: S = D\Delta + \frac{(f^+ - D\Delta f^-)\,\nabla g^T}{\nabla g^T f^-}
+
+    A perturbation :math:`\delta x^-` of the state just before the nominal impact becomes
+    :math:`S\,\delta x^-` just after it (both compared at the same time): the perturbed motion
+    hits the guard :math:`\delta t = -\nabla g^T\delta x^-/\nabla g^Tf^-` earlier or later and
+    spends that time on the other side of the impact.
+
+    Parameters
+    ----------
+    reset_jacobian : (N, N) :math:`D\Delta`, the Jacobian of the reset map at :math:`x^-`
+    f_minus, f_plus : (N,) the vector field just before and just after the impact
+    guard_gradient : (N,) :math:`\nabla g` at :math:`x^-` (transversal: :math:`\nabla g^Tf^-
+        \ne 0`)
+
+    >>> saltation_matrix(np.eye(2), [1.0, 0.0], [1.0, 0.0], [1.0, 0.0])   # no jump: I
+    array([[1., 0.],
+           [0., 1.]])
+
+    A ball (state height y, speed v) hits the floor g = y at v = -2 m/s, e = 0.5, gravity
+    10 m/s^2: :math:`S = [[-e, 0], [(1+e)g/V, -e]]`.
+
+    >>> saltation_matrix([[1.0, 0.0], [0.0, -0.5]], [-2.0, -10.0], [1.0, -10.0], [1.0, 0.0])
+    array([[-0.5,  0. ],
+           [ 7.5, -0.5]])
+    """
+    fname = "saltation_matrix"
+    fm = _checks.real_array(f_minus, f"{fname}: f_minus")
+    if fm.ndim != 1 or fm.size == 0:
+        raise _checks.error(f"{fname}: f_minus", "a vector (N,)", f"shape {fm.shape}")
+    N = fm.size
+    D = _checks.real_array(reset_jacobian, f"{fname}: reset_jacobian", shape=(N, N))
+    fp = _checks.real_array(f_plus, f"{fname}: f_plus", shape=(N,))
+    dg = _checks.real_array(guard_gradient, f"{fname}: guard_gradient", shape=(N,))
+    rate = float(dg @ fm)
+    if abs(rate) <= 1e-12 * max(1.0, np.linalg.norm(dg) * np.linalg.norm(fm)):
+        raise _checks.error(f"{fname}: guard_gradient", "a guard crossed transversally "
+                            "(grad g . f_minus != 0)", f"grad g . f_minus = {rate:.3g}",
+                            "a grazing impact has no saltation matrix")
+    return D + np.outer(fp - D @ fm, dg) / rate
+
+
+def floquet_multipliers(jacobian):
+    r"""The eigenvalues of a return map's Jacobian, largest modulus first (real when all are).
+
+    The gait is stable when all have modulus < 1; a multiplier leaving the unit circle
+    through -1 announces a period doubling, through +1 a fold (saddle-node).
+
+    >>> floquet_multipliers([[0.5, 1.0], [0.0, -0.9]])
+    array([-0.9,  0.5])
+    """
+    J = _checks.real_array(jacobian, "floquet_multipliers: jacobian")
+    if J.ndim != 2 or J.shape[0] != J.shape[1] or J.size == 0:
+        raise _checks.error("floquet_multipliers: jacobian", "a square matrix",
+                            f"shape {J.shape}")
+    ev = np.linalg.eigvals(J)
+    ev = ev[np.lexsort((-ev.imag, -np.abs(ev)))]
+    return ev.real if np.all(np.abs(ev.imag) <= 1e-12 * max(1.0, np.abs(ev).max())) else ev
+
+
+def jacobian_fd(step, z, *, h=1e-6):
+    r"""Central differences of a map: :math:`DP_{:,j} \approx (P(z + h_je_j) - P(z -
+    h_je_j))/2h_j`, :math:`h_j = h\max(1, |z_j|)`; error :math:`O(h^2)` plus the map's own
+    error over h.
+
+    >>> jacobian_fd(lambda z: np.array([z[0] ** 2, z[0] * z[1]]), [1.0, 2.0]).round(8)
+    array([[2., 0.],
+           [2., 1.]])
+    """
+    if not callable(step):
+        raise _checks.error("jacobian_fd: step", "a function P(z)", step, exc=TypeError)
+    z = _checks.real_array(z, "jacobian_fd: z")
+    if z.ndim != 1 or z.size == 0:
+        raise _checks.error("jacobian_fd: z", "a point (k,)", f"shape {z.shape}")
+    h = _checks.tolerance(h, "jacobian_fd: h", upper=0.1)
+    k = z.size
+    cols = []
+    for j in range(k):
+        hj = h * max(1.0, abs(z[j]))
+        e = np.zeros(k)
+        e[j] = hj
+        a = np.asarray(step(z + e), dtype=float).reshape(-1)
+        b = np.asarray(step(z - e), dtype=float).reshape(-1)
+        if a.shape != b.shape or not np.all(np.isfinite(a - b)):
+            raise RuntimeError(f"jacobian_fd: step: non-finite or ragged values near z = {z}")
+        cols.append((a - b) / (2 * hj))
+    return np.array(cols).T
+
+
+# --------------------------------------------------------------------------
+# the variational equations through the impact
+# --------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class VariationalStride:
+    """One stride and its linearization (:func:`variational_stride`).
+
+    ``x_minus``, ``x_plus``: the states just before and after the impact; ``duration`` (s);
+    ``flow`` :math:`\\Phi(T)`; ``saltation`` S; ``monodromy`` :math:`S\\Phi(T)`;
+    ``jacobian``: the Jacobian of the return map in the section's coordinates."""
+    x_minus: np.ndarray
+    x_plus: np.ndarray
+    duration: float
+    flow: np.ndarray
+    saltation: np.ndarray
+    monodromy: np.ndarray
+    jacobian: np.ndarray
+
+
+def variational_stride(field, field_jacobian, guard, guard_gradient, reset, reset_jacobian,
+                       x0, section_normal, basis, *, t_max=10.0, tol=1e-12):
+    r"""Integrate :math:`\dot x = f(x)` with :math:`\dot\Phi = \partial f/\partial x\,\Phi`
+    from ``x0`` to the guard :math:`g(x) = 0` (crossed downward), then jump through the reset
+    with the saltation matrix, eq. (iv-poincare-jacobian):
+
+    .. math:: DP = C\Big(I - \frac{f^+n^T}{n^Tf^+}\Big) S\,\Phi(T)\,E
+
+    where n is the normal of the post-impact section, E (N, k) a basis of its tangent space
+    (the section's coordinates z map to :math:`\delta x = E\delta z`) and :math:`C = E^+`.
+
+    ``field(x)``, ``field_jacobian(x)``, ``guard(x)``, ``guard_gradient(x)``, ``reset(x)``,
+    ``reset_jacobian(x)`` are plain functions of the (N,) state. RuntimeError when no crossing
+    comes within ``t_max``.
+
+    >>> w = RimlessWheel(slope=0.1)            # a pendulum stride, see rimless_wheel_jacobian
+    >>> round(float(rimless_wheel_jacobian(w, method="saltation")[0, 0]), 9)
+    0.5
+    """
+    fname = "variational_stride"
+    for name, f in (("field", field), ("field_jacobian", field_jacobian), ("guard", guard),
+                    ("guard_gradient", guard_gradient), ("reset", reset),
+                    ("reset_jacobian", reset_jacobian)):
+        if not callable(f):
+            raise _checks.error(f"{fname}: {name}", "a function of the state", f, exc=TypeError)
+    x0 = _checks.real_array(x0, f"{fname}: x0")
+    if x0.ndim != 1 or x0.size == 0:
+        raise _checks.error(f"{fname}: x0", "a state (N,)", f"shape {x0.shape}")
+    N = x0.size
+    n = _checks.real_array(section_normal, f"{fname}: section_normal", shape=(N,))
+    E = _checks.real_array(basis, f"{fname}: basis")
+    if E.ndim != 2 or E.shape[0] != N or not 0 < E.shape[1] < N:
+        raise _checks.error(f"{fname}: basis", f"a ({N}, k) basis of the section, k < {N}",
+                            f"shape {E.shape}")
+    t_max = _checks.positive(t_max, f"{fname}: t_max", high=1e6)
+    tol = _checks.tolerance(tol, f"{fname}: tol", upper=1e-3)
+
+    def rhs(t, y):
+        x, Phi = y[:N], y[N:].reshape(N, N)
+        return np.concatenate([field(x), (field_jacobian(x) @ Phi).ravel()])
+
+    def event(t, y):
+        return guard(y[:N])
+    event.terminal, event.direction = True, -1
+    y0 = np.concatenate([x0, np.eye(N).ravel()])
+    sol = solve_ivp(rhs, (0.0, t_max), y0, method="DOP853", rtol=tol, atol=tol, events=event)
+    if not sol.t_events[0].size:
+        raise RuntimeError(f"{fname}: no crossing of the guard within t_max = {t_max} s "
+                           f"({sol.message})")
+    ye = sol.y_events[0][0]
+    xm, Phi = ye[:N], ye[N:].reshape(N, N)
+    xp = np.asarray(reset(xm), dtype=float)
+    S = saltation_matrix(reset_jacobian(xm), field(xm), field(xp), guard_gradient(xm))
+    Mono = S @ Phi
+    fp = field(xp)
+    Proj = np.eye(N) - np.outer(fp, n) / float(n @ fp)
+    DP = np.linalg.pinv(E) @ Proj @ Mono @ E
+    return VariationalStride(xm, xp, float(sol.t_events[0][0]), Phi, S, Mono, DP)
+
+
+# --------------------------------------------------------------------------
+# the rimless wheel
+# --------------------------------------------------------------------------
+
+def rimless_wheel_multiplier(wheel):
+    r"""The slope of the rimless wheel's return map at its rolling gait, in closed form.
+
+    With :math:`c = 4(g/l)\sin\alpha\sin\gamma`, the map of post-impact speeds is
+    :math:`P(\omega) = \cos 2\alpha\sqrt{\omega^2 + c}` (energy from impact to impact, then the
+    impact keeps :math:`\cos 2\alpha` of the speed); :math:`P'(\omega) = \cos 2\alpha\,
+    \omega/\sqrt{\omega^2 + c}`, and at the fixed point :math:`\sqrt{\omega^{*2}+c} =
+    \omega^*/\cos 2\alpha`, so (eq. iv-rimless-multiplier)
+
+    .. math:: P'(\omega^*) = \cos^2 2\alpha
+
+    independent of the slope, the length and gravity: the gait is stable whenever it exists.
+
+    >>> round(rimless_wheel_multiplier(RimlessWheel(spokes=8)), 12)     # cos^2(pi/4)
+    0.5
+    """
+    w = _walker(wheel, "rimless_wheel_multiplier: wheel", RimlessWheel)
+    if not w.rolls():
+        raise _checks.error("rimless_wheel_multiplier: wheel", "a wheel whose gait rolls over "
+                            "the top", f"slope {w.slope:.4g} rad, {w.spokes} spokes",
+                            "on a gentler slope the wheel comes to rest: no rolling gait")
+    return float(np.cos(2 * w.alpha) ** 2)
+
+
+def _wheel_pieces(w):
+    a, gam, k = w.alpha, w.slope, w.g / w.length
+    return dict(
+        field=lambda x: np.array([x[1], k * np.sin(x[0])]),
+        field_jacobian=lambda x: np.array([[0.0, 1.0], [k * np.cos(x[0]), 0.0]]),
+        guard=lambda x: gam + a - x[0],
+        guard_gradient=lambda x: np.array([-1.0, 0.0]),
+        reset=lambda x: np.array([x[0] - 2 * a, np.cos(2 * a) * x[1]]),
+        reset_jacobian=lambda x: np.diag([1.0, np.cos(2 * a)]),
+        section_normal=np.array([1.0, 0.0]), basis=np.array([[0.0], [1.0]]))
+
+
+def rimless_wheel_jacobian(wheel, omega=None, *, method="saltation"):
+    r"""The slope :math:`dP/d\omega` (1 x 1) of the rimless wheel's map of post-impact speeds at
+    ``omega`` (default the fixed point), by the variational equations and the saltation matrix
+    (``"saltation"``) or by central differences of :func:`robodyn.impacts.return_map`
+    (``"fd"``). Compare with :func:`rimless_wheel_multiplier`.
+
+    >>> w = RimlessWheel(spokes=10, slope=0.1)
+    >>> round(float(rimless_wheel_jacobian(w, method="fd")[0, 0]), 7)       # cos^2(36 deg)
+    0.6545085
+    """
+    from .impacts import return_map
+    fname = "rimless_wheel_jacobian"
+    w = _walker(wheel, f"{fname}: wheel", RimlessWheel)
+    method = _checks.choice(method, f"{fname}: method", ("saltation", "fd"))
+    if omega is None:
+        omega = w.closed_form_fixed_point()
+    omega = _checks.positive(omega, f"{fname}: omega", high=1e3)
+    th0 = w.slope - w.alpha
+    if method == "saltation":
+        return variational_stride(x0=[th0, omega], **_wheel_pieces(w)).jacobian
+    system = w.hybrid_system()
+
+    def P(z):
+        x = return_map(system, [th0, z[0]], surface="front spoke", rtol=1e-12,
+                       atol=1e-12).x
+        return x[1:]
+    return jacobian_fd(P, [omega], h=1e-5)
+
+
+# --------------------------------------------------------------------------
+# the compass gait: strides in C
+# --------------------------------------------------------------------------
+
+def _params(walker, tol, t_max):
+    return np.array([walker.m, walker.m_h, walker.a, walker.b, walker.g, walker.slope, tol,
+                     t_max], dtype=float)
+
+
+def walk(walker, z0, strides, *, tol=1e-11, t_max=5.0):
+    r"""Strides of the compass gait from points of its section, in compiled code.
+
+    A point of the section (just after a heel strike, :math:`\theta_s + \theta_w = 2\gamma`)
+    is :math:`z = (\theta_s, \dot\theta_s, \dot\theta_w)`, as in
+    :meth:`robodyn.walkers.CompassGait.step_map`, whose equations, guard and impact are the
+    ones run here (:mod:`robodyn._gait_kernel`).
+
+    Parameters
+    ----------
+    walker : CompassGait
+    z0 : (3,) or (B, 3) section points (rad, rad/s)
+    strides : number of strides (0 to MAX_STRIDES)
+    tol : relative and absolute tolerance of the Dormand--Prince integration
+    t_max : s, a stride longer than this counts as a failure
+
+    Returns
+    -------
+    (z, status, durations): z (B, strides + 1, 3) the section points (NaN after a failure),
+    status (B,) int (0 still walking, 1 fell, 2 no heel strike within t_max, 3 trailing foot
+    pushed into the slope, 4 integrator stalled), durations (B, strides) in s. For a single
+    z0 the B axis is dropped.
+
+    >>> cg = CompassGait()
+    >>> z, status, T = walk(cg, [-0.2186688, 1.0923836, 0.3773740], 2)
+    >>> z.shape, int(status), bool(np.all(T > 0.7))
+    ((3, 3), 0, True)
+    """
+    from . import _gait_kernel
+    fname = "walk"
+    cg = _walker(walker, f"{fname}: walker")
+    single, Z = _checks.batch(z0, 3, f"{fname}: z0")
+    strides = _checks.size(strides, f"{fname}: strides", low=0, high=MAX_STRIDES)
+    tol = _checks.tolerance(tol, f"{fname}: tol", upper=1e-3)
+    if tol < 1e-14:
+        raise _checks.error(f"{fname}: tol", "a tolerance >= 1e-14 (double precision)", tol)
+    t_max = _checks.positive(t_max, f"{fname}: t_max", high=1e3)
+    B = Z.shape[0]
+    _checks.size(B * (strides + 1) * 3, f"{fname}: z0 and strides", item_bytes=8,
+                 hint="fewer points or strides per call")
+    Z = np.ascontiguousarray(Z, dtype=float)
+    out = np.empty((B, strides + 1, 3))
+    status = np.empty(B)
+    dur = np.empty((B, strides))
+    _gait_kernel.kernel().walk(_params(cg, tol, t_max), Z, strides, out, status, dur)
+    status = status.astype(int)
+    if single:
+        return out[0], status[0], dur[0]
+    return out, status, dur
+
+
+def compass_gait_step(walker, z, *, tol=1e-12):
+    """One stride (the Poincaré map P) from the section point z, compiled; RuntimeError when
+    the walker fails before the next heel strike.
+
+    >>> z = compass_gait_step(CompassGait(), [-0.2186688, 1.0923836, 0.3773740])
+    >>> bool(np.allclose(z, [-0.2186688, 1.0923836, 0.3773740], atol=1e-6))
+    True
+    """
+    from ._gait_kernel import STATUS
+    zz, status, _ = walk(walker, _checks.vector(z, 3, "compass_gait_step: z"), 1, tol=tol)
+    if status:
+        raise RuntimeError(f"compass_gait_step: from z = {np.asarray(z).tolist()}: "
+                           f"{STATUS[int(status)]}")
+    return zz[1]
+
+
+@functools.lru_cache(maxsize=32)
+def _compass_derivatives(values):
+    """Lambdified pieces of the variational equations and the impact's Jacobian."""
+    form, Me, Js, _, _, (ts, tw, us, uw, x, y), syms = _compass_equations()
+    sub = dict(zip(syms, values))
+    q, u = [ts, tw], [us, uw]
+    M, f = form.M.subs(sub), form.f.subs(sub)
+    Me, Js = Me.subs(sub).subs({x: 0, y: 0}), Js.subs(sub).subs({x: 0, y: 0})
+    args = [ts, tw, us, uw]
+
+    def lam(e):
+        return sp.lambdify(args, e, "numpy")
+    return dict(M=lam(M), f=lam(f), dM=[lam(M.diff(v)) for v in q], dfq=lam(f.jacobian(q)),
+                dfu=lam(f.jacobian(u)), Me=lam(Me), J=lam(Js), dMe=[lam(Me.diff(v)) for v in q],
+                dJ=[lam(Js.diff(v)) for v in q])
+
+
+def _compass_pieces(cg):
+    d = _compass_derivatives((cg.m, cg.m_h, cg.a, cg.b, cg.g))
+    gam = cg.slope
+
+    def arr(fn, x):
+        return np.array(fn(*x), dtype=float)
+
+    def field(x):
+        qdd = np.linalg.solve(arr(d["M"], x), arr(d["f"], x).reshape(2))
+        return np.concatenate([x[2:], qdd])
+
+    def field_jacobian(x):
+        M = arr(d["M"], x)
+        qdd = np.linalg.solve(M, arr(d["f"], x).reshape(2))
+        dq = arr(d["dfq"], x) - np.column_stack([arr(dM, x) @ qdd for dM in d["dM"]])
+        A = np.zeros((4, 4))
+        A[:2, 2:] = np.eye(2)
+        A[2:, :2] = np.linalg.solve(M, dq)
+        A[2:, 2:] = np.linalg.solve(M, arr(d["dfu"], x))
+        return A
+
+    def impact(x):
+        """(v+ of the free-foot model, X = Me^-1 J^T, W, lam, Me, J) at x."""
+        Me, J = arr(d["Me"], x), arr(d["J"], x)
+        v = np.array([0.0, 0.0, x[2], x[3]])
+        X = np.linalg.solve(Me, J.T)
+        W = J @ X
+        lam = np.linalg.solve(W, J @ v)
+        return v - X @ lam, X, W, lam, Me, J, v
+
+    def reset(x):
+        vp = impact(x)[0]
+        return np.array([x[1], x[0], vp[3], vp[2]])
+
+    def reset_jacobian(x):
+        vp, X, W, lam, Me, J, v = impact(x)
+        dv = np.zeros((4, 4))                          # d v+ / d(ts, tw, us, uw)
+        for k in range(2):
+            dMe, dJ = arr(d["dMe"][k], x), arr(d["dJ"][k], x)
+            dX = np.linalg.solve(Me, dJ.T - dMe @ X)
+            dlam = np.linalg.solve(W, dJ @ v - (dJ @ X + J @ dX) @ lam)
+            dv[:, k] = -dX @ lam - X @ dlam
+        Pm = np.eye(4) - X @ np.linalg.solve(W, J)
+        dv[:, 2:] = Pm[:, 2:]
+        D = np.zeros((4, 4))
+        D[0, 1] = D[1, 0] = 1.0
+        D[2], D[3] = dv[3], dv[2]
+        return D
+
+    def guard(x):
+        return max(np.sin(gam - 0.5 * (x[0] + x[1])), np.sin(0.5 * (x[1] - x[0])))
+
+    def guard_gradient(x):
+        c = -0.5 * np.cos(gam - 0.5 * (x[0] + x[1]))
+        return np.array([c, c, 0.0, 0.0])
+
+    basis = np.array([[1.0, 0, 0], [-1.0, 0, 0], [0, 1.0, 0], [0, 0, 1.0]])
+    return dict(field=field, field_jacobian=field_jacobian, guard=guard,
+                guard_gradient=guard_gradient, reset=reset, reset_jacobian=reset_jacobian,
+                section_normal=np.array([1.0, 1.0, 0.0, 0.0]), basis=basis)
+
+
+def compass_gait_jacobian(walker, z, *, method="saltation", tol=1e-12):
+    r"""The Jacobian (3 x 3) of the compass gait's step map at the section point z:
+    ``"saltation"`` by the variational equations through the impact (:func:`variational_stride`,
+    scipy's DOP853 on the symbolic equations' derivatives), ``"fd"`` by central differences of
+    the compiled :func:`compass_gait_step` (an independent integrator).
+
+    >>> z = [-0.2186688, 1.0923836, 0.3773740]
+    >>> J1 = compass_gait_jacobian(CompassGait(), z)
+    >>> J2 = compass_gait_jacobian(CompassGait(), z, method="fd")
+    >>> bool(np.max(np.abs(J1 - J2)) < 1e-6)
+    True
+    """
+    fname = "compass_gait_jacobian"
+    cg = _walker(walker, f"{fname}: walker")
+    z = _checks.vector(z, 3, f"{fname}: z")
+    method = _checks.choice(method, f"{fname}: method", ("saltation", "fd"))
+    tol = _checks.tolerance(tol, f"{fname}: tol", upper=1e-3)
+    if method == "fd":
+        return jacobian_fd(lambda x: compass_gait_step(cg, x, tol=max(tol, 1e-14)), z,
+                           h=1e-6)
+    x0 = cg.section_state(z)
+    return variational_stride(x0=x0, tol=tol, **_compass_pieces(cg)).jacobian
+
+
+@dataclass(frozen=True)
+class Gait:
+    """A periodic gait of the compass gait (:func:`compass_gait_gait`): ``points`` (period, 3)
+    its section points, ``jacobian`` of the period-fold map at ``points[0]``,
+    ``multipliers`` its eigenvalues (largest modulus first), ``period`` in strides,
+    ``residual`` and ``iterations`` of Newton's method."""
+    points: np.ndarray
+    jacobian: np.ndarray
+    multipliers: np.ndarray
+    period: int
+    residual: float
+    iterations: int
+
+    @property
+    def stable(self):
+        return bool(np.all(np.abs(self.multipliers) < 1.0))
+
+
+def compass_gait_gait(walker, z0=(-0.2186688, 1.0923836, 0.3773740), *, period=1, tol=1e-10,
+                      max_iter=30):
+    r"""A periodic gait: a fixed point of :math:`P^k` (k = ``period``) by Newton's method
+    (:func:`robodyn.impacts.fixed_point`, at most ``max_iter`` iterations, RuntimeError then),
+    the map run by :func:`compass_gait_step`; the multipliers are those of the Jacobian of
+    :math:`P^k`, the product of the saltation-route Jacobians at the k points (chain rule).
+
+    >>> g = compass_gait_gait(CompassGait())
+    >>> g.points.round(4).tolist(), g.stable
+    ([[-0.2187, 1.0924, 0.3774]], True)
+    """
+    fname = "compass_gait_gait"
+    cg = _walker(walker, f"{fname}: walker")
+    z0 = _checks.vector(z0, 3, f"{fname}: z0")
+    period = _checks.size(period, f"{fname}: period", low=1, high=64)
+    tol = _checks.tolerance(tol, f"{fname}: tol", upper=1e-3)
+    max_iter = _checks.size(max_iter, f"{fname}: max_iter", low=1, high=200)
+
+    def Pk(z):
+        for _ in range(period):
+            z = compass_gait_step(cg, z, tol=1e-13)
+        return z
+    fp = _newton_fixed_point(Pk, z0, tol=tol, max_iter=max_iter, fd_step=1e-6)
+    pts, J = [fp.x], np.eye(3)
+    for _ in range(period):
+        J = compass_gait_jacobian(cg, pts[-1]) @ J
+        pts.append(compass_gait_step(cg, pts[-1], tol=1e-13))
+    return Gait(np.array(pts[:-1]), J, floquet_multipliers(J), period, fp.residual,
+                fp.iterations)
+
+
+# --------------------------------------------------------------------------
+# sweeps on robodyn.parallel.map_tasks
+# --------------------------------------------------------------------------
+
+def sweep(func, items, *, keys=None, **options):
+    """``np.array([func(item) for item in items])``, computed by
+    :func:`robodyn.parallel.map_tasks` (options: ``scheduler``, ``workers``, ``cache_dir``,
+    ``progress``, ``retries``, ``description``); ``func`` must be a top-level function. The
+    results are stacked in the order of the items whatever the workers.
+
+    >>> sweep(abs, [-1.0, 2.0, -3.0], workers=1)
+    array([1., 2., 3.])
+    """
+    from .parallel import map_tasks
+    return np.array(map_tasks(func, items, keys=keys, **options))
+
+
+def _key(kind, x, *rest):
+    """A short cache key naming the cell (x) and a digest of everything else it depends on."""
+    digest = hashlib.sha256(repr((kind, float(x)) + rest).encode()).hexdigest()[:20]
+    return f"{kind}:{float(x):.12g}:{digest}"
+
+
+def _bifurcation_cell(args):
+    """Top-level (picklable): the last ``keep`` stance angles after ``transient`` strides."""
+    slope, params, z0, transient, keep, tol = args
+    cg = CompassGait(*params, slope=slope)
+    z, status, _ = walk(cg, z0, transient + keep, tol=tol)
+    return np.concatenate([z[transient + 1:, 0], [status]])
+
+
+def bifurcation_diagram(walker, slopes, *, z0=(-0.2186688, 1.0923836, 0.3773740),
+                        transient=300, keep=64, tol=1e-10, **options):
+    r"""The stance angle just after heel strike, :math:`\theta_s`, of the last ``keep``
+    strides after ``transient`` strides, for each slope (the walker's other parameters kept):
+    one point per slope for a period-one gait, two for period two, a smear for chaos.
+
+    Returns (angles (len(slopes), keep), status (len(slopes),)): NaN where the walker fell.
+    ``options`` go to :func:`sweep` (workers, scheduler, cache_dir, progress).
+
+    >>> th, st = bifurcation_diagram(CompassGait(), [0.05], transient=20, keep=4, workers=1)
+    >>> th.shape, int(st[0]), bool(np.ptp(th) < 1e-6)
+    ((1, 4), 0, True)
+    """
+    fname = "bifurcation_diagram"
+    cg = _walker(walker, f"{fname}: walker")
+    s = _checks.real_array(slopes, f"{fname}: slopes")
+    if s.ndim != 1 or s.size == 0 or s.min() <= 0 or s.max() >= np.pi / 4:
+        raise _checks.error(f"{fname}: slopes", "a list of slopes in (0, pi/4) rad",
+                            f"{s!r}"[:80])
+    z0 = tuple(_checks.vector(z0, 3, f"{fname}: z0"))
+    transient = _checks.size(transient, f"{fname}: transient", low=0, high=MAX_STRIDES)
+    keep = _checks.size(keep, f"{fname}: keep", low=1, high=MAX_STRIDES - transient)
+    tol = _checks.tolerance(tol, f"{fname}: tol", upper=1e-3)
+    params = (cg.m, cg.m_h, cg.a, cg.b)
+    items = [(float(x), params, z0, transient, keep, tol) for x in s]
+    keys = [_key("bif", x, params, z0, transient, keep, tol) for x in s]
+    out = sweep(_bifurcation_cell, items, keys=keys, **options)
+    return out[:, :-1], out[:, -1].astype(int)
+
+
+def _basin_row(args):
+    """Top-level (picklable): strides survived and convergence for one row of the grid."""
+    params, slope, theta, rates, w, target, strides, tol, radius = args
+    cg = CompassGait(*params, slope=slope)
+    z0 = np.column_stack([np.full(len(rates), theta), rates, np.full(len(rates), w)])
+    z, status, _ = walk(cg, z0, strides, tol=tol)
+    alive = np.sum(np.isfinite(z[:, 1:, 0]), axis=1)
+    tail = z[:, -len(target):, :]
+    dist = np.full(len(rates), np.inf)
+    for shift in range(len(target)):            # any phase of a period-k gait
+        tgt = np.roll(np.asarray(target), shift, axis=0)
+        d = np.max(np.abs(tail - tgt[None]), axis=(1, 2))
+        dist = np.minimum(dist, np.where(np.isfinite(d), d, np.inf))
+    return np.column_stack([alive, (dist < radius) & (status == 0)]).astype(float)
+
+
+def basin_of_attraction(walker, theta, rate, *, swing_rate=None, gait=None, strides=40,
+                        tol=1e-9, radius=1e-3, **options):
+    r"""The basin of attraction of a gait on a plane of the section: the grid of
+    :math:`(\theta_s, \dot\theta_s)` with :math:`\dot\theta_w` = ``swing_rate`` (default the
+    gait's), each point walked ``strides`` strides (:func:`walk`).
+
+    Returns (alive, reached), each (len(theta), len(rate)): the strides walked before a failure
+    (``strides`` when none) and whether the last ``period`` section points are within
+    ``radius`` (max norm) of the gait's. One row of the grid is one task of :func:`sweep`
+    (``options``: workers, scheduler, cache_dir, progress).
+
+    >>> cg = CompassGait()
+    >>> alive, hit = basin_of_attraction(cg, [-0.2186688], [1.0923836, 3.0], strides=10,
+    ...                                  workers=1)
+    >>> hit.tolist(), int(alive[0, 0])
+    ([[True, False]], 10)
+    """
+    fname = "basin_of_attraction"
+    cg = _walker(walker, f"{fname}: walker")
+    th = _checks.real_array(theta, f"{fname}: theta")
+    rt = _checks.real_array(rate, f"{fname}: rate")
+    for name, a in (("theta", th), ("rate", rt)):
+        if a.ndim != 1 or a.size == 0:
+            raise _checks.error(f"{fname}: {name}", "a 1-D grid of values", f"shape {a.shape}")
+    if gait is None:
+        gait = compass_gait_gait(cg)
+    if not isinstance(gait, Gait):
+        raise _checks.error(f"{fname}: gait", "a Gait (compass_gait_gait) or None", gait,
+                            exc=TypeError)
+    w = gait.points[0, 2] if swing_rate is None else _checks.scalar(swing_rate,
+                                                                    f"{fname}: swing_rate")
+    strides = _checks.size(strides, f"{fname}: strides", low=gait.period, high=10_000)
+    tol = _checks.tolerance(tol, f"{fname}: tol", upper=1e-3)
+    radius = _checks.tolerance(radius, f"{fname}: radius", upper=10.0)
+    params = (cg.m, cg.m_h, cg.a, cg.b)
+    target = tuple(map(tuple, gait.points))
+    items = [(params, cg.slope, float(t), tuple(map(float, rt)), float(w), target, strides,
+              tol, radius) for t in th]
+    keys = [_key("basin", t, params, cg.slope, tuple(rt), w, target, strides, tol, radius)
+            for t in th]
+    out = sweep(_basin_row, items, keys=keys, **options)
+    return out[:, :, 0].astype(int), out[:, :, 1].astype(bool)
