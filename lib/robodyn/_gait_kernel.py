@@ -22,6 +22,9 @@ slope, 4 the integrator's step became too small (or 10**6 steps in one stride).
 from __future__ import annotations
 
 import functools
+import hashlib
+import inspect
+import os
 
 import sympy as sp
 
@@ -277,15 +280,41 @@ def source():
     form, Me, Js, _, _, (ts, tw, us, uw, x, y), _ = _compass_equations()
     M, f = form.M, form.f
     dyn = _c([M[0, 0], M[0, 1], M[1, 1], f[0], f[1]], ["M00", "M01", "M11", "f0", "f1"])
-    Me = sp.simplify(Me.subs({x: 0, y: 0}))
+    Me = Me.subs({x: 0, y: 0})
     Js = Js.subs({x: 0, y: 0})
     imp = _c(list(Me) + list(Js), [f"Me[{i}][{j}]" for i in range(4) for j in range(4)]
              + [f"J[{i}][{j}]" for i in range(2) for j in range(4)])
     return _HEADER % {"dyn": dyn, "imp": imp} + _BODY
 
 
+_END = "/* end of the robodyn gait kernel */\n"
+
+
+def _source_file():
+    """The generated source, cached as text beside the compiled modules: its name is a digest
+    of everything it is generated from (this file, the walker's derivation, sympy's version),
+    so worker processes skip the symbolic derivation; a damaged file is regenerated."""
+    from . import walkers
+    from .codegen import cache_dir
+    origin = "".join(inspect.getsource(f) for f in (walkers._compass_equations, walkers._trig,
+                                                     source, _c)) + _HEADER + _BODY
+    digest = hashlib.sha256((origin + sp.__version__).encode()).hexdigest()[:16]
+    path = cache_dir() / f"gait-kernel-{digest}.c"
+    try:
+        text = path.read_text()
+        if text.endswith(_END):
+            return text
+    except OSError:
+        pass
+    text = source() + _END
+    tmp = path.with_suffix(f".{os.getpid()}.tmp")
+    tmp.write_text(text)
+    os.replace(tmp, path)                   # atomic: a reader sees all of it or none
+    return text
+
+
 @functools.lru_cache(maxsize=None)
 def kernel():
     """The compiled module (built once, cached on disk by :mod:`robodyn.codegen`)."""
     from .codegen import compiled_module
-    return compiled_module(source(), "robodyn_gait")
+    return compiled_module(_source_file(), "robodyn_gait")

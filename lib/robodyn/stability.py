@@ -43,9 +43,10 @@ from . import _checks
 from .impacts import fixed_point as _newton_fixed_point
 from .walkers import CompassGait, RimlessWheel, _compass_equations
 
-__all__ = ["saltation_matrix", "floquet_multipliers", "jacobian_fd", "VariationalStride",
+__all__ = ["saltation_matrix", "floquet_multipliers", "jacobian_fd",
            "variational_stride", "rimless_wheel_multiplier", "rimless_wheel_jacobian",
-           "walk", "compass_gait_step", "compass_gait_jacobian", "Gait", "compass_gait_gait",
+           "rimless_wheel_basin",
+           "walk", "compass_gait_step", "compass_gait_jacobian", "compass_gait_gait",
            "sweep", "bifurcation_diagram", "basin_of_attraction"]
 
 MAX_STRIDES = 100_000
@@ -300,6 +301,88 @@ def rimless_wheel_jacobian(wheel, omega=None, *, method="saltation"):
                        atol=1e-12).x
         return x[1:]
     return jacobian_fd(P, [omega], h=1e-5)
+
+
+def _wheel_rolls_on(w, th, om, cap=1000):
+    """Closed form (energy between impacts, cos(2 alpha) at each): does the wheel started at
+    (th, om) between its impacts reach the rolling gait? Rocking reverses om at the same
+    energy; a forward impact followed by a pass over the top means yes (the map is increasing
+    and its fixed point lies above the passing speed); ``cap`` impacts without it mean rest."""
+    k, lo, hi, c = w.g / w.length, w.slope - w.alpha, w.slope + w.alpha, np.cos(2 * w.alpha)
+    top = np.sqrt(2 * k * (1 - np.cos(lo)))           # speed at lo that just passes the top
+    for _ in range(cap):
+        E = 0.5 * om * om + k * np.cos(th)
+        if om >= 0 and th < 0 and E <= k or om < 0 and th > 0 and E <= k:
+            om = -om                                  # swings back through th, same energy
+            if abs(om) < 1e-12:
+                return False
+            continue
+        if om >= 0:                                   # forward impact at hi
+            om, th = c * np.sqrt(max(2 * (E - k * np.cos(hi)), 0.0)), lo
+            if om > top:
+                return True
+        else:                                         # backward impact at lo
+            om, th = -c * np.sqrt(max(2 * (E - k * np.cos(lo)), 0.0)), hi
+        if abs(om) < 1e-9:
+            return False
+    return False
+
+
+def _wheel_row(args):
+    """Top-level (picklable): one row of the rimless wheel's basin by simulation."""
+    from .impacts import simulate_hybrid
+    spokes, length, mass, slope, g, th, rates, events = args
+    w = RimlessWheel(spokes, length, mass, slope, g)
+    target, system = w.closed_form_fixed_point(), w.hybrid_system()
+    out = []
+    for om in rates:
+        tr = simulate_hybrid(system, [th], [om], 60.0, max_events=events, rtol=1e-10,
+                             atol=1e-10, after_zeno="stop")
+        last = [e for e in tr.events[-3:] if e.surface == "front spoke"]
+        out.append(len(last) == 3 and abs(float(last[-1].qd_after[0]) - target) < 1e-3)
+    return np.array(out, dtype=float)
+
+
+def rimless_wheel_basin(wheel, theta, rate, *, method="closed form", events=40, **options):
+    r"""Which states :math:`(\theta, \dot\theta)` between two impacts (:math:`\gamma - \alpha
+    \le \theta \le \gamma + \alpha`) reach the rolling gait: (len(theta), len(rate)) bool.
+
+    ``"closed form"``: energy is conserved between impacts and each impact keeps
+    :math:`\cos 2\alpha` of the speed, so the fate follows from a few square roots
+    (rocking back and forth until the wheel either rests or passes the top after a forward
+    impact, from where it converges to the gait since the map is increasing).
+    ``"simulation"``: :func:`robodyn.impacts.simulate_hybrid`, ``events`` impacts, the last
+    three on the front spoke at the gait's speed (1e-3 rad/s); rows run by :func:`sweep`.
+
+    >>> w = RimlessWheel(spokes=10, slope=0.2)
+    >>> rimless_wheel_basin(w, [0.0], [-0.5, 0.5]).tolist()
+    [[True, True]]
+    >>> rimless_wheel_basin(w, [-0.1], [0.1, 0.5]).tolist()          # too slow: it rests
+    [[False, True]]
+    """
+    fname = "rimless_wheel_basin"
+    w = _walker(wheel, f"{fname}: wheel", RimlessWheel)
+    w.closed_form_fixed_point()
+    if not w.rolls():
+        raise _checks.error(f"{fname}: wheel", "a wheel with a rolling gait", repr(w),
+                            "a steeper slope or more spokes")
+    th = _checks.real_array(theta, f"{fname}: theta")
+    rt = _checks.real_array(rate, f"{fname}: rate")
+    lo, hi = w.slope - w.alpha, w.slope + w.alpha
+    if th.ndim != 1 or th.size == 0 or th.min() < lo or th.max() > hi:
+        raise _checks.error(f"{fname}: theta", f"angles between the impacts, in [{lo:.4g}, "
+                            f"{hi:.4g}] rad", f"{th!r}"[:80])
+    if rt.ndim != 1 or rt.size == 0 or np.abs(rt).max() > 100:
+        raise _checks.error(f"{fname}: rate", "a 1-D grid of rates within +-100 rad/s",
+                            f"{rt!r}"[:80])
+    method = _checks.choice(method, f"{fname}: method", ("closed form", "simulation"))
+    events = _checks.size(events, f"{fname}: events", low=3, high=10_000)
+    if method == "closed form":
+        return np.array([[_wheel_rolls_on(w, t, r) for r in rt] for t in th])
+    items = [(w.spokes, w.length, w.mass, w.slope, w.g, float(t), tuple(map(float, rt)),
+              events) for t in th]
+    keys = [_key("wheel", it[5], it[:5], it[6:]) for it in items]
+    return sweep(_wheel_row, items, keys=keys, **options).astype(bool)
 
 
 # --------------------------------------------------------------------------
@@ -567,6 +650,8 @@ def bifurcation_diagram(walker, slopes, *, z0=(-0.2186688, 1.0923836, 0.3773740)
     strides after ``transient`` strides, for each slope (the walker's other parameters kept):
     one point per slope for a period-one gait, two for period two, a smear for chaos.
 
+    ``z0``: the starting section point, (3,) for every slope or (len(slopes), 3), e.g. the
+    (perhaps unstable) period-one gait of each slope, found by continuation.
     Returns (angles (len(slopes), keep), status (len(slopes),)): NaN where the walker fell.
     ``options`` go to :func:`sweep` (workers, scheduler, cache_dir, progress).
 
@@ -580,13 +665,19 @@ def bifurcation_diagram(walker, slopes, *, z0=(-0.2186688, 1.0923836, 0.3773740)
     if s.ndim != 1 or s.size == 0 or s.min() <= 0 or s.max() >= np.pi / 4:
         raise _checks.error(f"{fname}: slopes", "a list of slopes in (0, pi/4) rad",
                             f"{s!r}"[:80])
-    z0 = tuple(_checks.vector(z0, 3, f"{fname}: z0"))
+    single, Z = _checks.batch(z0, 3, f"{fname}: z0")
+    if single:
+        Z = np.repeat(Z, s.size, axis=0)
+    elif Z.shape[0] != s.size:
+        raise _checks.error(f"{fname}: z0", f"one point (3,) or one per slope ({s.size}, 3)",
+                            f"shape {Z.shape}")
     transient = _checks.size(transient, f"{fname}: transient", low=0, high=MAX_STRIDES)
     keep = _checks.size(keep, f"{fname}: keep", low=1, high=MAX_STRIDES - transient)
     tol = _checks.tolerance(tol, f"{fname}: tol", upper=1e-3)
     params = (cg.m, cg.m_h, cg.a, cg.b)
-    items = [(float(x), params, z0, transient, keep, tol) for x in s]
-    keys = [_key("bif", x, params, z0, transient, keep, tol) for x in s]
+    items = [(float(x), params, tuple(map(float, z)), transient, keep, tol)
+             for x, z in zip(s, Z)]
+    keys = [_key("bif", it[0], it[1:]) for it in items]
     out = sweep(_bifurcation_cell, items, keys=keys, **options)
     return out[:, :-1], out[:, -1].astype(int)
 
@@ -641,11 +732,19 @@ def basin_of_attraction(walker, theta, rate, *, swing_rate=None, gait=None, stri
     strides = _checks.size(strides, f"{fname}: strides", low=gait.period, high=10_000)
     tol = _checks.tolerance(tol, f"{fname}: tol", upper=1e-3)
     radius = _checks.tolerance(radius, f"{fname}: radius", upper=10.0)
+    items, keys = _basin_tasks(cg, th, rt, float(w), gait, strides, tol, radius)
+    return _basin_arrays(sweep(_basin_row, items, keys=keys, **options))
+
+
+def _basin_tasks(cg, th, rt, w, gait, strides, tol, radius):
+    """The items (one per row of the grid) and their cache keys."""
     params = (cg.m, cg.m_h, cg.a, cg.b)
     target = tuple(map(tuple, gait.points))
-    items = [(params, cg.slope, float(t), tuple(map(float, rt)), float(w), target, strides,
-              tol, radius) for t in th]
-    keys = [_key("basin", t, params, cg.slope, tuple(rt), w, target, strides, tol, radius)
-            for t in th]
-    out = sweep(_basin_row, items, keys=keys, **options)
+    items = [(params, cg.slope, float(t), tuple(map(float, rt)), w, target, strides, tol,
+              radius) for t in th]
+    keys = [_key("basin", it[2], it[:2], it[3:]) for it in items]
+    return items, keys
+
+
+def _basin_arrays(out):
     return out[:, :, 0].astype(int), out[:, :, 1].astype(bool)
