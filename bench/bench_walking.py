@@ -32,21 +32,12 @@ import time
 import numpy as np
 from scipy.integrate import solve_ivp
 
+from bench_impacts import paired          # best times of two functions run alternately
 from robodyn import stability
 from robodyn.impacts import return_map, simulate_hybrid
 from robodyn.walkers import CompassGait
 
 TOL = 1e-10
-
-
-def paired(fa, fb, repeat):
-    ta, tb = [], []
-    for _ in range(repeat):
-        for f, out in ((fa, ta), (fb, tb)):
-            t0 = time.perf_counter()
-            f()
-            out.append(time.perf_counter() - t0)
-    return min(ta), min(tb)
 
 
 def hand_loop(cg, x0, steps, rhs):

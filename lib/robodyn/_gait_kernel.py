@@ -226,7 +226,7 @@ static int stride(const P *p, double *y, double *T)
 /* walk(params, z0, steps, out, status, durations): params = (m, m_h, a, b, g, slope, tol,
    t_max); z0 (B, 3) section points (theta_s, thetad_s, thetad_w); out (B, steps + 1, 3);
    status (B,) as floats, the status of the last stride tried; durations (B, steps).
-   Strides after a failure are NaN. */
+   After a failure the points repeat the last one reached and the durations are 0. */
 static PyObject *walk(PyObject *self, PyObject *args)
 {
     Py_buffer pb, zb, ob, sb, db;
@@ -248,11 +248,11 @@ static PyObject *walk(PyObject *self, PyObject *args)
             int s = 0;
             o[0] = y[0]; o[1] = y[2]; o[2] = y[3];
             for (Py_ssize_t k = 0; k < steps; k++) {
-                double T = NAN;
+                double T = 0.0;
                 if (s == 0) s = stride(&p, y, &T);
-                dur[i * steps + k] = s == 0 ? T : NAN;
-                for (int j = 0; j < 3; j++)
-                    o[3 * (k + 1) + j] = s == 0 ? (j == 0 ? y[0] : y[j + 1]) : NAN;
+                dur[i * steps + k] = s == 0 ? T : 0.0;
+                for (int j = 0; j < 3; j++)          /* after a failure: the last point */
+                    o[3 * (k + 1) + j] = s == 0 ? (j == 0 ? y[0] : y[j + 1]) : o[3 * k + j];
             }
             st[i] = s;
         }

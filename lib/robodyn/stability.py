@@ -92,11 +92,12 @@ def saltation_matrix(reset_jacobian, f_minus, f_plus, guard_gradient):
            [ 7.5, -0.5]])
     """
     fname = "saltation_matrix"
-    fm = _checks.real_array(f_minus, f"{fname}: f_minus")
-    if fm.ndim != 1 or fm.size == 0:
-        raise _checks.error(f"{fname}: f_minus", "a vector (N,)", f"shape {fm.shape}")
-    N = fm.size
-    D = _checks.real_array(reset_jacobian, f"{fname}: reset_jacobian", shape=(N, N))
+    D = _checks.real_array(reset_jacobian, f"{fname}: reset_jacobian")
+    if D.ndim != 2 or D.shape[0] != D.shape[1] or D.size == 0:
+        raise _checks.error(f"{fname}: reset_jacobian", "a square matrix (N, N)",
+                            f"shape {D.shape}")
+    N = D.shape[0]
+    fm = _checks.real_array(f_minus, f"{fname}: f_minus", shape=(N,))
     fp = _checks.real_array(f_plus, f"{fname}: f_plus", shape=(N,))
     dg = _checks.real_array(guard_gradient, f"{fname}: guard_gradient", shape=(N,))
     rate = float(dg @ fm)
@@ -200,8 +201,9 @@ def variational_stride(field, field_jacobian, guard, guard_gradient, reset, rese
         if not callable(f):
             raise _checks.error(f"{fname}: {name}", "a function of the state", f, exc=TypeError)
     x0 = _checks.real_array(x0, f"{fname}: x0")
-    if x0.ndim != 1 or x0.size == 0:
-        raise _checks.error(f"{fname}: x0", "a state (N,)", f"shape {x0.shape}")
+    if x0.ndim != 1 or x0.size < 2:
+        raise _checks.error(f"{fname}: x0", "a state (N,) with N >= 2 (a section of dimension "
+                            "N - 1 >= 1)", f"shape {x0.shape}")
     N = x0.size
     n = _checks.real_array(section_normal, f"{fname}: section_normal", shape=(N,))
     E = _checks.real_array(basis, f"{fname}: basis")
@@ -412,10 +414,11 @@ def walk(walker, z0, strides, *, tol=1e-11, t_max=5.0):
 
     Returns
     -------
-    (z, status, durations): z (B, strides + 1, 3) the section points (NaN after a failure),
-    status (B,) int (0 still walking, 1 fell, 2 no heel strike within t_max, 3 trailing foot
-    pushed into the slope, 4 integrator stalled), durations (B, strides) in s. For a single
-    z0 the B axis is dropped.
+    (z, status, durations): z (B, strides + 1, 3) the section points, status (B,) int (0
+    still walking, 1 fell, 2 no heel strike within t_max, 3 trailing foot pushed into the
+    slope, 4 integrator stalled), durations (B, strides) in s. After a failure the points
+    repeat the last one reached and the durations are 0 (every number stays finite): the
+    strides walked are ``(durations > 0).sum(-1)``. For a single z0 the B axis is dropped.
 
     >>> cg = CompassGait()
     >>> z, status, T = walk(cg, [-0.2186688, 1.0923836, 0.3773740], 2)
@@ -454,7 +457,13 @@ def compass_gait_step(walker, z, *, tol=1e-12):
     True
     """
     from ._gait_kernel import STATUS
-    zz, status, _ = walk(walker, _checks.vector(z, 3, "compass_gait_step: z"), 1, tol=tol)
+    fname = "compass_gait_step"
+    _walker(walker, f"{fname}: walker")
+    z = _checks.vector(z, 3, f"{fname}: z")
+    tol = _checks.tolerance(tol, f"{fname}: tol", upper=1e-3)
+    if tol < 1e-14:
+        raise _checks.error(f"{fname}: tol", "a tolerance >= 1e-14 (double precision)", tol)
+    zz, status, _ = walk(walker, z, 1, tol=tol)
     if status:
         raise RuntimeError(f"compass_gait_step: from z = {np.asarray(z).tolist()}: "
                            f"{STATUS[int(status)]}")
@@ -627,6 +636,12 @@ def sweep(func, items, *, keys=None, **options):
     array([1., 2., 3.])
     """
     from .parallel import map_tasks
+    if not callable(func):
+        raise _checks.error("sweep: func", "a top-level function func(item)", func,
+                            exc=TypeError)
+    if isinstance(items, (str, bytes)) or not isinstance(items, (list, tuple, range,
+                                                                 np.ndarray)):
+        raise _checks.error("sweep: items", "a list of items", items, exc=TypeError)
     return np.array(map_tasks(func, items, keys=keys, **options))
 
 
@@ -652,7 +667,8 @@ def bifurcation_diagram(walker, slopes, *, z0=(-0.2186688, 1.0923836, 0.3773740)
 
     ``z0``: the starting section point, (3,) for every slope or (len(slopes), 3), e.g. the
     (perhaps unstable) period-one gait of each slope, found by continuation.
-    Returns (angles (len(slopes), keep), status (len(slopes),)): NaN where the walker fell.
+    Returns (angles (len(slopes), keep), status (len(slopes),)); where the walker fell
+    (status != 0) the angles repeat the last one reached.
     ``options`` go to :func:`sweep` (workers, scheduler, cache_dir, progress).
 
     >>> th, st = bifurcation_diagram(CompassGait(), [0.05], transient=20, keep=4, workers=1)
@@ -687,14 +703,13 @@ def _basin_row(args):
     params, slope, theta, rates, w, target, strides, tol, radius = args
     cg = CompassGait(*params, slope=slope)
     z0 = np.column_stack([np.full(len(rates), theta), rates, np.full(len(rates), w)])
-    z, status, _ = walk(cg, z0, strides, tol=tol)
-    alive = np.sum(np.isfinite(z[:, 1:, 0]), axis=1)
+    z, status, dur = walk(cg, z0, strides, tol=tol)
+    alive = np.sum(dur > 0, axis=1)
     tail = z[:, -len(target):, :]
     dist = np.full(len(rates), np.inf)
     for shift in range(len(target)):            # any phase of a period-k gait
         tgt = np.roll(np.asarray(target), shift, axis=0)
-        d = np.max(np.abs(tail - tgt[None]), axis=(1, 2))
-        dist = np.minimum(dist, np.where(np.isfinite(d), d, np.inf))
+        dist = np.minimum(dist, np.max(np.abs(tail - tgt[None]), axis=(1, 2)))
     return np.column_stack([alive, (dist < radius) & (status == 0)]).astype(float)
 
 

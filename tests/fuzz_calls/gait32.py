@@ -34,7 +34,7 @@ CALLS = {
                                                         {"method": "fd", "tol": 1e-11}),
     "robodyn.stability.compass_gait_gait": lambda: ((CompassGait(), Z),
                                                     {"period": 1, "max_iter": 10}),
-    "robodyn.stability.sweep": lambda: ((abs, [-1.0, 2.0]), {"workers": 1}),
+    "robodyn.stability.sweep": lambda: ((repr, [-1.0, 2.0]), {"workers": 1}),
     "robodyn.stability.bifurcation_diagram": lambda: (
         (CompassGait(), [0.05]), {"transient": 5, "keep": 2, "workers": 1}),
     "robodyn.stability.basin_of_attraction": lambda: (
