@@ -138,8 +138,10 @@ def main(argv=None):
     if Path(a.out).exists():                  # sweeps served from the cache keep their cost
         old = np.load(a.out)
         previous = dict(zip(old["cost_names"], zip(old["cost_cells"], old["cost_seconds"])))
-    for name, (c, s) in list(cost.items()):
-        if computed.get(name) == 0 and name in previous and previous[name][0] == c:
+    tasks = {"bifurcation": n_bif, "basin": n_basin, "wheel simulation": n_wheel}
+    for name, (c, s) in list(cost.items()):     # a partly cached sweep: the last full cost
+        if computed.get(name, tasks.get(name)) < tasks.get(name, 0) and name in previous \
+                and previous[name][0] == c:
             cost[name] = previous[name]
     data["cost_names"] = np.array(list(cost))
     data["cost_cells"] = np.array([c for c, _ in cost.values()])
