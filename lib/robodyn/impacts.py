@@ -995,6 +995,8 @@ def return_map(system, x, *, surface=None, t_max=10.0, **options):
     x = _checks.vector(x, 2 * n, f"{fname}: x (q then qd)")
     options.setdefault("max_event_rate", 1e12)
     options.setdefault("rest_speed", 1e-300)
+    if system.energy is not None:           # only the event is used: no energy per sample
+        system = HybridSystem(system.form, system.surfaces, None, system.name)
     tr = simulate_hybrid(system, x[:n], x[n:], t_max, max_events=1, **options)
     if not tr.events:
         raise RuntimeError(f"{fname}: no impact within t_max = {t_max} s ({tr.message})")
