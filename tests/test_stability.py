@@ -37,7 +37,7 @@ def test_fd_and_saltation_jacobians_agree(gait3):
 
 def test_monodromy_has_eigenvalue_one_and_the_multipliers(gait3):
     cg = CompassGait()
-    vs = st.variational_stride(x0=cg.section_state(gait3.points[0]), **st._compass_pieces(cg))
+    vs = st.compass_gait_variational(cg, gait3.points[0])
     ev = np.linalg.eigvals(vs.monodromy)
     k = np.argmin(np.abs(ev - 1))
     assert abs(ev[k] - 1) < 1e-8

@@ -46,7 +46,8 @@ from .walkers import CompassGait, RimlessWheel, _compass_equations
 __all__ = ["saltation_matrix", "floquet_multipliers", "jacobian_fd",
            "variational_stride", "rimless_wheel_multiplier", "rimless_wheel_jacobian",
            "rimless_wheel_basin",
-           "walk", "compass_gait_step", "compass_gait_jacobian", "compass_gait_gait",
+           "walk", "compass_gait_step", "compass_gait_variational", "compass_gait_jacobian",
+           "compass_gait_gait",
            "sweep", "bifurcation_diagram", "basin_of_attraction"]
 
 MAX_STRIDES = 100_000
@@ -96,10 +97,21 @@ def saltation_matrix(reset_jacobian, f_minus, f_plus, guard_gradient):
     if D.ndim != 2 or D.shape[0] != D.shape[1] or D.size == 0:
         raise _checks.error(f"{fname}: reset_jacobian", "a square matrix (N, N)",
                             f"shape {D.shape}")
-    N = D.shape[0]
-    fm = _checks.real_array(f_minus, f"{fname}: f_minus", shape=(N,))
-    fp = _checks.real_array(f_plus, f"{fname}: f_plus", shape=(N,))
-    dg = _checks.real_array(guard_gradient, f"{fname}: guard_gradient", shape=(N,))
+    vecs = {}
+    for name, v in (("f_minus", f_minus), ("f_plus", f_plus), ("guard_gradient", guard_gradient)):
+        vecs[name] = _checks.real_array(v, f"{fname}: {name}")
+        if vecs[name].ndim != 1:
+            raise _checks.error(f"{fname}: {name}", "a vector (N,)", f"shape {vecs[name].shape}")
+    sizes = [D.shape[0]] + [v.size for v in vecs.values()]
+    N = max(set(sizes), key=sizes.count)             # the size most arguments agree on
+    if D.shape[0] != N:
+        raise _checks.error(f"{fname}: reset_jacobian", f"shape ({N}, {N}) like the vectors",
+                            f"shape {D.shape}")
+    for name, v in vecs.items():
+        if v.size != N:
+            raise _checks.error(f"{fname}: {name}", f"shape ({N},) like the other arguments",
+                                f"shape {v.shape}")
+    fm, fp, dg = vecs["f_minus"], vecs["f_plus"], vecs["guard_gradient"]
     rate = float(dg @ fm)
     if abs(rate) <= 1e-12 * max(1.0, np.linalg.norm(dg) * np.linalg.norm(fm)):
         raise _checks.error(f"{fname}: guard_gradient", "a guard crossed transversally "
@@ -549,6 +561,25 @@ def _compass_pieces(cg):
                 section_normal=np.array([1.0, 1.0, 0.0, 0.0]), basis=basis)
 
 
+def compass_gait_variational(walker, z, *, tol=1e-12):
+    r"""One stride of the compass gait from the section point z with its linearization
+    (:func:`variational_stride` on the walker's symbolic equations and their derivatives):
+    the states before and after the heel strike, :math:`\Phi(T)`, the saltation matrix S,
+    the monodromy :math:`S\Phi(T)` (eigenvalue 1 along the flow, the multipliers besides)
+    and the step map's Jacobian (3 x 3).
+
+    >>> vs = compass_gait_variational(CompassGait(), [-0.2186688, 1.0923836, 0.3773740])
+    >>> ev = np.linalg.eigvals(vs.monodromy)            # z is the 3-degree gait to 7 digits
+    >>> round(vs.duration, 4), bool(np.min(np.abs(ev - 1)) < 1e-5)
+    (0.7343, True)
+    """
+    fname = "compass_gait_variational"
+    cg = _walker(walker, f"{fname}: walker")
+    z = _checks.vector(z, 3, f"{fname}: z")
+    tol = _checks.tolerance(tol, f"{fname}: tol", upper=1e-3)
+    return variational_stride(x0=cg.section_state(z), tol=tol, **_compass_pieces(cg))
+
+
 def compass_gait_jacobian(walker, z, *, method="saltation", tol=1e-12):
     r"""The Jacobian (3 x 3) of the compass gait's step map at the section point z:
     ``"saltation"`` by the variational equations through the impact (:func:`variational_stride`,
@@ -569,8 +600,7 @@ def compass_gait_jacobian(walker, z, *, method="saltation", tol=1e-12):
     if method == "fd":
         return jacobian_fd(lambda x: compass_gait_step(cg, x, tol=max(tol, 1e-14)), z,
                            h=1e-6)
-    x0 = cg.section_state(z)
-    return variational_stride(x0=x0, tol=tol, **_compass_pieces(cg)).jacobian
+    return compass_gait_variational(cg, z, tol=tol).jacobian
 
 
 @dataclass(frozen=True)

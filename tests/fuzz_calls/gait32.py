@@ -30,6 +30,7 @@ CALLS = {
     "robodyn.stability.rimless_wheel_basin": lambda: ((WHEEL, [0.0, 0.1], [0.5, 1.0]), {}),
     "robodyn.stability.walk": lambda: ((CompassGait(), Z, 2), {"tol": 1e-10, "t_max": 5.0}),
     "robodyn.stability.compass_gait_step": lambda: ((CompassGait(), Z), {"tol": 1e-11}),
+    "robodyn.stability.compass_gait_variational": lambda: ((CompassGait(), Z), {"tol": 1e-10}),
     "robodyn.stability.compass_gait_jacobian": lambda: ((CompassGait(), Z),
                                                         {"method": "fd", "tol": 1e-11}),
     "robodyn.stability.compass_gait_gait": lambda: ((CompassGait(), Z),
