@@ -549,6 +549,7 @@ def _lambdified(form, values, fname):
                 bad = int(np.argmin(np.all(np.isfinite(out), axis=1)))
                 raise domain_error(ValueError("a non-finite value"), f"batch row {bad}")
             return out.reshape((rows,) + shape)
+        call.flat = fn                      # the plain function of flat floats (hot paths)
         return call
 
     fM = make(q + [t], M, (m, m))
@@ -563,6 +564,7 @@ def _lambdified(form, values, fname):
     out.kinematics = lambda q, u, t=0.0: fK(q, u, t=t)
     out.input_matrix = lambda q, t=0.0: fB(q, t=t)
     out.kinematics_jacobian = lambda q, u, t=0.0: fJ(q, u, t=t)
+    out.flat = (fM.flat, ff.flat)           # M(q..., t) and f(q..., u..., t) as float lists
     return out
 
 

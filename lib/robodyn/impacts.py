@@ -435,6 +435,42 @@ def _row_rate(fn, q, qd, n):
     return float((a - b) @ qd / (2 * h))
 
 
+def _free_rhs(form, n):
+    """The right-hand side (qd, M^-1 f) of free flight. For one or two coordinates of a
+    lambdified form, in plain floats (the form's flat functions, M solved by Cramer's rule):
+    no array per call but the result. Any arithmetic trouble (a domain error, a singular M)
+    falls back to the general path, which raises the form's own error."""
+    M_of, f_of, solve = form.mass_matrix, form.forcing, np.linalg.solve
+
+    def general(tt, y):
+        q_, v_ = y[:n], y[n:]
+        return np.concatenate([v_, solve(M_of(q_, tt), f_of(q_, v_, tt))])
+    flat = getattr(form, "flat", None)
+    if flat is None or n > 2:
+        return general
+    fM, ff = flat
+    if n == 1:
+        def rhs(tt, y):
+            q0, v0 = y.tolist()
+            try:
+                return np.array((v0, ff(q0, v0, tt)[0] / fM(q0, tt)[0]))
+            except (ArithmeticError, ValueError, TypeError):
+                return general(tt, y)
+        return rhs
+
+    def rhs(tt, y):
+        a, b, c, d = y.tolist()
+        try:
+            m00, m01, m10, m11 = fM(a, b, tt)
+            f0, f1 = ff(a, b, c, d, tt)
+            det = m00 * m11 - m01 * m10
+            out = np.array((c, d, (m11 * f0 - m01 * f1) / det, (m00 * f1 - m10 * f0) / det))
+        except (ArithmeticError, ValueError, TypeError):
+            return general(tt, y)
+        return out if det > 0 else general(tt, y)   # M is positive definite: det > 0
+    return rhs
+
+
 _SOLVERS = {"RK23": RK23, "RK45": RK45, "DOP853": DOP853, "Radau": Radau, "BDF": BDF,
             "LSODA": LSODA}
 
@@ -830,11 +866,7 @@ def simulate_hybrid(system, q0, qd0, t_final, *, t0=0.0, method="DOP853", rtol=1
             def rhs(tt, y, modes=modes):
                 return np.concatenate([y[n:], modes.solve(tt, y[:n], y[n:])[0]])
         else:                                             # free flight: the hot path
-            M_of, f_of, solve = system.form.mass_matrix, system.form.forcing, np.linalg.solve
-
-            def rhs(tt, y):
-                q_, v_ = y[:n], y[n:]
-                return np.concatenate([v_, solve(M_of(q_, tt), f_of(q_, v_, tt))])
+            rhs = _free_rhs(system.form, n)
 
         free_s = [surfaces[i] for i in free]
         for s in free_s:
@@ -963,6 +995,8 @@ def return_map(system, x, *, surface=None, t_max=10.0, **options):
     x = _checks.vector(x, 2 * n, f"{fname}: x (q then qd)")
     options.setdefault("max_event_rate", 1e12)
     options.setdefault("rest_speed", 1e-300)
+    if system.energy is not None:           # only the event is used: no energy per sample
+        system = HybridSystem(system.form, system.surfaces, None, system.name)
     tr = simulate_hybrid(system, x[:n], x[n:], t_max, max_events=1, **options)
     if not tr.events:
         raise RuntimeError(f"{fname}: no impact within t_max = {t_max} s ({tr.message})")

@@ -283,7 +283,7 @@ def _run_dask(func, todo, deliver, scheduler, retries):
                              retries=retries, pure=False)
         where = {f.key: (i, key) for f, (i, key, _) in zip(futures, todo)}
         try:
-            for fut in as_completed(futures):
+            for fut in as_completed(futures, loop=client.loop):   # not the default client
                 i, key = where[fut.key]
                 if fut.status == "error":
                     exc = fut.exception()
