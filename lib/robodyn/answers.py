@@ -1165,11 +1165,13 @@ class ProblemSet:
         >>> ps.test("p1", None)
         Traceback (most recent call last):
         ...
-        AssertionError: … p1: not answered yet.
+        AssertionError: the self-check says
+        … p1: not answered yet.
         """
         fb = self.check(key, answer)
         if fb.status not in ("correct", "form") and fb.mistake != "no-key":
-            raise AssertionError(str(fb))
+            import textwrap                         # short lines: Validate cuts long ones
+            raise AssertionError("the self-check says\n" + textwrap.fill(str(fb), 76))
         print(fb)
 
     def spec(self):
