@@ -257,7 +257,8 @@ def test_submission_cells_use_the_locked_cells_of_the_release():
     assert not any("Self-test of this notebook" in c for c in cells)   # it needs the key
     assert "problems = 'tampered'" not in cells
     assert any("ProblemSet(" in c for c in cells) and "extra = 1" in cells
-    assert not any("problems.check(" in c or "load_key" in c for c in cells)
+    assert not any("problems.check(" in c or "problems.test(" in c or "load_key" in c
+                   for c in cells)
     without_setup = dict(sub, cells=[c for c in sub["cells"] if c is not setup])
     assert "ProblemSet(" in grader.submission_cells(without_setup, release)[0]
 
@@ -307,6 +308,7 @@ def test_every_submission_scored_as_it_deserves(graded):
 
 def test_feedback_names_the_mistakes(graded):
     r = graded[1]["partial"]
+    assert "rotations are multiplied in the reverse order" in r["p1 feedback"]
     assert "angular and linear parts in the wrong order" in r["p2 feedback"]
     assert "degrees" in r["p4 feedback"]
     assert "transpose" in r["p5 feedback"]

@@ -452,14 +452,6 @@ def _diagnose(S, R, shape, problem, student_ev, pts, ref_sym):
     if len(shape) == 2 and shape[0] == shape[1] and _all_close(S, np.swapaxes(R, 1, 2), problem):
         return _fb("incorrect", "it is the transpose of the answer (a transposed Jacobian or "
                    "rotation? rows are output components, columns are joints).", "transpose")
-    if len(shape) == 2 and shape[0] == shape[1] and problem is not None and \
-            len(problem.angles) >= 2 and isinstance(pts, dict):
-        try:                                        # B(α)A(θ) = (A(-θ)B(-α))ᵀ: see _key_mistakes
-            Sr = _to_grid(student_ev(_negated(pts, problem)), shape)
-        except Exception:                           # noqa: BLE001 -- a guess, nothing more
-            Sr = None
-        if Sr is not None and _all_close(np.swapaxes(Sr, 1, 2), R, problem):
-            return _fb("incorrect", ROTATION_ORDER, "rotation-order")
     swapped = _swap_halves(R)
     if swapped is not None and _all_close(S, swapped, problem):
         return _fb("incorrect", "it has the angular and linear parts in the wrong order: the "
@@ -482,6 +474,7 @@ def _diagnose(S, R, shape, problem, student_ev, pts, ref_sym):
         found = _missing_term(S, ref_sym, pts, problem, shape)
         if found is not None:
             return found
+    order = _reverse_order(student_ev, pts, shape, R, problem)
     wrong = ~np.all(_close(S, R, problem), axis=0)
     if wrong.shape and wrong.any() and not wrong.all():
         idx = [tuple(int(i) + 1 for i in np.atleast_1d(ix)) for ix in np.argwhere(wrong)]
@@ -492,9 +485,25 @@ def _diagnose(S, R, shape, problem, student_ev, pts, ref_sym):
             if R.shape[0] > 1 else np.ones(wrong.shape, bool)
         counted = varying if varying.any() else np.ones(wrong.shape, bool)
         return Feedback("incorrect", f"some entries are right, but not entries {where} "
-                        f"(counted from 1).", "entries",
+                        f"(counted from 1)." + (" " + ROTATION_ORDER if order else ""),
+                        "rotation-order" if order else "entries",
                         fraction=float(1 - wrong[counted].sum() / counted.sum()))
+    if order:
+        return _fb("incorrect", ROTATION_ORDER, "rotation-order")
     return _fb("incorrect", "it does not equal the answer at random test points.")
+
+
+def _reverse_order(student_ev, pts, shape, R, problem):
+    """Is the answer a product of rotations in the reverse order? B(α)A(θ) = (A(-θ)B(-α))ᵀ:
+    the answer at the negated angles, transposed, is then the reference (see _key_mistakes)."""
+    if not (len(shape) == 2 and shape[0] == shape[1] and problem is not None and
+            len(problem.angles) >= 2 and isinstance(pts, dict)):
+        return False
+    try:
+        Sr = _to_grid(student_ev(_negated(pts, problem)), shape)
+    except Exception:                               # noqa: BLE001 -- a guess, nothing more
+        return False
+    return Sr is not None and _all_close(np.swapaxes(Sr, 1, 2), R, problem)
 
 
 def _missing_term(S, ref_sym, pts, problem, shape):
