@@ -982,8 +982,8 @@ def _key_from_dict(d, problem):
 
 
 FORM_ONLY = ("its form is right (numbers of the right shape), but its value can only be "
-             "checked when the notebook is graded: the answer is a fixed number (no variables "
-             "to evaluate it at), and any key of a fixed number could be searched by trying "
+             "checked when the notebook is graded: the answer is fixed numbers (no variables "
+             "to evaluate it at), and any key of fixed numbers could be searched by trying "
              "values, so the key holds its shape only.")
 NO_MATCH = ("it does not match the answer key at its test points, and it is none of the "
             "common mistakes the self-check knows. The self-check compares the whole answer at "
@@ -1170,7 +1170,7 @@ class ProblemSet:
         >>> ps = ProblemSet("demo", [Problem("p1", "x")])
         >>> ps.load_key('{"p1": {"points": {}, "shape": []}}')
         >>> ps.test("p1", 2.5)
-        ○ p1: its form is right (numbers of the right shape), but its value can only be checked when the notebook is graded: the answer is a fixed number (no variables to evaluate it at), and any key of a fixed number could be searched by trying values, so the key holds its shape only.
+        ○ p1: its form is right (numbers of the right shape), but its value can only be checked when the notebook is graded: the answer is fixed numbers (no variables to evaluate it at), and any key of fixed numbers could be searched by trying values, so the key holds its shape only.
         >>> ps.test("p1", None)
         Traceback (most recent call last):
         ...
