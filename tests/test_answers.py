@@ -425,6 +425,9 @@ def test_an_attacker_learns_nothing_entry_by_entry():
         return seen[idx]
     wins, total = _entry_by_entry_attack(key_reply, cands)
     assert total == 81 and wins <= 9
+    # exactly as well as a blind guesser told only "right" or "not right" for whole answers
+    blind = _entry_by_entry_attack(lambda idx: key_reply(idx)[0] == "correct", cands)
+    assert (wins, total) == blind
     replies = {r for idx, r in seen.items() if any(idx)}      # every wrong whole answer ...
     assert len(replies) == 1 and next(iter(replies))[0] == "incorrect"   # ... the same reply
     assert seen.get((0, 0, 0, 0), ("correct",))[0] == "correct"
@@ -590,3 +593,11 @@ def test_symbolic_budget_stops_slow_work():
         _within_budget(slow, 0.2)
     assert time.monotonic() - started < 5
     assert _within_budget(lambda: 3, 1.0) == 3
+
+
+def test_problem_test_refuses_a_bad_key():
+    ps = ProblemSet("set", [ARM])
+    with pytest.raises(TypeError, match="ProblemSet.test: key: expected a problem key"):
+        ps.test(3, J)
+    with pytest.raises(ValueError, match=r"ProblemSet.test: key: expected one of \['jp'\]"):
+        ps.test("p9", J)

@@ -52,6 +52,21 @@ _MAX_CELL = 2.0 ** 52
 match)."""
 
 
+FORM_ONLY = ("its form is right (numbers of the right shape), but its value can only be "
+             "checked when the notebook is graded: the answer is fixed numbers (no variables "
+             "to evaluate it at), and any key of fixed numbers could be searched by trying "
+             "values, so the key holds its shape only.")
+"""What the self-check says of an answer whose key holds its shape only."""
+NO_MATCH = ("it does not match the answer key at its test points, and it is none of the "
+            "common mistakes the self-check knows. The self-check compares the whole answer at "
+            "once, so it cannot say which entries are wrong (by design: the key cannot be "
+            "searched entry by entry); the grader's feedback names them.")
+"""What the self-check says of a wrong answer (never which entries)."""
+ROTATION_ORDER = ("it looks like the rotations are multiplied in the reverse order: a turn "
+                  "about a body-fixed (new) axis multiplies on the right, a turn about a "
+                  "space-fixed axis on the left.")
+
+
 class Undecided(Exception):
     """Too many values of an answer lie near the key's cell boundaries to try them all."""
 

@@ -485,11 +485,11 @@ def _diagnose(S, R, shape, problem, student_ev, pts, ref_sym):
             if R.shape[0] > 1 else np.ones(wrong.shape, bool)
         counted = varying if varying.any() else np.ones(wrong.shape, bool)
         return Feedback("incorrect", f"some entries are right, but not entries {where} "
-                        f"(counted from 1)." + (" " + ROTATION_ORDER if order else ""),
+                        f"(counted from 1)." + (" " + _key_hash.ROTATION_ORDER if order else ""),
                         "rotation-order" if order else "entries",
                         fraction=float(1 - wrong[counted].sum() / counted.sum()))
     if order:
-        return _fb("incorrect", ROTATION_ORDER, "rotation-order")
+        return _fb("incorrect", _key_hash.ROTATION_ORDER, "rotation-order")
     return _fb("incorrect", "it does not equal the answer at random test points.")
 
 
@@ -981,16 +981,6 @@ def _key_from_dict(d, problem):
     return _HashKey(pts, shape, grid, tol, str(d["salt"]), str(d["hash"]))
 
 
-FORM_ONLY = ("its form is right (numbers of the right shape), but its value can only be "
-             "checked when the notebook is graded: the answer is fixed numbers (no variables "
-             "to evaluate it at), and any key of fixed numbers could be searched by trying "
-             "values, so the key holds its shape only.")
-NO_MATCH = ("it does not match the answer key at its test points, and it is none of the "
-            "common mistakes the self-check knows. The self-check compares the whole answer at "
-            "once, so it cannot say which entries are wrong (by design: the key cannot be "
-            "searched entry by entry); the grader's feedback names them.")
-
-
 def _key_mistakes(S, ev, pts, shape, problem):
     """The whole-answer transforms the self-check tries: ``[(thunk -> values that equal the
     reference when the mistake was made, mistake, text)]``; each undoes one common mistake
@@ -1021,13 +1011,8 @@ def _key_mistakes(S, ev, pts, shape, problem):
         # A(θ)B(α) in the reverse order B(α)A(θ) = (A(-θ)B(-α))ᵀ: the answer at the negated
         # angles, transposed, is the reference when only the order of the factors is wrong
         out.append((lambda: np.swapaxes(_to_grid(ev(_negated(pts, problem)), shape), 1, 2),
-                    "rotation-order", ROTATION_ORDER))
+                    "rotation-order", _key_hash.ROTATION_ORDER))
     return out
-
-
-ROTATION_ORDER = ("it looks like the rotations are multiplied in the reverse order: a turn "
-                  "about a body-fixed (new) axis multiplies on the right, a turn about a "
-                  "space-fixed axis on the left.")
 
 
 def _negated(pts, problem):
@@ -1061,7 +1046,7 @@ def _key_compare(answer, key, problem):
     if not np.all(np.isfinite(grid)):
         return _fb("incorrect", "the answer is not finite (NaN or infinity).", "type")
     if key.form_only:
-        return _fb("form", FORM_ONLY)
+        return _fb("form", _key_hash.FORM_ONLY)
     try:
         if key.matches(grid):
             n = _npoints(pts)
@@ -1073,7 +1058,7 @@ def _key_compare(answer, key, problem):
     for values, mistake, text in _key_mistakes(grid, ev, pts, shape, problem):
         if _safe_match(key, values):
             return _fb("incorrect", text, mistake)
-    return _fb("incorrect", NO_MATCH)
+    return _fb("incorrect", _key_hash.NO_MATCH)
 
 
 def _safe_match(key, values):
@@ -1086,7 +1071,6 @@ def _safe_match(key, values):
         return V is not None and key.matches(V)
     except Exception:                               # noqa: BLE001 -- student code may raise
         return False
-
 
 
 # --------------------------------------------------------------------------
@@ -1177,6 +1161,12 @@ class ProblemSet:
         AssertionError: the self-check says
         … p1: not answered yet.
         """
+        if not isinstance(key, str):
+            raise TypeError(f"ProblemSet.test: key: expected a problem key (str), got "
+                            f"{type(key).__name__}")
+        if key not in self.problems:
+            raise ValueError(f"ProblemSet.test: key: expected one of {list(self.problems)}, "
+                             f"got {key[:40]!r}")
         fb = self.check(key, answer)
         if fb.status not in ("correct", "form") and fb.mistake != "no-key":
             import textwrap                         # short lines: Validate cuts long ones
