@@ -128,7 +128,8 @@ def test_check_cells_fail_for_wrong_answers(src):
     or blank answer, so nbgrader's Validate reports it), and in the student notebook it is
     tagged ``raises-exception`` (Run All and nbval go on past it)."""
     for nb in (read(src), read(SETS / src.name)):
-        tests = [c for c in nb.cells if c.cell_type == "code" and (markup.meta(c) or {}).get("grade")]
+        tests = [c for c in nb.cells
+                 if c.cell_type == "code" and (markup.meta(c) or {}).get("grade")]
         for c in tests:
             gid = markup.meta(c)["grade_id"]
             assert f'problems.test("{gid.split("_")[0]}", ' in c.source, (src.name, gid)

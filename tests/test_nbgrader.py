@@ -116,4 +116,5 @@ def test_validate_tells_the_truth(tmp_path):
     out = r.stdout
     assert "Success" not in out and "VALIDATION FAILED ON 7 CELL(S)" in out, out[-3000:]
     assert 'problems.test("p1", R)' not in out and 'problems.test("p5", J_p)' in out
-    assert "it is the transpose of the answer" in " ".join(out.split()) and "not answered yet" in out
+    flat = " ".join(out.split())
+    assert "it is the transpose of the answer" in flat and "not answered yet" in out

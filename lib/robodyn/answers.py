@@ -1153,8 +1153,8 @@ class ProblemSet:
 
         >>> ps = ProblemSet("demo", [Problem("p1", "x")])
         >>> ps.load_key('{"p1": {"points": {}, "shape": []}}')
-        >>> ps.test("p1", 2.5)
-        ○ p1: its form is right (numbers of the right shape), but its value can only be checked when the notebook is graded: the answer is fixed numbers (no variables to evaluate it at), and any key of fixed numbers could be searched by trying values, so the key holds its shape only.
+        >>> ps.test("p1", 2.5)                      # doctest: +ELLIPSIS
+        ○ p1: its form is right (numbers of the right shape), but its value can only be ...
         >>> ps.test("p1", None)
         Traceback (most recent call last):
         ...
