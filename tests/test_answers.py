@@ -331,39 +331,149 @@ def _key_numbers(key):
 
 
 def test_a_key_gives_no_value_away():
-    """The values of the reference at the key's points are nowhere in the key, the grid step
-    tells only the octave of the answer's size, and the key's hash does not match a value
-    off by a few grid steps."""
+    """The values of the reference at the key's points are nowhere in the key; grid and
+    tolerance tell only the octave of the answer's size; two references that differ in ONE
+    entry give keys that differ only in the one digest of the whole answer (nothing per
+    entry); the digest does not match a value off by a grid step."""
     fp = fingerprint(J, ARM)
     pts = {k: np.asarray(v) for k, v in fp["points"].items()}
     R = np.array(sp.lambdify(sorted(J.free_symbols, key=lambda s: s.name), J)(
         *[pts[n] for n in ("l1", "l2", "q1", "q2")]), dtype=float)
     assert not any(np.isclose(R, x, rtol=1e-6, atol=0).any() for x in _key_numbers(fp)
                    if abs(x) > 1e-9)
-    assert set(fp) == {"points", "shape", "grid", "salt", "offsets", "hash"}
-    assert set(fp["offsets"]) <= {"0", "1"} and len(fp["offsets"]) == 2 * 12 * 4
+    assert set(fp) == {"version", "points", "shape", "grid", "tol", "salt", "hash"}
+    other = fingerprint(J + sp.Matrix([[0, 0], [0, l1 * sp.cos(q2) / 50]]), ARM)
+    assert {k for k in fp if fp[k] != other[k]} == {"hash"}
+    assert len(fp["hash"]) == len(other["hash"]) == 64
     key = answers._key_from_dict(fp, ARM)
-    V = np.moveaxis(R, -1, 0).astype(complex)               # (12, 2, 2), as the check has it
-    assert key.matches(V) and key.matches(V + 0.2 * key.grid)  # within a quarter step
-    assert not key.matches(V + 3 * key.grid)
+    V = np.moveaxis(R, -1, 0).astype(complex)               # (6, 2, 2), as the check has it
+    assert key.matches(V) and key.matches(V + 0.9 * key.tol)
+    assert not key.matches(V + 1.1 * key.grid)
+    assert not key.matches(V + np.where(np.arange(24).reshape(6, 2, 2) == 5, 1.1 * key.grid, 0))
 
 
-def test_grid_boundaries_do_not_matter():
-    """Values exactly on a cell boundary of the plain grid, and answers a little to either
-    side of them, all match: each value is rounded on the grid where it is far from a
-    boundary."""
-    R = np.array([[3.0, -4.0], [0.0, 7.25]], dtype=complex)      # 2 points, 2 entries
-    key = answers._hash_key({"t": np.zeros(2)}, R, 1.0, "00" * 16)
-    for shift in (0.0, 1e-9, -1e-9, 0.2, -0.2, 0.2j):
-        assert key.matches(R + shift), shift
-    for shift in (0.6, -0.6, 1.0):
-        assert not key.matches(R + shift), shift
-    assert not key.matches(R[::-1]) and not key.matches(-R)
-    p = Problem("b", "x", variables={"t": (0.0, 1.0)})
-    t = sp.Symbol("t", real=True)
-    ps = ProblemSet("s", [p])
-    ps.load_key(json.dumps({"b": fingerprint(t, p)}))
-    assert ps.check("b", t * (1 + 1e-10)).correct and not ps.check("b", t + 1e-3).correct
+def test_the_key_tolerance_scheme():
+    """Rounding on one grid with the neighbours of the boundaries tried: every answer within
+    the tolerance is accepted (values ON a boundary, and floating noise of any sign), every
+    answer off by more than a cell plus the tolerance is refused; more values near a
+    boundary than can be tried: the check says it cannot decide (and never 'wrong')."""
+    from robodyn import _key_hash as kh
+    salt, g, tol = "00" * 16, 1.0, 1e-3
+    R = np.array([[3.5, -4.0], [0.0, 7.25]])                  # 3.5 and 7.5±: boundaries
+    d = kh.digest(R, g, salt)
+    for shift in (0.0, 1e-12, -1e-12, 0.9e-3, -0.9e-3, 0.9e-3j):
+        assert kh.matches(R + shift, g, tol, salt, d), shift
+    for shift in (1.002, -1.002, 2.0):
+        assert not kh.matches(R + shift, g, tol, salt, d), shift
+    assert not kh.matches(R[::-1], g, tol, salt, d) and not kh.matches(-R, g, tol, salt, d)
+    rng = np.random.default_rng(3)
+    for trial in range(200):                     # random answers, random scales, noise
+        scale = 10.0 ** rng.uniform(-3, 3)
+        R = rng.normal(size=(6, 3, 3)) * scale
+        g, tol = kh.grid_step(R, 1e-6, 1e-9)
+        d = kh.digest(R, g, "ab" * 16)
+        assert kh.matches(R * (1 + rng.uniform(-1e-12, 1e-12, R.shape)), g, tol, "ab" * 16, d)
+        W = R.copy()
+        W.flat[rng.integers(R.size)] += rng.choice([-1, 1]) * (g + 2 * tol)
+        assert not kh.matches(W, g, tol, "ab" * 16, d)
+    B = (np.arange(kh.MAX_AMBIGUOUS + 1) + 0.5) * 1.0          # every value on a boundary
+    with pytest.raises(kh.Undecided):
+        kh.matches(B, 1.0, 1e-3, salt, kh.digest(B, 1.0, salt))
+    p = Problem("u", "x", variables={"t": (0.0, 1.0)}, rtol=0.2, atol=1e-9)
+    key = answers._HashKey({"t": B}, (), 1.0, 1e-3, salt, kh.digest(B, 1.0, salt))
+    fb = answers._key_compare(sp.Symbol("t"), key, p)       # 9 values, all on boundaries
+    assert fb.status == "form" and "cannot decide" in fb.message
+
+
+def _entry_by_entry_attack(reply, cands):
+    """Coordinate search: for each entry in turn, the others held at the current guess, try
+    its candidates and keep the one whose reply differs from the others' (a signal), else the
+    current one. Returns the number of placements of the right candidates (of all) for which
+    the final guess is right."""
+    import itertools
+    n, m = len(cands), len(cands[0])
+    wins = 0
+    for right_at in itertools.product(range(m), repeat=n):    # cands[e][0] is the right one
+        order = [[(k + right_at[e]) % m for k in range(m)] for e in range(n)]
+        guess = [order[e][0] for e in range(n)]
+        for e in range(n):
+            replies = [reply(tuple(guess[:e] + [c] + guess[e + 1:])) for c in order[e]]
+            odd = [k for k, r in enumerate(replies) if replies.count(r) == 1]
+            if len(set(replies)) > 1 and odd:
+                guess[e] = order[e][odd[0]]
+        wins += all(c == 0 for c in guess)
+    return wins, m ** n
+
+
+def test_an_attacker_learns_nothing_entry_by_entry():
+    """The attack of issue #29, run against the new key: recover a 2x2 answer one entry at a
+    time (3 candidates per entry, one right). The key's reply is the same for every candidate
+    of an entry unless the whole trial is right, so the search is a blind guess of whole
+    answers: it wins only for the placements where its at most 1 + 4*2 distinct trials
+    happen to hold the whole answer (9 of 81), and never learns an entry. Against per-entry
+    feedback (the grader's, which names the wrong entries: the break-on-purpose check) the
+    same search always wins."""
+    ps = ProblemSet("set", [ARM])
+    ps.load_key(json.dumps({"jp": fingerprint(J, ARM)}))
+    cands = [[J[i], J[i] + l1 / 3, J[i] * (1 + q1**2 / 7)] for i in range(4)]
+    seen = {}
+
+    def key_reply(idx):
+        if idx not in seen:
+            fb = ps.check("jp", sp.Matrix(2, 2, [cands[e][k] for e, k in enumerate(idx)]))
+            seen[idx] = (fb.status, fb.mistake, fb.message)
+        return seen[idx]
+    wins, total = _entry_by_entry_attack(key_reply, cands)
+    assert total == 81 and wins <= 9
+    # exactly as well as a blind guesser told only "right" or "not right" for whole answers
+    blind = _entry_by_entry_attack(lambda idx: key_reply(idx)[0] == "correct", cands)
+    assert (wins, total) == blind
+    replies = {r for idx, r in seen.items() if any(idx)}      # every wrong whole answer ...
+    assert len(replies) == 1 and next(iter(replies))[0] == "incorrect"   # ... the same reply
+    assert seen.get((0, 0, 0, 0), ("correct",))[0] == "correct"
+    pts = ARM.sample_points(8, np.random.default_rng(0))
+    R = answers._evaluator("symbolic", J, ARM, (2, 2))(pts)
+    values = [[answers._evaluator("symbolic", c, ARM, ())(pts) for c in cs] for cs in cands]
+
+    def grader_reply(idx):         # the grader's per-entry verdict ("not entries (1, 2)")
+        S = np.stack([values[e][k] for e, k in enumerate(idx)], axis=1).reshape(R.shape)
+        return tuple(np.all(answers._close(S, R, ARM), axis=0).ravel())
+    assert _entry_by_entry_attack(grader_reply, cands) == (81, 81)
+
+
+def test_rotation_order_and_degrees_are_named_by_the_key():
+    al = sp.Symbol("alpha", real=True)
+    p = Problem("r", "R", variables={"theta": (-3, 3), "alpha": (-3, 3)},
+                angles=("theta", "alpha"))
+    R = rd.rotation("z", theta) @ rd.rotation("x", al)
+    ps = ProblemSet("set", [p])
+    ps.load_key(json.dumps({"r": fingerprint(R, p)}))
+    assert ps.check("r", R).correct
+    assert ps.check("r", rd.rotation("x", al) @ rd.rotation("z", theta)).mistake == \
+        "rotation-order"
+    assert compare(rd.rotation("x", al) @ rd.rotation("z", theta), R, p).mistake == \
+        "rotation-order"                                      # the grader says it too
+    assert ps.check("r", R.T).mistake == "transpose"
+    deg = R.subs({theta: theta * sp.pi / 180, al: al * sp.pi / 180})
+    assert ps.check("r", deg).mistake == "degrees"
+    assert "rotations are multiplied in the reverse order" in str(
+        ps.check("r", rd.rotation("x", al) @ rd.rotation("z", theta)))
+
+
+def test_problem_test_fails_for_what_the_key_knows_is_wrong():
+    """``problems.test`` (the check cells): passes for a right answer and for one whose
+    value only the grader can check; fails (AssertionError) for a wrong or blank one."""
+    c = Problem("c", "w")
+    ps = ProblemSet("set", [ARM, c])
+    ps.test("jp", J)                                          # no key: passes (instructor)
+    ps.load_key(json.dumps({"jp": fingerprint(J, ARM), "c": fingerprint(np.ones(3), c)}))
+    ps.test("jp", sp.expand_trig(J))
+    ps.test("c", [1.0, 2.0, 3.0])                             # form only: the grader decides
+    for bad, why in ((-J, "sign flipped"), (None, "not answered"),
+                     (J + sp.Matrix([[0, 0], [0, 1e-2]]), "does not match"),
+                     ([1.0, 2.0], "wrong shape")):
+        with pytest.raises(AssertionError, match=why):
+            ps.test("jp" if bad is None or not isinstance(bad, list) else "c", bad)
 
 
 def test_answer_key_of_a_function():
@@ -483,3 +593,11 @@ def test_symbolic_budget_stops_slow_work():
         _within_budget(slow, 0.2)
     assert time.monotonic() - started < 5
     assert _within_budget(lambda: 3, 1.0) == 3
+
+
+def test_problem_test_refuses_a_bad_key():
+    ps = ProblemSet("set", [ARM])
+    with pytest.raises(TypeError, match="ProblemSet.test: key: expected a problem key"):
+        ps.test(3, J)
+    with pytest.raises(ValueError, match=r"ProblemSet.test: key: expected one of \['jp'\]"):
+        ps.test("p9", J)

@@ -122,6 +122,25 @@ def test_student_notebooks_have_a_self_test(src):
     assert checks[0] == graded[-1] + 1
 
 
+@pytest.mark.parametrize("src", SOURCES, ids=lambda p: p.stem)
+def test_check_cells_fail_for_wrong_answers(src):
+    """Every check cell runs ``problems.test`` on its answer (an AssertionError for a wrong
+    or blank answer, so nbgrader's Validate reports it), and in the student notebook it is
+    tagged ``raises-exception`` (Run All and nbval go on past it)."""
+    for nb in (read(src), read(SETS / src.name)):
+        tests = [c for c in nb.cells
+                 if c.cell_type == "code" and (markup.meta(c) or {}).get("grade")]
+        for c in tests:
+            gid = markup.meta(c)["grade_id"]
+            assert f'problems.test("{gid.split("_")[0]}", ' in c.source, (src.name, gid)
+            assert "problems.check(" not in c.source, (src.name, gid)
+            assert markup.RAISES in c.metadata.get("tags", []), (src.name, gid)
+    intro = " ".join(read(SETS / src.name).cells[0].source.split())
+    for said in ("What the check tells you, and what it does not", "Validate",
+                 "only checked when graded", "graded by hand", "cannot be searched entry by"):
+        assert said in intro, (src.name, said)
+
+
 def _self_test_report(cells):
     return grader.run_cells(cells, [], sandboxed=False,
                             limits=grader.Limits(cell_timeout=120, total_timeout=300))
@@ -133,7 +152,9 @@ def test_self_test_passes_blank_and_answered_and_fails_without_its_key():
     self_test = student[-1]
     assert "Self-test" in self_test
     blank = _self_test_report(student)                       # the notebook as handed out
-    assert [c["status"] for c in blank["cells"]] == ["ok"] * len(student), blank["cells"]
+    checks = ["problems.test(" in c for c in student]        # they fail: not answered yet
+    assert [c["status"] for c in blank["cells"]] == ["error" if k else "ok" for k in checks]
+    assert all("not answered yet" in c["error"] for c, k in zip(blank["cells"], checks) if k)
     answered = _self_test_report(grader._code_cells(read(src)) + [self_test])
     assert answered["cells"][-1]["status"] == "ok", answered["cells"][-1]
     keyless = _self_test_report([c for c in student if "load_key(" not in c])
@@ -237,7 +258,8 @@ def test_submission_cells_use_the_locked_cells_of_the_release():
     assert not any("Self-test of this notebook" in c for c in cells)   # it needs the key
     assert "problems = 'tampered'" not in cells
     assert any("ProblemSet(" in c for c in cells) and "extra = 1" in cells
-    assert not any("problems.check(" in c or "load_key" in c for c in cells)
+    assert not any("problems.check(" in c or "problems.test(" in c or "load_key" in c
+                   for c in cells)
     without_setup = dict(sub, cells=[c for c in sub["cells"] if c is not setup])
     assert "ProblemSet(" in grader.submission_cells(without_setup, release)[0]
 
@@ -287,6 +309,7 @@ def test_every_submission_scored_as_it_deserves(graded):
 
 def test_feedback_names_the_mistakes(graded):
     r = graded[1]["partial"]
+    assert "rotations are multiplied in the reverse order" in r["p1 feedback"]
     assert "angular and linear parts in the wrong order" in r["p2 feedback"]
     assert "degrees" in r["p4 feedback"]
     assert "transpose" in r["p5 feedback"]
@@ -418,8 +441,8 @@ def test_no_answer_can_be_recovered_from_a_student_notebook(references):
         text = "\n".join(cells)
         for entry in key.values():
             text = text.replace(json.dumps(entry["points"], separators=(",", ":")), "")
-            assert set(entry) in ({"points", "shape"},
-                                  {"points", "shape", "grid", "salt", "offsets", "hash"})
+            assert set(entry) in ({"points", "shape"},      # nothing per value or entry
+                                  {"version", "points", "shape", "grid", "tol", "salt", "hash"})
         numbers = [float(x) for x in re.findall(r"-?\d+\.\d+(?:e-?\d+)?", text)]
         ps = _problem_set(ref, key)
         for p in ref.problems:

@@ -88,3 +88,33 @@ def test_nbgrader_round_trip(src, tmp_path):
     for student in ("solved", "blank"):
         page = course / "feedback" / student / "ps" / f"{name}.html"
         assert page.exists() and "Score" in page.read_text()
+
+
+@pytest.mark.slow
+def test_validate_tells_the_truth(tmp_path):
+    """nbgrader's Validate on a student notebook of set I with 1 of 8 answers right and one
+    transposed: it fails on the 7 other check cells (blank or wrong), names the transpose,
+    and does not fail on the right one (the check cells' ``problems.test``)."""
+    release = ROOT / "book" / "assignments" / SOURCES[0].name
+    nb = nbformat.read(release, as_version=4)
+    src = nbformat.read(SOURCES[0], as_version=4)
+    solutions = {c.metadata["nbgrader"]["grade_id"]: c.source for c in src.cells
+                 if markup.meta(c) and markup.meta(c)["solution"]}
+    for c in nb.cells:
+        gid = (markup.meta(c) or {}).get("grade_id")
+        if gid == "p1_answer":
+            c.source = solutions[gid]
+        elif gid == "p5_answer":
+            c.source = solutions[gid] + "\nJ_p = J_p.T"
+    path = tmp_path / SOURCES[0].name
+    nbformat.write(nb, path)
+    env = dict(os.environ, ROBODYN_QUICK="1", MPLBACKEND="Agg")
+    env["PATH"] = os.path.dirname(sys.executable) + os.pathsep + env.get("PATH", "")
+    env["PYTHONPATH"] = str(ROOT / "lib") + os.pathsep + env.get("PYTHONPATH", "")
+    r = subprocess.run([sys.executable, "-m", "nbgrader", "validate", str(path)], cwd=tmp_path,
+                       env=env, capture_output=True, text=True, timeout=600)
+    out = r.stdout
+    assert "Success" not in out and "VALIDATION FAILED ON 7 CELL(S)" in out, out[-3000:]
+    assert 'problems.test("p1", R)' not in out and 'problems.test("p5", J_p)' in out
+    flat = " ".join(out.split())
+    assert "it is the transpose of the answer" in flat and "not answered yet" in out

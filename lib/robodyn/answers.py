@@ -19,8 +19,11 @@ a few functions such as ``sin`` and ``sqrt``, lists for matrices). Attribute acc
 ``__import__`` and every name that starts with an underscore are refused, and sizes are bounded.
 
 A :class:`ProblemSet` holds the problems of a set; in a student notebook it carries an *answer
-key* of fingerprints (the reference's values at fixed random points, not its formula), so that
-``problems.check("p1", J)`` gives feedback while the student works. The grade itself is made
+key* (:func:`fingerprint`: one salted digest of the whole reference's values at fixed points,
+rounded -- neither its formula, nor its values, nor anything about one entry), so that
+``problems.check("p1", J)`` gives feedback while the student works: correct, one of the common
+mistakes of the whole answer, or "does not match" -- never which entries are wrong, so the key
+cannot be searched entry by entry. The grade itself is made
 outside the student's process by :mod:`robodyn.grading`, from the instructor's references at
 fresh random points.
 
@@ -43,7 +46,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import sympy as sp
 
-from . import _checks
+from . import _checks, _key_hash
 from .text_parser import MAX_TEXT, UnsafeExpressionError, parse_expression
 
 __all__ = ["parse_expression", "UnsafeExpressionError", "Feedback", "Problem", "ProblemSet",
@@ -471,6 +474,7 @@ def _diagnose(S, R, shape, problem, student_ev, pts, ref_sym):
         found = _missing_term(S, ref_sym, pts, problem, shape)
         if found is not None:
             return found
+    order = _reverse_order(student_ev, pts, shape, R, problem)
     wrong = ~np.all(_close(S, R, problem), axis=0)
     if wrong.shape and wrong.any() and not wrong.all():
         idx = [tuple(int(i) + 1 for i in np.atleast_1d(ix)) for ix in np.argwhere(wrong)]
@@ -481,9 +485,25 @@ def _diagnose(S, R, shape, problem, student_ev, pts, ref_sym):
             if R.shape[0] > 1 else np.ones(wrong.shape, bool)
         counted = varying if varying.any() else np.ones(wrong.shape, bool)
         return Feedback("incorrect", f"some entries are right, but not entries {where} "
-                        f"(counted from 1).", "entries",
+                        f"(counted from 1)." + (" " + _key_hash.ROTATION_ORDER if order else ""),
+                        "rotation-order" if order else "entries",
                         fraction=float(1 - wrong[counted].sum() / counted.sum()))
+    if order:
+        return _fb("incorrect", _key_hash.ROTATION_ORDER, "rotation-order")
     return _fb("incorrect", "it does not equal the answer at random test points.")
+
+
+def _reverse_order(student_ev, pts, shape, R, problem):
+    """Is the answer a product of rotations in the reverse order? B(α)A(θ) = (A(-θ)B(-α))ᵀ:
+    the answer at the negated angles, transposed, is then the reference (see _key_mistakes)."""
+    if not (len(shape) == 2 and shape[0] == shape[1] and problem is not None and
+            len(problem.angles) >= 2 and isinstance(pts, dict)):
+        return False
+    try:
+        Sr = _to_grid(student_ev(_negated(pts, problem)), shape)
+    except Exception:                               # noqa: BLE001 -- a guess, nothing more
+        return False
+    return Sr is not None and _all_close(np.swapaxes(Sr, 1, 2), R, problem)
 
 
 def _missing_term(S, ref_sym, pts, problem, shape):
@@ -863,77 +883,46 @@ def decode(data, problem=None, inputs=None):
     raise ValueError(f"decode: unknown type {t!r}")
 
 
-KEY_POINTS = 12
+KEY_POINTS = 6
 """Points per problem in a student notebook's answer key."""
-KEY_ITERATIONS = 2000
-"""PBKDF2 iterations of an answer key's hash (each check costs that much; so does each guess
-of someone who tries to invert it)."""
-KEY_GRID = 8.0
-"""The key's grid step in units of the problem's tolerance at the reference's scale."""
+KEY_VERSION = 2
+"""Format of a key entry (2: one digest of the whole answer, no per-value data)."""
 
 
 class _HashKey:
-    """A one-way answer key: where to evaluate an answer (the points), the shape, and a salted
-    hash of the reference's values rounded on a grid -- not the values. An answer is right
-    when its values at the points round to the same grid cells (:func:`_key_compare`).
-
-    The grid-boundary case: every value is rounded on one of two grids offset by half a step,
-    the one on which the reference lies at least a quarter step from a cell boundary (one bit
-    per value, stored); so any answer within a quarter step of the reference rounds to the
-    reference's cells. Problems whose answer is a constant (the same at every point) get a
-    key of form only (``hash`` None): a constant could be found by trying values.
+    """A one-way answer key (:mod:`robodyn._key_hash`): where to evaluate an answer (the
+    points), its shape, the grid, and ONE salted digest of the whole reference rounded on the
+    grid -- nothing per entry. Problems whose answer is a constant get a key of form only
+    (``digest`` None): a fixed number could be found by trying values against any key.
     """
 
-    def __init__(self, points, shape, grid=None, salt="", offsets="", digest=None):
+    def __init__(self, points, shape, grid=None, tol=None, salt="", digest=None):
         self.points, self.shape = points, tuple(shape)
-        self.grid, self.salt, self.offsets, self.digest = grid, salt, offsets, digest
+        self.grid, self.tol, self.salt, self.digest = grid, tol, salt, digest
 
     @property
     def form_only(self):
         return self.digest is None
 
-    def cells(self, V, offsets=None):
-        """Grid cells of values V (N, *shape), real and imaginary parts, as one text."""
-        offsets = self.offsets if offsets is None else offsets
-        flat = np.concatenate([np.asarray(V.real, float).ravel(),
-                               np.asarray(V.imag, float).ravel()])
-        shift = np.array([0.5 if b == "1" else 0.0 for b in offsets])
-        if flat.shape != shift.shape or not np.all(np.isfinite(flat)):
-            return None
-        return ",".join(str(int(k)) for k in np.floor(flat / self.grid - shift))
-
     def matches(self, V):
-        text = self.cells(V)
-        return text is not None and _key_hash(text, self.salt) == self.digest
-
-
-def _key_hash(text, salt):
-    import hashlib
-    return hashlib.pbkdf2_hmac("sha256", text.encode(), bytes.fromhex(salt),
-                               KEY_ITERATIONS).hex()
-
-
-def _grid_step(R, problem):
-    scale = float(np.max(np.abs(R))) if R.size else 1.0
-    scale = 2.0 ** math.ceil(math.log2(scale)) if scale > 0 else 1.0   # only its octave
-    rtol = problem.rtol if problem else 1e-6
-    atol = problem.atol if problem else 1e-9
-    return KEY_GRID * (atol + rtol * scale)
+        """True when the values V (N, *shape) are the reference's (raises _key_hash.Undecided
+        when too many lie near the grid's boundaries)."""
+        return _key_hash.matches(V, self.grid, self.tol, self.salt, self.digest)
 
 
 def fingerprint(reference, problem, seed=0):
     """The answer-key entry of a reference, one-way: its shape, the points (or inputs) at
-    which an answer is evaluated, and a salted PBKDF2 hash of its values there rounded on a
-    grid of ``KEY_GRID`` tolerances (with one bit per value choosing between two grids offset
-    by half a step, so that a value near a cell boundary is no problem); for a constant
-    answer its shape only (a constant could be found by trying values). No value of the
-    reference is in it. Returns a JSON-safe dict.
+    which an answer is evaluated, the grid step and tolerance, and ONE salted PBKDF2 digest
+    of its values there, all rounded on the grid (:mod:`robodyn._key_hash`: the tolerance
+    scheme); for a constant answer its shape only (a constant could be found by trying
+    values). No value of the reference, and nothing about one entry alone, is in it: the key
+    can be searched only by guessing the whole answer. Returns a JSON-safe dict.
 
     >>> import sympy as sp
     >>> p = Problem('p1', 'x', variables={'t': (-1, 1)})
     >>> fp = fingerprint(sp.cos(sp.Symbol('t')), p)
-    >>> sorted(fp), len(fp['points']['t']), 'real' in fp
-    (['grid', 'hash', 'offsets', 'points', 'salt', 'shape'], 12, False)
+    >>> sorted(fp), len(fp['points']['t'])
+    (['grid', 'hash', 'points', 'salt', 'shape', 'tol', 'version'], 6)
     >>> fingerprint(sp.Integer(3), Problem('p2', 'y'))        # a constant: its form only
     {'points': {}, 'shape': []}
     """
@@ -952,9 +941,9 @@ def fingerprint(reference, problem, seed=0):
         pts, R = val.points[:KEY_POINTS], val.values[:KEY_POINTS]
         shape = R.shape[1:]
     else:
-        raise TypeError(f"fingerprint: cannot fingerprint a {kind} reference")
+        raise TypeError(f"fingerprint: reference: cannot fingerprint a {kind} reference")
     if not np.all(np.isfinite(R)):
-        raise ValueError("fingerprint: the reference is not finite at the key's points")
+        raise ValueError("fingerprint: reference: not finite at the key's points")
     if isinstance(pts, dict):
         jp = {k: [float(f"{x:.15g}") for x in v] for k, v in pts.items()}
         pts = {k: np.asarray(v, dtype=float) for k, v in jp.items()}
@@ -967,24 +956,15 @@ def fingerprint(reference, problem, seed=0):
         return {"points": jp, "shape": list(shape)}
     salt = hashlib.sha256(json.dumps([problem.key if problem else "", jp, list(shape)],
                                      sort_keys=True).encode()).hexdigest()[:32]
-    key = _hash_key(pts, R, _grid_step(R, problem), salt)
-    return {"points": jp, "shape": list(shape), "grid": key.grid, "salt": salt,
-            "offsets": key.offsets, "hash": key.digest}
-
-
-def _hash_key(pts, R, grid, salt):
-    """The one-way key of values R (N, *shape) at pts, on a grid of step ``grid``: each value
-    on the grid (of two, offset by half a step) where it lies at least a quarter step from a
-    cell boundary."""
-    flat = np.concatenate([R.real.ravel(), R.imag.ravel()]) / grid
-    frac = flat - np.floor(flat)
-    offsets = "".join("0" if 0.25 <= f <= 0.75 else "1" for f in frac)
-    key = _HashKey(pts, R.shape[1:], grid, salt, offsets)
-    key.digest = _key_hash(key.cells(R), salt)
-    return key
+    grid, tol = _key_hash.grid_step(R, problem.rtol if problem else 1e-6,
+                                    problem.atol if problem else 1e-9)
+    return {"version": KEY_VERSION, "points": jp, "shape": list(shape), "grid": grid,
+            "tol": tol, "salt": salt, "hash": _key_hash.digest(R, grid, salt)}
 
 
 def _key_from_dict(d, problem):
+    if not isinstance(d, dict) or not isinstance(d.get("shape"), list) or "points" not in d:
+        raise ValueError("load_key: expected a key entry with 'points' and 'shape'")
     shape = tuple(int(n) for n in d["shape"])
     if isinstance(d["points"], dict):
         pts = {k: np.asarray(v, dtype=float) for k, v in d["points"].items()}
@@ -992,14 +972,57 @@ def _key_from_dict(d, problem):
         pts = [tuple(np.asarray(a, dtype=float) for a in args) for args in d["points"]]
     if d.get("hash") is None:
         return _HashKey(pts, shape)
-    return _HashKey(pts, shape, float(d["grid"]), str(d["salt"]), str(d["offsets"]),
-                    str(d["hash"]))
+    if d.get("version") != KEY_VERSION:
+        raise ValueError(f"load_key: a key of format {d.get('version')!r}, expected "
+                         f"{KEY_VERSION}: regenerate the notebook (make assignments)")
+    grid, tol = float(d["grid"]), float(d["tol"])
+    if not (math.isfinite(grid) and math.isfinite(tol) and 0 < 2 * tol < grid):
+        raise ValueError("load_key: the key's grid and tolerance are not usable")
+    return _HashKey(pts, shape, grid, tol, str(d["salt"]), str(d["hash"]))
+
+
+def _key_mistakes(S, ev, pts, shape, problem):
+    """The whole-answer transforms the self-check tries: ``[(thunk -> values that equal the
+    reference when the mistake was made, mistake, text)]``; each undoes one common mistake
+    of the WHOLE answer (the grader's list, plus the order of rotations)."""
+    out = [(lambda: -S, "sign", "it equals the answer with the sign flipped: check a sign "
+            "(an orientation, a cross product, a minus in a derivative)."),
+           (lambda: S / 2, "half", "it is twice the answer: a factor ½ is missing (e.g. in "
+            "T = ½ q̇ᵀM q̇ or in a Christoffel symbol)."),
+           (lambda: S * 2, "double", "it is half the answer: an extra factor ½.")]
+    square = len(shape) == 2 and shape[0] == shape[1]
+    if square:
+        out.append((lambda: np.swapaxes(S, 1, 2), "transpose", "it is the transpose of the "
+                    "answer (a transposed Jacobian or rotation? rows are output components, "
+                    "columns are joints)."))
+    if _swap_halves(S) is not None:
+        out.append((lambda: _swap_halves(S), "twist-order", "it has the angular and linear "
+                    "parts in the wrong order: the book writes twists as (ω, v) and wrenches "
+                    "as (m, f)."))
+    out += [(lambda: S * np.pi / 180, "degrees", "it is the answer in degrees where radians "
+             "are expected (× 57.3)."),
+            (lambda: S * 180 / np.pi, "degrees", "it is the answer in radians where degrees "
+             "are expected.")]
+    if problem is not None and (problem.angles or problem.is_function) and pts:
+        out.append((lambda: _to_grid(ev(_scaled(pts, problem, 180 / np.pi)), shape),
+                    "degrees", "it treats the angles as degrees: sympy and numpy "
+                    "trigonometric functions take radians."))
+    if square and problem is not None and len(problem.angles) >= 2 and isinstance(pts, dict):
+        # A(θ)B(α) in the reverse order B(α)A(θ) = (A(-θ)B(-α))ᵀ: the answer at the negated
+        # angles, transposed, is the reference when only the order of the factors is wrong
+        out.append((lambda: np.swapaxes(_to_grid(ev(_negated(pts, problem)), shape), 1, 2),
+                    "rotation-order", _key_hash.ROTATION_ORDER))
+    return out
+
+
+def _negated(pts, problem):
+    return {k: (-v if k in problem.angles else v) for k, v in pts.items()}
 
 
 def _key_compare(answer, key, problem):
     """Feedback on an answer against a one-way key: the shape, finiteness, and whether its
-    values at the key's points fall in the reference's grid cells -- as they are, or after
-    one of the common mistakes is undone (then that mistake is named)."""
+    values at the key's points are the reference's -- as they are, or after one of the
+    common mistakes of the whole answer is undone (then that mistake is named)."""
     read = _read_answer(answer, problem)
     if isinstance(read, Feedback):
         return read
@@ -1014,7 +1037,7 @@ def _key_compare(answer, key, problem):
     if grid is None:
         if len(shape) == 2 and S.shape[1:] == shape[::-1]:
             T = np.swapaxes(S, 1, 2)
-            if key.form_only or key.matches(T):
+            if key.form_only or _safe_match(key, lambda: T):
                 return _fb("incorrect", f"it is the transpose of the answer "
                            f"({_shape_str(S.shape[1:])} instead of {_shape_str(shape)}).",
                            "transpose")
@@ -1023,40 +1046,31 @@ def _key_compare(answer, key, problem):
     if not np.all(np.isfinite(grid)):
         return _fb("incorrect", "the answer is not finite (NaN or infinity).", "type")
     if key.form_only:
-        return _fb("form", "its form is right (numbers of the right shape); its value is "
-                   "checked when the notebook is graded.")
-    if key.matches(grid):
-        return _fb("correct", "correct (it matches the answer key at "
-                   f"{_npoints(pts)} test points)." if _npoints(pts) > 1 else "correct.")
-    tries = [(-grid, "sign", "it equals the answer with the sign flipped: check a sign "
-              "(an orientation, a cross product, a minus in a derivative)."),
-             (grid / 2, "half", "it is twice the answer: a factor ½ is missing (e.g. in "
-              "T = ½ q̇ᵀM q̇ or in a Christoffel symbol)."),
-             (grid * 2, "double", "it is half the answer: an extra factor ½.")]
-    if len(shape) == 2 and shape[0] == shape[1]:
-        tries.append((np.swapaxes(grid, 1, 2), "transpose", "it is the transpose of the "
-                      "answer (a transposed Jacobian or rotation? rows are output "
-                      "components, columns are joints)."))
-    swapped = _swap_halves(grid)
-    if swapped is not None:
-        tries.append((swapped, "twist-order", "it has the angular and linear parts in the "
-                      "wrong order: the book writes twists as (ω, v) and wrenches as (m, f)."))
-    tries += [(grid * np.pi / 180, "degrees", "it is the answer in degrees where radians are "
-               "expected (× 57.3)."),
-              (grid * 180 / np.pi, "degrees", "it is the answer in radians where degrees are "
-               "expected.")]
-    for V, mistake, text in tries:
-        if key.matches(V):
+        return _fb("form", _key_hash.FORM_ONLY)
+    try:
+        if key.matches(grid):
+            n = _npoints(pts)
+            return _fb("correct", f"correct (it matches the answer key at {n} test points)."
+                       if n > 1 else "correct.")
+    except _key_hash.Undecided as exc:
+        return _fb("form", f"its form is right, but the self-check cannot decide its value: "
+                   f"{exc}; the grader will check it.")
+    for values, mistake, text in _key_mistakes(grid, ev, pts, shape, problem):
+        if _safe_match(key, values):
             return _fb("incorrect", text, mistake)
-    if problem is not None and (problem.angles or problem.is_function) and pts:
-        try:
-            Sd = _to_grid(ev(_scaled(pts, problem, 180 / np.pi)), shape)
-        except Exception:                           # noqa: BLE001 -- a guess, nothing more
-            Sd = None
-        if Sd is not None and key.matches(Sd):
-            return _fb("incorrect", "it treats the angles as degrees: sympy and numpy "
-                       "trigonometric functions take radians.", "degrees")
-    return _fb("incorrect", "it does not match the answer key at its test points.")
+    return _fb("incorrect", _key_hash.NO_MATCH)
+
+
+def _safe_match(key, values):
+    """Does the transformed answer ``values()`` match the key? (No, when computing it fails or
+    the key cannot decide: a guess at a mistake, nothing more.)"""
+    try:
+        with warnings.catch_warnings(), np.errstate(all="ignore"):
+            warnings.simplefilter("ignore")
+            V = values()
+        return V is not None and key.matches(V)
+    except Exception:                               # noqa: BLE001 -- student code may raise
+        return False
 
 
 # --------------------------------------------------------------------------
@@ -1097,8 +1111,9 @@ class ProblemSet:
     def load_key(self, text):
         """Load the answer key (JSON written by ``python -m robodyn.grading generate``);
         None means no key (the instructor's copy before generation)."""
-        self._key = None if text is None else {k: _key_from_dict(v, self.problems[k])
-                                               for k, v in json.loads(text).items()}
+        data = None if text is None else json.loads(text)
+        self._key = None if data is None else {k: _key_from_dict(v, self.problems[k])
+                                               for k, v in data.items()}
 
     def in_key(self, key):
         """True when the loaded answer key holds problem ``key`` (False without a key).
@@ -1120,7 +1135,7 @@ class ProblemSet:
             fb = _fb("unanswered", "not answered yet.")
         elif self._key is None or key not in self._key:
             fb = _fb("unanswered", "no answer key in this copy of the notebook: the hidden "
-                     "tests check the answer.")
+                     "tests check the answer.", "no-key")
         else:
             try:
                 fb = _key_compare(answer, self._key[key], p)
@@ -1128,6 +1143,35 @@ class ProblemSet:
                 fb = _fb("error", f"could not check the answer: {type(exc).__name__}: {exc}")
         return Feedback(fb.status, fb.message, fb.mistake, key=f"{key} ({p.title})"
                         if p.title else key, fraction=fb.fraction)
+
+    def test(self, key, answer):
+        """The check cell of a problem: print :meth:`check`'s verdict, and raise
+        AssertionError when the answer is wrong or not answered yet -- so that nbgrader's
+        *Validate* reports every answer the self-check knows to be wrong. An answer whose value
+        only the grader can check (verdict ``form``) passes; so does every answer in a copy
+        without a key (the instructor's, before generation).
+
+        >>> ps = ProblemSet("demo", [Problem("p1", "x")])
+        >>> ps.load_key('{"p1": {"points": {}, "shape": []}}')
+        >>> ps.test("p1", 2.5)                      # doctest: +ELLIPSIS
+        ○ p1: its form is right (numbers of the right shape), but its value can only be ...
+        >>> ps.test("p1", None)
+        Traceback (most recent call last):
+        ...
+        AssertionError: the self-check says
+        … p1: not answered yet.
+        """
+        if not isinstance(key, str):
+            raise TypeError(f"ProblemSet.test: key: expected a problem key (str), got "
+                            f"{type(key).__name__}")
+        if key not in self.problems:
+            raise ValueError(f"ProblemSet.test: key: expected one of {list(self.problems)}, "
+                             f"got {key[:40]!r}")
+        fb = self.check(key, answer)
+        if fb.status not in ("correct", "form") and fb.mistake != "no-key":
+            import textwrap                         # short lines: Validate cuts long ones
+            raise AssertionError("the self-check says\n" + textwrap.fill(str(fb), 76))
+        print(fb)
 
     def spec(self):
         """The problems as JSON-safe dicts (what the grader reads)."""

@@ -8,9 +8,12 @@ does, in ``cell.metadata["nbgrader"]``:
   ``# YOUR CODE HERE`` in their place (nbgrader's ``ClearSolutions`` with
   ``code_stub = {"python": "# YOUR CODE HERE"}``). A solution cell first sets its answer
   variable to ``None``, so the blank student notebook runs;
-* *test* cells (``grade: true``, ``locked: true``, with ``points``) show the self-check and hold
-  hidden tests between ``### BEGIN HIDDEN TESTS`` and ``### END HIDDEN TESTS``, removed in the
-  student version (nbgrader's ``ClearHiddenTests``);
+* *test* cells (``grade: true``, ``locked: true``, with ``points``) run the self-check
+  (``problems.test(key, answer)``, which fails for an answer the key knows to be wrong or a
+  blank one, so nbgrader's *Validate* tells the truth; tagged ``raises-exception`` in the
+  student version, so Run All goes on) and hold hidden tests between
+  ``### BEGIN HIDDEN TESTS`` and ``### END HIDDEN TESTS``, removed in the student version
+  (nbgrader's ``ClearHiddenTests``);
 * *locked* cells (setup, answer key, problem statements) must not be edited; the grader
   runs its own copy of them, not the submitted one.
 
@@ -42,6 +45,10 @@ SELF_TEST_ID = "self_test"
 """grade_id of the student notebook's self-test (a locked cell tagged ``check``), which
 :func:`student_version` adds; reserved."""
 SCHEMA_VERSION = 3
+RAISES = "raises-exception"
+"""The tag of the student notebooks' test cells: their visible check (``problems.test``)
+fails for a wrong answer, so that nbgrader's Validate tells the truth; with this tag Jupyter's
+Run All, nbclient and nbval go on past the failure."""
 
 # nbgrader's cell-metadata schema, version 3 (the keys, their types and which are required)
 _KEYS = {"schema_version": int, "grade": bool, "solution": bool, "locked": bool, "task": bool,
@@ -192,8 +199,8 @@ def answer_key_json(nb):
 
 _SELF_TEST = """\
 # Self-test of this notebook, run by the book's tests; it uses only what the answer key
-# holds (one-way keys: no answer can be read from them). Written by
-# `python -m robodyn.grading generate`: do not edit.
+# holds (one digest of each whole answer: no answer, and no entry of one, can be read or
+# searched from it). Written by `python -m robodyn.grading generate`: do not edit.
 import numpy as np
 
 for p in problems:
@@ -259,6 +266,10 @@ def student_version(nb):
                 cell.source = _strip(cell.source, BEGIN_SOLUTION, END_SOLUTION, CODE_STUB)
         if m["grade"]:
             cell.source = _strip(cell.source, BEGIN_HIDDEN, END_HIDDEN, None).rstrip()
+            if cell.cell_type == "code":             # its assert fails for a wrong answer;
+                tags = cell.metadata.setdefault("tags", [])   # Run All goes on past it
+                if RAISES not in tags:
+                    tags.append(RAISES)
     key_json = answer_key_json(out)
     if key_json is not None:
         if any((meta(c) or {}).get("grade_id") == SELF_TEST_ID for c in out.cells):
@@ -274,16 +285,19 @@ def student_version(nb):
 
 
 def set_answer_key(nb, key_json):
-    """Write ``problems.load_key(...)`` into the locked answer-key cell; return True when its
-    source changed."""
+    """Write ``problems.load_key(...)`` into the locked answer-key cell (``key_json`` None:
+    ``load_key(None)``, no key); return True when its source changed."""
     cells = [c for c in nb.cells if (meta(c) or {}).get("grade_id") == KEY_ID]
     if len(cells) != 1:
         raise MarkupError(f"set_answer_key: expected one cell with grade_id {KEY_ID!r}, "
                           f"found {len(cells)}")
-    src = ("# The answer key: one-way (salted hashes of the answers' values at test points,\n"
-           "# rounded on a grid; neither values nor formulas), written by\n"
-           "# `python -m robodyn.grading generate`. Do not edit.\n"
-           f"problems.load_key(r'''{key_json}''')")
+    if key_json is None:                             # no key: the instructor's run
+        src = "problems.load_key(None)"
+    else:
+        src = ("# The answer key: one-way (one salted hash of each whole answer's values at\n"
+               "# test points, rounded on a grid; no values, formulas or entries), written\n"
+               "# by `python -m robodyn.grading generate`. Do not edit.\n"
+               f"problems.load_key(r'''{key_json}''')")
     changed = cells[0].source != src
     cells[0].source = src
     return changed
