@@ -131,7 +131,9 @@ def fuzz_one(name, recorded):
                     failures.append(f"{what}: message does not name '{short}: {arg}': "
                                     f"{msg[:160]}")
                 continue
-            except Exception as exc:  # noqa: BLE001 -- any other exception is the finding
+            except (KeyboardInterrupt, SystemExit):
+                raise
+            except BaseException as exc:  # noqa: BLE001 -- any other exception is the finding
                 failures.append(f"{what}: {type(exc).__name__}: {str(exc)[:160]}")
                 continue
             finally:

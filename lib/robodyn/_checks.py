@@ -1008,3 +1008,117 @@ def steps(t_final, dt, name: str, *, high: int = MAX_SIZE, item_bytes: int | Non
 
 __all__ += ["no_text", "expression", "sym_matrix", "rotation_matrix", "inertia_matrix",
             "restitution", "time_symbol", "independent_of", "steps"]
+
+
+# --------------------------------------------------------------------------
+# numbers for numeric code, dicts of parameter values, results (issue 28)
+# --------------------------------------------------------------------------
+
+def real_number(x, name: str, *, low=None, high=None, strict_low: bool = False,
+                hint: str | None = None) -> float:
+    """A finite real number for numeric code, as a float. Python and numpy numbers,
+    ``Fraction`` and sympy *numbers* (``Integer``, ``Rational``, ``Float``, ``pi``) are accepted
+    alike; a symbolic expression is refused (a numeric argument cannot hold a symbol).
+
+    >>> real_number(sp.Rational(1, 2), "f: mass", low=0, strict_low=True)
+    0.5
+    >>> real_number(sp.Symbol('t'), "f: t")
+    Traceback (most recent call last):
+    ...
+    TypeError: f: t: expected a number, got the symbolic expression t (a numeric argument: substitute numbers first)
+    """
+    if isinstance(x, sp.Basic) and not x.is_number:
+        raise error(name, "a number", f"the symbolic expression {str(x)[:60]}",
+                    hint or "a numeric argument: substitute numbers first", exc=TypeError)
+    v = scalar(x, name, low=low, high=high, strict_low=strict_low, hint=hint)
+    try:
+        v = float(v)
+    except (TypeError, ValueError):
+        raise error(name, "a real number", describe(x), hint, exc=TypeError) from None
+    if not np.isfinite(v):
+        raise error(name, "a finite number", repr(v), hint)
+    return v
+
+
+def values_dict(values, name: str, *, names: dict | None = None, exact: bool = True) -> dict:
+    """A dict of parameter values ``{Symbol or name: number}`` as ``{Symbol: number}``.
+
+    Keys are sympy Symbols, or strings read as *names* (looked up in ``names``, else a plain
+    ``Symbol`` of that name): a key is never parsed, so no text runs. Values are finite real
+    numbers (sympy numbers and ``Fraction`` included), returned exact (``0.5 -> 1/2``) when
+    ``exact``, else as floats. ``None`` is an empty dict.
+
+    >>> values_dict({"m": 2.0}, "f: values")
+    {m: 2}
+    >>> values_dict({("m",): 1.0}, "f: values")
+    Traceback (most recent call last):
+    ...
+    TypeError: f: values: expected keys that are sympy Symbols or names, got a tuple of length 1
+    """
+    if values is None:
+        return {}
+    if not isinstance(values, dict):
+        raise error(name, "a dict {symbol or name: number}", describe(values), exc=TypeError)
+    names = names or {}
+    out = {}
+    for k, v in values.items():
+        if isinstance(k, str):
+            key = names.get(k, sp.Symbol(k))
+        elif isinstance(k, sp.Symbol) or isinstance(k, sp.core.function.AppliedUndef):
+            key = k
+        else:
+            raise error(name, "keys that are sympy Symbols or names", describe(k),
+                        exc=TypeError)
+        no_text(v, f"{name}[{k!s}]")
+        f = real_number(v, f"{name}[{k!s}]")
+        out[key] = _exact(f) if exact else f
+    return out
+
+
+def _nonfinite(x, depth=0):
+    if isinstance(x, np.ndarray):
+        return x.dtype.kind in "fc" and not np.isfinite(x).all()
+    if isinstance(x, (float, np.floating)):
+        return not np.isfinite(x)
+    if depth < 2 and isinstance(x, (tuple, list)):
+        return any(_nonfinite(e, depth + 1) for e in x)
+    return False
+
+
+def finite_result(out, fname: str, what: str = "result"):
+    """Postcondition of numeric code: the result holds no NaN or infinity (returned as is).
+
+    Every argument was checked finite before the work, so a non-finite result means an
+    overflow of float64 (inputs too large for the arithmetic): refused, never handed back.
+    Arrays, floats and tuples/lists of them are checked (O(size) numpy, no Python loop over
+    entries).
+
+    >>> finite_result(np.array([1.0, np.inf]), "crba")
+    Traceback (most recent call last):
+    ...
+    ValueError: crba: result: expected finite numbers for finite input, got NaN or infinity (an overflow: the inputs are too large for float64 arithmetic)
+    """
+    if _nonfinite(out):
+        raise ValueError(f"{fname}: {what}: expected finite numbers for finite input, got NaN "
+                         "or infinity (an overflow: the inputs are too large for float64 "
+                         "arithmetic)")
+    return out
+
+
+def chain(x, name: str, cls=None):
+    """A kinematic chain object (``robodyn.kinematics.SerialChain`` unless ``cls`` is given).
+
+    >>> chain("planar_rr", "crba: chain")
+    Traceback (most recent call last):
+    ...
+    TypeError: crba: chain: expected a SerialChain, got str 'planar_rr' (build one with robodyn.models, e.g. models.planar_rr())
+    """
+    if cls is None:
+        from .kinematics import SerialChain as cls
+    if not isinstance(x, cls):
+        raise error(name, f"a {cls.__name__}", describe(x),
+                    "build one with robodyn.models, e.g. models.planar_rr()", exc=TypeError)
+    return x
+
+
+__all__ += ["real_number", "values_dict", "finite_result", "chain"]

@@ -114,7 +114,7 @@ class IllConditionedWarning(RuntimeWarning):
 def _chain_data(chain, fname):
     """Check a numeric chain with inertias; return its constant data (cached on the chain)."""
     if not isinstance(chain, SerialChain):
-        raise TypeError(f"{fname}: expected a SerialChain, got {_checks._describe(chain)}")
+        _checks.chain(chain, f"{fname}: chain")
     data = chain._cache.get("dyn:data")
     if data is not None:
         return data

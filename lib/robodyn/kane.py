@@ -252,8 +252,8 @@ class KaneEquations(FieldsForm):
             expr = self.constraint_forces
             if values:
                 names = {str(s): s for s in expr.free_symbols}
-                expr = expr.xreplace({(names.get(k, sp.Symbol(k)) if isinstance(k, str) else k):
-                                      _checks._exact(float(v)) for k, v in values.items()})
+                expr = expr.xreplace(_checks.values_dict(values, "KaneEquations.constraint_force: values",
+                                                         names=names))
             args = list(self.q) + list(self.u) + list(self.udot) + list(self.inputs) + [self.t]
             cache[key] = sp.lambdify(args, list(expr), modules="math", cse=True)
         tau = np.zeros(k) if tau is None else tau
@@ -895,7 +895,7 @@ def equations_of_motion(chain, speeds=None, gravity=DEFAULT_GRAVITY, q=None, u=N
     """
     fname = "kane.equations_of_motion"
     if not isinstance(chain, SerialChain):
-        raise TypeError(f"{fname}: expected a SerialChain, got {_checks._describe(chain)}")
+        _checks.chain(chain, f"{fname}: chain")
     if chain.link_inertias is None or chain.link_homes is None:
         raise ValueError(f"{fname}: {chain!r} has no link inertias; build it with "
                          f"SerialChain.from_screws(..., link_homes=[...], link_inertias=[...])")

@@ -963,7 +963,7 @@ class SerialChain:
 
 def _chain_arg(chain, fname):
     if not isinstance(chain, SerialChain):
-        raise TypeError(f"{fname}: expected a SerialChain, got {_checks._describe(chain)}")
+        _checks.chain(chain, f"{fname}: chain")
     return chain
 
 

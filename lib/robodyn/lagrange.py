@@ -74,7 +74,7 @@ DEFAULT_GRAVITY = (0.0, 0.0, -9.81)
 
 def _dyn_chain(chain, fname):
     if not isinstance(chain, SerialChain):
-        raise TypeError(f"{fname}: expected a SerialChain, got {_checks._describe(chain)}")
+        _checks.chain(chain, f"{fname}: chain")
     if chain.link_inertias is None or chain.link_homes is None:
         raise ValueError(f"{fname}: {chain!r} has no link inertias; build it with "
                          f"SerialChain.from_screws(..., link_homes=[...], link_inertias=[...])")
@@ -443,6 +443,7 @@ def euler_lagrange(L, q, qd, qdd=None, split=False):
     """
     fname = "euler_lagrange"
     if not isinstance(L, sp.Basic):
+        _checks.no_text(L, f"{fname}: L")
         try:
             L = sp.sympify(L, strict=True)
         except sp.SympifyError:
@@ -716,13 +717,11 @@ class EquationsOfMotion(MassMatrixForm):
         if backend not in ("auto", "c", "lambdify"):
             raise ValueError(f"EquationsOfMotion.numeric: backend: expected 'auto', 'c' or "
                              f"'lambdify', got {backend!r}")
-        values = dict(values or {})
-        key = (backend, tuple(sorted((str(k), float(v)) for k, v in values.items())))
+        names = {str(s): s for s in self.parameters()}
+        sub = _checks.values_dict(values, "EquationsOfMotion.numeric: values", names=names)
+        key = (backend, tuple(sorted((str(k), float(v)) for k, v in sub.items())))
         if key in self._cache:
             return self._cache[key]
-        names = {str(s): s for s in self.parameters()}
-        sub = {(names.get(k, sp.Symbol(k)) if isinstance(k, str) else sp.sympify(k)):
-               _checks._exact(float(v)) for k, v in values.items()}
         M, C, G = (X.xreplace(sub) if sub else X for X in (self.M, self.C, self.G))
         inter = tuple((w, e.xreplace(sub) if sub else e) for w, e in self.intermediates)
         known = set(self.q) | set(self.qd) | {w for w, _ in inter}
@@ -839,7 +838,7 @@ def generalized_forces(chain, q, wrenches, frame="body"):
     """
     fname = "generalized_forces"
     if not isinstance(chain, SerialChain):
-        raise TypeError(f"{fname}: expected a SerialChain, got {_checks._describe(chain)}")
+        _checks.chain(chain, f"{fname}: chain")
     if frame not in ("body", "space"):
         raise ValueError(f"{fname}: frame: expected 'body' or 'space', got {frame!r}")
     sym = _mode(chain, q, wrenches)

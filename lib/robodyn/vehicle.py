@@ -961,12 +961,13 @@ class StandardForm:
 
     def rhs(self, t, x, inputs=None):
         """dx/dt of the state (class docstring), ready for ``scipy.integrate.solve_ivp``."""
+        x = _checks.vector(x, self.size, f"{self.name}.rhs: x (pose 12, then {self.nb} + "
+                                        f"{2 * self.n} numbers)")
+        check_pose(_pose_of(x), f"{self.name}.rhs: x[:12] (the base pose)")
         if inputs is None:
             xd = self.vms._compiled("vms_rhs", x, self._zw, self._zt, self.gravity)
             if xd is not None:
-                return xd
-        x = _checks.vector(x, self.size, f"{self.name}: x (pose 12, then {self.nb} + "
-                                        f"{2 * self.n} numbers)")
+                return _checks.finite_result(xd, f"{self.name}.rhs")
         w, tau = _inputs(inputs, t, x, self.nb, self.n, f"{self.name}.rhs")
         xd = self.vms._compiled("vms_rhs", x, w, tau, self.gravity)
         if xd is not None:
