@@ -19,14 +19,19 @@ class TextEvaluated(BaseException):
 
 
 _SYMPY = os.sep + "sympy" + os.sep
+_SYMPY_OWN_TEXT = {"nsimplify"}
+"""sympy functions that parse strings they print themselves (never the caller's text)."""
 
 
 def _from_robodyn():
     """Where robodyn handed text to sympy: the first caller outside sympy, when it is in
     lib/robodyn (sympy parsing its own strings while a module is imported lazily is fine)."""
-    f = sys._getframe(2)
+    f, entry = sys._getframe(2), None
     while f is not None and _SYMPY in f.f_code.co_filename:
+        entry = f.f_code.co_name
         f = f.f_back
+    if entry in _SYMPY_OWN_TEXT:
+        return None
     if f is not None and _LIB in f.f_code.co_filename:
         return f.f_code.co_filename + f":{f.f_lineno}"
     return None

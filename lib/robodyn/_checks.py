@@ -457,7 +457,7 @@ def scalar(x, name: str, *, low=None, high=None, strict_low: bool = False,
                     pass
             return x if not isinstance(x, sp.Float) else x
         if isinstance(x, (sp.Expr,)) or isinstance(x, sp.Symbol):
-            return x
+            return _symbolic_bounds(x, name, low, strict_low, hint)
         raise error(name, "a real number or a sympy expression", describe(x), hint, exc=TypeError)
     if isinstance(x, np.ndarray) and x.shape == () and x.dtype.kind in "iuf":
         x = x.item()
@@ -473,6 +473,22 @@ def scalar(x, name: str, *, low=None, high=None, strict_low: bool = False,
         raise error(name, "finite numbers", repr(v), hint)
     _bounds(v, name, low, high, strict_low, hint)
     return v
+
+
+def _symbolic_bounds(x, name, low, strict_low, hint):
+    """A symbolic scalar refused when its symbols' assumptions *prove* it out of range: not
+    real (``I*l``), or negative where a positive or non-negative quantity goes (``-m`` with
+    ``m`` positive). Undecided signs (plain symbols) pass."""
+    if x.is_real is False or x.has(sp.I):
+        raise error(name, "a real expression", f"{x} (not real under its symbols' assumptions)",
+                    hint or "robodyn works with real quantities", exc=TypeError)
+    if low == 0 and strict_low and x.is_positive is False:
+        raise error(name, "a positive quantity", f"{x} (not positive under its symbols' "
+                    "assumptions)", hint)
+    if low == 0 and not strict_low and x.is_nonnegative is False:
+        raise error(name, "a non-negative quantity", f"{x} (negative under its symbols' "
+                    "assumptions)", hint)
+    return x
 
 
 def _bounds(v, name, low, high, strict_low, hint, shown=None):
@@ -632,7 +648,7 @@ def spd(A, name: str, *, tol: float = DEFAULT_TOL):
     a = real_array(A, name)
     if a.ndim != 2 or a.shape[0] != a.shape[1]:
         raise error(name, "a square matrix", f"shape {a.shape}")
-    scale = max(float(np.abs(a).max(initial=0.0)), 1.0)
+    scale = float(np.abs(a).max(initial=0.0))         # relative: a tiny M is tested too
     asym = float(np.abs(a - a.T).max(initial=0.0))
     if asym > tol * scale:
         raise error(name, "a symmetric matrix", f"|M - M^T| up to {asym:.3g}")
@@ -901,7 +917,7 @@ def inertia_matrix(I, name: str, *, tol: float = 1e-9):
         _inertia_numbers(np.array(M.evalf(), dtype=float), name, tol)
         return M
     a = matrix(I, (3, 3), name)
-    if float(np.abs(a - a.T).max()) > tol * max(1.0, float(np.abs(a).max())):
+    if float(np.abs(a - a.T).max()) > tol * float(np.abs(a).max()):
         raise error(name, "a symmetric 3x3 matrix", a.tolist())
     _inertia_numbers(a, name, tol)
     return a

@@ -410,8 +410,9 @@ def _rnea(chain, kin, qd, qdd, gravity, wrench):
     return np.einsum("bnk,bnk->bn", kin.s, F)
 
 
-def _out(x, single):
-    return x[0] if single else x
+def _out(x, single, fname):
+    """The result (one state or the batch), refused when an overflow made it non-finite."""
+    return _checks.finite_result(x[0] if single else x, fname)
 
 
 CHUNK = 200
@@ -481,7 +482,7 @@ def inverse_dynamics(chain, q, qd, qdd, gravity=DEFAULT_GRAVITY, wrench_ee=None)
     d = _chain_data(chain, fname)
     tau = _compiled("rnea", d, q, qd, qdd, _raw_gravity(gravity), wrench_ee)
     if tau is not None:
-        return tau
+        return _checks.finite_result(tau, fname)
     g = _gravity(gravity, fname)
     single, x = _states(fname, d.n, q=q, qd=qd, qdd=qdd)
     W = None if wrench_ee is None else np.ascontiguousarray(np.broadcast_to(
@@ -490,7 +491,7 @@ def inverse_dynamics(chain, q, qd, qdd, gravity=DEFAULT_GRAVITY, wrench_ee=None)
     if tau is None:
         tau = _chunked(lambda q, qd, qdd, W: _rnea(chain, _kinematics(d, q), qd, qdd, g, W),
                        x["q"], x["qd"], x["qdd"], W)
-    return _out(tau, single)
+    return _out(tau, single, fname)
 
 
 def gravity_torques(chain, q, gravity=DEFAULT_GRAVITY):
@@ -516,14 +517,14 @@ def gravity_torques(chain, q, gravity=DEFAULT_GRAVITY):
         z = np.zeros(q.shape)
         out = _compiled("rnea", d, q, z, z, _raw_gravity(gravity), None)
         if out is not None:
-            return out
+            return _checks.finite_result(out, fname)
     g = _gravity(gravity, fname)
     single, x = _states(fname, d.n, q=q)
     z = np.zeros_like(x["q"])
     out = _compiled("rnea", d, x["q"], z, z, g, None)
     if out is None:
         out = _chunked(lambda q, z: _rnea(chain, _kinematics(d, q), z, z, g, None), x["q"], z)
-    return _out(out, single)
+    return _out(out, single, fname)
 
 
 def _crba(kin, d):
@@ -560,12 +561,12 @@ def crba(chain, q):
     d = _chain_data(chain, fname)
     M = _compiled("crba", d, q)
     if M is not None:
-        return M
+        return _checks.finite_result(M, fname)
     single, x = _states(fname, d.n, q=q)
     M = _compiled("crba", d, x["q"])
     if M is None:
         M = _chunked(lambda q: _crba(_kinematics(d, q), d)[0], x["q"])
-    return _out(M, single)
+    return _out(M, single, fname)
 
 
 def coriolis_matrix(chain, q, qd):
@@ -609,12 +610,12 @@ def coriolis_matrix(chain, q, qd):
     d = _chain_data(chain, fname)
     C = _compiled("coriolis", d, q, qd)
     if C is not None:
-        return C
+        return _checks.finite_result(C, fname)
     single, x = _states(fname, d.n, q=q, qd=qd)
     C = _compiled("coriolis", d, x["q"], x["qd"])
     if C is None:
         C = _chunked(lambda q, qd: _coriolis(_kinematics(d, q), d, qd), x["q"], x["qd"])
-    return _out(C, single)
+    return _out(C, single, fname)
 
 
 def _coriolis(kin, d, qd):
@@ -690,7 +691,7 @@ def forward_dynamics(chain, q, qd, tau, gravity=DEFAULT_GRAVITY, wrench_ee=None,
             qdd, D, flag = out
             if flag:
                 _check_pivots(D, chain, d, np.atleast_2d(q), cond_warn, fname)
-            return qdd
+            return _checks.finite_result(qdd, fname)
     g = _gravity(gravity, fname)
     single, x = _states(fname, d.n, q=q, qd=qd, tau=tau)
     B = x["q"].shape[0]
@@ -703,7 +704,7 @@ def forward_dynamics(chain, q, qd, tau, gravity=DEFAULT_GRAVITY, wrench_ee=None,
             qdd, D, flag = out
             if flag:
                 _check_pivots(D, chain, d, x["q"], cond_warn, fname)
-            return _out(qdd, single)
+            return _out(qdd, single, fname)
 
     def crba_solve(q, qd, tau, W):
         kin = _kinematics(d, q)
@@ -722,7 +723,7 @@ def forward_dynamics(chain, q, qd, tau, gravity=DEFAULT_GRAVITY, wrench_ee=None,
 
     qdd, D = _chunked(crba_solve if method == "crba" else aba, x["q"], x["qd"], x["tau"], W)
     _check_pivots(D, chain, d, x["q"], cond_warn, fname)
-    return _out(qdd, single)
+    return _out(qdd, single, fname)
 
 
 def _aba(chain, kin, d, qd, tau, gravity, wrench):
@@ -831,7 +832,7 @@ def mechanical_energy(chain, q, qd, gravity=DEFAULT_GRAVITY):
         return T - np.einsum("n,bnk,k->b", d.mass, kin.com, g)
 
     E = _chunked(energy, x["q"], x["qd"])
-    return float(E[0]) if single else E
+    return float(_checks.finite_result(E, fname)[0]) if single else _checks.finite_result(E, fname)
 
 
 def _skew(v):
@@ -862,10 +863,10 @@ def newton_euler_about_point(m, I_cm, c, omega):
     fname = "newton_euler_about_point"
     for k, x in (("m", m), ("I_cm", I_cm), ("c", c), ("omega", omega)):
         _checks.no_text(x, f"{fname}: {k}")
-        if _checks.is_symbolic(x):
+        if _checks.is_symbolic(x) and not (k == "m" and getattr(x, "is_number", False)):
             raise _checks.error(f"{fname}: {k}", "numbers", "sympy expressions",
                                 "a numeric function: substitute numbers first", exc=TypeError)
-    m = _checks.scalar(m, f"{fname}: m")
+    m = _checks.real_number(m, f"{fname}: m")
     if not m > 0:
         raise ValueError(f"{fname}: m: expected a positive mass, got {m}")
     I_cm = _checks.matrix(I_cm, (3, 3), f"{fname}: I_cm (inertia about the centre of mass)")
@@ -876,4 +877,4 @@ def newton_euler_about_point(m, I_cm, c, omega):
     I_P = I_cm - m * C @ C
     M6 = np.block([[m * np.eye(3), -m * C], [m * C, I_P]])
     h = np.concatenate([m * W @ W @ c, W @ I_P @ w])
-    return M6, h
+    return _checks.finite_result((M6, h), fname)

@@ -990,6 +990,10 @@ class FixedPoint:
         return bool(np.all(np.abs(self.eigenvalues) < 1.0))
 
 
+MAX_NEWTON = 10_000
+"""Largest ``max_iter`` that :func:`fixed_point` accepts."""
+
+
 def fixed_point(step, x0, *, tol=1e-9, max_iter=20, fd_step=1e-7):
     r"""A fixed point :math:`x^* = P(x^*)` of a map by Newton's method with a finite-difference
     Jacobian: :math:`x \leftarrow x - (DP - I)^{-1}(P(x) - x)`.
@@ -1017,15 +1021,18 @@ def fixed_point(step, x0, *, tol=1e-9, max_iter=20, fd_step=1e-7):
     _checks.finite(x, f"{fname}: x0")
     tol = _checks.tolerance(tol, f"{fname}: tol")
     fd_step = _checks.tolerance(fd_step, f"{fname}: fd_step")
-    max_iter = _positive_int(max_iter, "max_iter", fname)
+    max_iter = _checks.size(max_iter, f"{fname}: max_iter", high=MAX_NEWTON,
+                            hint="each iteration costs 2k + 1 evaluations of the map")
     k = x.size
+    if k == 0:
+        raise _checks.error(f"{fname}: x0", "at least one number", "an empty array")
 
     def P(z):
         out = np.asarray(step(z), dtype=float).reshape(-1)
         if out.shape != (k,):
             raise ValueError(f"{fname}: step: expected it to return {k} numbers, got shape "
                              f"{out.shape}")
-        return out
+        return _checks.finite_result(out, f"{fname}: step", "P(x)")
 
     def jacobian(z):
         D = np.empty((k, k))
@@ -1044,7 +1051,12 @@ def fixed_point(step, x0, *, tol=1e-9, max_iter=20, fd_step=1e-7):
                                f"iterations: |P(x) - x| = {np.max(np.abs(Px - x)):.3g} > "
                                f"tol = {tol:g}")
         D = jacobian(x)
-        x = x - np.linalg.lstsq(D - np.eye(k), Px - x, rcond=None)[0]
+        dx = np.linalg.lstsq(D - np.eye(k), Px - x, rcond=None)[0]
+        if not np.any(np.abs(dx) > 1e-15 * np.maximum(1.0, np.abs(x))):
+            raise RuntimeError(f"{fname}: the Newton step vanished with |P(x) - x| = "
+                               f"{np.max(np.abs(Px - x)):.3g} > tol = {tol:g} (DP - I is "
+                               f"singular along the residual: no fixed point near x)")
+        x = x - dx
         Px = P(x)
         updates += 1
     D = jacobian(x)
