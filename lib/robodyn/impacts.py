@@ -28,6 +28,7 @@ compass-gait walker) are in :mod:`robodyn.walkers`.
 """
 from __future__ import annotations
 
+import math
 import warnings
 from dataclasses import dataclass, field
 from typing import Callable
@@ -292,6 +293,30 @@ class Surface:
                              f"mu = {mu:g} > 0, got tangent=None (hint: tangent(q) @ qd is the "
                              f"sliding velocity of the contact point)")
         object.__setattr__(self, "friction", float(mu))
+        object.__setattr__(self, "phi", _checked_phi(self.phi, self.name))
+
+
+def _checked_phi(phi, name):
+    """``phi`` whose every value is checked: a real finite number (a NaN gap would let the
+    motion pass through the surface with no event; refused instead)."""
+    if getattr(phi, "_robodyn_checked", False):
+        return phi
+
+    def checked(q, *args):
+        v = phi(q, *args)
+        try:
+            f = float(v)
+        except (TypeError, ValueError):
+            raise TypeError(f"Surface {name!r}: phi: expected phi(q) to return a real number, "
+                            f"got {_checks.describe(v)}") from None
+        if not math.isfinite(f):
+            raise ValueError(f"Surface {name!r}: phi: expected a finite gap phi(q), got {f!r} "
+                             f"at q = {np.asarray(q).tolist()} (a NaN gap would hide the "
+                             f"impact)")
+        return v
+    checked._robodyn_checked = True
+    checked.__wrapped__ = phi
+    return checked
 
 
 @dataclass(frozen=True)
