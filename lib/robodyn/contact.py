@@ -126,10 +126,11 @@ def solve_modes(Minv, Jn, Jt, mu, v0, cn, ct, fixed, tol, fname, open_first=Fals
     lists = _mode_lists(mu, has_t, fixed)
     if open_first:
         lists = [tuple(reversed(m)) for m in lists]
-    count = int(np.prod([len(m) for m in lists])) if p else 1
-    if count > MAX_MODES:
+    # the guard in log2, so it cannot overflow (a product of 100 factors 4 wraps an int64)
+    log2_count = float(sum(np.log2(len(m)) for m in lists))
+    if log2_count > np.log2(MAX_MODES) + 1e-9:
         raise ValueError(f"{fname}: contacts: expected at most {MAX_MODES} contact modes to "
-                         f"enumerate, got {count} ({p} contacts at once; hint: the "
+                         f"enumerate, got 2^{log2_count:.4g} ({p} contacts at once; hint: the "
                          f"time-stepping simulator handles large contact sets)")
     wn0, wt0 = Jn @ v0 + cn, Jt @ v0 + ct
     scale = max(1.0, float(np.max(np.abs(wn0), initial=0.0)),
@@ -280,6 +281,7 @@ def _impulse(M, Jn, Jt, v, e, mu, tol, fname):
         out = solve(lo)
     v1, Ln, Lt, modes = out
     lost = T0 - 0.5 * float(v1 @ M @ v1)
+    _checks.finite_result((v1, Ln, Lt, lost), fname, "qd_plus, impulses and energy_lost")
     modes = tuple("slide" if m.startswith("slide") else m for m in modes)
     return ContactResult(v1, Ln, Lt, vn, Jn @ v1, vt, Jt @ v1, modes, max(lost, 0.0),
                          scale * e, scaled)
