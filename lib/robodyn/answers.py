@@ -875,9 +875,26 @@ def decode(data, problem=None, inputs=None):
 
     >>> decode({'type': 'sympy', 'shape': [], 'entries': ['2*x']})
     2*x
+    >>> decode({'type': 'numeric'})
+    Traceback (most recent call last):
+    ...
+    ValueError: decode: data: expected an answer record with the field 'shape', got a record without it
     """
     if not isinstance(data, dict) or not isinstance(data.get("type"), str):
-        raise ValueError("decode: expected a dict with a 'type'")
+        raise _checks.error("decode: data", "a dict with a 'type'", data)
+    if problem is not None and not isinstance(problem, Problem):
+        raise _checks.error("decode: problem", "a Problem or None", problem, exc=TypeError)
+    try:
+        return _decode(data, problem, inputs)
+    except KeyError as exc:                     # a malformed record: a ValueError, never a KeyError
+        raise _checks.error("decode: data", f"an answer record with the field {exc.args[0]!r}",
+                            "a record without it") from None
+    except (TypeError, IndexError, OverflowError) as exc:
+        raise _checks.error("decode: data", "a well-formed answer record",
+                            f"{type(exc).__name__}: {str(exc)[:120]}") from None
+
+
+def _decode(data, problem, inputs):
     t = data["type"]
     names = None if problem is None else list(problem.variables)
     if t == "none":

@@ -300,6 +300,21 @@ def _simp(e, simplify, q=None):
     return e
 
 
+def _no_rate_symbols(groups, coords, fname):
+    """Refuse a symbol named like the library's rate symbols (``q1_dot``, ``u1_dot``) in the
+    model's expressions: it would be read as a constant parameter, not as a rate."""
+    reserved = {f"{s.name}_dot" for s in coords}
+    for label, exprs in groups.items():
+        for e in exprs:
+            hit = sorted(s.name for s in getattr(e, "free_symbols", ()) if s.name in reserved)
+            if hit:
+                raise _checks.error(f"{fname}: {label}", "expressions in the coordinates, "
+                                    "speeds, time and constant parameters",
+                                    f"one holding the symbol {hit[0]}",
+                                    "q_dot/u_dot names are the library's own rate symbols; a "
+                                    "rate is written with the speeds u")
+
+
 def _check_invertible(W, q, what, fname, rng=None):
     """A square W(q): ValueError when it is singular (symbolically or at a random point)."""
     if W.shape[0] != W.shape[1]:
@@ -430,6 +445,10 @@ def kanes_equations(q, u, bodies, loads=(), speeds=None, constraints=(), depende
         raise _checks.error(f"{fname}: constraints", "a list of expressions linear in the "
                             "speeds", constraints, exc=TypeError)
     constraints = [_checks.expression(c, f"{fname}: constraints") for c in constraints]
+    _checks.time_symbol(t, f"{fname}: constraints", coordinates=list(q) + list(u),
+                        exprs=constraints)
+    _no_rate_symbols({"bodies": exprs[:2 * len(bodies)], "loads": exprs[2 * len(bodies):],
+                      "constraints": constraints}, list(q) + list(u), fname)
     p = len(constraints)
     if p >= m and p:
         raise ValueError(f"{fname}: constraints: {p} constraints on {m} speeds remove all "
