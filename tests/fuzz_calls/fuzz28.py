@@ -117,14 +117,21 @@ CALLS.update({
 
 _RECORD = ("a result record: robodyn builds it from arguments its producing function has "
            "checked; readers read its fields (the producing function is fuzzed)")
-SKIP = {f"robodyn.{n}": _RECORD for n in (
+_BUILT = ("built by its factory function from checked arguments ({}); the class is the "
+          "result's type, not an entry point")
+SKIP = {f"robodyn.{n}": _BUILT.format(f) for n, f in (
+    ("kane.KaneEquations", "kanes_equations"), ("kane.ChainEquations", "chain_equations"),
+    ("lagrange.EquationsOfMotion", "equations_of_motion"),
+    ("lagrange.NumericEquations", "EquationsOfMotion.numeric"),
+    ("equations.NumericForm", "numeric forms"), ("flexible.FlexibleLink", "flexible_link"))}
+SKIP.update({f"robodyn.{n}": _RECORD for n in (
     "simulation.Trajectory", "contact.ContactResult", "impacts.ImpactResult",
     "impacts.ImpactEvent", "impacts.HybridTrajectory", "impacts.StepResult",
     "impacts.FixedPoint", "geometry.JointPath", "geometry.Geodesic", "flexible.HubRun",
     "timestepping.TimeSteppingResult", "constrained_simulation.ConstrainedTrajectory",
     "port_hamiltonian.PHTrajectory", "constraints.MultiplierSolution",
     "constraints.ConstrainedMotion", "constraints.Integrability", "answers.Feedback",
-    "kane.Linearization", "viz.InteractiveFigure", "viz.Animation")}
+    "kane.Linearization", "viz.InteractiveFigure", "viz.Animation")})
 
 
 def _public():
@@ -134,3 +141,69 @@ def _public():
 
 _API = _public()
 CALLS = {k: v for k, v in CALLS.items() if k in _API}     # methods a form inherits publicly
+
+
+@functools.lru_cache(None)
+def _fixed():
+    return ph.FixedBaseForm(models.planar_rr(), gravity=(0, -9.81, 0))
+
+
+@functools.lru_cache(None)
+def _eom():
+    return lagrange.equations_of_motion(models.planar_rr(), gravity=(0, -9.81, 0))
+
+
+@functools.lru_cache(None)
+def _body():
+    return ph.BaseForm(rd.spatial_inertia(2.0, [0.3, 0.4, 0.5]))
+
+
+def _more_calls():
+    X = np.array([0.3, -0.2, 0.1, 0.4])
+    fb = "robodyn.port_hamiltonian.FixedBaseForm"
+    for meth in ("gradient", "outputs", "dynamics", "input_torque", "ports"):
+        CALLS[f"{fb}.{meth}"] = lambda: ((_fixed(), X), {})
+    for meth in ("interconnection", "input_matrix"):
+        CALLS[f"{fb}.{meth}"] = lambda: ((_fixed(),), {})
+    CALLS[f"{fb}.numeric_form"] = lambda: ((_fixed(),), {})
+    CALLS[f"{fb}.rhs"] = lambda: ((_fixed(), 0.0, X), {})
+    CALLS[f"{fb}.potential_energy"] = lambda: ((_fixed(), Q), {})
+    bf = "robodyn.port_hamiltonian.BaseForm"
+    xb = lambda: _body().state(H0, np.array([0.1, 0.2, 0.3, 0.0, 0.1, 0.2]))
+    CALLS[f"{bf}.interconnection"] = lambda: ((_body(), xb()), {})
+    CALLS[f"{bf}.momentum"] = lambda: ((_body(), xb()), {})
+    CALLS[f"{bf}.rhs"] = lambda: ((_body(), 0.0, xb()), {})
+    ne = "robodyn.lagrange.NumericEquations"
+    for meth in ("mass_matrix", "input_matrix"):
+        CALLS[f"{ne}.{meth}"] = lambda: ((_eom().numeric(), Q), {})
+    for meth in ("forcing", "kinematics", "kinematics_jacobian", "accelerations"):
+        CALLS[f"{ne}.{meth}"] = lambda: ((_eom().numeric(), Q, QD), {})
+    eq = "robodyn.lagrange.EquationsOfMotion"
+    CALLS[f"{eq}.explicit"] = lambda: ((_eom(),), {})
+    CALLS[f"{eq}.tau"] = lambda: ((_eom(),), {})
+    CALLS[f"{eq}.rhs"] = lambda: ((_eom(),), {})
+    cg = "robodyn.walkers.CompassGait"
+    qg, qdg = np.array([0.2, -0.3]), np.array([-1.0, 0.5])
+    CALLS[f"{cg}.energy"] = lambda: ((_gait(), qg, qdg), {})
+    CALLS[f"{cg}.points"] = lambda: ((_gait(), qg), {})
+    CALLS[f"{cg}.heel_strike"] = lambda: ((_gait(), np.array([-0.22, 0.22]),
+                                           np.array([-1.0, 0.5])), {})
+    CALLS[f"{cg}.section_state"] = lambda: ((_gait(), np.array([-0.22, 1.09, 0.38])), {})
+    CALLS["robodyn.answers.Problem.from_dict"] = lambda: (
+        (answers.Problem("p", "x", variables={"x": (0, 1)}).to_dict(),), {})
+    CALLS["robodyn.answers.ProblemSet.spec"] = lambda: (
+        (answers.ProblemSet("s", [answers.Problem("p", "x")]),), {})
+    hs = "robodyn.impacts.HybridSystem"
+    CALLS[f"{hs}.kinetic_energy"] = lambda: ((walkers.bouncing_ball(0.5), [0.0, 1.0],
+                                              [0.0, -1.0]), {})
+    CALLS[f"{hs}.accelerations"] = lambda: ((walkers.bouncing_ball(0.5), 0.0, [0.0, 1.0],
+                                             [0.0, -1.0]), {})
+
+
+_more_calls()
+CALLS = {k: v for k, v in CALLS.items() if k in _API}
+SKIP.update({"robodyn.walkers.CompassGait.step_map": "costly: one hybrid step per call",
+             "robodyn.walkers.CompassGait.fixed_point": "costly: a Newton search of steps"})
+CALLS["robodyn.walkers.CompassGait.step_map"] = lambda: (
+    (_gait(), np.array([-0.22, 1.09, 0.38])), {})
+CALLS["robodyn.walkers.CompassGait.fixed_point"] = lambda: ((_gait(),), {})
