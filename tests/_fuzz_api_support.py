@@ -96,13 +96,16 @@ def public_callables():
 
 
 def load_registry():
-    calls, skip = {}, {}
+    """(CALLS, SKIP, PENDING, GAPS) merged over tests/fuzz_calls/*.py."""
+    calls, skip, pending, gaps = {}, {}, {}, {}
     for path in sorted(glob.glob(os.path.join(HERE, "fuzz_calls", "*.py"))):
         ns = runpy.run_path(path)
         for k, v in ns.get("CALLS", {}).items():
             calls.setdefault(k, v)
         skip.update(ns.get("SKIP", {}))
-    return calls, skip
+        pending.update(ns.get("PENDING", {}))
+        gaps.update(ns.get("GAPS", {}))
+    return calls, skip, pending, gaps
 
 
 class _Recorder:

@@ -32,7 +32,7 @@ import pytest
 import _fuzz_api_support as fz
 
 API = fz.public_callables()
-REGISTRY, SKIP = fz.load_registry()
+REGISTRY, SKIP, PENDING, GAPS = fz.load_registry()
 PER_CALLABLE_SECONDS = 0.6
 
 
@@ -53,15 +53,17 @@ def valid_call(name, recorded):
 
 
 def test_every_public_callable_has_a_valid_call(recorded):
-    missing = [n for n in API if valid_call(n, recorded) is None]
+    missing = [n for n in API if valid_call(n, recorded) is None and n not in PENDING]
     assert not missing, (f"{len(missing)} public callables have no valid call: add one to "
                          f"tests/fuzz_calls/<helper>.py (CALLS) or a doctest:\n" +
                          "\n".join(missing))
 
 
-def test_registry_names_exist():
-    stale = [n for n in list(REGISTRY) + list(SKIP) if n not in API]
+def test_registry_names_exist(recorded):
+    stale = [n for n in list(REGISTRY) + list(SKIP) + list(GAPS) if n not in API]
     assert not stale, f"registered names that are not public callables: {stale}"
+    done = [n for n in PENDING if valid_call(n, recorded) is not None]
+    assert not done, f"PENDING names that have a valid call now (remove them): {done}"
 
 
 def _target(name, args, kwargs):
@@ -153,9 +155,11 @@ def fuzz_one(name, recorded):
 
 @pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(API))
-def test_fuzz(name, recorded):
+def test_fuzz(name, recorded, request):
     if name in SKIP:
         pytest.skip(SKIP[name])
+    if name in GAPS:        # known gaps: listed, not hidden (a fix shows as XPASS)
+        request.applymarker(pytest.mark.xfail(reason=GAPS[name], strict=False))
     kind, obj, _ = API[name]
     if kind == "class" and issubclass(obj, BaseException):
         pytest.skip("an exception or warning class: raising it is its API")

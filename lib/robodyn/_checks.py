@@ -225,8 +225,10 @@ def _as_numeric(x, name, hint=None) -> np.ndarray:
                     "masked arrays are refused: fill or drop the masked values first "
                     "(x.filled(...) or x.compressed())", exc=TypeError)
     if is_symbolic(x):
-        raise error(name, "numbers", "sympy expressions", hint or
-                    "this is a numeric function: substitute numbers first", exc=TypeError)
+        x = _sympy_numbers(x)
+        if x is None:
+            raise error(name, "numbers", "sympy expressions", hint or
+                        "this is a numeric function: substitute numbers first", exc=TypeError)
     try:
         a = np.asarray(x)
     except (TypeError, ValueError) as exc:     # ragged lists and the like
@@ -242,6 +244,24 @@ def _as_numeric(x, name, hint=None) -> np.ndarray:
                         "rows of different lengths", exc=ValueError)
     _refuse_kind(a, x, name, hint)
     return a
+
+
+def _sympy_numbers(x):
+    """Input holding sympy *numbers* only (``Integer``, ``Rational``, ``Float``, ``pi``) as an
+    object array of floats, for numeric code; None when a symbol or a non-real number is in it.
+    """
+    try:
+        a = np.array(x.tolist() if isinstance(x, sp.MatrixBase) else x, dtype=object)
+    except (TypeError, ValueError):
+        return None
+    out = np.empty(a.shape, dtype=object)
+    for i, e in enumerate(a.flat):
+        if isinstance(e, sp.Basic):
+            if not (e.is_number and e.is_real) or e.has(sp.zoo, sp.nan, sp.oo, -sp.oo):
+                return None
+            e = float(e)
+        out.flat[i] = e
+    return out
 
 
 def _fast(x):
@@ -562,6 +582,9 @@ def size(x, name: str, *, low: int = 1, high: int | None = MAX_SIZE,
     ...
     TypeError: f: steps: expected an integer, got float 2.5
     """
+    if isinstance(x, numbers.Rational) and not isinstance(x, (numbers.Integral, sp.Basic)) \
+            and x.denominator == 1:
+        x = int(x)                             # Fraction(4, 1) is the integer 4
     if isinstance(x, (bool, np.bool_)) or not (isinstance(x, numbers.Integral) or
                                                isinstance(x, sp.Basic) and x.is_Integer):
         raise error(name, "an integer", describe(x), hint, exc=TypeError)

@@ -176,6 +176,14 @@ def _check_problem(p):
         object.__setattr__(p, "inputs", tuple(shapes))
 
 
+class UnknownProblemError(KeyError, ValueError):
+    """A problem key that the set does not have (a KeyError for mappings, a ValueError for the
+    argument checks)."""
+
+    def __str__(self):
+        return str(self.args[0]) if self.args else ""
+
+
 @dataclass(frozen=True)
 class Problem:
     """One problem of a set: where its answer lives and how to sample it.
@@ -1004,6 +1012,16 @@ def fingerprint(reference, problem, seed=0):
     >>> fingerprint(sp.Integer(3), Problem('p2', 'y'))        # a constant: its form only
     {'points': {}, 'shape': []}
     """
+    if not isinstance(problem, Problem):
+        raise _checks.error("fingerprint: problem", "a Problem", problem, exc=TypeError)
+    seed = _checks.size(seed, "fingerprint: seed", low=0, high=2**63 - 1)
+    if isinstance(reference, (sp.Basic, sp.MatrixBase)):
+        names = set(problem.variables)
+        extra = sorted(str(s) for s in reference.free_symbols if str(s) not in names)
+        if extra:
+            raise _checks.error("fingerprint: reference", "an expression in the problem's "
+                                f"variables {sorted(names)}", f"one in {extra}",
+                                "list every symbol in Problem(variables=...)")
     import hashlib
     rng = np.random.default_rng(seed)
     kind, val = _as_value(reference, problem)
@@ -1157,15 +1175,31 @@ class ProblemSet:
 
     def __getitem__(self, key):
         if key not in self.problems:
-            raise KeyError(f"ProblemSet {self.name!r}: no problem {key!r}; the problems are "
+            raise UnknownProblemError(f"ProblemSet {self.name!r}: key: no problem {key!r}; the problems are "
                            f"{list(self.problems)}")
         return self.problems[key]
 
     def load_key(self, text):
         """Load the answer key (JSON written by ``python -m robodyn.grading generate``);
         None means no key (the instructor's copy before generation)."""
-        self._key = None if text is None else {k: _key_from_dict(v, self.problems[k])
-                                               for k, v in json.loads(text).items()}
+        if text is None:
+            self._key = None
+            return
+        name = "ProblemSet.load_key: text"
+        if not isinstance(text, (str, bytes)):
+            raise _checks.error(name, "JSON text or None", text, exc=TypeError)
+        try:
+            data = json.loads(text)
+        except (ValueError, RecursionError) as exc:
+            raise _checks.error(name, "JSON text", f"unreadable JSON ({str(exc)[:80]})") \
+                from None
+        if not isinstance(data, dict):
+            raise _checks.error(name, "a JSON object {problem key: entry}", data)
+        unknown = sorted(str(k) for k in data if k not in self.problems)
+        if unknown:
+            raise _checks.error(name, f"entries of the problems {sorted(self.problems)}",
+                                f"unknown keys {unknown[:5]}")
+        self._key = {k: _key_from_dict(v, self.problems[k]) for k, v in data.items()}
 
     def in_key(self, key):
         """True when the loaded answer key holds problem ``key`` (False without a key).

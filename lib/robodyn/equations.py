@@ -307,10 +307,7 @@ class NumericForm:
         return _checks.vector(x, size, f"{self.name}.{fname}: {what}")
 
     def _time(self, t, fname):
-        t = _checks.scalar(t, f"{self.name}.{fname}: t")
-        if _checks.is_symbolic(t) or not np.isfinite(float(t)):
-            raise ValueError(f"{self.name}.{fname}: t: expected a finite number (s), got {t!r}")
-        return float(t)
+        return _checks.real_number(t, f"{self.name}.{fname}: t", hint="a time in s")
 
     def _tau(self, tau, fname):
         if tau is None:

@@ -298,7 +298,7 @@ def _check_M(M, q, fname):
                             f"chains go through robodyn.dynamics.coriolis_matrix(chain, q, qd)")
         if not is_symbolic(M):
             raise TypeError(f"{fname}: M: expected a sympy Matrix, got {_checks._describe(M)}")
-        M = sp.Matrix(M)
+    M = _checks.sym_matrix(M, f"{fname}: M")        # strings refused, numbers checked
     q = _symbol_list(q, "q", fname)
     n = len(q)
     if M.shape != (n, n):
