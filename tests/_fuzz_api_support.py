@@ -96,8 +96,10 @@ def public_callables():
 
 
 def load_registry():
-    """(CALLS, SKIP, PENDING, GAPS) merged over tests/fuzz_calls/*.py."""
-    calls, skip, pending, gaps = {}, {}, {}, {}
+    """(CALLS, SKIP, PENDING, GAPS, TEXT) merged over tests/fuzz_calls/*.py. TEXT: name ->
+    arguments that take text by design (answers read by the safe parser): a string there may
+    be accepted, but it must never run."""
+    calls, skip, pending, gaps, text = {}, {}, {}, {}, {}
     for path in sorted(glob.glob(os.path.join(HERE, "fuzz_calls", "*.py"))):
         ns = runpy.run_path(path)
         for k, v in ns.get("CALLS", {}).items():
@@ -105,7 +107,8 @@ def load_registry():
         skip.update(ns.get("SKIP", {}))
         pending.update(ns.get("PENDING", {}))
         gaps.update(ns.get("GAPS", {}))
-    return calls, skip, pending, gaps
+        text.update(ns.get("TEXT", {}))
+    return calls, skip, pending, gaps, text
 
 
 class _Recorder:

@@ -26,11 +26,11 @@ _SYMPY_OWN_TEXT = {"nsimplify"}
 def _from_robodyn():
     """Where robodyn handed text to sympy: the first caller outside sympy, when it is in
     lib/robodyn (sympy parsing its own strings while a module is imported lazily is fine)."""
-    f, entry = sys._getframe(2), None
+    f, inside = sys._getframe(2), set()
     while f is not None and _SYMPY in f.f_code.co_filename:
-        entry = f.f_code.co_name
+        inside.add(f.f_code.co_name)
         f = f.f_back
-    if entry in _SYMPY_OWN_TEXT:
+    if inside & _SYMPY_OWN_TEXT:
         return None
     if f is not None and _LIB in f.f_code.co_filename:
         return f.f_code.co_filename + f":{f.f_lineno}"

@@ -212,3 +212,9 @@ _GRADING = ("grading: process-level functions (sandbox, jail, CLI, notebook runs
             "jail29/dask29, rewritten in the same round; their owners register valid calls")
 PENDING = {n: _GRADING for n in _API if n.startswith("robodyn.grading.")}
 """Public callables allowed to lack a valid call for now (the completeness test lists them)."""
+
+TEXT = {f"robodyn.answers.{n}": args for n, args in (
+    ("compare", ("answer", "reference")), ("equivalent", ("answer", "reference")),
+    ("ProblemSet.check", ("answer",)), ("encode", ("value",)), ("fingerprint", ("reference",)),
+    ("parse_expression", ("text",)))}
+"""Arguments that take a student's or instructor's text by design (read by the safe parser)."""
