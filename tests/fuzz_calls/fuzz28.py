@@ -218,3 +218,69 @@ TEXT = {f"robodyn.answers.{n}": args for n, args in (
     ("ProblemSet.check", ("answer",)), ("encode", ("value",)), ("fingerprint", ("reference",)),
     ("parse_expression", ("text",)))}
 """Arguments that take a student's or instructor's text by design (read by the safe parser)."""
+
+
+@functools.lru_cache(None)
+def _kane():
+    q, u, l, m, g = sp.symbols("q u l m g")
+    pos = sp.Matrix([l * sp.sin(q), -l * sp.cos(q), 0])
+    return kane.kanes_equations([q], [u], [kane.Particle("P", m, pos)],
+                                [kane.Force(pos, sp.Matrix([0, -m * g, 0]))])
+
+
+@functools.lru_cache(None)
+def _kane_constrained():
+    q1, q2, u1, u2, m = sp.symbols("q1 q2 u1 u2 m")
+    return kane.kanes_equations([q1, q2], [u1, u2],
+                                [kane.Particle("P", m, sp.Matrix([q1, q2, 0]))],
+                                constraints=[u1 - u2])
+
+
+@functools.lru_cache(None)
+def _chain_kane():
+    return kane.equations_of_motion(models.planar_rr(), gravity=(0, -9.81, 0))
+
+
+@functools.lru_cache(None)
+def _lin():
+    return kane.linearize(_chain_kane(), [-np.pi / 2, 0.0])
+
+
+@functools.lru_cache(None)
+def _constraints():
+    q1, q2 = sp.symbols("q1 q2")
+    return constraints.Constraints([q1, q2], holonomic=[q1 - sp.Rational(1, 2), q2],
+                                   t=equations.TIME)
+
+
+@functools.lru_cache(None)
+def _mmf():
+    q, u, l, m = sp.symbols("q u l m")
+    return equations.mass_matrix_form([q], [u], [[l**2 * m]], [-9.81 * l * m * sp.sin(q)])
+
+
+def _last_calls():
+    K = {"l": 1.0, "m": 2.0, "g": 9.81}
+    CALLS["robodyn.kane.KaneEquations.equations"] = lambda: ((_kane(),), {})
+    CALLS["robodyn.kane.KaneEquations.constraint_force"] = lambda: (
+        (_kane_constrained(), [0.3, 0.2], [0.1]), {"values": {"m": 2.0}})
+    CALLS["robodyn.kane.ChainEquations.equations"] = lambda: ((_chain_kane(),), {})
+    CALLS["robodyn.kane.ChainEquations.explicit"] = lambda: ((_chain_kane(),), {})
+    CALLS["robodyn.kane.ChainEquations.partial_velocities"] = lambda: ((_chain_kane(), 1), {})
+    CALLS["robodyn.kane.Linearization.numeric"] = lambda: ((_lin(),), {})
+    CALLS["robodyn.kane.Linearization.eigenvalues"] = lambda: ((_lin(),), {})
+    CALLS["robodyn.constraints.Constraints.parameters"] = lambda: ((_constraints(),), {})
+    CALLS["robodyn.constraints.ConstrainedSystem.numeric"] = lambda: (
+        (constraints.ConstrainedSystem(models.planar_rr(), _constraints(),
+                                       gravity=[0, -9.81, 0]),), {})
+    CALLS["robodyn.equations.MassMatrixForm.rhs"] = lambda: ((_mmf(),), {"values": {"l": 1.0,
+                                                                                  "m": 2.0}})
+    CALLS["robodyn.equations.MassMatrixForm"] = lambda: ((), {})
+    CALLS["robodyn.flexible.FlexibleLink.deflection"] = lambda: (
+        (rd.flexible.flexible_link(2, hub_inertia=1e9), [0.01, 0.002], 0.5), {})
+
+
+_last_calls()
+CALLS = {k: v for k, v in CALLS.items() if k in _API}
+SKIP["robodyn.equations.MassMatrixForm"] = ("an abstract base: subclasses provide its fields "
+                                            "(mass_matrix_form builds one and is fuzzed)")
