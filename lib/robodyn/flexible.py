@@ -528,7 +528,7 @@ def simulate_hub(link, hub, t_final, servo=None, n_samples=500, rtol=1e-8):
     if not callable(hub):
         raise TypeError(f"{fname}: hub: expected a callable t -> (theta, theta_dot, "
                         f"theta_ddot), got {_checks._describe(hub)}")
-    T = _checks.positive(t_final, f"{fname}: t_final", hint="s")
+    T = _checks.real_number(t_final, f"{fname}: t_final", low=0, strict_low=True, hint="s")
     K = _checks.size(n_samples, f"{fname}: n_samples", low=2, high=100_000)
     rtol = _checks.tolerance(rtol, f"{fname}: rtol")
     h0 = np.asarray(hub(0.0), dtype=float).ravel()
