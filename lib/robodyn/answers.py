@@ -1073,8 +1073,19 @@ def _key_from_dict(d, problem):
     shape = tuple(int(n) for n in d["shape"])
     if isinstance(d["points"], dict):
         pts = {k: np.asarray(v, dtype=float) for k, v in d["points"].items()}
+        sizes = {v.shape for v in pts.values()}
+        if set(pts) != set(problem.variables) or len(sizes) > 1 or (
+                pts and (not all(len(s) == 1 for s in sizes) or 0 in sizes.pop())):
+            raise ValueError(f"points: expected one non-empty sample of each variable "
+                             f"{sorted(problem.variables)}, got {sorted(pts)}")
     else:
         pts = [tuple(np.asarray(a, dtype=float) for a in args) for args in d["points"]]
+        if problem.is_function and not pts:
+            raise ValueError("points: expected the inputs of the key, got none (an empty key "
+                             "would mark every answer correct)")
+    if any(not np.isfinite(a).all() for a in (pts.values() if isinstance(pts, dict)
+                                               else [x for t in pts for x in t])):
+        raise ValueError("points: expected finite numbers")
     if d.get("hash") is None:
         return _HashKey(pts, shape)
     return _HashKey(pts, shape, float(d["grid"]), str(d["salt"]), str(d["offsets"]),
@@ -1199,7 +1210,17 @@ class ProblemSet:
         if unknown:
             raise _checks.error(name, f"entries of the problems {sorted(self.problems)}",
                                 f"unknown keys {unknown[:5]}")
-        self._key = {k: _key_from_dict(v, self.problems[k]) for k, v in data.items()}
+        key = {}
+        for k, v in data.items():
+            try:
+                key[k] = _key_from_dict(v, self.problems[k])
+            except KeyError as exc:
+                raise _checks.error(name, f"an answer-key entry for {k!r} with the field "
+                                    f"{exc.args[0]!r}", "an entry without it") from None
+            except (TypeError, ValueError, IndexError) as exc:
+                raise _checks.error(name, f"a well-formed answer-key entry for {k!r}",
+                                    str(exc)[:160]) from None
+        self._key = key
 
     def in_key(self, key):
         """True when the loaded answer key holds problem ``key`` (False without a key).
