@@ -995,6 +995,7 @@ class StandardForm:
 
     def rhs(self, t, x, inputs=None):
         """dx/dt of the state (class docstring), ready for ``scipy.integrate.solve_ivp``."""
+        _checks.real_number(t, f"{self.name}.rhs: t", hint="a time in s")
         x = _checks.vector(x, self.size, f"{self.name}.rhs: x (pose 12, then {self.nb} + "
                                         f"{2 * self.n} numbers)")
         check_pose(_pose_of(x), f"{self.name}.rhs: x[:12] (the base pose)", tol=RHS_POSE_TOL)
