@@ -93,6 +93,10 @@ def mode_shape(beta, L, x, derivative=0):
     >>> round(float(mode_shape(clamped_free_roots(1)[0], 1.0, 1.0)), 6)
     2.0
     """
+    beta = _checks.real_number(beta, "mode_shape: beta", low=0, strict_low=True)
+    L = _checks.real_number(L, "mode_shape: L", low=0, strict_low=True, hint="a length in m")
+    x = _checks.real_array(x, "mode_shape: x")
+    x = float(x) if x.ndim == 0 else x
     b = beta / L
     x = np.asarray(x, dtype=float)
     bl = beta

@@ -357,12 +357,23 @@ class HybridSystem:
 
     def kinetic_energy(self, q, qd):
         """:math:`\\tfrac12\\dot q^TM(q)\\dot q`."""
-        qd = np.asarray(qd, dtype=float)
-        return 0.5 * float(qd @ self.form.mass_matrix(np.asarray(q, dtype=float), 0.0) @ qd)
+        q = _checks.vector(q, self.n, "HybridSystem.kinetic_energy: q")
+        qd = _checks.vector(qd, self.n, "HybridSystem.kinetic_energy: qd")
+        if _checks.is_symbolic(q) or _checks.is_symbolic(qd):
+            raise _checks.error("HybridSystem.kinetic_energy: q", "numbers", "sympy expressions",
+                                exc=TypeError)
+        return _checks.finite_result(0.5 * float(qd @ self.form.mass_matrix(q, 0.0) @ qd),
+                                     "HybridSystem.kinetic_energy")
 
     def accelerations(self, t, q, qd):
-        """:math:`\\ddot q = M^{-1}f` (no inputs), without argument checks (the hot path)."""
-        return np.linalg.solve(self.form.mass_matrix(q, t), self.form.forcing(q, qd, t))
+        """:math:`\\ddot q = M^{-1}f` (no inputs); arguments checked (the simulator's hot path
+        calls the form directly)."""
+        t = _checks.real_number(t, "HybridSystem.accelerations: t")
+        q = _checks.vector(q, self.n, "HybridSystem.accelerations: q")
+        qd = _checks.vector(qd, self.n, "HybridSystem.accelerations: qd")
+        return _checks.finite_result(
+            np.linalg.solve(self.form.mass_matrix(q, t), self.form.forcing(q, qd, t)),
+            "HybridSystem.accelerations")
 
 
 @dataclass(frozen=True)
