@@ -500,24 +500,37 @@ class NumericEquations(NumericForm):
     def __repr__(self):
         return f"NumericEquations(n={self.n}, backend={self.backend!r})"
 
+    def _args(self, fname, t, **states):
+        """The states (n,) or (B, n) checked (real, finite, one shape) and the time."""
+        _checks.real_number(t, f"NumericEquations.{fname}: t", hint="a time in s")
+        out = []
+        for key, x in states.items():
+            single, a = _checks.batch(x, self.n, f"NumericEquations.{fname}: {key}")
+            out.append(a[0] if single else a)
+        return out
+
     def mass_matrix(self, q, t=0.0):
+        q, = self._args("mass_matrix", t, q=q)
         return self.M(q)
 
     vectorized = True
 
     def forcing(self, q, u, t=0.0):
-        return -np.einsum("...ij,...j->...i", self.C(q, u), np.asarray(u, dtype=float)) - \
-            self.G(q)
+        q, u = self._args("forcing", t, q=q, u=u)
+        return -np.einsum("...ij,...j->...i", self.C(q, u), u) - self.G(q)
 
     def kinematics(self, q, u, t=0.0):
+        q, u = self._args("kinematics", t, q=q, u=u)
         return np.array(u, dtype=float)
 
     def input_matrix(self, q, t=0.0):
+        q, = self._args("input_matrix", t, q=q)
         eye = np.eye(self.n)
         return np.broadcast_to(eye, np.shape(q)[:-1] + eye.shape).copy() if np.ndim(q) == 2 \
             else eye
 
     def kinematics_jacobian(self, q, u, t=0.0):
+        self._args("kinematics_jacobian", t, q=q, u=u)
         return np.zeros((self.n, self.n + 1))
 
     def accelerations(self, q, u, t=0.0, tau=None):
