@@ -238,7 +238,6 @@ import fractions
 import numbers
 import signal
 import tempfile
-import traceback
 
 import numpy as np
 import sympy as sp
