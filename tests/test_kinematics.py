@@ -900,7 +900,7 @@ def test_chain_functions_refuse_bad_q(f):
     with pytest.raises(ValueError, match=rf"{name}: q .*expected a vector of length 2, got "
                                          rf"shape \(2, 2\)"):
         f(chain, np.zeros((2, 2)))
-    with pytest.raises(TypeError, match=rf"{name}: expected a SerialChain, got an array of "
+    with pytest.raises(TypeError, match=rf"{name}: chain: expected a SerialChain, got an array of "
                                         rf"shape \(4, 4\)"):
         f(np.eye(4), [0.1, 0.2])
 

@@ -225,8 +225,10 @@ def _as_numeric(x, name, hint=None) -> np.ndarray:
                     "masked arrays are refused: fill or drop the masked values first "
                     "(x.filled(...) or x.compressed())", exc=TypeError)
     if is_symbolic(x):
-        raise error(name, "numbers", "sympy expressions", hint or
-                    "this is a numeric function: substitute numbers first", exc=TypeError)
+        x = _sympy_numbers(x)
+        if x is None:
+            raise error(name, "numbers", "sympy expressions", hint or
+                        "this is a numeric function: substitute numbers first", exc=TypeError)
     try:
         a = np.asarray(x)
     except (TypeError, ValueError) as exc:     # ragged lists and the like
@@ -242,6 +244,24 @@ def _as_numeric(x, name, hint=None) -> np.ndarray:
                         "rows of different lengths", exc=ValueError)
     _refuse_kind(a, x, name, hint)
     return a
+
+
+def _sympy_numbers(x):
+    """Input holding sympy *numbers* only (``Integer``, ``Rational``, ``Float``, ``pi``) as an
+    object array of floats, for numeric code; None when a symbol or a non-real number is in it.
+    """
+    try:
+        a = np.array(x.tolist() if isinstance(x, sp.MatrixBase) else x, dtype=object)
+    except (TypeError, ValueError):
+        return None
+    out = np.empty(a.shape, dtype=object)
+    for i, e in enumerate(a.flat):
+        if isinstance(e, sp.Basic):
+            if not (e.is_number and e.is_real) or e.has(sp.zoo, sp.nan, sp.oo, -sp.oo):
+                return None
+            e = float(e)
+        out.flat[i] = e
+    return out
 
 
 def _fast(x):
@@ -457,7 +477,7 @@ def scalar(x, name: str, *, low=None, high=None, strict_low: bool = False,
                     pass
             return x if not isinstance(x, sp.Float) else x
         if isinstance(x, (sp.Expr,)) or isinstance(x, sp.Symbol):
-            return x
+            return _symbolic_bounds(x, name, low, strict_low, hint)
         raise error(name, "a real number or a sympy expression", describe(x), hint, exc=TypeError)
     if isinstance(x, np.ndarray) and x.shape == () and x.dtype.kind in "iuf":
         x = x.item()
@@ -473,6 +493,22 @@ def scalar(x, name: str, *, low=None, high=None, strict_low: bool = False,
         raise error(name, "finite numbers", repr(v), hint)
     _bounds(v, name, low, high, strict_low, hint)
     return v
+
+
+def _symbolic_bounds(x, name, low, strict_low, hint):
+    """A symbolic scalar refused when its symbols' assumptions *prove* it out of range: not
+    real (``I*l``), or negative where a positive or non-negative quantity goes (``-m`` with
+    ``m`` positive). Undecided signs (plain symbols) pass."""
+    if x.is_real is False or x.has(sp.I):
+        raise error(name, "a real expression", f"{x} (not real under its symbols' assumptions)",
+                    hint or "robodyn works with real quantities", exc=TypeError)
+    if low == 0 and strict_low and x.is_positive is False:
+        raise error(name, "a positive quantity", f"{x} (not positive under its symbols' "
+                    "assumptions)", hint)
+    if low == 0 and not strict_low and x.is_nonnegative is False:
+        raise error(name, "a non-negative quantity", f"{x} (negative under its symbols' "
+                    "assumptions)", hint)
+    return x
 
 
 def _bounds(v, name, low, high, strict_low, hint, shown=None):
@@ -546,6 +582,9 @@ def size(x, name: str, *, low: int = 1, high: int | None = MAX_SIZE,
     ...
     TypeError: f: steps: expected an integer, got float 2.5
     """
+    if isinstance(x, numbers.Rational) and not isinstance(x, (numbers.Integral, sp.Basic)) \
+            and x.denominator == 1:
+        x = int(x)                             # Fraction(4, 1) is the integer 4
     if isinstance(x, (bool, np.bool_)) or not (isinstance(x, numbers.Integral) or
                                                isinstance(x, sp.Basic) and x.is_Integer):
         raise error(name, "an integer", describe(x), hint, exc=TypeError)
@@ -632,7 +671,7 @@ def spd(A, name: str, *, tol: float = DEFAULT_TOL):
     a = real_array(A, name)
     if a.ndim != 2 or a.shape[0] != a.shape[1]:
         raise error(name, "a square matrix", f"shape {a.shape}")
-    scale = max(float(np.abs(a).max(initial=0.0)), 1.0)
+    scale = float(np.abs(a).max(initial=0.0))         # relative: a tiny M is tested too
     asym = float(np.abs(a - a.T).max(initial=0.0))
     if asym > tol * scale:
         raise error(name, "a symmetric matrix", f"|M - M^T| up to {asym:.3g}")
@@ -901,7 +940,7 @@ def inertia_matrix(I, name: str, *, tol: float = 1e-9):
         _inertia_numbers(np.array(M.evalf(), dtype=float), name, tol)
         return M
     a = matrix(I, (3, 3), name)
-    if float(np.abs(a - a.T).max()) > tol * max(1.0, float(np.abs(a).max())):
+    if float(np.abs(a - a.T).max()) > tol * float(np.abs(a).max()):
         raise error(name, "a symmetric 3x3 matrix", a.tolist())
     _inertia_numbers(a, name, tol)
     return a
@@ -1008,3 +1047,117 @@ def steps(t_final, dt, name: str, *, high: int = MAX_SIZE, item_bytes: int | Non
 
 __all__ += ["no_text", "expression", "sym_matrix", "rotation_matrix", "inertia_matrix",
             "restitution", "time_symbol", "independent_of", "steps"]
+
+
+# --------------------------------------------------------------------------
+# numbers for numeric code, dicts of parameter values, results (issue 28)
+# --------------------------------------------------------------------------
+
+def real_number(x, name: str, *, low=None, high=None, strict_low: bool = False,
+                hint: str | None = None) -> float:
+    """A finite real number for numeric code, as a float. Python and numpy numbers,
+    ``Fraction`` and sympy *numbers* (``Integer``, ``Rational``, ``Float``, ``pi``) are accepted
+    alike; a symbolic expression is refused (a numeric argument cannot hold a symbol).
+
+    >>> real_number(sp.Rational(1, 2), "f: mass", low=0, strict_low=True)
+    0.5
+    >>> real_number(sp.Symbol('t'), "f: t")
+    Traceback (most recent call last):
+    ...
+    TypeError: f: t: expected a number, got the symbolic expression t (a numeric argument: substitute numbers first)
+    """
+    if isinstance(x, sp.Basic) and not x.is_number:
+        raise error(name, "a number", f"the symbolic expression {str(x)[:60]}",
+                    hint or "a numeric argument: substitute numbers first", exc=TypeError)
+    v = scalar(x, name, low=low, high=high, strict_low=strict_low, hint=hint)
+    try:
+        v = float(v)
+    except (TypeError, ValueError):
+        raise error(name, "a real number", describe(x), hint, exc=TypeError) from None
+    if not np.isfinite(v):
+        raise error(name, "a finite number", repr(v), hint)
+    return v
+
+
+def values_dict(values, name: str, *, names: dict | None = None, exact: bool = True) -> dict:
+    """A dict of parameter values ``{Symbol or name: number}`` as ``{Symbol: number}``.
+
+    Keys are sympy Symbols, or strings read as *names* (looked up in ``names``, else a plain
+    ``Symbol`` of that name): a key is never parsed, so no text runs. Values are finite real
+    numbers (sympy numbers and ``Fraction`` included), returned exact (``0.5 -> 1/2``) when
+    ``exact``, else as floats. ``None`` is an empty dict.
+
+    >>> values_dict({"m": 2.0}, "f: values")
+    {m: 2}
+    >>> values_dict({("m",): 1.0}, "f: values")
+    Traceback (most recent call last):
+    ...
+    TypeError: f: values: expected keys that are sympy Symbols or names, got a tuple of length 1
+    """
+    if values is None:
+        return {}
+    if not isinstance(values, dict):
+        raise error(name, "a dict {symbol or name: number}", describe(values), exc=TypeError)
+    names = names or {}
+    out = {}
+    for k, v in values.items():
+        if isinstance(k, str):
+            key = names.get(k, sp.Symbol(k))
+        elif isinstance(k, sp.Symbol) or isinstance(k, sp.core.function.AppliedUndef):
+            key = k
+        else:
+            raise error(name, "keys that are sympy Symbols or names", describe(k),
+                        exc=TypeError)
+        no_text(v, f"{name}[{k!s}]")
+        f = real_number(v, f"{name}[{k!s}]")
+        out[key] = _exact(f) if exact else f
+    return out
+
+
+def _nonfinite(x, depth=0):
+    if isinstance(x, np.ndarray):
+        return x.dtype.kind in "fc" and not np.isfinite(x).all()
+    if isinstance(x, (float, np.floating)):
+        return not np.isfinite(x)
+    if depth < 2 and isinstance(x, (tuple, list)):
+        return any(_nonfinite(e, depth + 1) for e in x)
+    return False
+
+
+def finite_result(out, fname: str, what: str = "result"):
+    """Postcondition of numeric code: the result holds no NaN or infinity (returned as is).
+
+    Every argument was checked finite before the work, so a non-finite result means an
+    overflow of float64 (inputs too large for the arithmetic): refused, never handed back.
+    Arrays, floats and tuples/lists of them are checked (O(size) numpy, no Python loop over
+    entries).
+
+    >>> finite_result(np.array([1.0, np.inf]), "crba")
+    Traceback (most recent call last):
+    ...
+    ValueError: crba: result: expected finite numbers for finite input, got NaN or infinity (an overflow: the inputs are too large for float64 arithmetic)
+    """
+    if _nonfinite(out):
+        raise ValueError(f"{fname}: {what}: expected finite numbers for finite input, got NaN "
+                         "or infinity (an overflow: the inputs are too large for float64 "
+                         "arithmetic)")
+    return out
+
+
+def chain(x, name: str, cls=None):
+    """A kinematic chain object (``robodyn.kinematics.SerialChain`` unless ``cls`` is given).
+
+    >>> chain("planar_rr", "crba: chain")
+    Traceback (most recent call last):
+    ...
+    TypeError: crba: chain: expected a SerialChain, got str 'planar_rr' (build one with robodyn.models, e.g. models.planar_rr())
+    """
+    if cls is None:
+        from .kinematics import SerialChain as cls
+    if not isinstance(x, cls):
+        raise error(name, f"a {cls.__name__}", describe(x),
+                    "build one with robodyn.models, e.g. models.planar_rr()", exc=TypeError)
+    return x
+
+
+__all__ += ["real_number", "values_dict", "finite_result", "chain"]

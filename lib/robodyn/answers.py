@@ -39,7 +39,6 @@ from __future__ import annotations
 import json
 import math
 import numbers
-import re
 import warnings
 from dataclasses import dataclass, field
 
@@ -47,6 +46,7 @@ import numpy as np
 import sympy as sp
 
 from . import _checks, _key_hash
+from ._problem_checks import MAX_INPUT_SIZE, _check_problem  # noqa: F401 (MAX_INPUT_SIZE)
 from .text_parser import MAX_TEXT, UnsafeExpressionError, parse_expression
 
 __all__ = ["parse_expression", "UnsafeExpressionError", "Feedback", "Problem", "ProblemSet",
@@ -113,6 +113,14 @@ def _fb(status, message, mistake=None):
 # problems
 # --------------------------------------------------------------------------
 
+class UnknownProblemError(KeyError, ValueError):
+    """A problem key that the set does not have (a KeyError for mappings, a ValueError for the
+    argument checks)."""
+
+    def __str__(self):
+        return str(self.args[0]) if self.args else ""
+
+
 @dataclass(frozen=True)
 class Problem:
     """One problem of a set: where its answer lives and how to sample it.
@@ -144,27 +152,7 @@ class Problem:
     atol: float = 1e-9
 
     def __post_init__(self):
-        for name in ("key", "answer"):
-            v = getattr(self, name)
-            if not isinstance(v, str) or not re.match(r"[A-Za-z_][A-Za-z0-9_\-]*\Z", v):
-                raise ValueError(f"Problem: {name}: expected an identifier, got {v!r}")
-        if not isinstance(self.points, numbers.Real) or self.points < 0:
-            raise ValueError(f"Problem: points: expected a number >= 0, got {self.points!r}")
-        for name in ("rtol", "atol"):
-            object.__setattr__(self, name, _checks.tolerance(getattr(self, name),
-                                                             f"Problem: {name}"))
-        for v, rng in self.variables.items():
-            if not (isinstance(rng, (tuple, list)) and len(rng) == 2 and rng[0] < rng[1]):
-                raise ValueError(f"Problem: variables[{v!r}]: expected (low, high) with low < "
-                                 f"high, got {rng!r}")
-        unknown = set(self.angles) - set(self.variables)
-        if unknown:
-            raise ValueError(f"Problem: angles: {sorted(unknown)} are not among the variables")
-        object.__setattr__(self, "variables", {str(k): (float(a), float(b))
-                                               for k, (a, b) in self.variables.items()})
-        if self.inputs is not None:
-            object.__setattr__(self, "inputs", tuple(tuple(int(n) for n in s)
-                                                     for s in self.inputs))
+        _check_problem(self)
 
     @property
     def is_function(self) -> bool:
@@ -178,6 +166,10 @@ class Problem:
     def sample_points(self, n, rng):
         """``n`` random points: ``{name: array(n)}``, or a list of argument tuples for a
         function."""
+        n = _checks.size(n, "Problem.sample_points: n", high=100_000)
+        if not isinstance(rng, np.random.Generator):
+            raise _checks.error("Problem.sample_points: rng", "a numpy Generator "
+                                "(np.random.default_rng(seed))", rng, exc=TypeError)
         if self.is_function:
             lo, hi = self.input_range
             return [tuple(rng.uniform(lo, hi, size=s) for s in self.inputs) for _ in range(n)]
@@ -845,9 +837,26 @@ def decode(data, problem=None, inputs=None):
 
     >>> decode({'type': 'sympy', 'shape': [], 'entries': ['2*x']})
     2*x
+    >>> decode({'type': 'numeric'})
+    Traceback (most recent call last):
+    ...
+    ValueError: decode: data: expected an answer record with the field 'shape', got a record without it
     """
     if not isinstance(data, dict) or not isinstance(data.get("type"), str):
-        raise ValueError("decode: expected a dict with a 'type'")
+        raise _checks.error("decode: data", "a dict with a 'type'", data)
+    if problem is not None and not isinstance(problem, Problem):
+        raise _checks.error("decode: problem", "a Problem or None", problem, exc=TypeError)
+    try:
+        return _decode(data, problem, inputs)
+    except KeyError as exc:                     # a malformed record: a ValueError, never a KeyError
+        raise _checks.error("decode: data", f"an answer record with the field {exc.args[0]!r}",
+                            "a record without it") from None
+    except (TypeError, IndexError, OverflowError) as exc:
+        raise _checks.error("decode: data", "a well-formed answer record",
+                            f"{type(exc).__name__}: {str(exc)[:120]}") from None
+
+
+def _decode(data, problem, inputs):
     t = data["type"]
     names = None if problem is None else list(problem.variables)
     if t == "none":
@@ -926,6 +935,16 @@ def fingerprint(reference, problem, seed=0):
     >>> fingerprint(sp.Integer(3), Problem('p2', 'y'))        # a constant: its form only
     {'points': {}, 'shape': []}
     """
+    if not isinstance(problem, Problem):
+        raise _checks.error("fingerprint: problem", "a Problem", problem, exc=TypeError)
+    seed = _checks.size(seed, "fingerprint: seed", low=0, high=2**63 - 1)
+    if isinstance(reference, (sp.Basic, sp.MatrixBase)):
+        names = set(problem.variables)
+        extra = sorted(str(s) for s in reference.free_symbols if str(s) not in names)
+        if extra:
+            raise _checks.error("fingerprint: reference", "an expression in the problem's "
+                                f"variables {sorted(names)}", f"one in {extra}",
+                                "list every symbol in Problem(variables=...)")
     import hashlib
     rng = np.random.default_rng(seed)
     kind, val = _as_value(reference, problem)
@@ -968,8 +987,19 @@ def _key_from_dict(d, problem):
     shape = tuple(int(n) for n in d["shape"])
     if isinstance(d["points"], dict):
         pts = {k: np.asarray(v, dtype=float) for k, v in d["points"].items()}
+        sizes = {v.shape for v in pts.values()}
+        if set(pts) != set(problem.variables) or len(sizes) > 1 or (
+                pts and (not all(len(s) == 1 for s in sizes) or 0 in sizes.pop())):
+            raise ValueError(f"points: expected one non-empty sample of each variable "
+                             f"{sorted(problem.variables)}, got {sorted(pts)}")
     else:
         pts = [tuple(np.asarray(a, dtype=float) for a in args) for args in d["points"]]
+        if problem.is_function and not pts:
+            raise ValueError("points: expected the inputs of the key, got none (an empty key "
+                             "would mark every answer correct)")
+    if any(not np.isfinite(a).all() for a in (pts.values() if isinstance(pts, dict)
+                                               else [x for t in pts for x in t])):
+        raise ValueError("points: expected finite numbers")
     if d.get("hash") is None:
         return _HashKey(pts, shape)
     if d.get("version") != KEY_VERSION:
@@ -1104,16 +1134,41 @@ class ProblemSet:
 
     def __getitem__(self, key):
         if key not in self.problems:
-            raise KeyError(f"ProblemSet {self.name!r}: no problem {key!r}; the problems are "
+            raise UnknownProblemError(f"ProblemSet {self.name!r}: key: no problem {key!r}; the problems are "
                            f"{list(self.problems)}")
         return self.problems[key]
 
     def load_key(self, text):
         """Load the answer key (JSON written by ``python -m robodyn.grading generate``);
         None means no key (the instructor's copy before generation)."""
-        data = None if text is None else json.loads(text)
-        self._key = None if data is None else {k: _key_from_dict(v, self.problems[k])
-                                               for k, v in data.items()}
+        if text is None:
+            self._key = None
+            return
+        name = "ProblemSet.load_key: text"
+        if not isinstance(text, (str, bytes)):
+            raise _checks.error(name, "JSON text or None", text, exc=TypeError)
+        try:
+            data = json.loads(text)
+        except (ValueError, RecursionError) as exc:
+            raise _checks.error(name, "JSON text", f"unreadable JSON ({str(exc)[:80]})") \
+                from None
+        if not isinstance(data, dict):
+            raise _checks.error(name, "a JSON object {problem key: entry}", data)
+        unknown = sorted(str(k) for k in data if k not in self.problems)
+        if unknown:
+            raise _checks.error(name, f"entries of the problems {sorted(self.problems)}",
+                                f"unknown keys {unknown[:5]}")
+        key = {}
+        for k, v in data.items():
+            try:
+                key[k] = _key_from_dict(v, self.problems[k])
+            except KeyError as exc:
+                raise _checks.error(name, f"an answer-key entry for {k!r} with the field "
+                                    f"{exc.args[0]!r}", "an entry without it") from None
+            except (TypeError, ValueError, IndexError) as exc:
+                raise _checks.error(name, f"a well-formed answer-key entry for {k!r}",
+                                    str(exc)[:160]) from None
+        self._key = key
 
     def in_key(self, key):
         """True when the loaded answer key holds problem ``key`` (False without a key).

@@ -631,6 +631,7 @@ def _check_equations(M, C, G, q, qd):
         raise _checks.error(f"{fname}: q", "at least one coordinate", "an empty list")
     mats = {}
     for name, X in (("M", M), ("C", C), ("G", G)):
+        _checks.no_text(X, f"{fname}: {name}")
         try:
             mats[name] = sp.Matrix(X)
         except (TypeError, ValueError, sp.SympifyError) as err:

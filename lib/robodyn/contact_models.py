@@ -29,8 +29,8 @@ G = 9.81
 
 
 def _num(x, name, fname, lo=0.0, hi=np.inf, strict=True):
-    v = _checks.scalar(x, f"{fname}: {name}")
-    ok = (lo < v if strict else lo <= v) and v <= hi if not isinstance(v, sp.Basic) else False
+    v = _checks.real_number(x, f"{fname}: {name}")
+    ok = (lo < v if strict else lo <= v) and v <= hi
     if not ok:
         rng = f"({lo:g}, {hi:g}]" if strict else f"[{lo:g}, {hi:g}]"
         raise ValueError(f"{fname}: {name}: expected a number in {rng}, got {x!r}")
@@ -138,7 +138,7 @@ def ball_impact_closed_form(vx, vy, omega, restitution, friction, radius=0.1,
     mu = _num(friction, "friction", fname, 0.0, np.inf, strict=False)
     r = _num(radius, "radius", fname)
     k = _num(inertia_ratio, "inertia_ratio", fname, 0.0, 1.0)
-    vx, vy, w = (float(_checks.scalar(v, f"{fname}: {nm}"))
+    vx, vy, w = (_checks.real_number(v, f"{fname}: {nm}")
                  for v, nm in ((vx, "vx"), (vy, "vy"), (omega, "omega")))
     if vy >= 0:
         raise ValueError(f"{fname}: vy: expected a ball moving down (vy < 0), got {vy!r}")
@@ -158,7 +158,7 @@ def block_stopping(speed, friction, g=G):
     [0.407747, 0.407747]
     """
     fname = "block_stopping"
-    v = abs(float(_checks.scalar(speed, f"{fname}: speed")))
+    v = abs(_checks.real_number(speed, f"{fname}: speed"))
     mu = _num(friction, "friction", fname)
     g = _num(g, "g", fname)
     return v * v / (2 * mu * g), v / (mu * g)
@@ -175,7 +175,10 @@ def rod_flat_impact(vx, vy, restitution, friction=0.0):
     fname = "rod_flat_impact"
     e = _num(restitution, "restitution", fname, 0.0, 1.0, strict=False)
     mu = _num(friction, "friction", fname, 0.0, np.inf, strict=False)
-    vx, vy = float(_checks.scalar(vx, f"{fname}: vx")), float(_checks.scalar(vy, f"{fname}: vy"))
+    vx, vy = _checks.real_number(vx, f"{fname}: vx"), _checks.real_number(vy, f"{fname}: vy")
+    if vy > 0:
+        raise _checks.error(f"{fname}: vy", "a landing rod (vy <= 0: moving towards the "
+                            "floor)", f"vy = {vy:g} > 0", "a rising rod does not hit the floor")
     dv = mu * (1 + e) * abs(vy)
     vx1 = 0.0 if abs(vx) <= dv else vx - np.sign(vx) * dv
     return vx1, -e * vy, 0.0

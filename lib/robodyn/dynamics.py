@@ -144,7 +144,7 @@ class IllConditionedWarning(RuntimeWarning):
 def _chain_data(chain, fname):
     """Check a numeric chain with inertias; return its constant data (cached on the chain)."""
     if not isinstance(chain, SerialChain):
-        raise TypeError(f"{fname}: expected a SerialChain, got {_checks._describe(chain)}")
+        _checks.chain(chain, f"{fname}: chain")
     data = chain._cache.get("dyn:data")
     if data is not None:
         return data
@@ -435,8 +435,11 @@ def _rnea(chain, kin, qd, qdd, gravity, wrench):
     return np.einsum("bnk,bnk->bn", kin.s, F)
 
 
-def _out(x, single):
-    return x[0] if single else x
+def _out(x, single, fname=None):
+    """The result (one state or the batch); with ``fname``, refused when an overflow made it
+    non-finite (results already checked by :func:`_finite_result` come without it)."""
+    x = x[0] if single else x
+    return x if fname is None else _checks.finite_result(x, fname)
 
 
 def _finite_result(x, fname, names):
@@ -552,7 +555,7 @@ def gravity_torques(chain, q, gravity=DEFAULT_GRAVITY):
         z = np.zeros(q.shape)
         out = _compiled("rnea", d, q, z, z, gravity, None)
         if out is not None:
-            return out
+            return _checks.finite_result(out, fname)
     g = _gravity(gravity, fname)
     single, x = _states(fname, d.n, q=q)
     z = np.zeros_like(x["q"])
@@ -646,7 +649,7 @@ def coriolis_matrix(chain, q, qd):
     d = _chain_data(chain, fname)
     C = _compiled("coriolis", d, q, qd)
     if C is not None:
-        return C
+        return _checks.finite_result(C, fname)
     single, x = _states(fname, d.n, q=q, qd=qd)
     C = _compiled("coriolis", d, x["q"], x["qd"])
     if C is None:
@@ -868,7 +871,7 @@ def mechanical_energy(chain, q, qd, gravity=DEFAULT_GRAVITY):
         return T - np.einsum("n,bnk,k->b", d.mass, kin.com, g)
 
     E = _chunked(energy, x["q"], x["qd"])
-    return float(E[0]) if single else E
+    return float(_checks.finite_result(E, fname)[0]) if single else _checks.finite_result(E, fname)
 
 
 def _skew(v):
@@ -899,10 +902,10 @@ def newton_euler_about_point(m, I_cm, c, omega):
     fname = "newton_euler_about_point"
     for k, x in (("m", m), ("I_cm", I_cm), ("c", c), ("omega", omega)):
         _checks.no_text(x, f"{fname}: {k}")
-        if _checks.is_symbolic(x):
+        if _checks.is_symbolic(x) and not (k == "m" and getattr(x, "is_number", False)):
             raise _checks.error(f"{fname}: {k}", "numbers", "sympy expressions",
                                 "a numeric function: substitute numbers first", exc=TypeError)
-    m = _checks.scalar(m, f"{fname}: m")
+    m = _checks.real_number(m, f"{fname}: m")
     if not m > 0:
         raise ValueError(f"{fname}: m: expected a positive mass, got {m}")
     I_cm = _checks.matrix(I_cm, (3, 3), f"{fname}: I_cm (inertia about the centre of mass)")
@@ -913,4 +916,4 @@ def newton_euler_about_point(m, I_cm, c, omega):
     I_P = I_cm - m * C @ C
     M6 = np.block([[m * np.eye(3), -m * C], [m * C, I_P]])
     h = np.concatenate([m * W @ W @ c, W @ I_P @ w])
-    return M6, h
+    return _checks.finite_result((M6, h), fname)

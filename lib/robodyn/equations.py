@@ -307,10 +307,7 @@ class NumericForm:
         return _checks.vector(x, size, f"{self.name}.{fname}: {what}")
 
     def _time(self, t, fname):
-        t = _checks.scalar(t, f"{self.name}.{fname}: t")
-        if _checks.is_symbolic(t) or not np.isfinite(float(t)):
-            raise ValueError(f"{self.name}.{fname}: t: expected a finite number (s), got {t!r}")
-        return float(t)
+        return _checks.real_number(t, f"{self.name}.{fname}: t", hint="a time in s")
 
     def _tau(self, tau, fname):
         if tau is None:
@@ -462,7 +459,10 @@ def _substitute(form, values, fname):
         names = {str(s): s for e in exprs + [e for _, e in inter] for s in e.free_symbols}
         sub = {}
         for k, v in values.items():
-            key = names.get(k, sp.Symbol(k)) if isinstance(k, str) else sp.sympify(k)
+            if not isinstance(k, (str, sp.Symbol, sp.core.function.AppliedUndef)):
+                raise _checks.error(f"{fname}: values", "keys that are sympy Symbols or names",
+                                    k, exc=TypeError)
+            key = names.get(k, sp.Symbol(k)) if isinstance(k, str) else k
             v = _checks.scalar(v, f"{fname}: values[{k!s}]")
             if not isinstance(v, numbers.Real) or not np.isfinite(float(v)):
                 raise ValueError(f"{fname}: values[{k!s}]: expected a finite real number, "

@@ -93,6 +93,10 @@ def mode_shape(beta, L, x, derivative=0):
     >>> round(float(mode_shape(clamped_free_roots(1)[0], 1.0, 1.0)), 6)
     2.0
     """
+    beta = _checks.real_number(beta, "mode_shape: beta", low=0, strict_low=True)
+    L = _checks.real_number(L, "mode_shape: L", low=0, strict_low=True, hint="a length in m")
+    x = _checks.real_array(x, "mode_shape: x")
+    x = float(x) if x.ndim == 0 else x
     b = beta / L
     x = np.asarray(x, dtype=float)
     bl = beta
@@ -528,7 +532,7 @@ def simulate_hub(link, hub, t_final, servo=None, n_samples=500, rtol=1e-8):
     if not callable(hub):
         raise TypeError(f"{fname}: hub: expected a callable t -> (theta, theta_dot, "
                         f"theta_ddot), got {_checks._describe(hub)}")
-    T = _checks.positive(t_final, f"{fname}: t_final", hint="s")
+    T = _checks.real_number(t_final, f"{fname}: t_final", low=0, strict_low=True, hint="s")
     K = _checks.size(n_samples, f"{fname}: n_samples", low=2, high=100_000)
     rtol = _checks.tolerance(rtol, f"{fname}: rtol")
     h0 = np.asarray(hub(0.0), dtype=float).ravel()

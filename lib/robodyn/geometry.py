@@ -57,7 +57,7 @@ __all__ = ["kinetic_energy_metric", "metric_inner_product", "levi_civita",
 def _dynamic_chain(chain, fname):
     """A SerialChain with link frames and inertias, or a clear error."""
     if not isinstance(chain, SerialChain):
-        raise TypeError(f"{fname}: expected a SerialChain, got {_checks._describe(chain)}")
+        _checks.chain(chain, f"{fname}: chain")
     if chain.link_inertias is None or chain.link_homes is None:
         raise ValueError(f"{fname}: {chain!r} has no link inertias, so it has no kinetic-energy "
                          f"metric; build it with SerialChain.from_screws(..., link_homes=[...], "

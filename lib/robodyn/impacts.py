@@ -28,6 +28,7 @@ compass-gait walker) are in :mod:`robodyn.walkers`.
 """
 from __future__ import annotations
 
+import math
 import warnings
 from dataclasses import dataclass, field
 from typing import Callable
@@ -292,6 +293,30 @@ class Surface:
                              f"mu = {mu:g} > 0, got tangent=None (hint: tangent(q) @ qd is the "
                              f"sliding velocity of the contact point)")
         object.__setattr__(self, "friction", float(mu))
+        object.__setattr__(self, "phi", _checked_phi(self.phi, self.name))
+
+
+def _checked_phi(phi, name):
+    """``phi`` whose every value is checked: a real finite number (a NaN gap would let the
+    motion pass through the surface with no event; refused instead)."""
+    if getattr(phi, "_robodyn_checked", False):
+        return phi
+
+    def checked(q, *args):
+        v = phi(q, *args)
+        try:
+            f = float(v)
+        except (TypeError, ValueError):
+            raise TypeError(f"Surface {name!r}: phi: expected phi(q) to return a real number, "
+                            f"got {_checks.describe(v)}") from None
+        if not math.isfinite(f):
+            raise ValueError(f"Surface {name!r}: phi: expected a finite gap phi(q), got {f!r} "
+                             f"at q = {np.asarray(q).tolist()} (a NaN gap would hide the "
+                             f"impact)")
+        return v
+    checked._robodyn_checked = True
+    checked.__wrapped__ = phi
+    return checked
 
 
 @dataclass(frozen=True)
@@ -332,12 +357,23 @@ class HybridSystem:
 
     def kinetic_energy(self, q, qd):
         """:math:`\\tfrac12\\dot q^TM(q)\\dot q`."""
-        qd = np.asarray(qd, dtype=float)
-        return 0.5 * float(qd @ self.form.mass_matrix(np.asarray(q, dtype=float), 0.0) @ qd)
+        q = _checks.vector(q, self.n, "HybridSystem.kinetic_energy: q")
+        qd = _checks.vector(qd, self.n, "HybridSystem.kinetic_energy: qd")
+        if _checks.is_symbolic(q) or _checks.is_symbolic(qd):
+            raise _checks.error("HybridSystem.kinetic_energy: q", "numbers", "sympy expressions",
+                                exc=TypeError)
+        return _checks.finite_result(0.5 * float(qd @ self.form.mass_matrix(q, 0.0) @ qd),
+                                     "HybridSystem.kinetic_energy")
 
     def accelerations(self, t, q, qd):
-        """:math:`\\ddot q = M^{-1}f` (no inputs), without argument checks (the hot path)."""
-        return np.linalg.solve(self.form.mass_matrix(q, t), self.form.forcing(q, qd, t))
+        """:math:`\\ddot q = M^{-1}f` (no inputs); arguments checked (the simulator's hot path
+        calls the form directly)."""
+        t = _checks.real_number(t, "HybridSystem.accelerations: t")
+        q = _checks.vector(q, self.n, "HybridSystem.accelerations: q")
+        qd = _checks.vector(qd, self.n, "HybridSystem.accelerations: qd")
+        return _checks.finite_result(
+            np.linalg.solve(self.form.mass_matrix(q, t), self.form.forcing(q, qd, t)),
+            "HybridSystem.accelerations")
 
 
 @dataclass(frozen=True)
@@ -1024,6 +1060,10 @@ class FixedPoint:
         return bool(np.all(np.abs(self.eigenvalues) < 1.0))
 
 
+MAX_NEWTON = 10_000
+"""Largest ``max_iter`` that :func:`fixed_point` accepts."""
+
+
 def fixed_point(step, x0, *, tol=1e-9, max_iter=20, fd_step=1e-7):
     r"""A fixed point :math:`x^* = P(x^*)` of a map by Newton's method with a finite-difference
     Jacobian: :math:`x \leftarrow x - (DP - I)^{-1}(P(x) - x)`.
@@ -1051,15 +1091,18 @@ def fixed_point(step, x0, *, tol=1e-9, max_iter=20, fd_step=1e-7):
     _checks.finite(x, f"{fname}: x0")
     tol = _checks.tolerance(tol, f"{fname}: tol")
     fd_step = _checks.tolerance(fd_step, f"{fname}: fd_step")
-    max_iter = _positive_int(max_iter, "max_iter", fname)
+    max_iter = _checks.size(max_iter, f"{fname}: max_iter", high=MAX_NEWTON,
+                            hint="each iteration costs 2k + 1 evaluations of the map")
     k = x.size
+    if k == 0:
+        raise _checks.error(f"{fname}: x0", "at least one number", "an empty array")
 
     def P(z):
         out = np.asarray(step(z), dtype=float).reshape(-1)
         if out.shape != (k,):
             raise ValueError(f"{fname}: step: expected it to return {k} numbers, got shape "
                              f"{out.shape}")
-        return out
+        return _checks.finite_result(out, f"{fname}: step", "P(x)")
 
     def jacobian(z):
         D = np.empty((k, k))
@@ -1078,7 +1121,12 @@ def fixed_point(step, x0, *, tol=1e-9, max_iter=20, fd_step=1e-7):
                                f"iterations: |P(x) - x| = {np.max(np.abs(Px - x)):.3g} > "
                                f"tol = {tol:g}")
         D = jacobian(x)
-        x = x - np.linalg.lstsq(D - np.eye(k), Px - x, rcond=None)[0]
+        dx = np.linalg.lstsq(D - np.eye(k), Px - x, rcond=None)[0]
+        if not np.any(np.abs(dx) > 1e-15 * np.maximum(1.0, np.abs(x))):
+            raise RuntimeError(f"{fname}: the Newton step vanished with |P(x) - x| = "
+                               f"{np.max(np.abs(Px - x)):.3g} > tol = {tol:g} (DP - I is "
+                               f"singular along the residual: no fixed point near x)")
+        x = x - dx
         Px = P(x)
         updates += 1
     D = jacobian(x)

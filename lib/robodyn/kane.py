@@ -252,8 +252,8 @@ class KaneEquations(FieldsForm):
             expr = self.constraint_forces
             if values:
                 names = {str(s): s for s in expr.free_symbols}
-                expr = expr.xreplace({(names.get(k, sp.Symbol(k)) if isinstance(k, str) else k):
-                                      _checks._exact(float(v)) for k, v in values.items()})
+                expr = expr.xreplace(_checks.values_dict(values, "KaneEquations.constraint_force: values",
+                                                         names=names))
             args = list(self.q) + list(self.u) + list(self.udot) + list(self.inputs) + [self.t]
             cache[key] = sp.lambdify(args, list(expr), modules="math", cse=True)
         tau = np.zeros(k) if tau is None else tau
@@ -298,6 +298,21 @@ def _simp(e, simplify, q=None):
     if out is not None:
         return sp.factor_terms(out[0]) / sp.factor_terms(out[1])
     return e
+
+
+def _no_rate_symbols(groups, coords, fname):
+    """Refuse a symbol named like the library's rate symbols (``q1_dot``, ``u1_dot``) in the
+    model's expressions: it would be read as a constant parameter, not as a rate."""
+    reserved = {f"{s.name}_dot" for s in coords}
+    for label, exprs in groups.items():
+        for e in exprs:
+            hit = sorted(s.name for s in getattr(e, "free_symbols", ()) if s.name in reserved)
+            if hit:
+                raise _checks.error(f"{fname}: {label}", "expressions in the coordinates, "
+                                    "speeds, time and constant parameters",
+                                    f"one holding the symbol {hit[0]}",
+                                    "q_dot/u_dot names are the library's own rate symbols; a "
+                                    "rate is written with the speeds u")
 
 
 def _check_invertible(W, q, what, fname, rng=None):
@@ -430,6 +445,10 @@ def kanes_equations(q, u, bodies, loads=(), speeds=None, constraints=(), depende
         raise _checks.error(f"{fname}: constraints", "a list of expressions linear in the "
                             "speeds", constraints, exc=TypeError)
     constraints = [_checks.expression(c, f"{fname}: constraints") for c in constraints]
+    _checks.time_symbol(t, f"{fname}: constraints", coordinates=list(q) + list(u),
+                        exprs=constraints)
+    _no_rate_symbols({"bodies": exprs[:2 * len(bodies)], "loads": exprs[2 * len(bodies):],
+                      "constraints": constraints}, list(q) + list(u), fname)
     p = len(constraints)
     if p >= m and p:
         raise ValueError(f"{fname}: constraints: {p} constraints on {m} speeds remove all "
@@ -895,7 +914,7 @@ def equations_of_motion(chain, speeds=None, gravity=DEFAULT_GRAVITY, q=None, u=N
     """
     fname = "kane.equations_of_motion"
     if not isinstance(chain, SerialChain):
-        raise TypeError(f"{fname}: expected a SerialChain, got {_checks._describe(chain)}")
+        _checks.chain(chain, f"{fname}: chain")
     if chain.link_inertias is None or chain.link_homes is None:
         raise ValueError(f"{fname}: {chain!r} has no link inertias; build it with "
                          f"SerialChain.from_screws(..., link_homes=[...], link_inertias=[...])")

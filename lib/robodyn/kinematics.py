@@ -782,6 +782,9 @@ def _as_object_or_float(x, shape, name):
     return _checks.matrix(x, shape, name)
 
 
+_CHECKED = []          # non-empty while from_screws builds a chain from checked data
+
+
 @dataclass(frozen=True, eq=False)
 class SerialChain:
     r"""A serial chain in product-of-exponentials form, an immutable value (eq. 5.5--5.7).
@@ -866,7 +869,26 @@ class SerialChain:
         if inertias is not None:
             for i, G in enumerate(inertias):
                 _check_spatial_inertia(G, f"SerialChain.from_screws: link_inertias[{i}]")
-        return cls(_freeze(S), _freeze(M), homes, inertias, tuple(types), name)
+        if not isinstance(name, str):
+            raise _checks.error("SerialChain: name", "a string", name, exc=TypeError)
+        _CHECKED.append(True)
+        try:
+            return cls(_freeze(S), _freeze(M), homes, inertias, tuple(types), name)
+        finally:
+            _CHECKED.pop()
+
+    def __post_init__(self):
+        """A chain made by calling the class directly goes through :meth:`from_screws`'s
+        checks (one boundary: no unchecked chain reaches an algorithm)."""
+        if _CHECKED:
+            return
+        ref = SerialChain.from_screws(self.screws, self.home, self.link_homes,
+                                      self.link_inertias, self.name)
+        if self.joint_types and tuple(self.joint_types) != ref.joint_types:
+            raise _checks.error("SerialChain: joint_types", f"{ref.joint_types} (what the "
+                                "screws are)", repr(self.joint_types))
+        for f in ("screws", "home", "link_homes", "link_inertias", "joint_types"):
+            object.__setattr__(self, f, getattr(ref, f))
 
     @staticmethod
     def _link_list(items, n, what, shape):
@@ -963,7 +985,7 @@ class SerialChain:
 
 def _chain_arg(chain, fname):
     if not isinstance(chain, SerialChain):
-        raise TypeError(f"{fname}: expected a SerialChain, got {_checks._describe(chain)}")
+        _checks.chain(chain, f"{fname}: chain")
     return chain
 
 

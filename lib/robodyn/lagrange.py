@@ -74,7 +74,7 @@ DEFAULT_GRAVITY = (0.0, 0.0, -9.81)
 
 def _dyn_chain(chain, fname):
     if not isinstance(chain, SerialChain):
-        raise TypeError(f"{fname}: expected a SerialChain, got {_checks._describe(chain)}")
+        _checks.chain(chain, f"{fname}: chain")
     if chain.link_inertias is None or chain.link_homes is None:
         raise ValueError(f"{fname}: {chain!r} has no link inertias; build it with "
                          f"SerialChain.from_screws(..., link_homes=[...], link_inertias=[...])")
@@ -298,7 +298,7 @@ def _check_M(M, q, fname):
                             f"chains go through robodyn.dynamics.coriolis_matrix(chain, q, qd)")
         if not is_symbolic(M):
             raise TypeError(f"{fname}: M: expected a sympy Matrix, got {_checks._describe(M)}")
-        M = sp.Matrix(M)
+    M = _checks.sym_matrix(M, f"{fname}: M")        # strings refused, numbers checked
     q = _symbol_list(q, "q", fname)
     n = len(q)
     if M.shape != (n, n):
@@ -443,6 +443,7 @@ def euler_lagrange(L, q, qd, qdd=None, split=False):
     """
     fname = "euler_lagrange"
     if not isinstance(L, sp.Basic):
+        _checks.no_text(L, f"{fname}: L")
         try:
             L = sp.sympify(L, strict=True)
         except sp.SympifyError:
@@ -499,24 +500,37 @@ class NumericEquations(NumericForm):
     def __repr__(self):
         return f"NumericEquations(n={self.n}, backend={self.backend!r})"
 
+    def _args(self, fname, t, **states):
+        """The states (n,) or (B, n) checked (real, finite, one shape) and the time."""
+        _checks.real_number(t, f"NumericEquations.{fname}: t", hint="a time in s")
+        out = []
+        for key, x in states.items():
+            single, a = _checks.batch(x, self.n, f"NumericEquations.{fname}: {key}")
+            out.append(a[0] if single else a)
+        return out
+
     def mass_matrix(self, q, t=0.0):
+        q, = self._args("mass_matrix", t, q=q)
         return self.M(q)
 
     vectorized = True
 
     def forcing(self, q, u, t=0.0):
-        return -np.einsum("...ij,...j->...i", self.C(q, u), np.asarray(u, dtype=float)) - \
-            self.G(q)
+        q, u = self._args("forcing", t, q=q, u=u)
+        return -np.einsum("...ij,...j->...i", self.C(q, u), u) - self.G(q)
 
     def kinematics(self, q, u, t=0.0):
+        q, u = self._args("kinematics", t, q=q, u=u)
         return np.array(u, dtype=float)
 
     def input_matrix(self, q, t=0.0):
+        q, = self._args("input_matrix", t, q=q)
         eye = np.eye(self.n)
         return np.broadcast_to(eye, np.shape(q)[:-1] + eye.shape).copy() if np.ndim(q) == 2 \
             else eye
 
     def kinematics_jacobian(self, q, u, t=0.0):
+        self._args("kinematics_jacobian", t, q=q, u=u)
         return np.zeros((self.n, self.n + 1))
 
     def accelerations(self, q, u, t=0.0, tau=None):
@@ -716,13 +730,11 @@ class EquationsOfMotion(MassMatrixForm):
         if backend not in ("auto", "c", "lambdify"):
             raise ValueError(f"EquationsOfMotion.numeric: backend: expected 'auto', 'c' or "
                              f"'lambdify', got {backend!r}")
-        values = dict(values or {})
-        key = (backend, tuple(sorted((str(k), float(v)) for k, v in values.items())))
+        names = {str(s): s for s in self.parameters()}
+        sub = _checks.values_dict(values, "EquationsOfMotion.numeric: values", names=names)
+        key = (backend, tuple(sorted((str(k), float(v)) for k, v in sub.items())))
         if key in self._cache:
             return self._cache[key]
-        names = {str(s): s for s in self.parameters()}
-        sub = {(names.get(k, sp.Symbol(k)) if isinstance(k, str) else sp.sympify(k)):
-               _checks._exact(float(v)) for k, v in values.items()}
         M, C, G = (X.xreplace(sub) if sub else X for X in (self.M, self.C, self.G))
         inter = tuple((w, e.xreplace(sub) if sub else e) for w, e in self.intermediates)
         known = set(self.q) | set(self.qd) | {w for w, _ in inter}
@@ -839,7 +851,7 @@ def generalized_forces(chain, q, wrenches, frame="body"):
     """
     fname = "generalized_forces"
     if not isinstance(chain, SerialChain):
-        raise TypeError(f"{fname}: expected a SerialChain, got {_checks._describe(chain)}")
+        _checks.chain(chain, f"{fname}: chain")
     if frame not in ("body", "space"):
         raise ValueError(f"{fname}: frame: expected 'body' or 'space', got {frame!r}")
     sym = _mode(chain, q, wrenches)

@@ -164,6 +164,7 @@ class FixedBaseForm:
 
     def rhs(self, t, x, inputs=None):
         """dx/dt for ``solve_ivp``; ``inputs`` a pair (tau_act, wrench) or a callable of (t, x)."""
+        _checks.real_number(t, f"{self.name}.rhs: t", hint="a time in s")
         if inputs is None:
             return self.dynamics(x)
         tau, W = inputs(t, x) if callable(inputs) else inputs
@@ -277,6 +278,7 @@ class BaseForm:
         return self.group.coadjoint(p)
 
     def rhs(self, t, x, inputs=None):
+        _checks.real_number(t, "BaseForm.rhs: t", hint="a time in s")
         x = _checks.vector(x, self.size, "BaseForm.rhs: x")
         p = x[12:]
         v = np.linalg.solve(self.inertia, p)
@@ -347,6 +349,7 @@ class _VMSBase:
     def supplied_power(self, t, x, inputs=None):
         r"""The power of the inputs, :math:`\langle\mathrm w|\mathrm v\rangle +
         \langle\tau|\dot q\rangle` (W) (gravity excluded: it is in the energy)."""
+        _checks.real_number(t, f"{self.name}.supplied_power: t", hint="a time in s")
         w, tau = _inputs(inputs, t, x, self.nb, self.n, f"{self.name}.supplied_power")
         nu = self.velocities(x)
         return float(w @ nu[:self.nb] + tau @ nu[self.nb:])
@@ -445,6 +448,7 @@ class VMSForm(_VMSBase):
 
     def rhs(self, t, x, inputs=None):
         """dx/dt: the pose moves by :math:`\\dot H = H[S\\mathrm v]`, the rest by (ph-47)."""
+        _checks.real_number(t, f"{self.name}.rhs: t", hint="a time in s")
         H, p, q, pi = self._split(x, "rhs")
         w, tau = _inputs(inputs, t, x, self.nb, self.n, f"{self.name}.rhs")
         w, tau = self._generalized(H, q, w, tau)
@@ -655,6 +659,7 @@ class DecoupledForm(_VMSBase):
         return self.input_matrix(x).T @ self.gradient(x)
 
     def rhs(self, t, x, inputs=None):
+        _checks.real_number(t, f"{self.name}.rhs: t", hint="a time in s")
         H, p, q, pi = self._split(x, "rhs")
         w, tau = _inputs(inputs, t, x, self.nb, self.n, f"{self.name}.rhs")
         w, tau = self._generalized(H, q, w, tau)
@@ -785,6 +790,7 @@ class ReducedEulerLagrange(_VMSBase):
         return acc, m
 
     def rhs(self, t, x, inputs=None):
+        _checks.real_number(t, f"{self.name}.rhs: t", hint="a time in s")
         H, vh, q, qd = self._split(x, "rhs")
         w, tau = _inputs(inputs, t, x, self.nb, self.n, f"{self.name}.rhs")
         acc, m = self._xdot(H, vh, q, qd, w, tau)

@@ -174,8 +174,8 @@ class _Builder:
     def name(self, ident):
         if ident.startswith("_"):
             _refuse(f"the name {ident!r} is refused (names may not start with an underscore)")
-        if ident in _CONSTANTS:
-            return _CONSTANTS[ident]
+        if ident in _CONSTANTS and not (self.allowed is not None and ident in self.allowed):
+            return _CONSTANTS[ident]          # a variable named E, I or pi stays a variable
         if ident in _FUNCTIONS:
             _refuse(f"{ident} is a function: call it, e.g. {ident}(x)")
         if not _NAME.match(ident) or len(ident) > 40:
@@ -228,6 +228,15 @@ class _Builder:
             _refuse(f"{fname}() of a matrix is refused")
         if fname == "Rational" and not all(a.is_Integer for a in args):
             _refuse("Rational() takes two integers")
+        if fname == "Rational" and args[1] == 0:
+            _refuse("division by zero (Rational(p, 0))")
+        if fname == "log" and len(args) == 2 and args[1].is_number and (
+                args[1].is_positive is not True or args[1] == 1):
+            _refuse(f"log(x, b) needs a base b > 0 and b != 1, got b = {args[1]}")
+        if fname in ("log", "sqrt") and args[0].is_number and args[0].is_negative:
+            _refuse(f"{fname}() of the negative number {args[0]} is not real")
+        if fname == "log" and args[0] == 0:
+            _refuse("log(0) is not a number")
         return _FUNCTIONS[fname](*args)
 
     def matrix(self, node, power):

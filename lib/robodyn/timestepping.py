@@ -97,11 +97,15 @@ def moreau_jean(system, q0, qd0, t_final, h, *, t0=0.0, max_steps=10**6, tol=1e-
     n = system.n
     q = np.array(_checks.real_array(q0, f"{fname}: q0", shape=(n,)), dtype=float)
     v = np.array(_checks.real_array(qd0, f"{fname}: qd0", shape=(n,)), dtype=float)
-    t0 = float(_checks.scalar(t0, f"{fname}: t0"))
-    t_final = float(_checks.scalar(t_final, f"{fname}: t_final"))
+    t0 = _checks.real_number(t0, f"{fname}: t0")
+    t_final = _checks.real_number(t_final, f"{fname}: t_final")
     if not (np.isfinite(t_final) and t_final > t0):
         raise ValueError(f"{fname}: t_final: expected a finite time > t0 = {t0}, got {t_final}")
-    h = float(_checks.positive(h, f"{fname}: h"))
+    h = _checks.real_number(h, f"{fname}: h", low=0, strict_low=True)
+    if h > t_final - t0:
+        raise _checks.error(f"{fname}: h", f"a step at most the span t_final - t0 = "
+                            f"{t_final - t0:g} s", f"h = {h:g} s",
+                            "a step longer than the run would take no step at all")
     max_steps = _checks.size(max_steps, f"{fname}: max_steps", high=10**8)
     steps = int(np.ceil((t_final - t0) / h - 1e-9))
     if steps > max_steps:
@@ -109,6 +113,12 @@ def moreau_jean(system, q0, qd0, t_final, h, *, t0=0.0, max_steps=10**6, tol=1e-
                          f"(t_final - t0) / h = {steps} (a larger h or a shorter run)")
     tol = _checks.tolerance(tol, f"{fname}: tol")
     surfs = system.surfaces
+    for s in surfs:
+        gap = float(s.phi(q))
+        if gap < -max(tol, 1e-9) * max(1.0, float(np.abs(q).max(initial=0.0))):
+            raise _checks.error(f"{fname}: q0", f"a state on or outside every surface (phi >= 0)",
+                                f"phi = {gap:.3g} for surface {s.name!r}",
+                                "the run would start inside the obstacle")
     p = len(surfs)
     mu_all = np.array([s.friction for s in surfs])
     e_all = np.array([s.restitution for s in surfs])

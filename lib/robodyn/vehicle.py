@@ -158,13 +158,20 @@ def dexp_inverse(u, x, order=4):
     >>> dexp_inverse(np.zeros(6), np.ones(6)).tolist()
     [1.0, 1.0, 1.0, 1.0, 1.0, 1.0]
     """
-    A = _ad6(np.asarray(u, dtype=float))
-    x = np.asarray(x, dtype=float)
+    fname = "dexp_inverse"
+    u = _checks.vector(u, 6, f"{fname}: u")
+    x = _checks.vector(x, 6, f"{fname}: x")
+    order = _checks.size(order, f"{fname}: order", low=2, high=4,
+                         hint="the series is implemented through order 4 (its order-3 term "
+                              "vanishes); a higher order would be silently truncated")
+    if _checks.is_symbolic(u) or _checks.is_symbolic(x):
+        raise _checks.error(f"{fname}: u", "numbers", "sympy expressions", exc=TypeError)
+    A = _ad6(u)
     ax = A @ x
     out = x - 0.5 * ax
     if order > 2:
         out = out + (A @ ax) / 12.0
-    return out
+    return _checks.finite_result(out, fname)
 
 
 def rigid_body_step(H, V, dt, accel):
@@ -392,6 +399,9 @@ class _Frames:
     Ic: np.ndarray     # (n, 6, 6) composite inertias sum_{i >= k} I_i
 
 
+_CHECKED = []          # non-empty while from_chain builds a system from checked data
+
+
 @dataclass(frozen=True, eq=False)
 class VehicleManipulator:
     r"""A vehicle--manipulator system: a base body in a subgroup of SE(3) carrying a serial arm,
@@ -457,8 +467,26 @@ class VehicleManipulator:
                              f"the base frame, got shape {np.shape(mount)}")
         mount = np.array(check_pose(mount, f"{fname}: mount"), dtype=float)
         mount.setflags(write=False)
-        return cls(chain, G, SUBGROUPS[base_joint], mount,
-                   name or f"{base_joint} base + {chain.name}")
+        name = name or f"{base_joint} base + {chain.name}"
+        if not isinstance(name, str):
+            raise _checks.error(f"{fname}: name", "a string", name, exc=TypeError)
+        _CHECKED.append(True)
+        try:
+            return cls(chain, G, SUBGROUPS[base_joint], mount, name)
+        finally:
+            _CHECKED.pop()
+
+    def __post_init__(self):
+        """Calling the class directly runs :meth:`from_chain`'s checks (one boundary)."""
+        if _CHECKED:
+            return
+        joint = self.base_joint
+        if isinstance(joint, Subgroup):
+            joint = joint.name
+        ref = VehicleManipulator.from_chain(self.chain, self.base_inertia, joint, self.mount,
+                                            self.name)
+        for f in ("base_inertia", "base_joint", "mount"):
+            object.__setattr__(self, f, getattr(ref, f))
 
     # -- sizes ---------------------------------------------------------------
     @property
@@ -920,6 +948,12 @@ def _inputs(inputs, t, x, nb, n, fname):
             _checks.vector(tau, n, f"{fname}: inputs: tau ({n} joint torques)"))
 
 
+RHS_POSE_TOL = 0.1
+"""How far from a rigid motion the pose in a state handed to ``StandardForm.rhs`` may be: an
+integrator's trial stages drift off SE(3) a little (refused: a rotation block scaled, zeroed
+or reflected, whose gravity and kinematics would be silently wrong)."""
+
+
 class StandardForm:
     r"""The standard VMS equations (ph-21),
     :math:`\mathcal M(q)(\dot v, \ddot q) + \mathcal C(v, q, \dot q)(v, \dot q) = (\mathrm w, \tau)`,
@@ -1036,12 +1070,14 @@ class StandardForm:
 
     def rhs(self, t, x, inputs=None):
         """dx/dt of the state (class docstring), ready for ``scipy.integrate.solve_ivp``."""
+        _checks.real_number(t, f"{self.name}.rhs: t", hint="a time in s")
+        x = _checks.vector(x, self.size, f"{self.name}.rhs: x (pose 12, then {self.nb} + "
+                                        f"{2 * self.n} numbers)")
+        check_pose(_pose_of(x), f"{self.name}.rhs: x[:12] (the base pose)", tol=RHS_POSE_TOL)
         if inputs is None:
             xd = self.vms._compiled("vms_rhs", x, self._zw, self._zt, self.gravity)
             if xd is not None:
-                return xd
-        x = _checks.vector(x, self.size, f"{self.name}: x (pose 12, then {self.nb} + "
-                                        f"{2 * self.n} numbers)")
+                return _checks.finite_result(xd, f"{self.name}.rhs")
         w, tau = _inputs(inputs, t, x, self.nb, self.n, f"{self.name}.rhs")
         xd = self.vms._compiled("vms_rhs", x, w, tau, self.gravity)
         if xd is not None:

@@ -1,0 +1,183 @@
+"""The API fuzzer (issue 28): every public callable of robodyn, found by introspection, is
+called once validly and then with each of its arguments in turn replaced by values of a
+catalog of bad kinds and of legal alternatives (tests/_fuzz_api_support.py says which
+callables count as public, where valid calls come from, and what the catalog holds).
+
+For each substitution:
+
+* a *must refuse* value (a string payload that would create a file, also nested in lists,
+  object arrays and dict keys; NaN, infinity, complex, booleans where numbers go, non-rigid
+  poses, ...) must raise a ``ValueError``/``TypeError`` raised inside robodyn whose message
+  names ``function: argument``;
+* a *may refuse* value (zero, negative, 1e308, wrong shape, a time or rate symbol where a
+  parameter goes, None) must either be refused that way or give a result without NaN/inf;
+* a *legal* alternative (numpy scalars, Fraction, sympy Integer/Float, lists for arrays,
+  big-endian or Fortran-ordered arrays) must give the valid call's result;
+* nothing may hang (10 s per call), raise another exception, or create the sentinel file;
+  tests/conftest.py makes sympy's string parser raise inside robodyn.
+
+The sample per argument is deterministic (seeded by the callable's name; the payload always
+in it), so the whole file stays within about a minute and a half on 2 cores.
+"""
+from __future__ import annotations
+
+import copy
+import inspect
+import os
+import random
+import warnings
+
+import pytest
+
+import _fuzz_api_support as fz
+
+API = fz.public_callables()
+REGISTRY, SKIP, PENDING, GAPS, TEXT = fz.load_registry()
+SAMPLE_PER_ARGUMENT = 7
+"""Substitutions per argument besides the payload (a deterministic sample of the catalog)."""
+COSTLY = {"robodyn.models.four_bar_kane", "robodyn.walkers.CompassGait.hybrid_system",
+          "robodyn.viz.animation", "robodyn.viz.interactive_figure"}
+"""Callables whose one valid call takes about a second: two substitutions per argument."""
+
+
+@pytest.fixture(scope="module")
+def recorded():
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return fz.record_doctest_calls(API)
+
+
+def valid_call(name, recorded):
+    if name in REGISTRY:
+        return REGISTRY[name]()
+    kind, obj, _ = API[name]
+    if kind == "class" and issubclass(obj, BaseException):
+        return ("message",), {}
+    return recorded.get(name)
+
+
+def test_every_public_callable_has_a_valid_call(recorded):
+    missing = [n for n in API if valid_call(n, recorded) is None and n not in PENDING]
+    assert not missing, (f"{len(missing)} public callables have no valid call: add one to "
+                         f"tests/fuzz_calls/<helper>.py (CALLS) or a doctest:\n" +
+                         "\n".join(missing))
+
+
+def test_registry_names_exist(recorded):
+    stale = [n for n in list(REGISTRY) + list(SKIP) + list(GAPS) if n not in API]
+    assert not stale, f"registered names that are not public callables: {stale}"
+
+
+def _fresh(call):
+    """A deep copy of (args, kwargs): stateful arguments (random generators, caches) start
+    equal in every call, so a legal alternative is compared with the same starting state."""
+    try:
+        return copy.deepcopy(call)
+    except Exception:  # noqa: BLE001 -- objects that cannot be copied are shared
+        return call
+
+
+def _target(name, args, kwargs):
+    """(callable, args, kwargs, short function name) for one call."""
+    kind, obj, _ = API[name]
+    short = name.rpartition(".")[2]
+    if kind == "method":
+        return getattr(args[0], short), args[1:], kwargs, short
+    if kind in ("staticmethod", "classmethod"):
+        return getattr(obj, short), args, kwargs, short
+    return obj, args, kwargs, short
+
+
+def _arguments(f, args, kwargs):
+    try:
+        sig = inspect.signature(f)
+        ba = sig.bind(*args, **kwargs)
+    except (TypeError, ValueError):
+        return None, None
+    names = [p.name for p in sig.parameters.values()
+             if p.name in ba.arguments and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
+    return ba, names
+
+
+def fuzz_one(name, recorded):
+    call = valid_call(name, recorded)
+    if call is None:
+        pytest.skip("no valid call (test_every_public_callable_has_a_valid_call fails)")
+    args, kwargs = _fresh(call)
+    f, args, kwargs, short = _target(name, tuple(args), dict(kwargs))
+    owner = name.rsplit(".", 2)[-2] if API[name][0] != "function" else short
+    base = fz.call(f, args, kwargs, 60.0)
+    ba, names = _arguments(f, args, kwargs)
+    if not names:
+        return [], 0
+    rng = random.Random(name)
+    budget = SAMPLE_PER_ARGUMENT if name not in COSTLY else 2   # deterministic, not timed
+    failures, n = [], 0
+    for arg in names:
+        subs = fz.substitutions(ba.arguments[arg])
+        if arg in TEXT.get(name, ()):
+            subs = [(lb, v, fz.MAYBE if isinstance(v, str) else vd) for lb, v, vd in subs]
+        first, rest = subs[:1], subs[1:]
+        rng.shuffle(rest)
+        for label, value, verdict in first + rest[:budget]:
+            a2, k2 = _fresh((ba.args, ba.kwargs))
+            b2 = ba.signature.bind(*a2, **k2)
+            b2.arguments[arg] = value
+            n += 1
+            what = f"{name}({arg}={label})"
+            try:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    out = fz.call(f, b2.args, b2.kwargs)
+            except fz.Hang:
+                failures.append(f"{what}: still running after 10 s")
+                continue
+            except (ValueError, TypeError) as exc:
+                msg = str(exc)
+                if verdict == fz.LEGAL:
+                    failures.append(f"{what}: legal value refused: {type(exc).__name__}: "
+                                    f"{msg[:160]}")
+                elif not fz.from_robodyn(exc):
+                    failures.append(f"{what}: {type(exc).__name__} escaped from outside "
+                                    f"robodyn: {msg[:160]}")
+                elif not (fz.names_argument(msg, short, arg) or
+                          fz.names_argument(msg, owner, arg) or
+                          # an overflow names the function's result (a postcondition)
+                          verdict == fz.MAYBE and fz.names_argument(msg, short, "result") or
+                          # text read by the safe parser: its refusals name the function
+                          arg in TEXT.get(name, ()) and fz.names_argument(msg, short, None)):
+                    failures.append(f"{what}: message does not name '{short}: {arg}': "
+                                    f"{msg[:160]}")
+                continue
+            except (KeyboardInterrupt, SystemExit):
+                raise
+            except BaseException as exc:  # noqa: BLE001 -- any other exception is the finding
+                failures.append(f"{what}: {type(exc).__name__}: {str(exc)[:160]}")
+                continue
+            finally:
+                if os.path.exists(fz.SENTINEL):
+                    os.remove(fz.SENTINEL)
+                    failures.append(f"{what}: THE PAYLOAD RAN (sentinel file created)")
+            if verdict == fz.MUST:
+                failures.append(f"{what}: accepted (returned {type(out).__name__})")
+            elif verdict == fz.MAYBE:
+                bad = fz.nonfinite(out)
+                if bad:
+                    failures.append(f"{what}: accepted, result not finite: {bad}")
+            elif not fz.same(out, base):
+                failures.append(f"{what}: legal value gave another result")
+    return failures, n
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", sorted(API))
+def test_fuzz(name, recorded, request):
+    if name in SKIP:
+        pytest.skip(SKIP[name])
+    if name in GAPS:        # known gaps: listed, not hidden (a fix shows as XPASS)
+        request.applymarker(pytest.mark.xfail(reason=GAPS[name], strict=False))
+    kind, obj, _ = API[name]
+    if kind == "class" and issubclass(obj, BaseException):
+        pytest.skip("an exception or warning class: raising it is its API")
+    failures, n = fuzz_one(name, recorded)
+    assert not failures, f"{len(failures)} of {n} substitutions failed:\n" + "\n".join(failures)
