@@ -570,6 +570,7 @@ class _Job:
     limits: Limits
     seed: int
     unsafe: bool
+    log: str | None = None
 
 
 def _seed_of(seed, name):
@@ -592,9 +593,8 @@ def _grade_task(job, item):
     on a Dask worker): its row, whatever happens -- an error of the grading itself becomes
     the row's note, never the run's. ``item``: ``(file path, student id or None)``."""
     path, student = item
-    log = os.environ.get("ROBODYN_GRADING_LOG")
-    if log:                                    # an audit line per attempt (tests count them)
-        with open(log, "a", encoding="utf-8") as fh:
+    if job.log:                                # an audit line per attempt (tests count them)
+        with open(job.log, "a", encoding="utf-8") as fh:
             fh.write(json.dumps({"file": Path(path).name, "pid": os.getpid()}) + "\n")
     try:
         row = grade_notebook(path, job.release, job.ref, limits=job.limits,
@@ -710,6 +710,7 @@ def grade(instructor_path, submissions, out_csv, *, limits=Limits(), seed=None,
     markup.validate(nb)
     release = markup.student_version(nb)
     out_csv = Path(out_csv)
+    out_csv.parent.mkdir(parents=True, exist_ok=True)
     db = gradebook_db if gradebook_db is not None else out_csv.parent / "gradebook.db"
     t0 = time.monotonic()
     say(f"reference answers from {instructor_path} …")
@@ -741,7 +742,8 @@ def grade(instructor_path, submissions, out_csv, *, limits=Limits(), seed=None,
             ("a Dask cluster" if scheduler is not None else f"{max(1, int(jobs))} local process(es)")
         say(f"  {len(records.rows)} graded already (in the gradebook), {len(todo)} to grade "
             f"on {where}")
-        job = _Job(release, ref, limits, seed, bool(unsafe))
+        job = _Job(release, ref, limits, seed, bool(unsafe),
+                   os.environ.get("ROBODYN_GRADING_LOG") or None)
         _run_tasks(job, todo, records, scheduler=scheduler, jobs=jobs, say=say,
                    total=len(files), already=len(records.rows))
     finally:
