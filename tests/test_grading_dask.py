@@ -5,7 +5,7 @@ A tiny set (two automatic problems, one argument graded by hand) and a few tiny 
 graded in the real sandbox where there is one (else ``unsafe``: the run's logic is the same);
 a local Dask cluster of 2 worker processes. Every run appends one line per grading attempt to
 ``ROBODYN_GRADING_LOG`` (the workers inherit it): that is how the sandbox runs are counted.
-About 60-90 s on 2 cores.
+About 40 s on 2 idle cores (7 min under a load of 25).
 """
 import csv
 import json
@@ -38,11 +38,9 @@ problems = ProblemSet("tiny", [Problem("p1", "A", "a number", points=1),
                                        variables={"x": (-1.0, 1.0)})])"""
 
 ANSWERS = {"good": ("A = 3", "B = 1 - sp.cos(x)**2", "Because sin^2 + cos^2 = 1."),
-           "half": ("A = 3", "B = sp.cos(x)", "No idea."),
-           "blank": (None, None, None),
-           "crash": ("A = 1 / 0", "B = sp.sin(x)**2", None),
-           "slow": ("import time\ntime.sleep(4)\nA = 3", "B = sp.sin(x)**2", "Slowly.")}
-MARKS = {"good": (1, 2), "half": (1, 0), "blank": (0, 0), "crash": (0, 2), "slow": (1, 2)}
+           "half": ("A = 1 / 0", "B = sp.cos(x)", None),
+           "slow": ("import time\ntime.sleep(3)\nA = 3", "B = sp.sin(x)**2", "Slowly.")}
+MARKS = {"good": (1, 2), "half": (0, 0), "slow": (1, 2)}
 
 
 def _cell(kind, source, gid, **flags):
@@ -137,6 +135,14 @@ def _gradebook(path):
     return out
 
 
+def _marks(rows):
+    """What must not depend on where a submission ran: points, the verdict of each problem
+    (the judge words it by what it had time for: 'equal symbolically' or 'at random points'),
+    the hand-graded texts."""
+    return {s: (float(r["total"]), float(r["p1"]), float(r["p2"]), r["p1 feedback"][:1],
+                r["p2 feedback"][:1], r.get("manual")) for s, r in rows.items()}
+
+
 def _check_marks(rows):
     assert set(rows) == set(MARKS)
     for student, (p1, p2) in MARKS.items():
@@ -151,8 +157,8 @@ def test_local_path_marks_and_hand_graded_answers(course):
     _check_marks(table)
     assert table["good"]["p2_argument"] == "" and table["good"]["awaiting"] == "2.0"
     assert table["good"]["p2_argument feedback"].startswith(gradebook.AWAITING)
-    assert "no answer" in table["blank"]["p2_argument feedback"]
-    assert "ZeroDivisionError" in table["crash"]["notes"]
+    assert "no answer" in table["half"]["p2_argument feedback"]
+    assert "ZeroDivisionError" in table["half"]["notes"]
     page = (root / "local" / "pages" / "good.html").read_text()
     assert "Because sin^2 + cos^2 = 1." in page and gradebook.AWAITING in page
     book = _gradebook(root / "local" / "gradebook.db")
@@ -162,53 +168,38 @@ def test_local_path_marks_and_hand_graded_answers(course):
         assert manual == {"p1_check": False, "p2_check": False, "p2_argument": True}
 
 
-def test_dask_grades_as_the_local_path(course, client, tmp_path):
-    root, local = course
-    log = tmp_path / "attempts.log"
-    started = time.monotonic()
-    rows = _grade(root, "dask", log=log, scheduler=client)
-    print(f"Dask path: {len(rows)} submissions in {time.monotonic() - started:.1f} s")
-    fields = ["total", "p1", "p2", "p1 feedback", "p2 feedback", "manual"]
-    assert {s: [r[k] for k in fields] for s, r in rows.items()} == \
-           {s: [r[k] for k in fields] for s, r in local.items()}
-    assert sorted(_attempts(log)) == sorted(f"{s}.ipynb" for s in MARKS)
-    workers = {r["worker"] for r in rows.values()}
-    assert len(workers) == 2, workers                 # both workers graded
-    # a rerun: everything is in the gradebook, nothing is graded again
-    again = _grade(root, "dask", log=log, scheduler=client)
-    assert len(_attempts(log)) == len(MARKS) and set(again) == set(MARKS)
-
-
-def test_a_killed_worker_loses_nothing_and_counts_nothing_twice(course, client, tmp_path):
+def test_dask_grades_as_the_local_path_through_a_killed_worker(course, client, tmp_path):
     root, local = course
     log = tmp_path / "attempts.log"
     killed = []
 
     def killer():                                 # kill the worker grading 'slow.ipynb'
-        deadline = time.monotonic() + 120
+        deadline = time.monotonic() + 300
         while time.monotonic() < deadline and not killed:
             for line in (log.read_text().splitlines() if log.exists() else []):
                 d = json.loads(line)
                 if d["file"] == "slow.ipynb":
-                    time.sleep(1.0)
+                    time.sleep(0.5)
                     os.kill(d["pid"], signal.SIGKILL)
                     killed.append(d["pid"])
                     break
-            time.sleep(0.1)
+            time.sleep(0.05)
     t = threading.Thread(target=killer, daemon=True)
     t.start()
-    rows = _grade(root, "killed", log=log, scheduler=client)
+    started = time.monotonic()
+    rows = _grade(root, "dask", log=log, scheduler=client)
+    print(f"Dask path: {len(rows)} submissions in {time.monotonic() - started:.1f} s")
     t.join()
+    assert _marks(rows) == _marks(local)
     assert killed, "the slow submission never started"
     tries = _attempts(log)
-    assert tries.count("slow.ipynb") >= 2                 # run again elsewhere
-    assert all(r["worker"].split(":")[1] != str(killed[0]) for r in rows.values()
-               if r["file"] == "slow.ipynb")
-    _check_marks(rows)
-    table = _csv(root / "killed" / "scores.csv")
-    assert len(table) == len(MARKS)
+    assert tries.count("slow.ipynb") >= 2 and set(tries) == {f"{s}.ipynb" for s in MARKS}
+    assert rows["slow"]["worker"].split(":")[1] != str(killed[0])
+    table = _csv(root / "dask" / "scores.csv")
+    assert len(table) == len(MARKS)                  # each once, in the table and the book
     _check_marks(table)
-    assert set(_gradebook(root / "killed" / "gradebook.db")) == set(MARKS)   # once each
+    book = _gradebook(root / "dask" / "gradebook.db")
+    assert book == _gradebook(root / "local" / "gradebook.db")
 
 
 def test_a_killed_grader_resumes(course, client, tmp_path):
@@ -225,8 +216,8 @@ def test_a_killed_grader_resumes(course, client, tmp_path):
                             start_new_session=True)
     try:
         deadline = time.monotonic() + 120
-        while time.monotonic() < deadline:            # two submissions graded, then kill
-            if (out / "scores.csv").exists() and len(_csv(out / "scores.csv")) >= 2:
+        while time.monotonic() < deadline:            # one submission graded, then kill
+            if (out / "scores.csv").exists() and len(_csv(out / "scores.csv")) >= 1:
                 break
             time.sleep(0.05)
         os.killpg(proc.pid, signal.SIGKILL)
@@ -235,7 +226,7 @@ def test_a_killed_grader_resumes(course, client, tmp_path):
     assert proc.returncode == -signal.SIGKILL
     kept = _csv(out / "scores.csv")
     in_book = set(_gradebook(out / "gradebook.db"))
-    assert 2 <= len(kept) < len(MARKS) and set(kept) <= in_book
+    assert 1 <= len(kept) and set(kept) <= in_book and len(in_book) < len(MARKS)
     # the rerun: on the Dask cluster this time, with the seed the first run stored
     rows = _grade(root, "resumed", log=second, scheduler=client, seed=None)
     regraded = {Path(f).stem for f in _attempts(second)}
@@ -243,7 +234,8 @@ def test_a_killed_grader_resumes(course, client, tmp_path):
     assert regraded == set(MARKS) - in_book
     table = _csv(out / "scores.csv")
     _check_marks(table)
-    fields = ["total", "p1 feedback", "p2 feedback"]
-    assert {s: [r[k] for k in fields] for s, r in rows.items()} == \
-           {s: [r[k] for k in fields] for s, r in local.items()}
-    assert set(_gradebook(out / "gradebook.db")) == set(MARKS)
+    assert _marks(rows) == _marks(local)
+    assert _gradebook(out / "gradebook.db") == _gradebook(root / "local" / "gradebook.db")
+    # and once more: all graded, nothing runs again
+    again = _grade(root, "resumed", log=second, scheduler=client)
+    assert {Path(f).stem for f in _attempts(second)} == regraded and set(again) == set(MARKS)

@@ -267,7 +267,16 @@ class Records:
                  feedback_dir=None, page=None, field=None):
         for name, v in (("assignment", assignment), ("notebook", notebook)):
             if not isinstance(v, str) or not 0 < len(v) <= 128:
-                raise _checks.error(f"Records: {name}", "a name of 1 to 128 characters", v)
+                raise _checks.error(f"Records: {name}", "a name of 1 to 128 characters", v,
+                                    exc=TypeError if not isinstance(v, str) else ValueError)
+        if not isinstance(csv_path, (str, os.PathLike)):
+            raise _checks.error("Records: csv_path", "a file path", csv_path, exc=TypeError)
+        if feedback_dir is not None and not isinstance(feedback_dir, (str, os.PathLike)):
+            raise _checks.error("Records: feedback_dir", "a folder path or None", feedback_dir,
+                                exc=TypeError)
+        for name, f in (("page", page), ("field", field)):
+            if f is not None and not callable(f):
+                raise _checks.error(f"Records: {name}", "a callable or None", f, exc=TypeError)
         self.assignment, self.notebook = assignment, notebook
         self.problems, self.cell_of = [], {}
         self.release = release
@@ -287,7 +296,18 @@ class Records:
         problem (``problems``: ``[(key, points)]`` of the automatically graded ones; named by
         its test cell ``<key>_check`` where the notebook has one) and per hand-graded answer,
         a solution cell per answer cell."""
-        self.problems = [(str(k), float(p)) for k, p in problems]
+        if isinstance(problems, (str, bytes, dict)) or not hasattr(problems, "__iter__"):
+            raise _checks.error("Records.define: problems", "a list of (key, points)",
+                                problems, exc=TypeError)
+        checked = []
+        for item in problems:
+            if not (isinstance(item, (tuple, list)) and len(item) == 2
+                    and isinstance(item[0], str) and 0 < len(item[0]) <= 100):
+                raise _checks.error("Records.define: problems", "(key, points) pairs", item,
+                                    exc=TypeError)
+            checked.append((item[0], _checks.nonnegative(item[1], "Records.define: points",
+                                                         high=1e9)))
+        self.problems = [(k, float(p)) for k, p in checked]
         gb, a, nb, release = self.gb, self.assignment, self.notebook, self.release
         gb.update_or_create_assignment(a)
         gb.update_or_create_notebook(nb, a)
@@ -309,6 +329,8 @@ class Records:
     def seed(self, seed):
         """The run's seed: ``seed`` when given (and stored), else the one stored by an earlier
         run of this set, else a new one (stored)."""
+        if seed is not None:
+            seed = _checks.size(seed, "Records.seed: seed", low=0, high=2**62)
         import numpy as np
         import sqlalchemy as sa
         key = (self._runs.c.assignment == self.assignment) & \
@@ -407,6 +429,9 @@ class Records:
 
     def table_row(self, row):
         """The CSV's fields of a row: hand-graded answers empty, awaiting their grade."""
+        if not isinstance(row, dict):
+            raise _checks.error("Records.table_row: row", "a grader row (a dict)", row,
+                                exc=TypeError)
         out = dict(row)
         out["max"] = sum(p for _, p in self.problems)
         out["awaiting"] = sum(p for _, p, _ in self.manual)
@@ -424,6 +449,7 @@ class Records:
         if not isinstance(row, dict) or not isinstance(row.get("file"), str):
             raise _checks.error("Records.add: row", "a grader row (a dict with 'file')", row,
                                 exc=TypeError)
+        record = _checks.flag(record, "Records.add: record")
         if record:
             written = self._write_gradebook(row)
             if written is False:
@@ -439,6 +465,7 @@ class Records:
     def flush(self, force=True):
         """Rewrite the table (atomically). Unforced, at most as often as keeps the rewriting
         under a sixth of the time (a class of 10,000 is not rewritten 10,000 times)."""
+        force = _checks.flag(force, "Records.flush: force")
         if not self._csv_dirty:
             return
         now = time.monotonic()

@@ -42,7 +42,7 @@ from pathlib import Path
 import nbformat
 import numpy as np
 
-from .. import answers, parallel
+from .. import _checks, answers, parallel
 from . import gradebook, jail, markup
 
 MAX_NOTEBOOK_BYTES = 20 * 2**20
@@ -697,6 +697,18 @@ def grade(instructor_path, submissions, out_csv, *, limits=Limits(), seed=None,
     Raises SandboxUnavailable when there is no sandbox here and ``unsafe`` is False.
     """
     say = progress or (lambda *_: None)
+    jobs = _checks.size(jobs, "grade: jobs", low=1, high=1024)
+    if scheduler is not None and not isinstance(scheduler, str) and \
+            not hasattr(scheduler, "submit"):
+        raise _checks.error("grade: scheduler", "None (local processes), a Dask scheduler's "
+                            "address or a distributed.Client", scheduler, exc=TypeError)
+    if assignment is not None and not (isinstance(assignment, str) and
+                                       0 < len(assignment) <= 128):
+        raise _checks.error("grade: assignment", "None or a name of 1 to 128 characters",
+                            assignment, exc=TypeError if not isinstance(assignment, str)
+                            else ValueError)
+    if gradebook_db is not None:
+        gradebook.gradebook_url(gradebook_db)
     instructor_path = Path(instructor_path)
     files = _submission_files(submissions)
     if not files:
