@@ -22,7 +22,6 @@ import pytest
 
 from robodyn.grading import grader, gradebook, markup
 
-pytestmark = pytest.mark.slow
 distributed = pytest.importorskip("distributed")
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -150,6 +149,7 @@ def _check_marks(rows):
         assert (float(r["p1"]), float(r["p2"])) == (p1, p2), (student, r)
 
 
+@pytest.mark.slow
 def test_local_path_marks_and_hand_graded_answers(course):
     root, local = course
     _check_marks(local)
@@ -168,6 +168,7 @@ def test_local_path_marks_and_hand_graded_answers(course):
         assert manual == {"p1_check": False, "p2_check": False, "p2_argument": True}
 
 
+@pytest.mark.slow
 def test_dask_grades_as_the_local_path_through_a_killed_worker(course, client, tmp_path):
     root, local = course
     log = tmp_path / "attempts.log"
@@ -202,6 +203,7 @@ def test_dask_grades_as_the_local_path_through_a_killed_worker(course, client, t
     assert book == _gradebook(root / "local" / "gradebook.db")
 
 
+@pytest.mark.slow
 def test_a_killed_grader_resumes(course, client, tmp_path):
     root, local = course
     out = root / "resumed"
@@ -239,3 +241,60 @@ def test_a_killed_grader_resumes(course, client, tmp_path):
     # and once more: all graded, nothing runs again
     again = _grade(root, "resumed", log=second, scheduler=client)
     assert {Path(f).stem for f in _attempts(second)} == regraded and set(again) == set(MARKS)
+
+
+# --------------------------------------------------------------------------
+# the records alone (no sandbox, fast)
+# --------------------------------------------------------------------------
+
+def _row(name, p1=1.0, p2=2.0, **kw):
+    return {"file": f"{name}.ipynb", "student": name, "total": p1 + p2, "p1": p1, "p2": p2,
+            "p1 feedback": "✔", "p2 feedback": "✔" if p2 else "✘", "notes": "",
+            "seconds": 0.5, "manual": {"p2_argument": "Because."}, **kw}
+
+
+def _records(root):
+    rec = gradebook.Records(root / "gradebook.db", "tiny", "tiny",
+                            markup.student_version(_instructor()), root / "scores.csv",
+                            feedback_dir=root / "pages", page=lambda row: row["student"])
+    rec.define([("p1", 1.0), ("p2", 2.0)])
+    return rec
+
+
+def test_records_write_each_submission_once_and_a_rerun_reads_them(tmp_path):
+    rec = _records(tmp_path)
+    assert rec.add(_row("ann")) and rec.add(_row("bob", p2=0.0))
+    assert not rec.add(_row("ann", p1=0.0))              # a second delivery: ignored
+    assert _csv(tmp_path / "scores.csv")["ann"]["p1"] == "1.0"   # on disk before close
+    rec.close()
+    book = _gradebook(tmp_path / "gradebook.db")
+    assert book == {"ann": ({"p1_check": 1.0, "p2_check": 2.0, "p2_argument": 0.0},
+                            {"p1_check": False, "p2_check": False, "p2_argument": True}),
+                    "bob": ({"p1_check": 1.0, "p2_check": 0.0, "p2_argument": 0.0},
+                            {"p1_check": False, "p2_check": False, "p2_argument": True})}
+    again = _records(tmp_path)                            # the rerun's view
+    assert set(again.graded()) == {"ann.ipynb", "bob.ipynb"}
+    assert again.graded()["bob.ipynb"]["p2"] == 0.0
+    assert not again.add(_row("bob"))
+    again.close()
+    assert _gradebook(tmp_path / "gradebook.db") == book
+    table = _csv(tmp_path / "scores.csv")
+    assert table["ann"]["awaiting"] == "2.0" and table["ann"]["p2_argument"] == ""
+    assert not list(tmp_path.glob(".*.part"))            # no temporary file left behind
+
+
+def test_a_failing_grading_is_its_submissions_row(tmp_path):
+    nb = _instructor()
+    path = tmp_path / "x.ipynb"
+    nbformat.write(markup.student_version(nb), path)
+    ref = grader.Reference([grader.answers.Problem("p1", "A", points=1)], {}, {})
+    job = grader._Job(None, ref, LIMITS, 1, True)         # no release: grade_notebook fails
+    row = grader._grade_task(job, (str(path), "x"))
+    assert row["p1"] == 0.0 and "the grading failed: AttributeError" in row["notes"]
+    assert row["file"] == "x.ipynb" and row["total"] == 0.0
+
+
+def test_console_text_and_file_ids():
+    assert gradebook.console_text("a\nb\x1b[31m\u202e") == "a\\x0ab\\x1b[31m\\u202e"
+    assert gradebook.console_text("x" * 10, 4) == "xxxx…"
+    assert grader._file_id("a" + chr(0xDCFF) + ".ipynb") == "a\\xff.ipynb"

@@ -459,7 +459,9 @@ class Records:
         self._csv_dirty = True
         self.flush(force=False)
         if self.feedback_dir is not None and self.page is not None:
-            write_atomic(self.feedback_dir / f"{Path(row['file']).stem}.html", self.page(row))
+            page = self.feedback_dir / f"{Path(row['file']).stem}.html"
+            if record or not page.exists():          # a row from the gradebook: its page
+                write_atomic(page, self.page(row))
         return True
 
     def flush(self, force=True):

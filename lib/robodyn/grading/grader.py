@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import csv
 import functools
+import hashlib
 import json
 import os
 import resource
@@ -614,6 +615,16 @@ def _grade_task(job, item):
     return row
 
 
+def _file_id(name):
+    """A file name as valid text (bytes that are not UTF-8 shown as ``\\xNN``): the name of a
+    submission in the table and the gradebook.
+
+    >>> _file_id("caf" + chr(0xdce9) + ".ipynb")
+    'caf\\\\xe9.ipynb'
+    """
+    return name.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+
+
 def _submission_files(folder):
     """The folder's ``*.ipynb`` entries, sorted, as they are (symlinks, FIFOs and the like
     too: the grader refuses each in its own row, without opening it here)."""
@@ -637,30 +648,39 @@ def _run_tasks(job, todo, records, *, scheduler, jobs, say, total, already):
     recorded in the gradebook: a rerun tries it again); the others go on in a new round."""
     counted = [already]
     max_points = sum(p.points for p in job.ref.problems)
+    name_of = {hashlib.sha256(name.encode("utf-8", "surrogateescape")).hexdigest()[:32]: name
+               for name in todo}                     # short keys, whatever the file names
 
     def arrived(key, row):
-        todo.pop(key, None)
+        name = name_of[key]
+        path, student = todo.pop(name, (name, None))
+        if not isinstance(row, dict):                 # never the run's failure
+            row = _failed_row(job, path, student, "the grading returned no row")
+        row["file"] = name
         if not records.add(row, record=not row.get("sandbox_failed")):
             return                                          # in the gradebook already
         counted[0] += 1
-        note = f"; {gradebook.console_text(row['notes'], 90)}" if row["notes"] else ""
-        say(f"[{counted[0]}/{total}] {gradebook.console_text(row['file'], 80)}: "
-            f"{row['total']:g}/{max_points:g} points ({row['seconds']:.1f} s){note}")
+        note = f"; {gradebook.console_text(row.get('notes', ''), 90)}" if row.get("notes") \
+            else ""
+        say(f"[{counted[0]}/{total}] {gradebook.console_text(name, 80)}: "
+            f"{row.get('total', 0):g}/{max_points:g} points ({row.get('seconds', 0):.1f} s)"
+            f"{note}")
 
     func = functools.partial(_grade_task, job)
     for _ in range(MAX_ROUNDS):
         if not todo:
             return
-        keys = sorted(todo)
+        keys = sorted(k for k, name in name_of.items() if name in todo)
         before = len(todo)
         try:
-            parallel.map_tasks(func, [todo[k] for k in keys], keys=keys, scheduler=scheduler,
+            parallel.map_tasks(func, [todo[name_of[k]] for k in keys], keys=keys,
+                               scheduler=scheduler,
                                workers=max(1, int(jobs)), on_result=arrived, retries=2,
                                description="grading")
             return
         except parallel.TaskError as exc:                # its worker died past the retries
-            if exc.key in todo:
-                path, student = todo.pop(exc.key)
+            if name_of.get(exc.key) in todo:
+                path, student = todo.pop(name_of[exc.key])
                 records.add(_failed_row(job, path, student, f"not graded: the grading task "
                                         f"died ({str(exc.__cause__ or exc)[:200]}); a rerun "
                                         f"tries it again"), record=False)
@@ -745,11 +765,12 @@ def grade(instructor_path, submissions, out_csv, *, limits=Limits(), seed=None,
         else:
             say(f"  each submission in its own bubblewrap sandbox; process limit: "
                 f"{jail.ProcessLimit.describe()}")
-        present = {f.name for f in files}
+        present = {_file_id(f.name) for f in files}
         for name, row in records.graded().items():
             if name in present:
                 records.add(row, record=False)
-        todo = {f.name: (str(f), names.get(f.stem)) for f in files if f.name not in records.rows}
+        todo = {_file_id(f.name): (str(f), names.get(f.stem) or _file_id(f.stem))
+                for f in files if _file_id(f.name) not in records.rows}
         where = f"the Dask cluster at {scheduler}" if isinstance(scheduler, str) else \
             ("a Dask cluster" if scheduler is not None else f"{max(1, int(jobs))} local process(es)")
         say(f"  {len(records.rows)} graded already (in the gradebook), {len(todo)} to grade "
@@ -761,7 +782,7 @@ def grade(instructor_path, submissions, out_csv, *, limits=Limits(), seed=None,
     finally:
         if records is not None:
             records.close()
-    rows = [records.rows[f.name] for f in files if f.name in records.rows]
+    rows = [records.rows[_file_id(f.name)] for f in files if _file_id(f.name) in records.rows]
     say(f"wrote {out_csv} and the gradebook {gradebook.console_text(str(db), 200)}: "
         f"{len(rows)} submissions in {time.monotonic() - t0:.1f} s")
     failed = sum(bool(r.get("sandbox_failed")) for r in rows)
