@@ -136,7 +136,7 @@ def main(argv=None):
         print(f"recording (gradebook transaction + CSV) of {args.rows} rows: "
               f"{per_row * 1000:.2f} ms per row", flush=True)
         with LocalCluster(n_workers=1, threads_per_worker=1, processes=True,
-                          dashboard_address=None) as cluster, Client(cluster) as client:
+                          dashboard_address=":0") as cluster, Client(cluster) as client:
             d = dispatch(instructor, client, args.tasks)
         print(f"dispatch of one task ({d['payload_bytes'] / 1024:.0f} KiB payload): "
               f"serial {d['serial'] * 1000:.2f} ms, Dask {d['dask'] * 1000:.2f} ms, "
@@ -153,7 +153,7 @@ def main(argv=None):
             print(f"  local processes, {jobs}: {times[f'local {jobs}']:.1f} s", flush=True)
         for workers in (1, 2):
             with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                              dashboard_address=None) as cluster, Client(cluster) as client:
+                              dashboard_address=":0") as cluster, Client(cluster) as client:
                 key = f"dask {workers}"
                 times[key], marks[key] = run(instructor, subs, root / f"dask{workers}",
                                              scheduler=client)

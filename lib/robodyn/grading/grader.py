@@ -19,6 +19,9 @@ Grading one set:
    partial credit for partly right matrices -- and the feedback of every problem, the notes
    name failed cells by their number in the submitted notebook, and with ``feedback_dir``
    each student gets an HTML page. The run always writes every row.
+4. Each submission is one task of :func:`robodyn.parallel.map_tasks` (local processes, or a
+   Dask cluster's workers); its row is written as it arrives (:mod:`robodyn.grading.gradebook`:
+   nbgrader's gradebook, the CSV, the page), and a rerun grades only what is missing.
 """
 from __future__ import annotations
 
