@@ -5,7 +5,7 @@ A tiny set (two automatic problems, one argument graded by hand) and a few tiny 
 graded in the real sandbox where there is one (else ``unsafe``: the run's logic is the same);
 a local Dask cluster of 2 worker processes. Every run appends one line per grading attempt to
 ``ROBODYN_GRADING_LOG`` (the workers inherit it): that is how the sandbox runs are counted.
-About 40 s on 2 idle cores (7 min under a load of 25).
+About 55 s on 2 cores at a load of 1-2 (6 min under a load of 20).
 """
 import csv
 import json
@@ -298,3 +298,15 @@ def test_console_text_and_file_ids():
     assert gradebook.console_text("a\nb\x1b[31m\u202e") == "a\\x0ab\\x1b[31m\\u202e"
     assert gradebook.console_text("x" * 10, 4) == "xxxx…"
     assert grader._file_id("a" + chr(0xDCFF) + ".ipynb") == "a\\xff.ipynb"
+
+
+def test_a_hostile_file_name_is_shown_clean_and_kept_apart(tmp_path):
+    rec = _records(tmp_path)
+    for raw in ("x\ny\x1b[2J.ipynb", "x\ry\x1b[2J.ipynb"):          # same once cleaned crudely
+        assert rec.add(_row("x", id=raw, file=gradebook.console_text(raw, 300)))
+    rec.close()
+    text = (tmp_path / "scores.csv").read_text()
+    assert "\x1b" not in text and text.count("\n") == 3            # header and two rows
+    again = _records(tmp_path)
+    assert set(again.graded()) == {"x\ny\x1b[2J.ipynb", "x\ry\x1b[2J.ipynb"}
+    again.close()

@@ -271,6 +271,11 @@ def _tables():
     return meta, rows, runs
 
 
+def _key(row):
+    """A row's identity: the submission's file name (``id``; ``file`` is what is shown)."""
+    return row.get("id") or row["file"]
+
+
 class Records:
     """The gradebook, score table and feedback pages of one graded set (see the module).
 
@@ -366,7 +371,8 @@ class Records:
         return int(seed)
 
     def graded(self):
-        """``{file name: row}`` of the submissions of this set already in the gradebook."""
+        """``{file name: row}`` of the submissions of this set already in the gradebook (the
+        file name is the row's ``id``, else its ``file``)."""
         import sqlalchemy as sa
         t = self._rows
         q = sa.select(t.c.file, t.c.row).where((t.c.assignment == self.assignment) &
@@ -383,7 +389,7 @@ class Records:
         db = self.gb.db
         t = self._rows
         mine = (t.c.assignment == self.assignment) & (t.c.notebook == self.notebook) & \
-               (t.c.file == row["file"])
+               (t.c.file == _key(row))
         if db.execute(sa.select(t.c.file).where(mine)).first() is not None:
             db.rollback()
             return False
@@ -404,7 +410,7 @@ class Records:
             with db.no_autoflush:
                 self._submission(assignment, st, row)
         db.execute(t.insert().values(assignment=self.assignment, notebook=self.notebook,
-                                     file=row["file"], student=student, graded_at=time.time(),
+                                     file=_key(row), student=student, graded_at=time.time(),
                                      row=json.dumps(row, default=str)))
         try:
             db.commit()
@@ -473,7 +479,7 @@ class Records:
             if written is False:
                 return False
             row = written
-        self.rows[row["file"]] = row
+        self.rows[_key(row)] = row
         self._csv_dirty = True
         self.flush(force=False)
         if self.feedback_dir is not None and self.page is not None:

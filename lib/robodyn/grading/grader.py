@@ -584,7 +584,9 @@ def _seed_of(seed, name):
 
 def _failed_row(job, path, student, why):
     """The row of a submission whose grading itself failed: every problem 0, the reason."""
-    row = {"student": student or Path(path).stem, "file": Path(path).name, "notes": why,
+    name = _file_id(Path(path).name)
+    row = {"student": student or Path(path).stem, "id": name,
+           "file": gradebook.console_text(name, 300), "notes": why,
            "seconds": 0.0, "total": 0.0, "sandbox_failed": False, "manual": {}}
     for p in job.ref.problems:
         row[p.key] = 0.0
@@ -605,7 +607,10 @@ def _grade_task(job, item):
                              seed=_seed_of(job.seed, Path(path).name), unsafe=job.unsafe,
                              student=student)
         try:
-            row["manual"] = gradebook.manual_answers(_read_submission(path), job.release)
+            sub = _read_submission(path)
+            if isinstance(sub, tuple):               # (notebook, its bytes)
+                sub = sub[0]
+            row["manual"] = gradebook.manual_answers(sub, job.release)
         except (OSError, ValueError, TypeError, RecursionError, MemoryError):
             row["manual"] = {}
     except SandboxUnavailable as exc:           # this worker has none: not a grade
@@ -659,7 +664,8 @@ def _run_tasks(job, todo, records, *, scheduler, jobs, say, total, already):
         path, student = todo.pop(name, (name, None))
         if not isinstance(row, dict):                 # never the run's failure
             row = _failed_row(job, path, student, "the grading returned no row")
-        row["file"] = name
+        row["id"] = name                              # the file's name, as valid text
+        row["file"] = gradebook.console_text(name, 300)     # what is shown
         if not records.add(row, record=not row.get("sandbox_failed")):
             return                                          # in the gradebook already
         counted[0] += 1
@@ -772,7 +778,8 @@ def grade(instructor_path, submissions, out_csv, *, limits=Limits(), seed=None,
         for name, row in records.graded().items():
             if name in present:
                 records.add(row, record=False)
-        todo = {_file_id(f.name): (str(f), names.get(f.stem) or _file_id(f.stem))
+        todo = {_file_id(f.name): (str(f), names.get(f.stem) or
+                                   gradebook.console_text(_file_id(f.stem), 128))
                 for f in files if _file_id(f.name) not in records.rows}
         where = f"the Dask cluster at {scheduler}" if isinstance(scheduler, str) else \
             ("a Dask cluster" if scheduler is not None else f"{max(1, int(jobs))} local process(es)")
