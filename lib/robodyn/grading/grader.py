@@ -585,7 +585,8 @@ def _seed_of(seed, name):
 def _failed_row(job, path, student, why):
     """The row of a submission whose grading itself failed: every problem 0, the reason."""
     name = _file_id(Path(path).name)
-    row = {"student": student or Path(path).stem, "id": name,
+    row = {"student": gradebook.console_text(_file_id(student or Path(path).stem), 128),
+           "id": name,
            "file": gradebook.console_text(name, 300), "notes": why,
            "seconds": 0.0, "total": 0.0, "sandbox_failed": False, "manual": {}}
     for p in job.ref.problems:
@@ -665,13 +666,17 @@ def _run_tasks(job, todo, records, *, scheduler, jobs, say, total, already):
         if not isinstance(row, dict):                 # never the run's failure
             row = _failed_row(job, path, student, "the grading returned no row")
         row["id"] = name                              # the file's name, as valid text
-        row["file"] = gradebook.console_text(name, 300)     # what is shown
+        shown = row.get("file") if isinstance(row.get("file"), str) else name
+        row["file"] = gradebook.console_text(shown, 300)    # what is shown: never raw
+        name_shown = row["file"]
+        row["student"] = gradebook.console_text(
+            _file_id(str(row.get("student") or Path(path).stem)), 128)
         if not records.add(row, record=not row.get("sandbox_failed")):
             return                                          # in the gradebook already
         counted[0] += 1
         note = f"; {gradebook.console_text(row.get('notes', ''), 90)}" if row.get("notes") \
             else ""
-        say(f"[{counted[0]}/{total}] {gradebook.console_text(name, 80)}: "
+        say(f"[{counted[0]}/{total}] {gradebook.console_text(name_shown, 80)}: "
             f"{row.get('total', 0):g}/{max_points:g} points ({row.get('seconds', 0):.1f} s)"
             f"{note}")
 
@@ -778,8 +783,7 @@ def grade(instructor_path, submissions, out_csv, *, limits=Limits(), seed=None,
         for name, row in records.graded().items():
             if name in present:
                 records.add(row, record=False)
-        todo = {_file_id(f.name): (str(f), names.get(f.stem) or
-                                   gradebook.console_text(_file_id(f.stem), 128))
+        todo = {_file_id(f.name): (str(f), names.get(f.stem))
                 for f in files if _file_id(f.name) not in records.rows}
         where = f"the Dask cluster at {scheduler}" if isinstance(scheduler, str) else \
             ("a Dask cluster" if scheduler is not None else f"{max(1, int(jobs))} local process(es)")
