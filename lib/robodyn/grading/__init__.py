@@ -10,6 +10,9 @@
 * :mod:`robodyn.grading.seccomp` -- the sandbox's seccomp filter (classic BPF, built here)
 * :mod:`robodyn.grading.sandbox` -- the process that runs one notebook's code
 * :mod:`robodyn.grading.judge` -- the process that compares answers, with a time budget
+* :mod:`robodyn.grading.gradebook` -- what is written from the rows as each submission
+  finishes: nbgrader's gradebook (resume: a rerun grades only what it lacks), the CSV, the
+  feedback pages; hand-graded answers awaiting their grade
 
 The command line: ``python -m robodyn.grading generate|grade …`` (``--help`` for each).
 Answer checking itself lives in :mod:`robodyn.answers`.

@@ -19,32 +19,37 @@ Grading one set:
    partial credit for partly right matrices -- and the feedback of every problem, the notes
    name failed cells by their number in the submitted notebook, and with ``feedback_dir``
    each student gets an HTML page. The run always writes every row.
+4. Each submission is one task of :func:`robodyn.parallel.map_tasks` (local processes, or a
+   Dask cluster's workers); its row is written as it arrives (:mod:`robodyn.grading.gradebook`:
+   nbgrader's gradebook, the CSV, the page), and a rerun grades only what is missing.
 """
 from __future__ import annotations
 
 import csv
 import errno
+import functools
+import hashlib
 import json
 import os
 import re
-import resource
 import shutil
 import signal
 import stat
+import socket
 import subprocess
 import sys
 import tempfile
 import threading
 import time
-from concurrent.futures import ThreadPoolExecutor
+import zlib
 from dataclasses import dataclass
 from pathlib import Path
 
 import nbformat
 import numpy as np
 
-from .. import answers
-from . import jail, markup
+from .. import _checks, answers, parallel
+from . import gradebook, jail, markup
 
 MAX_NOTEBOOK_BYTES = 20 * 2**20
 MAX_RESULT_BYTES = 8 * 2**20
@@ -801,9 +806,10 @@ def read_roster(path):
             else r["file"].strip(): r["student"].strip() for r in rows}
 
 
-def feedback_html(row, ref, title):
+def feedback_html(row, ref, title, *, manual=()):
     """One student's feedback page (HTML): every problem with its points, what was right or
-    wrong and the named mistake, and the notes."""
+    wrong and the named mistake, the notes, and the answers graded by hand (``manual``:
+    :func:`robodyn.grading.gradebook.manual_cells`) with the student's text, awaiting a grade."""
     import html
     e = html.escape
     max_points = sum(p.points for p in ref.problems)
@@ -823,80 +829,256 @@ tr.part td:nth-child(3){{color:#a60}}</style></head><body>
 <h1>{e(title)}</h1><p>Student: <b>{e(row['student'])}</b> ({e(row.get('file', ''))}) &mdash;
 <b>{row['total']:g} of {max_points:g} points</b></p>
 <table><tr><th>problem</th><th></th><th>points</th><th>feedback</th></tr>{''.join(items)}
-</table>{'<h2>Notes</h2><ul>' + notes + '</ul>' if notes else ''}</body></html>
+</table>{gradebook.manual_html(row, manual)}
+{'<h2>Notes</h2><ul>' + notes + '</ul>' if notes else ''}</body></html>
 """
 
 
+MAX_SUBMISSIONS = 1_000_000
+"""At most this many submissions in one folder."""
+MAX_ROUNDS = 10
+"""At most this many rounds of :func:`robodyn.parallel.map_tasks` in one run (a round ends
+early only when a task's worker died past its retries)."""
+
+
+@dataclass(frozen=True)
+class _Job:
+    """What every grading task needs (pickled once per task; small: the release, the
+    references, the limits)."""
+    release: dict
+    ref: Reference
+    limits: Limits
+    seed: int
+    unsafe: bool
+    log: str | None = None
+
+
+def _seed_of(seed, name):
+    """A submission's seed: the run's, shifted by its file name (the same on every rerun)."""
+    return (int(seed) + zlib.crc32(name.encode("utf-8", "replace"))) % 2**31
+
+
+def _failed_row(job, path, student, why):
+    """The row of a submission whose grading itself failed: every problem 0, the reason."""
+    name = _file_id(Path(path).name)
+    row = {"student": gradebook.console_text(_file_id(student or Path(path).stem), 128),
+           "id": name,
+           "file": gradebook.console_text(name, 300), "notes": why,
+           "seconds": 0.0, "total": 0.0, "sandbox_failed": False, "manual": {}}
+    for p in job.ref.problems:
+        row[p.key] = 0.0
+        row[f"{p.key} feedback"] = f"✘ not graded: {why}"
+    return row
+
+
+def _grade_task(job, item):
+    """One submission, as a task of :func:`robodyn.parallel.map_tasks` (in a local process or
+    on a Dask worker): its row, whatever happens -- an error of the grading itself becomes
+    the row's note, never the run's. ``item``: ``(file path, student id or None)``."""
+    path, student = item
+    if job.log:                                # an audit line per attempt (tests count them)
+        with open(job.log, "a", encoding="utf-8") as fh:
+            fh.write(json.dumps({"file": Path(path).name, "pid": os.getpid()}) + "\n")
+    try:
+        row = grade_notebook(path, job.release, job.ref, limits=job.limits,
+                             seed=_seed_of(job.seed, Path(path).name), unsafe=job.unsafe,
+                             student=student)
+        try:
+            sub = _read_submission(path)
+            if isinstance(sub, tuple):               # (notebook, its bytes)
+                sub = sub[0]
+            row["manual"] = gradebook.manual_answers(sub, job.release)
+        except (OSError, ValueError, TypeError, RecursionError, MemoryError):
+            row["manual"] = {}
+    except SandboxUnavailable as exc:           # this worker has none: not a grade
+        row = _failed_row(job, path, student, f"the sandbox failed: {exc}")
+        row["sandbox_failed"] = True
+    except (Exception, RecursionError, MemoryError) as exc:     # noqa: BLE001 -- its row
+        row = _failed_row(job, path, student,
+                          f"the grading failed: {type(exc).__name__}: {str(exc)[:300]}")
+    row["worker"] = f"{socket.gethostname()}:{os.getpid()}"
+    return row
+
+
+def _file_id(name):
+    """A file name as valid text (bytes that are not UTF-8 shown as ``\\xNN``): the name of a
+    submission in the table and the gradebook.
+
+    >>> _file_id("caf" + chr(0xdce9) + ".ipynb")
+    'caf\\\\xe9.ipynb'
+    """
+    return name.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+
+
+def _submission_files(folder):
+    """The folder's ``*.ipynb`` entries, sorted, as they are (symlinks, FIFOs and the like
+    too: the grader refuses each in its own row, without opening it here)."""
+    folder = Path(folder)
+    if not folder.is_dir():
+        raise ValueError(f"grade: submissions: expected a folder, got {str(folder)!r}")
+    files = []
+    with os.scandir(folder) as it:
+        for entry in it:
+            if entry.name.endswith(".ipynb"):
+                files.append(Path(entry.path))
+                if len(files) > MAX_SUBMISSIONS:
+                    raise ValueError(f"grade: submissions: expected at most "
+                                     f"{MAX_SUBMISSIONS} notebooks, got more")
+    return sorted(files)
+
+
+def _run_tasks(job, todo, records, *, scheduler, jobs, say, total, already):
+    """Grade ``todo`` (``{file name: (path, student)}``) with map_tasks, each row written by
+    ``records`` as it arrives. A task whose worker kept dying gets a row saying so (not
+    recorded in the gradebook: a rerun tries it again); the others go on in a new round."""
+    counted = [already]
+    max_points = sum(p.points for p in job.ref.problems)
+    name_of = {hashlib.sha256(name.encode("utf-8", "surrogateescape")).hexdigest()[:32]: name
+               for name in todo}                     # short keys, whatever the file names
+
+    def arrived(key, row):
+        name = name_of[key]
+        path, student = todo.pop(name, (name, None))
+        if not isinstance(row, dict):                 # never the run's failure
+            row = _failed_row(job, path, student, "the grading returned no row")
+        row["id"] = name                              # the file's name, as valid text
+        shown = row.get("file") if isinstance(row.get("file"), str) else name
+        row["file"] = gradebook.console_text(shown, 300)    # what is shown: never raw
+        name_shown = row["file"]
+        row["student"] = gradebook.console_text(
+            _file_id(str(row.get("student") or Path(path).stem)), 128)
+        if not records.add(row, record=not row.get("sandbox_failed")):
+            return                                          # in the gradebook already
+        counted[0] += 1
+        note = f"; {gradebook.console_text(row.get('notes', ''), 90)}" if row.get("notes") \
+            else ""
+        say(f"[{counted[0]}/{total}] {gradebook.console_text(name_shown, 80)}: "
+            f"{row.get('total', 0):g}/{max_points:g} points ({row.get('seconds', 0):.1f} s)"
+            f"{note}")
+
+    func = functools.partial(_grade_task, job)
+    for _ in range(MAX_ROUNDS):
+        if not todo:
+            return
+        keys = sorted(k for k, name in name_of.items() if name in todo)
+        before = len(todo)
+        try:
+            parallel.map_tasks(func, [todo[name_of[k]] for k in keys], keys=keys,
+                               scheduler=scheduler,
+                               workers=max(1, int(jobs)), on_result=arrived, retries=2,
+                               description="grading")
+            return
+        except parallel.TaskError as exc:                # its worker died past the retries
+            if name_of.get(exc.key) in todo:
+                path, student = todo.pop(name_of[exc.key])
+                records.add(_failed_row(job, path, student, f"not graded: the grading task "
+                                        f"died ({str(exc.__cause__ or exc)[:200]}); a rerun "
+                                        f"tries it again"), record=False)
+            say(f"WARNING: {gradebook.console_text(str(exc), 300)}")
+        except RuntimeError as exc:                      # local workers kept dying
+            say(f"WARNING: {gradebook.console_text(str(exc), 300)}")
+            if len(todo) == before:
+                break
+    for key in sorted(todo):
+        path, student = todo.pop(key)
+        records.add(_failed_row(job, path, student, "not graded: the grading processes kept "
+                                "dying; a rerun tries it again"), record=False)
+
+
 def grade(instructor_path, submissions, out_csv, *, limits=Limits(), seed=None,
-          progress=None, jobs=1, unsafe=False, roster=None, feedback_dir=None):
+          progress=None, jobs=1, unsafe=False, roster=None, feedback_dir=None, scheduler=None,
+          gradebook_db=None, assignment=None):
     """Grade every ``*.ipynb`` in the folder ``submissions`` against the instructor notebook
-    and write the score table ``out_csv`` (``jobs`` submissions at a time, each in its own
-    sandbox), and with ``feedback_dir`` one HTML feedback page per student. ``roster``: a CSV
-    (:func:`read_roster`) naming the students; else the file names do. Returns the rows
-    (dicts), in the order of the file names; each row's ``sandbox_failed`` says whether its
-    sandbox failed to start.
+    and write the score table ``out_csv``, nbgrader's gradebook, and with ``feedback_dir`` one
+    HTML feedback page per student -- each as its submission finishes
+    (:mod:`robodyn.grading.gradebook`). Returns the rows (dicts) in the order of the file
+    names; each row's ``sandbox_failed`` says whether its sandbox failed to start.
+
+    Each submission is one task of :func:`robodyn.parallel.map_tasks`: ``jobs`` local
+    processes (1: in this process), or with ``scheduler`` (a Dask scheduler's address, or a
+    ``distributed.Client``) on the cluster's workers, which must see ``submissions`` at the
+    same path and import the same robodyn; a worker killed mid-run has its submissions run
+    again elsewhere. ``gradebook_db``: nbgrader's database (a URL or a SQLite file; default
+    ``gradebook.db`` beside ``out_csv``); ``assignment``: its name there (default: the
+    instructor notebook's name). A rerun grades only the files not in the gradebook yet, with
+    the seed of the first run unless ``seed`` is given. ``roster``: a CSV
+    (:func:`read_roster`) naming the students; else the file names do.
 
     Raises SandboxUnavailable when there is no sandbox here and ``unsafe`` is False.
     """
     say = progress or (lambda *_: None)
+    jobs = _checks.size(jobs, "grade: jobs", low=1, high=1024)
+    if scheduler is not None and not isinstance(scheduler, str) and \
+            not hasattr(scheduler, "submit"):
+        raise _checks.error("grade: scheduler", "None (local processes), a Dask scheduler's "
+                            "address or a distributed.Client", scheduler, exc=TypeError)
+    if assignment is not None and not (isinstance(assignment, str) and
+                                       0 < len(assignment) <= 128):
+        raise _checks.error("grade: assignment", "None or a name of 1 to 128 characters",
+                            assignment, exc=TypeError if not isinstance(assignment, str)
+                            else ValueError)
+    if gradebook_db is not None:
+        gradebook.gradebook_url(gradebook_db)
     instructor_path = Path(instructor_path)
-    files = sorted(Path(submissions).glob("*.ipynb"))
+    files = _submission_files(submissions)
     if not files:
         raise ValueError(f"grade: no *.ipynb files in {submissions}")
     ok, why = sandbox_status()
-    if not ok and not unsafe:
+    if not ok and not unsafe and scheduler is None:
         raise SandboxUnavailable(f"grade: refusing to run submissions without a sandbox: {why}"
                                  f" (run with --unsafe to accept that, see the instructor page)")
     names = read_roster(roster) if roster else {}
-    seed = int(np.random.default_rng().integers(2**31)) if seed is None else seed
     nb = nbformat.read(instructor_path, as_version=4)
     markup.validate(nb)
-    t0 = time.monotonic()
-    say(f"reference answers from {instructor_path} …")
-    ref = reference(nb, seed=seed)
     release = markup.student_version(nb)
-    max_points = sum(p.points for p in ref.problems)
-    say(f"  {len(ref.problems)} problems, {max_points:g} points ({time.monotonic() - t0:.1f} s)")
-    if unsafe:
-        say("  WARNING " + UNSAFE_NOTE)
-    else:
-        say(f"  each submission in its own bubblewrap sandbox; process limit: "
-            f"{jail.ProcessLimit.describe()}")
-    done = [0]
-    lock = threading.Lock()
-
-    def one(i, f):
-        row = grade_notebook(f, release, ref, limits=limits, seed=seed + i, unsafe=unsafe,
-                             student=names.get(f.stem))
-        with lock:
-            done[0] += 1
-            note = f"; {row['notes'][:90]}" if row["notes"] else ""
-            say(f"[{done[0]}/{len(files)}] {row['file']}: {row['total']:g}/{max_points:g} points "
-                f"({row['seconds']:.1f} s){note}")
-        return row
-    with ThreadPoolExecutor(max_workers=max(1, int(jobs))) as pool:
-        rows = list(pool.map(one, range(1, len(files) + 1), files))
-    columns = ["student", "file", "total", "max"] + [p.key for p in ref.problems] + \
-        [f"{p.key} feedback" for p in ref.problems] + ["notes", "seconds"]
     out_csv = Path(out_csv)
     out_csv.parent.mkdir(parents=True, exist_ok=True)
-    with open(out_csv, "w", newline="", encoding="utf-8") as fh:
-        w = csv.DictWriter(fh, fieldnames=columns, extrasaction="ignore")
-        w.writeheader()
-        for r in rows:
-            w.writerow({k: _cell_text(v) for k, v in {**r, "max": max_points}.items()})
-    say(f"wrote {out_csv}: {len(rows)} submissions in {time.monotonic() - t0:.1f} s")
-    if feedback_dir is not None:
-        folder = Path(feedback_dir)
-        folder.mkdir(parents=True, exist_ok=True)
-        for r in rows:
-            (folder / f"{Path(r['file']).stem}.html").write_text(
-                feedback_html(r, ref, instructor_path.stem), encoding="utf-8")
-        say(f"wrote {len(rows)} feedback pages to {folder}")
-    failed = sum(r["sandbox_failed"] for r in rows)
-    if failed == len(rows):
-        say(f"WARNING: the sandbox failed for every submission ({rows[0]['notes'][:300]}): "
-            f"the scores are not grades")
+    db = gradebook_db if gradebook_db is not None else out_csv.parent / "gradebook.db"
+    t0 = time.monotonic()
+    say(f"reference answers from {instructor_path} …")
+    records = None
+    try:
+        records = gradebook.Records(db, assignment or instructor_path.stem,
+                                    instructor_path.stem, release, out_csv,
+                                    feedback_dir=feedback_dir, field=_cell_text)
+        seed = records.seed(seed)
+        ref = reference(nb, seed=seed)
+        records.define([(p.key, p.points) for p in ref.problems])
+        records.page = lambda row: feedback_html(row, ref, instructor_path.stem,
+                                                 manual=records.manual)
+        max_points = sum(p.points for p in ref.problems)
+        say(f"  {len(ref.problems)} problems, {max_points:g} points"
+            f"{f', {len(records.manual)} graded by hand' if records.manual else ''} "
+            f"({time.monotonic() - t0:.1f} s)")
+        if unsafe:
+            say("  WARNING " + UNSAFE_NOTE)
+        else:
+            say(f"  each submission in its own bubblewrap sandbox; process limit: "
+                f"{jail.ProcessLimit.describe()}")
+        present = {_file_id(f.name) for f in files}
+        for name, row in records.graded().items():
+            if name in present:
+                records.add(row, record=False)
+        todo = {_file_id(f.name): (str(f), names.get(f.stem))
+                for f in files if _file_id(f.name) not in records.rows}
+        where = f"the Dask cluster at {scheduler}" if isinstance(scheduler, str) else \
+            ("a Dask cluster" if scheduler is not None else f"{max(1, int(jobs))} local process(es)")
+        say(f"  {len(records.rows)} graded already (in the gradebook), {len(todo)} to grade "
+            f"on {where}")
+        job = _Job(release, ref, limits, seed, bool(unsafe),
+                   os.environ.get("ROBODYN_GRADING_LOG") or None)
+        _run_tasks(job, todo, records, scheduler=scheduler, jobs=jobs, say=say,
+                   total=len(files), already=len(records.rows))
+    finally:
+        if records is not None:
+            records.close()
+    rows = [records.rows[_file_id(f.name)] for f in files if _file_id(f.name) in records.rows]
+    say(f"wrote {out_csv} and the gradebook {gradebook.console_text(str(db), 200)}: "
+        f"{len(rows)} submissions in {time.monotonic() - t0:.1f} s")
+    failed = sum(bool(r.get("sandbox_failed")) for r in rows)
+    if rows and failed == len(rows):
+        say(f"WARNING: the sandbox failed for every submission "
+            f"({gradebook.console_text(rows[0]['notes'], 300)}): the scores are not grades")
     elif failed:
         say(f"WARNING: the sandbox failed for {failed} of {len(rows)} submissions")
     return rows

@@ -1,0 +1,526 @@
+"""What the grader writes from its rows: nbgrader's gradebook, the score table, the pages.
+
+Each submission's row is written **as it arrives** (:class:`Records`):
+
+1. into nbgrader's gradebook (``nbgrader.api``: its SQLAlchemy database -- a SQLite file by
+   default, a server database such as ``postgresql://…`` for a cluster), in **one
+   transaction**: the submission, one ``Grade`` per graded cell (one per problem: the
+   problem's points in ``auto_score``; a hand-graded answer with ``needs_manual_grade``), one
+   ``Comment`` per answer cell (the feedback), and the whole row (notes, feedback, the
+   student's text of hand-graded answers) in a table of ours, ``robodyn_graded``, keyed by
+   (assignment, notebook, file). A kill between two transactions loses nothing that was
+   committed, and a half-written submission cannot exist;
+2. into the score table (CSV), rewritten whole into a temporary file that then replaces it
+   (``os.replace``), so a reader sees the old table or the new one, never a torn one;
+3. into the student's feedback page (HTML, written the same way).
+
+A rerun reads ``robodyn_graded`` and grades only the files not in it (**resume**); a row is
+written at most once (the key is the primary key: a second delivery of the same file is
+ignored). The gradebook is the record; the CSV and the pages are rebuilt from it at every run.
+
+Answers graded by hand (nbgrader's *manual* cells: ``grade`` and ``solution`` both set, such
+as problem set I's ``p7_argument``) are listed in the table as awaiting a grade, and their
+text is shown in the feedback page; in the gradebook they wait with ``needs_manual_grade``
+for nbgrader's formgrader.
+"""
+from __future__ import annotations
+
+import csv
+import html
+import io
+import json
+import os
+import tempfile
+import time
+import unicodedata
+from pathlib import Path
+
+from .. import _checks
+
+__all__ = ["manual_cells", "manual_answers", "console_text", "gradebook_url", "write_atomic",
+           "open_gradebook", "Records", "MAX_MANUAL_CHARS"]
+
+MAX_MANUAL_CHARS = 20_000
+"""The longest text of a hand-graded answer kept (the rest is cut, and says so)."""
+
+AWAITING = "awaiting a grade by hand"
+
+
+# --------------------------------------------------------------------------
+# hand-graded answers
+# --------------------------------------------------------------------------
+
+def _nbgrader_meta(cell):
+    md = cell.get("metadata") if isinstance(cell, dict) else None
+    m = md.get("nbgrader") if isinstance(md, dict) else None
+    return m if isinstance(m, dict) else None
+
+
+def _source(cell):
+    src = cell.get("source", "")
+    return "".join(map(str, src)) if isinstance(src, list) else str(src)
+
+
+def manual_cells(release):
+    """The answers graded by hand in a (student) notebook: ``[(grade_id, points, cell_type)]``
+    for every cell with nbgrader's ``grade`` and ``solution`` both set (nbgrader's rule for a
+    manually graded answer), in the notebook's order.
+
+    >>> import nbformat
+    >>> from robodyn.grading import markup
+    >>> text = nbformat.v4.new_markdown_cell("YOUR ANSWER HERE")
+    >>> text.metadata["nbgrader"] = markup.nbgrader_metadata("m", grade=True, solution=True,
+    ...                                                      points=2)
+    >>> manual_cells(nbformat.v4.new_notebook(cells=[text]))
+    [('m', 2.0, 'markdown')]
+    """
+    cells = release.get("cells") if isinstance(release, dict) else None
+    if not isinstance(cells, list):
+        raise _checks.error("manual_cells: release", "a notebook (a dict with a list of cells)",
+                            release, exc=TypeError)
+    out = []
+    for c in cells:
+        m = _nbgrader_meta(c)
+        if m and m.get("grade") and m.get("solution") and isinstance(m.get("grade_id"), str):
+            out.append((m["grade_id"], float(m.get("points") or 0.0),
+                        "markdown" if c.get("cell_type") == "markdown" else "code"))
+    return out
+
+
+def manual_answers(submission, release):
+    """The student's text of each hand-graded answer: ``{grade_id: text}`` (at most
+    :data:`MAX_MANUAL_CHARS` characters each; ``""`` where the cell is missing or still holds
+    the release's text). ``submission`` is the submitted notebook as a dict.
+
+    >>> import nbformat
+    >>> from robodyn.grading import markup
+    >>> text = nbformat.v4.new_markdown_cell("YOUR ANSWER HERE")
+    >>> text.metadata["nbgrader"] = markup.nbgrader_metadata("m", grade=True, solution=True,
+    ...                                                      points=2)
+    >>> release = nbformat.v4.new_notebook(cells=[text])
+    >>> done = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell("Because.")])
+    >>> done.cells[0].metadata["nbgrader"] = dict(text.metadata["nbgrader"])
+    >>> manual_answers(done, release), manual_answers({"cells": []}, release)
+    ({'m': 'Because.'}, {'m': ''})
+    """
+    ids = {gid for gid, _, _ in manual_cells(release)}
+    blank = {(_nbgrader_meta(c) or {}).get("grade_id"): _source(c).strip()
+             for c in release["cells"]}
+    cells = submission.get("cells") if isinstance(submission, dict) else None
+    if not isinstance(cells, list):
+        raise _checks.error("manual_answers: submission", "a notebook (a dict with a list of "
+                            "cells)", submission, exc=TypeError)
+    out = {gid: "" for gid in sorted(ids)}
+    for c in cells:
+        m = _nbgrader_meta(c) if isinstance(c, dict) else None
+        gid = m.get("grade_id") if m else None
+        if not isinstance(gid, str) or gid not in ids or out[gid]:
+            continue
+        text = _source(c).strip()
+        if text == blank.get(gid):
+            continue
+        if len(text) > MAX_MANUAL_CHARS:
+            text = text[:MAX_MANUAL_CHARS] + f"\n[… cut at {MAX_MANUAL_CHARS} characters]"
+        out[gid] = text
+    return out
+
+
+# --------------------------------------------------------------------------
+# text for the console, files written whole
+# --------------------------------------------------------------------------
+
+def console_text(text, limit=200):
+    """``text`` safe to print on the instructor's console: control and format characters
+    (newlines, escape sequences, bidirectional overrides) shown as ``\\xNN``/``\\uNNNN``, and
+    at most ``limit`` characters.
+
+    >>> console_text("a\\x1b[2Jb\\nc")
+    'a\\\\x1b[2Jb\\\\x0ac'
+    """
+    if not isinstance(text, str):
+        text = str(text)
+    limit = _checks.size(limit, "console_text: limit", high=1_000_000)
+    out = []
+    for ch in text[:limit]:
+        if unicodedata.category(ch)[0] in "CZ" and ch != " ":
+            out.append(f"\\x{ord(ch):02x}" if ord(ch) < 256 else f"\\u{ord(ch):04x}")
+        else:
+            out.append(ch)
+    return "".join(out) + ("…" if len(text) > limit else "")
+
+
+def write_atomic(path, data):
+    """Write ``data`` (str or bytes) to ``path`` through a temporary file in the same folder
+    that then replaces it: readers see the old file or the new one, never a part.
+
+    >>> import tempfile, pathlib
+    >>> p = pathlib.Path(tempfile.mkdtemp()) / "x.txt"
+    >>> write_atomic(p, "one"); write_atomic(p, "two"); p.read_text()
+    'two'
+    """
+    if not isinstance(path, (str, os.PathLike)):
+        raise _checks.error("write_atomic: path", "a file path", path, exc=TypeError)
+    if not isinstance(data, (str, bytes)):
+        raise _checks.error("write_atomic: data", "str or bytes", data, exc=TypeError)
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name[:40]}.", suffix=".part")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data.encode("utf-8") if isinstance(data, str) else data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+def gradebook_url(where):
+    """A database URL for nbgrader's gradebook: a URL (``sqlite:///…``,
+    ``postgresql://user@host/db``…) as it is, a file path as a SQLite URL.
+
+    >>> gradebook_url("/tmp/course/gradebook.db")
+    'sqlite:////tmp/course/gradebook.db'
+    >>> gradebook_url("postgresql://grader@db/course")
+    'postgresql://grader@db/course'
+    """
+    if not isinstance(where, (str, os.PathLike)):
+        raise _checks.error("gradebook_url: where", "a database URL or a file path", where,
+                            exc=TypeError)
+    where = os.fspath(where)
+    if not where or len(where) > 4096 or "\n" in where or "\x00" in where:
+        raise _checks.error("gradebook_url: where", "a database URL or a file path", where)
+    if "://" in where:
+        return where
+    return "sqlite:///" + str(Path(where).resolve())
+
+
+# --------------------------------------------------------------------------
+# the records
+# --------------------------------------------------------------------------
+
+def _alembic_head():
+    """The schema version nbgrader stamps on a new gradebook (its alembic head), read with
+    alembic's API (nbgrader runs the ``alembic`` program, which need not be on the PATH)."""
+    import nbgrader
+    from alembic.config import Config
+    from alembic.script import ScriptDirectory
+    cfg = Config()
+    cfg.set_main_option("script_location",
+                        os.path.join(os.path.dirname(nbgrader.__file__), "alembic"))
+    return ScriptDirectory.from_config(cfg).get_current_head()
+
+
+def open_gradebook(url):
+    """nbgrader's ``Gradebook`` on the database ``url`` (see :func:`gradebook_url`), created
+    as nbgrader creates it (its tables, stamped with its schema version) when empty."""
+    import sqlalchemy as sa
+    from nbgrader import api
+    url = gradebook_url(url)
+    if url.startswith("sqlite:///") and len(url) > len("sqlite:///"):
+        Path(url[len("sqlite:///"):]).parent.mkdir(parents=True, exist_ok=True)
+    engine = sa.create_engine(url, future=True)
+    try:
+        if not sa.inspect(engine).get_table_names():
+            head = _alembic_head()
+            with engine.begin() as conn:
+                api.Base.metadata.create_all(conn)
+                conn.execute(sa.text("CREATE TABLE alembic_version "
+                                     "(version_num VARCHAR(32) NOT NULL)"))
+                conn.execute(sa.text("INSERT INTO alembic_version (version_num) VALUES (:v)"),
+                             {"v": head})
+    finally:
+        engine.dispose()
+    gb = api.Gradebook(url)
+    if url.startswith("sqlite:"):
+        sa.event.listen(gb.engine, "connect", _sqlite_pragmas)
+        gb.db.remove()
+        gb.engine.dispose()                     # the connections from now on have them
+    return gb
+
+
+def _sqlite_pragmas(conn, _record):
+    """SQLite in write-ahead-log mode, synchronised at checkpoints: a commit survives a crash
+    or a kill of the grader (not necessarily a power cut of the machine), at a fraction of the
+    cost of a full sync per submission; waits for a lock instead of failing at once."""
+    cur = conn.cursor()
+    cur.execute("PRAGMA journal_mode=WAL")
+    cur.execute("PRAGMA synchronous=NORMAL")
+    cur.execute("PRAGMA busy_timeout=30000")
+    cur.close()
+
+
+def _tables():
+    import sqlalchemy as sa
+    meta = sa.MetaData()
+    rows = sa.Table("robodyn_graded", meta,
+                    sa.Column("assignment", sa.String(128), primary_key=True),
+                    sa.Column("notebook", sa.String(128), primary_key=True),
+                    sa.Column("file", sa.String(255), primary_key=True),
+                    sa.Column("student", sa.String(128), nullable=False),
+                    sa.Column("graded_at", sa.Float, nullable=False),
+                    sa.Column("row", sa.Text, nullable=False))
+    runs = sa.Table("robodyn_grading_run", meta,
+                    sa.Column("assignment", sa.String(128), primary_key=True),
+                    sa.Column("notebook", sa.String(128), primary_key=True),
+                    sa.Column("seed", sa.BigInteger, nullable=False))
+    return meta, rows, runs
+
+
+def _key(row):
+    """A row's identity: the submission's file name (``id``; ``file`` is what is shown)."""
+    return row.get("id") or row["file"]
+
+
+class Records:
+    """The gradebook, score table and feedback pages of one graded set (see the module).
+
+    ``url``: the gradebook's database; ``assignment``, ``notebook``: nbgrader's names;
+    ``release``: the student notebook (its nbgrader cells become the gradebook's cells, with
+    :meth:`define`); ``csv_path``;
+    ``feedback_dir`` (or None); ``page``: ``page(row) -> html`` of a feedback page;
+    ``field``: ``field(value) -> value`` of a CSV field (what keeps formulas out).
+    """
+
+    def __init__(self, url, assignment, notebook, release, csv_path, *,
+                 feedback_dir=None, page=None, field=None):
+        for name, v in (("assignment", assignment), ("notebook", notebook)):
+            if not isinstance(v, str) or not 0 < len(v) <= 128:
+                raise _checks.error(f"Records: {name}", "a name of 1 to 128 characters", v,
+                                    exc=TypeError if not isinstance(v, str) else ValueError)
+        if not isinstance(csv_path, (str, os.PathLike)):
+            raise _checks.error("Records: csv_path", "a file path", csv_path, exc=TypeError)
+        if feedback_dir is not None and not isinstance(feedback_dir, (str, os.PathLike)):
+            raise _checks.error("Records: feedback_dir", "a folder path or None", feedback_dir,
+                                exc=TypeError)
+        for name, f in (("page", page), ("field", field)):
+            if f is not None and not callable(f):
+                raise _checks.error(f"Records: {name}", "a callable or None", f, exc=TypeError)
+        self.assignment, self.notebook = assignment, notebook
+        self.problems, self.cell_of = [], {}
+        self.release = release
+        self.manual = manual_cells(release)
+        self.csv_path = Path(csv_path)
+        self.feedback_dir = Path(feedback_dir) if feedback_dir is not None else None
+        self.page = page
+        self.field = field or (lambda v: v)
+        self.gb = open_gradebook(url)
+        self._meta, self._rows, self._runs = _tables()
+        self._meta.create_all(self.gb.engine)
+        self.rows = {}
+        self._csv_cost, self._csv_at, self._csv_dirty = 0.0, 0.0, False
+
+    def define(self, problems):
+        """The set in nbgrader's terms: the assignment, its notebook, a grade cell per
+        problem (``problems``: ``[(key, points)]`` of the automatically graded ones; named by
+        its test cell ``<key>_check`` where the notebook has one) and per hand-graded answer,
+        a solution cell per answer cell."""
+        if isinstance(problems, (str, bytes, dict)) or not hasattr(problems, "__iter__"):
+            raise _checks.error("Records.define: problems", "a list of (key, points)",
+                                problems, exc=TypeError)
+        checked = []
+        for item in problems:
+            if not (isinstance(item, (tuple, list)) and len(item) == 2
+                    and isinstance(item[0], str) and 0 < len(item[0]) <= 100):
+                raise _checks.error("Records.define: problems", "(key, points) pairs", item,
+                                    exc=TypeError)
+            checked.append((item[0], _checks.nonnegative(item[1], "Records.define: points",
+                                                         high=1e9)))
+        self.problems = [(k, float(p)) for k, p in checked]
+        gb, a, nb, release = self.gb, self.assignment, self.notebook, self.release
+        gb.update_or_create_assignment(a)
+        gb.update_or_create_notebook(nb, a)
+        grade_ids = set()
+        for c in release["cells"]:
+            m = _nbgrader_meta(c) or {}
+            gid = m.get("grade_id")
+            if m.get("solution") and isinstance(gid, str):
+                gb.update_or_create_solution_cell(gid, nb, a)
+            if m.get("grade") and isinstance(gid, str):
+                grade_ids.add(gid)
+        for key, p in self.problems:
+            name = f"{key}_check" if f"{key}_check" in grade_ids else key
+            self.cell_of[key] = name
+            gb.update_or_create_grade_cell(name, nb, a, max_score=p, cell_type="code")
+        for gid, p, kind in self.manual:
+            gb.update_or_create_grade_cell(gid, nb, a, max_score=p, cell_type=kind)
+
+    def seed(self, seed):
+        """The run's seed: ``seed`` when given (and stored), else the one stored by an earlier
+        run of this set, else a new one (stored)."""
+        if seed is not None:
+            seed = _checks.size(seed, "Records.seed: seed", low=0, high=2**62)
+        import numpy as np
+        import sqlalchemy as sa
+        key = (self._runs.c.assignment == self.assignment) & \
+              (self._runs.c.notebook == self.notebook)
+        with self.gb.engine.begin() as conn:
+            old = conn.execute(sa.select(self._runs.c.seed).where(key)).scalar()
+            if seed is None:
+                seed = int(old) if old is not None else \
+                    int(np.random.default_rng().integers(2**31))
+            if old is None:
+                conn.execute(self._runs.insert().values(assignment=self.assignment,
+                                                        notebook=self.notebook, seed=seed))
+            elif int(old) != seed:
+                conn.execute(self._runs.update().where(key).values(seed=seed))
+        return int(seed)
+
+    def graded(self):
+        """``{file name: row}`` of the submissions of this set already in the gradebook (the
+        file name is the row's ``id``, else its ``file``)."""
+        import sqlalchemy as sa
+        t = self._rows
+        q = sa.select(t.c.file, t.c.row).where((t.c.assignment == self.assignment) &
+                                               (t.c.notebook == self.notebook))
+        with self.gb.engine.connect() as conn:
+            return {f: json.loads(r) for f, r in conn.execute(q)}
+
+    def _write_gradebook(self, row):
+        """One transaction: the submission, its grades and comments, and the row. False when
+        the file was recorded already (the row is then not written again)."""
+        import sqlalchemy as sa
+        from nbgrader import api
+        from sqlalchemy.exc import IntegrityError
+        db = self.gb.db
+        t = self._rows
+        mine = (t.c.assignment == self.assignment) & (t.c.notebook == self.notebook) & \
+               (t.c.file == _key(row))
+        if db.execute(sa.select(t.c.file).where(mine)).first() is not None:
+            db.rollback()
+            return False
+        student = str(row["student"])[:128]
+        assignment = self.gb.find_assignment(self.assignment)
+        st = db.query(api.Student).filter(api.Student.id == student).one_or_none()
+        if st is None:
+            st = api.Student(id=student)
+            db.add(st)
+        exists = db.query(api.SubmittedAssignment).filter(
+            api.SubmittedAssignment.assignment == assignment,
+            api.SubmittedAssignment.student == st).one_or_none()
+        if exists is not None:
+            row = {**row, "notes": (row.get("notes", "") + " | gradebook: this student already "
+                                    "has a submission of the assignment there; this file's "
+                                    "grades are only in the table").strip(" |")}
+        else:
+            with db.no_autoflush:
+                self._submission(assignment, st, row)
+        db.execute(t.insert().values(assignment=self.assignment, notebook=self.notebook,
+                                     file=_key(row), student=student, graded_at=time.time(),
+                                     row=json.dumps(row, default=str)))
+        try:
+            db.commit()
+        except IntegrityError:                 # recorded meanwhile by another run
+            db.rollback()
+            return False
+        return row
+
+    def _submission(self, assignment, st, row):
+        from nbgrader import api
+        sub = api.SubmittedAssignment(assignment=assignment, student=st)
+        auto = {self.cell_of[k]: row.get(k, 0.0) for k, _ in self.problems}
+        manual = {gid for gid, _, _ in self.manual}
+        comments = {f"{k}_answer": row.get(f"{k} feedback", "") for k, _ in self.problems}
+        for notebook in assignment.notebooks:
+            nb = api.SubmittedNotebook(notebook=notebook, assignment=sub)
+            for cell in notebook.grade_cells:
+                g = api.Grade(cell_id=cell.id, notebook=nb)
+                if notebook.name == self.notebook and cell.name in auto:
+                    g.auto_score = float(auto[cell.name])
+                    g.needs_manual_grade = False
+                else:
+                    g.needs_manual_grade = True        # by hand (or not ours)
+            for cell in notebook.solution_cells:
+                cm = api.Comment(cell_id=cell.id, notebook=nb)
+                if notebook.name == self.notebook and cell.name in comments:
+                    cm.auto_comment = str(comments[cell.name])[:10_000]
+                elif cell.name in manual:
+                    cm.auto_comment = AWAITING
+            for cell in notebook.task_cells:
+                api.Comment(cell_id=cell.id, notebook=nb)
+                api.Grade(cell_id=cell.id, notebook=nb)
+        self.gb.db.add(sub)
+
+    # -- the table and the pages
+    def columns(self):
+        keys = [k for k, _ in self.problems] + [gid for gid, _, _ in self.manual]
+        return ["student", "file", "total", "max", "awaiting"] + keys + \
+            [f"{k} feedback" for k in keys] + ["notes", "seconds"]
+
+    def table_row(self, row):
+        """The CSV's fields of a row: hand-graded answers empty, awaiting their grade."""
+        if not isinstance(row, dict):
+            raise _checks.error("Records.table_row: row", "a grader row (a dict)", row,
+                                exc=TypeError)
+        out = dict(row)
+        out["max"] = sum(p for _, p in self.problems)
+        out["awaiting"] = sum(p for _, p, _ in self.manual)
+        for gid, p, _ in self.manual:
+            out[gid] = ""
+            said = (row.get("manual") or {}).get(gid)
+            out[f"{gid} feedback"] = f"{AWAITING} ({p:g} points)" + \
+                ("" if said else "; the cell holds no answer")
+        return out
+
+    def add(self, row, *, record=True):
+        """Write one submission's row: the gradebook (when ``record``; a row that only says
+        its task died is not recorded, so that a rerun grades it), the table, its page.
+        Returns False when the file was in the gradebook already (nothing written)."""
+        if not isinstance(row, dict) or not isinstance(row.get("file"), str):
+            raise _checks.error("Records.add: row", "a grader row (a dict with 'file')", row,
+                                exc=TypeError)
+        record = _checks.flag(record, "Records.add: record")
+        if record:
+            written = self._write_gradebook(row)
+            if written is False:
+                return False
+            row = written
+        self.rows[_key(row)] = row
+        self._csv_dirty = True
+        self.flush(force=False)
+        if self.feedback_dir is not None and self.page is not None:
+            page = self.feedback_dir / f"{Path(row['file']).stem}.html"
+            if record or not page.exists():          # a row from the gradebook: its page
+                write_atomic(page, self.page(row))
+        return True
+
+    def flush(self, force=True):
+        """Rewrite the table (atomically). Unforced, at most as often as keeps the rewriting
+        under a sixth of the time (a class of 10,000 is not rewritten 10,000 times)."""
+        force = _checks.flag(force, "Records.flush: force")
+        if not self._csv_dirty:
+            return
+        now = time.monotonic()
+        if not force and now - self._csv_at < 5 * self._csv_cost:
+            return
+        buf = io.StringIO()
+        w = csv.DictWriter(buf, fieldnames=self.columns(), extrasaction="ignore")
+        w.writeheader()
+        for f in sorted(self.rows):
+            w.writerow({k: self.field(v) for k, v in self.table_row(self.rows[f]).items()})
+        write_atomic(self.csv_path, buf.getvalue())
+        self._csv_at = time.monotonic()
+        self._csv_cost, self._csv_dirty = self._csv_at - now, False
+
+    def close(self):
+        """The last table; the database closed."""
+        self.flush(force=True)
+        self.gb.close()
+
+
+def manual_html(row, manual):
+    """The feedback page's section of hand-graded answers: each with its points awaiting a
+    grade and the student's text (escaped)."""
+    if not manual:
+        return ""
+    said = row.get("manual") or {}
+    items = []
+    for gid, p, _ in manual:
+        text = said.get(gid) or ""
+        body = f"<pre>{html.escape(text)}</pre>" if text else "<p><i>(no answer)</i></p>"
+        items.append(f"<h3>{html.escape(gid)} &mdash; {p:g} points, {AWAITING}</h3>{body}")
+    return "<h2>Answers graded by hand</h2>" + "".join(items)
