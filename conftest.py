@@ -30,7 +30,8 @@ SPLIT_BY_TEST = ("tests/test_nbgrader.py", "tests/test_check_cells.py")
 """Files whose every test (every parameter) is a group of its own: each runs a whole notebook
 or a whole nbgrader course and shares no fixture with the others."""
 
-ALONE = ("tests/test_sandbox.py::test_hostile_then_honest",)
+ALONE = ("tests/test_sandbox.py::test_attacks_beside_honest_submissions",
+         "tests/test_sandbox.py::test_attacks_as_an_ordinary_user")
 """Single slow tests that are a group of their own."""
 
 PAGE_TESTS = ("tests/browser/test_pages.py::test_page[",)
@@ -38,7 +39,8 @@ PAGE_TESTS = ("tests/browser/test_pages.py::test_page[",)
 
 SLOW_FIRST = ("tests/browser/test_pages.py", "tests/test_nbgrader.py", "tests/test_sandbox.py",
               "tests/test_grading.py", "tests/test_check_cells.py", "tests/browser/test_site.py",
-              "tests/browser/test_lab.py")
+              "tests/browser/test_lab.py", "tests/test_grading_dask.py",
+              "tests/test_reader_install.py", "tests/test_stability.py", "tests/test_fuzz_api.py")
 """Tests from these files are sent before the others, in this order (the longest first)."""
 
 
