@@ -38,10 +38,11 @@ def _kane(load=None, constraint=None):
 
 
 def _contacts(p):
+    # the enumeration's guard (method="auto" hands large sets to the pivoting solver)
     Jn, Jt = np.tile([0.0, 1.0, 0.0], (p, 1)), np.tile([1.0, 0.0, 0.0], (p, 1))
     return contact.contact_impulse(np.eye(3), Jn, np.array([0.0, -1.0, 0.0]),
                                    restitution=np.full(p, 0.5), Jt=Jt,
-                                   friction=np.full(p, 0.5))
+                                   friction=np.full(p, 0.5), method="enumerate")
 
 
 def _key(points):
@@ -94,7 +95,7 @@ CASES = [
     # numbers that are not numbers
     ("forward_dynamics at 1e200", lambda: rd.forward_dynamics(
         models.planar_rr(), [0.1, 0.2], [1e200, 1e200], [0.0, 0.0]), ValueError,
-     "forward_dynamics: result"),
+     "forward_dynamics: .*overflow"),
     ("a surface whose phi is NaN", lambda: impacts.simulate_hybrid(impacts.HybridSystem(
         walkers.bouncing_ball(0.5).form, [NAN_SURFACE]), [0.0, 1.0], [0.0, 0.0], 1.0),
      ValueError, "Surface 'nan': phi"),
