@@ -127,7 +127,7 @@ def test_check_cells_fail_for_wrong_answers(src):
     """Every check cell runs ``problems.test`` on its answer (an AssertionError for a wrong
     or blank answer, so nbgrader's Validate reports it), and in the student notebook it is
     tagged ``raises-exception`` (Run All and nbval go on past it)."""
-    for nb in (read(src), read(SETS / src.name)):
+    for student, nb in enumerate((read(src), read(SETS / src.name))):
         tests = [c for c in nb.cells
                  if c.cell_type == "code" and (markup.meta(c) or {}).get("grade")]
         for c in tests:
@@ -135,6 +135,8 @@ def test_check_cells_fail_for_wrong_answers(src):
             assert f'problems.test("{gid.split("_")[0]}", ' in c.source, (src.name, gid)
             assert "problems.check(" not in c.source, (src.name, gid)
             assert markup.RAISES in c.metadata.get("tags", []), (src.name, gid)
+            if student:                             # the book's page leaves the traceback out
+                assert markup.BOOK_REMOVED in c.metadata.get("tags", []), (src.name, gid)
     intro = " ".join(read(SETS / src.name).cells[0].source.split())
     for said in ("What the check tells you, and what it does not", "Validate",
                  "only checked when graded", "graded by hand", "cannot be searched entry by"):

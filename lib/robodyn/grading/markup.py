@@ -46,6 +46,10 @@ SELF_TEST_ID = "self_test"
 :func:`student_version` adds; reserved."""
 SCHEMA_VERSION = 3
 RAISES = "raises-exception"
+BOOK_REMOVED = "remove-output"
+"""Also on the student version's check cells: the rendered book shows the blank problem set,
+whose every check fails ("not answered yet"); the page leaves those tracebacks out (Jupyter
+Book's tag), the notebook itself keeps them."""
 """The tag of the student notebooks' test cells: their visible check (``problems.test``)
 fails for a wrong answer, so that nbgrader's Validate tells the truth; with this tag Jupyter's
 Run All, nbclient and nbval go on past the failure."""
@@ -268,8 +272,7 @@ def student_version(nb):
             cell.source = _strip(cell.source, BEGIN_HIDDEN, END_HIDDEN, None).rstrip()
             if cell.cell_type == "code":             # its assert fails for a wrong answer;
                 tags = cell.metadata.setdefault("tags", [])   # Run All goes on past it
-                if RAISES not in tags:
-                    tags.append(RAISES)
+                tags.extend(t for t in (RAISES, BOOK_REMOVED) if t not in tags)
     key_json = answer_key_json(out)
     if key_json is not None:
         if any((meta(c) or {}).get("grade_id") == SELF_TEST_ID for c in out.cells):
