@@ -45,6 +45,7 @@ Public API (one line each; see each docstring)
 """
 from __future__ import annotations
 
+import importlib
 import numbers
 
 import numpy as np
@@ -1152,8 +1153,8 @@ def chain(x, name: str, cls=None):
     ...
     TypeError: crba: chain: expected a SerialChain, got str 'planar_rr' (build one with robodyn.models, e.g. models.planar_rr())
     """
-    if cls is None:
-        from .kinematics import SerialChain as cls
+    if cls is None:     # looked up when called: kinematics itself imports this module
+        cls = importlib.import_module(".kinematics", __package__).SerialChain
     if not isinstance(x, cls):
         raise error(name, f"a {cls.__name__}", describe(x),
                     "build one with robodyn.models, e.g. models.planar_rr()", exc=TypeError)

@@ -333,6 +333,77 @@ def _check_invertible(W, q, what, fname, rng=None):
     return det
 
 
+def _check_bodies_and_loads(bodies, loads, q, u, t, fname):
+    """Check :func:`kanes_equations`' bodies and loads; their expressions (bodies first)."""
+    if not isinstance(bodies, (list, tuple)) or not bodies:
+        raise TypeError(f"{fname}: bodies: expected a non-empty list of Particle and RigidBody, "
+                        f"got {_checks._describe(bodies)}")
+    names = set()
+    for b in bodies:
+        if not isinstance(b, (Particle, RigidBody)):
+            raise TypeError(f"{fname}: bodies: expected Particle or RigidBody, got "
+                            f"{_checks._describe(b)}")
+        if b.name in names:
+            raise _checks.error(f"{fname}: bodies", "bodies with distinct names", f"two {b.name!r}")
+        names.add(b.name)
+    rigid = {b.name: b for b in bodies if isinstance(b, RigidBody)}
+    for ld in loads:
+        if not isinstance(ld, (Force, Torque)):
+            raise TypeError(f"{fname}: loads: expected Force or Torque, got {_checks._describe(ld)}")
+        if isinstance(ld, Torque) and ld.body not in rigid:
+            raise ValueError(f"{fname}: loads: Torque on {ld.body!r}, expected one of the rigid "
+                             f"bodies {sorted(rigid)}")
+    exprs = [e for b in bodies for e in (b.position, getattr(b, "orientation", sp.zeros(1)))]
+    exprs += [e for ld in loads for e in (getattr(ld, "point", sp.zeros(1)), ld.vector)]
+    _checks.time_symbol(t, f"{fname}: t", coordinates=list(q) + list(u), exprs=exprs)
+    for e in exprs[:2 * len(bodies)]:
+        _checks.independent_of(e, list(u), f"{fname}: bodies",
+                               "positions and orientations are functions of q and t only")
+    return exprs
+
+
+def _dependent_speeds(constraints, dependent, q, u, t, exprs, n_bodies, simplify, fname):
+    """Checked constraints; (constraints, p, u_d, u_i, {u_d: C u_i + c}, C, c, A_d^-1)."""
+    m = u.shape[0]
+    if isinstance(constraints, (sp.Basic, str, bytes)) or not isinstance(
+            constraints, (list, tuple, sp.MatrixBase)):
+        raise _checks.error(f"{fname}: constraints", "a list of expressions linear in the "
+                            "speeds", constraints, exc=TypeError)
+    constraints = [_checks.expression(c, f"{fname}: constraints") for c in constraints]
+    _checks.time_symbol(t, f"{fname}: constraints", coordinates=list(q) + list(u),
+                        exprs=constraints)
+    _no_rate_symbols({"bodies": exprs[:2 * n_bodies], "loads": exprs[2 * n_bodies:],
+                      "constraints": constraints}, list(q) + list(u), fname)
+    p = len(constraints)
+    if p >= m and p:
+        raise ValueError(f"{fname}: constraints: {p} constraints on {m} speeds remove all "
+                         f"freedom; expected fewer constraints than speeds")
+    if dependent in ((), None, []):
+        dep = list(u[m - p:]) if p else []
+    else:
+        dep = list(_symbol_column(dependent, "dependent", fname))
+    if len(dep) != p or not set(dep) <= set(u):
+        raise ValueError(f"{fname}: dependent: expected {p} of the speeds {list(u)} (one per "
+                         f"constraint), got {dep}")
+    ind = [s for s in u if s not in dep]
+    sub_dep, Cmat, cvec, Adinv = {}, None, None, None
+    if p:
+        A = sp.Matrix([[sp.diff(c, s) for s in u] for c in constraints])
+        if any(e.has(*u) for e in A):
+            raise ValueError(f"{fname}: constraints: expected expressions linear in the speeds "
+                             f"{list(u)}, got {constraints}")
+        bvec = sp.Matrix([c.xreplace({s: 0 for s in u}) for c in constraints])
+        Ad = A[:, [list(u).index(s) for s in dep]]
+        Ai = A[:, [list(u).index(s) for s in ind]]
+        _check_invertible(Ad, q, "the constraints' dependent speeds", fname)
+        Adinv = Ad.inv()
+        Cmat = (-Adinv * Ai).applyfunc(lambda e: _simp(e, simplify))
+        cvec = (-Adinv * bvec).applyfunc(lambda e: _simp(e, simplify))
+        sol = Cmat * sp.Matrix(ind) + cvec
+        sub_dep = {d: _simp(e, simplify) for d, e in zip(dep, sol)}
+    return constraints, p, dep, ind, sub_dep, Cmat, cvec, Adinv
+
+
 def kanes_equations(q, u, bodies, loads=(), speeds=None, constraints=(), dependent=(),
                     inputs=(), t=TIME, simplify=True, name="system"):
     r"""Kane's method for particles and rigid bodies described symbolically (module docstring).
@@ -391,32 +462,7 @@ def kanes_equations(q, u, bodies, loads=(), speeds=None, constraints=(), depende
                             [list(inputs)], "an input needs its own symbol")
     _checks.flag(simplify, f"{fname}: simplify")
     n, m = q.shape[0], u.shape[0]
-    if not isinstance(bodies, (list, tuple)) or not bodies:
-        raise TypeError(f"{fname}: bodies: expected a non-empty list of Particle and RigidBody, "
-                        f"got {_checks._describe(bodies)}")
-    names = set()
-    for b in bodies:
-        if not isinstance(b, (Particle, RigidBody)):
-            raise TypeError(f"{fname}: bodies: expected Particle or RigidBody, got "
-                            f"{_checks._describe(b)}")
-        if b.name in names:
-            raise _checks.error(f"{fname}: bodies", "bodies with distinct names",
-                                    f"two bodies named {b.name!r}")
-        names.add(b.name)
-    rigid = {b.name: b for b in bodies if isinstance(b, RigidBody)}
-    for ld in loads:
-        if not isinstance(ld, (Force, Torque)):
-            raise TypeError(f"{fname}: loads: expected Force or Torque, got {_checks._describe(ld)}")
-        if isinstance(ld, Torque) and ld.body not in rigid:
-            raise ValueError(f"{fname}: loads: Torque on {ld.body!r}, expected one of the rigid "
-                             f"bodies {sorted(rigid)}")
-
-    exprs = [e for b in bodies for e in (b.position, getattr(b, "orientation", sp.zeros(1)))]
-    exprs += [e for ld in loads for e in (getattr(ld, "point", sp.zeros(1)), ld.vector)]
-    _checks.time_symbol(t, f"{fname}: t", coordinates=list(q) + list(u), exprs=exprs)
-    for e in exprs[:2 * len(bodies)]:
-        _checks.independent_of(e, list(u), f"{fname}: bodies",
-                               "positions and orientations are functions of q and t only")
+    exprs = _check_bodies_and_loads(bodies, loads, q, u, t, fname)
 
     # -- generalized speeds and the kinematic differential equations ---------------------
     qdot = _rate_symbols(q)
@@ -440,42 +486,8 @@ def kanes_equations(q, u, bodies, loads=(), speeds=None, constraints=(), depende
     kin = [sp.Eq(a, b) for a, b in zip(qdot, qd_u)]
 
     # -- constraints: dependent speeds ----------------------------------------------------
-    if isinstance(constraints, (sp.Basic, str, bytes)) or not isinstance(
-            constraints, (list, tuple, sp.MatrixBase)):
-        raise _checks.error(f"{fname}: constraints", "a list of expressions linear in the "
-                            "speeds", constraints, exc=TypeError)
-    constraints = [_checks.expression(c, f"{fname}: constraints") for c in constraints]
-    _checks.time_symbol(t, f"{fname}: constraints", coordinates=list(q) + list(u),
-                        exprs=constraints)
-    _no_rate_symbols({"bodies": exprs[:2 * len(bodies)], "loads": exprs[2 * len(bodies):],
-                      "constraints": constraints}, list(q) + list(u), fname)
-    p = len(constraints)
-    if p >= m and p:
-        raise ValueError(f"{fname}: constraints: {p} constraints on {m} speeds remove all "
-                         f"freedom; expected fewer constraints than speeds")
-    if dependent in ((), None, []):
-        dep = list(u[m - p:]) if p else []
-    else:
-        dep = list(_symbol_column(dependent, "dependent", fname))
-    if len(dep) != p or not set(dep) <= set(u):
-        raise ValueError(f"{fname}: dependent: expected {p} of the speeds {list(u)} (one per "
-                         f"constraint), got {dep}")
-    ind = [s for s in u if s not in dep]
-    sub_dep, Cmat, cvec = {}, None, None
-    if p:
-        A = sp.Matrix([[sp.diff(c, s) for s in u] for c in constraints])
-        if any(e.has(*u) for e in A):
-            raise ValueError(f"{fname}: constraints: expected expressions linear in the speeds "
-                             f"{list(u)}, got {constraints}")
-        bvec = sp.Matrix([c.xreplace({s: 0 for s in u}) for c in constraints])
-        Ad = A[:, [list(u).index(s) for s in dep]]
-        Ai = A[:, [list(u).index(s) for s in ind]]
-        _check_invertible(Ad, q, "the constraints' dependent speeds", fname)
-        Adinv = Ad.inv()
-        Cmat = (-Adinv * Ai).applyfunc(lambda e: _simp(e, simplify))
-        cvec = (-Adinv * bvec).applyfunc(lambda e: _simp(e, simplify))
-        sol = Cmat * sp.Matrix(ind) + cvec
-        sub_dep = {d: _simp(e, simplify) for d, e in zip(dep, sol)}
+    constraints, p, dep, ind, sub_dep, Cmat, cvec, Adinv = _dependent_speeds(
+        constraints, dependent, q, u, t, exprs, len(bodies), simplify, fname)
     ui = sp.Matrix(ind)
     udot = sp.Matrix([sp.Symbol(f"{s.name}_dot") for s in ind])
     qd_i = qd_u.xreplace(sub_dep).applyfunc(lambda e: _simp(e, simplify))
