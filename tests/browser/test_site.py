@@ -283,7 +283,7 @@ def test_404_page_leads_back_into_the_book(pages_server, browser, missing):
 SEARCHES = {
     "Christoffel": {"book/part2/01_euler_lagrange", "book/part2/04_geometry"},
     "Udwadia": {"book/part3/05_udwadia_kalaba"},
-    "heel strike": {"book/part4/06_walking"},
+    "heel strike": {"book/part4/06_walking", "book/part4/07_walking_stability"},
 }
 
 
