@@ -596,7 +596,7 @@ def test_bad_shapes():
 
 
 def test_bad_pfaffian_forms():
-    with pytest.raises(ValueError, match=r"is_holonomic: form: expected 3 coefficients \(one per "
+    with pytest.raises(ValueError, match=r"is_holonomic: form, coords: expected 3 coefficients \(one per "
                                          r"coordinate \[x, y, z\]\), got 2"):
         C.is_holonomic([1, 2 * Y], [X, Y, Z])
     with pytest.raises(ValueError, match="expected 4 coefficients .* then dt.*got 3"):
@@ -617,7 +617,7 @@ def test_bad_constraints():
         C.Constraints([X, Y, Z], pfaffian=[[1, 2]])
     with pytest.raises(ValueError, match="Constraints: rate: expected 1 expressions"):
         C.Constraints([X, Y, Z], pfaffian=[[1, 2, 3]], rate=[1, 2])
-    with pytest.raises(ValueError, match="Constraints: expected at least one"):
+    with pytest.raises(ValueError, match="Constraints: holonomic, pfaffian: expected at least one"):
         C.Constraints([X, Y])
     with pytest.raises(ValueError, match="Constraints: q: expected distinct symbols"):
         C.Constraints([X, X], holonomic=[X])
@@ -677,7 +677,7 @@ def test_bad_simulation_input():
         sim(pend.model, [1, 0], [0, 0], 1.0)
     with pytest.raises(ValueError, match="constraint_controller: alpha: expected a gain >= 0"):
         C.constraint_controller(pend, PEND, alpha=-1)
-    with pytest.raises(ValueError, match="project: the position iteration did not reach"):
+    with pytest.raises(ValueError, match="project: q: expected a state near the constraint manifold, got one where the position iteration did not reach"):
         pend.constraints.numeric(PEND).project([1e-9, 0.0], [0, 0], max_iter=2)
 
 

@@ -14,6 +14,7 @@ import numpy as np
 import sympy as sp
 
 from . import _checks
+from .equations import _check_values
 from .constraints import (METHODS, ConstrainedMotion, ConstrainedSystem, ConstraintWarning,
                           Constraints, NumericConstrained, lagrangian_equations)
 
@@ -140,16 +141,13 @@ def simulate_constrained(system, q0, qd0, t_final, *, values=None, method="udwad
     n = _system(system, fname).n
     q0, qd0 = (_checks.vector(x, n, f"{fname}: {k} (one value per coordinate)")
                for k, x in (("q0", q0), ("qd0", qd0)))
-    for k, x in (("t_final", t_final), ("dt", dt)):
-        if _checks.is_symbolic(x):
-            raise _checks.error(f"{fname}: {k}", "a number (s)", x, exc=TypeError)
-    t_final = _checks.positive(t_final, f"{fname}: t_final", hint="a duration in seconds")
-    dt = _checks.positive(dt, f"{fname}: dt", hint="an output interval in seconds")
-    _checks.steps(t_final, dt, f"{fname}: dt", high=10**6, item_bytes=8 * (4 * n + 4))
+    t_final = _checks.real_number(t_final, f"{fname}: t_final", low=0, strict_low=True,
+                                  hint="a duration in seconds")
+    dt = _checks.real_number(dt, f"{fname}: dt", low=0, strict_low=True,
+                             hint="an output interval in seconds")
+    _checks.steps(t_final, dt, f"{fname}: t_final, dt", high=10**6, item_bytes=8 * (4 * n + 4))
     _checks.flag(project_initial, f"{fname}: project_initial")
-    if values is not None and not isinstance(values, dict):
-        raise _checks.error(f"{fname}: values", "a dict {symbol or name: number}", values,
-                            exc=TypeError)
+    _check_values(values, fname)
     rtol, atol = (_checks.tolerance(x, f"{fname}: {k}") for k, x in (("rtol", rtol),
                                                                       ("atol", atol)))
     if stabilization not in (None, "baumgarte", "projection"):
@@ -165,12 +163,13 @@ def simulate_constrained(system, q0, qd0, t_final, *, values=None, method="udwad
                                 "stabilization='baumgarte'", f"alpha={alpha}, beta={beta}",
                                 "e.g. alpha = beta = 10")
         _gains(alpha, beta, fname)
-    num = NumericConstrained(system, values, method)       # its own copy: gains are set on it
+    num = NumericConstrained(system, values, method, fname)  # its own copy: gains are set on it
     num.baumgarte = (float(alpha), float(beta)) if stabilization == "baumgarte" else None
     cn = num.constraints
     _checks.spd(num.mass_matrix(q0, 0.0), f"{fname}: values (the mass matrix at q0)")
     if project_initial:
-        q0, qd0 = cn.project(q0, qd0, 0.0, num.mass_matrix(q0, 0.0))
+        q0, qd0 = cn._project(q0, qd0, 0.0, num.mass_matrix(q0, 0.0), 1e-12, 50, fname,
+                              ("q0", "qd0"))
     force = (lambda t, q, qd: None) if tau is None else (
         lambda t, q, qd: _checks.vector(tau(t, q, qd), n, f"{fname}: tau(t, q, qd)"))
     count = [0]
@@ -184,7 +183,12 @@ def simulate_constrained(system, q0, qd0, t_final, *, values=None, method="udwad
                              f"are stiff (large gains?) or the motion singular; try "
                              f"integrator='Radau', smaller gains or a shorter t_final")
         q, qd = y[:n], y[n:]
-        return np.concatenate((qd, qdd(q, qd, t, force(t, q, qd))))
+        out = np.concatenate((qd, qdd(q, qd, t, force(t, q, qd))))
+        if not np.isfinite(out).all():
+            raise ValueError(f"{fname}: result: expected finite numbers for finite input, got "
+                             f"NaN or infinity at t = {t:.6g} s (an overflow: q0, qd0 or the "
+                             f"parameters too large for float64 arithmetic)")
+        return out
 
     steps = max(1, int(np.ceil(t_final / dt - 1e-9)))
     T = np.linspace(0.0, t_final, steps + 1)
@@ -196,7 +200,8 @@ def simulate_constrained(system, q0, qd0, t_final, *, values=None, method="udwad
                 raise ValueError(f"{fname}: the {integrator} solver failed at t = {T[k]:g} s: "
                                  f"{sol.message}")
             y = sol.y[:, -1]
-            q, qd = cn.project(y[:n], y[n:], T[k + 1], num.mass_matrix(y[:n], T[k + 1]))
+            q, qd = cn._project(y[:n], y[n:], T[k + 1], num.mass_matrix(y[:n], T[k + 1]),
+                                1e-12, 50, fname, ("q0", "qd0"))
             Y.append(np.concatenate([q, qd]))
     else:
         sol = solve_ivp(rhs, (0.0, t_final), Y[0], method=integrator, rtol=rtol, atol=atol,
@@ -243,10 +248,8 @@ def constraint_controller(system, values=None, alpha=10.0, beta=10.0):
     fname = "constraint_controller"
     _system(system, fname)
     _gains(alpha, beta, fname)
-    if values is not None and not isinstance(values, dict):
-        raise _checks.error(f"{fname}: values", "a dict {symbol or name: number}", values,
-                            exc=TypeError)
-    num = NumericConstrained(system, values, "udwadia_kalaba")
+    _check_values(values, fname)
+    num = NumericConstrained(system, values, "udwadia_kalaba", fname)
     num.baumgarte = (float(alpha), float(beta))
 
     def tau(t, q, qd):

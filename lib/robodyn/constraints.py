@@ -49,6 +49,7 @@ from scipy.linalg.lapack import dposv as _posv, dpotrf as _potrf, dpotrs as _pot
 
 from . import _checks
 from .equations import (TIME, MassMatrixForm, NumericForm, _spd_where_possible, _values_key,
+                        _check_values,
                         mass_matrix_form)
 
 __all__ = ["ConstraintWarning", "Constraints", "second_order_form", "Integrability",
@@ -105,8 +106,15 @@ def _num_matrix(x, name, fname):
 
 
 def _spd(M, fname, name="M"):
-    """A numeric symmetric positive definite matrix (the shared check); returns (M, Cholesky L)."""
-    M = _checks.spd(_num_matrix(M, name, fname), f"{fname}: {name}")
+    """A numeric symmetric positive definite matrix (the shared check); returns (M, Cholesky L).
+    A matrix too large for float64 arithmetic (its factor overflows) is refused by name."""
+    M = _num_matrix(M, name, fname)
+    with np.errstate(all="ignore"):
+        big = M.ndim == 2 and M.size and not np.isfinite(M.T @ M).all()
+    if big:
+        raise _checks.error(f"{fname}: {name}", "entries small enough for float64 arithmetic",
+                            "entries whose products overflow to infinity", "scale the units")
+    M = _checks.spd(M, f"{fname}: {name}")
     return M, np.linalg.cholesky(M)
 
 
@@ -216,9 +224,11 @@ class Constraints:
             raise ValueError(f"{fname}: rate: expected {p} expressions (one per Pfaffian row), got "
                              f"{c.shape[0]}")
         if phi.shape[0] + p == 0:
-            raise ValueError(f"{fname}: expected at least one holonomic or Pfaffian constraint, "
-                             f"got none")
-        _checks.time_symbol(self.t, f"{fname}: t", coordinates=list(q), exprs=[phi, Ap, c])
+            raise ValueError(f"{fname}: holonomic, pfaffian: expected at least one holonomic "
+                             f"or Pfaffian constraint, got none")
+        _checks.time_symbol(self.t, f"{fname}: t", coordinates=list(q))
+        for k, e in (("holonomic", phi), ("pfaffian", Ap), ("rate", c)):
+            _checks.time_symbol(self.t, f"{fname}: {k} (or t)", exprs=[e])
         for k, v in (("q", q), ("holonomic", phi), ("pfaffian", Ap), ("rate", c)):
             object.__setattr__(self, k, v)
 
@@ -249,9 +259,13 @@ class Constraints:
 
     def numeric(self, values=None, qd=None):
         """:class:`NumericConstraints` with ``values`` (symbol or name -> number) substituted."""
-        key = _values_key(values)
+        return self._numeric_for(values, "Constraints.numeric")
+
+    def _numeric_for(self, values, fname):
+        """:meth:`numeric`, its messages naming ``fname`` (the function the user called)."""
+        key = _values_key(values, fname)
         if key not in self._numeric:
-            self._numeric[key] = NumericConstraints(self, values)
+            self._numeric[key] = NumericConstraints(self, values, fname)
         return self._numeric[key]
 
 
@@ -330,8 +344,7 @@ class NumericConstraints:
     ``phi(q, t)`` (h,), ``A(q, t)`` (m, n), ``c(q, t)`` (m,), ``b(q, qd, t)`` (m,),
     ``residuals(q, qd, t)`` -> (phi, A qd - c), and :meth:`project` onto the constraints."""
 
-    def __init__(self, constraints, values=None):
-        fname = "Constraints.numeric"
+    def __init__(self, constraints, values=None, fname="Constraints.numeric"):
         self.n, self.m, self.h = constraints.n, constraints.m, constraints.holonomic.shape[0]
         qd = _speed_symbols(constraints.q, None, fname)
         A, c = constraints.velocity_form()
@@ -339,15 +352,16 @@ class NumericConstraints:
         exprs = [constraints.holonomic, A, c, b]
         sub = {}
         names = {str(s): s for e in exprs for s in e.free_symbols}
-        for k, v in (values or {}).items():
+        for k, v in _check_values(values, fname).items():
             key = names.get(k, sp.Symbol(k)) if isinstance(k, str) else k
-            sub[key] = _checks._exact(_checks.scalar(v, f"{fname}: values[{k}]"))
+            sub[key] = _checks._exact(v)
         exprs = [e.xreplace(sub) for e in exprs]
         known = set(constraints.q) | set(qd) | {constraints.t}
         free = set().union(*(e.free_symbols for e in exprs)) - known
         if free:
-            raise ValueError(f"{fname}: symbols {sorted(map(str, free))} have no value; expected "
-                         f"values={{symbol: number, ...}} for each of them")
+            raise ValueError(f"{fname}: values: expected a number for each parameter, got "
+                             f"none: symbols {sorted(map(str, free))} have no value (give "
+                             f"values={{symbol: number, ...}} for each of them)")
         q, t = list(constraints.q), constraints.t
 
         def make(args, expr):
@@ -424,27 +438,45 @@ class NumericConstraints:
         Raises ValueError when the position iteration does not converge in ``max_iter`` steps."""
         fname = "NumericConstraints.project"
         q, t, qd = self._args("project", q, t, qd)
-        q, qd = q.copy(), qd.copy()
         tol = _checks.tolerance(tol, f"{fname}: tol")
         max_iter = _checks.size(max_iter, f"{fname}: max_iter", low=1, high=10**5)
         if M is not None:
             M = _checks.spd(_checks.matrix(M, (self.n, self.n), f"{fname}: M"), f"{fname}: M")
+        return self._project(q, qd, t, M, tol, max_iter, fname)
+
+    def _project(self, q, qd, t, M, tol, max_iter, fname, names=("q", "qd")):
+        """:meth:`project` of checked arguments; messages name ``fname: names[0]`` (position
+        failures) or ``fname: names[1]`` (velocity overflow)."""
+        q, qd = np.array(q, dtype=float), np.array(qd, dtype=float)
         r = np.zeros(0)
         h = self.h
-        if h:
-            for _ in range(int(max_iter)):
-                r = self.phi(q, t)
-                if np.linalg.norm(r) <= tol:
-                    break
-                q = q - np.linalg.lstsq(self.A(q, t)[:h], r, rcond=None)[0]
-            else:
-                raise ValueError(f"project: the position iteration did not reach |phi| <= {tol:g} "
-                                 f"in {max_iter} steps (|phi| = {np.linalg.norm(r):.3g}): start "
-                                 f"nearer the constraint manifold")
-        A = self.A(q, t)
-        r = A @ qd - self.c(q, t)
-        W = np.eye(self.n) if M is None else np.linalg.inv(M)
-        qd = qd - W @ A.T @ np.linalg.pinv(A @ W @ A.T) @ r
+        bad = (f"{fname}: {names[0]}: expected a state near the constraint manifold, got one "
+               f"where the position iteration")
+        with np.errstate(all="ignore"):
+            if h:
+                for _ in range(int(max_iter)):
+                    r = self.phi(q, t)
+                    if not np.isfinite(r).all():
+                        raise ValueError(f"{bad} overflows (|phi| not finite); scale the "
+                                         f"input down")
+                    if np.linalg.norm(r) <= tol:
+                        break
+                    Ah = self.A(q, t)[:h]
+                    if not np.isfinite(Ah).all():
+                        raise ValueError(f"{bad} overflows (A not finite); scale the input down")
+                    q = q - np.linalg.lstsq(Ah, r, rcond=None)[0]
+                else:
+                    raise ValueError(f"{bad} did not reach |phi| <= {tol:g} in {max_iter} steps "
+                                     f"(|phi| = {np.linalg.norm(r):.3g}): start nearer the "
+                                     f"constraint manifold")
+            A = self.A(q, t)
+            r = A @ qd - self.c(q, t)
+            W = np.eye(self.n) if M is None else np.linalg.inv(M)
+            qd = qd - W @ A.T @ _pinv(A @ W @ A.T) @ r if np.isfinite(r).all() else r
+        if not (np.isfinite(q).all() and np.isfinite(qd).all()):
+            raise ValueError(f"{fname}: {names[1]}: expected values small enough for float64 "
+                             f"arithmetic, got an overflow in the velocity projection (NaN or "
+                             f"infinity); scale the input down")
         return q, qd
 
 
@@ -516,7 +548,9 @@ def lagrange_multipliers(M, F, A, b):
         raise ValueError(f"{fname}: A: expected constraints of full row rank {m}, got rank "
                          f"{rank}: the multiplier (KKT) system is singular (redundant or "
                          f"conflicting constraints; udwadia_kalaba handles redundant ones)")
-    sol = np.linalg.solve(K, np.concatenate([F, b]))
+    with np.errstate(all="ignore"):
+        sol = np.linalg.solve(K, np.concatenate([F, b]))
+    _checks.finite_result(sol, fname)
     return MultiplierSolution(sol[:n], sol[n:])
 
 
@@ -586,8 +620,10 @@ def penrose_conditions(W, W_plus):
     if W.ndim != 2 or P.shape != W.T.shape:
         raise ValueError(f"{fname}: W_plus: expected shape {W.T.shape} (W transposed), got "
                          f"{P.shape}")
-    res = (W @ P @ W - W, P @ W @ P - P, (W @ P).T - W @ P, (P @ W).T - P @ W)
-    return tuple(float(np.max(np.abs(r), initial=0.0)) for r in res)
+    with np.errstate(all="ignore"):
+        res = (W @ P @ W - W, P @ W @ P - P, (W @ P).T - W @ P, (P @ W).T - P @ W)
+        out = tuple(float(np.max(np.abs(r), initial=0.0)) for r in res)
+    return _checks.finite_result(out, fname)
 
 
 def udwadia_kalaba(M, F, A, b, tol=1e-9):
@@ -635,7 +671,9 @@ def udwadia_kalaba(M, F, A, b, tol=1e-9):
         return ConstrainedMotion(Minv * (F + Fc), Fc)
     M, L, F, A, b = _system(M, F, A, b, fname)
     tol = _checks.tolerance(tol, f"{fname}: tol")
-    return _uk_fast(M, F, A, b, fname, tol, stacklevel=4)
+    with np.errstate(all="ignore"):
+        out = _uk_fast(M, F, A, b, fname, tol, stacklevel=4)
+    return ConstrainedMotion(*_checks.finite_result(tuple(out), fname))
 
 
 def _uk(M, L, F, A, b, tol=1e-9, fname="udwadia_kalaba", stacklevel=3):
@@ -723,8 +761,14 @@ def constraint_projector(M, A):
     A = A.reshape(1, -1) if A.ndim == 1 else A
     if A.ndim != 2 or A.shape[1] != n:
         raise ValueError(f"{fname}: A: expected an m x {n} constraint matrix, got shape {A.shape}")
-    MiAt = np.linalg.solve(L.T, np.linalg.solve(L, A.T))
-    return np.eye(n) - MiAt @ moore_penrose(A @ MiAt) @ A
+    with np.errstate(all="ignore"):
+        MiAt = np.linalg.solve(L.T, np.linalg.solve(L, A.T))
+        AMA = A @ MiAt
+        if not np.isfinite(AMA).all():
+            raise _checks.error(f"{fname}: A", "entries small enough for float64 arithmetic",
+                                "entries whose products overflow to infinity", "scale the units")
+        out = np.eye(n) - MiAt @ _pinv(AMA) @ A
+    return _checks.finite_result(out, fname)
 
 
 def constraint_connection(M, A, q):
@@ -761,11 +805,15 @@ def constraint_connection(M, A, q):
     n = len(q)
     M = _checks.sym_matrix(M, f"{fname}: M")
     A = _checks.sym_matrix(A, f"{fname}: A")
-    if M.shape == (n, n):
-        _checks.spd(M, f"{fname}: M")
-    if M.shape != (n, n) or A.shape[1] != n:
-        raise ValueError(f"{fname}: expected M of shape ({n}, {n}) and A with {n} columns, got "
-                         f"{M.shape} and {A.shape}")
+    if M.shape[0] != M.shape[1]:
+        raise _checks.error(f"{fname}: M", "a square mass matrix", f"shape {M.shape}")
+    if M.shape != (n, n):
+        raise _checks.error(f"{fname}: M, q", f"M of shape ({n}, {n}) (one row per coordinate "
+                            f"of q)", f"M of shape {M.shape} and {n} coordinates in q")
+    if A.shape[1] != n:
+        raise _checks.error(f"{fname}: A", f"{n} columns (one per coordinate of q)",
+                            f"shape {A.shape}")
+    _checks.spd(M, f"{fname}: M")
     G = christoffel_symbols(M, q, kind=2)
     Pp = sp.eye(n) - constraint_projector(M, A)
     out = [[[G[k, i, j] + Pp[k, j].diff(q[i])
@@ -896,7 +944,7 @@ class ConstrainedSystem:
         """A :class:`~robodyn.equations.NumericForm` of the constrained motion solved by
         ``method`` (one of :data:`METHODS`), with k = n inputs (joint forces); cached."""
         _checks.choice(method, "ConstrainedSystem.numeric: method", METHODS)
-        key = (method, _values_key(values))
+        key = (method, _values_key(values, "ConstrainedSystem.numeric"))
         if key not in self._cache:
             self._cache[key] = NumericConstrained(self, values, method)
         return self._cache[key]
@@ -1041,18 +1089,19 @@ class NumericConstrained(NumericForm):
     ``method``; ``solve(q, qd, t, tau)`` returns :class:`ConstrainedMotion` (q̈ and the
     constraint force); ``residuals`` the constraint residuals."""
 
-    def __init__(self, system, values, method):
+    def __init__(self, system, values, method, fname="ConstrainedSystem.numeric"):
         n = system.n
+        _check_values(values, fname)
         super().__init__(n, n, n, f"{system.name} ({method})")
         self.method = method
         self.system = system
-        self.constraints = system.constraints.numeric(values)
+        self.constraints = system.constraints._numeric_for(values, fname)
         self.baumgarte = None           # (alpha, beta) set by simulate_constrained
         model = system.model
         self._zero = np.zeros(n)
         self._fname = f"NumericConstrained ({method})"
         if isinstance(model, MassMatrixForm):
-            num = model.numeric(values)
+            num = model._numeric(values, fname)
             self._M = lambda q, t: num.mass_matrix(q, t)
             self._F = lambda q, qd, t, tau: (num.forcing(q, qd, t) + num.input_matrix(q, t) @ tau
                                              if tau.any() else num.forcing(q, qd, t))

@@ -131,15 +131,19 @@ class MassMatrixForm:
         """The :class:`NumericForm` with ``values`` (symbol or name -> number) substituted for
         every parameter; made once per ``values`` and cached. Raises ValueError naming the
         parameters left without a value."""
+        return self._numeric(values, "numeric")
+
+    def _numeric(self, values, fname):
+        """:meth:`numeric` with the messages naming ``fname`` (the method the user called)."""
         cache = self.__dict__.setdefault("_numeric_forms", {})
-        key = _values_key(values)
+        key = _values_key(values, fname)
         if key not in cache:
-            cache[key] = _lambdified(self, values, type(self).__name__ + ".numeric")
+            cache[key] = _lambdified(self, values, fname)
         return cache[key]
 
     def rhs(self, values=None):
         """The numeric right-hand side ``f(t, x, tau=None)`` of :math:`x = (q, u)`."""
-        return self.numeric(values).rhs
+        return self._numeric(values, "rhs").rhs
 
 
 class FieldsForm(MassMatrixForm):
@@ -304,7 +308,11 @@ class NumericForm:
 
     # -- argument checks ----------------------------------------------------
     def _vec(self, x, size, what, fname):
-        return _checks.vector(x, size, f"{self.name}.{fname}: {what}")
+        """A numeric vector (sympy *numbers* are fine; expressions with symbols refused)."""
+        name = f"{self.name}.{fname}: {what}"
+        if _checks.is_symbolic(x):
+            x = _checks.real_array(x, name, allow_nonfinite=True)
+        return _checks.vector(x, size, name)
 
     def _time(self, t, fname):
         return _checks.real_number(t, f"{self.name}.{fname}: t", hint="a time in s")
@@ -366,33 +374,52 @@ class NumericForm:
         give (B, m)."""
         fname = "accelerations"
         if _is_batch(q, self.n) or _is_batch(u, self.m):
-            return self._batch_accelerations(q, u, t, tau)
+            return _checks.finite_result(self._batch_accelerations(q, u, t, tau),
+                                         f"{self.name}.{fname}")
         q = self._vec(q, self.n, f"q ({self.n} coordinates)", fname)
         u = self._vec(u, self.m, f"u ({self.m} speeds)", fname)
         t = self._time(t, fname)
-        rhs = self.forcing(q, u, t) + self.input_matrix(q, t) @ self._tau(tau, fname)
+        return self._accelerations(q, u, t, self._tau(tau, fname), fname)
+
+    def _accelerations(self, q, u, t, tau, fname):
+        """:meth:`accelerations` of checked arguments (float arrays, a float time); a subclass's
+        own ``accelerations`` (given checked arguments, so its checks pass) when it has one."""
+        if type(self).accelerations is not NumericForm.accelerations:
+            with np.errstate(all="ignore"):
+                out = self.accelerations(q, u, t, tau)
+            return _checks.finite_result(out, f"{self.name}.{fname}")
+        with np.errstate(all="ignore"):
+            rhs = self.forcing(q, u, t) + self.input_matrix(q, t) @ tau
+        _checks.finite_result(rhs, f"{self.name}.{fname}")
         M = self.mass_matrix(q, t)
         try:
             c = np.linalg.cholesky(M)
         except np.linalg.LinAlgError:
             raise np.linalg.LinAlgError(
-                f"{self.name}.accelerations: the mass matrix at q = {q.tolist()} is not "
+                f"{self.name}.{fname}: the mass matrix at q = {q.tolist()} is not "
                 f"positive definite (eigenvalues {np.linalg.eigvalsh((M + M.T) / 2)})") from None
-        return np.linalg.solve(c.T, np.linalg.solve(c, rhs))
+        with np.errstate(all="ignore"):
+            out = np.linalg.solve(c.T, np.linalg.solve(c, rhs))
+        return _checks.finite_result(out, f"{self.name}.{fname}")
 
     def rhs(self, t, x, tau=None):
         """:math:`\\dot x = (K u, \\dot u)` for the state :math:`x = (q, u)`, shape (n + m,);
         a batch of states (B, n + m) gives (B, n + m)."""
+        fname = "rhs"
         if _is_batch(x, self.n + self.m):
-            X, t, T = self._batch("rhs", t, tau, x=(x, self.n + self.m,
+            X, t, T = self._batch(fname, t, tau, x=(x, self.n + self.m,
                                                     f"x (q then u, {self.n + self.m} numbers)"))
             Q, U = X["x"][:, :self.n], X["x"][:, self.n:]
             K = self.kinematics(Q, U, t) if self.vectorized else \
                 np.array([self.kinematics(a, b, t) for a, b in zip(Q, U)])
-            return np.concatenate([K, self.accelerations(Q, U, t, T)], axis=1)
-        x = self._vec(x, self.n + self.m, f"x (q then u, {self.n + self.m} numbers)", "rhs")
+            out = np.concatenate([K, self.accelerations(Q, U, t, T)], axis=1)
+            return _checks.finite_result(out, f"{self.name}.{fname}")
+        t = self._time(t, fname)
+        x = self._vec(x, self.n + self.m, f"x (q then u, {self.n + self.m} numbers)", fname)
+        tau = self._tau(tau, fname)
         q, u = x[:self.n], x[self.n:]
-        return np.concatenate([self.kinematics(q, u, t), self.accelerations(q, u, t, tau)])
+        out = np.concatenate([self.kinematics(q, u, t), self._accelerations(q, u, t, tau, fname)])
+        return _checks.finite_result(out, f"{self.name}.{fname}")
 
     def speeds(self, q, qd, t=0.0):
         """The speeds u with :math:`K(q, t)u = \\dot q` (least squares; ValueError when
@@ -401,28 +428,36 @@ class NumericForm:
         q = self._vec(q, self.n, f"q ({self.n} coordinates)", fname)
         qd = self._vec(qd, self.n, f"qd ({self.n} coordinate rates)", fname)
         t = self._time(t, fname)
+        return self._speeds(q, qd, t, fname)
+
+    def _speeds(self, q, qd, t, fname):
+        """:meth:`speeds` of checked arguments."""
         u0 = np.zeros(self.m)
         K0 = self.kinematics(q, u0, t)
         K = np.column_stack([self.kinematics(q, e, t) - K0 for e in np.eye(self.m)])
         u, *_ = np.linalg.lstsq(K, qd - K0, rcond=None)
         res = np.linalg.norm(K @ u + K0 - qd)
         if res > 1e-9 * max(1.0, np.linalg.norm(qd)):
-            raise ValueError(f"{self.name}.speeds: qd: expected a velocity the constraints "
+            raise ValueError(f"{self.name}.{fname}: qd: expected a velocity the constraints "
                              f"admit (qd = K(q) u), got one {res:.3g} away from it")
-        return u
+        return _checks.finite_result(u, f"{self.name}.{fname}")
 
     def coordinate_accelerations(self, q, qd, t=0.0, tau=None):
         r""":math:`\ddot q = K\dot u + \partial(Ku)/\partial q\,\dot q + \partial(Ku)/\partial t`."""
         fname = "coordinate_accelerations"
         q = self._vec(q, self.n, f"q ({self.n} coordinates)", fname)
+        qd = self._vec(qd, self.n, f"qd ({self.n} coordinate rates)", fname)
         t = self._time(t, fname)
-        u = self.speeds(q, qd, t)
-        ud = self.accelerations(q, u, t, tau)
-        qd = self.kinematics(q, u, t)
-        K0 = self.kinematics(q, np.zeros(self.m), t)
-        K = np.column_stack([self.kinematics(q, e, t) - K0 for e in np.eye(self.m)])
-        Jx = self.kinematics_jacobian(q, u, t)
-        return K @ ud + Jx[:, :self.n] @ qd + Jx[:, self.n]
+        tau = self._tau(tau, fname)
+        u = self._speeds(q, qd, t, fname)
+        ud = self._accelerations(q, u, t, tau, fname)
+        with np.errstate(all="ignore"):
+            qd = self.kinematics(q, u, t)
+            K0 = self.kinematics(q, np.zeros(self.m), t)
+            K = np.column_stack([self.kinematics(q, e, t) - K0 for e in np.eye(self.m)])
+            Jx = self.kinematics_jacobian(q, u, t)
+            out = K @ ud + Jx[:, :self.n] @ qd + Jx[:, self.n]
+        return _checks.finite_result(out, f"{self.name}.{fname}")
 
 
 def _is_batch(x, size):
@@ -432,22 +467,34 @@ def _is_batch(x, size):
     return len(shape) == 2 and shape[1] == size and not (shape == (size, 1) and size > 1)
 
 
-def _values_key(values):
+def _values_key(values, fname="numeric"):
+    """The cache key of a checked ``values`` dict: sorted (name, float) pairs. Every message
+    names ``fname: values`` (``fname`` is the function the user called)."""
     if values is None:
         return ()
+    checked = _check_values(values, fname)
+    return tuple(sorted((str(k), float(v)) for k, v in checked.items()))
+
+
+def _check_values(values, fname):
+    """``values`` as {Symbol or name: float}, refused (naming ``fname: values``) unless a dict
+    of Symbol or name keys and finite real number values (sympy numbers, Fraction included)."""
+    if values is None:
+        return {}
     if not isinstance(values, dict):
-        raise TypeError(f"numeric: values: expected a dict {{symbol or name: number}}, got "
-                        f"{_checks._describe(values)}")
-    out = []
+        raise _checks.error(f"{fname}: values", "a dict {symbol or name: number}", values,
+                            exc=TypeError)
+    out = {}
     for k, v in values.items():
-        if not isinstance(k, (str, sp.Symbol)):
-            raise _checks.error("numeric: values", "keys that are Symbols or names", k,
+        if not isinstance(k, (str, sp.Symbol, sp.core.function.AppliedUndef)):
+            raise _checks.error(f"{fname}: values", "keys that are sympy Symbols or names", k,
                                 exc=TypeError)
-        v = _checks.scalar(v, f"numeric: values[{k!s}]")
-        if isinstance(v, sp.Basic) and not v.is_number:
-            raise _checks.error(f"numeric: values[{k!s}]", "a number", str(v), exc=TypeError)
-        out.append((str(k), float(v)))
-    return tuple(sorted(out))
+        if isinstance(k, str) and not k.isidentifier():
+            raise _checks.error(f"{fname}: values", "keys that are sympy Symbols or names",
+                                f"the text {k[:40]!r}", exc=TypeError)
+        _checks.no_text(v, f"{fname}: values[{k!s}]")
+        out[k] = _checks.real_number(v, f"{fname}: values[{k!s}]")
+    return out
 
 
 def _substitute(form, values, fname):
@@ -458,23 +505,17 @@ def _substitute(form, values, fname):
     if values:
         names = {str(s): s for e in exprs + [e for _, e in inter] for s in e.free_symbols}
         sub = {}
-        for k, v in values.items():
-            if not isinstance(k, (str, sp.Symbol, sp.core.function.AppliedUndef)):
-                raise _checks.error(f"{fname}: values", "keys that are sympy Symbols or names",
-                                    k, exc=TypeError)
+        for k, v in _check_values(values, fname).items():
             key = names.get(k, sp.Symbol(k)) if isinstance(k, str) else k
-            v = _checks.scalar(v, f"{fname}: values[{k!s}]")
-            if not isinstance(v, numbers.Real) or not np.isfinite(float(v)):
-                raise ValueError(f"{fname}: values[{k!s}]: expected a finite real number, "
-                                 f"got {v!r}")
-            sub[key] = _checks._exact(float(v))
+            sub[key] = _checks._exact(v)
         exprs = [e.xreplace(sub) for e in exprs]
         inter = [(w, e.xreplace(sub)) for w, e in inter]
     known = set(form.q) | set(form.u) | {form.t} | {w for w, _ in inter}
     free = set().union(*(e.free_symbols for e in exprs + [e for _, e in inter])) - known
     if free:
-        raise ValueError(f"{fname}: symbols {sorted(map(str, free))} have no value; expected "
-                         f"values={{symbol: number, ...}} for each of them")
+        raise ValueError(f"{fname}: values: expected a number for each parameter, got "
+                         f"none: symbols {sorted(map(str, free))} have no value (give "
+                         f"values={{symbol: number, ...}} for each of them)")
     return exprs, inter
 
 
