@@ -54,10 +54,10 @@ __all__ = ["kinetic_energy_metric", "metric_inner_product", "levi_civita",
 # input checks
 # --------------------------------------------------------------------------
 
-def _dynamic_chain(chain, fname):
-    """A SerialChain with link frames and inertias, or a clear error."""
+def _dynamic_chain(chain, fname, name="chain"):
+    """A SerialChain with link frames and inertias, or a clear error naming ``fname: name``."""
     if not isinstance(chain, SerialChain):
-        _checks.chain(chain, f"{fname}: chain")
+        _checks.chain(chain, f"{fname}: {name}")
     if chain.link_inertias is None or chain.link_homes is None:
         raise ValueError(f"{fname}: {chain!r} has no link inertias, so it has no kinetic-energy "
                          f"metric; build it with SerialChain.from_screws(..., link_homes=[...], "
@@ -142,7 +142,8 @@ def _solve(M, b, fname):
     if not np.isfinite(c) or c > 1e12:
         warnings.warn(f"{fname}: the kinetic-energy metric M(q) is nearly singular (condition "
                       f"number {c:.3g}); the result is unreliable", RuntimeWarning, stacklevel=3)
-    return np.linalg.solve(M, b)
+    with np.errstate(all="ignore"):
+        return np.linalg.solve(M, b)
 
 
 def _numeric_christoffel(chain, q, fname):
@@ -160,8 +161,9 @@ def _contract(Gamma, qd):
 def _numeric_geodesic_acceleration(chain, q, qd):
     """-M^{-1} Gamma_1(qd, qd), the inner loop of the geodesic ODE (checked input)."""
     M, dM = _metric_jet(chain, q)
-    c = np.einsum("ijk,j,k->i", dM, qd, qd) - 0.5 * np.einsum("jki,j,k->i", dM, qd, qd)
-    return -np.linalg.solve(M, c)
+    with np.errstate(all="ignore"):
+        c = np.einsum("ijk,j,k->i", dM, qd, qd) - 0.5 * np.einsum("jki,j,k->i", dM, qd, qd)
+        return -np.linalg.solve(M, c)
 
 
 # --------------------------------------------------------------------------
@@ -287,7 +289,8 @@ def metric_inner_product(chain, q, v1, v2):
     M = kinetic_energy_metric(chain, q)
     if isinstance(M, sp.MatrixBase):
         return sp.expand((_sym_vector(v1).T * M * _sym_vector(v2))[0, 0])
-    return float(v1 @ M @ v2)
+    with np.errstate(all="ignore"):
+        return _checks.finite_result(float(v1 @ M @ v2), fname)
 
 
 # --------------------------------------------------------------------------
@@ -353,7 +356,7 @@ def levi_civita(chain_or_M, q):
             raise ValueError(f"{fname}: M: expected an invertible (positive definite) metric, "
                              f"got det M = 0")
         return _symbolic_christoffel(M, qs, n)
-    chain = _dynamic_chain(chain_or_M, fname)
+    chain = _dynamic_chain(chain_or_M, fname, "chain_or_M")
     q = _joint_vector(chain, q, "q", fname)
     if _symbolic_mode(chain, q):
         M, qs, subs = _symbolic_metric(chain, q)
@@ -401,7 +404,7 @@ def geodesic_acceleration(chain, q, qd):
     qd = _joint_vector(chain, qd, "qd", fname)
     if _symbolic_mode(chain, q, qd):
         return -_symbolic_connection_term(chain, q, qd)
-    return _numeric_geodesic_acceleration(chain, q, qd)
+    return _checks.finite_result(_numeric_geodesic_acceleration(chain, q, qd), fname)
 
 
 def covariant_acceleration(chain, q, qd, qdd):
@@ -434,7 +437,9 @@ def covariant_acceleration(chain, q, qd, qdd):
     qdd = _joint_vector(chain, qdd, "qdd", fname)
     if _symbolic_mode(chain, q, qd, qdd):
         return sp.Matrix(_sym_vector(qdd) + _symbolic_connection_term(chain, q, qd))
-    return qdd - _numeric_geodesic_acceleration(chain, q, qd)
+    with np.errstate(all="ignore"):
+        out = qdd - _numeric_geodesic_acceleration(chain, q, qd)
+    return _checks.finite_result(out, fname)
 
 
 def gradient(chain, q, dV):
@@ -467,7 +472,7 @@ def gradient(chain, q, dV):
     M = kinetic_energy_metric(chain, q)
     if isinstance(M, sp.MatrixBase):
         return sp.simplify(M.LUsolve(_sym_vector(dV)))
-    return _solve(M, dV, fname)
+    return _checks.finite_result(_solve(M, dV, fname), fname)
 
 
 def potential_gradient(chain, q, gravity=None):
@@ -507,8 +512,15 @@ def potential_gradient(chain, q, gravity=None):
     else:
         gravity = _checks.vector(gravity, 3, f"{fname}: gravity (m/s^2, space frame)")
         from .dynamics import gravity_torques
-        G = gravity_torques(chain, q, gravity)
-    return gradient(chain, q, G)
+        try:        # every argument is checked: an error here is an overflow of the torques
+            G = gravity_torques(chain, q, gravity)
+        except ValueError as exc:
+            raise ValueError(f"{fname}: result: expected finite numbers for finite input, got "
+                             f"an overflow of the gravity torques ({exc})") from None
+    M = kinetic_energy_metric(chain, q)
+    if isinstance(M, sp.MatrixBase):
+        return sp.simplify(M.LUsolve(_sym_vector(G)))
+    return _checks.finite_result(_solve(M, G, fname), fname)
 
 
 # --------------------------------------------------------------------------
@@ -651,8 +663,11 @@ def perturbed_path(path, amplitude, mode=1):
     T = t[-1] - t[0]
     s = (t - t[0]) / T
     k = int(mode)
-    return JointPath(_frozen(t), _frozen(q + np.sin(np.pi * k * s)[:, None] * a),
-                     _frozen(qd + (np.pi * k / T) * np.cos(np.pi * k * s)[:, None] * a))
+    with np.errstate(all="ignore"):
+        q_new = q + np.sin(np.pi * k * s)[:, None] * a
+        qd_new = qd + (np.pi * k / T) * np.cos(np.pi * k * s)[:, None] * a
+    _checks.finite_result((q_new, qd_new), fname)
+    return JointPath(_frozen(t), _frozen(q_new), _frozen(qd_new))
 
 
 def _kinetic_energies(chain, q, qd):
@@ -695,18 +710,20 @@ def energy_integral(chain, t, q=None, qd=None, *, rule="simpson"):
     _numeric_only(chain, fname)
     if q is None and qd is None and all(hasattr(t, k) for k in ("t", "q", "qd")):
         t, q, qd = t.t, t.q, t.qd
+    if q is None and qd is None:
+        raise _checks.error(f"{fname}: t", "a JointPath as in (chain, path), or times as in "
+                            "(chain, t, q, qd) with q and qd given", t, exc=TypeError)
     if q is None or qd is None:
-        raise TypeError(f"{fname}: expected (chain, t, q, qd) or (chain, path), got q={q!r:.40}, "
-                        f"qd={qd!r:.40}")
+        raise TypeError(f"{fname}: {'q' if q is None else 'qd'}: expected (chain, t, q, qd) "
+                        f"or (chain, path), got q={q!r:.40}, qd={qd!r:.40}")
     t = _times(t, fname)
     q = _samples(q, t.size, chain.n, "q", fname)
     qd = _samples(qd, t.size, chain.n, "qd", fname)
-    T = _kinetic_energies(chain, q, qd)
-    if rule == "simpson":
-        return float(integrate.simpson(T, x=t))
-    if rule == "trapezoid":
-        return float(integrate.trapezoid(T, x=t))
-    raise ValueError(f"{fname}: rule: expected 'simpson' or 'trapezoid', got {rule!r}")
+    rule = _checks.choice(rule, f"{fname}: rule", ("simpson", "trapezoid"))
+    with np.errstate(all="ignore"):
+        T = _kinetic_energies(chain, q, qd)
+        E = float(integrate.simpson(T, x=t) if rule == "simpson" else integrate.trapezoid(T, x=t))
+    return _checks.finite_result(E, fname)
 
 
 # --------------------------------------------------------------------------
@@ -723,8 +740,11 @@ def _geodesic_rhs(chain, n):
         y = np.ascontiguousarray(y, dtype=float)
         if not np.isfinite(y).all():            # a diverging trial shot: let the solver fail
             return np.full(2 * n, np.nan)
-        return np.concatenate([y[n:], dynamics.forward_dynamics(chain, y[:n], y[n:], zero,
-                                                                gravity=no_gravity)])
+        try:
+            qdd = dynamics.forward_dynamics(chain, y[:n], y[n:], zero, gravity=no_gravity)
+        except ValueError:                      # its overflow: a diverging trial shot too
+            return np.full(2 * n, np.nan)
+        return np.concatenate([y[n:], qdd])
     return rhs
 
 
@@ -876,6 +896,14 @@ def geodesic(chain, q_start, q_end, duration=1.0, *, n_points=201, method="shoot
     method = _checks.choice(method, f"{fname}: method", ("shooting", "collocation"))
     strict = _checks.flag(strict, f"{fname}: strict")
     t = np.linspace(0.0, tf, int(n_points))
+    with np.errstate(all="ignore"):
+        v_line = (q1 - q0) / tf
+    start = _geodesic_rhs(chain, n)(0.0, np.concatenate([q0, v_line])) \
+        if np.isfinite(v_line).all() else v_line
+    if not np.isfinite(start).all():
+        raise _checks.error(f"{fname}: q_start, q_end", "end points close enough for float64 "
+                            "arithmetic", "an overflow of the straight line's speed or "
+                            "acceleration (NaN or infinity)", "scale the input down")
     if np.array_equal(q0, q1):               # the constant curve: zero velocity, zero energy
         Z = np.zeros((t.size, n))
         return Geodesic(_frozen(t), _frozen(np.broadcast_to(q0, (t.size, n))), _frozen(Z),
