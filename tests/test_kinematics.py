@@ -270,9 +270,9 @@ def test_rotation_about_named_and_free_axes():
 
 @pytest.mark.parametrize("args, exc, msg", [
     (("w", 0.1), ValueError, r"rotation: axis: expected 'x', 'y', 'z' or a 3-vector, got 'w'"),
-    (([0, 0, 0], 0.1), ValueError, r"rotation: expected a nonzero axis, got the zero vector"),
+    (([0, 0, 0], 0.1), ValueError, r"rotation: axis: expected a nonzero axis, got the zero vector"),
     (([1, 0], 0.1), ValueError, r"rotation: axis: expected a vector of length 3, got shape"),
-    (("x", "a"), TypeError, r"theta: expected a real number"),
+    (("x", "a"), TypeError, r"rotation: angle: expected a real number"),
 ])
 def test_rotation_refuses(args, exc, msg):
     with pytest.raises(exc, match=msg):
@@ -545,14 +545,14 @@ def test_revolute_and_prismatic_screws():
 
 @pytest.mark.parametrize("f, args, exc, msg", [
     (rd.revolute_screw, ([0, 0, 0], [0, 0, 0]), ValueError,
-     r"revolute_screw: expected a nonzero axis, got the zero vector"),
+     r"revolute_screw: axis: expected a nonzero axis, got the zero vector"),
     (rd.revolute_screw, ([0, 0, 1], [0, 0]), ValueError,
      r"revolute_screw: point: expected a vector of length 3, got shape \(2,\)"),
     (rd.revolute_screw, ([0, 0, 1], [0, 0, 0], "h"), TypeError,
      r"revolute_screw: pitch: expected a real number"),
     (rd.revolute_screw, ([0, 0, np.nan], [0, 0, 0]), ValueError, r"axis: expected finite"),
     (rd.prismatic_screw, ([0, 0, 0],), ValueError,
-     r"prismatic_screw: expected a nonzero direction, got the zero vector"),
+     r"prismatic_screw: direction: expected a nonzero direction, got the zero vector"),
     (rd.prismatic_screw, ([1, 0],), ValueError, r"prismatic_screw: direction: expected a vector"),
     (rd.prismatic_screw, ("xyz",), TypeError, r"direction: expected an array of numbers"),
 ])
@@ -591,7 +591,7 @@ def test_spatial_inertia_transforms_like_a_tensor():
 
 
 @pytest.mark.parametrize("mass, I, exc, msg", [
-    (-1.0, [1, 1, 1], ValueError, r"spatial_inertia: expected a positive mass, got -1.0"),
+    (-1.0, [1, 1, 1], ValueError, r"spatial_inertia: mass: expected a positive mass, got -1.0"),
     (0.0, [1, 1, 1], ValueError, r"expected a positive mass, got 0.0"),
     (1.0, [[1, 0.5, 0], [0, 1, 0], [0, 0, 1]], ValueError,
      r"expected a symmetric rotational inertia, got asymmetry 0.5"),
@@ -756,7 +756,7 @@ def test_from_screws_refuses_tiny_nonzero_omega():
     ([("revolute", [0, 0, 1], [0, 0, 0]), 5], TypeError,
      r"joint 1: expected a tuple \(kind, \.\.\.\), got int 5"),
     ([(3, [0, 0, 1], [0, 0, 0])], TypeError, r"joint 0: expected a tuple \(kind, \.\.\.\)"),
-    ([("prismatic", [0, 0, 0])], ValueError, r"prismatic_screw: expected a nonzero direction"),
+    ([("prismatic", [0, 0, 0])], ValueError, r"prismatic_screw: direction: expected a nonzero direction"),
 ])
 def test_from_joints_refuses(joints, exc, msg):
     with pytest.raises(exc, match=msg):

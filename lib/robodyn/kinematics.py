@@ -26,6 +26,7 @@ import sympy as sp
 from . import _checks
 from ._checks import is_symbolic
 from ._checks import to_sympy as _S
+from ._inertia import _check_rotational_inertia, _check_spatial_inertia, _numbers  # noqa: F401
 
 __all__ = [
     "hat", "vee", "exp_so3", "log_so3", "exp_se3", "log_se3", "rotation",
@@ -63,19 +64,6 @@ def _stack(parts, sym):
 
 def _trig(sym):
     return (sp.sin, sp.cos) if sym else (np.sin, np.cos)
-
-
-def _numbers(x):
-    """A float array of ``x`` when it holds only numbers (numeric input, or sympy entries
-    without free symbols), else None: so that the symbolic path makes the numeric path's checks
-    wherever they can be made."""
-    if not is_symbolic(x):
-        return np.asarray(x, dtype=float)
-    m = x if isinstance(x, sp.MatrixBase) else _S(x) if not isinstance(x, sp.Basic) else \
-        sp.Matrix([[x]])
-    if m.free_symbols:
-        return None
-    return np.array(m.evalf(30).tolist(), dtype=float).reshape(m.shape)
 
 
 def _sympy_if(x, sym, name):
@@ -246,7 +234,7 @@ def exp_so3(w, theta=None):
     w = _sympy_if(_checks.vector(w, 3, "exp_so3: w"), sym, "exp_so3: w")
     W = hat(w)
     if theta is not None:
-        theta = _checks.scalar(theta, "exp_so3: theta")
+        theta = _angle(theta, "exp_so3: theta")
         _check_unit(w, "exp_so3: w (with theta given, w must be a unit axis)", sym)
         sin, _ = _trig(sym)
         return _eye(3, sym) + sin(theta) * W + _one_minus_cos(theta, sym) * (W @ W)
@@ -255,8 +243,10 @@ def exp_so3(w, theta=None):
         if t == 0:
             return sp.eye(3)
         return sp.eye(3) + sp.sin(t) / t * W + (1 - sp.cos(t)) / t**2 * (W @ W)
-    a, b, _ = _rodrigues_coefficients(float(np.linalg.norm(w)))
-    return np.eye(3) + a * W + b * (W @ W)
+    with np.errstate(all="ignore"):
+        a, b, _ = _rodrigues_coefficients(float(np.linalg.norm(w)))
+        out = np.eye(3) + a * W + b * (W @ W)
+    return _checks.finite_result(out, "exp_so3")
 
 
 def _check_unit(w, name, sym, tol=1e-9):
@@ -286,9 +276,10 @@ def is_rotation(R, tol: float = 1e-9) -> bool:
         R = _numbers(R)
         if R is None:
             return False
-    R = _checks.real_array(R, "is_rotation: R", allow_nonfinite=True)
-    return bool(R.shape == (3, 3) and np.all(np.isfinite(R)) and np.allclose(R.T @ R, np.eye(3), atol=tol)
-                and abs(np.linalg.det(R) - 1) < tol)
+    R = _checks.real_array(R, "is_rotation: R")      # NaN or infinity: refused, not "False"
+    with np.errstate(all="ignore"):
+        return bool(R.shape == (3, 3) and np.allclose(R.T @ R, np.eye(3), atol=tol)
+                    and abs(np.linalg.det(R) - 1) < tol)
 
 
 def _rotation_arg(R, name, tol=1e-6):
@@ -397,7 +388,7 @@ def exp_se3(V, theta=None):
     W = hat(w)
     H = _eye(4, sym)
     if theta is not None:
-        theta = _checks.scalar(theta, "exp_se3: theta")
+        theta = _angle(theta, "exp_se3: theta")
         _check_screw(V, "exp_se3: V (with theta given, V must be a screw axis)", sym)
         sin, _ = _trig(sym)
         omc = _one_minus_cos(theta, sym)
@@ -411,14 +402,16 @@ def exp_se3(V, theta=None):
             R = sp.eye(3) + sp.sin(t) / t * W + (1 - sp.cos(t)) / t**2 * (W @ W)
             G = sp.eye(3) + (1 - sp.cos(t)) / t**2 * W + (t - sp.sin(t)) / t**3 * (W @ W)
     else:
-        a, b, c = _rodrigues_coefficients(float(np.linalg.norm(w)))
-        R = np.eye(3) + a * W + b * (W @ W)
-        G = np.eye(3) + b * W + c * (W @ W)
+        with np.errstate(all="ignore"):
+            a, b, c = _rodrigues_coefficients(float(np.linalg.norm(w)))
+            R = np.eye(3) + a * W + b * (W @ W)
+            G = np.eye(3) + b * W + c * (W @ W)
     H[:3, :3] = R
-    p = G @ v
+    with np.errstate(all="ignore"):
+        p = G @ v
     for i in range(3):
         H[i, 3] = p[i]
-    return H
+    return H if sym else _checks.finite_result(H, "exp_se3")
 
 
 def _check_screw(S, name, sym, tol=1e-9):
@@ -510,16 +503,24 @@ def rotation(axis, angle):
     if isinstance(axis, str):
         if axis not in ("x", "y", "z"):
             raise ValueError(f"rotation: axis: expected 'x', 'y', 'z' or a 3-vector, got "
-                             f"{axis!r}")
+                             f"{axis[:40]!r}")
         axis = np.eye(3)["xyz".index(axis)]
+    angle = _angle(angle, "rotation: angle")
     sym = is_symbolic(axis)
     a = _checks.vector(axis, 3, "rotation: axis")
     if not sym:
         n = np.linalg.norm(a)
         if n == 0:
-            raise ValueError("rotation: expected a nonzero axis, got the zero vector")
+            raise ValueError("rotation: axis: expected a nonzero axis, got the zero vector")
         a = a / n
     return exp_so3(a, angle)
+
+
+def _angle(x, name):
+    """A checked angle: a float, or a sympy expression; an inexact sympy number (``Float``)
+    is read as the float it stands for, so it gives the numeric result a float gives."""
+    x = _checks.scalar(x, name)
+    return float(x) if isinstance(x, sp.Float) else x
 
 
 def homogeneous(R, p):
@@ -611,7 +612,9 @@ def transform_twist(H_ab, V_b):
     H_ab = _sympy_if(_homogeneous_arg(H_ab, "transform_twist: H_ab"), sym,
                      "transform_twist: H_ab")
     V_b = _sympy_if(_checks.vector(V_b, 6, "transform_twist: V_b"), sym, "transform_twist: V_b")
-    return adjoint(H_ab) @ V_b
+    with np.errstate(all="ignore"):
+        out = adjoint(H_ab) @ V_b
+    return out if sym else _checks.finite_result(out, "transform_twist")
 
 
 def transform_wrench(H_ab, W_b):
@@ -628,7 +631,9 @@ def transform_wrench(H_ab, W_b):
                      "transform_wrench: H_ab")
     W_b = _sympy_if(_checks.vector(W_b, 6, "transform_wrench: W_b"), sym,
                     "transform_wrench: W_b")
-    return adjoint(inverse_homogeneous(H_ab)).T @ W_b
+    with np.errstate(all="ignore"):
+        out = adjoint(inverse_homogeneous(H_ab)).T @ W_b
+    return out if sym else _checks.finite_result(out, "transform_wrench")
 
 
 def revolute_screw(axis, point, pitch=0.0):
@@ -646,7 +651,8 @@ def revolute_screw(axis, point, pitch=0.0):
     else:
         n = np.linalg.norm(w)
         if n == 0:
-            raise ValueError("revolute_screw: expected a nonzero axis, got the zero vector")
+            raise ValueError("revolute_screw: axis: expected a nonzero axis, got the zero "
+                             "vector")
         w = w / n
     v = -(hat(w) @ p) + _checks.scalar(pitch, "revolute_screw: pitch") * w
     return _stack([w, v], sym)
@@ -663,7 +669,8 @@ def prismatic_screw(direction):
     if not sym:
         n = np.linalg.norm(v)
         if n == 0:
-            raise ValueError("prismatic_screw: expected a nonzero direction, got the zero vector")
+            raise ValueError("prismatic_screw: direction: expected a nonzero direction, got "
+                             "the zero vector")
         v = v / n
     return _stack([_zeros(3, 1, True) if sym else np.zeros(3), v], sym)
 
@@ -690,7 +697,7 @@ def spatial_inertia(mass, inertia):
     sym = is_symbolic(mass) or is_symbolic(inertia)
     m = _checks.scalar(mass, "spatial_inertia: mass")
     if isinstance(m, sp.Basic) and m.is_number and not float(m) > 0:
-        raise ValueError(f"spatial_inertia: expected a positive mass, got {m}")
+        raise ValueError(f"spatial_inertia: mass: expected a positive mass, got {m}")
     if is_symbolic(inertia):
         shape = _checks.to_sympy(inertia, "spatial_inertia: inertia").shape
     else:
@@ -704,59 +711,11 @@ def spatial_inertia(mass, inertia):
     In = _numbers(I)                # sympy numbers are checked like floats
     if In is not None:
         mn = _numbers(m)
-        _check_rotational_inertia(None if mn is None else float(mn.reshape(-1)[0]), In)
+        _check_rotational_inertia(None if mn is None else float(mn.reshape(-1)[0]), In,
+                                  "spatial_inertia", ("mass", "inertia"))
     G = _zeros(6, 6, sym)
     G[:3, :3] = I
     G[3:, 3:] = m * _eye(3, sym)
-    return G
-
-
-def _check_rotational_inertia(m, I, name="spatial_inertia", tol=1e-12):
-    """m: a float, or None when it is symbolic (then only I is checked)."""
-    if m is not None and not m > 0:
-        raise ValueError(f"{name}: expected a positive mass, got {m!r}")
-    if not np.allclose(I, I.T, atol=1e-12, rtol=1e-9):
-        raise ValueError(f"{name}: expected a symmetric rotational inertia, got asymmetry "
-                         f"{np.abs(I - I.T).max():.3g}")
-    ev = np.linalg.eigvalsh(I)
-    scale = max(ev.max(), 1.0) * 1e-9
-    if ev.min() < -scale:
-        raise ValueError(f"{name}: expected a positive semi-definite rotational inertia, got "
-                         f"principal moments {np.round(ev, 6).tolist()}")
-    if ev[0] + ev[1] < ev[2] - scale:
-        raise ValueError(f"{name}: principal moments {np.round(ev, 6).tolist()} break the "
-                         f"triangle inequality I1 + I2 >= I3; no rigid body has them")
-
-
-def _check_spatial_inertia(G, name):
-    """A 6x6 spatial inertia in any frame: symmetric PSD with positive mass."""
-    G = _checks.matrix(G, (6, 6), name)
-    if is_symbolic(G):
-        Gn = _numbers(G)            # sympy numbers are checked like floats
-        if Gn is None:
-            m = _numbers(G[3, 3])
-            if m is not None and not float(m.reshape(-1)[0]) > 0:
-                raise ValueError(f"{name}: expected a positive mass, got {G[3, 3]}")
-            return G
-        _check_spatial_inertia(Gn, name)
-        return G
-    m = G[3, 3]
-    if not np.allclose(G[3:, 3:], m * np.eye(3), atol=1e-9 * max(1, abs(m))):
-        raise ValueError(f"{name}: expected the lower-right block m*1_3 of a spatial inertia "
-                         f"ordered (omega, v), got {np.round(G[3:, 3:], 6).tolist()}")
-    if not np.allclose(G, G.T, atol=1e-12, rtol=1e-9):
-        raise ValueError(f"{name}: expected a symmetric spatial inertia, got asymmetry "
-                         f"{np.abs(G - G.T).max():.3g}")
-    if not m > 0:
-        raise ValueError(f"{name}: expected a positive mass, got {m!r}")
-    # rotational inertia about the centre of mass: I_o = I_c - m [c]^2, G[3:, :3] = m [c]^T
-    C = G[:3, 3:] / m          # = [c]
-    if not np.allclose(C, -C.T, atol=1e-9 * max(1.0, np.abs(C).max())):
-        raise ValueError(f"{name}: expected the upper-right block m[c] of a spatial inertia to "
-                         f"be skew-symmetric (c = centre of mass), got "
-                         f"{np.round(G[:3, 3:], 6).tolist()}")
-    I_c = G[:3, :3] + m * (C @ C)
-    _check_rotational_inertia(m, I_c, name)
     return G
 
 
