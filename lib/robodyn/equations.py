@@ -308,11 +308,7 @@ class NumericForm:
 
     # -- argument checks ----------------------------------------------------
     def _vec(self, x, size, what, fname):
-        """A numeric vector (sympy *numbers* are fine; expressions with symbols refused)."""
-        name = f"{self.name}.{fname}: {what}"
-        if _checks.is_symbolic(x):
-            x = _checks.real_array(x, name, allow_nonfinite=True)
-        return _checks.vector(x, size, name)
+        return _numeric_vector(x, size, f"{self.name}.{fname}: {what}")
 
     def _time(self, t, fname):
         return _checks.real_number(t, f"{self.name}.{fname}: t", hint="a time in s")
@@ -458,6 +454,14 @@ class NumericForm:
             Jx = self.kinematics_jacobian(q, u, t)
             out = K @ ud + Jx[:, :self.n] @ qd + Jx[:, self.n]
         return _checks.finite_result(out, f"{self.name}.{fname}")
+
+
+def _numeric_vector(x, size, name):
+    """A float vector of length ``size`` for numeric code: sympy *numbers* are fine, sympy
+    expressions with symbols are refused (TypeError), as are NaN and infinity."""
+    if _checks.is_symbolic(x):
+        x = _checks.real_array(x, name, allow_nonfinite=True)
+    return _checks.vector(x, size, name)
 
 
 def _is_batch(x, size):

@@ -49,7 +49,9 @@ from . import _checks, _derivation
 from ._checks import is_symbolic
 from ._checks import to_sympy as _S
 from ._derivation import canonical as _canonical
-from .equations import TIME, FieldsForm, MassMatrixForm, _check_time, mass_matrix_form
+from ._kane_nested import _nested_terms
+from .equations import (TIME, FieldsForm, MassMatrixForm, _check_time, _check_values,
+                        _numeric_vector, mass_matrix_form)
 from .kinematics import SerialChain
 
 __all__ = ["Particle", "RigidBody", "Force", "Torque", "KaneEquations", "kanes_equations",
@@ -60,7 +62,19 @@ DEFAULT_GRAVITY = (0.0, 0.0, -9.81)
 """Gravitational acceleration in the space frame, m/s^2 (as in :mod:`robodyn.lagrange`)."""
 
 
+def _at_most_2d(x, name):
+    """Refuse arrays of more than 2 dimensions before sympy sees them (NotImplementedError)."""
+    try:
+        nd = np.ndim(x) if isinstance(x, (np.ndarray, list, tuple)) else 0
+    except ValueError:                  # ragged lists: the shared check words the refusal
+        nd = 0
+    if nd > 2:
+        raise _checks.error(name, "a vector or matrix (at most 2 dimensions)",
+                            f"an array of {nd} dimensions, shape {np.shape(x)}")
+
+
 def _vec3(x, what, fname):
+    _at_most_2d(x, f"{fname}: {what}")
     v = _checks.sym_matrix(x, f"{fname}: {what}")
     if v.shape not in ((3, 1), (1, 3)):
         raise ValueError(f"{fname}: {what}: expected a 3-vector, got shape {v.shape}")
@@ -68,6 +82,7 @@ def _vec3(x, what, fname):
 
 
 def _mat3(x, what, fname):
+    _at_most_2d(x, f"{fname}: {what}")
     R = _checks.sym_matrix(x, f"{fname}: {what}")
     if R.shape != (3, 3):
         raise ValueError(f"{fname}: {what}: expected a 3x3 matrix, got shape {R.shape}")
@@ -240,12 +255,15 @@ class KaneEquations(FieldsForm):
         if self.constraint_forces.shape[0] == 0:
             raise ValueError(f"{fname}: {self.name} has no constraints")
         k = len(self.inputs)
-        tau = None if tau is None else _checks.vector(tau, k, f"{fname}: tau ({k} inputs)")
-        q = _checks.vector(q, self.q.shape[0], f"{fname}: q")
-        u = _checks.vector(u, self.u.shape[0], f"{fname}: u ({self.u.shape[0]} independent "
-                           f"speeds)")
-        num = self.numeric(values)
-        ud = num.accelerations(q, u, t, tau)
+        tau = np.zeros(k) if tau is None else _numeric_vector(tau, k, f"{fname}: tau ({k} "
+                                                                      f"inputs)")
+        q = _numeric_vector(q, self.q.shape[0], f"{fname}: q")
+        u = _numeric_vector(u, self.u.shape[0], f"{fname}: u ({self.u.shape[0]} independent "
+                                                f"speeds)")
+        t = _checks.real_number(t, f"{fname}: t", hint="a time in s")
+        _check_values(values, fname)
+        num = self._numeric(values, "constraint_force")
+        ud = num._accelerations(q, u, t, tau, "constraint_force")
         key = ("constraint", tuple(sorted((str(k), float(v)) for k, v in (values or {}).items())))
         cache = self.__dict__.setdefault("_numeric_forms", {})
         if key not in cache:
@@ -256,8 +274,9 @@ class KaneEquations(FieldsForm):
                                                          names=names))
             args = list(self.q) + list(self.u) + list(self.udot) + list(self.inputs) + [self.t]
             cache[key] = sp.lambdify(args, list(expr), modules="math", cse=True)
-        tau = np.zeros(k) if tau is None else tau
-        return np.array(cache[key](*np.concatenate([q, u, ud, tau, [float(t)]])), dtype=float)
+        with np.errstate(all="ignore"):
+            out = np.array(cache[key](*np.concatenate([q, u, ud, tau, [t]])), dtype=float)
+        return _checks.finite_result(out, fname)
 
 
 def _rate_symbols(q):
@@ -347,6 +366,9 @@ def _check_bodies_and_loads(bodies, loads, q, u, t, fname):
             raise _checks.error(f"{fname}: bodies", "bodies with distinct names", f"two {b.name!r}")
         names.add(b.name)
     rigid = {b.name: b for b in bodies if isinstance(b, RigidBody)}
+    if not isinstance(loads, (list, tuple)):
+        raise _checks.error(f"{fname}: loads", "a list of Force and Torque (may be empty)", loads,
+                            exc=TypeError)
     for ld in loads:
         if not isinstance(ld, (Force, Torque)):
             raise TypeError(f"{fname}: loads: expected Force or Torque, got {_checks._describe(ld)}")
@@ -667,9 +689,8 @@ class ChainEquations(FieldsForm):
         r"""The partial twists :math:`(\omega_r, v_r)` of ``link``'s mass-centre frame, in that
         frame: the columns of its body Jacobian times K, 6 x n (sympy)."""
         from .kinematics import jacobian_body
-        if not isinstance(link, (int, np.integer)) or not 0 <= link < self.n:
-            raise ValueError(f"ChainEquations.partial_velocities: link: expected 0..{self.n - 1}"
-                             f", got {link!r}")
+        link = _checks.size(link, "ChainEquations.partial_velocities: link", low=0,
+                            high=self.n - 1, hint="a link index")
         K = self.qd.jacobian(self.u)
         return (jacobian_body(self.chain, self.q, link=int(link)) * K).applyfunc(sp.expand)
 
@@ -777,80 +798,6 @@ def _expanded_terms(chain, g, q, u):
                         for i in range(n)])
         f = Fr - sp.Matrix([conv(b) for b in bias])
     return M, Fr, f
-
-
-def _nested_terms(d, g, q, u):
-    r"""Kane's recursion of :func:`_chain_terms` on the straight-line program of the nested
-    form (:class:`robodyn._derivation.NestedDerivation`, the one Lagrange's equations of long
-    spatial chains use): the speeds and any symbolic gravity are leaves of the program,
-    nothing is expanded. Returns M, :math:`F_r`, f (sympy, in q, u and the intermediates) and
-    the intermediates ``[(Symbol, definition), ...]`` in order; M is the tape's
-    composite-inertia mass matrix, the same nodes as Lagrange's."""
-    tape, n = d.tape, d.n
-    C = tape.from_sympy
-    Y, I = d.Y, d.inertias
-    A = [[row[0] for row in d.A[i]] for i in range(n)]
-    us = [C(x) for x in u]
-    gs = [C(x) if is_symbolic(x) else _tape_number(tape, x) for x in g]
-
-    def mv(X, x):
-        return [tape.dot([(a, b) for a, b in zip(row, x)]) for row in X]
-
-    def tmv(X, x):
-        return [tape.dot([(X[r][c], x[r]) for r in range(len(X))]) for c in range(len(X[0]))]
-
-    def cross(a, b):
-        return [tape.dot([(a[1], b[2]), (tape.mul(a[2], b[1]), -1)]),
-                tape.dot([(a[2], b[0]), (tape.mul(a[0], b[2]), -1)]),
-                tape.dot([(a[0], b[1]), (tape.mul(a[1], b[0]), -1)])]
-
-    def add(x, y):
-        return [tape.add(a, b) for a, b in zip(x, y)]
-
-    V, a, grav = [], [], []
-    Vp, ap, gp = [0] * 6, [0] * 6, gs
-    for i in range(n):
-        Au = [tape.mul(x, us[i]) for x in A[i]]
-        Vt = mv(Y[i], Vp)
-        w = Vt[:3]
-        ad = cross(w, Au[:3]) + add(cross(w, Au[3:]), cross(Vt[3:], Au[:3]))
-        Vp = add(Vt, Au)
-        ap = add(mv(Y[i], ap), ad)
-        gp = mv([row[3:] for row in Y[i][3:]], gp)          # R^T g: gravity in link i
-        V.append(Vp), a.append(ap), grav.append(gp)
-    bias, active = [None] * n, [None] * n
-    W = Wg = None
-    for i in reversed(range(n)):
-        h = mv(I[i], V[i])
-        w, v = V[i][:3], V[i][3:]
-        hv = mv([row[:3] for row in I[i][3:]], w) if _tape_mass_block(I[i]) else h[3:]
-        Fi = add(mv(I[i], a[i]), add(cross(w, h[:3]), cross(v, hv)) + cross(w, h[3:]))
-        Gi = mv([row[3:] for row in I[i]], grav[i])            # the weight I (0, g)
-        if W is not None:
-            Fi, Gi = add(Fi, tmv(Y[i + 1], W)), add(Gi, tmv(Y[i + 1], Wg))
-        W, Wg = Fi, Gi
-        bias[i] = tape.dot(list(zip(A[i], W)))
-        active[i] = tape.dot(list(zip(A[i], Wg)))
-    f = [tape.add(x, b, -1) for x, b in zip(active, bias)]
-    M, exprs, inter = d.to_sympy(active + f, q, list(q) + list(u), g)
-    return M, sp.Matrix(exprs[:n]), sp.Matrix(exprs[n:]), inter
-
-
-def _tape_number(tape, x):
-    """A number as a tape constant: the short fraction of the float when there is one, else
-    its exact value (an exact tape) or the float."""
-    x = float(x)
-    if not tape.exact:
-        return x
-    fr = _derivation._nice(x) or _derivation.Fraction(x)
-    return tape.num(fr.numerator) / fr.denominator
-
-
-def _tape_mass_block(G):
-    """:func:`_mass_block` for a spatial inertia of tape operands."""
-    m = G[3][3]
-    return all(G[3 + r][3 + c] == m if r == c else G[3 + r][3 + c] == 0
-               for r in range(3) for c in range(3))
 
 
 def _mass_block(ring, G):
