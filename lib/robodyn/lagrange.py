@@ -195,6 +195,7 @@ def kinetic_energy(chain, q, qd):
     """
     fname = "kinetic_energy"
     _dyn_chain(chain, fname)
+    q = _joints(chain, q, "q", fname)
     qdv = _joints(chain, qd, "qd", fname)
     M = mass_matrix(chain, q)
     if isinstance(M, sp.MatrixBase):
@@ -203,7 +204,8 @@ def kinetic_energy(chain, q, qd):
     if is_symbolic(qdv):
         qdv = _S(qdv)
         return sp.expand((qdv.T * sp.Matrix(M) * qdv)[0] / 2)
-    return float(qdv @ M @ qdv / 2)
+    with np.errstate(all="ignore"):
+        return _checks.finite_result(float(qdv @ M @ qdv / 2), fname)
 
 
 def potential_energy(chain, q, gravity=DEFAULT_GRAVITY):
@@ -223,10 +225,11 @@ def potential_energy(chain, q, gravity=DEFAULT_GRAVITY):
     qv = _joints(chain, q, "q", fname)
     P = link_poses(chain, qv)
     V = 0.0
-    for i, Gi in enumerate(chain.link_inertias):
-        m, h = _mass_and_first_moment(Gi)
-        V -= float(g @ (m * P[i, :3, 3] + P[i, :3, :3] @ h))
-    return V
+    with np.errstate(all="ignore"):
+        for i, Gi in enumerate(chain.link_inertias):
+            m, h = _mass_and_first_moment(Gi)
+            V -= float(g @ (m * P[i, :3, 3] + P[i, :3, :3] @ h))
+    return _checks.finite_result(V, fname)
 
 
 def _mass_and_first_moment(G):
@@ -260,11 +263,12 @@ def gravity_vector(chain, q, gravity=DEFAULT_GRAVITY):
     qv = _joints(chain, q, "q", fname)
     P = link_poses(chain, qv)
     G = np.zeros(chain.n)
-    for i in range(chain.n):
-        J = jacobian_body(chain, qv, link=i)
-        weight = np.r_[np.zeros(3), P[i, :3, :3].T @ g]     # gravity as a body acceleration
-        G -= J.T @ (np.asarray(chain.link_inertias[i], dtype=float) @ weight)
-    return G
+    with np.errstate(all="ignore"):
+        for i in range(chain.n):
+            J = jacobian_body(chain, qv, link=i)
+            weight = np.r_[np.zeros(3), P[i, :3, :3].T @ g]     # gravity as a body acceleration
+            G -= J.T @ (np.asarray(chain.link_inertias[i], dtype=float) @ weight)
+    return _checks.finite_result(G, fname)
 
 
 # --------------------------------------------------------------------------
@@ -301,9 +305,12 @@ def _check_M(M, q, fname):
     M = _checks.sym_matrix(M, f"{fname}: M")        # strings refused, numbers checked
     q = _symbol_list(q, "q", fname)
     n = len(q)
-    if M.shape != (n, n):
+    if M.shape[0] != M.shape[1]:
         raise ValueError(f"{fname}: M: expected a square {n}x{n} matrix (one row per "
                          f"coordinate in q), got shape {M.shape}")
+    if M.shape != (n, n):
+        raise ValueError(f"{fname}: M, q: expected a square {n}x{n} M (one row per coordinate "
+                         f"in q), got M of shape {M.shape} and {n} coordinates in q")
     for i in range(n):
         for j in range(i):
             if M[i, j] != M[j, i] and sp.expand(M[i, j] - M[j, i]) != 0:
@@ -399,7 +406,7 @@ def coriolis_matrix(M, q, qd):
     if not isinstance(qd, (list, tuple, sp.MatrixBase, np.ndarray)) or len(qd) != n:
         raise ValueError(f"{fname}: qd: expected {n} joint velocities, got "
                          f"{_checks._describe(qd)}")
-    qdv = _S(list(qd))
+    qdv = _S(_checks.vector(qd, n, f"{fname}: qd"), f"{fname}: qd")
     return _coriolis_from_dM(_dM(M, q), qdv, n)
 
 
@@ -517,7 +524,9 @@ class NumericEquations(NumericForm):
 
     def forcing(self, q, u, t=0.0):
         q, u = self._args("forcing", t, q=q, u=u)
-        return -np.einsum("...ij,...j->...i", self.C(q, u), u) - self.G(q)
+        with np.errstate(all="ignore"):
+            out = -np.einsum("...ij,...j->...i", self.C(q, u), u) - self.G(q)
+        return _checks.finite_result(out, "NumericEquations.forcing")
 
     def kinematics(self, q, u, t=0.0):
         q, u = self._args("kinematics", t, q=q, u=u)
@@ -536,11 +545,16 @@ class NumericEquations(NumericForm):
     def accelerations(self, q, u, t=0.0, tau=None):
         r""":math:`\ddot q = M^{-1}(\tau - C\dot q - G)` by the compiled forward dynamics; a
         batch of states (B, n) gives (B, n) (``tau`` (n,) for all, or (B, n))."""
+        fname = "accelerations"
         if _is_batch(q, self.n) or _is_batch(u, self.n):
-            x, _, T = self._batch("accelerations", t, tau, q=(q, self.n, "q"),
-                                  u=(u, self.n, "u"))
-            return self.forward_dynamics(x["q"], x["u"], T)
-        return self.forward_dynamics(q, u, self._tau(tau, "accelerations"))
+            x, _, T = self._batch(fname, t, tau, q=(q, self.n, "q"), u=(u, self.n, "u"))
+            q, u, tau = x["q"], x["u"], T
+        else:
+            q, u = self._args(fname, t, q=q, u=u)
+            tau = self._tau(tau, fname)
+        with np.errstate(all="ignore"):
+            out = self.forward_dynamics(q, u, tau)
+        return _checks.finite_result(out, f"NumericEquations.{fname}")
 
 
 def _lambdified(M, C, G, q, qd, intermediates=()):
@@ -868,7 +882,7 @@ def generalized_forces(chain, q, wrenches, frame="body"):
             Y += jac(chain, qv, link=l).T * W[l, :].T
         return Y.applyfunc(sp.expand)
     Y = np.zeros(chain.n)
-    for l in range(chain.n):
-        J = jac(chain, qv, link=l) if frame == "body" else jac(chain, qv, link=l)
-        Y += J.T @ W[l]
-    return Y
+    with np.errstate(all="ignore"):
+        for l in range(chain.n):
+            Y += jac(chain, qv, link=l).T @ W[l]
+    return _checks.finite_result(Y, fname)
