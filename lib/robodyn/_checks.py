@@ -948,13 +948,16 @@ def inertia_matrix(I, name: str, *, tol: float = 1e-9):
 
 
 def _inertia_numbers(a, name, tol):
-    ev = np.linalg.eigvalsh(0.5 * (a + a.T))
-    scale = max(1.0, float(np.abs(ev).max()))
-    if ev[0] < -tol * scale:
+    s = float(np.abs(a).max()) or 1.0       # in units of the largest entry: no overflow
+    with np.errstate(all="ignore"):
+        es = np.linalg.eigvalsh(0.5 * (a / s + (a / s).T))
+        ev = es * s
+    scale = max(1.0 / s, float(np.abs(es).max()))
+    if es[0] < -tol * scale:
         raise error(name, "a positive semi-definite inertia matrix",
                     f"principal moments {np.round(ev, 12).tolist()}",
                     "moments of inertia are never negative")
-    if ev[2] > ev[0] + ev[1] + tol * scale:
+    if es[2] > es[0] + es[1] + tol * scale:
         raise error(name, "principal moments obeying the triangle inequality (I1 <= I2 + I3 "
                     "...)", f"moments {np.round(ev, 12).tolist()}",
                     "no rigid body has one moment above the sum of the other two")
