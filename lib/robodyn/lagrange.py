@@ -717,7 +717,7 @@ class EquationsOfMotion(MassMatrixForm):
 
     def rhs(self, values=None, backend="auto"):
         r"""The numeric right-hand side ``f(t, x, tau=None)`` of :math:`x = (q, \dot q)`."""
-        return self.numeric(values, backend).rhs
+        return self._numeric(values, backend, "EquationsOfMotion.rhs").rhs
 
     def tau(self, qdd=None):
         r""":math:`\tau = M\ddot q + C\dot q + G` (sympy n x 1), with ``qdd`` symbols (default
@@ -741,11 +741,15 @@ class EquationsOfMotion(MassMatrixForm):
         :class:`RuntimeWarning` saying why.
 
         Raises ValueError naming the symbols left without a value, or an unknown backend."""
-        if backend not in ("auto", "c", "lambdify"):
-            raise ValueError(f"EquationsOfMotion.numeric: backend: expected 'auto', 'c' or "
-                             f"'lambdify', got {backend!r}")
+        return self._numeric(values, backend, "EquationsOfMotion.numeric")
+
+    def _numeric(self, values, backend, fname):
+        """:meth:`numeric`, its messages naming ``fname`` (the method the user called)."""
+        if not isinstance(backend, str) or backend not in ("auto", "c", "lambdify"):
+            raise ValueError(f"{fname}: backend: expected 'auto', 'c' or 'lambdify', got "
+                             f"{backend!r:.60}")
         names = {str(s): s for s in self.parameters()}
-        sub = _checks.values_dict(values, "EquationsOfMotion.numeric: values", names=names)
+        sub = _checks.values_dict(values, f"{fname}: values", names=names)
         key = (backend, tuple(sorted((str(k), float(v)) for k, v in sub.items())))
         if key in self._cache:
             return self._cache[key]
@@ -755,8 +759,9 @@ class EquationsOfMotion(MassMatrixForm):
         free = set().union(M.free_symbols, C.free_symbols, G.free_symbols,
                            *(e.free_symbols for _, e in inter)) - known
         if free:
-            raise ValueError(f"EquationsOfMotion.numeric: symbols {sorted(map(str, free))} have "
-                             f"no value; pass values={{symbol: number, ...}}")
+            raise ValueError(f"{fname}: values: expected a number for each parameter, got none: "
+                             f"symbols {sorted(map(str, free))} have no value; pass "
+                             f"values={{symbol: number, ...}}")
         q, qd = list(self.q), list(self.qd)
         if backend == "lambdify":
             out = _lambdified(M, C, G, q, qd, inter)
@@ -767,8 +772,8 @@ class EquationsOfMotion(MassMatrixForm):
             try:
                 out = _compiled(M, C, G, q, qd, inter)
             except CompileError as err:
-                warnings.warn(f"EquationsOfMotion.numeric: no compiled code ({err}); using "
-                              "lambdify (slower)", RuntimeWarning, stacklevel=2)
+                warnings.warn(f"{fname}: no compiled code ({err}); using lambdify (slower)",
+                              RuntimeWarning, stacklevel=3)
                 out = _lambdified(M, C, G, q, qd, inter)
         self._cache[key] = out
         return out
