@@ -14,7 +14,7 @@ import numpy as np
 import sympy as sp
 
 from . import _checks
-from .equations import _check_values
+from .equations import _check_values, _result_errors
 from .constraints import (METHODS, ConstrainedMotion, ConstrainedSystem, ConstraintWarning,
                           Constraints, NumericConstrained, lagrangian_equations)
 
@@ -166,65 +166,67 @@ def simulate_constrained(system, q0, qd0, t_final, *, values=None, method="udwad
     num = NumericConstrained(system, values, method, fname)  # its own copy: gains are set on it
     num.baumgarte = (float(alpha), float(beta)) if stabilization == "baumgarte" else None
     cn = num.constraints
-    _checks.spd(num.mass_matrix(q0, 0.0), f"{fname}: values (the mass matrix at q0)")
-    if project_initial:
-        q0, qd0 = cn._project(q0, qd0, 0.0, num.mass_matrix(q0, 0.0), 1e-12, 50, fname,
-                              ("q0", "qd0"))
-    force = (lambda t, q, qd: None) if tau is None else (
-        lambda t, q, qd: _checks.vector(tau(t, q, qd), n, f"{fname}: tau(t, q, qd)"))
-    count = [0]
-    qdd = num._qdd
+    with _result_errors(fname):     # every argument is checked: errors below are results
+        _checks.spd(num.mass_matrix(q0, 0.0), f"{fname}: values (the mass matrix at q0)")
+        if project_initial:
+            q0, qd0 = cn._project(q0, qd0, 0.0, num.mass_matrix(q0, 0.0), 1e-12, 50, fname,
+                                  ("q0", "qd0"))
+        force = (lambda t, q, qd: None) if tau is None else (
+            lambda t, q, qd: _checks.vector(tau(t, q, qd), n, f"{fname}: tau(t, q, qd)"))
+        count = [0]
+        qdd = num._qdd
 
-    def rhs(t, y):                    # the inner loop: no checks beyond those of tau's output
-        count[0] += 1
-        if count[0] > MAX_RHS_CALLS:
-            raise ValueError(f"{fname}: the integrator needed more than {MAX_RHS_CALLS} "
-                             f"evaluations before t = {t:.6g} s of {t_final:g} s: the equations "
-                             f"are stiff (large gains?) or the motion singular; try "
-                             f"integrator='Radau', smaller gains or a shorter t_final")
-        q, qd = y[:n], y[n:]
-        out = np.concatenate((qd, qdd(q, qd, t, force(t, q, qd))))
-        if not np.isfinite(out).all():
-            raise ValueError(f"{fname}: result: expected finite numbers for finite input, got "
-                             f"NaN or infinity at t = {t:.6g} s (an overflow: q0, qd0 or the "
-                             f"parameters too large for float64 arithmetic)")
-        return out
+        def rhs(t, y):                    # the inner loop: no checks beyond those of tau's output
+            count[0] += 1
+            if count[0] > MAX_RHS_CALLS:
+                raise ValueError(f"{fname}: the integrator needed more than {MAX_RHS_CALLS} "
+                                 f"evaluations before t = {t:.6g} s of {t_final:g} s: the "
+                                 f"equations are stiff (large gains?) or the motion singular; "
+                                 f"try integrator='Radau', smaller gains or a shorter t_final")
+            q, qd = y[:n], y[n:]
+            out = np.concatenate((qd, qdd(q, qd, t, force(t, q, qd))))
+            if not np.isfinite(out).all():
+                raise ValueError(f"{fname}: result: expected finite numbers for finite input, got "
+                                 f"NaN or infinity at t = {t:.6g} s (an overflow: q0, qd0 or the "
+                                 f"parameters too large for float64 arithmetic)")
+            return out
 
-    steps = max(1, int(np.ceil(t_final / dt - 1e-9)))
-    T = np.linspace(0.0, t_final, steps + 1)
-    Y = [np.concatenate([q0, qd0])]
-    if stabilization == "projection":
-        for k in range(steps):
-            sol = solve_ivp(rhs, (T[k], T[k + 1]), Y[-1], method=integrator, rtol=rtol, atol=atol)
+        steps = max(1, int(np.ceil(t_final / dt - 1e-9)))
+        T = np.linspace(0.0, t_final, steps + 1)
+        Y = [np.concatenate([q0, qd0])]
+        if stabilization == "projection":
+            for k in range(steps):
+                sol = solve_ivp(rhs, (T[k], T[k + 1]), Y[-1], method=integrator, rtol=rtol,
+                                atol=atol)
+                if not sol.success:
+                    raise ValueError(f"{fname}: the {integrator} solver failed at t = {T[k]:g} s: "
+                                     f"{sol.message}")
+                y = sol.y[:, -1]
+                q, qd = cn._project(y[:n], y[n:], T[k + 1], num.mass_matrix(y[:n], T[k + 1]),
+                                    1e-12, 50, fname, ("q0", "qd0"))
+                Y.append(np.concatenate([q, qd]))
+        else:
+            sol = solve_ivp(rhs, (0.0, t_final), Y[0], method=integrator, rtol=rtol, atol=atol,
+                            t_eval=T)
             if not sol.success:
-                raise ValueError(f"{fname}: the {integrator} solver failed at t = {T[k]:g} s: "
-                                 f"{sol.message}")
-            y = sol.y[:, -1]
-            q, qd = cn._project(y[:n], y[n:], T[k + 1], num.mass_matrix(y[:n], T[k + 1]),
-                                1e-12, 50, fname, ("q0", "qd0"))
-            Y.append(np.concatenate([q, qd]))
-    else:
-        sol = solve_ivp(rhs, (0.0, t_final), Y[0], method=integrator, rtol=rtol, atol=atol,
-                        t_eval=T)
-        if not sol.success:
-            raise ValueError(f"{fname}: the {integrator} solver failed: {sol.message}")
-        Y = list(sol.y.T)
-    Y = np.array(Y)
-    q, qd = Y[:, :n], Y[:, n:]
-    res, vres, Fc, ke = [], [], [], []
-    for t, a, v in zip(T, q, qd):
-        phi, psi = cn.residuals(a, v, t)
-        res.append(np.linalg.norm(phi))
-        vres.append(np.linalg.norm(psi))
-        Fc.append(num.solve(a, v, t, force(t, a, v)).constraint_force)
-        ke.append(0.5 * v @ num.mass_matrix(a, t) @ v)
-    res = np.array(res)
-    if res[-1] > 1e-3:
-        warnings.warn(f"{fname}: the constraints drifted: residual |phi| = {res[-1]:.3g} at "
-                      f"t = {t_final:g} s; use stabilization='baumgarte' or 'projection'",
-                      ConstraintWarning, stacklevel=2)
-    return ConstrainedTrajectory(T, q, qd, np.array(Fc), res, np.array(vres), np.array(ke),
-                                 count[0], stabilization or "none")
+                raise ValueError(f"{fname}: the {integrator} solver failed: {sol.message}")
+            Y = list(sol.y.T)
+        Y = np.array(Y)
+        q, qd = Y[:, :n], Y[:, n:]
+        res, vres, Fc, ke = [], [], [], []
+        for t, a, v in zip(T, q, qd):
+            phi, psi = cn.residuals(a, v, t)
+            res.append(np.linalg.norm(phi))
+            vres.append(np.linalg.norm(psi))
+            Fc.append(num.solve(a, v, t, force(t, a, v)).constraint_force)
+            ke.append(0.5 * v @ num.mass_matrix(a, t) @ v)
+        res = np.array(res)
+        if res[-1] > 1e-3:
+            warnings.warn(f"{fname}: the constraints drifted: residual |phi| = {res[-1]:.3g} at "
+                          f"t = {t_final:g} s; use stabilization='baumgarte' or 'projection'",
+                          ConstraintWarning, stacklevel=2)
+        return ConstrainedTrajectory(T, q, qd, np.array(Fc), res, np.array(vres), np.array(ke),
+                                     count[0], stabilization or "none")
 
 
 def constraint_controller(system, values=None, alpha=10.0, beta=10.0):

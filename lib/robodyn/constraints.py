@@ -49,7 +49,7 @@ from scipy.linalg.lapack import dposv as _posv, dpotrf as _potrf, dpotrs as _pot
 
 from . import _checks
 from .equations import (TIME, MassMatrixForm, NumericForm, _spd_where_possible, _values_key,
-                        _check_values,
+                        _check_values, _finite_constants,
                         mass_matrix_form)
 
 __all__ = ["ConstraintWarning", "Constraints", "second_order_form", "Integrability",
@@ -356,6 +356,7 @@ class NumericConstraints:
             key = names.get(k, sp.Symbol(k)) if isinstance(k, str) else k
             sub[key] = _checks._exact(v)
         exprs = [e.xreplace(sub) for e in exprs]
+        _finite_constants(exprs, f"{fname}: values")
         known = set(constraints.q) | set(qd) | {constraints.t}
         free = set().union(*(e.free_symbols for e in exprs)) - known
         if free:
@@ -549,7 +550,13 @@ def lagrange_multipliers(M, F, A, b):
                          f"{rank}: the multiplier (KKT) system is singular (redundant or "
                          f"conflicting constraints; udwadia_kalaba handles redundant ones)")
     with np.errstate(all="ignore"):
-        sol = np.linalg.solve(K, np.concatenate([F, b]))
+        try:
+            sol = np.linalg.solve(K, np.concatenate([F, b]))
+        except np.linalg.LinAlgError:
+            raise _checks.error(f"{fname}: A", f"constraints of full row rank {m}",
+                                "a singular multiplier (KKT) system", "entries too small for "
+                                "float64 arithmetic? udwadia_kalaba handles rank deficiency") \
+                from None
     _checks.finite_result(sol, fname)
     return MultiplierSolution(sol[:n], sol[n:])
 

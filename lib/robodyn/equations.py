@@ -34,6 +34,7 @@ in its docstring what its state is.
 """
 from __future__ import annotations
 
+import contextlib
 import numbers
 from dataclasses import dataclass, field
 
@@ -514,6 +515,7 @@ def _substitute(form, values, fname):
             sub[key] = _checks._exact(v)
         exprs = [e.xreplace(sub) for e in exprs]
         inter = [(w, e.xreplace(sub)) for w, e in inter]
+        _finite_constants(exprs + [e for _, e in inter], f"{fname}: values")
     known = set(form.q) | set(form.u) | {form.t} | {w for w, _ in inter}
     free = set().union(*(e.free_symbols for e in exprs + [e for _, e in inter])) - known
     if free:
@@ -521,6 +523,33 @@ def _substitute(form, values, fname):
                          f"none: symbols {sorted(map(str, free))} have no value (give "
                          f"values={{symbol: number, ...}} for each of them)")
     return exprs, inter
+
+
+def _finite_constants(exprs, name):
+    """Refuse, naming ``name`` (the values argument), substituted equations that hold a
+    constant beyond float64 (values so large that e.g. m * l**2 overflows): compiled or
+    lambdified code would compute inf or NaN from them."""
+    for e in exprs:
+        for a in e.atoms(sp.Number):
+            if a.is_finite is False or (a.is_real and not np.isfinite(float(a))):
+                raise _checks.error(name, "values small enough for float64 arithmetic",
+                                    f"equations holding the constant {str(a)[:30]} (an "
+                                    f"overflow)", "scale the units")
+
+
+@contextlib.contextmanager
+def _result_errors(fname):
+    """Inside it (numeric work after every argument was checked), an error of the evaluation
+    (an overflow or a domain error of the equations, a singular matrix) becomes a ValueError
+    ``fname: result: ...`` naming the function the user called."""
+    try:
+        yield
+    except (ValueError, OverflowError, ZeroDivisionError) as exc:
+        if str(exc).startswith(f"{fname}: "):
+            raise
+        raise ValueError(f"{fname}: result: expected finite numbers for finite input, got an "
+                         f"error of the numeric evaluation ({type(exc).__name__}: "
+                         f"{str(exc)[:300]})") from None
 
 
 class _FlatPrinter(PythonCodePrinter):

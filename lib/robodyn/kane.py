@@ -51,7 +51,7 @@ from ._checks import to_sympy as _S
 from ._derivation import canonical as _canonical
 from ._kane_nested import _nested_terms
 from .equations import (TIME, FieldsForm, MassMatrixForm, _check_time, _check_values,
-                        _numeric_vector, mass_matrix_form)
+                        _numeric_vector, _result_errors, mass_matrix_form)
 from .kinematics import SerialChain
 
 __all__ = ["Particle", "RigidBody", "Force", "Torque", "KaneEquations", "kanes_equations",
@@ -262,8 +262,9 @@ class KaneEquations(FieldsForm):
                                                 f"speeds)")
         t = _checks.real_number(t, f"{fname}: t", hint="a time in s")
         _check_values(values, fname)
-        num = self._numeric(values, "constraint_force")
-        ud = num._accelerations(q, u, t, tau, "constraint_force")
+        num = self._numeric(values, fname)
+        with _result_errors(fname):             # arguments checked: errors here are results
+            ud = num._accelerations(q, u, t, tau, "constraint_force")
         key = ("constraint", tuple(sorted((str(k), float(v)) for k, v in (values or {}).items())))
         cache = self.__dict__.setdefault("_numeric_forms", {})
         if key not in cache:

@@ -56,7 +56,7 @@ import sympy as sp
 from . import _checks
 from ._checks import is_symbolic
 from ._checks import to_sympy as _S
-from .equations import MassMatrixForm, NumericForm, _is_batch
+from .equations import MassMatrixForm, NumericForm, _finite_constants, _is_batch
 from .kinematics import SerialChain, jacobian_body, jacobian_space, link_poses
 
 __all__ = ["DEFAULT_GRAVITY", "mass_matrix", "christoffel_symbols", "coriolis_matrix",
@@ -717,7 +717,7 @@ class EquationsOfMotion(MassMatrixForm):
 
     def rhs(self, values=None, backend="auto"):
         r"""The numeric right-hand side ``f(t, x, tau=None)`` of :math:`x = (q, \dot q)`."""
-        return self._numeric(values, backend, "EquationsOfMotion.rhs").rhs
+        return self._numeric(values, "EquationsOfMotion.rhs", backend).rhs
 
     def tau(self, qdd=None):
         r""":math:`\tau = M\ddot q + C\dot q + G` (sympy n x 1), with ``qdd`` symbols (default
@@ -741,10 +741,11 @@ class EquationsOfMotion(MassMatrixForm):
         :class:`RuntimeWarning` saying why.
 
         Raises ValueError naming the symbols left without a value, or an unknown backend."""
-        return self._numeric(values, backend, "EquationsOfMotion.numeric")
+        return self._numeric(values, "EquationsOfMotion.numeric", backend)
 
-    def _numeric(self, values, backend, fname):
-        """:meth:`numeric`, its messages naming ``fname`` (the method the user called)."""
+    def _numeric(self, values, fname, backend="auto"):
+        """:meth:`numeric`, its messages naming ``fname`` (the method the user called; the
+        signature of :meth:`MassMatrixForm._numeric`, which callers of any form use)."""
         if not isinstance(backend, str) or backend not in ("auto", "c", "lambdify"):
             raise ValueError(f"{fname}: backend: expected 'auto', 'c' or 'lambdify', got "
                              f"{backend!r:.60}")
@@ -755,6 +756,8 @@ class EquationsOfMotion(MassMatrixForm):
             return self._cache[key]
         M, C, G = (X.xreplace(sub) if sub else X for X in (self.M, self.C, self.G))
         inter = tuple((w, e.xreplace(sub) if sub else e) for w, e in self.intermediates)
+        if sub:
+            _finite_constants([M, C, G] + [e for _, e in inter], f"{fname}: values")
         known = set(self.q) | set(self.qd) | {w for w, _ in inter}
         free = set().union(M.free_symbols, C.free_symbols, G.free_symbols,
                            *(e.free_symbols for _, e in inter)) - known
