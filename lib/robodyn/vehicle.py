@@ -1179,3 +1179,6 @@ def planar_virtual_chain(vms, virtual_mass=1e-9):
     inertias = [tiny, tiny, spatial_inertia(m, I_c)] + [np.asarray(G, float) for G in arm.link_inertias]
     return SerialChain.from_screws(S, vms.mount @ np.asarray(arm.home, float), homes, inertias,
                                    name=f"{vms.name} (virtual joints)")
+
+from ._boundary import seal as _seal  # noqa: E402 -- the one boundary (issue 28): last, over the finished module
+_seal(globals())
