@@ -503,6 +503,13 @@ def _seal_class(cls, declare):
                 setattr(klass, k, _seal_function(v, name, True, decl))
 
 
+def _defined_here(obj, modname):
+    """Whether ``modname`` is the public home of ``obj``: defined there, or in a private module
+    (``robodyn._rigid_body``) whose names ``modname`` exports."""
+    home = obj.__module__
+    return home == modname or any(p.startswith("_") for p in home.split(".")[1:])
+
+
 class _Declared(dict):
     """Declarations by name, each over the module's default (the ``"*"`` entry)."""
 
@@ -611,10 +618,10 @@ def seal(namespace: dict, declare: dict | None = None) -> None:
         if inspect.isclass(obj):
             if issubclass(obj, BaseException) or not obj.__module__.startswith(_PACKAGE):
                 continue
-            if obj.__module__ == modname:
+            if _defined_here(obj, modname):
                 _seal_class(obj, declare)
         elif inspect.isfunction(obj) and getattr(obj, "__module__", "").startswith(_PACKAGE):
-            if obj.__module__ == modname or getattr(obj, "__robodyn_sealed__", None):
+            if _defined_here(obj, modname) or getattr(obj, "__robodyn_sealed__", None):
                 namespace[n] = _seal_function(obj, n, False, declare.get(n, {}))
             else:
                 owner = sys.modules.get(obj.__module__)
