@@ -31,6 +31,7 @@ Pinocchio's free-flyer model.
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from functools import partial
 
@@ -934,6 +935,17 @@ def _split_state(x, nb, n, name):
     return _pose_of(x), x[12:12 + nb], x[12 + nb:12 + nb + n], x[12 + nb + n:]
 
 
+def _pose_error12(x):
+    """:func:`pose_error` of the pose held by a state's first 12 numbers (R by rows, p; the
+    bottom row (0, 0, 0, 1) is implied), in plain floats: a few microseconds, no arrays."""
+    a, b, c, d, e, f, g, h, i = x[:9].tolist()
+    err = max(abs(a * a + d * d + g * g - 1.0), abs(b * b + e * e + h * h - 1.0),
+              abs(c * c + f * f + i * i - 1.0), abs(a * b + d * e + g * h),
+              abs(a * c + d * f + g * i), abs(b * c + e * f + h * i))
+    det = a * (e * i - f * h) - b * (d * i - f * g) + c * (d * h - e * g)
+    return max(err, abs(det - 1.0))
+
+
 def _pose_rate(H, V6):
     """d/dt of (R, p) for Hdot = H [V6], as 12 numbers."""
     R = H[:3, :3]
@@ -1069,7 +1081,16 @@ class StandardForm:
         return np.linalg.solve(M, f)
 
     def rhs(self, t, x, inputs=None):
-        """dx/dt of the state (class docstring), ready for ``scipy.integrate.solve_ivp``."""
+        """dx/dt of the state (class docstring), ready for ``scipy.integrate.solve_ivp``.
+
+        Every call checks t (a finite number), x (``size`` finite numbers, its first 12 a
+        rigid motion within :data:`RHS_POSE_TOL`), inputs, and the result (finite). For the
+        integrator's own calls (a float t, a float64 state, no inputs) these checks run in
+        :meth:`_rhs_clean` at a few microseconds; anything else takes the general path."""
+        if inputs is None:
+            xd = self._rhs_clean(t, x)
+            if xd is not None:
+                return xd
         _checks.real_number(t, f"{self.name}.rhs: t", hint="a time in s")
         x = _checks.vector(x, self.size, f"{self.name}.rhs: x (pose 12, then {self.nb} + "
                                         f"{2 * self.n} numbers)")
@@ -1086,6 +1107,20 @@ class StandardForm:
         acc = self._accelerations(q, np.concatenate([v, qd]), H, w, tau)
         return np.concatenate([_pose_rate(H, self.vms.base_joint.basis @ v), acc[:self.nb], qd,
                                acc[self.nb:]])
+
+    def _rhs_clean(self, t, x):
+        """:meth:`rhs` without inputs when its checks pass on clean data, else None (then the
+        general path checks again and says what is wrong): t a finite float, x a plain
+        float64 vector of ``size`` numbers (the engine declines NaN/inf), the pose in x within
+        :data:`RHS_POSE_TOL` of a rigid motion (:func:`_pose_error12`, the measure of
+        :func:`pose_error`), a finite result."""
+        if not (isinstance(t, float) and _plain(x, self.size) and math.isfinite(t)
+                and _pose_error12(x) <= RHS_POSE_TOL):
+            return None
+        xd = self.vms._compiled("vms_rhs", x, self._zw, self._zt, self.gravity)
+        if xd is None or not math.isfinite(xd.sum()):       # a NaN/inf anywhere shows in the sum
+            return None
+        return xd
 
     def velocities(self, x):
         """(v, qd) of a state."""
