@@ -86,7 +86,7 @@ def coadjoint(p):
     >>> bool(np.allclose(P, -P.T))
     True
     """
-    p = _checks.vector(p, 6, "coadjoint: p")
+    p = _vec(p, 6, "coadjoint: p")
     return _coadjoint(p)
 
 
@@ -121,6 +121,28 @@ def _coadjoint_apply(p, v):
                      b1 * w2 - b2 * w1, b2 * w0 - b0 * w2, b0 * w1 - b1 * w0])
 
 
+def _num(a, name):
+    """A checked array that must hold numbers (``_checks.vector``/``matrix`` pass sympy
+    expressions through as a Matrix): TypeError for symbols."""
+    if not isinstance(a, np.ndarray):
+        raise _checks.error(name, "numbers", "sympy expressions (substitute numbers first)",
+                            exc=TypeError)
+    return a
+
+
+def _vec(x, n, name):
+    """A finite float vector of length n (numbers only), or the checks' error naming ``name``."""
+    return _num(_checks.vector(x, n, name), name)
+
+
+def _finite(out, fname):
+    """``_checks.finite_result`` with a sum as its fast test (a NaN/inf entry shows in the sum;
+    a sum that overflows on finite entries goes on to the full test)."""
+    if isinstance(out, np.ndarray) and math.isfinite(out.sum()):
+        return out
+    return _checks.finite_result(out, fname)
+
+
 def _plain(x, size):
     """x is a plain float64 vector of this size (the compiled engine checks finiteness)."""
     return type(x) is np.ndarray and x.dtype == np.float64 and x.shape == (size,)
@@ -146,8 +168,8 @@ def euler_poincare(inertia, V, W=None):
     array([ 0.,  0., -1.,  0.,  0.,  0.])
     """
     G = _check_spatial_inertia(inertia, "euler_poincare: inertia")
-    V = _checks.vector(V, 6, "euler_poincare: V")
-    W = np.zeros(6) if W is None else _checks.vector(W, 6, "euler_poincare: W")
+    V = _vec(V, 6, "euler_poincare: V")
+    W = np.zeros(6) if W is None else _vec(W, 6, "euler_poincare: W")
     return np.linalg.solve(G, _ad6(V).T @ (G @ V) + W)
 
 
@@ -167,12 +189,17 @@ def dexp_inverse(u, x, order=4):
                               "vanishes); a higher order would be silently truncated")
     if _checks.is_symbolic(u) or _checks.is_symbolic(x):
         raise _checks.error(f"{fname}: u", "numbers", "sympy expressions", exc=TypeError)
+    return _checks.finite_result(_dexp_inverse(u, x, order), fname)
+
+
+def _dexp_inverse(u, x, order):
+    """:func:`dexp_inverse` at checked float u, x."""
     A = _ad6(u)
     ax = A @ x
     out = x - 0.5 * ax
     if order > 2:
         out = out + (A @ ax) / 12.0
-    return _checks.finite_result(out, fname)
+    return out
 
 
 def rigid_body_step(H, V, dt, accel):
@@ -197,17 +224,29 @@ def rigid_body_step(H, V, dt, accel):
     >>> bool(pose_error(H) < 1e-13)
     True
     """
-    V = np.asarray(V, dtype=float)
+    fname = "rigid_body_step"
+    H = _check_pose(H, f"{fname}: H")
+    V = _vec(V, 6, f"{fname}: V")
+    dt = _checks.real_number(dt, f"{fname}: dt", hint="a time step in s")
+    if not callable(accel):
+        raise _checks.error(f"{fname}: accel", "a callable accel(H, V) -> 6 numbers", accel,
+                            exc=TypeError)
     ks, accs = [], []
     for c in (0.0, 0.5, 0.5, 1.0):
         theta = c * dt * ks[-1] if ks else np.zeros(6)
         Vi = V + c * dt * accs[-1] if accs else V
-        Hi = H @ exp_se3(theta) if c else H
-        accs.append(np.asarray(accel(Hi, Vi), dtype=float))
-        ks.append(dexp_inverse(-theta, Vi))     # H = H0 exp(theta): V = dexp_{-theta} theta'
+        Hi = H @ _exp_finite(theta, fname) if c else H
+        accs.append(_vec(accel(Hi, Vi), 6, f"{fname}: accel (its value, 6 numbers)"))
+        ks.append(_dexp_inverse(-theta, Vi, 4))  # H = H0 exp(theta): V = dexp_{-theta} theta'
     theta = dt / 6 * (ks[0] + 2 * ks[1] + 2 * ks[2] + ks[3])
     V_next = V + dt / 6 * (accs[0] + 2 * accs[1] + 2 * accs[2] + accs[3])
-    return _reorthonormalize(H @ exp_se3(theta)), V_next
+    H_next = _reorthonormalize(H @ _exp_finite(theta, fname))
+    return _finite(H_next, fname), _finite(V_next, fname)
+
+
+def _exp_finite(theta, fname):
+    """exp_se3 of an intermediate twist, or ``fname: result`` when it overflowed."""
+    return exp_se3(_finite(theta, fname))
 
 
 def _reorthonormalize(H):
@@ -228,14 +267,19 @@ def pose_error(H):
     >>> pose_error(np.eye(4))
     0.0
     """
-    H = np.asarray(H, dtype=float)
+    return _pose_error(_num(_checks.matrix(H, (4, 4), "pose_error: H"), "pose_error: H"))
+
+
+def _pose_error(H):
+    """:func:`pose_error` of a checked float 4x4 matrix."""
     R = H[:3, :3]
     return float(max(np.abs(R.T @ R - np.eye(3)).max(), abs(np.linalg.det(R) - 1.0),
                      np.abs(H[3] - (0, 0, 0, 1)).max()))
 
 
-def check_pose(H, name, tol=1e-6):
+def check_pose(H, name="check_pose: H", tol=1e-6):
     """A 4x4 rigid motion as a float array, or ValueError saying how far it is from one.
+    ``name`` (text) labels H in the messages, e.g. ``"my_function: pose"``.
 
     >>> check_pose(np.diag([1.0, 1.0, 2.0, 1.0]), "f: pose")
     Traceback (most recent call last):
@@ -246,10 +290,15 @@ def check_pose(H, name, tol=1e-6):
         raise _checks.error("check_pose: name", "a string naming the argument", name,
                             exc=TypeError)
     tol = _checks.tolerance(tol, "check_pose: tol", upper=0.1)
+    return _check_pose(H, name, tol)
+
+
+def _check_pose(H, name, tol=1e-6):
+    """:func:`check_pose` with a trusted name and tolerance (robodyn's own callers)."""
     H = _checks.matrix(H, (4, 4), name)
     if _checks.is_symbolic(H):
         raise TypeError(f"{name}: expected a numeric 4x4 pose, got a symbolic matrix")
-    err = pose_error(H)
+    err = _pose_error(H)
     if err > tol:
         raise ValueError(f"{name}: expected a rigid motion [R p; 0 0 0 1] with R a rotation, "
                          f"got a matrix {err:.3g} away from one (tolerance {tol:g})")
@@ -281,10 +330,49 @@ class Subgroup:
     3
     >>> SUBGROUPS["planar"].coadjoint([1.0, 2.0, 3.0]).tolist()
     [[0.0, -3.0, 2.0], [3.0, 0.0, 0.0], [-2.0, 0.0, 0.0]]
+
+    Built directly, the basis is checked against the name: revolute a unit twist with
+    nonzero angular part and zero pitch, prismatic a unit translation, planar an orthonormal
+    basis of the xy-plane algebra (its configuration map is the xy one), floating 6 x 6
+    orthonormal.
+
+    >>> Subgroup("prismatic", [[0], [0], [0], [0], [0], [2.0]])
+    Traceback (most recent call last):
+    ...
+    ValueError: Subgroup: basis: expected a unit twist (|S| = 1), got |S| = 2
     """
 
     name: str
     basis: np.ndarray
+
+    def __post_init__(self):
+        name = _checks.choice(self.name, "Subgroup: name", _SUBGROUP_DIMS)
+        k = _SUBGROUP_DIMS[name]
+        what = "Subgroup: basis"
+        S = np.array(_num(_checks.matrix(self.basis, (6, k), what), what), dtype=float)
+        tol = 1e-9
+        if k == 1:
+            w, v, norm = S[:3, 0], S[3:, 0], float(np.linalg.norm(S))
+            if abs(norm - 1.0) > tol:
+                raise _checks.error(what, "a unit twist (|S| = 1)", f"|S| = {norm:.6g}")
+            if name == "revolute" and not (w @ w > tol and abs(w @ v) < tol):
+                raise _checks.error(what, "a rotation: omega != 0 and omega . v = 0 (pitch 0)",
+                                    f"omega = {w.tolist()}, v = {v.tolist()}")
+            if name == "prismatic" and w @ w > tol:
+                raise _checks.error(what, "a translation (omega = 0)", f"omega = {w.tolist()}")
+        else:
+            err = float(np.abs(S.T @ S - np.eye(k)).max())
+            if err > tol:
+                raise _checks.error(what, "orthonormal columns", f"|S^T S - 1| = {err:.3g}")
+            if name == "planar":
+                P = np.zeros(6)
+                P[2:5] = 1.0
+                off = float(np.abs(S @ S.T - np.diag(P)).max())
+                if off > tol:
+                    raise _checks.error(what, "a basis of the planar algebra span(e_omega_z, "
+                                        "e_vx, e_vy)", f"a basis {off:.3g} away from it")
+        S.setflags(write=False)
+        object.__setattr__(self, "basis", S)
 
     @property
     def dim(self) -> int:
@@ -292,18 +380,21 @@ class Subgroup:
 
     def twist(self, v):
         """The 6-vector twist :math:`S v` of subalgebra coordinates v (k,)."""
-        return self.basis @ _checks.vector(v, self.dim, f"Subgroup({self.name}).twist: v")
+        return self.basis @ _vec(v, self.dim, f"Subgroup({self.name}).twist: v")
 
     def coadjoint(self, p):
         """:math:`\\widetilde{ad}_p` on the subalgebra's dual, k x k."""
-        p = _checks.vector(p, self.dim, f"Subgroup({self.name}).coadjoint: p")
+        p = _vec(p, self.dim, f"Subgroup({self.name}).coadjoint: p")
         S = self.basis
-        return S.T @ _coadjoint(S @ p) @ S
+        return _finite(S.T @ _coadjoint(S @ p) @ S, f"Subgroup({self.name}).coadjoint")
 
     def contains(self, H, tol=1e-9) -> bool:
-        """True when the pose H lies in the subgroup."""
-        H = np.asarray(H, dtype=float)
-        if pose_error(H) > tol:
+        """True when the 4x4 matrix H (finite numbers) is a pose in the subgroup, within
+        ``tol`` (a positive number, at most 0.1)."""
+        fname = f"Subgroup({self.name}).contains"
+        H = _num(_checks.matrix(H, (4, 4), f"{fname}: H"), f"{fname}: H")
+        tol = _checks.tolerance(tol, f"{fname}: tol", upper=0.1)
+        if _pose_error(H) > tol:
             return False
         if self.name == "floating":
             return True
@@ -320,12 +411,15 @@ class Subgroup:
         r"""The pose :math:`\varphi(x)` of coordinates x (1 number, or (theta, x, y) for planar,
         or a 4x4 pose for floating, returned as is after a check)."""
         if self.name == "floating":
-            return check_pose(x, "Subgroup(floating).configuration: x")
-        x = _checks.vector(x, self.dim, f"Subgroup({self.name}).configuration: x")
+            return _check_pose(x, "Subgroup(floating).configuration: x")
+        x = _vec(x, self.dim, f"Subgroup({self.name}).configuration: x")
         if self.name == "planar":
             c, s = np.cos(x[0]), np.sin(x[0])
             return np.array([[c, -s, 0, x[1]], [s, c, 0, x[2]], [0, 0, 1, 0], [0, 0, 0, 1.0]])
         return exp_se3(self.basis @ x)
+
+
+_SUBGROUP_DIMS = {"revolute": 1, "prismatic": 1, "planar": 3, "floating": 6}
 
 
 def _basis(*idx):
@@ -466,7 +560,7 @@ class VehicleManipulator:
         elif np.shape(mount) != (4, 4):
             raise ValueError(f"{fname}: mount: expected a 4x4 pose of the arm's space frame in "
                              f"the base frame, got shape {np.shape(mount)}")
-        mount = np.array(check_pose(mount, f"{fname}: mount"), dtype=float)
+        mount = np.array(_check_pose(mount, f"{fname}: mount"), dtype=float)
         mount.setflags(write=False)
         name = name or f"{base_joint} base + {chain.name}"
         if not isinstance(name, str):
@@ -506,12 +600,19 @@ class VehicleManipulator:
         return f"VehicleManipulator({self.name!r}, nb={self.nb}, n={self.n})"
 
     # -- argument checks -------------------------------------------------------
-    def _q(self, q, fname):
-        return _checks.vector(q, self.n, f"{self.name}.{fname}: q ({self.n} joint values)")
+    # (``fname`` is the method the user called: every message names it and the argument)
+    def _q(self, q, fname, what="q"):
+        return _vec(q, self.n, f"{self.name}.{fname}: {what} ({self.n} joint values)")
 
     def _v(self, v, fname, what="v"):
-        return _checks.vector(v, self.nb, f"{self.name}.{fname}: {what} ({self.nb} base "
-                                          f"velocity numbers, (omega, v) body twist)")
+        return _vec(v, self.nb, f"{self.name}.{fname}: {what} ({self.nb} base velocity "
+                                f"numbers, (omega, v) body twist)")
+
+    def _g(self, g, fname):
+        return _vec(g, 3, f"{self.name}.{fname}: gravity (3 numbers, space frame, m/s^2)")
+
+    def _fin(self, out, fname):
+        return _finite(out, f"{self.name}.{fname}")
 
     def _data(self):
         c = self._cache
@@ -610,8 +711,8 @@ class VehicleManipulator:
         T = self._frames(q).T
         if base_pose is None:
             return T
-        H = check_pose(base_pose, f"{self.name}.link_poses: base_pose")
-        return H @ T
+        H = _check_pose(base_pose, f"{self.name}.link_poses: base_pose")
+        return self._fin(H @ T, "link_poses")
 
     def end_effector_pose(self, q, base_pose=None):
         """Pose of the end-effector frame (the chain's home frame carried along), 4x4."""
@@ -620,7 +721,8 @@ class VehicleManipulator:
         E = F.P[-1] @ self._cache["home"]
         if base_pose is None:
             return E
-        return check_pose(base_pose, f"{self.name}.end_effector_pose: base_pose") @ E
+        return self._fin(_check_pose(base_pose, f"{self.name}.end_effector_pose: base_pose")
+                         @ E, "end_effector_pose")
 
     def joint_points(self, q, base_pose=None):
         """Points to draw the robot: base origin, mount, each joint-frame origin and the end
@@ -640,16 +742,18 @@ class VehicleManipulator:
         pts.append((F.P[-1] @ self._cache["home"])[:3, 3])
         pts = np.array(pts)
         if base_pose is not None:
-            H = check_pose(base_pose, f"{self.name}.joint_points: base_pose")
-            pts = pts @ H[:3, :3].T + H[:3, 3]
+            H = _check_pose(base_pose, f"{self.name}.joint_points: base_pose")
+            pts = self._fin(pts @ H[:3, :3].T + H[:3, 3], "joint_points")
         return pts
 
     def link_twists(self, q, v, qd):
         r"""Body twists of the link centre-of-mass frames (paper §2.3.2),
         :math:`\mathcal V^{i,s}_i = Ad_{H^i_b}\,S_b v + J^{i,b}_i(q)\dot q`, ndarray(n, 6)."""
-        q = self._q(q, "link_twists")
-        v = self._v(v, "link_twists")
-        qd = _checks.vector(qd, self.n, f"{self.name}.link_twists: qd")
+        fname = "link_twists"
+        q, v, qd = self._q(q, fname), self._v(v, fname), self._q(qd, fname, "qd")
+        return self._fin(self._link_twists(q, v, qd), fname)
+
+    def _link_twists(self, q, v, qd):
         F = self._frames(q)
         t = self.base_joint.basis @ v + np.cumsum(F.s * qd[:, None], axis=0)
         return np.array([_adj_inv(F.T[i]) @ t[i] for i in range(self.n)])
@@ -657,11 +761,13 @@ class VehicleManipulator:
     def kinetic_energy(self, q, v, qd):
         r"""Kinetic energy (paper §2.3.3): the base's plus every link's
         :math:`\tfrac12\mathcal V_i^T\mathcal I_i\mathcal V_i` (J), summed body by body."""
-        V = self.link_twists(q, v, qd)
+        fname = "kinetic_energy"
+        q, v, qd = self._q(q, fname), self._v(v, fname), self._q(qd, fname, "qd")
+        V = self._link_twists(q, v, qd)
         _, _, G = self._data()
-        vb = self.base_joint.basis @ self._v(v, "kinetic_energy")
-        return float(0.5 * vb @ self.base_inertia @ vb
-                     + 0.5 * np.einsum("ni,nij,nj->", V, G, V))
+        vb = self.base_joint.basis @ v
+        return self._fin(float(0.5 * vb @ self.base_inertia @ vb
+                               + 0.5 * np.einsum("ni,nij,nj->", V, G, V)), fname)
 
     # -- the locked mass matrix (ph-21) -------------------------------------
     def _mass6(self, F):
@@ -694,10 +800,11 @@ class VehicleManipulator:
         :math:`[M_m]_{jk} = s_j^T\mathcal I^c_{\max(j,k)}s_k` (:math:`s_k` the joint axes and
         :math:`\mathcal I^c_k = \sum_{i\ge k}\mathcal I^b_i` the composite inertias, all in {b}).
         """
-        M = self._compiled("vms_crba", q)
-        if M is not None:
-            return M
-        q = self._q(q, "mass_matrix")
+        M = self._compiled("vms_crba", q)       # clean float64 q: the engine's own checks
+        return self._mass_matrix(self._q(q, "mass_matrix")) if M is None else M
+
+    def _mass_matrix(self, q):
+        """:meth:`mass_matrix` at a checked q."""
         M = self._compiled("vms_crba", q)
         return self._project(self._mass6(self._frames(q))) if M is None else M
 
@@ -711,7 +818,7 @@ class VehicleManipulator:
         >>> [B.shape for B in vms.mass_blocks([0.1, 0.2])]
         [(3, 3), (3, 2), (2, 2)]
         """
-        M = self.mass_matrix(q)
+        M = self._mass_matrix(self._q(q, "mass_blocks"))
         b = self.nb
         return M[:b, :b], M[:b, b:], M[b:, b:]
 
@@ -787,11 +894,9 @@ class VehicleManipulator:
         :math:`f_i = \mathcal I_i a_i - ad_{t_i}^T\mathcal I_i t_i`, base
         :math:`f_b = -ad_{t_0}^T\mathcal I_b t_0`; rows :math:`S_b^T(f_b + \sum f_i)` and
         :math:`s_k^T\sum_{i\ge k}f_i`. Shape (nb + n,)."""
-        q = self._q(q, "bias")
-        v = self._v(v, "bias")
-        qd = _checks.vector(qd, self.n, f"{self.name}.bias: qd")
+        q, v, qd = self._q(q, "bias"), self._v(v, "bias"), self._q(qd, "bias", "qd")
         b = self._compiled("vms_rnea", q, v, qd, None, None, None)
-        return self._bias(self._frames(q), v, qd) if b is None else b
+        return self._fin(self._bias(self._frames(q), v, qd) if b is None else b, "bias")
 
     def _bias(self, F, v, qd):
         n = self.n
@@ -837,23 +942,23 @@ class VehicleManipulator:
         fname = "inverse_dynamics"
         q = self._q(q, fname)
         v = self._v(v, fname)
-        qd = _checks.vector(qd, self.n, f"{self.name}.{fname}: qd")
+        qd = self._q(qd, fname, "qd")
         vd = self._v(vd, fname, "vd")
-        qdd = _checks.vector(qdd, self.n, f"{self.name}.{fname}: qdd")
+        qdd = self._q(qdd, fname, "qdd")
         H = g = gb = None
         if gravity is not None:
-            g = _checks.vector(gravity, 3, f"{self.name}.{fname}: gravity")
+            g = self._g(gravity, fname)
             if base_pose is None:
                 raise ValueError(f"{self.name}.{fname}: base_pose: needed when there is gravity "
                                  f"(gravity acts along R^T g in the base frame)")
-            H = check_pose(base_pose, f"{self.name}.{fname}: base_pose")
+            H = _check_pose(base_pose, f"{self.name}.{fname}: base_pose")
             gb = H[:3, :3].T @ g
         out = self._compiled("vms_rnea", q, v, qd, vd, qdd, gb)
         if out is not None:
-            return out
+            return self._fin(out, fname)
         F = self._frames(q)
         out = self._project(self._mass6(F)) @ np.concatenate([vd, qdd]) + self._bias(F, v, qd)
-        return out if g is None else out - self._gravity(F, H, g)
+        return self._fin(out if g is None else out - self._gravity(F, H, g), fname)
 
     def gravity_forces(self, q, base_pose, gravity=(0.0, 0.0, -9.81)):
         r"""Generalized gravity forces :math:`(\mathrm w_g, \tau_g)` (the negative gradient of the
@@ -861,11 +966,12 @@ class VehicleManipulator:
         acceleration :math:`(0, g_b)`, :math:`g_b = R^T g`, so the forces are the first six
         columns of the unprojected :math:`\mathcal M` applied to it. Shape (nb + n,)."""
         q = self._q(q, "gravity_forces")
-        H = check_pose(base_pose, f"{self.name}.gravity_forces: base_pose")
-        g = _checks.vector(gravity, 3, f"{self.name}.gravity_forces: gravity")
+        H = _check_pose(base_pose, f"{self.name}.gravity_forces: base_pose")
+        g = self._g(gravity, "gravity_forces")
         f = self._compiled("vms_rnea", q, np.zeros(self.nb), np.zeros(self.n), None, None,
                            H[:3, :3].T @ g)
-        return self._gravity(self._frames(q), H, g) if f is None else -f
+        return self._fin(self._gravity(self._frames(q), H, g) if f is None else -f,
+                         "gravity_forces")
 
     def _gravity(self, F, H, g):
         gb = np.concatenate([np.zeros(3), H[:3, :3].T @ g])
@@ -875,9 +981,13 @@ class VehicleManipulator:
 
     def potential_energy(self, q, base_pose, gravity=(0.0, 0.0, -9.81)):
         """Gravitational potential of all bodies, :math:`-\\sum m_i g\\cdot c_i` (J)."""
-        q = self._q(q, "potential_energy")
-        H = check_pose(base_pose, f"{self.name}.potential_energy: base_pose")
-        g = _checks.vector(gravity, 3, f"{self.name}.potential_energy: gravity")
+        fname = "potential_energy"
+        q = self._q(q, fname)
+        H = _check_pose(base_pose, f"{self.name}.{fname}: base_pose")
+        return self._fin(self._potential_energy(q, H, self._g(gravity, fname)), fname)
+
+    def _potential_energy(self, q, H, g):
+        """:meth:`potential_energy` at checked q, pose and gravity."""
         _, _, G = self._data()
         T = H @ self._frames(q).T
         mb = self.base_inertia[3, 3]
@@ -889,13 +999,12 @@ class VehicleManipulator:
         r"""Total momentum of the system in the space frame (6,), (angular about the space
         origin, linear): :math:`Ad_{H^{-1}}^T S_b\,p` with the locked base momentum
         :math:`p = M_b v + M_{bm}\dot q` (the whole system's momentum, written in {b})."""
-        H = check_pose(base_pose, f"{self.name}.total_momentum: base_pose")
-        q = self._q(q, "total_momentum")
-        v = self._v(v, "total_momentum")
-        qd = _checks.vector(qd, self.n, f"{self.name}.total_momentum: qd")
+        fname = "total_momentum"
+        H = _check_pose(base_pose, f"{self.name}.{fname}: base_pose")
+        q, v, qd = self._q(q, fname), self._v(v, fname), self._q(qd, fname, "qd")
         M6 = self._mass6_at(q)
         p6 = M6[:6] @ np.concatenate([self.base_joint.basis @ v, qd])
-        return _adj_inv(H).T @ p6
+        return self._fin(_adj_inv(H).T @ p6, fname)
 
     def end_effector_jacobian(self, q):
         r"""Body Jacobian of the end effector with respect to (v, :math:`\dot q`), 6 x (nb + n):
@@ -920,19 +1029,53 @@ def _pose_of(x):
 
 
 def mechanical_energy(vms, pose, v, q, qd, gravity=None):
-    r"""Kinetic energy :math:`\tfrac12\nu^T\mathcal M(q)\nu` plus, with ``gravity`` (3-vector,
-    m/s^2), the potential energy of all bodies (J)."""
+    r"""Kinetic energy :math:`\tfrac12\nu^T\mathcal M(q)\nu` (ph-21) plus, with ``gravity``
+    (3-vector, space frame, m/s^2), the potential energy of all bodies (J).
+
+    Parameters
+    ----------
+    vms : VehicleManipulator; pose : array_like (4, 4), the base pose (within
+    :data:`RHS_POSE_TOL` of a rigid motion: a state's pose after integration);
+    v : (nb,) base body twist; q, qd : (n,)
+
+    >>> from robodyn.models import planar_rr
+    >>> from robodyn import spatial_inertia
+    >>> vms = VehicleManipulator.from_chain(planar_rr(), spatial_inertia(5.0, [1, 1, 1]), "planar")
+    >>> E = mechanical_energy(vms, np.eye(4), [0.0, 1.0, 0.0], [0.1, 0.2], [0.0, 0.0])
+    >>> round(E, 9) == round(vms.kinetic_energy([0.1, 0.2], [0.0, 1.0, 0.0], [0.0, 0.0]), 9)
+    True
+    """
+    fname = "mechanical_energy"
+    if not isinstance(vms, VehicleManipulator):
+        raise _checks.error(f"{fname}: vms", "a VehicleManipulator", vms, exc=TypeError)
+    H = _check_pose(pose, f"{fname}: pose", tol=RHS_POSE_TOL)
+    v = _vec(v, vms.nb, f"{fname}: v ({vms.nb} base velocity numbers)")
+    q = _vec(q, vms.n, f"{fname}: q ({vms.n} joint values)")
+    qd = _vec(qd, vms.n, f"{fname}: qd ({vms.n} joint rates)")
+    g = None if gravity is None else _vec(gravity, 3, f"{fname}: gravity (3 numbers, m/s^2)")
+    return _checks.finite_result(_mechanical_energy(vms, H, v, q, qd, g), fname)
+
+
+def _mechanical_energy(vms, H, v, q, qd, g):
+    """:func:`mechanical_energy` at checked arguments (g None: no gravity)."""
     nu = np.concatenate([v, qd])
-    E = 0.5 * nu @ vms.mass_matrix(q) @ nu
-    if gravity is not None:
-        E += vms.potential_energy(q, pose, gravity)
+    E = 0.5 * nu @ vms._mass_matrix(q) @ nu
+    if g is not None:
+        E += vms._potential_energy(q, H, g)
     return float(E)
 
 
 def _split_state(x, nb, n, name):
     """A VMS state (pose 12, base part nb, q n, joint part n) -> (4x4 pose, base, q, joint)."""
-    x = _checks.vector(x, 12 + nb + 2 * n, f"{name} (pose 12, then {nb} + {2 * n} numbers)")
+    x = _vec(x, 12 + nb + 2 * n, f"{name} (pose 12, then {nb} + {2 * n} numbers)")
     return _pose_of(x), x[12:12 + nb], x[12 + nb:12 + nb + n], x[12 + nb + n:]
+
+
+def _time(t, name):
+    """A finite time (s) as a float: plain floats at once, anything else by the checks."""
+    if type(t) is float and math.isfinite(t):
+        return t
+    return _checks.real_number(t, name, hint="a time in s")
 
 
 def _pose_error12(x):
@@ -955,9 +1098,13 @@ def _pose_rate(H, V6):
 def _inputs(inputs, t, x, nb, n, fname):
     if inputs is None:
         return np.zeros(nb), np.zeros(n)
-    w, tau = inputs(t, x) if callable(inputs) else inputs
-    return (_checks.vector(w, nb, f"{fname}: inputs: w ({nb} base wrench numbers)"),
-            _checks.vector(tau, n, f"{fname}: inputs: tau ({n} joint torques)"))
+    pair = inputs(t, x) if callable(inputs) else inputs
+    if not isinstance(pair, (tuple, list)) or len(pair) != 2:
+        raise _checks.error(f"{fname}: inputs", "a pair (w, tau), or a callable returning one",
+                            pair, exc=TypeError)
+    w, tau = pair
+    return (_vec(w, nb, f"{fname}: inputs: w ({nb} base wrench numbers)"),
+            _vec(tau, n, f"{fname}: inputs: tau ({n} joint torques)"))
 
 
 RHS_POSE_TOL = 0.1
@@ -992,7 +1139,7 @@ class StandardForm:
             raise TypeError(f"StandardForm: vms: expected a VehicleManipulator, got "
                             f"{_checks._describe(vms)}")
         self.vms = vms
-        self.gravity = None if gravity is None else _checks.vector(gravity, 3, "StandardForm: gravity")
+        self.gravity = None if gravity is None else _vec(gravity, 3, "StandardForm: gravity")
         self.nb, self.n = vms.nb, vms.n
         self.size = 12 + vms.nb + 2 * vms.n
         self.name = f"StandardForm({vms.name})"
@@ -1001,46 +1148,57 @@ class StandardForm:
     def __repr__(self):
         return self.name
 
+    def _arg(self, x, size, fname, what):
+        """A finite float vector of ``size`` numbers, its message naming ``fname: what``."""
+        return _vec(x, size, f"{self.name}.{fname}: {what}")
+
     def initial_state(self, pose=None, v=None, q=None, qd=None):
         """A state vector from its parts (defaults: identity pose, zeros)."""
-        vms = self.vms
-        H = np.eye(4) if pose is None else check_pose(pose, f"{self.name}.initial_state: pose")
+        vms, fname = self.vms, "initial_state"
+        H = np.eye(4) if pose is None else _check_pose(pose, f"{self.name}.{fname}: pose")
         if not vms.base_joint.contains(H, 1e-9):
-            raise ValueError(f"{self.name}.initial_state: pose: expected a pose in the "
+            raise ValueError(f"{self.name}.{fname}: pose: expected a pose in the "
                              f"{vms.base_joint.name} base's subgroup")
-        v = np.zeros(self.nb) if v is None else vms._v(v, "initial_state")
-        q = np.zeros(self.n) if q is None else vms._q(q, "initial_state")
-        qd = np.zeros(self.n) if qd is None else _checks.vector(qd, self.n, f"{self.name}: qd")
+        v = np.zeros(self.nb) if v is None else self._arg(v, self.nb, fname, "v (base twist)")
+        q = np.zeros(self.n) if q is None else self._arg(q, self.n, fname, "q (joint values)")
+        qd = np.zeros(self.n) if qd is None else self._arg(qd, self.n, fname, "qd (joint rates)")
         return np.concatenate([H[:3, :3].ravel(), H[:3, 3], v, q, qd])
 
     def split(self, x):
         """(pose 4x4, v, q, qd) of a state."""
-        return _split_state(x, self.nb, self.n, f"{self.name}: x")
+        return _split_state(x, self.nb, self.n, f"{self.name}.split: x")
 
     def mass_matrix(self, q, t=0.0):
-        return self.vms.mass_matrix(q)
+        r""":math:`\mathcal M(q)` (ph-21), as :meth:`VehicleManipulator.mass_matrix`."""
+        _time(t, f"{self.name}.mass_matrix: t")
+        M = self.vms._compiled("vms_crba", q)       # clean float64 q: the engine's own checks
+        if M is not None:
+            return M
+        return self.vms._mass_matrix(self._arg(q, self.n, "mass_matrix", "q (joint values)"))
 
     def forcing(self, q, nu, t=0.0, pose=None):
-        vms = self.vms
-        q = vms._q(q, "forcing")
-        nu = _checks.vector(nu, vms.dof, f"{self.name}.forcing: nu (v then qd)")
-        if self.gravity is None or pose is not None:
-            gb = None if self.gravity is None else (
-                check_pose(pose, f"{self.name}.forcing: pose")[:3, :3].T @ self.gravity)
-            f = vms._compiled("vms_rnea", q, nu[:self.nb], nu[self.nb:], None, None, gb)
-            if f is not None:
-                return -f
+        r""":math:`-\mathcal C(v, q, \dot q)\nu` plus the gravity forces (pose needed then)."""
+        vms, fname = self.vms, "forcing"
+        q = self._arg(q, self.n, fname, "q (joint values)")
+        nu = self._arg(nu, vms.dof, fname, "nu (v then qd)")
+        _time(t, f"{self.name}.{fname}: t")
+        H = None if pose is None else _check_pose(pose, f"{self.name}.{fname}: pose")
+        if self.gravity is not None and H is None:
+            raise ValueError(f"{self.name}.{fname}: pose: needed when there is gravity")
+        gb = None if self.gravity is None else H[:3, :3].T @ self.gravity
+        f = vms._compiled("vms_rnea", q, nu[:self.nb], nu[self.nb:], None, None, gb)
+        if f is not None:
+            return _finite(-f, f"{self.name}.{fname}")
         F = vms._frames(q)
         f = -vms._bias(F, nu[:self.nb], nu[self.nb:])
         if self.gravity is not None:
-            if pose is None:
-                raise ValueError(f"{self.name}.forcing: pose: needed when there is gravity")
-            f = f + vms._gravity(F, check_pose(pose, f"{self.name}.forcing: pose"), self.gravity)
-        return f
+            f = f + vms._gravity(F, H, self.gravity)
+        return _finite(f, f"{self.name}.{fname}")
 
     def accelerations(self, q, nu, t=0.0, pose=None, w=None, tau=None):
         r""":math:`(\dot v, \ddot q) = \mathcal M^{-1}(f + (\mathrm w, \tau))`."""
-        vms = self.vms
+        vms, fname = self.vms, "accelerations"
+        _time(t, f"{self.name}.{fname}: t")
         eng = _engine() if type(nu) is np.ndarray else None
         if eng is not None and pose is not None and self.gravity is not None:
             gb = eng.pose_gravity(pose, self.gravity, 0.05)     # None: check_pose below says why
@@ -1048,22 +1206,23 @@ class StandardForm:
                 "vms_aba", q, nu[:self.nb], nu[self.nb:], self._zw if w is None else w,
                 self._zt if tau is None else tau, gb)
             if acc is not None:
-                return acc
+                return _finite(acc, f"{self.name}.{fname}")
         if pose is not None:           # loose: an integrated pose drifts off SE(3) a little
-            pose = check_pose(pose, f"{self.name}.accelerations: pose", tol=0.05)
+            pose = _check_pose(pose, f"{self.name}.{fname}: pose", tol=0.05)
         if type(nu) is np.ndarray and self.gravity is None:     # clean arrays: no conversion
             acc = vms._compiled("vms_aba", q, nu[:self.nb], nu[self.nb:],
                                 self._zw if w is None else w, self._zt if tau is None else tau,
                                 None)
             if acc is not None:
-                return acc
-        q = vms._q(q, "accelerations")
-        nu = _checks.vector(nu, vms.dof, f"{self.name}.accelerations: nu (v then qd)")
-        w = np.zeros(self.nb) if w is None else vms._v(w, "accelerations", "w")
-        tau = np.zeros(self.n) if tau is None else vms._q(tau, "accelerations")
+                return _finite(acc, f"{self.name}.{fname}")
+        q = self._arg(q, self.n, fname, "q (joint values)")
+        nu = self._arg(nu, vms.dof, fname, "nu (v then qd)")
+        w = np.zeros(self.nb) if w is None else self._arg(w, self.nb, fname, "w (base wrench)")
+        tau = np.zeros(self.n) if tau is None else self._arg(tau, self.n, fname,
+                                                             "tau (joint torques)")
         if self.gravity is not None and pose is None:
-            raise ValueError(f"{self.name}.accelerations: pose: needed when there is gravity")
-        return self._accelerations(q, nu, pose, w, tau)
+            raise ValueError(f"{self.name}.{fname}: pose: needed when there is gravity")
+        return _finite(self._accelerations(q, nu, pose, w, tau), f"{self.name}.{fname}")
 
     def _accelerations(self, q, nu, pose, w, tau):
         """(v', q'') at checked q, nu (nb + n), w, tau; pose needed with gravity."""
@@ -1091,22 +1250,21 @@ class StandardForm:
             xd = self._rhs_clean(t, x)
             if xd is not None:
                 return xd
-        _checks.real_number(t, f"{self.name}.rhs: t", hint="a time in s")
-        x = _checks.vector(x, self.size, f"{self.name}.rhs: x (pose 12, then {self.nb} + "
-                                        f"{2 * self.n} numbers)")
-        check_pose(_pose_of(x), f"{self.name}.rhs: x[:12] (the base pose)", tol=RHS_POSE_TOL)
-        if inputs is None:
-            xd = self.vms._compiled("vms_rhs", x, self._zw, self._zt, self.gravity)
-            if xd is not None:
-                return _checks.finite_result(xd, f"{self.name}.rhs")
-        w, tau = _inputs(inputs, t, x, self.nb, self.n, f"{self.name}.rhs")
+        fname = f"{self.name}.rhs"
+        t = _time(t, f"{fname}: t")
+        x = _vec(x, self.size, f"{fname}: x (pose 12, then {self.nb} + {2 * self.n} numbers)")
+        _check_pose(_pose_of(x), f"{fname}: x[:12] (the base pose)", tol=RHS_POSE_TOL)
+        if not (inputs is None or callable(inputs) or isinstance(inputs, (tuple, list))):
+            raise _checks.error(f"{fname}: inputs", "None, a pair (w, tau) or a callable "
+                                "inputs(t, x) -> (w, tau)", inputs, exc=TypeError)
+        w, tau = _inputs(inputs, t, x, self.nb, self.n, fname)
         xd = self.vms._compiled("vms_rhs", x, w, tau, self.gravity)
-        if xd is not None:
-            return xd
-        H, v, q, qd = self.split(x)
-        acc = self._accelerations(q, np.concatenate([v, qd]), H, w, tau)
-        return np.concatenate([_pose_rate(H, self.vms.base_joint.basis @ v), acc[:self.nb], qd,
-                               acc[self.nb:]])
+        if xd is None:
+            H, v, q, qd = _split_state(x, self.nb, self.n, f"{fname}: x")
+            acc = self._accelerations(q, np.concatenate([v, qd]), H, w, tau)
+            xd = np.concatenate([_pose_rate(H, self.vms.base_joint.basis @ v), acc[:self.nb],
+                                 qd, acc[self.nb:]])
+        return _finite(xd, fname)
 
     def _rhs_clean(self, t, x):
         """:meth:`rhs` without inputs when its checks pass on clean data, else None (then the
@@ -1124,13 +1282,14 @@ class StandardForm:
 
     def velocities(self, x):
         """(v, qd) of a state."""
-        _, v, _, qd = self.split(x)
+        _, v, _, qd = _split_state(x, self.nb, self.n, f"{self.name}.velocities: x")
         return np.concatenate([v, qd])
 
     def energy(self, x):
         """Kinetic (+ potential when there is gravity) energy of a state (J)."""
-        H, v, q, qd = self.split(x)
-        return mechanical_energy(self.vms, H, v, q, qd, self.gravity)
+        H, v, q, qd = _split_state(x, self.nb, self.n, f"{self.name}.energy: x")
+        return _checks.finite_result(_mechanical_energy(self.vms, H, v, q, qd, self.gravity),
+                                     f"{self.name}.energy")
 
 
 class PlanarCoordinates:
@@ -1148,34 +1307,46 @@ class PlanarCoordinates:
     def __new__(cls, vms, gravity=None):
         from .equations import NumericForm
         if not isinstance(vms, VehicleManipulator) or vms.base_joint.name != "planar":
-            raise TypeError("PlanarCoordinates: vms: expected a VehicleManipulator with a "
-                            "planar base")
-        std = StandardForm(vms, gravity)
+            raise _checks.error("PlanarCoordinates: vms", "a VehicleManipulator with a planar "
+                                "base", vms, exc=TypeError)
+        g = None if gravity is None else _vec(gravity, 3, "PlanarCoordinates: gravity")
+        std = StandardForm(vms, g)
         n = vms.dof
 
         def pose(qc):
             return vms.base_joint.configuration([qc[2], qc[0], qc[1]])
 
         class _Form(NumericForm):
+            # each function checks its arguments (a user may call it) and names itself
+            def _args(self, fname, qc, u=None, t=0.0):
+                self._time(t, fname)
+                qc = self._vec(qc, n, f"q ({n} coordinates x, y, theta, arm)", fname)
+                return qc if u is None else (qc, self._vec(u, n, f"u ({n} speeds)", fname))
+
             def mass_matrix(self, qc, t=0.0):
-                return vms.mass_matrix(qc[3:])
+                return vms._mass_matrix(self._args("mass_matrix", qc, t=t)[3:])
 
             def forcing(self, qc, u, t=0.0):
+                qc, u = self._args("forcing", qc, u, t)
                 return std.forcing(qc[3:], u, pose=pose(qc))
 
             def kinematics(self, qc, u, t=0.0):
+                qc, u = self._args("kinematics", qc, u, t)
                 c, s = np.cos(qc[2]), np.sin(qc[2])
-                return np.concatenate([[c * u[1] - s * u[2], s * u[1] + c * u[2], u[0]], u[3:]])
+                return _finite(np.concatenate([[c * u[1] - s * u[2], s * u[1] + c * u[2], u[0]],
+                                               u[3:]]), f"{self.name}.kinematics")
 
             def input_matrix(self, qc, t=0.0):
+                self._args("input_matrix", qc, t=t)
                 return np.eye(n)
 
             def kinematics_jacobian(self, qc, u, t=0.0):
+                qc, u = self._args("kinematics_jacobian", qc, u, t)
                 J = np.zeros((n, n + 1))
                 c, s = np.cos(qc[2]), np.sin(qc[2])
                 J[0, 2] = -s * u[1] - c * u[2]
                 J[1, 2] = c * u[1] - s * u[2]
-                return J
+                return _finite(J, f"{self.name}.kinematics_jacobian")
 
         return _Form(n, n, n, f"PlanarCoordinates({vms.name})")
 
