@@ -811,23 +811,25 @@ class StandardForm:
     def accelerations(self, q, nu, t=0.0, pose=None, w=None, tau=None):
         r""":math:`(\dot v, \ddot q) = \mathcal M^{-1}(f + (\mathrm w, \tau))`."""
         vms, fname = self.vms, "accelerations"
-        _time(t, f"{self.name}.{fname}: t")
-        eng = _engine() if type(nu) is np.ndarray else None
-        if eng is not None and pose is not None and self.gravity is not None:
-            gb = eng.pose_gravity(pose, self.gravity, 0.05)     # None: check_pose below says why
-            acc = None if gb is None else vms._compiled(
-                "vms_aba", q, nu[:self.nb], nu[self.nb:], self._zw if w is None else w,
-                self._zt if tau is None else tau, gb)
-            if acc is not None:
-                return _finite(acc, f"{self.name}.{fname}")
+        if not (type(t) is float and math.isfinite(t)):    # (the hot path tests inline)
+            _time(t, f"{self.name}.{fname}: t")
+        acc = None
+        if type(nu) is np.ndarray and (pose is None) is (self.gravity is None):
+            # clean arrays: the engine's own checks, no conversion
+            gb = None
+            if pose is not None:        # None: not a clean pose, _check_pose below says why
+                eng = _engine()
+                gb = None if eng is None else eng.pose_gravity(pose, self.gravity, 0.05)
+            if pose is None or gb is not None:
+                acc = vms._compiled("vms_aba", q, nu[:self.nb], nu[self.nb:],
+                                    self._zw if w is None else w,
+                                    self._zt if tau is None else tau, gb)
+        if acc is not None:
+            if acc.ndim == 1 and math.isfinite(sum(acc.tolist())):
+                return acc
+            return _finite(acc, f"{self.name}.{fname}")
         if pose is not None:           # loose: an integrated pose drifts off SE(3) a little
             pose = _check_pose(pose, f"{self.name}.{fname}: pose", tol=0.05)
-        if type(nu) is np.ndarray and self.gravity is None:     # clean arrays: no conversion
-            acc = vms._compiled("vms_aba", q, nu[:self.nb], nu[self.nb:],
-                                self._zw if w is None else w, self._zt if tau is None else tau,
-                                None)
-            if acc is not None:
-                return _finite(acc, f"{self.name}.{fname}")
         q = self._arg(q, self.n, fname, "q (joint values)")
         nu = self._arg(nu, vms.dof, fname, "nu (v then qd)")
         w = np.zeros(self.nb) if w is None else self._arg(w, self.nb, fname, "w (base wrench)")
