@@ -132,7 +132,7 @@ def euler_poincare(inertia, V, W=None):
     G = _check_spatial_inertia(inertia, "euler_poincare: inertia")
     V = _vec(V, 6, "euler_poincare: V")
     W = np.zeros(6) if W is None else _vec(W, 6, "euler_poincare: W")
-    return np.linalg.solve(G, _ad6(V).T @ (G @ V) + W)
+    return _checks.finite_result(np.linalg.solve(G, _ad6(V).T @ (G @ V) + W), "euler_poincare")
 
 
 def dexp_inverse(u, x, order=4):
@@ -198,12 +198,24 @@ def rigid_body_step(H, V, dt, accel):
         theta = c * dt * ks[-1] if ks else np.zeros(6)
         Vi = V + c * dt * accs[-1] if accs else V
         Hi = H @ _exp_finite(theta, fname) if c else H
-        accs.append(_accel_value(accel(Hi, Vi), fname))
+        accs.append(_accel_value(_call_accel(accel, Hi, Vi, fname), fname))
         ks.append(_dexp_inverse(-theta, Vi, 4))  # H = H0 exp(theta): V = dexp_{-theta} theta'
     theta = dt / 6 * (ks[0] + 2 * ks[1] + 2 * ks[2] + ks[3])
     V_next = V + dt / 6 * (accs[0] + 2 * accs[1] + 2 * accs[2] + accs[3])
     H_next = _reorthonormalize(H @ _exp_finite(theta, fname))
     return _finite(H_next, fname), _finite(V_next, fname)
+
+
+def _call_accel(accel, H, V, fname):
+    """The user's ``accel(H, V)``; an overflow it reports (robodyn's ``...: result:`` error, as
+    :func:`euler_poincare` raises at too large a twist) is the step's: ``fname: result``."""
+    try:
+        return accel(H, V)
+    except ValueError as err:
+        if ": result:" not in str(err):
+            raise
+        raise ValueError(f"{fname}: result: expected finite numbers, got an overflow in "
+                         f"accel(H, V) at a stage of the step ({err})") from err
 
 
 def _accel_value(a, fname):
@@ -366,11 +378,12 @@ class Subgroup:
         return _finite(S.T @ _coadjoint(S @ p) @ S, f"Subgroup({self.name}).coadjoint")
 
     def contains(self, H, tol=1e-9) -> bool:
-        """True when the 4x4 matrix H (finite numbers) is a pose in the subgroup, within
-        ``tol`` (a positive number, at most 0.1)."""
+        """True when the pose H (a 4x4 rigid motion, refused if it is farther than
+        max(tol, 1e-6) from one) lies in the subgroup, within ``tol`` (a positive number, at
+        most 0.1)."""
         fname = f"Subgroup({self.name}).contains"
-        H = _num(_checks.matrix(H, (4, 4), f"{fname}: H"), f"{fname}: H")
         tol = _checks.tolerance(tol, f"{fname}: tol", upper=0.1)
+        H = _check_pose(H, f"{fname}: H", tol=max(tol, 1e-6))     # a pose, else refused
         if _pose_error(H) > tol:
             return False
         if self.name == "floating":
