@@ -976,8 +976,8 @@ def planar_virtual_chain(vms, virtual_mass=1e-9):
     r"""The planar-base VMS as one serial chain: prismatic x, prismatic y, revolute z (the
     last carrying the base body), then the arm -- the classical "virtual joints" model, whose
     coordinates are those of :class:`PlanarCoordinates`. The two virtual links get the
-    negligible inertia ``virtual_mass`` (kg, kg m^2), so the chain's mass matrix differs from
-    the VMS's by that much.
+    negligible inertia ``virtual_mass`` (kg, kg m^2; positive, at most 1e-3 of the base's
+    mass), so the chain's mass matrix differs from the VMS's by that much.
 
     >>> from robodyn.models import planar_rr
     >>> from robodyn import spatial_inertia
@@ -988,9 +988,10 @@ def planar_virtual_chain(vms, virtual_mass=1e-9):
     if not isinstance(vms, VehicleManipulator) or vms.base_joint.name != "planar":
         raise TypeError(f"planar_virtual_chain: vms: expected a VehicleManipulator with a planar "
                         f"base, got {_checks._describe(vms)}")
-    eps = _checks.scalar(virtual_mass, "planar_virtual_chain: virtual_mass")
-    if not eps > 0:
-        raise ValueError(f"planar_virtual_chain: virtual_mass: expected a positive number, got {eps!r}")
+    eps = _checks.real_number(virtual_mass, "planar_virtual_chain: virtual_mass", low=0.0,
+                              strict_low=True, high=1e-3 * float(vms.base_inertia[3, 3]),
+                              hint="a negligible mass (kg) and inertia (kg m^2), at most 1e-3 "
+                                   "of the base's mass")
     from .kinematics import adjoint, homogeneous, prismatic_screw, revolute_screw, spatial_inertia
     arm = vms.chain
     m = vms.base_inertia[3, 3]
