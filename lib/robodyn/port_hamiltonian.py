@@ -246,31 +246,31 @@ class FixedBaseForm:
         n = self.n
 
         class _Form(NumericForm):
-            def _args(self, fname, q, u=None, t=0.0):
-                """(q, u) checked, named after this function; the time too."""
+            def _args(self, fname, t, q, *u):
+                """(q, u) checked, named after this function (u: none or one); the time too."""
                 _checks.real_number(t, f"{self.name}.{fname}: t", hint="a time in s")
                 q = ck.vec(q, n, f"{self.name}.{fname}: q ({n} joint values)")
-                return q, None if u is None else ck.vec(u, n, f"{self.name}.{fname}: u (pi)")
+                return (q,) + tuple(ck.vec(e, n, f"{self.name}.{fname}: u (pi)") for e in u)
 
             def mass_matrix(self, q, t=0.0):
-                self._args("mass_matrix", q, None, t)
+                self._args("mass_matrix", t, q)
                 return np.eye(n)
 
             def forcing(self, q, u, t=0.0):
-                q, u = self._args("forcing", q, u, t)
+                q, u = self._args("forcing", t, q, u)
                 out = -ph._gradient(np.concatenate([q, u]))[:n] + ph._input_torque(q, None, None)
                 return ck.finite(out, f"{self.name}.forcing")
 
             def kinematics(self, q, u, t=0.0):
-                q, u = self._args("kinematics", q, u, t)
+                q, u = self._args("kinematics", t, q, u)
                 return ck.finite(np.linalg.solve(ph._mass(q), u), f"{self.name}.kinematics")
 
             def input_matrix(self, q, t=0.0):
-                self._args("input_matrix", q, None, t)
+                self._args("input_matrix", t, q)
                 return np.eye(n)
 
             def kinematics_jacobian(self, q, u, t=0.0):
-                q, u = self._args("kinematics_jacobian", q, u, t)
+                q, u = self._args("kinematics_jacobian", t, q, u)
                 M = ph._mass(q)
                 qd = np.linalg.solve(M, u)
                 dM = ph.vms.mass_matrix_derivatives(q)[:, 6:, 6:]
