@@ -195,3 +195,32 @@ def test_callable_inputs_are_checked_where_they_are_called():
             ph.energy_momentum_step(f, x, 0.05, inputs=bad)
     with pytest.raises(ValueError, match=r"simulate: inputs\(t, x\): w"):
         ph.simulate(f, x, (0, 0.1), inputs=lambda t, x: (np.full(3, np.nan), TAU))
+
+
+def test_cayley_motion_is_cay_of_ad_and_rigid_for_any_angle():
+    """The closed form against its definition (1 - ad/2)^-1 (1 + ad/2) (an independent route:
+    a 6x6 solve), and a rotation to rounding for angles whose matrix a is near singular in
+    float64 (there the 3x3 solve of the former formula failed or lost rigidity)."""
+    from robodyn.vehicle import pose_error
+    rng = np.random.default_rng(7)
+    for _ in range(50):
+        xi = rng.normal(size=6) * 10 ** rng.uniform(-6, 2)
+        A = rd.ad(xi)
+        cay = np.linalg.solve(np.eye(6) - A / 2, np.eye(6) + A / 2)
+        assert np.abs(rd.adjoint(ph.cayley_motion(xi)) - cay).max() < 1e-12 * max(1, np.abs(cay).max())
+    for s in (1e8, 1e20, 1e200, 1e308):
+        F = ph.cayley_motion([s, -s, s / 3, 1.0, 2.0, 3.0])
+        assert pose_error(F) < 1e-14
+    with pytest.raises(ValueError, match="cayley_motion: result"):
+        ph.cayley_motion([0, 0, 0.5, 1.7e308, 1.7e308, 0])
+
+
+def test_integers_beyond_float64_are_refused_not_overflowed():
+    f = ph.VMSForm(_vms())
+    x = f.state(H0, V, Q, QD)
+    with pytest.raises(ValueError, match=r"rhs: t: expected finite numbers"):
+        f.rhs(10**400, x)
+    with pytest.raises(ValueError, match=r"simulate: n_out: expected at most"):
+        ph.simulate(f, x, (0, 1), n_out=10**400)
+    with pytest.raises(ValueError, match=r"simulate: t_span: expected finite"):
+        ph.simulate(f, x, (0, 10**400))

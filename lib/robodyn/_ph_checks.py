@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import math
 
 import numpy as np
 import sympy as sp
@@ -39,6 +40,9 @@ def vec(x, n, name):
     ...
     TypeError: f: q: expected numbers, got sympy expressions (this is a numeric function: substitute numbers first)
     """
+    if type(x) is np.ndarray and x.dtype == np.float64 and x.shape == (n,) \
+            and x.flags.c_contiguous and math.isfinite(x.sum()):
+        return x                          # the hot path of the integrators: already clean
     if _checks.is_symbolic(x):
         x = _checks.real_array(x, name, allow_nonfinite=True)
     return _checks.vector(x, n, name)
@@ -60,6 +64,8 @@ def is_callable(f):
 # --------------------------------------------------------------------------
 
 def time(form, t, name):
+    if type(t) in (float, np.float64) and math.isfinite(t):
+        return float(t)
     return _checks.real_number(t, name, hint="a time in s")
 
 
@@ -149,7 +155,20 @@ def sign(form, s, name):
 def vms_state(x, nb, n, name, tol):
     """A VMS state (pose 12, nb, n, n numbers) with its pose within tol of a rigid motion."""
     x = vec(x, 12 + nb + 2 * n, f"{name} (pose 12, then {nb} + {2 * n} numbers)")
-    check_pose(_pose_of(x), f"{name}[:12] (the base pose)", tol=tol)
+    return pose_part(x, name, tol)
+
+
+def pose_part(x, name, tol):
+    """Refuse a state (a checked vector) whose first 12 numbers (R row by row, then p) are
+    farther than tol from a rigid motion, with :func:`~robodyn.vehicle.check_pose`'s message;
+    the test itself in plain float arithmetic (it runs at every step of an integrator)."""
+    a, b, c, d, e, f, g, h, i = x[:9].tolist()
+    err = max(abs(a * a + d * d + g * g - 1), abs(b * b + e * e + h * h - 1),
+              abs(c * c + f * f + i * i - 1), abs(a * b + d * e + g * h),
+              abs(a * c + d * f + g * i), abs(b * c + e * f + h * i),
+              abs(a * (e * i - f * h) - b * (d * i - f * g) + c * (d * h - e * g) - 1))
+    if not err <= tol:
+        check_pose(_pose_of(x), f"{name}[:12] (the base pose)", tol=tol)
     return x
 
 

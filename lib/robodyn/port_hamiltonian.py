@@ -50,7 +50,7 @@ from ._ph_forms import (BoltzmannHamel, DecoupledForm, ReducedEulerLagrange, VMS
 from .dynamics import _ad6, gravity_torques
 from .kinematics import _check_spatial_inertia, jacobian_body
 from .vehicle import (SUBGROUPS, StandardForm, VehicleManipulator, _adj_inv, _coadjoint,
-                      _pose_of, _pose_rate, check_pose)
+                      _pose_of, _pose_rate)
 
 __all__ = ["canonical_matrix", "FixedBaseForm", "BaseForm", "VMSForm", "DecoupledForm",
            "ReducedEulerLagrange", "BoltzmannHamel", "cayley_motion", "energy_momentum_step",
@@ -322,8 +322,7 @@ class BaseForm:
 
     def _state_arg(self, x, name, tol):
         x = ck.vec(x, self.size, f"{name} (pose 12, then {self.nb} momentum numbers)")
-        check_pose(_pose_of(x), f"{name}[:12] (the base pose)", tol=tol)
-        return x
+        return ck.pose_part(x, name, tol)
 
     @checked(pose=ck.base_pose, v=ck.base_twist)
     def state(self, pose, v):
@@ -380,11 +379,27 @@ def cayley_motion(xi):
 
 
 def _cayley(xi):
-    w, v = xi[:3], xi[3:]
-    a = np.eye(3) - 0.5 * np.array([[0, -w[2], w[1]], [w[2], 0, -w[0]], [-w[1], w[0], 0]])
+    r"""cay of a checked twist, in the closed form :math:`R = 1 + c_1[n] + c_2[n]^2`,
+    :math:`p = (v + s\,n\times v)/(1 + s^2)` with :math:`u = \omega/2 = s\,n` (|n| = 1),
+    :math:`c_1 = 2s/(1 + s^2)`, :math:`c_2 = 2s^2/(1 + s^2)` (that is :math:`a^{-1}a^T` and
+    :math:`a^Tv/\det a`, :math:`\det a = 1 + s^2`), evaluated without overflow for any finite
+    :math:`\omega`: R stays a rotation to rounding however large the angle."""
+    u, v = 0.5 * xi[:3], xi[3:]
+    m = float(np.abs(u).max())
     F = np.eye(4)
-    F[:3, :3] = np.linalg.solve(a, a.T)
-    F[:3, 3] = a.T @ v / np.linalg.det(a)
+    if m == 0.0:
+        F[:3, 3] = v
+        return F
+    s = m * float(np.sqrt((u / m) @ (u / m)))
+    n = u / s
+    if s < 1.0:
+        c1, c2, d = 2 * s / (1 + s * s), 2 * s * s / (1 + s * s), 1 / (1 + s * s)
+    else:
+        r = 1 / s
+        c1, c2, d = 2 / (s + r), 2 / (1 + r * r), r * r / (1 + r * r)
+    N = np.array([[0, -n[2], n[1]], [n[2], 0, -n[0]], [-n[1], n[0], 0]])
+    F[:3, :3] = np.eye(3) + c1 * N + c2 * (N @ N)
+    F[:3, 3] = d * v + 0.5 * c1 * np.cross(n, v)
     return F
 
 
