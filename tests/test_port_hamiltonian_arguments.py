@@ -224,3 +224,19 @@ def test_integers_beyond_float64_are_refused_not_overflowed():
         ph.simulate(f, x, (0, 1), n_out=10**400)
     with pytest.raises(ValueError, match=r"simulate: t_span: expected finite"):
         ph.simulate(f, x, (0, 10**400))
+
+
+def test_calls_that_do_not_bind_name_the_method():
+    f = ph.VMSForm(_vms())
+    q, nu = Q, np.r_[V, QD]
+    for call, what in [(lambda: f.accelerations(q), "accelerations: nu: missing"),
+                       (lambda: f.accelerations(q, nu, foo=1), "accelerations: foo: not an arg"),
+                       (lambda: f.accelerations(q, nu, q=q), "accelerations: q: given twice"),
+                       (lambda: f.accelerations(q, nu, 0.0, None, None, None, 1),
+                        "accelerations: expected at most 6 arguments")]:
+        with pytest.raises(TypeError, match=what):
+            call()
+    arm = ph.FixedBaseForm(models.ur5_like())      # a pair as a 2-row array is a pair
+    x = arm.state(np.zeros(6), np.ones(6))
+    assert np.array_equal(arm.rhs(0, x, (np.ones(6), np.arange(6.0))),
+                          arm.rhs(0, x, np.array([np.ones(6), np.arange(6.0)], dtype=">f8")))

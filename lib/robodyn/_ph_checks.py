@@ -178,7 +178,8 @@ def pair(form, inputs, name, parts):
     if inputs is None or is_callable(inputs):
         return inputs
     want = f"None, a pair ({parts[0][0]}, {parts[1][0]}) or a callable inputs(t, x) -> that pair"
-    if not isinstance(inputs, (list, tuple)) or len(inputs) != 2:
+    if not isinstance(inputs, (list, tuple, np.ndarray)) or np.ndim(inputs) == 0 \
+            or len(inputs) != 2:
         _checks.no_text(inputs, name)
         raise _checks.error(name, want, inputs, exc=TypeError)
     return tuple(k(form, v, f"{name}: {lb}") for (lb, k), v in zip(parts, inputs))
@@ -219,11 +220,14 @@ def checked(fast=None, **kinds):
                             f"{names}, got kinds for {sorted(kinds)}")
         defaults = [p.default for p in params]
         index = {nm: i for i, nm in enumerate(names)}
+        required = [i for i, d in enumerate(defaults) if d is inspect.Parameter.empty]
         ks = [kinds[nm] for nm in names]
 
         @functools.wraps(f)
         def method(self, *args, **kwargs):
-            if fast is not None:
+            if fast is not None and len(args) <= len(names) and all(
+                    index.get(k, -1) >= len(args) for k in kwargs) and all(
+                    i < len(args) or names[i] in kwargs for i in required):  # binds: try it
                 out = getattr(self, fast)(*args, **kwargs)
                 if out is not None:
                     return out
