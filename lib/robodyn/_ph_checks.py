@@ -178,8 +178,8 @@ def pair(form, inputs, name, parts):
     if inputs is None or is_callable(inputs):
         return inputs
     want = f"None, a pair ({parts[0][0]}, {parts[1][0]}) or a callable inputs(t, x) -> that pair"
-    if not isinstance(inputs, (list, tuple, np.ndarray)) or np.ndim(inputs) == 0 \
-            or len(inputs) != 2:
+    if not isinstance(inputs, (list, tuple, np.ndarray)) or \
+            isinstance(inputs, np.ndarray) and inputs.ndim == 0 or len(inputs) != 2:
         _checks.no_text(inputs, name)
         raise _checks.error(name, want, inputs, exc=TypeError)
     return tuple(k(form, v, f"{name}: {lb}") for (lb, k), v in zip(parts, inputs))
