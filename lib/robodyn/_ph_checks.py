@@ -110,10 +110,6 @@ def velocities(form, nu, name):
     return vec(nu, form.nb + form.n, f"{name} ({form.nb} + {form.n} numbers: v then qd)")
 
 
-def pose(form, H, name):
-    return check_pose(H, name)
-
-
 def base_pose(form, H, name):
     """The base pose of a state being built: a rigid motion in the form's subgroup."""
     H = check_pose(H, name)
