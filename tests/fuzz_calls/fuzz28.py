@@ -104,7 +104,7 @@ def _gait():
 CALLS.update({
     "robodyn.walkers.RimlessWheel.impact": lambda: ((_wheel(), 0.0, np.array([0.1]), np.array([0.5])), {}),
     "robodyn.walkers.RimlessWheel.hybrid_system": lambda: ((_wheel(),), {}),
-    "robodyn.walkers.RimlessWheel.closed_form_map": lambda: ((_wheel(), 0.5), {}),
+    "robodyn.walkers.RimlessWheel.closed_form_map": lambda: ((_wheel(), [0.5, 0.8]), {}),
     "robodyn.walkers.RimlessWheel.rolls": lambda: ((_wheel(),), {}),
     "robodyn.walkers.CompassGait.hybrid_system": lambda: ((_gait(),), {}),
     "robodyn.answers.Problem.symbols": lambda: ((answers.Problem("p", "x", variables={"x": (0, 1)}),), {}),

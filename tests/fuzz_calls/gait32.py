@@ -1,7 +1,7 @@
 """One valid call of each public callable of robodyn.stability (issue 32), for the API fuzzer."""
 import numpy as np
 
-from robodyn.walkers import CompassGait, RimlessWheel
+from robodyn.walkers import CompassGait, RimlessWheel, rr_points
 
 Z = [-0.2186688, 1.0923836, 0.3773740]
 WHEEL = RimlessWheel(spokes=10, slope=0.2)
@@ -35,7 +35,8 @@ CALLS = {
                                                         {"method": "fd", "tol": 1e-11}),
     "robodyn.stability.compass_gait_gait": lambda: ((CompassGait(), Z),
                                                     {"period": 1, "max_iter": 10}),
-    "robodyn.stability.sweep": lambda: ((repr, [-1.0, 2.0]), {"workers": 1}),
+    "robodyn.stability.sweep": lambda: ((rr_points, [[0.1, 0.2], [0.3, -0.4]]),
+                                        {"workers": 1}),   # items are func's domain
     "robodyn.stability.bifurcation_diagram": lambda: (
         (CompassGait(), [0.05]), {"transient": 5, "keep": 2, "workers": 1}),
     "robodyn.stability.basin_of_attraction": lambda: (
