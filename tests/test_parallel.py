@@ -98,7 +98,7 @@ def test_dask_cluster_equals_serial_and_survives_a_killed_worker(tmp_path):
 @pytest.mark.parametrize("kwargs, exc, message", [
     (dict(func="print"), TypeError, "map_tasks: func: expected a callable"),
     (dict(items="abc"), TypeError, "map_tasks: items: expected a sequence"),
-    (dict(keys=["a"]), ValueError, "map_tasks: keys: expected 3 keys"),
+    (dict(keys=["a"]), ValueError, "map_tasks: keys, items: expected 3 keys"),
     (dict(keys=[1, 2, 3]), TypeError, "map_tasks: keys: expected strings"),
     (dict(workers=0), ValueError, "map_tasks: workers"),
     (dict(workers=2.0), TypeError, "map_tasks: workers"),

@@ -47,10 +47,10 @@ def _angle(x, name, fname, lo, hi):
     return v
 
 
-def _coefficient(e, name, fname, high=1.0):
-    """A coefficient of restitution in [0, high] as a float (sympy numbers accepted)."""
-    return _checks.real_number(e, f"{fname}: {name}", low=0, high=high,
-                               hint="0: plastic, 1: elastic")
+def _coefficient(e, name, fname):
+    """A coefficient of restitution in [0, 1] as a float (sympy numbers accepted)."""
+    what = f"{fname}: {name}"
+    return float(_checks.restitution(_checks.real_number(e, what), what))
 
 
 def _state(x, n, what, bound=MAX_PARAMETER):
@@ -121,8 +121,9 @@ def ball_zeno_time(height, restitution, speed=0.0, slope=0.0, g=G):
     1.354571
     """
     fname = "ball_zeno_time"
-    h = _checks.real_number(height, f"{fname}: height", low=0, high=MAX_PARAMETER,
-                            hint="a height >= 0 (m)")
+    h = _checks.real_number(height, f"{fname}: height", high=MAX_PARAMETER)
+    if h < 0:
+        raise ValueError(f"{fname}: height: expected a height >= 0 (m), got {height!r}")
     e = _checks.real_number(restitution, f"{fname}: restitution", low=0, high=1)
     if not e < 1:
         raise ValueError(f"{fname}: restitution: expected e in [0, 1) (e = 1 bounces forever), "

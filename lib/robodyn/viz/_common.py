@@ -62,8 +62,10 @@ def _dpi_arg(dpi, fname):
     """None, or dots per inch in [10, 600] (checked before matplotlib sees it)."""
     if dpi is None:
         return None
-    return _real(dpi, f"{fname}: dpi", low=10, high=600,
-                 hint="dots per inch of the picture, 10 to 600")
+    v = _real(dpi, f"{fname}: dpi", hint="dots per inch of the picture")
+    if not 10 <= v <= 600:
+        raise ValueError(f"{fname}: dpi: expected a value in [10, 600], got {v:g}")
+    return v
 
 
 def _flag_arg(x, what):

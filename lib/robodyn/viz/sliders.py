@@ -46,7 +46,7 @@ class Slider:
         lo = _real(self.lo, "Slider: lo")
         hi = _real(self.hi, "Slider: hi")
         if not lo < hi:
-            raise _checks.error("Slider: lo, hi", "lo < hi", f"lo = {lo:g}, hi = {hi:g}")
+            raise _checks.error("Slider: lo, hi", "lo < hi", f"lo={lo}, hi={hi}")
         s = _steps_arg(self.steps, "Slider: steps")
         d = self.default
         if d is not None:
