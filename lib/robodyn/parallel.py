@@ -29,6 +29,7 @@ import hashlib
 import multiprocessing
 import os
 import pickle
+import re
 import sys
 import tempfile
 import time
@@ -134,11 +135,16 @@ def _check_callable(f, name, optional=True, fname=_FNAME):
     return f
 
 
+_ADDRESS = re.compile(r"(?:[a-z][a-z0-9+]*://)?[A-Za-z0-9._\-\[\]:%]+(?::[0-9]{1,5})?(?:/\S*)?")
+"""What a Dask scheduler address looks like (``tcp://127.0.0.1:8786``, ``host:8786``): no
+quotes, parentheses or spaces."""
+
+
 def _check_scheduler(scheduler, fname=_FNAME):
     if scheduler is None:
         return None
     if isinstance(scheduler, str):
-        if not scheduler.strip() or len(scheduler) > 500:
+        if len(scheduler) > 500 or not _ADDRESS.fullmatch(scheduler):
             raise _checks.error(f"{fname}: scheduler", "a Dask scheduler address such as "
                                 "'tcp://127.0.0.1:8786'", scheduler)
         return scheduler

@@ -34,6 +34,11 @@ def _draw_frame(fig, i):
     fig.add_subplot().plot([0.0, np.cos(i)], [0.0, np.sin(i)])
 
 
+def _noted(key, result):
+    """An on_result callback that only looks."""
+    return None
+
+
 def _live():
     return viz.interactive_figure(_draw, {"a": viz.Slider(0.0, 1.0, steps=3, default=0.5)},
                                   figsize=(3, 2), dpi=40)
@@ -42,8 +47,8 @@ def _live():
 CALLS = {
     "robodyn.parallel.map_tasks": lambda: (
         (walkers.rr_points, [[0.1, 0.2], [0.3, -0.4]]),
-        {"keys": ["a", "b"], "workers": 1, "retries": 1, "description": "fuzz",
-         "progress": False}),
+        {"keys": ["a", "b"], "scheduler": None, "workers": 1, "on_result": _noted,
+         "progress": False, "retries": 1, "description": "fuzz"}),
     "robodyn.viz.Slider": lambda: ((0.5, 2.0), {"steps": 4, "default": 1.0, "label": "a"}),
     "robodyn.viz.animated": lambda: ((_ax().plot([0, 1], [0, 1]),), {}),
     "robodyn.viz.clear_animated": lambda: ((_fig(),), {}),
