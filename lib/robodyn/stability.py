@@ -257,8 +257,28 @@ def variational_stride(field, field_jacobian, guard, guard_gradient, reset, rese
     if np.linalg.matrix_rank(E / max(float(np.abs(E).max()), 1e-300)) < E.shape[1]:
         raise _checks.error(f"{fname}: basis", f"{E.shape[1]} independent columns",
                             f"rank {np.linalg.matrix_rank(E)}")
+    _probe(pieces, x0, fname)
     return _stride(pieces, x0, n, E, t_max, tol, fname, f"{fname}: x0",
                    f"{fname}: section_normal")
+
+
+def _probe(pieces, x0, fname):
+    """Each user function evaluated once at x0: the shape and finiteness it must give."""
+    N = x0.size
+    want = {"field": (N,), "field_jacobian": (N, N), "guard": (), "guard_gradient": (N,),
+            "reset": (N,), "reset_jacobian": (N, N)}
+    for name, shape in want.items():
+        try:
+            v = np.asarray(pieces[name](x0.copy()), dtype=float)
+        except (TypeError, ValueError, ArithmeticError, IndexError) as exc:
+            raise _checks.error(f"{fname}: {name}", "a function of the state (N,) returning "
+                                "numbers", f"{type(exc).__name__} at x0: {exc}"[:160],
+                                exc=TypeError) from None
+        if v.shape != shape and not (shape == () and v.size == 1):
+            raise _checks.error(f"{fname}: {name}", f"a function returning shape {shape} at "
+                                f"x0", f"shape {v.shape}")
+        if not np.all(np.isfinite(v)):
+            raise _checks.error(f"{fname}: {name}", "finite values at x0", "NaN or infinity")
 
 
 def _state_size(x0, n, E, fname):

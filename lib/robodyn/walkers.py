@@ -572,12 +572,30 @@ class CompassGait:
     def step_map(self, z, **options):
         """The step-to-step map on the section: z = (theta_s, thetad_s, thetad_w) just after a
         heel strike to the same just after the next one (RuntimeError on a fall)."""
+        x0 = self._section(z, "CompassGait.step_map: z")
+        return self._step(x0, "CompassGait.step_map: z", options)
+
+    def _section(self, z, what):
+        z = _state(z, 3, what, bound=1e3)
+        return np.array([z[0], 2 * self.slope - z[0], z[1], z[2]])
+
+    def _step(self, x0, what, options):
         if not hasattr(self, "_system"):
             object.__setattr__(self, "_system", self.hybrid_system())
-        x = return_map(self._system, self.section_state(z), surface="heel strike", **options).x
+        try:
+            x = return_map(self._system, x0, surface="heel strike", **options).x
+        except RuntimeError as exc:                   # a fall, or no heel strike
+            raise _checks.error(what, "a state from which the walker takes a step",
+                                str(np.round(x0[[0, 2, 3]], 7).tolist()), str(exc)[:200]) \
+                from None
         return np.array([x[0], x[2], x[3]])
 
     def fixed_point(self, z0=(-0.22, 1.09, 0.38), **options):
         """The period-one gait by :func:`~robodyn.impacts.fixed_point` on :meth:`step_map`."""
-        z0 = _checks.vector(z0, 3, "CompassGait.fixed_point: z0")
-        return fixed_point(lambda z: self.step_map(z, **options), z0)
+        what = "CompassGait.fixed_point: z0"
+        z0 = _state(z0, 3, what, bound=1e3)
+        try:
+            return fixed_point(lambda z: self._step(self._section(z, what), what, options), z0)
+        except RuntimeError as exc:                   # Newton did not converge from z0
+            raise _checks.error(what, "a start from which Newton's method finds the gait",
+                                str(np.round(z0, 7).tolist()), str(exc)[:200]) from None
