@@ -244,12 +244,10 @@ def interactive_figure(draw, params, *, figsize=(6, 4), title=None, alt=None, dp
     title = _text_arg(title, "interactive_figure: title")
     alt = _text_arg(alt, "interactive_figure: alt")
     dpi = _dpi_arg(dpi, "interactive_figure")
-    if continuous_update is not None and not isinstance(continuous_update, bool):
-        raise TypeError(f"interactive_figure: continuous_update: expected True, False or None, "
-                        f"got {_checks._describe(continuous_update)}")
-    if not isinstance(reuse_figure, bool):
-        raise TypeError(f"interactive_figure: reuse_figure: expected True or False, got "
-                        f"{_checks._describe(reuse_figure)}")
+    if continuous_update is not None:
+        continuous_update = _checks.flag(continuous_update, "interactive_figure: "
+                                                            "continuous_update")
+    reuse_figure = _checks.flag(reuse_figure, "interactive_figure: reuse_figure")
     if not alt:
         labels = " and ".join(s.label or n for n, s in sliders.items())
         alt = title or f"Interactive figure with sliders for {labels}"
