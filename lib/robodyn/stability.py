@@ -490,6 +490,7 @@ def rimless_wheel_basin(wheel, theta, rate, *, method="closed form", events=40, 
     [[False, True]]
     """
     fname = "rimless_wheel_basin"
+    _sweep_options(fname, options)
     w = _walker(wheel, f"{fname}: wheel", RimlessWheel)
     w.closed_form_fixed_point()
     if not w.rolls():
@@ -833,14 +834,20 @@ _SWEEP_OPTIONS = ("scheduler", "workers", "cache_dir", "progress", "retries", "d
                   "on_result")
 
 
-def _sweep(fname, func, items, keys, options):
-    """:func:`sweep` for a caller named ``fname``: items are opaque (func's domain), and
-    func's refusal of one (ValueError, TypeError) is a refusal of ``items`` under ``fname``."""
-    from .parallel import _map
+def _sweep_options(fname, options):
+    """Refuse a keyword that is not an option of the sweep (a misspelt ``worker=2``)."""
     bad = sorted(set(options) - set(_SWEEP_OPTIONS))
     if bad:
         raise _checks.error(f"{fname}: {bad[0]}", "an option of robodyn.parallel.map_tasks (" +
                             ", ".join(_SWEEP_OPTIONS) + ")", repr(bad[0])[:60], exc=TypeError)
+    return options
+
+
+def _sweep(fname, func, items, keys, options):
+    """:func:`sweep` for a caller named ``fname``: items are opaque (func's domain), and
+    func's refusal of one (ValueError, TypeError) is a refusal of ``items`` under ``fname``."""
+    from .parallel import _map
+    _sweep_options(fname, options)
     if not callable(func):
         raise _checks.error(f"{fname}: func", "a top-level function func(item)", func,
                             exc=TypeError)
@@ -886,6 +893,7 @@ def bifurcation_diagram(walker, slopes, *, z0=(-0.2186688, 1.0923836, 0.3773740)
     ((1, 4), 0, True)
     """
     fname = "bifurcation_diagram"
+    _sweep_options(fname, options)
     cg = _walker(walker, f"{fname}: walker")
     s = _checks.real_array(slopes, f"{fname}: slopes")
     if s.ndim != 1 or s.size == 0 or s.min() <= 0 or s.max() >= np.pi / 4:
@@ -941,6 +949,7 @@ def basin_of_attraction(walker, theta, rate, *, swing_rate=None, gait=None, stri
     ([[True, False]], 10)
     """
     fname = "basin_of_attraction"
+    _sweep_options(fname, options)
     cg = _walker(walker, f"{fname}: walker")
     th = _checks.real_array(theta, f"{fname}: theta")
     rt = _checks.real_array(rate, f"{fname}: rate")
