@@ -80,8 +80,11 @@ def test_compiled_stride_equals_python_simulator():
     bad = [-0.3, 0.2, 0.0]                                # too slow: falls back
     _, status, _ = st.walk(cg, bad, 3)
     assert status != 0
-    with pytest.raises(RuntimeError):
+    with pytest.raises(ValueError, match="step_map: z: expected a state from which the "
+                                         "walker takes a step"):
         cg.step_map(bad)
+    with pytest.raises(ValueError, match=r"compass_gait_step: z: .*\(it falls\)"):
+        st.compass_gait_step(cg, bad)
 
 
 def _leading(deg, z):
