@@ -60,6 +60,17 @@ def _walker(x, name, cls=CompassGait):
     return x
 
 
+def _wheel_gait(w, what):
+    """The rimless wheel's rolling-gait speed, a failure (the hub would leave the ground)
+    refused under ``what`` (the argument the user passed); also whether it rolls."""
+    try:
+        speed = w.closed_form_fixed_point()
+    except ValueError as exc:
+        raise _checks.error(what, "a wheel whose gait keeps its spokes on the ground", repr(w),
+                            str(exc).split("got ", 1)[-1][:200]) from None
+    return speed, w._rolls(speed)
+
+
 def _unit(v):
     """``v / |v|`` computed without overflow (scaled by its largest entry first); 0 for 0."""
     big = float(np.abs(v).max(initial=0.0))
@@ -376,7 +387,7 @@ def rimless_wheel_multiplier(wheel):
     0.5
     """
     w = _walker(wheel, "rimless_wheel_multiplier: wheel", RimlessWheel)
-    if not w.rolls():
+    if not _wheel_gait(w, "rimless_wheel_multiplier: wheel")[1]:
         raise _checks.error("rimless_wheel_multiplier: wheel", "a wheel whose gait rolls over "
                             "the top", f"slope {w.slope:.4g} rad, {w.spokes} spokes",
                             "on a gentler slope the wheel comes to rest: no rolling gait")
@@ -410,7 +421,7 @@ def rimless_wheel_jacobian(wheel, omega=None, *, method="saltation"):
     w = _walker(wheel, f"{fname}: wheel", RimlessWheel)
     method = _checks.choice(method, f"{fname}: method", ("saltation", "fd"))
     if omega is None:
-        omega = w.closed_form_fixed_point()
+        omega = _wheel_gait(w, f"{fname}: wheel")[0]
     omega = _checks.real_number(omega, f"{fname}: omega", low=0, strict_low=True, high=1e3,
                                 hint="a post-impact speed, rad/s")
     th0 = w.slope - w.alpha
@@ -492,8 +503,7 @@ def rimless_wheel_basin(wheel, theta, rate, *, method="closed form", events=40, 
     fname = "rimless_wheel_basin"
     _sweep_options(fname, options)
     w = _walker(wheel, f"{fname}: wheel", RimlessWheel)
-    w.closed_form_fixed_point()
-    if not w.rolls():
+    if not _wheel_gait(w, f"{fname}: wheel")[1]:
         raise _checks.error(f"{fname}: wheel", "a wheel with a rolling gait", repr(w),
                             "a steeper slope or more spokes")
     th = _checks.real_array(theta, f"{fname}: theta")
@@ -957,7 +967,11 @@ def basin_of_attraction(walker, theta, rate, *, swing_rate=None, gait=None, stri
         if a.ndim != 1 or a.size == 0:
             raise _checks.error(f"{fname}: {name}", "a 1-D grid of values", f"shape {a.shape}")
     if gait is None:
-        gait = compass_gait_gait(cg)
+        try:
+            gait = compass_gait_gait(cg)
+        except ValueError as exc:
+            raise _checks.error(f"{fname}: gait", "a Gait, or None when the period-one gait is "
+                                "found from the default start", "None", str(exc)[:200]) from None
     if not isinstance(gait, Gait):
         raise _checks.error(f"{fname}: gait", "a Gait (compass_gait_gait) or None", gait,
                             exc=TypeError)
