@@ -103,6 +103,7 @@ def _text_arg(x, what):
 def _axes_arg(ax, fname, arg="ax"):
     from matplotlib.axes import Axes
     if not isinstance(ax, Axes):
-        raise TypeError(f"{fname}: {arg}: expected a matplotlib Axes (e.g. fig.add_subplot() or "
+        raise TypeError(f"{fname}: {arg}: expected a matplotlib Axes"
+                        f"{' or Figure' if arg == 'where' else ''} (e.g. fig.add_subplot() or "
                         f"fig.add_subplot(projection='3d')), got {_checks._describe(ax)}")
     return ax
