@@ -1,4 +1,6 @@
 """One valid call of each public callable of robodyn.stability (issue 32), for the API fuzzer."""
+import functools
+
 import numpy as np
 
 from robodyn.walkers import CompassGait, RimlessWheel, rr_points
@@ -7,6 +9,7 @@ Z = [-0.2186688, 1.0923836, 0.3773740]
 WHEEL = RimlessWheel(spokes=10, slope=0.2)
 
 
+@functools.lru_cache(maxsize=1)       # a Gait is immutable: found once per session
 def _gait():
     from robodyn.stability import compass_gait_gait
     return compass_gait_gait(CompassGait())
