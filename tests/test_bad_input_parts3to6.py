@@ -629,7 +629,7 @@ def _specific_cases():
           "wheel-4-spokes"),
         c("walkers", lambda: walkers.RimlessWheel(spokes=10**6), V, "RimlessWheel: spokes",
           "wheel-many-spokes"),
-        c("walkers", lambda: walkers.RimlessWheel(spokes=8.0), V, "RimlessWheel: spokes",
+        c("walkers", lambda: walkers.RimlessWheel(spokes=8.0), T, "RimlessWheel: spokes",
           "wheel-float-spokes"),
         c("walkers", lambda: walkers.RimlessWheel(slope=1.5), V, "RimlessWheel: slope",
           "wheel-steep-1.5"),

@@ -330,7 +330,7 @@ def real_array(x, name: str, *, shape=None, hint: str | None = None,
         a = _as_numeric(x, name, hint)
     if not (type(a) is np.ndarray and a.dtype == np.float64 and a.dtype.isnative
             and a.flags.c_contiguous and a.flags.aligned):
-        a = np.ascontiguousarray(a, dtype=np.float64)
+        a = np.ascontiguousarray(a, dtype=np.float64).reshape(np.shape(a))   # 0-d stays 0-d
     if shape is not None:
         shape = tuple(shape)
         if a.ndim != len(shape) or any(s is not None and s != d for s, d in zip(shape, a.shape)):
