@@ -403,7 +403,7 @@ def test_rimless_wheel_fixed_point_matches_closed_form(spokes, slope):
 
 
 def test_rimless_wheel_bad_input():
-    with pytest.raises(ValueError, match=r"RimlessWheel: spokes: expected an int >= 3"):
+    with pytest.raises(ValueError, match=r"RimlessWheel: spokes: expected an integer >= 3"):
         walkers.RimlessWheel(spokes=2)
     with pytest.raises(ValueError, match=r"RimlessWheel: slope: expected an angle"):
         walkers.RimlessWheel(slope=-0.1)

@@ -98,7 +98,7 @@ def test_dask_cluster_equals_serial_and_survives_a_killed_worker(tmp_path):
 @pytest.mark.parametrize("kwargs, exc, message", [
     (dict(func="print"), TypeError, "map_tasks: func: expected a callable"),
     (dict(items="abc"), TypeError, "map_tasks: items: expected a sequence"),
-    (dict(keys=["a"]), ValueError, "map_tasks: keys: expected 3 keys"),
+    (dict(keys=["a"]), ValueError, "map_tasks: keys, items: expected 3 keys"),
     (dict(keys=[1, 2, 3]), TypeError, "map_tasks: keys: expected strings"),
     (dict(workers=0), ValueError, "map_tasks: workers"),
     (dict(workers=2.0), TypeError, "map_tasks: workers"),
@@ -126,3 +126,35 @@ def test_progress_callable_sees_every_step():
     steps = []
     map_tasks(abs, [-1, -2, -3], workers=1, progress=lambda d, t: steps.append((d, t)))
     assert steps == [(1, 3), (2, 3), (3, 3)]
+
+
+def _needs_a_number(item):
+    """A func whose domain is the real numbers: it refuses text and None like robodyn does."""
+    if isinstance(item, bool) or not isinstance(item, (int, float)):
+        raise TypeError(f"_needs_a_number: item: expected a number, got {item!r}")
+    if item != item:
+        raise ValueError("_needs_a_number: item: expected a number, got NaN")
+    return 2 * item
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_funcs_refusal_of_an_item_is_a_refusal_of_items(workers):
+    # items are opaque to map_tasks (the grader passes paths, the sweeps tuples): their
+    # domain is func's, so func's ValueError/TypeError names the argument items, keeps its
+    # class (and stays a TaskError for callers that catch those); other errors stay TaskError
+    assert map_tasks(_needs_a_number, [1, 2.5], workers=workers) == [2, 5.0]
+    with pytest.raises(ValueError, match=r"map_tasks: items: expected items that func "
+                                         r"accepts, got item '1' refused by func: ValueError"):
+        map_tasks(_needs_a_number, [1.0, float("nan")], workers=workers)
+    with pytest.raises(TypeError, match=r"map_tasks: items: .* item 'b' .*TypeError") as info:
+        map_tasks(_needs_a_number, [1, "x"], keys=["a", "b"], workers=workers)
+    assert isinstance(info.value, TaskError) and info.value.key == "b"
+    with pytest.raises(TaskError, match="item '0' failed: ZeroDivisionError") as info:
+        map_tasks(lambda x: 1 / x, [0], workers=1)
+    assert not isinstance(info.value, (ValueError, TypeError))
+
+
+def test_scheduler_text_that_is_no_address_is_refused():
+    # a string scheduler is an address to connect to: text that is not one is never used
+    with pytest.raises(ValueError, match="map_tasks: scheduler: expected a Dask scheduler"):
+        map_tasks(abs, [1], scheduler="__import__('os').system('true') or 1")

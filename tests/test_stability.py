@@ -80,8 +80,11 @@ def test_compiled_stride_equals_python_simulator():
     bad = [-0.3, 0.2, 0.0]                                # too slow: falls back
     _, status, _ = st.walk(cg, bad, 3)
     assert status != 0
-    with pytest.raises(RuntimeError):
+    with pytest.raises(ValueError, match="step_map: z: expected a state from which the "
+                                         "walker takes a step"):
         cg.step_map(bad)
+    with pytest.raises(ValueError, match=r"compass_gait_step: z: .*\(it falls\)"):
+        st.compass_gait_step(cg, bad)
 
 
 def _leading(deg, z):
@@ -205,3 +208,30 @@ def test_rimless_wheel_basin_closed_form_equals_simulation():
 def test_bad_input_is_refused(call, message):
     with pytest.raises((TypeError, ValueError), match=message):
         call()
+
+
+def test_overflow_safe_linear_algebra_by_scaling_laws():
+    # S is invariant under scaling the guard's gradient, and eig(cJ) = c eig(J): huge
+    # scalings that overflow the textbook formulas give the same numbers
+    D, fm, fp, dg = np.diag([1.0, -0.5]), [-2.0, -10.0], [1.0, -10.0], np.array([1.0, 0.3])
+    S = st.saltation_matrix(D, fm, fp, dg)
+    assert np.allclose(st.saltation_matrix(D, fm, fp, 1e308 * dg), S, rtol=1e-14)
+    J = np.array([[0.5, 1.0], [0.2, -0.9]])
+    assert np.allclose(st.floquet_multipliers(1e308 * J) / 1e308, st.floquet_multipliers(J),
+                       rtol=1e-13)
+    with pytest.raises(ValueError, match="floquet_multipliers: result: expected finite"):
+        st.floquet_multipliers(np.full((2, 2), 1e308))
+
+
+def test_variational_stride_work_is_capped():
+    # a field that never reaches its guard within a long t_max is refused after
+    # MAX_EVALUATIONS evaluations instead of integrating for minutes
+    oscillator = dict(field=lambda x: np.array([x[1], -x[0]]),
+                      field_jacobian=lambda x: np.array([[0.0, 1.0], [-1.0, 0.0]]),
+                      guard=lambda x: 2.0 + 0.0 * x[0], guard_gradient=lambda x: np.zeros(2),
+                      reset=lambda x: x, reset_jacobian=lambda x: np.eye(2),
+                      section_normal=[1.0, 0.0], basis=[[0.0], [1.0]])
+    with pytest.raises(ValueError, match=r"variational_stride: x0: expected a state from which "
+                                         r"the motion reaches the guard, got no crossing of the "
+                                         r"guard within 20000 evaluations"):
+        st.variational_stride(x0=[1.0, 0.0], t_max=1e6, tol=1e-10, **oscillator)

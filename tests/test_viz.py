@@ -211,13 +211,13 @@ def test_timing_file(quick, tmp_path, monkeypatch):
 
 @pytest.mark.parametrize("params, exc, match", [
     ({"a": (1, 0, 3)}, ValueError, "expected lo < hi, got lo=1.0, hi=0.0"),
-    ({"a": (0, 1, 1)}, ValueError, "steps: expected a whole number >= 2, got 1"),
-    ({"a": (0, 1, 2.5)}, TypeError, "steps: expected a whole number >= 2"),
-    ({"a": (0, 1, 10**12)}, ValueError, "steps: expected at most 1001 values"),
+    ({"a": (0, 1, 1)}, ValueError, "steps: expected an integer >= 2, got 1"),
+    ({"a": (0, 1, 2.5)}, TypeError, "steps: expected an integer, got float"),
+    ({"a": (0, 1, 10**12)}, ValueError, "steps: expected at most 1001"),
     ({"a": (0, 1)}, TypeError, r"expected viz.Slider\(lo, hi, steps=..., default=...\) or a "
                                r"tuple"),
-    ({"a": ("x", 1, 3)}, TypeError, "lo: expected a real number, got str"),
-    ({"a": (0, np.inf, 3)}, ValueError, "hi: expected a finite number"),
+    ({"a": ("x", 1, 3)}, TypeError, "lo: expected a real number.*, got str"),
+    ({"a": (0, np.inf, 3)}, ValueError, "hi: expected finite numbers"),
     ({"1a": (0, 1, 3)}, ValueError, "Python identifiers .* got '1a'"),
     ({}, ValueError, "expected 1 or 2 parameters, got none"),
     ({"a": (0, 1, 2), "b": (0, 1, 2), "c": (0, 1, 2)}, ValueError,
@@ -235,7 +235,7 @@ def test_bad_slider_default_and_label():
         viz.Slider(0, 1, steps=3, default=2)
     with pytest.raises(TypeError, match="label: expected a str"):
         viz.Slider(0, 1, steps=3, label=5)
-    with pytest.raises(TypeError, match="steps: expected a whole number >= 2, got bool"):
+    with pytest.raises(TypeError, match="steps: expected an integer, got bool"):
         viz.Slider(0, 1, steps=True)
 
 
@@ -245,7 +245,7 @@ def test_bad_other_arguments(quick):
         viz.interactive_figure("draw", {"a": (0, 1, 2)})
     with pytest.raises(TypeError, match=r"figsize: expected \(width, height\) in inches"):
         viz.interactive_figure(draw_sine, {"a": (0, 1, 2)}, figsize=6)
-    with pytest.raises(ValueError, match="figsize: expected positive inches"):
+    with pytest.raises(ValueError, match="figsize: expected a positive number.*positive inches"):
         viz.interactive_figure(draw_sine, {"a": (0, 1, 2)}, figsize=(0, 4))
     with pytest.raises(TypeError, match="title: expected a str or None, got int"):
         viz.interactive_figure(draw_sine, {"a": (0, 1, 2)}, title=3)
@@ -267,7 +267,7 @@ def test_draw_that_uses_pyplot_is_refused(quick):
     with pytest.raises(ValueError, match=r"draw\(fig, a=0.5\) drew nothing into fig; make the "
                                          r"axes from fig"):
         viz.interactive_figure(via_pyplot, {"a": (0, 1, 3)})
-    with pytest.raises(TypeError, match="continuous_update: expected True, False or None"):
+    with pytest.raises(TypeError, match="continuous_update: expected True or False"):
         viz.interactive_figure(draw_sine, {"a": (0, 1, 2)}, continuous_update="yes")
 
 
@@ -320,13 +320,13 @@ def test_animation_sequence_and_errors(live):
     seen = []
     a = viz.animation(lambda fig, i: (seen.append(i), _turning_rod(fig, i)), [0.0, 2.0, 4.0])
     assert a.frames == 3 and {0.0, 2.0, 4.0} <= set(seen)
-    with pytest.raises(ValueError, match="at least 1 frame, got 0"):
+    with pytest.raises(ValueError, match="frames: expected an integer >= 1, got 0"):
         viz.animation(_turning_rod, 0)
-    with pytest.raises(TypeError, match="frames: expected an int or a sequence"):
+    with pytest.raises(TypeError, match="frames: expected an integer, got float"):
         viz.animation(_turning_rod, 2.5)
     with pytest.raises(TypeError, match=r"draw: expected a function draw\(fig, i\)"):
         viz.animation(None, 3)
-    with pytest.raises(ValueError, match="interval: expected milliseconds > 0"):
+    with pytest.raises(ValueError, match="interval: expected a positive number.*milliseconds"):
         viz.animation(_turning_rod, 3, interval=0)
     with pytest.raises(ValueError, match=r"draw\(fig, 0\) drew nothing into fig"):
         viz.animation(lambda fig, i: None, 3)
@@ -435,14 +435,14 @@ def test_drawing_bad_input():
     with pytest.raises(ValueError, match="one value per joint of the 2-joint chain"):
         viz.draw_chain(ax, models.planar_rr(), [0, 0, 0])
     l1 = sp.Symbol("l1")
-    with pytest.raises(TypeError, match="symbolic parameters; build it with numbers"):
+    with pytest.raises(TypeError, match="chain: expected a chain with numeric parameters.*build it with numbers"):
         viz.draw_chain(ax, models.planar_rr(l1), [0, 0])
     with pytest.raises(ValueError, match="draw_frame: H"):
         viz.draw_frame(ax, np.eye(3))
-    with pytest.raises(ValueError, match="got S = 0"):
+    with pytest.raises(ValueError, match=r"got \|omega\| = 0, \|v\| = 0"):
         viz.draw_screw_axis(ax, np.zeros(6))
     no_links = rd.SerialChain.from_screws(models.planar_rr().screws, models.planar_rr().home)
-    with pytest.raises(ValueError, match="link_frames=True needs link frames"):
+    with pytest.raises(ValueError, match="link_frames: expected False for .* no link frames"):
         viz.draw_chain(ax, no_links, [0, 0], link_frames=True)
 
 
@@ -460,7 +460,7 @@ def test_radius_fixes_the_limits():
     ax = fig.add_subplot()
     viz.draw_chain(ax, models.planar_rr(), [0.3, 0.2], radius=2.5)
     assert ax.get_xlim() == (-2.5, 2.5) and ax.get_ylim() == (-2.5, 2.5)
-    with pytest.raises(ValueError, match=r"radius: expected a length > 0 \(m\), got -1.0"):
+    with pytest.raises(ValueError, match=r"radius: expected a positive number, got -1.0 \(a length in metres\)"):
         viz.set_equal_aspect(ax, radius=-1)
 
 
@@ -687,11 +687,11 @@ def test_animated_and_clear_animated():
     assert len(ax.patches) == len(ax.lines) == len(ax.texts) == 0 and len(bx.lines) == 2
     viz.clear_animated(fig)
     assert list(bx.lines) == [kept]
-    with pytest.raises(TypeError, match="animated: expected an artist or an iterable"):
+    with pytest.raises(TypeError, match="animated: artists: expected a matplotlib artist or an iterable"):
         viz.animated(3)
-    with pytest.raises(TypeError, match="animated: expected matplotlib artists, got"):
+    with pytest.raises(TypeError, match="animated: artists: expected a matplotlib artist or an iterable of artists .*, got"):
         viz.animated([ax.plot([0, 1])[0], 3])
-    with pytest.raises(TypeError, match="clear_animated: ax: expected a matplotlib Axes"):
+    with pytest.raises(TypeError, match="clear_animated: where: expected a matplotlib Axes"):
         viz.clear_animated("figure")
 
 

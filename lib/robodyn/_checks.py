@@ -330,7 +330,7 @@ def real_array(x, name: str, *, shape=None, hint: str | None = None,
         a = _as_numeric(x, name, hint)
     if not (type(a) is np.ndarray and a.dtype == np.float64 and a.dtype.isnative
             and a.flags.c_contiguous and a.flags.aligned):
-        a = np.ascontiguousarray(a, dtype=np.float64)
+        a = np.ascontiguousarray(a, dtype=np.float64).reshape(np.shape(a))   # 0-d stays 0-d
     if shape is not None:
         shape = tuple(shape)
         if a.ndim != len(shape) or any(s is not None and s != d for s, d in zip(shape, a.shape)):
@@ -489,7 +489,10 @@ def scalar(x, name: str, *, low=None, high=None, strict_low: bool = False,
         if isinstance(x, (np.ndarray, list, tuple)):
             raise error(name, "a real number (a scalar)", describe(x), hint, exc=TypeError)
         raise error(name, "a real number or a sympy expression", describe(x), hint, exc=TypeError)
-    v = float(x)
+    try:
+        v = float(x)
+    except OverflowError:               # an int or Fraction beyond float64 (10**400)
+        raise error(name, "finite numbers", "a number beyond the float64 range", hint) from None
     if not np.isfinite(v):
         raise error(name, "finite numbers", repr(v), hint)
     _bounds(v, name, low, high, strict_low, hint)
@@ -594,8 +597,9 @@ def size(x, name: str, *, low: int = 1, high: int | None = MAX_SIZE,
         raise error(name, f"an integer >= {low}", str(v), hint)
     if high is not None and v > high:
         mem = "" if item_bytes is None else \
-            f"it would allocate about {v * item_bytes / 1024**3:.3g} GiB"
-        raise error(name, f"at most {high}", str(v), hint or mem or None)
+            f"it would allocate about {min(v, 10**300) * item_bytes / 1024**3:.3g} GiB"
+        raise error(name, f"at most {high}", str(v) if v < 10**100 else
+                    "an integer of more than 100 digits", hint or mem or None)
     if item_bytes is not None and v * item_bytes > MAX_BYTES:
         raise error(name, f"a size whose memory stays below {MAX_BYTES / 1024**3:g} GiB",
                     str(v), f"it would allocate about {v * item_bytes / 1024**3:.3g} GiB")

@@ -894,3 +894,6 @@ def generalized_forces(chain, q, wrenches, frame="body"):
         for l in range(chain.n):
             Y += jac(chain, qv, link=l).T @ W[l]
     return _checks.finite_result(Y, fname)
+
+from ._boundary import seal as _seal  # noqa: E402 -- the one boundary (issue 28): last, over the finished module
+_seal(globals())

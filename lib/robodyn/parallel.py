@@ -29,6 +29,7 @@ import hashlib
 import multiprocessing
 import os
 import pickle
+import re
 import sys
 import tempfile
 import time
@@ -37,7 +38,7 @@ from pathlib import Path
 
 from . import _checks
 
-__all__ = ["map_tasks", "TaskError", "MAX_TASKS"]
+__all__ = ["map_tasks", "TaskError", "ItemValueError", "ItemTypeError", "MAX_TASKS"]
 
 MAX_TASKS = 10_000_000
 """At most this many items in one call (a bound, so that a wrong argument cannot make the
@@ -50,29 +51,53 @@ _FNAME = "map_tasks"
 
 
 class TaskError(RuntimeError):
-    """``func`` raised for one item (its key is ``key``; the original error is the cause)."""
+    """``func`` raised for one item (its key is ``key``; the original error is the cause).
+
+    When ``func`` refused the item with a ``ValueError`` or ``TypeError`` (the item is outside
+    func's domain), the error is also that class (:class:`ItemValueError`,
+    :class:`ItemTypeError`) and its message names the argument ``items``: items are opaque to
+    :func:`map_tasks` (any picklable values: tuples, paths, states), so func alone says which
+    are valid, and its refusal is a refusal of the argument."""
 
     def __init__(self, key, message):
         super().__init__(message)
         self.key = key
 
 
+class ItemValueError(TaskError, ValueError):
+    """``func`` refused an item with a ValueError."""
+
+
+class ItemTypeError(TaskError, TypeError):
+    """``func`` refused an item with a TypeError."""
+
+
+def _task_error(key, exc, fname):
+    """The TaskError for ``func`` raising ``exc`` on the item named ``key``."""
+    if isinstance(exc, (ValueError, TypeError)):
+        cls = ItemValueError if isinstance(exc, ValueError) else ItemTypeError
+        return cls(key, f"{fname}: items: expected items that func accepts, got item {key!r} "
+                        f"refused by func: {exc!r}"[:2000])
+    return TaskError(key, f"{fname}: item {key!r} failed: {exc!r}"[:2000])
+
+
 # ----------------------------------------------------------------------------- the arguments
 
-def _check_keys(keys, n):
+def _check_keys(keys, n, fname=_FNAME):
     if keys is None:
         return [str(i) for i in range(n)]
     if isinstance(keys, (str, bytes)) or not hasattr(keys, "__iter__"):
-        raise _checks.error(f"{_FNAME}: keys", "a sequence of strings, one per item", keys,
+        raise _checks.error(f"{fname}: keys", "a sequence of strings, one per item", keys,
                             exc=TypeError)
     keys = list(keys)
     if len(keys) != n:
-        raise _checks.error(f"{_FNAME}: keys", f"{n} keys (one per item)", f"{len(keys)} keys")
+        raise _checks.error(f"{fname}: keys, items", f"{n} keys (one per item)",
+                            f"{len(keys)} keys")
     for k in keys:
         if not isinstance(k, str):
-            raise _checks.error(f"{_FNAME}: keys", "strings", k, exc=TypeError)
+            raise _checks.error(f"{fname}: keys", "strings", k, exc=TypeError)
         if not 0 < len(k) <= MAX_KEY_LENGTH:
-            raise _checks.error(f"{_FNAME}: keys", f"strings of 1 to {MAX_KEY_LENGTH} characters",
+            raise _checks.error(f"{fname}: keys", f"strings of 1 to {MAX_KEY_LENGTH} characters",
                                 f"one of {len(k)} characters")
     if len(set(keys)) != n:
         seen, dup = set(), None
@@ -81,73 +106,78 @@ def _check_keys(keys, n):
                 dup = k
                 break
             seen.add(k)
-        raise _checks.error(f"{_FNAME}: keys", "distinct keys", f"{dup!r} twice")
+        raise _checks.error(f"{fname}: keys", "distinct keys", f"{dup!r} twice")
     return keys
 
 
-def _check_items(items):
+def _check_items(items, fname=_FNAME):
     if isinstance(items, (str, bytes, dict)) or not hasattr(items, "__iter__"):
-        raise _checks.error(f"{_FNAME}: items", "a sequence of items (a list, tuple, range...)",
+        raise _checks.error(f"{fname}: items", "a sequence of items (a list, tuple, range...)",
                             items, exc=TypeError)
     if hasattr(items, "__len__") and len(items) > MAX_TASKS:
-        raise _checks.error(f"{_FNAME}: items", f"at most {MAX_TASKS} items",
+        raise _checks.error(f"{fname}: items", f"at most {MAX_TASKS} items",
                             f"{len(items)} items", hint="split the sweep into several calls")
     out = []
     for x in items:
         out.append(x)
         if len(out) > MAX_TASKS:
-            raise _checks.error(f"{_FNAME}: items", f"at most {MAX_TASKS} items",
+            raise _checks.error(f"{fname}: items", f"at most {MAX_TASKS} items",
                                 "more", hint="split the sweep into several calls")
     return out
 
 
-def _check_callable(f, name, optional=True):
+def _check_callable(f, name, optional=True, fname=_FNAME):
     if f is None and optional:
         return None
     if not callable(f):
-        raise _checks.error(f"{_FNAME}: {name}", "a callable" + (" or None" if optional else ""),
+        raise _checks.error(f"{fname}: {name}", "a callable" + (" or None" if optional else ""),
                             f, exc=TypeError)
     return f
 
 
-def _check_scheduler(scheduler):
+_ADDRESS = re.compile(r"(?:[a-z][a-z0-9+]*://)?[A-Za-z0-9._\-\[\]:%]+(?::[0-9]{1,5})?(?:/\S*)?")
+"""What a Dask scheduler address looks like (``tcp://127.0.0.1:8786``, ``host:8786``): no
+quotes, parentheses or spaces."""
+
+
+def _check_scheduler(scheduler, fname=_FNAME):
     if scheduler is None:
         return None
     if isinstance(scheduler, str):
-        if not scheduler.strip() or len(scheduler) > 500:
-            raise _checks.error(f"{_FNAME}: scheduler", "a Dask scheduler address such as "
+        if len(scheduler) > 500 or not _ADDRESS.fullmatch(scheduler):
+            raise _checks.error(f"{fname}: scheduler", "a Dask scheduler address such as "
                                 "'tcp://127.0.0.1:8786'", scheduler)
         return scheduler
     if type(scheduler).__name__ == "Client" and hasattr(scheduler, "submit"):
         return scheduler
-    raise _checks.error(f"{_FNAME}: scheduler", "None (local processes), a Dask scheduler "
+    raise _checks.error(f"{fname}: scheduler", "None (local processes), a Dask scheduler "
                         "address, or a distributed.Client", scheduler, exc=TypeError)
 
 
-def _check_progress(progress):
+def _check_progress(progress, fname=_FNAME):
     if progress is None or isinstance(progress, bool):
         return progress
-    return _check_callable(progress, "progress")
+    return _check_callable(progress, "progress", fname=fname)
 
 
-def _check_cache_dir(cache_dir):
+def _check_cache_dir(cache_dir, fname=_FNAME):
     if cache_dir is None:
         return None
     if not isinstance(cache_dir, (str, os.PathLike)):
-        raise _checks.error(f"{_FNAME}: cache_dir", "a folder path or None", cache_dir,
+        raise _checks.error(f"{fname}: cache_dir", "a folder path or None", cache_dir,
                             exc=TypeError)
     path = Path(cache_dir)
     if path.exists() and not path.is_dir():
-        raise _checks.error(f"{_FNAME}: cache_dir", "a folder", f"the file {str(path)!r}")
+        raise _checks.error(f"{fname}: cache_dir", "a folder", f"the file {str(path)!r}")
     path.mkdir(parents=True, exist_ok=True)
     return path
 
 
-def _check_description(description):
+def _check_description(description, fname=_FNAME):
     if not isinstance(description, str):
-        raise _checks.error(f"{_FNAME}: description", "a string", description, exc=TypeError)
+        raise _checks.error(f"{fname}: description", "a string", description, exc=TypeError)
     if len(description) > 200 or any(ord(c) < 32 for c in description):
-        raise _checks.error(f"{_FNAME}: description", "one line of at most 200 characters",
+        raise _checks.error(f"{fname}: description", "one line of at most 200 characters",
                             f"{len(description)} characters")
     return description
 
@@ -217,12 +247,12 @@ class _Progress:
 
 # ----------------------------------------------------------------------------- the engines
 
-def _run_serial(func, todo, deliver):
+def _run_serial(func, todo, deliver, fname=_FNAME):
     for i, key, item in todo:
         try:
             result = func(item)
         except Exception as exc:
-            raise TaskError(key, f"{_FNAME}: item {key!r} failed: {exc!r}") from exc
+            raise _task_error(key, exc, fname) from exc
         deliver(i, key, result)
 
 
@@ -231,7 +261,7 @@ def _pool_context():
     return multiprocessing.get_context("fork" if "fork" in methods else None)
 
 
-def _run_local(func, todo, deliver, workers, retries):
+def _run_local(func, todo, deliver, workers, retries, fname=_FNAME):
     """A process pool; a pool broken by a dead worker is replaced and what was unfinished
     is submitted again (at most ``retries`` times)."""
     pending = {i: (key, item) for i, key, item in todo}
@@ -251,13 +281,13 @@ def _run_local(func, todo, deliver, workers, retries):
                 except Exception as exc:
                     for other in futures:
                         other.cancel()
-                    raise TaskError(key, f"{_FNAME}: item {key!r} failed: {exc!r}") from exc
+                    raise _task_error(key, exc, fname) from exc
                 deliver(i, key, result)
                 del pending[i]
         if not broken or not pending:
             return
     first = pending[min(pending)][0]
-    raise RuntimeError(f"{_FNAME}: worker processes died {retries + 1} times; "
+    raise RuntimeError(f"{fname}: worker processes died {retries + 1} times; "
                        f"{len(pending)} items unfinished (first: {first!r}); "
                        "finished ones are kept in cache_dir when one is given")
 
@@ -273,7 +303,7 @@ def _client(scheduler):
     return scheduler, False
 
 
-def _run_dask(func, todo, deliver, scheduler, retries):
+def _run_dask(func, todo, deliver, scheduler, retries, fname=_FNAME):
     from distributed import as_completed
     client, own = _client(scheduler)
     try:
@@ -287,7 +317,7 @@ def _run_dask(func, todo, deliver, scheduler, retries):
                 i, key = where[fut.key]
                 if fut.status == "error":
                     exc = fut.exception()
-                    raise TaskError(key, f"{_FNAME}: item {key!r} failed: {exc!r}") from exc
+                    raise _task_error(key, exc, fname) from exc
                 deliver(i, key, fut.result())
                 fut.release()
         finally:
@@ -354,17 +384,24 @@ def map_tasks(func, items, *, keys=None, scheduler=None, workers=None, cache_dir
     ...
     ValueError: map_tasks: keys: expected distinct keys, got 'a' twice
     """
-    func = _check_callable(func, "func", optional=False)
-    items = _check_items(items)
-    keys = _check_keys(keys, len(items))
-    scheduler = _check_scheduler(scheduler)
+    return _map(_FNAME, func, items, keys, scheduler, workers, cache_dir, on_result, progress,
+                retries, description)
+
+
+def _map(fname, func, items, keys=None, scheduler=None, workers=None, cache_dir=None,
+         on_result=None, progress=None, retries=2, description=""):
+    """:func:`map_tasks` for a caller named ``fname`` (its messages name that function)."""
+    func = _check_callable(func, "func", optional=False, fname=fname)
+    items = _check_items(items, fname)
+    keys = _check_keys(keys, len(items), fname)
+    scheduler = _check_scheduler(scheduler, fname)
     if workers is not None:
-        workers = _checks.size(workers, f"{_FNAME}: workers", low=1, high=1024)
-    cache_dir = _check_cache_dir(cache_dir)
-    on_result = _check_callable(on_result, "on_result")
-    progress = _check_progress(progress)
-    retries = _checks.size(retries, f"{_FNAME}: retries", low=0, high=10)
-    description = _check_description(description)
+        workers = _checks.size(workers, f"{fname}: workers", low=1, high=1024)
+    on_result = _check_callable(on_result, "on_result", fname=fname)
+    progress = _check_progress(progress, fname)
+    retries = _checks.size(retries, f"{fname}: retries", low=0, high=10)
+    description = _check_description(description, fname)
+    cache_dir = _check_cache_dir(cache_dir, fname)        # last: it may create the folder
 
     results = [None] * len(items)
     todo = []
@@ -392,11 +429,14 @@ def map_tasks(func, items, *, keys=None, scheduler=None, workers=None, cache_dir
 
     if todo:
         if scheduler is not None:
-            _run_dask(func, todo, deliver, scheduler, retries)
+            _run_dask(func, todo, deliver, scheduler, retries, fname)
         else:
             n = workers if workers is not None else (os.cpu_count() or 1)
             if n == 1 or len(todo) == 1:
-                _run_serial(func, todo, deliver)
+                _run_serial(func, todo, deliver, fname)
             else:
-                _run_local(func, todo, deliver, n, retries)
+                _run_local(func, todo, deliver, n, retries, fname)
     return results
+
+from ._boundary import seal as _seal  # noqa: E402 -- the one boundary (issue 28): last, over the finished module
+_seal(globals(), {"map_tasks": {"open": True}})

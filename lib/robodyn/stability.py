@@ -60,6 +60,34 @@ def _walker(x, name, cls=CompassGait):
     return x
 
 
+def _wheel_gait(w, what):
+    """The rimless wheel's rolling-gait speed, a failure (the hub would leave the ground)
+    refused under ``what`` (the argument the user passed); also whether it rolls."""
+    try:
+        speed = w.closed_form_fixed_point()
+    except ValueError as exc:
+        raise _checks.error(what, "a wheel whose gait keeps its spokes on the ground", repr(w),
+                            str(exc).split("got ", 1)[-1][:200]) from None
+    return speed, w._rolls(speed)
+
+
+def _unit(v):
+    """``v / |v|`` computed without overflow (scaled by its largest entry first); 0 for 0."""
+    big = float(np.abs(v).max(initial=0.0))
+    if big == 0.0:
+        return np.zeros_like(v)
+    w = v / big
+    return w / float(np.linalg.norm(w))
+
+
+MAX_EVALUATIONS = 20_000
+"""At most this many evaluations of the vector field in one :func:`variational_stride` (a
+stride of the compass gait takes a few hundred to a few thousand): the cap on its work."""
+
+MAX_SECTION_RATE = 1e3
+"""Largest leg rate (rad/s) of a compass-gait section point z."""
+
+
 # --------------------------------------------------------------------------
 # linear algebra of the section
 # --------------------------------------------------------------------------
@@ -112,12 +140,20 @@ def saltation_matrix(reset_jacobian, f_minus, f_plus, guard_gradient):
             raise _checks.error(f"{fname}: {name}", f"shape ({N},) like the other arguments",
                                 f"shape {v.shape}")
     fm, fp, dg = vecs["f_minus"], vecs["f_plus"], vecs["guard_gradient"]
-    rate = float(dg @ fm)
-    if abs(rate) <= 1e-12 * max(1.0, np.linalg.norm(dg) * np.linalg.norm(fm)):
-        raise _checks.error(f"{fname}: guard_gradient", "a guard crossed transversally "
-                            "(grad g . f_minus != 0)", f"grad g . f_minus = {rate:.3g}",
+    return _checks.finite_result(_saltation(D, fm, fp, dg, f"{fname}: guard_gradient, f_minus"),
+                                 fname)
+
+
+def _saltation(D, fm, fp, dg, name):
+    """Eq. (iv-saltation) on checked arrays; the transversality is tested on unit vectors
+    (scale-free, no overflow) and the division is done with the guard's gradient scaled."""
+    if abs(float(_unit(dg) @ _unit(fm))) <= 1e-12:
+        raise _checks.error(name, "a guard crossed "
+                            "transversally (grad g . f_minus != 0)",
+                            f"grad g . f_minus = {float(dg @ fm):.3g}",
                             "a grazing impact has no saltation matrix")
-    return D + np.outer(fp - D @ fm, dg) / rate
+    dgs = dg / float(np.abs(dg).max())          # S is invariant under scaling grad g
+    return D + np.outer(fp - D @ fm, dgs / float(dgs @ fm))
 
 
 def floquet_multipliers(jacobian):
@@ -133,7 +169,9 @@ def floquet_multipliers(jacobian):
     if J.ndim != 2 or J.shape[0] != J.shape[1] or J.size == 0:
         raise _checks.error("floquet_multipliers: jacobian", "a square matrix",
                             f"shape {J.shape}")
-    ev = np.linalg.eigvals(J)
+    scale = float(np.abs(J).max())                # eig(J) = scale eig(J / scale): no overflow
+    ev = np.linalg.eigvals(J / scale) * scale if scale > 0 else np.zeros(J.shape[0])
+    _checks.finite_result(ev, "floquet_multipliers")
     ev = ev[np.lexsort((-ev.imag, -np.abs(ev)))]
     return ev.real if np.all(np.abs(ev.imag) <= 1e-12 * max(1.0, np.abs(ev).max())) else ev
 
@@ -162,9 +200,11 @@ def jacobian_fd(step, z, *, h=1e-6):
         a = np.asarray(step(z + e), dtype=float).reshape(-1)
         b = np.asarray(step(z - e), dtype=float).reshape(-1)
         if a.shape != b.shape or not np.all(np.isfinite(a - b)):
-            raise RuntimeError(f"jacobian_fd: step: non-finite or ragged values near z = {z}")
+            raise _checks.error("jacobian_fd: step, z", "a map with finite values of one "
+                                "shape near z", f"non-finite or ragged values near z = "
+                                f"{np.round(z, 6).tolist()}"[:160])
         cols.append((a - b) / (2 * hj))
-    return np.array(cols).T
+    return _checks.finite_result(np.array(cols).T, "jacobian_fd")
 
 
 # --------------------------------------------------------------------------
@@ -207,45 +247,123 @@ def variational_stride(field, field_jacobian, guard, guard_gradient, reset, rese
     0.5
     """
     fname = "variational_stride"
+    pieces = {}
     for name, f in (("field", field), ("field_jacobian", field_jacobian), ("guard", guard),
                     ("guard_gradient", guard_gradient), ("reset", reset),
                     ("reset_jacobian", reset_jacobian)):
         if not callable(f):
             raise _checks.error(f"{fname}: {name}", "a function of the state", f, exc=TypeError)
+        pieces[name] = f
     x0 = _checks.real_array(x0, f"{fname}: x0")
+    n = _checks.real_array(section_normal, f"{fname}: section_normal")
+    E = _checks.real_array(basis, f"{fname}: basis")
+    N = _state_size(x0, n, E, fname)
+    t_max = _checks.real_number(t_max, f"{fname}: t_max", low=0, strict_low=True, high=1e6)
+    tol = _checks.tolerance(tol, f"{fname}: tol", upper=1e-3)
+    if np.abs(x0).max() > 1e6:
+        raise _checks.error(f"{fname}: x0", "a state with entries within 1e6",
+                            f"{np.abs(x0).max():.3g}")
+    if _unit(n) @ _unit(n) < 0.5:
+        raise _checks.error(f"{fname}: section_normal", "a non-zero vector", n)
+    if np.linalg.matrix_rank(E / max(float(np.abs(E).max()), 1e-300)) < E.shape[1]:
+        raise _checks.error(f"{fname}: basis", f"{E.shape[1]} independent columns",
+                            f"rank {np.linalg.matrix_rank(E)}")
+    _probe(pieces, x0, fname)
+    return _stride(pieces, x0, n, E, t_max, tol, fname, f"{fname}: x0",
+                   f"{fname}: section_normal")
+
+
+def _probe(pieces, x0, fname):
+    """Each user function evaluated once at x0: the shape and finiteness it must give."""
+    N = x0.size
+    want = {"field": (N,), "field_jacobian": (N, N), "guard": (), "guard_gradient": (N,),
+            "reset": (N,), "reset_jacobian": (N, N)}
+    for name, shape in want.items():
+        try:
+            v = np.asarray(pieces[name](x0.copy()), dtype=float)
+        except (TypeError, ValueError, ArithmeticError, IndexError) as exc:
+            raise _checks.error(f"{fname}: {name}", "a function of the state (N,) returning "
+                                "numbers", f"{type(exc).__name__} at x0: {exc}"[:160],
+                                exc=TypeError) from None
+        if v.shape != shape and not (shape == () and v.size == 1):
+            raise _checks.error(f"{fname}: {name}", f"a function returning shape {shape} at "
+                                f"x0", f"shape {v.shape}")
+        if not np.all(np.isfinite(v)):
+            raise _checks.error(f"{fname}: {name}", "finite values at x0", "NaN or infinity")
+
+
+def _state_size(x0, n, E, fname):
+    """N, the state's length: x0 (N,), section_normal (N,), basis (N, k) with 0 < k < N;
+    when they disagree the one the others outvote is named."""
     if x0.ndim != 1 or x0.size < 2:
         raise _checks.error(f"{fname}: x0", "a state (N,) with N >= 2 (a section of dimension "
                             "N - 1 >= 1)", f"shape {x0.shape}")
-    N = x0.size
-    n = _checks.real_array(section_normal, f"{fname}: section_normal", shape=(N,))
-    E = _checks.real_array(basis, f"{fname}: basis")
-    if E.ndim != 2 or E.shape[0] != N or not 0 < E.shape[1] < N:
-        raise _checks.error(f"{fname}: basis", f"a ({N}, k) basis of the section, k < {N}",
+    if n.ndim != 1:
+        raise _checks.error(f"{fname}: section_normal", "a vector (N,)", f"shape {n.shape}")
+    if E.ndim != 2 or not 0 < E.shape[1] < E.shape[0]:
+        raise _checks.error(f"{fname}: basis", "a (N, k) basis of the section, 0 < k < N",
                             f"shape {E.shape}")
-    t_max = _checks.positive(t_max, f"{fname}: t_max", high=1e6)
-    tol = _checks.tolerance(tol, f"{fname}: tol", upper=1e-3)
+    sizes = {"x0": x0.size, "section_normal": n.size, "basis": E.shape[0]}
+    votes = list(sizes.values())
+    N = max(set(votes), key=lambda v: (votes.count(v), v == x0.size))
+    for name, v in sizes.items():
+        if v != N:
+            others = ", ".join(k for k in sizes if k != name)
+            raise _checks.error(f"{fname}: {name}", f"a length N = {N} like {others}",
+                                f"length {v}")
+    return N
+
+
+def _stride(pieces, x0, n, E, t_max, tol, fname, xname, nname=None):
+    """:func:`variational_stride` on checked arguments; a start from which the guard is not
+    crossed (within ``t_max`` and :data:`MAX_EVALUATIONS` evaluations) is refused under
+    ``xname``, a non-finite linearization under ``fname: result``."""
+    N = x0.size
+    field, field_jacobian = pieces["field"], pieces["field_jacobian"]
+    count = [0]
+
+    class _Cap(Exception):
+        pass
 
     def rhs(t, y):
+        count[0] += 1
+        if count[0] > MAX_EVALUATIONS:
+            raise _Cap()
         x, Phi = y[:N], y[N:].reshape(N, N)
         return np.concatenate([field(x), (field_jacobian(x) @ Phi).ravel()])
 
     def event(t, y):
-        return guard(y[:N])
+        return pieces["guard"](y[:N])
     event.terminal, event.direction = True, -1
     y0 = np.concatenate([x0, np.eye(N).ravel()])
-    sol = solve_ivp(rhs, (0.0, t_max), y0, method="DOP853", rtol=tol, atol=tol, events=event)
-    if not sol.t_events[0].size:
-        raise RuntimeError(f"{fname}: no crossing of the guard within t_max = {t_max} s "
-                           f"({sol.message})")
+    why = None
+    try:
+        sol = solve_ivp(rhs, (0.0, t_max), y0, method="DOP853", rtol=tol, atol=tol,
+                        events=event)
+        if not sol.t_events[0].size:
+            why = f"no crossing of the guard within t_max = {t_max:g} s ({sol.message})"
+    except _Cap:
+        why = f"no crossing of the guard within {MAX_EVALUATIONS} evaluations of the field"
+    if why is not None:
+        raise _checks.error(xname, "a state from which the motion reaches the guard", why,
+                            "a start that falls, stalls or never returns has no stride")
     ye = sol.y_events[0][0]
     xm, Phi = ye[:N], ye[N:].reshape(N, N)
-    xp = np.asarray(reset(xm), dtype=float)
-    S = saltation_matrix(reset_jacobian(xm), field(xm), field(xp), guard_gradient(xm))
+    xp = np.asarray(pieces["reset"](xm), dtype=float)
+    S = _saltation(np.asarray(pieces["reset_jacobian"](xm), dtype=float), field(xm), field(xp),
+                   np.asarray(pieces["guard_gradient"](xm), dtype=float), xname)
     Mono = S @ Phi
     fp = field(xp)
-    Proj = np.eye(N) - np.outer(fp, n) / float(n @ fp)
+    un = _unit(n)
+    rate = float(un @ _unit(fp))
+    if abs(rate) <= 1e-12:
+        raise _checks.error(nname or xname, "a section crossed transversally by "
+                            "the flow after the impact (n . f+ != 0)", f"n . f+ = {rate:.3g}")
+    Proj = np.eye(N) - np.outer(fp, un) / float(un @ fp)
     DP = np.linalg.pinv(E) @ Proj @ Mono @ E
-    return VariationalStride(xm, xp, float(sol.t_events[0][0]), Phi, S, Mono, DP)
+    out = VariationalStride(xm, xp, float(sol.t_events[0][0]), Phi, S, Mono, DP)
+    _checks.finite_result((xm, xp, Phi, S, Mono, DP), fname)
+    return out
 
 
 # --------------------------------------------------------------------------
@@ -269,7 +387,7 @@ def rimless_wheel_multiplier(wheel):
     0.5
     """
     w = _walker(wheel, "rimless_wheel_multiplier: wheel", RimlessWheel)
-    if not w.rolls():
+    if not _wheel_gait(w, "rimless_wheel_multiplier: wheel")[1]:
         raise _checks.error("rimless_wheel_multiplier: wheel", "a wheel whose gait rolls over "
                             "the top", f"slope {w.slope:.4g} rad, {w.spokes} spokes",
                             "on a gentler slope the wheel comes to rest: no rolling gait")
@@ -303,16 +421,24 @@ def rimless_wheel_jacobian(wheel, omega=None, *, method="saltation"):
     w = _walker(wheel, f"{fname}: wheel", RimlessWheel)
     method = _checks.choice(method, f"{fname}: method", ("saltation", "fd"))
     if omega is None:
-        omega = w.closed_form_fixed_point()
-    omega = _checks.positive(omega, f"{fname}: omega", high=1e3)
+        omega = _wheel_gait(w, f"{fname}: wheel")[0]
+    omega = _checks.real_number(omega, f"{fname}: omega", low=0, strict_low=True, high=1e3,
+                                hint="a post-impact speed, rad/s")
     th0 = w.slope - w.alpha
     if method == "saltation":
-        return variational_stride(x0=[th0, omega], **_wheel_pieces(w)).jacobian
+        p = _wheel_pieces(w)
+        pieces = {k: v for k, v in p.items() if k not in ("section_normal", "basis")}
+        return _stride(pieces, np.array([th0, omega]), p["section_normal"], p["basis"], 10.0,
+                       1e-12, fname, f"{fname}: omega").jacobian
     system = w.hybrid_system()
 
     def P(z):
-        x = return_map(system, [th0, z[0]], surface="front spoke", rtol=1e-12,
-                       atol=1e-12).x
+        try:
+            x = return_map(system, [th0, z[0]], surface="front spoke", rtol=1e-12,
+                           atol=1e-12).x
+        except RuntimeError as exc:
+            raise _checks.error(f"{fname}: omega", "a speed from which the wheel reaches its "
+                                "next front impact", f"{omega:g} rad/s ({exc})"[:200]) from None
         return x[1:]
     return jacobian_fd(P, [omega], h=1e-5)
 
@@ -375,9 +501,9 @@ def rimless_wheel_basin(wheel, theta, rate, *, method="closed form", events=40, 
     [[False, True]]
     """
     fname = "rimless_wheel_basin"
+    _sweep_options(fname, options)
     w = _walker(wheel, f"{fname}: wheel", RimlessWheel)
-    w.closed_form_fixed_point()
-    if not w.rolls():
+    if not _wheel_gait(w, f"{fname}: wheel")[1]:
         raise _checks.error(f"{fname}: wheel", "a wheel with a rolling gait", repr(w),
                             "a steeper slope or more spokes")
     th = _checks.real_array(theta, f"{fname}: theta")
@@ -396,7 +522,7 @@ def rimless_wheel_basin(wheel, theta, rate, *, method="closed form", events=40, 
     items = [(w.spokes, w.length, w.mass, w.slope, w.g, float(t), tuple(map(float, rt)),
               events) for t in th]
     keys = [_key("wheel", it[5], it[:5], it[6:]) for it in items]
-    return sweep(_wheel_row, items, keys=keys, **options).astype(bool)
+    return _sweep(fname, _wheel_row, items, keys, options).astype(bool)
 
 
 # --------------------------------------------------------------------------
@@ -445,7 +571,8 @@ def walk(walker, z0, strides, *, tol=1e-11, t_max=5.0):
     tol = _checks.tolerance(tol, f"{fname}: tol", upper=1e-3)
     if tol < 1e-14:
         raise _checks.error(f"{fname}: tol", "a tolerance >= 1e-14 (double precision)", tol)
-    t_max = _checks.positive(t_max, f"{fname}: t_max", high=1e3)
+    t_max = _checks.real_number(t_max, f"{fname}: t_max", low=0, strict_low=True, high=1e3,
+                                hint="seconds: a longer stride counts as a failure")
     B = Z.shape[0]
     _checks.size(B * (strides + 1) * 3, f"{fname}: z0 and strides", item_bytes=8,
                  hint="fewer points or strides per call")
@@ -454,6 +581,7 @@ def walk(walker, z0, strides, *, tol=1e-11, t_max=5.0):
     status = np.empty(B)
     dur = np.empty((B, strides))
     _gait_kernel.kernel().walk(_params(cg, tol, t_max), Z, strides, out, status, dur)
+    _checks.finite_result((out, dur), fname)
     status = status.astype(int)
     if single:
         return out[0], status[0], dur[0]
@@ -461,24 +589,48 @@ def walk(walker, z0, strides, *, tol=1e-11, t_max=5.0):
 
 
 def compass_gait_step(walker, z, *, tol=1e-12):
-    """One stride (the Poincaré map P) from the section point z, compiled; RuntimeError when
-    the walker fails before the next heel strike.
+    """One stride (the Poincaré map P) from the section point z, compiled; ValueError naming
+    z when the walker fails before the next heel strike (it falls, ...).
 
     >>> z = compass_gait_step(CompassGait(), [-0.2186688, 1.0923836, 0.3773740])
     >>> bool(np.allclose(z, [-0.2186688, 1.0923836, 0.3773740], atol=1e-6))
     True
+    >>> compass_gait_step(CompassGait(), [0.0, 0.0, 0.0])
+    Traceback (most recent call last):
+    ...
+    ValueError: compass_gait_step: z: expected a state from which the walker takes a step, got [0.0, 0.0, 0.0] (it falls)
     """
-    from ._gait_kernel import STATUS
     fname = "compass_gait_step"
-    _walker(walker, f"{fname}: walker")
-    z = _checks.vector(z, 3, f"{fname}: z")
+    cg = _walker(walker, f"{fname}: walker")
+    z = _section_point(cg, z, f"{fname}: z")
     tol = _checks.tolerance(tol, f"{fname}: tol", upper=1e-3)
     if tol < 1e-14:
         raise _checks.error(f"{fname}: tol", "a tolerance >= 1e-14 (double precision)", tol)
-    zz, status, _ = walk(walker, z, 1, tol=tol)
+    return _step(cg, z, tol, f"{fname}: z")
+
+
+_FAILURE = {1: "it falls", 2: "no heel strike within 5 s", 3: "the trailing foot would be "
+            "pushed into the slope", 4: "the integrator stalled"}
+
+
+def _section_point(cg, z, what):
+    """A section point z = (theta_s, thetad_s, thetad_w) of a standing walker (the stance leg
+    above the fall line cos(theta_s - slope) > 0.2 of :meth:`CompassGait.hybrid_system`),
+    rates within :data:`MAX_SECTION_RATE`."""
+    z = _checks.real_array(z, what, shape=(3,))
+    if np.abs(z[1:]).max() > MAX_SECTION_RATE or not np.cos(z[0] - cg.slope) > 0.2:
+        raise _checks.error(what, "a section point of a standing walker: cos(theta_s - slope) "
+                            f"> 0.2 and leg rates within {MAX_SECTION_RATE:g} rad/s",
+                            str(np.round(z, 7).tolist()), "it has fallen already")
+    return z
+
+
+def _step(cg, z, tol, what):
+    """One compiled stride from the checked point z; a failure is refused under ``what``."""
+    zz, status, _ = walk(cg, z, 1, tol=tol)
     if status:
-        raise RuntimeError(f"compass_gait_step: from z = {np.asarray(z).tolist()}: "
-                           f"{STATUS[int(status)]}")
+        raise _checks.error(what, "a state from which the walker takes a step",
+                            str(np.round(z, 7).tolist()), _FAILURE.get(int(status), "it fails"))
     return zz[1]
 
 
@@ -575,9 +727,19 @@ def compass_gait_variational(walker, z, *, tol=1e-12):
     """
     fname = "compass_gait_variational"
     cg = _walker(walker, f"{fname}: walker")
-    z = _checks.vector(z, 3, f"{fname}: z")
+    z = _section_point(cg, z, f"{fname}: z")
     tol = _checks.tolerance(tol, f"{fname}: tol", upper=1e-3)
-    return variational_stride(x0=cg.section_state(z), tol=tol, **_compass_pieces(cg))
+    return _compass_stride(cg, z, tol, fname, f"{fname}: z")
+
+
+def _compass_stride(cg, z, tol, fname, what):
+    """The variational stride from a checked z that first takes a compiled step (a fall, which
+    the variational equations do not see, is refused under ``what``)."""
+    _step(cg, z, max(tol, 1e-13), what)
+    p = _compass_pieces(cg)
+    pieces = {k: v for k, v in p.items() if k not in ("section_normal", "basis")}
+    return _stride(pieces, cg.section_state(z), p["section_normal"], p["basis"], 10.0, tol,
+                   fname, what)
 
 
 def compass_gait_jacobian(walker, z, *, method="saltation", tol=1e-12):
@@ -594,13 +756,16 @@ def compass_gait_jacobian(walker, z, *, method="saltation", tol=1e-12):
     """
     fname = "compass_gait_jacobian"
     cg = _walker(walker, f"{fname}: walker")
-    z = _checks.vector(z, 3, f"{fname}: z")
+    z = _section_point(cg, z, f"{fname}: z")
     method = _checks.choice(method, f"{fname}: method", ("saltation", "fd"))
     tol = _checks.tolerance(tol, f"{fname}: tol", upper=1e-3)
+    return _compass_jacobian(cg, z, method, tol, fname, f"{fname}: z")
+
+
+def _compass_jacobian(cg, z, method, tol, fname, what):
     if method == "fd":
-        return jacobian_fd(lambda x: compass_gait_step(cg, x, tol=max(tol, 1e-14)), z,
-                           h=1e-6)
-    return compass_gait_variational(cg, z, tol=tol).jacobian
+        return jacobian_fd(lambda x: _step(cg, x, max(tol, 1e-14), what), z, h=1e-6)
+    return _compass_stride(cg, z, tol, fname, what).jacobian
 
 
 @dataclass(frozen=True)
@@ -634,20 +799,27 @@ def compass_gait_gait(walker, z0=(-0.2186688, 1.0923836, 0.3773740), *, period=1
     """
     fname = "compass_gait_gait"
     cg = _walker(walker, f"{fname}: walker")
-    z0 = _checks.vector(z0, 3, f"{fname}: z0")
+    z0 = _section_point(cg, z0, f"{fname}: z0")
     period = _checks.size(period, f"{fname}: period", low=1, high=64)
     tol = _checks.tolerance(tol, f"{fname}: tol", upper=1e-3)
     max_iter = _checks.size(max_iter, f"{fname}: max_iter", low=1, high=200)
 
+    what = f"{fname}: z0"
+
     def Pk(z):
         for _ in range(period):
-            z = compass_gait_step(cg, z, tol=1e-13)
+            z = _step(cg, z, 1e-13, what)
         return z
-    fp = _newton_fixed_point(Pk, z0, tol=tol, max_iter=max_iter, fd_step=1e-6)
+    try:
+        fp = _newton_fixed_point(Pk, z0, tol=tol, max_iter=max_iter, fd_step=1e-6)
+    except RuntimeError as exc:                     # Newton did not converge from z0
+        raise _checks.error(f"{fname}: z0, max_iter", f"a start from which Newton's method "
+                            f"finds a period-{period} gait", str(np.round(z0, 7).tolist()),
+                            str(exc)[:200]) from None
     pts, J = [fp.x], np.eye(3)
     for _ in range(period):
-        J = compass_gait_jacobian(cg, pts[-1]) @ J
-        pts.append(compass_gait_step(cg, pts[-1], tol=1e-13))
+        J = _compass_jacobian(cg, pts[-1], "saltation", 1e-12, fname, what) @ J
+        pts.append(_step(cg, pts[-1], 1e-13, what))
     return Gait(np.array(pts[:-1]), J, floquet_multipliers(J), period, fp.residual,
                 fp.iterations)
 
@@ -665,14 +837,39 @@ def sweep(func, items, *, keys=None, **options):
     >>> sweep(abs, [-1.0, 2.0, -3.0], workers=1)
     array([1., 2., 3.])
     """
-    from .parallel import map_tasks
+    return _sweep("sweep", func, items, keys, options)
+
+
+_SWEEP_OPTIONS = ("scheduler", "workers", "cache_dir", "progress", "retries", "description",
+                  "on_result")
+
+
+def _sweep_options(fname, options):
+    """Refuse a keyword that is not an option of the sweep (a misspelt ``worker=2``)."""
+    bad = sorted(set(options) - set(_SWEEP_OPTIONS))
+    if bad:
+        raise _checks.error(f"{fname}: {bad[0]}", "an option of robodyn.parallel.map_tasks (" +
+                            ", ".join(_SWEEP_OPTIONS) + ")", repr(bad[0])[:60], exc=TypeError)
+    return options
+
+
+def _sweep(fname, func, items, keys, options):
+    """:func:`sweep` for a caller named ``fname``: items are opaque (func's domain), and
+    func's refusal of one (ValueError, TypeError) is a refusal of ``items`` under ``fname``."""
+    from .parallel import _map
+    _sweep_options(fname, options)
     if not callable(func):
-        raise _checks.error("sweep: func", "a top-level function func(item)", func,
+        raise _checks.error(f"{fname}: func", "a top-level function func(item)", func,
                             exc=TypeError)
     if isinstance(items, (str, bytes)) or not isinstance(items, (list, tuple, range,
                                                                  np.ndarray)):
-        raise _checks.error("sweep: items", "a list of items", items, exc=TypeError)
-    return np.array(map_tasks(func, items, keys=keys, **options))
+        raise _checks.error(f"{fname}: items", "a list of items", items, exc=TypeError)
+    out = _map(fname, func, items, keys, **options)
+    try:
+        return np.array(out)
+    except ValueError as exc:                      # ragged results: numpy cannot stack them
+        raise _checks.error(f"{fname}: func", "results of one shape for every item (they are "
+                            "stacked)", str(exc).split("\n")[0][:120]) from None
 
 
 def _key(kind, x, *rest):
@@ -706,6 +903,7 @@ def bifurcation_diagram(walker, slopes, *, z0=(-0.2186688, 1.0923836, 0.3773740)
     ((1, 4), 0, True)
     """
     fname = "bifurcation_diagram"
+    _sweep_options(fname, options)
     cg = _walker(walker, f"{fname}: walker")
     s = _checks.real_array(slopes, f"{fname}: slopes")
     if s.ndim != 1 or s.size == 0 or s.min() <= 0 or s.max() >= np.pi / 4:
@@ -724,7 +922,7 @@ def bifurcation_diagram(walker, slopes, *, z0=(-0.2186688, 1.0923836, 0.3773740)
     items = [(float(x), params, tuple(map(float, z)), transient, keep, tol)
              for x, z in zip(s, Z)]
     keys = [_key("bif", it[0], it[1:]) for it in items]
-    out = sweep(_bifurcation_cell, items, keys=keys, **options)
+    out = _sweep(fname, _bifurcation_cell, items, keys, options)
     return out[:, :-1], out[:, -1].astype(int)
 
 
@@ -761,6 +959,7 @@ def basin_of_attraction(walker, theta, rate, *, swing_rate=None, gait=None, stri
     ([[True, False]], 10)
     """
     fname = "basin_of_attraction"
+    _sweep_options(fname, options)
     cg = _walker(walker, f"{fname}: walker")
     th = _checks.real_array(theta, f"{fname}: theta")
     rt = _checks.real_array(rate, f"{fname}: rate")
@@ -768,17 +967,21 @@ def basin_of_attraction(walker, theta, rate, *, swing_rate=None, gait=None, stri
         if a.ndim != 1 or a.size == 0:
             raise _checks.error(f"{fname}: {name}", "a 1-D grid of values", f"shape {a.shape}")
     if gait is None:
-        gait = compass_gait_gait(cg)
+        try:
+            gait = compass_gait_gait(cg)
+        except ValueError as exc:
+            raise _checks.error(f"{fname}: gait", "a Gait, or None when the period-one gait is "
+                                "found from the default start", "None", str(exc)[:200]) from None
     if not isinstance(gait, Gait):
         raise _checks.error(f"{fname}: gait", "a Gait (compass_gait_gait) or None", gait,
                             exc=TypeError)
-    w = gait.points[0, 2] if swing_rate is None else _checks.scalar(swing_rate,
-                                                                    f"{fname}: swing_rate")
+    w = gait.points[0, 2] if swing_rate is None else _checks.real_number(
+        swing_rate, f"{fname}: swing_rate", low=-MAX_SECTION_RATE, high=MAX_SECTION_RATE)
     strides = _checks.size(strides, f"{fname}: strides", low=gait.period, high=10_000)
     tol = _checks.tolerance(tol, f"{fname}: tol", upper=1e-3)
     radius = _checks.tolerance(radius, f"{fname}: radius", upper=10.0)
     items, keys = _basin_tasks(cg, th, rt, float(w), gait, strides, tol, radius)
-    return _basin_arrays(sweep(_basin_row, items, keys=keys, **options))
+    return _basin_arrays(_sweep(fname, _basin_row, items, keys, options))
 
 
 def _basin_tasks(cg, th, rt, w, gait, strides, tol, radius):
@@ -793,3 +996,6 @@ def _basin_tasks(cg, th, rt, w, gait, strides, tol, radius):
 
 def _basin_arrays(out):
     return out[:, :, 0].astype(int), out[:, :, 1].astype(bool)
+
+from ._boundary import seal as _seal  # noqa: E402 -- the one boundary (issue 28): last, over the finished module
+_seal(globals())

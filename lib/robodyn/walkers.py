@@ -28,19 +28,49 @@ __all__ = ["bouncing_ball", "ball_zeno_time", "pendulum_against_wall", "rr_arm_a
 G = 9.81
 
 
+MAX_PARAMETER = 1e6
+"""Masses (kg), lengths (m), gravity (m/s^2) and speeds of the models are at most this."""
+
+
 def _positive(x, name, fname):
-    v = _checks.scalar(x, f"{fname}: {name}")
-    if isinstance(v, sp.Basic) or not v > 0:
-        raise ValueError(f"{fname}: {name}: expected a positive number, got {x!r}")
-    return float(v)
+    """A positive physical parameter (mass, length, gravity), at most :data:`MAX_PARAMETER`:
+    a float (numpy, Fraction and sympy numbers too; symbols refused)."""
+    return _checks.real_number(x, f"{fname}: {name}", low=0, strict_low=True,
+                               high=MAX_PARAMETER)
 
 
 def _angle(x, name, fname, lo, hi):
-    v = _checks.scalar(x, f"{fname}: {name}")
-    if isinstance(v, sp.Basic) or not lo <= v < hi:
+    v = _checks.real_number(x, f"{fname}: {name}")
+    if not lo <= v < hi:
         raise ValueError(f"{fname}: {name}: expected an angle in [{lo:.4g}, {hi:.4g}) rad, got "
                          f"{x!r}")
-    return float(v)
+    return v
+
+
+def _coefficient(e, name, fname):
+    """A coefficient of restitution in [0, 1] as a float (sympy numbers accepted)."""
+    what = f"{fname}: {name}"
+    return float(_checks.restitution(_checks.real_number(e, what), what))
+
+
+def _state(x, n, what, bound=MAX_PARAMETER):
+    """A state vector of length n with entries within ``bound`` (angles in rad, rates in
+    rad/s): beyond it float64 trigonometry and energies lose every digit."""
+    v = _checks.vector(x, n, what)
+    if _checks.is_symbolic(v):
+        raise _checks.error(what, "numbers", "sympy expressions",
+                            "a numeric function: substitute numbers first", exc=TypeError)
+    if np.abs(v).max() > bound:
+        raise _checks.error(what, f"entries within {bound:g}", f"{np.abs(v).max():.3g}")
+    return v
+
+
+def _finite_impact(out, fname):
+    """Refuse an impact result (q+, qd+, ImpactResult) holding NaN or infinity."""
+    q, qd, r = out
+    _checks.finite_result((q, qd, r.qd_plus, r.impulse, r.energy_lost, r.normal_before,
+                           r.normal_after), fname)
+    return out
 
 
 # --------------------------------------------------------------------------
@@ -65,7 +95,7 @@ def bouncing_ball(restitution=0.8, slope=0.0, mass=1.0, g=G):
     2.0
     """
     fname = "bouncing_ball"
-    _checks.restitution(restitution, f"{fname}: restitution")
+    restitution = _coefficient(restitution, "restitution", fname)
     slope = _angle(slope, "slope", fname, -np.pi / 2 + 1e-9, np.pi / 2)
     mass, g = _positive(mass, "mass", fname), _positive(g, "g", fname)
     n = np.array([np.sin(slope), np.cos(slope)])
@@ -91,18 +121,18 @@ def ball_zeno_time(height, restitution, speed=0.0, slope=0.0, g=G):
     1.354571
     """
     fname = "ball_zeno_time"
-    h = _checks.scalar(height, f"{fname}: height")
-    if isinstance(h, sp.Basic) or h < 0:
+    h = _checks.real_number(height, f"{fname}: height", high=MAX_PARAMETER)
+    if h < 0:
         raise ValueError(f"{fname}: height: expected a height >= 0 (m), got {height!r}")
-    e = _checks.scalar(restitution, f"{fname}: restitution")
-    if isinstance(e, sp.Basic) or not 0 <= e < 1:
+    e = _checks.real_number(restitution, f"{fname}: restitution", low=0, high=1)
+    if not e < 1:
         raise ValueError(f"{fname}: restitution: expected e in [0, 1) (e = 1 bounces forever), "
                          f"got {restitution!r}")
-    v0 = float(_checks.scalar(speed, f"{fname}: speed"))
+    v0 = _checks.real_number(speed, f"{fname}: speed", low=-MAX_PARAMETER, high=MAX_PARAMETER)
     slope = _angle(slope, "slope", fname, -np.pi / 2 + 1e-9, np.pi / 2)
     gn = _positive(g, "g", fname) * np.cos(slope)
     V = np.sqrt(v0 ** 2 + 2 * gn * h)
-    return float((v0 + V) / gn + 2 * V / gn * e / (1 - e))
+    return _checks.finite_result(float((v0 + V) / gn + 2 * V / gn * e / (1 - e)), fname)
 
 
 # --------------------------------------------------------------------------
@@ -126,7 +156,7 @@ def pendulum_against_wall(wall_angle=0.3, restitution=0.7, length=1.0, mass=1.0,
     0.2
     """
     fname = "pendulum_against_wall"
-    _checks.restitution(restitution, f"{fname}: restitution")
+    restitution = _coefficient(restitution, "restitution", fname)
     wall = _angle(wall_angle, "wall_angle", fname, -np.pi, np.pi)
     length, mass = _positive(length, "length", fname), _positive(mass, "mass", fname)
     g = _positive(g, "g", fname)
@@ -145,10 +175,11 @@ def rr_points(q, l1=1.0, l2=1.0):
     >>> rr_points([0.0, np.pi / 2]).round(12).tolist()
     [[0.0, 0.0], [1.0, 0.0], [1.0, 1.0]]
     """
-    q1, q2 = _checks.vector(q, 2, "rr_points: q")
+    q1, q2 = _state(q, 2, "rr_points: q")
     l1, l2 = _positive(l1, "l1", "rr_points"), _positive(l2, "l2", "rr_points")
     e = np.array([l1 * np.cos(q1), l1 * np.sin(q1)])
-    return np.array([[0.0, 0.0], e, e + [l2 * np.cos(q1 + q2), l2 * np.sin(q1 + q2)]])
+    return _checks.finite_result(
+        np.array([[0.0, 0.0], e, e + [l2 * np.cos(q1 + q2), l2 * np.sin(q1 + q2)]]), "rr_points")
 
 
 @functools.lru_cache(maxsize=None)
@@ -169,16 +200,12 @@ def rr_arm_against_wall(wall_x=1.6, restitution=0.5, l1=1.0, l2=1.0, m1=1.0, m2=
     ['tip', 'elbow']
     """
     fname = "rr_arm_against_wall"
-    _checks.restitution(restitution, f"{fname}: restitution")
-    wall_x = _checks.scalar(wall_x, f"{fname}: wall_x")
-    if isinstance(wall_x, sp.Basic):
-        raise _checks.error(f"{fname}: wall_x", "a number (m)", wall_x, exc=TypeError)
+    restitution = _coefficient(restitution, "restitution", fname)
+    wall_x = _checks.real_number(wall_x, f"{fname}: wall_x", hint="the wall's x, m")
     l1, l2 = _positive(l1, "l1", fname), _positive(l2, "l2", fname)
     m1, m2 = _positive(m1, "m1", fname), _positive(m2, "m2", fname)
-    g = _checks.nonnegative(g, f"{fname}: g", hint="gravity's magnitude, m/s^2 (0 for none)")
-    if isinstance(g, sp.Basic):
-        raise _checks.error(f"{fname}: g", "a number (m/s^2)", g, exc=TypeError)
-    g = float(g)
+    g = _checks.real_number(g, f"{fname}: g", low=0, high=MAX_PARAMETER,
+                            hint="gravity's magnitude, m/s^2 (0 for none)")
     if not 0.0 < wall_x < l1 + l2:
         raise _checks.error(f"{fname}: wall_x", f"a wall within reach, 0 < wall_x < l1 + l2 = "
                             f"{l1 + l2:g} m", repr(wall_x), "the shoulder stands at x = 0 on the "
@@ -232,15 +259,13 @@ class RimlessWheel:
 
     def __post_init__(self):
         fname = "RimlessWheel"
-        if isinstance(self.spokes, bool) or not isinstance(self.spokes, (int, np.integer)) \
-                or self.spokes < 3:
-            raise ValueError(f"{fname}: spokes: expected an int >= 3, got {self.spokes!r}")
-        if self.spokes < 5 or self.spokes > 1000:
-            raise _checks.error(f"{fname}: spokes", "5 to 1000 spokes", repr(self.spokes),
+        spokes = _checks.size(self.spokes, f"{fname}: spokes", low=3, high=None)
+        if spokes < 5 or spokes > 1000:
+            raise _checks.error(f"{fname}: spokes", "5 to 1000 spokes", repr(spokes),
                                 "with 3 or 4 spokes the angle between spokes is >= 90 deg: "
                                 "cos(2 alpha) <= 0, the plastic impact stops the wheel or sends "
-                                "it backwards" if self.spokes < 5 else "too many to draw")
-        object.__setattr__(self, "spokes", int(self.spokes))
+                                "it backwards" if spokes < 5 else "too many to draw")
+        object.__setattr__(self, "spokes", spokes)
         for name in ("length", "mass", "g"):
             object.__setattr__(self, name, _positive(getattr(self, name), name, fname))
         object.__setattr__(self, "slope", _angle(self.slope, "slope", fname, 0.0, np.pi / 2))
@@ -265,18 +290,20 @@ class RimlessWheel:
     def impact(self, t, q, qd, forward=True):
         """Plastic impact of the next spoke's foot, by :func:`~robodyn.impacts.impact_map` on the
         hub's (x, y) with the new spoke's direction as J, then the reset of the angle."""
-        th, = _checks.vector(q, 1, "RimlessWheel.impact: q")
-        w, = _checks.vector(qd, 1, "RimlessWheel.impact: qd")
-        _checks.flag(forward, "RimlessWheel.impact: forward")
+        fname = "RimlessWheel.impact"
+        _checks.real_number(t, f"{fname}: t", hint="the time of the impact, s")
+        th, = _state(q, 1, f"{fname}: q")
+        w, = _state(qd, 1, f"{fname}: qd")
+        forward = _checks.flag(forward, f"{fname}: forward")
         a2 = 2 * self.alpha if forward else -2 * self.alpha
         new = th - a2
         v = self.length * w * np.array([np.cos(th), -np.sin(th)])       # hub velocity
         u = np.array([np.sin(new), np.cos(new)])                         # new foot -> hub
         r = impact_map(self.mass * np.eye(2), u, v, 0.0)
         w_plus = float(r.qd_plus @ np.array([np.cos(new), -np.sin(new)])) / self.length
-        return (np.array([new]), np.array([w_plus]),
-                ImpactResult(np.array([w_plus]), r.impulse, r.energy_lost, r.normal_before,
-                             r.normal_after, 0.0))
+        return _finite_impact((np.array([new]), np.array([w_plus]),
+                               ImpactResult(np.array([w_plus]), r.impulse, r.energy_lost,
+                                            r.normal_before, r.normal_after, 0.0)), fname)
 
     def hybrid_system(self):
         a, gam = self.alpha, self.slope
@@ -298,10 +325,11 @@ class RimlessWheel:
         \sqrt{\omega_k^2 + 4(g/l)\sin\alpha\sin\gamma}` (valid when the hub passes the top;
         ValueError when the hub would leave the ground before the next impact)."""
         name = "RimlessWheel.closed_form_map: omega"
-        if _checks.is_symbolic(omega):
-            raise _checks.error(name, "numbers (rad/s)", omega, exc=TypeError)
-        scalar = isinstance(omega, (int, float, np.number)) and not isinstance(omega, bool)
-        omega = _checks.real_array(omega, name)            # a speed or an array of speeds
+        scalar = np.ndim(omega) == 0 and not isinstance(omega, (str, bytes))
+        if scalar:                                         # one speed: a number
+            omega = np.asarray(_checks.real_number(omega, name))
+        else:                                              # an array of speeds
+            omega = _checks.real_array(omega, name)
         if omega.size and omega.min() < 0:
             raise _checks.error(name, "post-impact speeds >= 0 (rad/s, rolling downhill)",
                                 f"{omega.min():.4g}")
@@ -472,15 +500,16 @@ class CompassGait:
 
     def energy(self, q, qd):
         """Kinetic plus potential energy (J), potential measured from the stance foot."""
-        q = _checks.vector(q, 2, "CompassGait.energy: q")
-        qd = _checks.vector(qd, 2, "CompassGait.energy: qd")
-        return float(self._impact_functions[3](q[0], q[1], qd[0], qd[1]))
+        q = _state(q, 2, "CompassGait.energy: q")
+        qd = _state(qd, 2, "CompassGait.energy: qd")
+        return _checks.finite_result(float(self._impact_functions[3](q[0], q[1], qd[0], qd[1])),
+                                     "CompassGait.energy")
 
     def points(self, q, foot=(0.0, 0.0)):
         """Positions (2,) of 'stance foot', 'stance mass', 'hip', 'swing mass', 'swing foot'."""
         fP = self._impact_functions[2]
-        q = _checks.vector(q, 2, "CompassGait.points: q")
-        foot = _checks.vector(foot, 2, "CompassGait.points: foot")
+        q = _state(q, 2, "CompassGait.points: q")
+        foot = _state(foot, 2, "CompassGait.points: foot")
         return {k: np.array(f(q[0], q[1], foot[0], foot[1]), dtype=float).reshape(2)
                 for k, f in fP.items()}
 
@@ -496,9 +525,10 @@ class CompassGait:
         mid-swing (ignored, as in the source) and comes down onto the slope from above at heel
         strike, where the plastic law stops it.
         Raises ValueError when the old stance foot would be pulled into the ground."""
+        fname = "CompassGait.heel_strike"
         fM, fJ, _, _ = self._impact_functions
-        q = _checks.vector(q, 2, "CompassGait.heel_strike: q")
-        qd = _checks.vector(qd, 2, "CompassGait.heel_strike: qd")
+        q = _state(q, 2, f"{fname}: q")
+        qd = _state(qd, 2, f"{fname}: qd")
         qde = np.array([0.0, 0.0, qd[0], qd[1]])
         Me = np.array(fM(q[0], q[1]), dtype=float)
         Je = np.array(fJ(q[0], q[1]), dtype=float)
@@ -506,12 +536,13 @@ class CompassGait:
         v = r.qd_plus
         lift = v[0] * np.sin(self.slope) + v[1] * np.cos(self.slope)
         if lift < -1e-9:
-            raise ValueError(f"CompassGait.heel_strike: the trailing foot would move into the "
-                             f"slope after the impact (normal speed {lift:.3g} m/s): this state "
-                             f"has no heel strike with lift-off")
-        return (np.array([q[1], q[0]]), np.array([v[3], v[2]]),
-                ImpactResult(np.array([v[3], v[2]]), r.impulse, r.energy_lost, r.normal_before,
-                             r.normal_after, 0.0))
+            raise _checks.error(f"{fname}: q, qd", "a state whose heel strike lifts the trailing "
+                                "foot off the slope", f"a trailing foot that would move into "
+                                f"the slope after the impact (normal speed {lift:.3g} m/s)",
+                                "this state has no heel strike with lift-off")
+        return _finite_impact((np.array([q[1], q[0]]), np.array([v[3], v[2]]),
+                               ImpactResult(np.array([v[3], v[2]]), r.impulse, r.energy_lost,
+                                            r.normal_before, r.normal_after, 0.0)), fname)
 
     def hybrid_system(self):
         l, gam = self.leg_length, self.slope
@@ -535,18 +566,40 @@ class CompassGait:
     def section_state(self, z):
         """The full post-impact state (q, qd) of a point z = (theta_s, thetad_s, thetad_w) of the
         section :math:`\\theta_s + \\theta_w = 2\\gamma`."""
-        z = _checks.vector(z, 3, "CompassGait.section_state: z")
+        z = _state(z, 3, "CompassGait.section_state: z")
         return np.array([z[0], 2 * self.slope - z[0], z[1], z[2]])
 
     def step_map(self, z, **options):
         """The step-to-step map on the section: z = (theta_s, thetad_s, thetad_w) just after a
         heel strike to the same just after the next one (RuntimeError on a fall)."""
+        x0 = self._section(z, "CompassGait.step_map: z")
+        return self._step(x0, "CompassGait.step_map: z", options)
+
+    def _section(self, z, what):
+        z = _state(z, 3, what, bound=1e3)
+        return np.array([z[0], 2 * self.slope - z[0], z[1], z[2]])
+
+    def _step(self, x0, what, options):
         if not hasattr(self, "_system"):
             object.__setattr__(self, "_system", self.hybrid_system())
-        x = return_map(self._system, self.section_state(z), surface="heel strike", **options).x
+        try:
+            x = return_map(self._system, x0, surface="heel strike", **options).x
+        except RuntimeError as exc:                   # a fall, or no heel strike
+            raise _checks.error(what, "a state from which the walker takes a step",
+                                str(np.round(x0[[0, 2, 3]], 7).tolist()), str(exc)[:200]) \
+                from None
         return np.array([x[0], x[2], x[3]])
 
     def fixed_point(self, z0=(-0.22, 1.09, 0.38), **options):
         """The period-one gait by :func:`~robodyn.impacts.fixed_point` on :meth:`step_map`."""
-        z0 = _checks.vector(z0, 3, "CompassGait.fixed_point: z0")
-        return fixed_point(lambda z: self.step_map(z, **options), z0)
+        what = "CompassGait.fixed_point: z0"
+        z0 = _state(z0, 3, what, bound=1e3)
+        try:
+            return fixed_point(lambda z: self._step(self._section(z, what), what, options), z0)
+        except RuntimeError as exc:                   # Newton did not converge from z0
+            raise _checks.error(what, "a start from which Newton's method finds the gait",
+                                str(np.round(z0, 7).tolist()), str(exc)[:200]) from None
+
+
+from ._boundary import seal as _seal  # noqa: E402 -- the one boundary (issue 28): last, over the finished module
+_seal(globals())

@@ -102,9 +102,9 @@ def _gait():
 
 
 CALLS.update({
-    "robodyn.walkers.RimlessWheel.impact": lambda: ((_wheel(), 0.0, np.array([0.1]), np.array([0.5])), {}),
+    "robodyn.walkers.RimlessWheel.impact": lambda: ((_wheel(), 0.0, np.array([0.1]), np.array([0.5])), {"forward": True}),
     "robodyn.walkers.RimlessWheel.hybrid_system": lambda: ((_wheel(),), {}),
-    "robodyn.walkers.RimlessWheel.closed_form_map": lambda: ((_wheel(), 0.5), {}),
+    "robodyn.walkers.RimlessWheel.closed_form_map": lambda: ((_wheel(), [0.5, 0.8]), {}),
     "robodyn.walkers.RimlessWheel.rolls": lambda: ((_wheel(),), {}),
     "robodyn.walkers.CompassGait.hybrid_system": lambda: ((_gait(),), {}),
     "robodyn.answers.Problem.symbols": lambda: ((answers.Problem("p", "x", variables={"x": (0, 1)}),), {}),
@@ -185,7 +185,7 @@ def _more_calls():
     cg = "robodyn.walkers.CompassGait"
     qg, qdg = np.array([0.2, -0.3]), np.array([-1.0, 0.5])
     CALLS[f"{cg}.energy"] = lambda: ((_gait(), qg, qdg), {})
-    CALLS[f"{cg}.points"] = lambda: ((_gait(), qg), {})
+    CALLS[f"{cg}.points"] = lambda: ((_gait(), qg), {"foot": (0.5, -0.1)})
     CALLS[f"{cg}.heel_strike"] = lambda: ((_gait(), np.array([-0.22, 0.22]),
                                            np.array([-1.0, 0.5])), {})
     CALLS[f"{cg}.section_state"] = lambda: ((_gait(), np.array([-0.22, 1.09, 0.38])), {})

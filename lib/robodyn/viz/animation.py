@@ -10,7 +10,8 @@ import numpy as np
 
 from .. import _checks
 from ._common import (BudgetWarning, FRAME_BUDGET_BYTES, _DEFAULT_DPI, _MIN_DPI,
-                      _QUICK_ANIMATION_FRAMES, _figsize_arg, _pdf_dpi, _quick, _real, _text_arg)
+                      _QUICK_ANIMATION_FRAMES, _dpi_arg, _figsize_arg, _pdf_dpi, _quick, _real,
+                      _text_arg)
 from .frames import _b64_len, _new_figure, _png_bytes
 
 
@@ -109,23 +110,9 @@ def animation(draw, frames, *, interval=40, figsize=(6, 4), title=None, alt=None
     if not callable(draw):
         raise TypeError(f"animation: draw: expected a function draw(fig, i), got "
                         f"{_checks._describe(draw)}")
-    if isinstance(frames, (bool, np.bool_)):
-        raise TypeError("animation: frames: expected a number of frames or a sequence, got a bool")
-    if isinstance(frames, (int, np.integer)):
-        if frames < 1:
-            raise ValueError(f"animation: frames: expected at least 1 frame, got {frames}")
-        seq = list(range(int(frames)))
-    else:
-        try:
-            seq = list(frames)
-        except TypeError:
-            raise TypeError(f"animation: frames: expected an int or a sequence, got "
-                            f"{_checks._describe(frames)}") from None
-        if not seq:
-            raise ValueError("animation: frames: expected a non-empty sequence, got an empty one")
-    interval = _real(interval, "animation: interval")
-    if interval <= 0:
-        raise ValueError(f"animation: interval: expected milliseconds > 0, got {interval}")
+    seq = _frames_arg(frames)
+    interval = _real(interval, "animation: interval", low=0, strict_low=True, high=60_000,
+                     hint="milliseconds between frames")
     figsize = _figsize_arg(figsize, "animation")
     title = _text_arg(title, "animation: title")
     alt = _text_arg(alt, "animation: alt") or title or f"Animation of {len(seq)} frames"
@@ -138,10 +125,7 @@ def animation(draw, frames, *, interval=40, figsize=(6, 4), title=None, alt=None
         if title and not fig_.get_suptitle():
             fig_.suptitle(title)
 
-    if dpi is not None:
-        dpi = _real(dpi, "animation: dpi")
-        if not 10 <= dpi <= 600:
-            raise ValueError(f"animation: dpi: expected a value in [10, 600], got {dpi}")
+    dpi = _dpi_arg(dpi, "animation")
     d = dpi
     probe = _new_figure(figsize, d or _DEFAULT_DPI)    # one frame first: errors and size
     one(probe, seq[0])
@@ -210,6 +194,30 @@ def animation(draw, frames, *, interval=40, figsize=(6, 4), title=None, alt=None
     return Animation(html, len(seq), frame_bytes, d, title, still)
 
 
+MAX_FRAMES = 10_000
+"""At most this many frames in one animation (each is a picture of the page)."""
+
+
+def _frames_arg(frames):
+    """The frame values: ``range(frames)`` for a whole number (numpy ints, Fraction(3, 1) and
+    sympy Integer(3) too), else a non-empty 1-D sequence of finite real numbers (indices or
+    times; integers stay integers)."""
+    what = "animation: frames"
+    if not isinstance(frames, (list, tuple, range, np.ndarray)):
+        return list(range(_checks.size(frames, what, low=1, high=MAX_FRAMES,
+                                       hint="a number of frames, or a sequence of frame "
+                                            "values")))
+    a = _checks.real_array(list(frames) if isinstance(frames, range) else frames, what,
+                           hint="frame values are numbers (indices, times) passed to "
+                                "draw(fig, i)")
+    if a.ndim != 1 or a.size == 0:
+        raise _checks.error(what, "a non-empty 1-D sequence of frame values", f"shape {a.shape}")
+    if a.size > MAX_FRAMES:
+        raise _checks.error(what, f"at most {MAX_FRAMES} frames", f"{a.size} frames")
+    whole = isinstance(frames, range) or np.asarray(frames).dtype.kind in "iu"
+    return [int(v) for v in a] if whole else a.tolist()
+
+
 def _palette_writer():
     from matplotlib.animation import HTMLWriter
 
@@ -231,3 +239,6 @@ def _palette_writer():
 
 def _PaletteHTMLWriter(**kw):
     return _palette_writer()(**kw)
+
+from .._boundary import seal as _seal  # noqa: E402 -- the one boundary (issue 28): last, over the finished module
+_seal(globals())

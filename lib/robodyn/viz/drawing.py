@@ -5,7 +5,7 @@ import numpy as np
 
 from .. import _checks
 from ..kinematics import SerialChain, adjoint, fk_space, jacobian_space, link_poses
-from ._common import _DEFAULT_DPI, _axes_arg, _real
+from ._common import _DEFAULT_DPI, _axes_arg, _color_arg, _figsize_arg, _real
 from .frames import _fmt, _new_figure, _png_bytes
 
 
@@ -17,14 +17,39 @@ def _is3d(ax):
 
 
 def _numeric(x, shape, what):
-    if _checks.is_symbolic(x):
-        raise TypeError(f"{what}: expected numbers, got sympy expressions; substitute values "
-                        f"first (e.g. with .subs or lambdify)")
-    if len(shape) == 1:
-        a = _checks.vector(x, shape[0], what)
-    else:
-        a = _checks.matrix(x, shape, what)
-    return np.asarray(a, dtype=float)
+    a = _checks.real_array(x, what, hint="numbers: substitute values into sympy expressions "
+                           "first (e.g. with .subs or lambdify)")
+    if len(shape) == 1 and a.ndim == 2 and 1 in a.shape:
+        a = a.reshape(-1)
+    if a.shape != tuple(shape):
+        want = f"a vector of length {shape[0]}" if len(shape) == 1 else \
+            f"a {shape[0]}x{shape[1]} matrix"
+        raise _checks.error(what, want, f"shape {a.shape}")
+    return a
+
+
+def _pose(H, what):
+    """A 4x4 rigid pose [[R, p], [0, 0, 0, 1]] with R a rotation, as floats."""
+    H = _numeric(H, (4, 4), what)
+    if not np.allclose(H[3], [0.0, 0.0, 0.0, 1.0], atol=1e-9):
+        raise _checks.error(what, "a pose with last row [0, 0, 0, 1]", H[3].tolist())
+    _checks.rotation_matrix(H[:3, :3], what, tol=1e-6)
+    if np.abs(H[:3, 3]).max() > 1e6:
+        raise _checks.error(what, "a position within 1e6 m of the origin",
+                            f"{np.abs(H[:3, 3]).max():.3g} m")
+    return H
+
+
+def _length_arg(x, what):
+    return _real(x, what, low=0, strict_low=True, high=1e6, hint="a length in metres")
+
+
+def _label_arg(x, what):
+    if x is not None and not isinstance(x, str):
+        raise _checks.error(what, "a str or None", x, exc=TypeError)
+    if x is not None and len(x) > 200:
+        raise _checks.error(what, "a label of at most 200 characters", f"{len(x)} characters")
+    return x
 
 
 def _line(ax, pts, **kw):
@@ -49,8 +74,14 @@ def draw_frame(ax, H, length=0.2, label=None):
     3
     """
     _axes_arg(ax, "draw_frame")
-    H = _numeric(H, (4, 4), "draw_frame: H (a 4x4 pose)")
-    length = _real(length, "draw_frame: length")
+    H = _pose(H, "draw_frame: H")
+    length = _length_arg(length, "draw_frame: length")
+    label = _label_arg(label, "draw_frame: label")
+    return _frame_artists(ax, H, length, label)
+
+
+def _frame_artists(ax, H, length, label=None):
+    """The artists of :func:`draw_frame` on checked arguments."""
     p, R = H[:3, 3], H[:3, :3]
     k = 3 if _is3d(ax) else 2
     arts = [_line(ax, [p, p + length * R[:, i]], color=_AXIS_COLORS[i], lw=1.8,
@@ -81,15 +112,30 @@ def draw_screw_axis(ax, S, H=None, length=1.0, color="tab:purple", label=None):
     >>> len(draw_screw_axis(ax, [0, 0, 1, 0, -1, 0])) >= 1
     True
     """
-    _axes_arg(ax, "draw_screw_axis")
-    S = _numeric(S, (6,), "draw_screw_axis: S (a screw axis (omega, v))")
-    length = _real(length, "draw_screw_axis: length")
+    fname = "draw_screw_axis"
+    _axes_arg(ax, fname)
+    S = _numeric(S, (6,), f"{fname}: S (a screw axis (omega, v))")
+    _screw_arg(S, f"{fname}: S")
+    if H is not None:
+        H = _pose(H, f"{fname}: H")
+    length = _length_arg(length, f"{fname}: length")
+    color = _color_arg(color, f"{fname}: color")
+    label = _label_arg(label, f"{fname}: label")
     origin = np.zeros(3)
     if H is not None:
-        H = _numeric(H, (4, 4), "draw_screw_axis: H (a 4x4 pose)")
         S = adjoint(H) @ S
         origin = H[:3, 3]
     return _screw_artists(ax, S, origin, length, color, label)
+
+
+def _screw_arg(S, what):
+    """A drawable screw axis: omega != 0 (its direction is drawn), or omega = 0 and v != 0;
+    entries within 1e6."""
+    nw, nv = np.linalg.norm(S[:3]), np.linalg.norm(S[3:])
+    if not (nw > 1e-9 or nv > 1e-9) or np.abs(S).max() > 1e6:
+        raise _checks.error(what, "a screw axis: a unit omega, or omega = 0 and a unit v "
+                            "(entries within 1e6)", f"|omega| = {nw:.3g}, |v| = {nv:.3g}")
+    return S
 
 
 def _screw_artists(ax, S, centre, length, color, label=None):
@@ -141,14 +187,29 @@ def chain_points(chain, q):
            [1., 0., 0.],
            [1., 1., 0.]])
     """
+    chain, q = _chain_q(chain, q, "chain_points")
+    return _chain_points(chain, q, "chain_points")
+
+
+def _chain_q(chain, q, fname):
+    """The checked (numeric chain, joint values (n,)) of a drawing function ``fname``."""
     if not isinstance(chain, SerialChain):
-        raise TypeError(f"draw_chain: chain: expected a SerialChain, got "
-                        f"{_checks._describe(chain)}")
+        raise _checks.error(f"{fname}: chain", "a SerialChain", chain,
+                            "build one with robodyn.models, e.g. models.planar_rr()",
+                            exc=TypeError)
     if chain.symbolic:
-        raise TypeError(f"draw_chain: {chain!r} has symbolic parameters; build it with numbers "
-                        f"(e.g. planar_rr(1.0, 0.8)) to draw it")
-    q = _numeric(q, (chain.n,), f"draw_chain: q (one value per joint of the {chain.n}-joint "
+        raise TypeError(f"{fname}: chain: expected a chain with numeric parameters, got "
+                        f"{chain!r} (build it with numbers, e.g. planar_rr(1.0, 0.8), to draw "
+                        f"it)")
+    q = _numeric(q, (chain.n,), f"{fname}: q (one value per joint of the {chain.n}-joint "
                                 f"chain)")
+    if np.abs(q).max(initial=0.0) > 1e6:
+        raise _checks.error(f"{fname}: q", "joint values within 1e6 (rad or m)",
+                            f"{np.abs(q).max():.3g}")
+    return chain, q
+
+
+def _chain_points(chain, q, fname):
     J = jacobian_space(chain, q)
     pts = [np.zeros(3)]
     for i, kind in enumerate(chain.joint_types):
@@ -160,7 +221,7 @@ def chain_points(chain, q):
         p = pts[-1]
         pts.append(r + w_unit * (w_unit @ (p - r)))
     pts.append(np.asarray(fk_space(chain, q), dtype=float)[:3, 3])
-    return np.array(pts)
+    return _checks.finite_result(np.array(pts), fname)
 
 
 def draw_chain(ax, chain, q, frames=False, screws=False, link_frames=False, color="0.25",
@@ -211,14 +272,35 @@ def draw_chain(ax, chain, q, frames=False, screws=False, link_frames=False, colo
     >>> np.allclose(arts[0].get_xydata()[-1], fk_space(planar_rr(), [0.3, 0.5])[:2, 3])
     True
     """
-    _axes_arg(ax, "draw_chain")
-    pts = chain_points(chain, q)
-    q = np.asarray(q, dtype=float)
+    fname = "draw_chain"
+    _axes_arg(ax, fname)
+    opts = _draw_chain_args(fname, chain, q, frames, screws, link_frames, color, length, label,
+                            radius)
+    return _draw_chain(ax, *opts, fname)
+
+
+def _draw_chain_args(fname, chain, q, frames=False, screws=False, link_frames=False,
+                     color="0.25", length=None, label=None, radius=None):
+    """The checked arguments of :func:`draw_chain`, named for ``fname`` (the function called)."""
+    chain, q = _chain_q(chain, q, fname)
+    frames = _checks.flag(frames, f"{fname}: frames")
+    screws = _checks.flag(screws, f"{fname}: screws")
+    link_frames = _checks.flag(link_frames, f"{fname}: link_frames")
     if link_frames and chain.link_homes is None:
-        raise ValueError(f"draw_chain: link_frames=True needs link frames, and {chain!r} has no "
-                         f"link_homes")
+        raise ValueError(f"{fname}: link_frames: expected False for {chain!r}, which has no "
+                         f"link frames (link_homes), got True")
+    color = _color_arg(color, f"{fname}: color")
+    length = None if length is None else _length_arg(length, f"{fname}: length")
+    label = _label_arg(label, f"{fname}: label")
+    radius = None if radius is None else _length_arg(radius, f"{fname}: radius")
+    return chain, q, frames, screws, link_frames, color, length, label, radius
+
+
+def _draw_chain(ax, chain, q, frames, screws, link_frames, color, length, label, radius, fname):
+    """:func:`draw_chain` on checked arguments."""
+    pts = _chain_points(chain, q, fname)
     extent = max(np.ptp(pts, axis=0).max(), np.linalg.norm(pts, axis=1).max(), 1e-3)
-    L = 0.15 * extent if length is None else _real(length, "draw_chain: length")
+    L = 0.15 * extent if length is None else length
     arts = [_line(ax, pts, color=color, lw=2.5, solid_capstyle="round",
                   label=chain.name if label is None else label)]
     joints = pts[1:-1]
@@ -231,10 +313,10 @@ def draw_chain(ax, chain, q, frames=False, screws=False, link_frames=False, colo
         arts.append(ax.plot(jp[:, 0], jp[:, 1], ls="none", marker="o", ms=6, mfc="white",
                             mec=color, mew=1.5, zorder=3)[0])
     if frames:
-        arts += draw_frame(ax, fk_space(chain, q), length=L)
+        arts += _frame_artists(ax, np.asarray(fk_space(chain, q), dtype=float), L)
     if link_frames:
         for H in link_poses(chain, q):
-            arts += draw_frame(ax, H, length=0.6 * L)
+            arts += _frame_artists(ax, np.asarray(H, dtype=float), 0.6 * L)
     if screws:
         J = jacobian_space(chain, q)
         k = 1
@@ -245,7 +327,7 @@ def draw_chain(ax, chain, q, frames=False, screws=False, link_frames=False, colo
             else:
                 arts += _screw_artists(ax, S, pts[k], 2 * L, "tab:purple")
                 k += 1
-    set_equal_aspect(ax, radius=radius)
+    _equal_aspect(ax, radius, None)
     return arts
 
 
@@ -266,12 +348,23 @@ def set_equal_aspect(ax, radius=None, centre=None):
     (np.float64(-1.5), np.float64(1.5))
     """
     _axes_arg(ax, "set_equal_aspect")
+    if radius is not None:
+        radius = _length_arg(radius, "set_equal_aspect: radius")
+        c = np.zeros(3) if centre is None else _numeric(centre, (3,), "set_equal_aspect: centre")
+        if np.abs(c).max() > 1e6:
+            raise _checks.error("set_equal_aspect: centre", "a point within 1e6 m of the origin",
+                                f"{np.abs(c).max():.3g} m")
+    elif centre is not None:
+        raise _checks.error("set_equal_aspect: centre", "None without a radius (the centre of "
+                            "the cube of half-width radius)", centre, exc=TypeError)
+    return _equal_aspect(ax, radius, c if radius is not None else None)
+
+
+def _equal_aspect(ax, radius, centre):
+    """:func:`set_equal_aspect` on checked arguments."""
     three = _is3d(ax)
     if radius is not None:
-        radius = _real(radius, "set_equal_aspect: radius")
-        if radius <= 0:
-            raise ValueError(f"set_equal_aspect: radius: expected a length > 0 (m), got {radius}")
-        c = np.zeros(3) if centre is None else _numeric(centre, (3,), "set_equal_aspect: centre")
+        c = np.zeros(3) if centre is None else centre
         half = radius
     elif three:
         ax.autoscale_view()
@@ -291,6 +384,9 @@ def set_equal_aspect(ax, radius=None, centre=None):
     return ax
 
 
+_DRAW_OPTIONS = {"frames", "screws", "link_frames", "color", "length", "label", "radius"}
+
+
 def arm_figure(chain, q, *, planar=None, title=None, figsize=(5, 4), **draw_kw):
     """A new figure with the chain drawn at ``q`` (2D for a planar chain moving in the xy
     plane, else 3D), axes labelled in metres. Returns the ``Figure`` (not shown by pyplot; a
@@ -303,17 +399,26 @@ def arm_figure(chain, q, *, planar=None, title=None, figsize=(5, 4), **draw_kw):
     >>> fig._repr_png_()[:4]        # a notebook shows it as a picture
     b'\\x89PNG'
     """
-    if not isinstance(chain, SerialChain):
-        raise TypeError(f"arm_figure: chain: expected a SerialChain, got "
-                        f"{_checks._describe(chain)}")
+    fname = "arm_figure"
+    bad = sorted(set(draw_kw) - _DRAW_OPTIONS)
+    if bad:
+        raise _checks.error(f"{fname}: {bad[0]}", "options of draw_chain (" +
+                            ", ".join(sorted(_DRAW_OPTIONS)) + ")", repr(bad[0])[:60],
+                            exc=TypeError)
+    opts = _draw_chain_args(fname, chain, q, **draw_kw)
+    chain, q = opts[0], opts[1]
+    if planar is not None:
+        planar = _checks.flag(planar, f"{fname}: planar")
+    if title is not None:
+        title = _label_arg(title, f"{fname}: title")
+    figsize = _figsize_arg(figsize, fname)
     if planar is None:
-        S = np.asarray(chain.screws, dtype=float) if not chain.symbolic else None
-        planar = S is not None and bool(
-            np.allclose(S[0:2], 0) and np.allclose(S[5], 0)
-            and np.allclose(np.asarray(chain.home, dtype=float)[2, 3], 0))
+        S = np.asarray(chain.screws, dtype=float)
+        planar = bool(np.allclose(S[0:2], 0) and np.allclose(S[5], 0)
+                      and np.allclose(np.asarray(chain.home, dtype=float)[2, 3], 0))
     fig = _new_figure(figsize, _DEFAULT_DPI)
     ax = fig.add_subplot() if planar else fig.add_subplot(projection="3d")
-    draw_chain(ax, chain, q, **draw_kw)
+    _draw_chain(ax, *opts, fname)
     ax.set_xlabel("x (m)")
     ax.set_ylabel("y (m)")
     if not planar:
@@ -326,3 +431,6 @@ def arm_figure(chain, q, *, planar=None, title=None, figsize=(5, 4), **draw_kw):
     # which is registered only once pyplot has been imported): give it one
     fig._repr_png_ = lambda: _png_bytes(fig, palette=False)
     return fig
+
+from .._boundary import seal as _seal  # noqa: E402 -- the one boundary (issue 28): last, over the finished module
+_seal(globals())

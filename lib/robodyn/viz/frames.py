@@ -150,23 +150,28 @@ def animated(artists):
     >>> line.get_animated()
     True
     """
-    if hasattr(artists, "set_animated"):
-        items = [artists]
-    elif hasattr(artists, "__iter__"):
-        items = list(artists)
-    else:
-        raise TypeError(f"animated: expected an artist or an iterable of artists, got "
-                        f"{_checks._describe(artists)}")
     out = []
-    for a in items:
-        if hasattr(a, "set_animated"):
-            a.set_animated(True)
-            out.append(a)
-        elif hasattr(a, "__iter__"):
-            out += animated(a)
-        else:
-            raise TypeError(f"animated: expected matplotlib artists, got {_checks._describe(a)}")
+    _mark_animated(artists, out, 0)
     return out
+
+
+_MAX_NESTING = 8
+
+
+def _mark_animated(x, out, depth):
+    """Mark ``x`` (an artist, or an iterable of them nested at most 8 deep) as animated."""
+    if hasattr(x, "set_animated") and hasattr(x, "get_animated"):
+        x.set_animated(True)
+        out.append(x)
+        return
+    if depth > _MAX_NESTING or isinstance(x, (str, bytes, dict)) or \
+            not hasattr(x, "__iter__") or isinstance(x, np.ndarray) and x.dtype.kind != "O":
+        raise _checks.error("animated: artists", "a matplotlib artist or an iterable of artists "
+                            f"(nested at most {_MAX_NESTING} deep)", x, exc=TypeError)
+    for k, a in enumerate(x):
+        if k >= 100_000:
+            raise _checks.error("animated: artists", "at most 100000 artists", "more")
+        _mark_animated(a, out, depth + 1)
 
 
 def clear_animated(where):
@@ -185,7 +190,7 @@ def clear_animated(where):
     if isinstance(where, Figure):
         axes = list(where.axes)
     else:
-        axes = [_axes_arg(where, "clear_animated")]
+        axes = [_axes_arg(where, "clear_animated", "where")]
     for ax in axes:
         for group in (ax.lines, ax.patches, ax.texts, ax.collections, ax.images, ax.artists):
             for a in list(group):
@@ -242,3 +247,6 @@ def _b64_len(nbytes):
 
 def _fmt(x):
     return f"{x:.4g}"
+
+from .._boundary import seal as _seal  # noqa: E402 -- the one boundary (issue 28): last, over the finished module
+_seal(globals())

@@ -13,7 +13,8 @@ import numpy as np
 
 from .. import _checks
 from ._common import (BudgetWarning, FRAME_BUDGET_BYTES, _CONTINUOUS_MS, _CSS_DPI, _DEFAULT_DPI,
-                      _MIN_DPI, _env_on, _figsize_arg, _pdf_dpi, _quick, _real, _text_arg)
+                      _MIN_DPI, _dpi_arg, _env_on, _figsize_arg, _pdf_dpi, _quick, _real,
+                      _text_arg)
 from ._static_html import _static_html
 from .frames import _b64_len, _render
 from .sliders import _params_arg, _quick_grid
@@ -71,9 +72,15 @@ class InteractiveFigure:
 
     # live rendering ------------------------------------------------------
     def render_png(self, **values) -> bytes:
-        """PNG bytes of the figure at ``values`` (the live widget's callback)."""
+        """PNG bytes of the figure at ``values`` (the live widget's callback): one number per
+        slider name, within the slider's range; sliders not named keep their default."""
         full = {n: float(s.values[s.default_index]) for n, s in self.sliders.items()}
-        full.update({n: float(v) for n, v in values.items()})
+        for n, v in values.items():
+            if n not in self.sliders:
+                raise _checks.error("render_png: values", f"slider names among "
+                                    f"{', '.join(self.sliders)}", repr(n)[:80])
+            s = self.sliders[n]
+            full[n] = _real(v, f"render_png: {n}", low=s.lo, high=s.hi)
         dpi = self._dpi or _DEFAULT_DPI
         cached = self._png_cache.get((tuple(full.items()), dpi))
         if cached is not None:
@@ -236,16 +243,11 @@ def interactive_figure(draw, params, *, figsize=(6, 4), title=None, alt=None, dp
     figsize = _figsize_arg(figsize, "interactive_figure")
     title = _text_arg(title, "interactive_figure: title")
     alt = _text_arg(alt, "interactive_figure: alt")
-    if dpi is not None:
-        dpi = _real(dpi, "interactive_figure: dpi")
-        if not 10 <= dpi <= 600:
-            raise ValueError(f"interactive_figure: dpi: expected a value in [10, 600], got {dpi}")
-    if continuous_update is not None and not isinstance(continuous_update, bool):
-        raise TypeError(f"interactive_figure: continuous_update: expected True, False or None, "
-                        f"got {_checks._describe(continuous_update)}")
-    if not isinstance(reuse_figure, bool):
-        raise TypeError(f"interactive_figure: reuse_figure: expected True or False, got "
-                        f"{_checks._describe(reuse_figure)}")
+    dpi = _dpi_arg(dpi, "interactive_figure")
+    if continuous_update is not None:
+        continuous_update = _checks.flag(continuous_update, "interactive_figure: "
+                                                            "continuous_update")
+    reuse_figure = _checks.flag(reuse_figure, "interactive_figure: reuse_figure")
     if not alt:
         labels = " and ".join(s.label or n for n, s in sliders.items())
         alt = title or f"Interactive figure with sliders for {labels}"
@@ -395,3 +397,6 @@ def _write_timing(fig, draw, sliders):
            "frame_dpi": fig.dpi, "mode": fig.mode}
     with open(os.environ["ROBODYN_WIDGET_TIMINGS"], "a", encoding="utf-8") as fh:
         fh.write(json.dumps(rec) + "\n")
+
+from .._boundary import seal as _seal  # noqa: E402 -- the one boundary (issue 28): last, over the finished module
+_seal(globals())

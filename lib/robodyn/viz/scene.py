@@ -92,10 +92,33 @@ def _color(x, what):
 
 
 def _length(x, what, high=1e6):
-    v = _checks.scalar(x, what, low=0, strict_low=True, high=high)
-    if _checks.is_symbolic(v):
-        raise _checks.error(what, "a number", v, exc=TypeError)
-    return float(v)
+    return _checks.real_number(x, what, low=0, strict_low=True, high=high)
+
+
+def _point(x, what):
+    return _within(_checks.real_array(x, what, shape=(3,)), what)
+
+
+def _within(a, what, bound=1e6):
+    """Coordinates of a scene stay within ``bound`` metres (a page, not an overflow)."""
+    if a.size and np.abs(a).max() > bound:
+        raise _checks.error(what, f"coordinates within {bound:g} m of the origin",
+                            f"{np.abs(a).max():.3g} m")
+    return a
+
+
+def _opacity(x, what):
+    return _checks.real_number(x, what, low=0, strict_low=True, high=1)
+
+
+def _direction(x, what):
+    """A non-zero 3-vector, returned as a unit vector (scaled first: no overflow)."""
+    w = _checks.real_array(x, what, shape=(3,))
+    big = float(np.abs(w).max())
+    if not big > 1e-300:
+        raise _checks.error(what, "a non-zero vector", w)
+    w = w / big
+    return w / float(np.linalg.norm(w))
 
 
 # ----------------------------------------------------------------------------- the scene
@@ -145,11 +168,16 @@ class Scene:
         if t.size > 1 and not np.all(np.diff(t) > 0):
             raise _checks.error(f"{_FNAME}: times", "increasing instants", "a vector that "
                                 "does not increase")
+        if np.abs(t).max() > 1e12 or t.size > 1 and not np.all(np.isfinite(np.diff(t))):
+            raise _checks.error(f"{_FNAME}: times", "instants within 1e12", "larger ones")
         self._keep = self._kept_instants(t.size)
         self.times = t
         self.title = _text(title, f"{_FNAME}: title", 200, empty=True)
         self.alt = _text(alt, f"{_FNAME}: alt", 2000)
-        self.still = _checks.size(still, f"{_FNAME}: still", low=0, high=t.size - 1)
+        self.still = _checks.size(still, f"{_FNAME}: still", low=0, high=None)
+        if self.still >= t.size:
+            raise _checks.error(f"{_FNAME}: still, times", f"still an index of times (0 to "
+                                f"{t.size - 1}, {t.size} instants)", f"still = {self.still}")
         self.height = _checks.size(height, f"{_FNAME}: height", low=150, high=2000)
         self.time_label = _text(time_label, f"{_FNAME}: time_label", 20)
         self.unit = _text(unit, f"{_FNAME}: unit", 20, empty=True)
@@ -168,6 +196,7 @@ class Scene:
     def _data(self, x, tail, what):
         """Fixed data of shape ``tail``, or moving data of shape (T, *tail): (moving, array)."""
         a = _checks.real_array(x, what)
+        _within(a, what)
         T = self.times.size
         if a.shape == tuple(tail):
             return False, a
@@ -179,6 +208,7 @@ class Scene:
 
     def _points_data(self, points, what):
         a = _checks.real_array(points, what)
+        _within(a, what)
         T = self.times.size
         if a.ndim == 2 and a.shape[1] == 3 and a.shape[0] >= 1:
             return False, a
@@ -186,6 +216,15 @@ class Scene:
             return True, a
         raise _checks.error(what, f"points of shape (k, 3) (fixed) or ({T}, k, 3) (one set per "
                             "instant)", f"shape {a.shape}")
+
+    def _poses(self, poses, what):
+        """Rigid poses: one (4, 4) fixed, or (T, 4, 4) one per instant: (moving, array)."""
+        moving, H = self._data(poses, (4, 4), what)
+        for h in (H[None] if not moving else H):
+            if not np.allclose(h[3], [0.0, 0.0, 0.0, 1.0], atol=1e-9):
+                raise _checks.error(what, "poses with last row [0, 0, 0, 1]", h[3].tolist())
+            _checks.rotation_matrix(h[:3, :3], what, tol=1e-6)
+        return moving, H
 
     def _add(self, kind, moving, **part):
         part.update(kind=kind, moving=moving)
@@ -210,37 +249,32 @@ class Scene:
 
     def triad(self, poses, *, length=0.2, name="frame"):
         """The x, y, z axes (red, green, blue) of a pose (4x4) or of one pose per instant."""
-        moving, H = self._data(poses, (4, 4), f"{_FNAME}.triad: poses")
-        for h in (H[None] if not moving else H):
-            _checks.rotation_matrix(h[:3, :3], f"{_FNAME}.triad: poses", tol=1e-6)
+        moving, H = self._poses(poses, f"{_FNAME}.triad: poses")
         return self._add("triad", moving, poses=H, name=_name(name, f"{_FNAME}.triad: name"),
                          length=_length(length, f"{_FNAME}.triad: length"))
 
     def box(self, poses, size, *, name="body", color="#7f7f7f", opacity=0.5):
         """A box of edge lengths ``size`` (3,) centred at a pose (4x4) or one per instant."""
-        moving, H = self._data(poses, (4, 4), f"{_FNAME}.box: poses")
-        for h in (H[None] if not moving else H):
-            _checks.rotation_matrix(h[:3, :3], f"{_FNAME}.box: poses", tol=1e-6)
+        moving, H = self._poses(poses, f"{_FNAME}.box: poses")
         s = _checks.real_array(size, f"{_FNAME}.box: size", shape=(3,))
-        if not np.all(s > 0):
-            raise _checks.error(f"{_FNAME}.box: size", "three positive edge lengths", s)
-        op = _checks.scalar(opacity, f"{_FNAME}.box: opacity", low=0, high=1, strict_low=True)
+        if not np.all(s > 0) or s.max() > 1e6:
+            raise _checks.error(f"{_FNAME}.box: size", "three positive edge lengths (at most "
+                                "1e6 m)", s)
+        op = _opacity(opacity, f"{_FNAME}.box: opacity")
         return self._add("box", moving, poses=H, size=s, name=_name(name, f"{_FNAME}.box: name"),
-                         color=_color(color, f"{_FNAME}.box: color"), opacity=float(op))
+                         color=_color(color, f"{_FNAME}.box: color"), opacity=op)
 
     def screw_axis(self, point, direction, pitch, *, length=1.0, name="screw axis",
                    color="#9467bd"):
         """A screw axis: the line through ``point`` along ``direction``, with a helix of one turn
         whose advance is the ``pitch`` (m per radian × 2π) -- the pitch made visible."""
         fn = f"{_FNAME}.screw_axis"
-        q = _checks.real_array(point, f"{fn}: point", shape=(3,))
-        w = _checks.real_array(direction, f"{fn}: direction", shape=(3,))
-        nw = float(np.linalg.norm(w))
-        if not nw > 1e-12:
-            raise _checks.error(f"{fn}: direction", "a non-zero vector", w)
-        w = w / nw
-        h = float(_checks.scalar(pitch, f"{fn}: pitch", low=-1e6, high=1e6))
+        q = _point(point, f"{fn}: point")
+        w = _direction(direction, f"{fn}: direction")
+        h = _checks.real_number(pitch, f"{fn}: pitch", low=-1e6, high=1e6)
         L = _length(length, f"{fn}: length")
+        name = _name(name, f"{fn}: name")
+        color = _color(color, f"{fn}: color")
         axis = np.array([q - 0.5 * L * w, q + 0.5 * L * w])
         u = np.cross(w, [1.0, 0, 0] if abs(w[0]) < 0.9 else [0, 1.0, 0])
         u /= np.linalg.norm(u)
@@ -254,12 +288,8 @@ class Scene:
     def plane(self, point, normal, size, *, name="plane", color="#bcbd22", opacity=0.25):
         """A square of side ``size`` through ``point`` with the given ``normal``: a floor, a wall."""
         fn = f"{_FNAME}.plane"
-        p = _checks.real_array(point, f"{fn}: point", shape=(3,))
-        n = _checks.real_array(normal, f"{fn}: normal", shape=(3,))
-        nn = float(np.linalg.norm(n))
-        if not nn > 1e-12:
-            raise _checks.error(f"{fn}: normal", "a non-zero vector", n)
-        n = n / nn
+        p = _point(point, f"{fn}: point")
+        n = _direction(normal, f"{fn}: normal")
         u = np.cross(n, [1.0, 0, 0] if abs(n[0]) < 0.9 else [0, 1.0, 0])
         u /= np.linalg.norm(u)
         v = np.cross(n, u)
@@ -267,10 +297,10 @@ class Scene:
         R = np.column_stack([u, v, n])
         H = np.eye(4)
         H[:3, :3], H[:3, 3] = R, p
-        op = _checks.scalar(opacity, f"{fn}: opacity", low=0, high=1, strict_low=True)
+        op = _opacity(opacity, f"{fn}: opacity")
         return self._add("box", False, poses=H, size=np.array([2 * s, 2 * s, 1e-4]),
                          name=_name(name, f"{fn}: name"), color=_color(color, f"{fn}: color"),
-                         opacity=float(op))
+                         opacity=op)
 
     # ------------------------------------------------------------------ geometry per instant
     def _segments(self, part, k):
@@ -332,7 +362,8 @@ class Scene:
         ``static`` (default: ``ROBODYN_STATIC``) -- True: the library comes from the site's
         ``_static/`` (the built book); False: it is embedded in the output (JupyterLab, Colab),
         or, where there is no copy of it, the still picture stands in with a note."""
-        static = _env_on("ROBODYN_STATIC") if static is None else bool(static)
+        static = _env_on("ROBODYN_STATIC") if static is None else \
+            _checks.flag(static, f"{_FNAME}.html: static")
         fig = self.to_plotly()
         payload = json.dumps(fig, separators=(",", ":"), allow_nan=False).replace("</", "<\\/")
         library = ""
@@ -355,8 +386,9 @@ class Scene:
 
     def still_png(self, dpi=None):
         """The still picture (base64 PNG) at instant ``still``, with the moving parts' paths."""
+        from ._common import _dpi_arg
         from .frames import _new_figure, _png_bytes
-        dpi = dpi or _pdf_dpi() or 100
+        dpi = _dpi_arg(dpi, f"{_FNAME}.still_png") or _pdf_dpi() or 100
         fig = _new_figure((6.4, 4.8), dpi)
         ax = fig.add_subplot(projection="3d")
         _draw_still(ax, self)
@@ -548,3 +580,6 @@ _LOADER = r"""(function () {
   }
   load().then(draw);
 })();"""
+
+from .._boundary import seal as _seal  # noqa: E402 -- the one boundary (issue 28): last, over the finished module
+_seal(globals())
