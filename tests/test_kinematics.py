@@ -87,7 +87,7 @@ def test_hat_symbolic_equals_numeric():
     (3.0, ValueError, r"expected a 3-vector"),
     ("abc", TypeError, r"hat: x: expected an array of numbers, got str"),
     (["a", "b", "c"], TypeError, r"hat: x: expected an array of numbers"),
-    ([1.0, np.nan, 0.0], ValueError, r"hat: x: expected finite numbers, got NaN"),
+    ([1.0, np.nan, 0.0], ValueError, r"hat: x(\[\d+\])?: expected finite numbers, got NaN"),
     ([1.0, 0.0, np.inf, 0, 0, 0], ValueError, r"expected finite numbers"),
 ])
 def test_hat_refuses(bad, exc, msg):
@@ -221,7 +221,7 @@ def test_exp_so3_symbolic_zero_vector():
                                    r"expression, got str"),
     (([1, 1, 0], 0.3), ValueError, r"w must be a unit axis\): expected norm 1, got norm 1.41421"),
     (([1, 0, 0], np.nan), ValueError, r"exp_so3: theta: expected finite numbers"),
-    (([np.nan, 0, 0],), ValueError, r"exp_so3: w: expected finite numbers"),
+    (([np.nan, 0, 0],), ValueError, r"exp_so3: w(\[\d+\])?: expected finite numbers"),
     (("abc",), TypeError, r"exp_so3: w: expected an array of numbers, got str"),
     (([1, 0, 0], True), TypeError, r"expected a real number .*got bool"),
 ])
@@ -380,7 +380,7 @@ def test_log_se3_symbolic_generic_branch():
     (([0, 0, 0, 0, 3, 4], 1.0), ValueError,
      r"with omega = 0 \(prismatic\), expected a unit linear part, got \|v\| = 5"),
     (([0, 0, 1, 0, 0, 0], "t"), TypeError, r"exp_se3: theta: expected a real number"),
-    (([0, 0, np.nan, 0, 0, 0],), ValueError, r"exp_se3: V: expected finite numbers"),
+    (([0, 0, np.nan, 0, 0, 0],), ValueError, r"exp_se3: V(\[\d+\])?: expected finite numbers"),
     ((np.zeros((6, 2)),), ValueError, r"exp_se3: V: expected a vector of length 6"),
 ])
 def test_exp_se3_refuses(args, exc, msg):
@@ -423,7 +423,7 @@ def test_homogeneous_and_inverse():
     (np.eye(3), [0, 0], ValueError, r"homogeneous: p: expected a vector of length 3, got shape"),
     (np.eye(2), [0, 0, 0], ValueError, r"homogeneous: R: expected a 3x3 matrix, got shape"),
     (np.eye(3), "abc", TypeError, r"homogeneous: p: expected an array of numbers, got str"),
-    (np.eye(3), [0, np.nan, 0], ValueError, r"homogeneous: p: expected finite numbers"),
+    (np.eye(3), [0, np.nan, 0], ValueError, r"homogeneous: p(\[\d+\])?: expected finite numbers"),
 ])
 def test_homogeneous_refuses(R, p, exc, msg):
     with pytest.raises(exc, match=msg):
@@ -550,7 +550,7 @@ def test_revolute_and_prismatic_screws():
      r"revolute_screw: point: expected a vector of length 3, got shape \(2,\)"),
     (rd.revolute_screw, ([0, 0, 1], [0, 0, 0], "h"), TypeError,
      r"revolute_screw: pitch: expected a real number"),
-    (rd.revolute_screw, ([0, 0, np.nan], [0, 0, 0]), ValueError, r"axis: expected finite"),
+    (rd.revolute_screw, ([0, 0, np.nan], [0, 0, 0]), ValueError, r"axis(\[\d+\])?: expected finite"),
     (rd.prismatic_screw, ([0, 0, 0],), ValueError,
      r"prismatic_screw: direction: expected a nonzero direction, got the zero vector"),
     (rd.prismatic_screw, ([1, 0],), ValueError, r"prismatic_screw: direction: expected a vector"),
