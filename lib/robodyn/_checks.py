@@ -952,18 +952,15 @@ def inertia_matrix(I, name: str, *, tol: float = 1e-9):
 
 
 def _inertia_numbers(a, name, tol):
-    s = float(np.abs(a).max()) or 1.0       # in units of the largest entry: no overflow
-    with np.errstate(all="ignore"):
-        es = np.linalg.eigvalsh(0.5 * (a / s + (a / s).T))
-        ev = es * s
-    scale = max(1.0 / s, float(np.abs(es).max()))
+    es = np.linalg.eigvalsh(0.5 * (a / (s := float(np.abs(a).max()) or 1.0) + a.T / s))
+    scale = max(1.0 / s, float(np.abs(es).max()))      # es in units of |a|max: no overflow
     if es[0] < -tol * scale:
         raise error(name, "a positive semi-definite inertia matrix",
-                    f"principal moments {np.round(ev, 12).tolist()}",
+                    f"principal moments {np.round(es * s, 12).tolist()}",
                     "moments of inertia are never negative")
     if es[2] > es[0] + es[1] + tol * scale:
         raise error(name, "principal moments obeying the triangle inequality (I1 <= I2 + I3 "
-                    "...)", f"moments {np.round(ev, 12).tolist()}",
+                    "...)", f"moments {np.round(es * s, 12).tolist()}",
                     "no rigid body has one moment above the sum of the other two")
 
 
