@@ -45,6 +45,7 @@ Public API (one line each; see each docstring)
 """
 from __future__ import annotations
 
+import contextlib
 import importlib
 import numbers
 
@@ -676,8 +677,8 @@ def spd(A, name: str, *, tol: float = DEFAULT_TOL):
     asym = float(np.abs(a - a.T).max(initial=0.0))
     if asym > tol * scale:
         raise error(name, "a symmetric matrix", f"|M - M^T| up to {asym:.3g}")
-    try:
-        np.linalg.cholesky(0.5 * (a + a.T))
+    try:                            # scaled: a huge M must not overflow to a passing inf
+        np.linalg.cholesky(0.5 * (a + a.T) / (scale if scale > 0 else 1.0))
     except np.linalg.LinAlgError:
         ev = np.linalg.eigvalsh(0.5 * (a + a.T))
         raise error(name, "a symmetric positive definite matrix",
@@ -1136,13 +1137,43 @@ def finite_result(out, fname: str, what: str = "result"):
     >>> finite_result(np.array([1.0, np.inf]), "crba")
     Traceback (most recent call last):
     ...
-    ValueError: crba: result: expected finite numbers for finite input, got NaN or infinity (an overflow: the inputs are too large for float64 arithmetic)
+    robodyn._checks.ResultOverflow: crba: result: expected finite numbers for finite input, got NaN or infinity (an overflow: the inputs are too large for float64 arithmetic)
     """
     if _nonfinite(out):
-        raise ValueError(f"{fname}: {what}: expected finite numbers for finite input, got NaN "
-                         "or infinity (an overflow: the inputs are too large for float64 "
-                         "arithmetic)")
+        raise ResultOverflow(f"{fname}: {what}: expected finite numbers for finite input, got "
+                             "NaN or infinity (an overflow: the inputs are too large for float64 "
+                             "arithmetic)")
     return out
+
+
+class ResultOverflow(ValueError):
+    """A non-finite result from finite input (raised by :func:`finite_result`); an outer public
+    function relabels it with its own name (:func:`overflow_guard`)."""
+
+
+@contextlib.contextmanager
+def overflow_guard(fname: str):
+    """Inside it, an overflow of the numeric work -- a :class:`ResultOverflow` of an inner
+    function, ``OverflowError``, ``FloatingPointError`` or a ``LinAlgError`` of a matrix holding
+    inf/NaN -- becomes ``ValueError("fname: result: ...")`` naming the function the user called.
+
+    >>> with overflow_guard("rod_inertia"):
+    ...     1e308 ** 2
+    Traceback (most recent call last):
+    ...
+    robodyn._checks.ResultOverflow: rod_inertia: result: expected finite numbers for finite input, got an overflow (OverflowError: (34, 'Numerical result out of range')): the inputs are too large for float64 arithmetic
+    """
+    try:
+        yield
+    except ResultOverflow as exc:
+        if str(exc).startswith(f"{fname}: "):
+            raise
+        raise ResultOverflow(f"{fname}: result: expected finite numbers for finite input, got "
+                             f"an overflow inside ({exc})") from exc
+    except (OverflowError, FloatingPointError, np.linalg.LinAlgError) as exc:
+        raise ResultOverflow(f"{fname}: result: expected finite numbers for finite input, got "
+                             f"an overflow ({type(exc).__name__}: {exc}): the inputs are too "
+                             f"large for float64 arithmetic") from exc
 
 
 def chain(x, name: str, cls=None):
@@ -1161,4 +1192,5 @@ def chain(x, name: str, cls=None):
     return x
 
 
-__all__ += ["real_number", "values_dict", "finite_result", "chain"]
+__all__ += ["real_number", "values_dict", "finite_result", "chain", "ResultOverflow",
+            "overflow_guard"]

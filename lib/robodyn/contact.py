@@ -422,7 +422,7 @@ def _impulse(M, Jn, Jt, v, e, mu, tol, fname, method="auto", max_iter=None):
         out = solve(lo)
     v1, Ln, Lt, modes = out
     lost = T0 - 0.5 * float(v1 @ M @ v1)
-    _checks.finite_result((v1, Ln, Lt, lost), fname, "qd_plus, impulses and energy_lost")
+    _checks.finite_result((v1, Ln, Lt, lost), fname, "result (qd_plus, impulses, energy_lost)")
     modes = tuple("slide" if m.startswith("slide") else m for m in modes)
     return ContactResult(v1, Ln, Lt, vn, Jn @ v1, vt, Jt @ v1, modes, max(lost, 0.0),
                          scale * e, scaled, used[-1])

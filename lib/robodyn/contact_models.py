@@ -109,9 +109,11 @@ def block(friction=0.5, restitution=0.0, mass=1.0, g=G):
     0.3
     """
     fname = "block"
+    mu = _num(friction, "friction", fname, 0.0, np.inf, strict=False)
+    e = _num(restitution, "restitution", fname, 0.0, 1.0, strict=False)
     m, g = _num(mass, "mass", fname), _num(g, "g", fname)
     floor = Surface("floor", lambda q: float(q[1]), lambda q: np.array([0.0, 1.0]),
-                    restitution, friction=friction, tangent=lambda q: np.array([1.0, 0.0]))
+                    e, friction=mu, tangent=lambda q: np.array([1.0, 0.0]))
 
     def energy(q, qd):
         return 0.5 * m * float(qd[0] ** 2 + qd[1] ** 2) + m * g * float(q[1])

@@ -447,9 +447,10 @@ def _finite_result(x, fname, names):
     compiled engine declines such results, so both paths end here)."""
     if np.isfinite(x).all():
         return x
-    raise ValueError(f"{fname}: {names}: expected values small enough for a finite result, "
-                     f"got an overflow ({int(np.size(x) - np.isfinite(x).sum())} result entries "
-                     f"inf or NaN from finite input); scale the inputs down")
+    raise _checks.ResultOverflow(
+        f"{fname}: result: expected values of {names} small enough for a finite result, got an "
+        f"overflow ({int(np.size(x) - np.isfinite(x).sum())} result entries inf or NaN from "
+        f"finite input); scale the inputs down")
 
 
 CHUNK = 200

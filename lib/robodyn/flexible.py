@@ -49,10 +49,9 @@ MAX_MODES = 12
 
 
 def _count(n, fname, what="n"):
-    if isinstance(n, (bool, np.bool_)) or not isinstance(n, (int, np.integer)) or \
-            not 1 <= n <= MAX_MODES:
-        raise ValueError(f"{fname}: {what}: expected a whole number 1..{MAX_MODES}, got {n!r}")
-    return int(n)
+    """A number of modes 1..MAX_MODES (Python/numpy ints, Fraction(3, 1), sympy Integer)."""
+    return _checks.size(n, f"{fname}: {what}", low=1, high=MAX_MODES,
+                        hint=f"a whole number of modes 1..{MAX_MODES}")
 
 
 def _roots(fn, n, lo, hi):
@@ -154,8 +153,16 @@ class FlexibleLink(FieldsForm):
 
     def deflection(self, eta, x):
         """w(x) = sum phi_i(x) eta_i (m) for modal coordinates eta (N,), x array."""
-        eta = _checks.vector(eta, self.n_modes, "FlexibleLink.deflection: eta")
-        return sum(e * mode_shape(b, self.length, x) for e, b in zip(eta, self.betas))
+        fname = "FlexibleLink.deflection"
+        eta = _checks.vector(eta, self.n_modes, f"{fname}: eta")
+        if _checks.is_symbolic(eta):
+            raise _checks.error(f"{fname}: eta", "numbers", "sympy expressions",
+                                "this is a numeric function: substitute numbers first",
+                                exc=TypeError)
+        x = _checks.real_array(x, f"{fname}: x", hint="positions along the link in m")
+        x = float(x) if x.ndim == 0 else x
+        w = sum(e * mode_shape(b, self.length, x) for e, b in zip(eta, self.betas))
+        return _checks.finite_result(w, fname)
 
 
 def _positive(x, what, fname, allow_zero=False, allow_inf=False):
@@ -474,7 +481,7 @@ def spin_up_profile(t, final_rate=6.0, duration=15.0):
     th = Ws / Ts * (tt ** 2 / 2 + (np.cos(c * tt) - 1) / c ** 2) + Ws * np.maximum(t - Ts, 0)
     thd = Ws / Ts * (tt - np.sin(c * tt) / c) + 0 * t
     thdd = np.where(t < Ts, Ws / Ts * (1 - np.cos(c * tt)), 0.0)
-    return th, thd, thdd
+    return _checks.finite_result((th, thd, thdd), fname)
 
 
 @dataclass(frozen=True)

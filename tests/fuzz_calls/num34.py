@@ -1,0 +1,8 @@
+"""Valid calls registered by num34 (issue 28) for the API fuzzer: arguments that are arrays by
+design get an array in their valid call (a scalar valid call makes the fuzzer refuse arrays)."""
+import numpy as np
+
+CALLS = {
+    "robodyn.flexible.spin_up_profile": lambda: ((np.array([0.0, 5.0, 15.0, 20.0]),),
+                                                 {"final_rate": 6.0, "duration": 15.0}),
+}
