@@ -272,7 +272,7 @@ def test_bad_input_is_refused():
         simulate_hybrid(ball, [0.0, 1.0], [0.0, 0.0], np.inf)
     with pytest.raises(ValueError, match="after_zeno"):
         simulate_hybrid(ball, [0.0, 1.0], [0.0, 0.0], 1.0, after_zeno="maybe")
-    with pytest.raises(ValueError, match="moreau_jean: h: expected at most max_steps"):
+    with pytest.raises(ValueError, match="moreau_jean: t_final, h: expected at most max_steps"):
         moreau_jean(ball, [0.0, 1.0], [0.0, 0.0], 1e3, 1e-6)
     with pytest.raises(ValueError, match="custom impact map"):
         moreau_jean(walkers.CompassGait().hybrid_system(), [0.1, -0.1], [0, 0], 1.0, 1e-3)

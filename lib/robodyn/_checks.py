@@ -677,10 +677,11 @@ def spd(A, name: str, *, tol: float = DEFAULT_TOL):
     asym = float(np.abs(a - a.T).max(initial=0.0))
     if asym > tol * scale:
         raise error(name, "a symmetric matrix", f"|M - M^T| up to {asym:.3g}")
-    try:                            # scaled: a huge M must not overflow to a passing inf
-        np.linalg.cholesky(0.5 * (a + a.T) / (scale if scale > 0 else 1.0))
+    b = a / scale if scale > 0 else a       # scaled: a huge M must not overflow to inf
+    try:
+        np.linalg.cholesky(0.5 * (b + b.T))
     except np.linalg.LinAlgError:
-        ev = np.linalg.eigvalsh(0.5 * (a + a.T))
+        ev = np.linalg.eigvalsh(0.5 * (b + b.T)) * (scale if scale > 0 else 1.0)
         raise error(name, "a symmetric positive definite matrix",
                     f"a matrix with eigenvalues {np.round(ev, 12).tolist()[:6]}", hint) from None
     return a

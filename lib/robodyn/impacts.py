@@ -537,15 +537,15 @@ def _segment(rhs, t, y, t_end, watch, cls, opts, first_step, grid, budget, value
     while solver.status == "running":
         if steps >= budget:
             return ts, ys, "max_steps", steps, solver.nfev
-        solver.step()
+        msg = solver.step()
         steps += 1
         if solver.status == "failed" or not np.isfinite(solver.y).all():
             raise _checks.ResultOverflow(
                 f"simulate_hybrid: result: expected the integrator to advance with finite "
                 f"numbers, got {'a failure' if solver.status == 'failed' else 'NaN or inf'} at "
-                f"t = {solver.t:.6g} ({solver.message or 'the state overflowed'}): the state or "
-                f"the forces are too large for float64 arithmetic, or the motion is too stiff "
-                f"for the method")
+                f"t = {solver.t:.6g} ({msg or 'the state overflowed'}): the state or the forces "
+                f"are too large for float64 arithmetic, or the motion is too stiff for the "
+                f"method")
         t0, t1, y1 = solver.t_old, solver.t, solver.y
         g_new, r_new = watch(t1, y1)
         dense = None

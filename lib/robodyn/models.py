@@ -197,17 +197,13 @@ def random_chain(n, rng=None, prismatic=0.3, helical=0.0):
         rng = np.random.default_rng(_checks.size(
             rng, "random_chain: rng", low=0, high=2**63 - 1,
             hint="a numpy.random.Generator, a seed (a whole number >= 0) or None"))
-    prismatic = _checks.scalar(prismatic, "random_chain: prismatic", low=0, high=1)
-    helical = _checks.scalar(helical, "random_chain: helical", low=0, high=1)
-    if isinstance(prismatic, sp.Basic) or isinstance(helical, sp.Basic):
-        raise TypeError("random_chain: prismatic, helical: expected probabilities (floats), "
-                        "got sympy expressions")
-    if rng is not None and not isinstance(rng, np.random.Generator):
-        raise TypeError(f"random_chain: rng: expected a numpy.random.Generator "
-                        f"(np.random.default_rng(seed)), got {_checks.describe(rng)}")
+    prismatic = _checks.real_number(prismatic, "random_chain: prismatic", low=0, high=1,
+                                    hint="a probability")
+    helical = _checks.real_number(helical, "random_chain: helical", low=0, high=1,
+                                  hint="a probability")
     if not 0 <= prismatic + helical <= 1:
-        raise ValueError(f"random_chain: expected 0 <= prismatic + helical <= 1, got "
-                         f"{prismatic} + {helical}")
+        raise ValueError(f"random_chain: prismatic, helical: expected 0 <= prismatic + "
+                         f"helical <= 1, got {prismatic} + {helical}")
     rng = np.random.default_rng() if rng is None else rng
     from .kinematics import exp_so3, prismatic_screw
     S, homes, inertias = [], [], []

@@ -203,12 +203,13 @@ def simulate(chain, q0, qd0, t_final, *, tau=None, gravity=DEFAULT_GRAVITY, dt=N
     fname = "simulate"
     d = _chain_data(chain, fname)
     n = d.n
-    q0 = _checks.vector(q0, n, f"{fname}: q0 (one value per joint of the {n}-joint chain)")
-    qd0 = _checks.vector(qd0, n, f"{fname}: qd0 (one value per joint of the {n}-joint chain)")
-    t_final = _checks.scalar(t_final, f"{fname}: t_final")
-    if not t_final > 0:
-        raise ValueError(f"{fname}: t_final: expected a positive duration (s), got {t_final!r}")
-    g = _checks.vector(gravity, 3, f"{fname}: gravity (space-frame acceleration, m/s^2)")
+    per_joint = f"one value per joint of the {n}-joint chain"
+    q0 = _checks.real_array(q0, f"{fname}: q0", shape=(n,), hint=per_joint)
+    qd0 = _checks.real_array(qd0, f"{fname}: qd0", shape=(n,), hint=per_joint)
+    t_final = _checks.real_number(t_final, f"{fname}: t_final", low=0, strict_low=True,
+                                  hint="a duration in s")
+    g = _checks.real_array(gravity, f"{fname}: gravity", shape=(3,),
+                           hint="space-frame acceleration, m/s^2")
     method = _checks.choice(method, f"{fname}: method", METHODS)
     max_steps = _checks.size(max_steps, f"{fname}: max_steps", high=10**8)
     if dt is not None:
@@ -242,23 +243,31 @@ def simulate(chain, q0, qd0, t_final, *, tau=None, gravity=DEFAULT_GRAVITY, dt=N
         return forward_dynamics(chain, q, qd, u, gravity=g), u
 
     def rhs(t, y):
+        if not np.isfinite(y).all():               # the state overflowed inside a step
+            raise _checks.ResultOverflow(f"{fname}: result: expected a finite state, got NaN "
+                                         f"or inf at t = {t:g} s (an overflow: the state or "
+                                         f"the forces are too large for float64)")
         q, qd = y[:n], y[n:2 * n]
         qdd, u = accel(t, q, qd)
         return np.concatenate([qd, qdd, [u @ qd]])
 
     y0 = np.concatenate([q0, qd0, [0.0]])
-    if method in _ADAPTIVE:
-        T, Y, steps = _adaptive(_ADAPTIVE[method], rhs, y0, t_final, rtol, atol, dt, t_eval,
-                                on_step, max_steps)
-    else:
-        _fixed_budget(method, rhs, y0, t_final, dt, max_steps)
-        T, Y, steps = _fixed(method, rhs, accel, y0, n, t_final, dt, on_step)
-    q, qd, work = Y[:, :n], Y[:, n:2 * n], Y[:, 2 * n]
-    taus = np.array([torque(t, a, b) for t, a, b in zip(T, q, qd)])
-    energy = mechanical_energy(chain, q, qd, gravity=g)
-    return Trajectory(t=T, q=q, qd=qd, tau=taus, energy=np.atleast_1d(energy),
-                      power_in=np.einsum("ij,ij->i", taus, qd), work=work,
-                      step_sizes=np.asarray(steps), nfev=nfev[0], method=method, gravity=g)
+    with _checks.overflow_guard(fname):
+        if method in _ADAPTIVE:
+            T, Y, steps = _adaptive(_ADAPTIVE[method], rhs, y0, t_final, rtol, atol, dt,
+                                    t_eval, on_step, max_steps)
+        else:
+            _fixed_budget(method, rhs, y0, t_final, dt, max_steps)
+            T, Y, steps = _fixed(method, rhs, accel, y0, n, t_final, dt, on_step)
+        q, qd, work = Y[:, :n], Y[:, n:2 * n], Y[:, 2 * n]
+        taus = np.array([torque(t, a, b) for t, a, b in zip(T, q, qd)])
+        energy = mechanical_energy(chain, q, qd, gravity=g)
+    out = Trajectory(t=T, q=q, qd=qd, tau=taus, energy=np.atleast_1d(energy),
+                     power_in=np.einsum("ij,ij->i", taus, qd), work=work,
+                     step_sizes=np.asarray(steps), nfev=nfev[0], method=method, gravity=g)
+    _checks.finite_result((out.t, out.q, out.qd, out.tau, out.energy, out.power_in, out.work),
+                          fname)
+    return out
 
 
 def _fixed_steps(t_final, dt):
@@ -301,8 +310,8 @@ def _adaptive(solver_class, rhs, y0, t_final, rtol, atol, max_step, t_eval, on_s
         t_old = solver.t
         msg = solver.step()
         if solver.status == "failed":
-            raise ValueError(f"simulate: the {solver_class.__name__} solver failed at "
-                             f"t = {solver.t:g} s: {msg}")
+            raise ValueError(f"simulate: result: expected the {solver_class.__name__} solver "
+                             f"to advance, got a failure at t = {solver.t:g} s: {msg}")
         steps.append(solver.t - t_old)
         if len(steps) >= max_steps and solver.status == "running":
             recent = float(np.mean(steps[-100:]))

@@ -6,3 +6,7 @@ CALLS = {
     "robodyn.flexible.spin_up_profile": lambda: ((np.array([0.0, 5.0, 15.0, 20.0]),),
                                                  {"final_rate": 6.0, "duration": 15.0}),
 }
+CALLS["robodyn.models.random_chain"] = lambda: ((4,), {"rng": 7, "prismatic": 0.3,
+                                                      "helical": 0.1})
+"""A seed, not a Generator: a Generator is advanced by the fuzzer's base call, so the legal
+alternatives would be compared with a chain drawn from another state."""
