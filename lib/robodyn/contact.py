@@ -58,7 +58,13 @@ import numpy as np
 from . import _checks
 from .lcp import MAX_SWEEPS, _lemke, contact_pgs
 
-__all__ = ["ContactResult", "contact_impulse", "MAX_MODES"]
+__all__ = ["ContactResult", "contact_impulse", "MAX_MODES", "LimitReached"]
+
+
+class LimitReached(ValueError, RuntimeError):
+    """A computation whose arguments allow no finite answer within its cap (an inelastic
+    collapse of impacts, a motion that never reaches the surface asked for). A ValueError that
+    names the arguments responsible; also a RuntimeError, as these were before."""
 
 MAX_MODES = 4096
 """Bound on the number of contact modes enumerated (4**6: six frictional contacts at once)."""

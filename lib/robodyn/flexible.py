@@ -92,6 +92,8 @@ def mode_shape(beta, L, x, derivative=0):
     >>> round(float(mode_shape(clamped_free_roots(1)[0], 1.0, 1.0)), 6)
     2.0
     """
+    derivative = _checks.size(derivative, "mode_shape: derivative", low=0, high=2,
+                              hint="the order of the derivative: 0, 1 or 2")
     beta = _checks.real_number(beta, "mode_shape: beta", low=0, strict_low=True)
     L = _checks.real_number(L, "mode_shape: L", low=0, strict_low=True, hint="a length in m")
     x = _checks.real_array(x, "mode_shape: x")
@@ -105,12 +107,12 @@ def mode_shape(beta, L, x, derivative=0):
     # cosh - sigma sinh = ((1 - sigma) e^{bx} + (1 + sigma) e^{-bx}) / 2
     a1 = (1 - sig) / 2 * np.exp(bl)
     if derivative == 0:
-        return a1 * ep + (1 + sig) / 2 * em - c + sig * s
-    if derivative == 1:
-        return b * (a1 * ep - (1 + sig) / 2 * em + s + sig * c)
-    if derivative == 2:
-        return b * b * (a1 * ep + (1 + sig) / 2 * em + c - sig * s)
-    raise ValueError(f"mode_shape: derivative: expected 0, 1 or 2, got {derivative!r}")
+        out = a1 * ep + (1 + sig) / 2 * em - c + sig * s
+    elif derivative == 1:
+        out = b * (a1 * ep - (1 + sig) / 2 * em + s + sig * c)
+    else:
+        out = b * b * (a1 * ep + (1 + sig) / 2 * em + c - sig * s)
+    return _checks.finite_result(out, "mode_shape")
 
 
 @dataclass(frozen=True, eq=False)
@@ -165,12 +167,9 @@ class FlexibleLink(FieldsForm):
         return _checks.finite_result(w, fname)
 
 
-def _positive(x, what, fname, allow_zero=False, allow_inf=False):
-    v = _checks.scalar(x, f"{fname}: {what}")
-    if isinstance(v, sp.Basic) or not (v >= 0 if allow_zero else v > 0):
-        raise ValueError(f"{fname}: {what}: expected a {'non-negative' if allow_zero else 'positive'}"
-                         f" number, got {x!r}")
-    return float(v)
+def _positive(x, what, fname, allow_zero=False):
+    """A positive (or, with ``allow_zero``, non-negative) finite number, as a float."""
+    return _checks.real_number(x, f"{fname}: {what}", low=0, strict_low=not allow_zero)
 
 
 MAX_QUAD = 2000
@@ -383,9 +382,10 @@ string and needs many more modes)."""
 def _spin(link, spin, fname):
     scale = np.sqrt(link.EI / (link.rho * link.length ** 4))
     lim = MAX_SPIN * scale
-    return _checks.scalar(spin, f"{fname}: spin", low=-lim, high=lim,
-                          hint=f"a hub rate in rad/s, |spin| <= {MAX_SPIN:g} sqrt(EI / rho L^4)"
-                               f" = {lim:.4g} rad/s, the range where the modes are tested")
+    return _checks.real_number(spin, f"{fname}: spin", low=-lim, high=lim,
+                               hint=f"a hub rate in rad/s, |spin| <= {MAX_SPIN:g} sqrt(EI / rho "
+                                    f"L^4) = {lim:.4g} rad/s, the range where the modes are "
+                                    f"tested")
 
 
 def spin_eigenvalues(link, spin):
@@ -473,8 +473,8 @@ def spin_up_profile(t, final_rate=6.0, duration=15.0):
     [45.0, 6.0, 0.0]
     """
     fname = "spin_up_profile"
-    Ws = _checks.scalar(final_rate, f"{fname}: final_rate", hint="rad/s")
-    Ts = _checks.positive(duration, f"{fname}: duration", hint="s")
+    Ws = _checks.real_number(final_rate, f"{fname}: final_rate", hint="rad/s")
+    Ts = _checks.real_number(duration, f"{fname}: duration", low=0, strict_low=True, hint="s")
     t = np.asarray(_checks.real_array(t, f"{fname}: t"), dtype=float)
     c = 2 * np.pi / Ts
     tt = np.minimum(t, Ts)

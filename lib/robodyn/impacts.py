@@ -40,7 +40,7 @@ from scipy.integrate import BDF, DOP853, LSODA, RK23, RK45, Radau
 from scipy.optimize import brentq
 
 from . import _checks
-from .contact import _impulse, solve_modes
+from .contact import LimitReached, _impulse, solve_modes
 from .equations import MassMatrixForm, NumericForm
 
 __all__ = ["ImpactResult", "impact_map", "Surface", "HybridSystem", "ImpactEvent",
@@ -145,7 +145,8 @@ def impact_map(M, J, qd_minus, restitution, *, normal_rows=None, tol=1e-9):
     (array([1. , 1.5]), array([9.]), 6.75)
     """
     fname = "impact_map"
-    symbolic = any(_checks.is_symbolic(x) for x in (M, J, qd_minus, restitution))
+    symbolic = any(_checks.is_symbolic(x) for x in (M, J, qd_minus)) or (
+        isinstance(restitution, sp.Basic) and bool(restitution.free_symbols))
     e = _restitution(restitution, fname)
     tol = _checks.tolerance(tol, f"{fname}: tol")
     if symbolic:
@@ -1116,7 +1117,8 @@ def return_map(system, x, *, surface=None, t_max=10.0, **options):
     r"""The step-to-step (Poincaré) map: from the state ``x`` = (q, qd), the state just after the
     next impact (on ``surface``, a name, or any).
 
-    Options are those of :func:`simulate_hybrid`. Raises RuntimeError when no impact comes
+    Options are those of :func:`simulate_hybrid`. Raises
+    :class:`~robodyn.contact.LimitReached` (a ValueError) when no impact comes
     within ``t_max`` seconds or the motion ends otherwise (a fall).
 
     >>> from robodyn import walkers
@@ -1143,11 +1145,12 @@ def return_map(system, x, *, surface=None, t_max=10.0, **options):
     with _checks.overflow_guard(fname):
         tr = simulate_hybrid(system, x[:n], x[n:], t_max, max_events=1, **options)
     if not tr.events:
-        raise RuntimeError(f"{fname}: no impact within t_max = {t_max} s ({tr.message})")
+        raise LimitReached(f"{fname}: x, t_max: expected a motion that reaches an impact "
+                           f"within t_max = {t_max} s, got none ({tr.message})")
     ev = tr.events[0]
     if surface is not None and ev.surface != surface:
-        raise RuntimeError(f"{fname}: the motion hit {ev.surface!r} at t = {ev.time:.6g} s, "
-                           f"not {surface!r}")
+        raise LimitReached(f"{fname}: x, surface: expected the next impact on {surface!r}, got "
+                           f"one on {ev.surface!r} at t = {ev.time:.6g} s")
     return StepResult(np.concatenate([ev.q_after, ev.qd_after]), ev.time - tr.t[0], ev)
 
 

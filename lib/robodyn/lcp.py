@@ -136,11 +136,13 @@ def lemke(A, b, *, max_pivots=None, tol=1e-12):
     [1.0, 1.0]
     """
     fname = "lemke"
-    b = np.asarray(_checks.real_array(b, f"{fname}: b"), dtype=float)
-    if b.ndim != 1:
-        raise _checks.error(f"{fname}: b", "a vector", f"shape {b.shape}")
-    k = b.size
-    A = np.asarray(_checks.real_array(A, f"{fname}: A", shape=(k, k)), dtype=float)
+    A = np.asarray(_checks.real_array(A, f"{fname}: A"), dtype=float)
+    if A.ndim != 2 or A.shape[0] != A.shape[1] or A.shape[0] == 0:
+        raise _checks.error(f"{fname}: A", "a square matrix (k, k), k >= 1", f"shape {A.shape}")
+    k = A.shape[0]
+    b = np.asarray(_checks.real_array(b, f"{fname}: b", shape=(k,),
+                                      hint=f"one entry per row of the {k} x {k} matrix A"),
+                   dtype=float)
     cap = 50 * (k + 1) if max_pivots is None else _checks.size(
         max_pivots, f"{fname}: max_pivots", high=MAX_PIVOTS)
     tol = _checks.tolerance(tol, f"{fname}: tol")

@@ -335,9 +335,27 @@ def _rolling_disk(r, m, g, a, b):
 # Part V in depth: a genuinely nonholonomic system and a closed loop by Kane's method
 # --------------------------------------------------------------------------
 
+_MODEL_SYMBOLS = {"chaplygin_sleigh": {"x", "y", "theta", "u1", "u2", "u3"},
+                  "four_bar_kane": {"th1", "th2", "th3", "u1", "u2", "u3"}}
+"""The coordinate and speed names of the Kane models: a parameter may not hold them."""
+
+
 def _given(value, symbol, check, name, hint):
-    """``symbol`` when ``value`` is None, else ``value`` checked by ``check`` and made exact."""
-    return symbol if value is None else _checks._exact(check(value, name, hint=hint))
+    """``symbol`` when ``value`` is None, else ``value`` checked by ``check`` and made exact.
+    A symbolic parameter may not hold time (a Symbol named ``t``), a rate (``*_dot``) or one
+    of the model's coordinates and speeds: they would be taken as constants."""
+    if value is None:
+        return symbol
+    v = check(value, name, hint=hint)
+    if isinstance(v, sp.Basic):
+        reserved = _MODEL_SYMBOLS.get(name.split(":")[0], set())
+        bad = sorted(str(x) for x in v.free_symbols
+                     if x.name == "t" or x.name.endswith("_dot") or x.name in reserved)
+        if bad:
+            raise _checks.error(name, "a constant parameter (a number or an expression in "
+                                "parameter symbols)", f"{v} (holding {', '.join(bad)})",
+                                "time, rates, coordinates and speeds are not parameters")
+    return _checks._exact(v)
 
 
 def chaplygin_sleigh(offset=None, mass=None, length=None, width=None):
@@ -450,10 +468,14 @@ def four_bar_kane(a=None, b=None, c=None, d=None, masses=None, gravity=None):
     if masses is None:
         ms = sp.symbols("m1:4", positive=True)
     else:
+        if isinstance(masses, np.ndarray):
+            masses = list(_checks.real_array(masses, f"{fname}: masses", shape=(3,),
+                                             hint="three masses (m1, m2, m3) in kg"))
         if not isinstance(masses, (tuple, list)) or len(masses) != 3:
             raise ValueError(f"{fname}: masses: expected three masses (m1, m2, m3), got "
                              f"{_checks._describe(masses)}")
-        ms = tuple(_checks._exact(_checks.positive(v, f"{fname}: masses[{k}]"))
+        ms = tuple(_given(_checks.positive(v, f"{fname}: masses[{k}]"), None, _checks.positive,
+                          f"{fname}: masses[{k}]", "a mass in kg")
                    for k, v in enumerate(masses))
     g = _given(gravity, sp.Symbol("g", positive=True), _checks.nonnegative, f"{fname}: gravity",
                "m/s^2, pointing down")

@@ -277,6 +277,10 @@ def _fixed_steps(t_final, dt):
 def _fixed_budget(method, rhs, y0, t_final, dt, max_steps):
     """Refuse a fixed-step run of more than ``max_steps`` steps, warn for a long one; both
     with an estimate from one timed evaluation of the right-hand side."""
+    if not np.isfinite(t_final / dt):                # 1e308 / 0.01: an overflow to inf
+        raise ValueError(f"simulate: t_final, dt: expected at most max_steps = {max_steps} "
+                         f"steps, got t_final / dt = inf steps; take a larger dt, a shorter "
+                         f"t_final, an adaptive method, or raise max_steps")
     N = _fixed_steps(t_final, dt)
     evals = 4 if method == "rk4" else 1
     start = time.perf_counter()
@@ -285,7 +289,8 @@ def _fixed_budget(method, rhs, y0, t_final, dt, max_steps):
     seconds = N * evals * per_eval
     memory = (N + 1) * len(y0) * 8 * 3          # states, plus the outputs derived from them
     if N > max_steps:
-        raise ValueError(f"simulate: dt: expected at most max_steps = {max_steps} steps, got "
+        raise ValueError(f"simulate: t_final, dt: expected at most max_steps = {max_steps} "
+                         f"steps, got "
                          f"dt = {dt:g} s for t_final = {t_final:g} s, i.e. {N} steps (about "
                          f"{seconds:.3g} s and {memory / 1e6:.3g} MB here); take a larger dt, an "
                          f"adaptive method, or raise max_steps")
@@ -313,6 +318,7 @@ def _adaptive(solver_class, rhs, y0, t_final, rtol, atol, max_step, t_eval, on_s
             raise ValueError(f"simulate: result: expected the {solver_class.__name__} solver "
                              f"to advance, got a failure at t = {solver.t:g} s: {msg}")
         steps.append(solver.t - t_old)
+        _projected_steps(steps, solver, t_final, max_steps)
         if len(steps) >= max_steps and solver.status == "running":
             recent = float(np.mean(steps[-100:]))
             left = (t_final - solver.t) / recent
@@ -337,6 +343,27 @@ def _adaptive(solver_class, rhs, y0, t_final, rtol, atol, max_step, t_eval, on_s
         if on_step is not None:
             on_step(solver.t)
     return np.array(ts), np.array(ys), steps
+
+
+PROJECTION_MARGIN = 100.0
+"""An adaptive run is refused early when, even with steps this many times the largest taken so
+far, the rest of the span would need more than ``max_steps`` steps."""
+
+
+def _projected_steps(steps, solver, t_final, max_steps):
+    """Refuse, every 100 steps, a run that cannot end within ``max_steps`` steps (a t_final of
+    1e308 s): its steps would have to grow by more than :data:`PROJECTION_MARGIN`."""
+    if len(steps) % 100 or solver.status != "running":
+        return
+    largest = max(max(steps[-100:]), getattr(solver, "_robodyn_largest", 0.0))
+    solver._robodyn_largest = largest               # a running maximum: O(100) per check
+    left = (t_final - solver.t) / (PROJECTION_MARGIN * largest) if largest > 0 else np.inf
+    if len(steps) + left > max_steps:
+        raise ValueError(f"simulate: t_final, max_steps: expected a run that ends within "
+                         f"max_steps = {max_steps} steps, got t_final = {t_final:g} s with "
+                         f"steps of at most {largest:.3g} s so far (at t = {solver.t:.6g} s): "
+                         f"even {PROJECTION_MARGIN:g} times larger steps would need "
+                         f"{left:.3g} more; a shorter t_final or a larger max_steps")
 
 
 def _fixed(method, rhs, accel, y0, n, t_final, dt, on_step):
