@@ -255,3 +255,34 @@ def _bench():
     bc = util.module_from_spec(spec)
     spec.loader.exec_module(bc)
     return bc
+
+
+def test_one_loader_for_the_compiled_modules(monkeypatch):
+    """The package's C sources are loaded by one function, dynamics._load_compiled: no other
+    module reads a ``.c`` file of the package, and the Gauss-Seidel falls back to numpy through
+    it (a warning once, the same impulses)."""
+    import pathlib
+    import re
+    import warnings
+
+    from robodyn import codegen, dynamics
+    here = pathlib.Path(lcp.__file__).parent
+    readers = sorted(p.name for p in here.rglob("*.py")
+                     if re.search(r"Path\(__file__\)\.with_name\(", p.read_text()))
+    assert readers == ["dynamics.py"], readers          # the package's files: one reader
+    N = 12
+    Jn = np.diff(np.eye(N), axis=0)
+    v = np.r_[1.0, np.zeros(N - 1)]
+    ref = contact_impulse(np.eye(N), Jn, v, 1.0, method="pgs", tol=1e-12).qd_plus
+    monkeypatch.setattr(lcp, "_PGS_MODULE", [])
+
+    def fail(source, prefix):
+        raise codegen.CompileError("codegen: no C compiler found")
+    monkeypatch.setattr(codegen, "compiled_module", fail)
+    with pytest.warns(RuntimeWarning, match="compiled Gauss-Seidel is unavailable.*no C"):
+        out = contact_impulse(np.eye(N), Jn, v, 1.0, method="pgs", tol=1e-12).qd_plus
+    np.testing.assert_allclose(out, ref, atol=1e-9)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        contact_impulse(np.eye(N), Jn, v, 1.0, method="pgs", tol=1e-12)     # warned once
+    assert dynamics._load_compiled is not None

@@ -163,7 +163,8 @@ class FlexibleLink(FieldsForm):
                                 exc=TypeError)
         x = _checks.real_array(x, f"{fname}: x", hint="positions along the link in m")
         x = float(x) if x.ndim == 0 else x
-        w = sum(e * mode_shape(b, self.length, x) for e, b in zip(eta, self.betas))
+        with _checks.overflow_guard(fname):
+            w = sum(e * mode_shape(b, self.length, x) for e, b in zip(eta, self.betas))
         return _checks.finite_result(w, fname)
 
 

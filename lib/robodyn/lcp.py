@@ -26,8 +26,6 @@ not converge within its cap of sweeps.
 from __future__ import annotations
 
 import math
-import warnings
-from pathlib import Path
 
 import numpy as np
 
@@ -45,17 +43,11 @@ _PGS_MODULE = []
 
 
 def _pgs_engine():
-    """The compiled projected Gauss--Seidel (``_pgs.c``), or None where no compiler works."""
-    if not _PGS_MODULE:
-        from . import codegen
-        try:
-            src = Path(__file__).with_name("_pgs.c").read_text()
-            _PGS_MODULE.append(codegen.compiled_module(src, "robodyn_pgs"))
-        except (codegen.CompileError, OSError) as err:
-            warnings.warn(f"robodyn.lcp: the compiled Gauss-Seidel is unavailable ({err}); "
-                          f"the numpy loop runs instead", RuntimeWarning, stacklevel=3)
-            _PGS_MODULE.append(None)
-    return _PGS_MODULE[0]
+    """The compiled projected Gauss--Seidel (``_pgs.c``), or None where no compiler works
+    (the package's one loader, :func:`robodyn.dynamics._load_compiled`)."""
+    from .dynamics import _load_compiled
+    return _load_compiled(_PGS_MODULE, "_pgs.c", "robodyn_pgs",
+                          "robodyn.lcp: the compiled Gauss-Seidel", "the numpy loop runs")
 
 
 def _pivot(T, r, c):
