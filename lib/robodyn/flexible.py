@@ -31,6 +31,7 @@ prescribed; :func:`simulate_hub` drives the hub along a prescribed motion (e.g.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from types import SimpleNamespace
 
 import numpy as np
 import sympy as sp
@@ -195,6 +196,52 @@ def _truncated(a, b, eps, deg):
                               if k + l <= deg]))
 
 
+def _quadrature_tables(betas, L, n_quad, stiff):
+    """Gauss--Legendre nodes x and weights w on [0, L]; the modes phi, phi'' at the nodes and
+    phi(L); the index pairs (i <= j) and the foreshortening integrals G_ij at the nodes and at
+    L (zeros without geometric stiffening)."""
+    N = len(betas)
+    xg, wg = np.polynomial.legendre.leggauss(n_quad)
+    x = (xg + 1) * L / 2
+    w = wg * L / 2
+    phi = np.array([mode_shape(b, L, x) for b in betas])
+    phi2 = np.array([mode_shape(b, L, x, 2) for b in betas])
+    phiL = np.array([mode_shape(b, L, L) for b in betas])
+    pairs = [(i, j) for i in range(N) for j in range(i, N)]
+    if stiff:                               # G_ij(x) = int_0^x phi_i' phi_j' at every node
+        ti, wi = np.polynomial.legendre.leggauss(_INNER)
+        nodes = np.concatenate([x, [L]])
+        inner = nodes[:, None] * (ti + 1) / 2
+        d1 = np.array([mode_shape(b, L, inner, 1) for b in betas])
+        G = np.array([(d1[i] * d1[j]) @ wi * nodes / 2 for i, j in pairs])
+        G, GL = G[:, :-1], G[:, -1]
+    else:
+        G = np.zeros((len(pairs), n_quad))
+        GL = np.zeros(len(pairs))
+    return x, w, phi, phi2, phiL, pairs, G, GL
+
+
+def _integrate(expr, weight, tip, t):
+    """int weight(x) expr dx (+ tip * expr at x = L) for expr polynomial in x, phi_i, G_ij
+    (``t.gens``), by the quadrature ``t.x``, ``t.w`` with the tables ``t.along`` (values at
+    the nodes) and ``t.at_tip`` (values at L)."""
+    poly = sp.Poly(expr, *t.gens)
+    out = 0
+    for mono, c in poly.terms():
+        fx = t.x ** mono[0]
+        atL = t.L ** mono[0]
+        for gen, d in zip(t.gens[1:], mono[1:]):
+            if d:
+                fx = fx * t.along[gen] ** d
+                atL *= float(t.at_tip[gen]) ** d
+        val = weight * float(np.sum(t.w * fx))
+        if tip:
+            val += tip * atL
+        if abs(val) > 1e-11:           # quadrature residue of orthogonal modes
+            out += sp.Float(val) * c
+    return out
+
+
 def flexible_link(n_modes, hub_inertia=0.0, length=1.0, EI=1.0, rho=1.0, tip_mass=0.0,
                   n_quad=200, geometric_stiffening=True):
     r"""Kane's equations of a hub carrying a flexible link (N assumed modes), eq. (kane-flexible).
@@ -259,24 +306,7 @@ def flexible_link(n_modes, hub_inertia=0.0, length=1.0, EI=1.0, rho=1.0, tip_mas
     mt = _positive(tip_mass, "tip_mass", fname, allow_zero=True)
     stiff = _checks.flag(geometric_stiffening, f"{fname}: geometric_stiffening")
     betas = clamped_free_roots(N)
-    # quadrature tables
-    xg, wg = np.polynomial.legendre.leggauss(n_quad)
-    x = (xg + 1) * L / 2
-    w = wg * L / 2
-    phi = np.array([mode_shape(b, L, x) for b in betas])
-    phi2 = np.array([mode_shape(b, L, x, 2) for b in betas])
-    phiL = np.array([mode_shape(b, L, L) for b in betas])
-    pairs = [(i, j) for i in range(N) for j in range(i, N)]
-    if stiff:                               # G_ij(x) = int_0^x phi_i' phi_j' at every node
-        ti, wi = np.polynomial.legendre.leggauss(_INNER)
-        nodes = np.concatenate([x, [L]])
-        inner = nodes[:, None] * (ti + 1) / 2
-        d1 = np.array([mode_shape(b, L, inner, 1) for b in betas])
-        G = np.array([(d1[i] * d1[j]) @ wi * nodes / 2 for i, j in pairs])
-        G, GL = G[:, :-1], G[:, -1]
-    else:
-        G = np.zeros((len(pairs), n_quad))
-        GL = np.zeros(len(pairs))
+    x, w, phi, phi2, phiL, pairs, G, GL = _quadrature_tables(betas, L, n_quad, stiff)
 
     # symbolic Kane derivation with x, phi_i and G_ij as symbols, integrals by quadrature
     th = sp.Symbol("theta")
@@ -314,31 +344,10 @@ def flexible_link(n_modes, hub_inertia=0.0, length=1.0, EI=1.0, rho=1.0, tip_mas
         pvE = pv.xreplace(book)
         d = sum((_truncated(pvE[k], aE[k], eps, deg) for k in range(2)), sp.Integer(0))
         dens.append(sp.expand(-d.xreplace({eps: 1})))
-    phi_of = dict(zip(ph, phi))
-    phiL_of = dict(zip(ph, phiL))
-    g_of = dict(zip(gs, G))
-    gL_of = dict(zip(gs, GL))
-
-    def integrate(expr, weight, tip):
-        """int weight(x) expr dx (+ tip * expr at x = L) for expr polynomial in x, phi, G."""
-        gens = [xs, *ph, *gs]
-        poly = sp.Poly(expr, *gens)
-        out = 0
-        for mono, c in poly.terms():
-            fx = x ** mono[0]
-            atL = L ** mono[0]
-            for gen, d in zip(gens[1:], mono[1:]):
-                if d:
-                    fx = fx * (phi_of.get(gen) if gen in phi_of else g_of[gen]) ** d
-                    atL *= float(phiL_of.get(gen) if gen in phiL_of else gL_of[gen]) ** d
-            val = weight * float(np.sum(w * fx))
-            if tip:
-                val += tip * atL
-            if abs(val) > 1e-11:           # quadrature residue of orthogonal modes
-                out += sp.Float(val) * c
-        return out
-
-    Fs = sp.Matrix([integrate(d, rho_, mt) for d in dens])
+    tables = SimpleNamespace(gens=[xs, *ph, *gs], x=x, w=w, L=L,
+                             along={**dict(zip(ph, phi)), **dict(zip(gs, G))},
+                             at_tip={**dict(zip(ph, phiL)), **dict(zip(gs, GL))})
+    Fs = sp.Matrix([_integrate(d, rho_, mt, tables) for d in dens])
     Fs[0] -= Jh * udot[0]
     Kel = np.array([[float(np.sum(w * EI_ * phi2[i] * phi2[j])) for j in range(N)]
                     for i in range(N)])

@@ -22,7 +22,8 @@ import numpy as np
 
 from . import _checks
 from .contact import choose_method, solve_lcp, solve_modes
-from .impacts import HybridSystem, _jac, _tangent_row
+from ._hybrid_segments import _jac, _tangent_row
+from .impacts import HybridSystem
 
 __all__ = ["TimeSteppingResult", "moreau_jean"]
 
