@@ -681,7 +681,8 @@ def spd(A, name: str, *, tol: float = DEFAULT_TOL):
     try:
         np.linalg.cholesky(0.5 * (b + b.T))
     except np.linalg.LinAlgError:
-        ev = np.linalg.eigvalsh(0.5 * (b + b.T)) * (scale if scale > 0 else 1.0)
+        with np.errstate(over="ignore"):
+            ev = np.linalg.eigvalsh(0.5 * (b + b.T)) * (scale if scale > 0 else 1.0)
         raise error(name, "a symmetric positive definite matrix",
                     f"a matrix with eigenvalues {np.round(ev, 12).tolist()[:6]}", hint) from None
     return a
@@ -1155,8 +1156,9 @@ class ResultOverflow(ValueError):
 @contextlib.contextmanager
 def overflow_guard(fname: str):
     """Inside it, an overflow of the numeric work -- a :class:`ResultOverflow` of an inner
-    function, ``OverflowError``, ``FloatingPointError`` or a ``LinAlgError`` of a matrix holding
-    inf/NaN -- becomes ``ValueError("fname: result: ...")`` naming the function the user called.
+    function, ``OverflowError``, ``FloatingPointError`` or ``LinAlgError`` (a matrix holding
+    inf/NaN, or singular) -- becomes ``ResultOverflow("fname: result: ...")`` (a ValueError)
+    naming the function the user called.
 
     >>> with overflow_guard("rod_inertia"):
     ...     1e308 ** 2
@@ -1172,9 +1174,10 @@ def overflow_guard(fname: str):
         raise ResultOverflow(f"{fname}: result: expected finite numbers for finite input, got "
                              f"an overflow inside ({exc})") from exc
     except (OverflowError, FloatingPointError, np.linalg.LinAlgError) as exc:
+        why = "a singular matrix, or inputs too large for float64 arithmetic" if isinstance(
+            exc, np.linalg.LinAlgError) else "the inputs are too large for float64 arithmetic"
         raise ResultOverflow(f"{fname}: result: expected finite numbers for finite input, got "
-                             f"an overflow ({type(exc).__name__}: {exc}): the inputs are too "
-                             f"large for float64 arithmetic") from exc
+                             f"an overflow ({type(exc).__name__}: {exc}): {why}") from exc
 
 
 def chain(x, name: str, cls=None):
