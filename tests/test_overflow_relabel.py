@@ -19,7 +19,7 @@ HUGE = [1e200, 1e200]
     (lambda: simulate(models.planar_rr(), [0.5, 0.0], [0, 0], 1e308),
      r"^simulate: t_final, max_steps: expected a run that ends within"),
     (lambda: simulate(models.planar_rr(), [0.5, 0.0], [0, 0], 1e308, method="rk4", dt=0.01),
-     r"^simulate: t_final, dt: expected at most max_steps"),
+     r"^simulate: dt, t_final: expected at most max_steps"),
     (lambda: simulate_hybrid(walkers.bouncing_ball(0.5), [0.0, 1.0], [1e308, 1e308], 1.0),
      r"^simulate_hybrid: result: "),
     (lambda: return_map(walkers.bouncing_ball(0.5), [0.0, 1.0, 1e308, 1e308]),

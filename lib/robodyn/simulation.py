@@ -278,7 +278,7 @@ def _fixed_budget(method, rhs, y0, t_final, dt, max_steps):
     """Refuse a fixed-step run of more than ``max_steps`` steps, warn for a long one; both
     with an estimate from one timed evaluation of the right-hand side."""
     if not np.isfinite(t_final / dt):                # 1e308 / 0.01: an overflow to inf
-        raise ValueError(f"simulate: t_final, dt: expected at most max_steps = {max_steps} "
+        raise ValueError(f"simulate: dt, t_final: expected at most max_steps = {max_steps} "
                          f"steps, got t_final / dt = inf steps; take a larger dt, a shorter "
                          f"t_final, an adaptive method, or raise max_steps")
     N = _fixed_steps(t_final, dt)
@@ -289,7 +289,7 @@ def _fixed_budget(method, rhs, y0, t_final, dt, max_steps):
     seconds = N * evals * per_eval
     memory = (N + 1) * len(y0) * 8 * 3          # states, plus the outputs derived from them
     if N > max_steps:
-        raise ValueError(f"simulate: t_final, dt: expected at most max_steps = {max_steps} "
+        raise ValueError(f"simulate: dt, t_final: expected at most max_steps = {max_steps} "
                          f"steps, got "
                          f"dt = {dt:g} s for t_final = {t_final:g} s, i.e. {N} steps (about "
                          f"{seconds:.3g} s and {memory / 1e6:.3g} MB here); take a larger dt, an "
