@@ -240,7 +240,8 @@ def test_moreau_jean_agrees_with_the_event_driven_simulator():
 # --------------------------------------------------------------------------
 
 def test_bad_input_is_refused():
-    with pytest.raises(ValueError, match=r"Surface 's': friction: expected .*non-negative.*Coulomb coefficient mu >= 0"):
+    with pytest.raises(ValueError, match=r"Surface 's': friction: expected .*non-negative"
+                                         r".*Coulomb coefficient mu >= 0"):
         Surface("s", lambda q: q[0], lambda q: [1.0], 0.5, friction=-0.1,
                 tangent=lambda q: [0.0])
     with pytest.raises(ValueError, match="Surface 's': tangent: expected a tangent row"):

@@ -234,7 +234,8 @@ def cradle_sequential(balls=5, restitution=1.0, speed=1.0, moving=1, max_impacts
     With a small e the impacts go on and on (an inelastic collapse: the velocities approach a
     common one geometrically); they are followed until no approach speed exceeds 1e-10 v.
 
-    Raises :class:`~robodyn.contact.LimitReached` (a ValueError) after ``max_impacts`` impacts (default 10**5; at most 10**7).
+    Raises :class:`~robodyn.contact.LimitReached` (a ValueError) after ``max_impacts``
+    impacts (default 10**5; at most 10**7).
 
     >>> v, k = cradle_sequential(5, 1.0)
     >>> v.tolist(), k

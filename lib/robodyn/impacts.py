@@ -103,6 +103,17 @@ def _jacobian_rows(J, n, fname, symbolic):
     return Ja
 
 
+def _normal_rows(rows, p, fname):
+    """The row indices (whole numbers in [0, p)) whose velocity must approach the surface."""
+    if rows is None:
+        return list(range(p))
+    if isinstance(rows, (str, bytes, dict)) or not hasattr(rows, "__iter__"):
+        raise _checks.error(f"{fname}: normal_rows", f"None or a sequence of row indices in "
+                            f"[0, {p})", _checks.describe(rows), exc=TypeError)
+    return [_checks.size(i, f"{fname}: normal_rows", low=0, high=p - 1,
+                         hint=f"row indices in [0, {p}): one per row of J") for i in list(rows)]
+
+
 def impact_map(M, J, qd_minus, restitution, *, normal_rows=None, tol=1e-9):
     r"""The velocity after an impact on the surfaces :math:`\phi(q) = 0`, eq. (hb-5-31).
 
@@ -163,6 +174,7 @@ def impact_map(M, J, qd_minus, restitution, *, normal_rows=None, tol=1e-9):
             raise ValueError(f"{fname}: J: expected full row rank ({p} independent rows of "
                              f"length {n}), got rank {Js.rank(simplify=True)}: the surfaces' "
                              f"normals are dependent")
+        rows = _normal_rows(normal_rows, p, fname)
         v = _checks.vector(qd_minus, n, f"{fname}: qd_minus")
         v = sp.Matrix(v) if not isinstance(v, sp.MatrixBase) else v
         e = sp.sympify(e)
@@ -170,12 +182,8 @@ def impact_map(M, J, qd_minus, restitution, *, normal_rows=None, tol=1e-9):
         W = (Js * Minv * Js.T).applyfunc(sp.simplify)
         Lam = W.inv()
         vn = Js * v
-        rows = range(p) if normal_rows is None else list(normal_rows)
         for i in rows:
-            if not 0 <= int(i) < p:
-                raise ValueError(f"{fname}: normal_rows: expected indices in [0, {p}), got "
-                                 f"{i!r}")
-            vi = sp.simplify(vn[int(i)])
+            vi = sp.simplify(vn[i])
             if vi.is_positive:
                 raise ValueError(f"{fname}: J, qd_minus: expected a velocity approaching surface "
                                  f"{i} ((J qd)_{i} <= 0), got (J qd)_{i} = {vi} > 0: the "
@@ -208,12 +216,10 @@ def impact_map(M, J, qd_minus, restitution, *, normal_rows=None, tol=1e-9):
         raise ValueError(f"{fname}: J: expected full row rank ({p} independent rows of length "
                          f"{n}), got singular values {s}: the surfaces' normals are dependent "
                          f"(or zero)")
+    rows = _normal_rows(normal_rows, p, fname)
     v = _checks.vector(qd_minus, n, f"{fname}: qd_minus")
     vn = Ja @ v
-    rows = range(p) if normal_rows is None else list(normal_rows)
     for i in rows:
-        if not 0 <= int(i) < p:
-            raise ValueError(f"{fname}: normal_rows: expected indices in [0, {p}), got {i!r}")
         limit = tol * max(1.0, np.linalg.norm(Ja[i]) * np.linalg.norm(v))
         if vn[i] > limit:
             raise ValueError(f"{fname}: J, qd_minus: expected a velocity approaching surface {i} "
@@ -440,19 +446,14 @@ class HybridTrajectory:
 
 
 def _positive(x, name):
-    """A positive finite float (rates, speeds, time steps: no upper bound)."""
-    v = _checks.scalar(x, name)
-    if isinstance(v, sp.Basic) or not v > 0:
-        raise ValueError(f"{name}: expected a positive number, got {x!r}")
-    return float(v)
+    """A positive finite float (rates, speeds, time steps: no upper bound); Python, numpy,
+    Fraction and sympy numbers alike."""
+    return _checks.real_number(x, name, low=0, strict_low=True)
 
 
 def _positive_int(x, name, fname):
-    if isinstance(x, (bool, np.bool_)) or not isinstance(x, (int, np.integer)):
-        raise TypeError(f"{fname}: {name}: expected a positive int, got {_checks._describe(x)}")
-    if x < 1:
-        raise ValueError(f"{fname}: {name}: expected a positive int, got {x}")
-    return int(x)
+    """A count >= 1 (Python or numpy int, Fraction(3, 1), sympy Integer)."""
+    return _checks.size(x, f"{fname}: {name}", low=1, high=None)
 
 
 def _hybrid_options(fname, system, q0, qd0, t_final, t0, method, rtol, atol, event_tol,

@@ -10,5 +10,5 @@ CALLS["robodyn.models.random_chain"] = lambda: ((4,), {"rng": 7, "prismatic": 0.
                                                       "helical": 0.1})
 """A seed, not a Generator: a Generator is advanced by the fuzzer's base call, so the legal
 alternatives would be compared with a chain drawn from another state."""
-CALLS["robodyn.flexible.mode_shape"] = lambda: ((1.8751040687119611, 1.0, np.array([0.0, 0.5, 1.0])),
-                                                {"derivative": 1})
+CALLS["robodyn.flexible.mode_shape"] = lambda: (
+    (1.8751040687119611, 1.0, np.array([0.0, 0.5, 1.0])), {"derivative": 1})
