@@ -63,3 +63,13 @@ def test_overflow_guard_relabels_once():
                                                      r"for finite input, got NaN"):
         with _checks.overflow_guard("outer"):
             _checks.finite_result(np.array([np.nan]), "outer")
+
+
+def test_return_map_names_its_own_options():
+    """Options pass through to simulate_hybrid; a refusal names return_map, and an option that
+    return_map sets itself (max_events) is refused by name, not by Python's TypeError."""
+    ball = walkers.bouncing_ball(0.5)
+    with pytest.raises(ValueError, match=r"^return_map: rtol: expected a positive number"):
+        return_map(ball, [0.0, 1.0, 0.0, 0.0], rtol=-1.0)
+    with pytest.raises(TypeError, match=r"^return_map: options: .*got 'max_events'"):
+        return_map(ball, [0.0, 1.0, 0.0, 0.0], max_events=3)

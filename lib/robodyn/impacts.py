@@ -28,6 +28,7 @@ compass-gait walker) are in :mod:`robodyn.walkers`.
 """
 from __future__ import annotations
 
+import inspect
 import math
 import warnings
 from dataclasses import dataclass, field
@@ -880,14 +881,25 @@ def return_map(system, x, *, surface=None, t_max=10.0, **options):
         raise _checks.error(f"{fname}: surface", f"None or one of {names}",
                             _checks.describe(surface))
     t_max = _checks.real_number(t_max, f"{fname}: t_max", low=0, strict_low=True, hint="s")
+    allowed = [k for k, prm in inspect.signature(simulate_hybrid).parameters.items()
+               if prm.kind is prm.KEYWORD_ONLY and k not in ("max_events", "t0")]
+    unknown = [k for k in options if k not in allowed]
+    if unknown:
+        raise _checks.error(f"{fname}: options", f"options of simulate_hybrid ({', '.join(allowed)})",
+                            repr(unknown[0]), "max_events is 1 here: one step", exc=TypeError)
     _outside_surfaces(system, x[:n], _checks.tolerance(options.get("event_tol", 1e-10),
                                                        f"{fname}: event_tol"), f"{fname}: x")
     options.setdefault("max_event_rate", 1e12)
     options.setdefault("rest_speed", 1e-300)
     if system.energy is not None:           # only the event is used: no energy per sample
         system = HybridSystem(system.form, system.surfaces, None, system.name)
-    with _checks.overflow_guard(fname):
-        tr = simulate_hybrid(system, x[:n], x[n:], t_max, max_events=1, **options)
+    try:
+        with _checks.overflow_guard(fname):
+            tr = simulate_hybrid(system, x[:n], x[n:], t_max, max_events=1, **options)
+    except (ValueError, TypeError) as exc:          # an option refused: named as passed here
+        if type(exc) in (ValueError, TypeError) and str(exc).startswith("simulate_hybrid: "):
+            raise type(exc)(fname + str(exc)[len("simulate_hybrid"):]) from None
+        raise
     if not tr.events:
         raise LimitReached(f"{fname}: x, t_max: expected a motion that reaches an impact "
                            f"within t_max = {t_max} s, got none ({tr.message})")
