@@ -438,7 +438,7 @@ SPECIFIC_CASES = [
     case(lambda: rd.SerialChain.from_joints([("revolute", [0, 0, 1])], np.eye(4)), ValueError,
          "from_joints: joint 0", "from_joints-missing-point"),
     case(lambda: rd.SerialChain.from_joints([("revolute", [0, 0, 1j], [0, 0, 0])], np.eye(4)),
-         TypeError, "revolute_screw: axis", "from_joints-complex-axis"),
+         TypeError, "from_joints: joints.*real numbers", "from_joints-complex-axis"),
     case(lambda: rd.jacobian_space(RR, Q2, link=5), ValueError, "jacobian_space: link",
          "jacobian_space-link-range"),
     case(lambda: rd.jacobian_body(RR, Q2, link=1.0), TypeError, "jacobian_body: link",

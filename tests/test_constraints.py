@@ -591,7 +591,7 @@ def test_bad_shapes():
         C.udwadia_kalaba(np.eye(2), [0, 0, 0], [[1, 0]], [0])
     with pytest.raises(ValueError, match="penrose_conditions: W_plus: expected shape"):
         C.penrose_conditions(np.eye(2), np.eye(3))
-    with pytest.raises(ValueError, match="lagrange_multipliers: F .*NaN"):
+    with pytest.raises(ValueError, match=r"lagrange_multipliers: F\b.*NaN"):
         C.lagrange_multipliers(np.eye(2), [np.nan, 0], [[1, 0]], [0])
 
 
@@ -605,7 +605,7 @@ def test_bad_pfaffian_forms():
         C.is_holonomic([1, 1], ["x", "y"])
     with pytest.raises(TypeError, match="is_holonomic: coords: expected plain sympy Symbols"):
         C.is_holonomic([1, 1], [sp.Function("x")(T), Y])
-    with pytest.raises(TypeError, match="is_holonomic: form: expected a list"):
+    with pytest.raises(TypeError, match="is_holonomic: form: expected (a list|numbers.*never evaluates text)"):
         C.is_holonomic("dx + dy", [X, Y])
     with pytest.raises(TypeError, match="is_holonomic: t: expected a time Symbol"):
         C.is_holonomic([1, 1, 1], [X, Y], t=X)

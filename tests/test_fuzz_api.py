@@ -63,6 +63,24 @@ def test_every_public_callable_has_a_valid_call(recorded):
                          "\n".join(missing))
 
 
+def test_every_public_callable_is_sealed():
+    """The one boundary (robodyn._boundary): every public callable -- functions, constructors,
+    methods -- goes through ``seal``; a module that forgets ``_seal(globals())`` at its end, or a
+    callable added where the seal cannot see it, fails here."""
+    from robodyn._boundary import is_sealed
+    loose = []
+    for name, (kind, obj, owner) in API.items():
+        if kind == "class":
+            ok = issubclass(obj, BaseException) or is_sealed(obj)
+        elif kind == "function":
+            ok = is_sealed(obj)
+        else:
+            ok = is_sealed(vars(owner)[name.rpartition(".")[2]])
+        if not ok:
+            loose.append(name)
+    assert not loose, f"{len(loose)} public callables bypass the boundary: {loose}"
+
+
 def test_registry_names_exist(recorded):
     stale = [n for n in list(REGISTRY) + list(SKIP) + list(GAPS) if n not in API]
     assert not stale, f"registered names that are not public callables: {stale}"

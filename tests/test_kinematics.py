@@ -603,7 +603,7 @@ def test_spatial_inertia_transforms_like_a_tensor():
     (1.0, np.eye(4), ValueError, r"expected a 3x3 matrix, got shape \(4, 4\)"),
     ("1", [1, 1, 1], TypeError, r"spatial_inertia: mass: expected a real number"),
     (np.nan, [1, 1, 1], ValueError, r"spatial_inertia: mass: expected finite numbers"),
-    (1.0, [1, np.nan, 1], ValueError, r"spatial_inertia: inertia: expected finite numbers"),
+    (1.0, [1, np.nan, 1], ValueError, r"spatial_inertia: inertia(\[1\])?: expected finite numbers"),
 ])
 def test_spatial_inertia_refuses(mass, I, exc, msg):
     with pytest.raises(exc, match=msg):
@@ -677,11 +677,11 @@ BAD_HOME = np.diag([1.0, 1.0, 2.0, 1.0])
     (dict(home=np.eye(3)), ValueError, r"from_screws: home: expected a 4x4 matrix, got shape"),
     (dict(home=np.full((4, 4), np.nan)), ValueError, r"home: expected finite numbers"),
     (dict(link_homes=[np.eye(4)]), ValueError,
-     r"SerialChain: link_homes: expected 2 entries \(one per joint\), got 1"),
+     r"SerialChain(\.from_screws)?: link_homes: expected 2 entries \(one per joint\), got 1"),
     (dict(link_homes=np.eye(4)), TypeError,
      r"link_homes: expected a list of 2 4x4 matrices, got an array of shape \(4, 4\)"),
     (dict(link_homes=[np.eye(4), np.eye(3)]), ValueError,
-     r"SerialChain: link_homes\[1\]: expected a 4x4 matrix, got shape \(3, 3\)"),
+     r"SerialChain(\.from_screws)?: link_homes\[1\]: expected a 4x4 matrix, got shape \(3, 3\)"),
     (dict(link_homes=[np.eye(4), BAD_HOME]), ValueError, r"link_homes\[1\] \(rotation block\)"),
     (dict(link_inertias=[np.eye(6)] * 3), ValueError,
      r"link_inertias: expected 2 entries \(one per joint\), got 3"),
@@ -893,7 +893,7 @@ def test_chain_functions_refuse_bad_q(f):
                                          rf"chain\): expected a vector of length 2, got shape "
                                          rf"\(3,\)"):
         f(chain, [0.1, 0.2, 0.3])
-    with pytest.raises(ValueError, match=rf"{name}: q .*expected finite numbers, got NaN"):
+    with pytest.raises(ValueError, match=rf"{name}: q\b.*expected finite numbers, got NaN"):
         f(chain, [0.1, np.nan])
     with pytest.raises(TypeError, match=rf"{name}: q .*expected an array of numbers, got str"):
         f(chain, "ab")

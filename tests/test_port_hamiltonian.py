@@ -12,6 +12,7 @@ from scipy.spatial.transform import Rotation
 
 import robodyn as rd
 from robodyn import port_hamiltonian as ph
+from robodyn import _ph_forms
 from robodyn.vehicle import (SUBGROUPS, PlanarCoordinates, StandardForm, VehicleManipulator,
                              check_pose, coadjoint, planar_virtual_chain, euler_poincare, pose_error, rigid_body_step)
 
@@ -115,7 +116,7 @@ def test_mass_matrix_derivatives_exact():
     vms, rng = floating(n=4, seed=4)
     q = rng.normal(size=4)
     dM = vms.mass_matrix_derivatives(q)
-    assert np.abs(dM - ph._complex_step_dM(vms, q)).max() < 1e-11
+    assert np.abs(dM - _ph_forms._complex_step_dM(vms, q)).max() < 1e-11
 
 
 def test_end_effector_and_link_poses_follow_the_base():

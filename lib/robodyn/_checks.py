@@ -490,7 +490,10 @@ def scalar(x, name: str, *, low=None, high=None, strict_low: bool = False,
         if isinstance(x, (np.ndarray, list, tuple)):
             raise error(name, "a real number (a scalar)", describe(x), hint, exc=TypeError)
         raise error(name, "a real number or a sympy expression", describe(x), hint, exc=TypeError)
-    v = float(x)
+    try:
+        v = float(x)
+    except OverflowError:               # an int or Fraction beyond float64 (10**400)
+        raise error(name, "finite numbers", "a number beyond the float64 range", hint) from None
     if not np.isfinite(v):
         raise error(name, "finite numbers", repr(v), hint)
     _bounds(v, name, low, high, strict_low, hint)
@@ -595,8 +598,9 @@ def size(x, name: str, *, low: int = 1, high: int | None = MAX_SIZE,
         raise error(name, f"an integer >= {low}", str(v), hint)
     if high is not None and v > high:
         mem = "" if item_bytes is None else \
-            f"it would allocate about {v * item_bytes / 1024**3:.3g} GiB"
-        raise error(name, f"at most {high}", str(v), hint or mem or None)
+            f"it would allocate about {min(v, 10**300) * item_bytes / 1024**3:.3g} GiB"
+        raise error(name, f"at most {high}", str(v) if v < 10**100 else
+                    "an integer of more than 100 digits", hint or mem or None)
     if item_bytes is not None and v * item_bytes > MAX_BYTES:
         raise error(name, f"a size whose memory stays below {MAX_BYTES / 1024**3:g} GiB",
                     str(v), f"it would allocate about {v * item_bytes / 1024**3:.3g} GiB")
@@ -1149,22 +1153,19 @@ def finite_result(out, fname: str, what: str = "result"):
 
 
 class ResultOverflow(ValueError):
-    """A non-finite result from finite input (raised by :func:`finite_result`); an outer public
-    function relabels it with its own name (:func:`overflow_guard`)."""
+    """A non-finite result from finite input; an outer function renames it (overflow_guard)."""
 
 
 @contextlib.contextmanager
 def overflow_guard(fname: str):
-    """Inside it, an overflow of the numeric work -- a :class:`ResultOverflow` of an inner
-    function, ``OverflowError``, ``FloatingPointError`` or ``LinAlgError`` (a matrix holding
-    inf/NaN, or singular) -- becomes ``ResultOverflow("fname: result: ...")`` (a ValueError)
-    naming the function the user called.
+    """Inner ResultOverflow, OverflowError, FloatingPointError, LinAlgError -> ResultOverflow
+    naming ``fname: result`` (the function the user called).
 
     >>> with overflow_guard("rod_inertia"):
     ...     1e308 ** 2
     Traceback (most recent call last):
     ...
-    robodyn._checks.ResultOverflow: rod_inertia: result: expected finite numbers for finite input, got an overflow (OverflowError: (34, 'Numerical result out of range')): the inputs are too large for float64 arithmetic
+    robodyn._checks.ResultOverflow: rod_inertia: result: expected finite numbers for finite input, got OverflowError: (34, 'Numerical result out of range') (inputs too large for float64, or a singular matrix)
     """
     try:
         yield
@@ -1174,10 +1175,9 @@ def overflow_guard(fname: str):
         raise ResultOverflow(f"{fname}: result: expected finite numbers for finite input, got "
                              f"an overflow inside ({exc})") from exc
     except (OverflowError, FloatingPointError, np.linalg.LinAlgError) as exc:
-        why = "a singular matrix, or inputs too large for float64 arithmetic" if isinstance(
-            exc, np.linalg.LinAlgError) else "the inputs are too large for float64 arithmetic"
         raise ResultOverflow(f"{fname}: result: expected finite numbers for finite input, got "
-                             f"an overflow ({type(exc).__name__}: {exc}): {why}") from exc
+                             f"{type(exc).__name__}: {exc} (inputs too large for float64, or a "
+                             f"singular matrix)") from exc
 
 
 def chain(x, name: str, cls=None):

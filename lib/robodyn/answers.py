@@ -1231,3 +1231,6 @@ class ProblemSet:
     def spec(self):
         """The problems as JSON-safe dicts (what the grader reads)."""
         return [p.to_dict() for p in self]
+
+from ._boundary import seal as _seal  # noqa: E402 -- the one boundary (issue 28): last, over the finished module
+_seal(globals(), {"*": {"raw": "all"}})  # answers: text and NaN are judged, not refused

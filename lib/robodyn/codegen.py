@@ -797,3 +797,6 @@ def compiled_module(source, prefix):
         raise CompileError(f"codegen: cannot build or load {target}: {err}") from err
     _LOADED[modname] = module
     return module
+
+from ._boundary import seal as _seal  # noqa: E402 -- the one boundary (issue 28): last, over the finished module
+_seal(globals())

@@ -1179,3 +1179,6 @@ def __getattr__(name):
         module, new = _MOVED[name]
         return getattr(importlib.import_module(f"{__package__}.{module}"), new)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+from ._boundary import seal as _seal  # noqa: E402 -- the one boundary (issue 28): last, over the finished module
+_seal(globals())

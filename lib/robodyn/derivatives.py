@@ -474,3 +474,7 @@ def vms_aba_derivatives(vms, q, v, qd, w, tau, base_pose=None, gravity=None):
     dX, dV = _rnea_derivatives_np(s, I, qd, acc[nb:], np.zeros(3) if gb is None else gb,
                                   base=(Sb, Ib, v, acc[:nb]))
     return _finite((-Minv @ dX, -Minv @ dV, Minv), fname, "q, v, qd, w, tau, gravity")
+
+from ._boundary import seal as _seal  # noqa: E402 -- the one boundary (issue 28): last, over the finished module
+_seal(globals(), {f: {"self_checked": True} for f in (
+    "rnea_derivatives", "aba_derivatives")})

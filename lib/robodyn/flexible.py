@@ -639,3 +639,6 @@ def simulate_hub(link, hub, t_final, servo=None, n_samples=500, rtol=1e-8):
             torque[k] = Mq[0, 0] * thdd_d + kp * (th_d - theta[k]) + kd * (thd_d - thd[k])
     return HubRun(ts, np.asarray(theta, float), np.asarray(thd, float), eta, etad, tip, torque,
                   diverged)
+
+from ._boundary import seal as _seal  # noqa: E402 -- the one boundary (issue 28): last, over the finished module
+_seal(globals(), {"simulate_hub": {"nonfinite_result": True}})  # NaN after diverged_at

@@ -923,3 +923,6 @@ def geodesic(chain, q_start, q_end, duration=1.0, *, n_points=201, method="shoot
         warnings.warn(msg, RuntimeWarning, stacklevel=2)
     return Geodesic(_frozen(t), _frozen(q), _frozen(qd), _frozen(v0), residual, E, _frozen(T),
                     method, nfev)
+
+from ._boundary import seal as _seal  # noqa: E402 -- the one boundary (issue 28): last, over the finished module
+_seal(globals())

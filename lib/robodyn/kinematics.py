@@ -1196,3 +1196,6 @@ def jacobian_body(chain, q, link=None):
             raise ValueError(f"jacobian_body: link={k} needs link_homes, and {chain!r} has none")
         T = _prefix_products(chain, q, sym)[k + 1] @ _mat(chain.link_homes[k], sym)
     return _adjoint(_inverse_homogeneous(T, sym), sym) @ Js
+
+from ._boundary import seal as _seal  # noqa: E402 -- the one boundary (issue 28): last, over the finished module
+_seal(globals())

@@ -872,3 +872,6 @@ def generalized_forces(chain, q, wrenches, frame="body"):
         J = jac(chain, qv, link=l) if frame == "body" else jac(chain, qv, link=l)
         Y += J.T @ W[l]
     return Y
+
+from ._boundary import seal as _seal  # noqa: E402 -- the one boundary (issue 28): last, over the finished module
+_seal(globals())

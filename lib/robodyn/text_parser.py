@@ -251,3 +251,6 @@ class _Builder:
         if any(isinstance(i, sp.MatrixBase) for i in items):
             _refuse("a matrix mixes rows and numbers")
         return sp.Matrix([[i] for i in items]).T                   # one row
+
+from ._boundary import seal as _seal  # noqa: E402 -- the one boundary (issue 28): last, over the finished module
+_seal(globals(), {"*": {"text": "all"}})  # the safe parser reads text by design

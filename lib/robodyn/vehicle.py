@@ -27,10 +27,19 @@ Speed: the mass matrix, the velocity and gravity terms, inverse dynamics, the ac
 and composite bodies in {b}) when a C compiler works and the arrays are clean float64; the
 numpy code below is the reference and the fallback (``ROBODYN_ENGINE=numpy``), and checks
 and converts every other input. ``bench/bench_port_hamiltonian.py`` measures both against
-Pinocchio's free-flyer model.
+Pinocchio's free-flyer model. Every public callable checks all its arguments at its top under
+its own name and returns finite numbers or raises ``name: result``; on the integrator's hot
+path (``StandardForm.rhs`` and ``accelerations`` with clean float64 arrays) those checks are
+done in plain floats, a microsecond or two, instead of by the general checks.
+
+:class:`Subgroup`, :data:`SUBGROUPS`, :func:`coadjoint`, :func:`euler_poincare`,
+:func:`dexp_inverse`, :func:`rigid_body_step`, :func:`check_pose` and :func:`pose_error` are
+written in the private ``robodyn._rigid_body`` (this module stays under 1200 lines) and are
+this module's names.
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from functools import partial
 
@@ -39,310 +48,17 @@ import numpy as np
 from . import _checks
 from . import dynamics as _dynamics
 from .dynamics import _ad6, _engine, _hat_np, coriolis_matrix
-from .kinematics import SerialChain, _check_spatial_inertia, exp_se3
+from .kinematics import SerialChain, _check_spatial_inertia
+# the first half (rigid bodies, subgroups) lives in _rigid_body; its public names are this
+# module's, and port_hamiltonian takes the shared helpers from here
+from ._rigid_body import (  # noqa: F401
+    SUBGROUPS, Subgroup, check_pose, coadjoint, dexp_inverse, euler_poincare, pose_error,
+    rigid_body_step, _check_pose, _coadjoint, _coadjoint_apply, _dposv, _finite, _hat_c, _plain,
+    _vec)
 
 __all__ = ["Subgroup", "SUBGROUPS", "coadjoint", "euler_poincare", "dexp_inverse",
            "rigid_body_step", "check_pose", "pose_error", "VehicleManipulator", "StandardForm",
            "PlanarCoordinates", "planar_virtual_chain", "mechanical_energy"]
-
-# --------------------------------------------------------------------------
-# Lie-algebra helpers (float and complex arrays; complex for complex-step derivatives)
-# --------------------------------------------------------------------------
-
-
-def _ad(V):
-    """ad_V for float or complex 6-vectors (dynamics._ad6 is float-only)."""
-    if np.iscomplexobj(V):
-        w, v = _hat_c(V[:3]), _hat_c(V[3:])
-        A = np.zeros((6, 6), dtype=complex)
-        A[:3, :3] = w
-        A[3:, 3:] = w
-        A[3:, :3] = v
-        return A
-    return _ad6(V)
-
-
-def _hat_c(w):
-    return np.array([[0, -w[2], w[1]], [w[2], 0, -w[0]], [-w[1], w[0], 0]])
-
-
-def coadjoint(p):
-    r"""The matrix :math:`\widetilde{ad}_p` with :math:`\widetilde{ad}_p\,V = ad_V^T p` (ph-37).
-
-    For a momentum :math:`p = (h, f)` (angular, linear) it is
-    :math:`\begin{pmatrix}[h] & [f]\\ [f] & 0\end{pmatrix}`, skew-symmetric: the reason the
-    Lie--Poisson term of (ph-37) does no work.
-
-    Parameters
-    ----------
-    p : array_like (6,), a momentum (body frame, (angular, linear))
-
-    Returns
-    -------
-    ndarray(6, 6)
-
-    >>> P = coadjoint([1, 2, 3, 4, 5, 6])
-    >>> bool(np.allclose(P, -P.T))
-    True
-    """
-    p = _checks.vector(p, 6, "coadjoint: p")
-    return _coadjoint(p)
-
-
-def _coadjoint(p):
-    h, f = _hat_np(p[:3]), _hat_np(p[3:])
-    P = np.zeros((6, 6))
-    P[:3, :3] = h
-    P[:3, 3:] = f
-    P[3:, :3] = f
-    return P
-
-
-def _dposv(A, b):
-    """LAPACK's dposv: (factor, x, info) of A x = b for symmetric positive definite A."""
-    if not _LAPACK:
-        from scipy.linalg.lapack import dposv
-        _LAPACK.append(dposv)
-    return _LAPACK[0](A, b)
-
-
-_LAPACK = []
-
-
-def _coadjoint_apply(p, v):
-    r""":math:`\widetilde{ad}_p v` for 6-vectors (the product of :func:`_coadjoint`'s matrix with
-    v), written out: :math:`(p_\omega\times v_\omega + p_v\times v_v,\ p_v\times v_\omega)`."""
-    a0, a1, a2, b0, b1, b2 = p.tolist()
-    w0, w1, w2, u0, u1, u2 = v.tolist()
-    return np.array([a1 * w2 - a2 * w1 + b1 * u2 - b2 * u1,
-                     a2 * w0 - a0 * w2 + b2 * u0 - b0 * u2,
-                     a0 * w1 - a1 * w0 + b0 * u1 - b1 * u0,
-                     b1 * w2 - b2 * w1, b2 * w0 - b0 * w2, b0 * w1 - b1 * w0])
-
-
-def _plain(x, size):
-    """x is a plain float64 vector of this size (the compiled engine checks finiteness)."""
-    return type(x) is np.ndarray and x.dtype == np.float64 and x.shape == (size,)
-
-
-def euler_poincare(inertia, V, W=None):
-    r"""Body acceleration of one rigid body (paper §2.1, Euler--Poincaré):
-    :math:`\mathcal I\dot{\mathcal V} = ad_{\mathcal V}^T\mathcal I\mathcal V + \mathcal W`.
-
-    Parameters
-    ----------
-    inertia : array_like (6, 6), spatial inertia in the body frame, (omega, v) order
-    V : array_like (6,), body twist (rad/s, m/s)
-    W : array_like (6,), body wrench (N m, N), default zero
-
-    Returns
-    -------
-    ndarray(6,), :math:`\dot{\mathcal V}`
-
-    >>> from robodyn import spatial_inertia
-    >>> I = spatial_inertia(1.0, [1.0, 2.0, 3.0])
-    >>> np.round(3 * euler_poincare(I, [1, 1, 0, 0, 0, 0]), 12)    # I3 w3' = (I1 - I2) w1 w2
-    array([ 0.,  0., -1.,  0.,  0.,  0.])
-    """
-    G = _check_spatial_inertia(inertia, "euler_poincare: inertia")
-    V = _checks.vector(V, 6, "euler_poincare: V")
-    W = np.zeros(6) if W is None else _checks.vector(W, 6, "euler_poincare: W")
-    return np.linalg.solve(G, _ad6(V).T @ (G @ V) + W)
-
-
-def dexp_inverse(u, x, order=4):
-    r"""The inverse derivative of the exponential on se(3), truncated:
-    :math:`\mathrm{dexp}^{-1}_u x = x - \tfrac12[u, x] + \tfrac1{12}[u,[u,x]] + \dots`
-    (terms of order below ``order`` in u; 4 is what a fourth-order Munthe-Kaas step needs).
-
-    >>> dexp_inverse(np.zeros(6), np.ones(6)).tolist()
-    [1.0, 1.0, 1.0, 1.0, 1.0, 1.0]
-    """
-    fname = "dexp_inverse"
-    u = _checks.vector(u, 6, f"{fname}: u")
-    x = _checks.vector(x, 6, f"{fname}: x")
-    order = _checks.size(order, f"{fname}: order", low=2, high=4,
-                         hint="the series is implemented through order 4 (its order-3 term "
-                              "vanishes); a higher order would be silently truncated")
-    if _checks.is_symbolic(u) or _checks.is_symbolic(x):
-        raise _checks.error(f"{fname}: u", "numbers", "sympy expressions", exc=TypeError)
-    A = _ad6(u)
-    ax = A @ x
-    out = x - 0.5 * ax
-    if order > 2:
-        out = out + (A @ ax) / 12.0
-    return _checks.finite_result(out, fname)
-
-
-def rigid_body_step(H, V, dt, accel):
-    r"""One fourth-order Runge--Kutta--Munthe-Kaas step of :math:`\dot H = H[\mathcal V]`,
-    :math:`\dot{\mathcal V} = a(H, \mathcal V)` (body twist): the pose moves by one exponential,
-    :math:`H_{k+1} = H_k\exp([\Theta])`, so it stays a rigid motion to rounding error.
-
-    Parameters
-    ----------
-    H : ndarray(4, 4) pose; V : ndarray(6,) body twist; dt : step (s)
-    accel : callable ``accel(H, V) -> ndarray(6,)``
-
-    Returns
-    -------
-    (H_next, V_next)
-
-    >>> from robodyn import spatial_inertia
-    >>> I = spatial_inertia(2.0, [0.1, 0.2, 0.3])
-    >>> H, V = np.eye(4), np.array([0.0, 0, 1, 1, 0, 0])
-    >>> for _ in range(100):
-    ...     H, V = rigid_body_step(H, V, 0.0314159265, lambda H, V: euler_poincare(I, V))
-    >>> bool(pose_error(H) < 1e-13)
-    True
-    """
-    V = np.asarray(V, dtype=float)
-    ks, accs = [], []
-    for c in (0.0, 0.5, 0.5, 1.0):
-        theta = c * dt * ks[-1] if ks else np.zeros(6)
-        Vi = V + c * dt * accs[-1] if accs else V
-        Hi = H @ exp_se3(theta) if c else H
-        accs.append(np.asarray(accel(Hi, Vi), dtype=float))
-        ks.append(dexp_inverse(-theta, Vi))     # H = H0 exp(theta): V = dexp_{-theta} theta'
-    theta = dt / 6 * (ks[0] + 2 * ks[1] + 2 * ks[2] + ks[3])
-    V_next = V + dt / 6 * (accs[0] + 2 * accs[1] + 2 * accs[2] + accs[3])
-    return _reorthonormalize(H @ exp_se3(theta)), V_next
-
-
-def _reorthonormalize(H):
-    """Identity on exact rigid motions; removes the last rounding error of a product of two
-    (one polar step), so that long runs keep :func:`pose_error` at rounding level."""
-    R = H[:3, :3]
-    R = 1.5 * R - 0.5 * R @ R.T @ R
-    out = H.copy()
-    out[:3, :3] = R
-    out[3] = (0.0, 0.0, 0.0, 1.0)
-    return out
-
-
-def pose_error(H):
-    r"""How far a 4x4 matrix is from a rigid motion: :math:`\max(|R^TR - 1|, |\det R - 1|,
-    |\text{bottom row} - (0,0,0,1)|)`.
-
-    >>> pose_error(np.eye(4))
-    0.0
-    """
-    H = np.asarray(H, dtype=float)
-    R = H[:3, :3]
-    return float(max(np.abs(R.T @ R - np.eye(3)).max(), abs(np.linalg.det(R) - 1.0),
-                     np.abs(H[3] - (0, 0, 0, 1)).max()))
-
-
-def check_pose(H, name, tol=1e-6):
-    """A 4x4 rigid motion as a float array, or ValueError saying how far it is from one.
-
-    >>> check_pose(np.diag([1.0, 1.0, 2.0, 1.0]), "f: pose")
-    Traceback (most recent call last):
-    ...
-    ValueError: f: pose: expected a rigid motion [R p; 0 0 0 1] with R a rotation, got a matrix 3 away from one (tolerance 1e-06)
-    """
-    if not isinstance(name, str):
-        raise _checks.error("check_pose: name", "a string naming the argument", name,
-                            exc=TypeError)
-    tol = _checks.tolerance(tol, "check_pose: tol", upper=0.1)
-    H = _checks.matrix(H, (4, 4), name)
-    if _checks.is_symbolic(H):
-        raise TypeError(f"{name}: expected a numeric 4x4 pose, got a symbolic matrix")
-    err = pose_error(H)
-    if err > tol:
-        raise ValueError(f"{name}: expected a rigid motion [R p; 0 0 0 1] with R a rotation, "
-                         f"got a matrix {err:.3g} away from one (tolerance {tol:g})")
-    return H
-
-
-# --------------------------------------------------------------------------
-# joints as Lie subgroups
-# --------------------------------------------------------------------------
-
-
-@dataclass(frozen=True, eq=False)
-class Subgroup:
-    r"""A joint as a Lie subgroup of SE(3) (paper §2.2 and appendix A).
-
-    Attributes
-    ----------
-    name : ``"revolute"``, ``"prismatic"``, ``"planar"`` or ``"floating"``
-    basis : ndarray(6, k), orthonormal basis S of the subalgebra (columns, (omega, v)):
-        a subalgebra velocity ``v`` (k numbers) is the twist ``S v``.
-
-    The configuration map is :math:`\varphi(x) = \exp([S x])` for the one-parameter groups
-    and coordinates :math:`(\theta, x, y)\mapsto` (rotation about z by theta, translation
-    (x, y, 0)) for the planar group; the velocity map :math:`\chi_h` is :math:`\dot H = H[Sv]`.
-    ``coadjoint(p)`` is :math:`S^T\widetilde{ad}_{Sp}S`, the Lie--Poisson operator of the
-    subalgebra (:math:`ad^{G}_v = S^T ad_{Sv} S` because S spans a subalgebra).
-
-    >>> SUBGROUPS["planar"].dim
-    3
-    >>> SUBGROUPS["planar"].coadjoint([1.0, 2.0, 3.0]).tolist()
-    [[0.0, -3.0, 2.0], [3.0, 0.0, 0.0], [-2.0, 0.0, 0.0]]
-    """
-
-    name: str
-    basis: np.ndarray
-
-    @property
-    def dim(self) -> int:
-        return self.basis.shape[1]
-
-    def twist(self, v):
-        """The 6-vector twist :math:`S v` of subalgebra coordinates v (k,)."""
-        return self.basis @ _checks.vector(v, self.dim, f"Subgroup({self.name}).twist: v")
-
-    def coadjoint(self, p):
-        """:math:`\\widetilde{ad}_p` on the subalgebra's dual, k x k."""
-        p = _checks.vector(p, self.dim, f"Subgroup({self.name}).coadjoint: p")
-        S = self.basis
-        return S.T @ _coadjoint(S @ p) @ S
-
-    def contains(self, H, tol=1e-9) -> bool:
-        """True when the pose H lies in the subgroup."""
-        H = np.asarray(H, dtype=float)
-        if pose_error(H) > tol:
-            return False
-        if self.name == "floating":
-            return True
-        if self.name == "planar":
-            R = H[:3, :3]
-            return bool(abs(H[2, 3]) < tol and np.abs(R[2] - (0, 0, 1)).max() < tol
-                        and np.abs(R[:, 2] - (0, 0, 1)).max() < tol)
-        from .kinematics import log_se3
-        xi = log_se3(H)
-        S = self.basis
-        return bool(np.linalg.norm(xi - S @ (S.T @ xi)) < tol)
-
-    def configuration(self, x):
-        r"""The pose :math:`\varphi(x)` of coordinates x (1 number, or (theta, x, y) for planar,
-        or a 4x4 pose for floating, returned as is after a check)."""
-        if self.name == "floating":
-            return check_pose(x, "Subgroup(floating).configuration: x")
-        x = _checks.vector(x, self.dim, f"Subgroup({self.name}).configuration: x")
-        if self.name == "planar":
-            c, s = np.cos(x[0]), np.sin(x[0])
-            return np.array([[c, -s, 0, x[1]], [s, c, 0, x[2]], [0, 0, 1, 0], [0, 0, 0, 1.0]])
-        return exp_se3(self.basis @ x)
-
-
-def _basis(*idx):
-    B = np.zeros((6, len(idx)))
-    for j, i in enumerate(idx):
-        B[i, j] = 1.0
-    B.setflags(write=False)
-    return B
-
-
-SUBGROUPS = {
-    "revolute": Subgroup("revolute", _basis(2)),
-    "prismatic": Subgroup("prismatic", _basis(3)),
-    "planar": Subgroup("planar", _basis(2, 3, 4)),
-    "floating": Subgroup("floating", _basis(0, 1, 2, 3, 4, 5)),
-}
-"""The joints of the paper's appendix A (revolute about z, prismatic along x, planar in the
-xy plane, floating), as subgroups with orthonormal subalgebra bases."""
 
 
 # --------------------------------------------------------------------------
@@ -465,7 +181,7 @@ class VehicleManipulator:
         elif np.shape(mount) != (4, 4):
             raise ValueError(f"{fname}: mount: expected a 4x4 pose of the arm's space frame in "
                              f"the base frame, got shape {np.shape(mount)}")
-        mount = np.array(check_pose(mount, f"{fname}: mount"), dtype=float)
+        mount = np.array(_check_pose(mount, f"{fname}: mount"), dtype=float)
         mount.setflags(write=False)
         name = name or f"{base_joint} base + {chain.name}"
         if not isinstance(name, str):
@@ -505,12 +221,19 @@ class VehicleManipulator:
         return f"VehicleManipulator({self.name!r}, nb={self.nb}, n={self.n})"
 
     # -- argument checks -------------------------------------------------------
-    def _q(self, q, fname):
-        return _checks.vector(q, self.n, f"{self.name}.{fname}: q ({self.n} joint values)")
+    # (``fname`` is the method the user called: every message names it and the argument)
+    def _q(self, q, fname, what="q"):
+        return _vec(q, self.n, f"{self.name}.{fname}: {what} ({self.n} joint values)")
 
     def _v(self, v, fname, what="v"):
-        return _checks.vector(v, self.nb, f"{self.name}.{fname}: {what} ({self.nb} base "
-                                          f"velocity numbers, (omega, v) body twist)")
+        return _vec(v, self.nb, f"{self.name}.{fname}: {what} ({self.nb} base velocity "
+                                f"numbers, (omega, v) body twist)")
+
+    def _g(self, g, fname):
+        return _vec(g, 3, f"{self.name}.{fname}: gravity (3 numbers, space frame, m/s^2)")
+
+    def _fin(self, out, fname):
+        return _finite(out, f"{self.name}.{fname}")
 
     def _data(self):
         c = self._cache
@@ -609,8 +332,8 @@ class VehicleManipulator:
         T = self._frames(q).T
         if base_pose is None:
             return T
-        H = check_pose(base_pose, f"{self.name}.link_poses: base_pose")
-        return H @ T
+        H = _check_pose(base_pose, f"{self.name}.link_poses: base_pose")
+        return self._fin(H @ T, "link_poses")
 
     def end_effector_pose(self, q, base_pose=None):
         """Pose of the end-effector frame (the chain's home frame carried along), 4x4."""
@@ -619,7 +342,8 @@ class VehicleManipulator:
         E = F.P[-1] @ self._cache["home"]
         if base_pose is None:
             return E
-        return check_pose(base_pose, f"{self.name}.end_effector_pose: base_pose") @ E
+        return self._fin(_check_pose(base_pose, f"{self.name}.end_effector_pose: base_pose")
+                         @ E, "end_effector_pose")
 
     def joint_points(self, q, base_pose=None):
         """Points to draw the robot: base origin, mount, each joint-frame origin and the end
@@ -639,16 +363,18 @@ class VehicleManipulator:
         pts.append((F.P[-1] @ self._cache["home"])[:3, 3])
         pts = np.array(pts)
         if base_pose is not None:
-            H = check_pose(base_pose, f"{self.name}.joint_points: base_pose")
-            pts = pts @ H[:3, :3].T + H[:3, 3]
+            H = _check_pose(base_pose, f"{self.name}.joint_points: base_pose")
+            pts = self._fin(pts @ H[:3, :3].T + H[:3, 3], "joint_points")
         return pts
 
     def link_twists(self, q, v, qd):
         r"""Body twists of the link centre-of-mass frames (paper §2.3.2),
         :math:`\mathcal V^{i,s}_i = Ad_{H^i_b}\,S_b v + J^{i,b}_i(q)\dot q`, ndarray(n, 6)."""
-        q = self._q(q, "link_twists")
-        v = self._v(v, "link_twists")
-        qd = _checks.vector(qd, self.n, f"{self.name}.link_twists: qd")
+        fname = "link_twists"
+        q, v, qd = self._q(q, fname), self._v(v, fname), self._q(qd, fname, "qd")
+        return self._fin(self._link_twists(q, v, qd), fname)
+
+    def _link_twists(self, q, v, qd):
         F = self._frames(q)
         t = self.base_joint.basis @ v + np.cumsum(F.s * qd[:, None], axis=0)
         return np.array([_adj_inv(F.T[i]) @ t[i] for i in range(self.n)])
@@ -656,11 +382,13 @@ class VehicleManipulator:
     def kinetic_energy(self, q, v, qd):
         r"""Kinetic energy (paper §2.3.3): the base's plus every link's
         :math:`\tfrac12\mathcal V_i^T\mathcal I_i\mathcal V_i` (J), summed body by body."""
-        V = self.link_twists(q, v, qd)
+        fname = "kinetic_energy"
+        q, v, qd = self._q(q, fname), self._v(v, fname), self._q(qd, fname, "qd")
+        V = self._link_twists(q, v, qd)
         _, _, G = self._data()
-        vb = self.base_joint.basis @ self._v(v, "kinetic_energy")
-        return float(0.5 * vb @ self.base_inertia @ vb
-                     + 0.5 * np.einsum("ni,nij,nj->", V, G, V))
+        vb = self.base_joint.basis @ v
+        return self._fin(float(0.5 * vb @ self.base_inertia @ vb
+                               + 0.5 * np.einsum("ni,nij,nj->", V, G, V)), fname)
 
     # -- the locked mass matrix (ph-21) -------------------------------------
     def _mass6(self, F):
@@ -693,10 +421,11 @@ class VehicleManipulator:
         :math:`[M_m]_{jk} = s_j^T\mathcal I^c_{\max(j,k)}s_k` (:math:`s_k` the joint axes and
         :math:`\mathcal I^c_k = \sum_{i\ge k}\mathcal I^b_i` the composite inertias, all in {b}).
         """
-        M = self._compiled("vms_crba", q)
-        if M is not None:
-            return M
-        q = self._q(q, "mass_matrix")
+        M = self._compiled("vms_crba", q)       # clean float64 q: the engine's own checks
+        return self._mass_matrix(self._q(q, "mass_matrix")) if M is None else M
+
+    def _mass_matrix(self, q):
+        """:meth:`mass_matrix` at a checked q."""
         M = self._compiled("vms_crba", q)
         return self._project(self._mass6(self._frames(q))) if M is None else M
 
@@ -710,7 +439,7 @@ class VehicleManipulator:
         >>> [B.shape for B in vms.mass_blocks([0.1, 0.2])]
         [(3, 3), (3, 2), (2, 2)]
         """
-        M = self.mass_matrix(q)
+        M = self._mass_matrix(self._q(q, "mass_blocks"))
         b = self.nb
         return M[:b, :b], M[:b, b:], M[b:, b:]
 
@@ -786,11 +515,9 @@ class VehicleManipulator:
         :math:`f_i = \mathcal I_i a_i - ad_{t_i}^T\mathcal I_i t_i`, base
         :math:`f_b = -ad_{t_0}^T\mathcal I_b t_0`; rows :math:`S_b^T(f_b + \sum f_i)` and
         :math:`s_k^T\sum_{i\ge k}f_i`. Shape (nb + n,)."""
-        q = self._q(q, "bias")
-        v = self._v(v, "bias")
-        qd = _checks.vector(qd, self.n, f"{self.name}.bias: qd")
+        q, v, qd = self._q(q, "bias"), self._v(v, "bias"), self._q(qd, "bias", "qd")
         b = self._compiled("vms_rnea", q, v, qd, None, None, None)
-        return self._bias(self._frames(q), v, qd) if b is None else b
+        return self._fin(self._bias(self._frames(q), v, qd) if b is None else b, "bias")
 
     def _bias(self, F, v, qd):
         n = self.n
@@ -836,23 +563,23 @@ class VehicleManipulator:
         fname = "inverse_dynamics"
         q = self._q(q, fname)
         v = self._v(v, fname)
-        qd = _checks.vector(qd, self.n, f"{self.name}.{fname}: qd")
+        qd = self._q(qd, fname, "qd")
         vd = self._v(vd, fname, "vd")
-        qdd = _checks.vector(qdd, self.n, f"{self.name}.{fname}: qdd")
+        qdd = self._q(qdd, fname, "qdd")
         H = g = gb = None
         if gravity is not None:
-            g = _checks.vector(gravity, 3, f"{self.name}.{fname}: gravity")
+            g = self._g(gravity, fname)
             if base_pose is None:
                 raise ValueError(f"{self.name}.{fname}: base_pose: needed when there is gravity "
                                  f"(gravity acts along R^T g in the base frame)")
-            H = check_pose(base_pose, f"{self.name}.{fname}: base_pose")
+            H = _check_pose(base_pose, f"{self.name}.{fname}: base_pose")
             gb = H[:3, :3].T @ g
         out = self._compiled("vms_rnea", q, v, qd, vd, qdd, gb)
         if out is not None:
-            return out
+            return self._fin(out, fname)
         F = self._frames(q)
         out = self._project(self._mass6(F)) @ np.concatenate([vd, qdd]) + self._bias(F, v, qd)
-        return out if g is None else out - self._gravity(F, H, g)
+        return self._fin(out if g is None else out - self._gravity(F, H, g), fname)
 
     def gravity_forces(self, q, base_pose, gravity=(0.0, 0.0, -9.81)):
         r"""Generalized gravity forces :math:`(\mathrm w_g, \tau_g)` (the negative gradient of the
@@ -860,11 +587,12 @@ class VehicleManipulator:
         acceleration :math:`(0, g_b)`, :math:`g_b = R^T g`, so the forces are the first six
         columns of the unprojected :math:`\mathcal M` applied to it. Shape (nb + n,)."""
         q = self._q(q, "gravity_forces")
-        H = check_pose(base_pose, f"{self.name}.gravity_forces: base_pose")
-        g = _checks.vector(gravity, 3, f"{self.name}.gravity_forces: gravity")
+        H = _check_pose(base_pose, f"{self.name}.gravity_forces: base_pose")
+        g = self._g(gravity, "gravity_forces")
         f = self._compiled("vms_rnea", q, np.zeros(self.nb), np.zeros(self.n), None, None,
                            H[:3, :3].T @ g)
-        return self._gravity(self._frames(q), H, g) if f is None else -f
+        return self._fin(self._gravity(self._frames(q), H, g) if f is None else -f,
+                         "gravity_forces")
 
     def _gravity(self, F, H, g):
         gb = np.concatenate([np.zeros(3), H[:3, :3].T @ g])
@@ -874,9 +602,13 @@ class VehicleManipulator:
 
     def potential_energy(self, q, base_pose, gravity=(0.0, 0.0, -9.81)):
         """Gravitational potential of all bodies, :math:`-\\sum m_i g\\cdot c_i` (J)."""
-        q = self._q(q, "potential_energy")
-        H = check_pose(base_pose, f"{self.name}.potential_energy: base_pose")
-        g = _checks.vector(gravity, 3, f"{self.name}.potential_energy: gravity")
+        fname = "potential_energy"
+        q = self._q(q, fname)
+        H = _check_pose(base_pose, f"{self.name}.{fname}: base_pose")
+        return self._fin(self._potential_energy(q, H, self._g(gravity, fname)), fname)
+
+    def _potential_energy(self, q, H, g):
+        """:meth:`potential_energy` at checked q, pose and gravity."""
         _, _, G = self._data()
         T = H @ self._frames(q).T
         mb = self.base_inertia[3, 3]
@@ -888,13 +620,12 @@ class VehicleManipulator:
         r"""Total momentum of the system in the space frame (6,), (angular about the space
         origin, linear): :math:`Ad_{H^{-1}}^T S_b\,p` with the locked base momentum
         :math:`p = M_b v + M_{bm}\dot q` (the whole system's momentum, written in {b})."""
-        H = check_pose(base_pose, f"{self.name}.total_momentum: base_pose")
-        q = self._q(q, "total_momentum")
-        v = self._v(v, "total_momentum")
-        qd = _checks.vector(qd, self.n, f"{self.name}.total_momentum: qd")
+        fname = "total_momentum"
+        H = _check_pose(base_pose, f"{self.name}.{fname}: base_pose")
+        q, v, qd = self._q(q, fname), self._v(v, fname), self._q(qd, fname, "qd")
         M6 = self._mass6_at(q)
         p6 = M6[:6] @ np.concatenate([self.base_joint.basis @ v, qd])
-        return _adj_inv(H).T @ p6
+        return self._fin(_adj_inv(H).T @ p6, fname)
 
     def end_effector_jacobian(self, q):
         r"""Body Jacobian of the end effector with respect to (v, :math:`\dot q`), 6 x (nb + n):
@@ -919,19 +650,64 @@ def _pose_of(x):
 
 
 def mechanical_energy(vms, pose, v, q, qd, gravity=None):
-    r"""Kinetic energy :math:`\tfrac12\nu^T\mathcal M(q)\nu` plus, with ``gravity`` (3-vector,
-    m/s^2), the potential energy of all bodies (J)."""
+    r"""Kinetic energy :math:`\tfrac12\nu^T\mathcal M(q)\nu` (ph-21) plus, with ``gravity``
+    (3-vector, space frame, m/s^2), the potential energy of all bodies (J).
+
+    Parameters
+    ----------
+    vms : VehicleManipulator; pose : array_like (4, 4), the base pose (within
+    :data:`RHS_POSE_TOL` of a rigid motion: a state's pose after integration);
+    v : (nb,) base body twist; q, qd : (n,)
+
+    >>> from robodyn.models import planar_rr
+    >>> from robodyn import spatial_inertia
+    >>> vms = VehicleManipulator.from_chain(planar_rr(), spatial_inertia(5.0, [1, 1, 1]), "planar")
+    >>> E = mechanical_energy(vms, np.eye(4), [0.0, 1.0, 0.0], [0.1, 0.2], [0.0, 0.0])
+    >>> round(E, 9) == round(vms.kinetic_energy([0.1, 0.2], [0.0, 1.0, 0.0], [0.0, 0.0]), 9)
+    True
+    """
+    fname = "mechanical_energy"
+    if not isinstance(vms, VehicleManipulator):
+        raise _checks.error(f"{fname}: vms", "a VehicleManipulator", vms, exc=TypeError)
+    H = _check_pose(pose, f"{fname}: pose", tol=RHS_POSE_TOL)
+    v = _vec(v, vms.nb, f"{fname}: v ({vms.nb} base velocity numbers)")
+    q = _vec(q, vms.n, f"{fname}: q ({vms.n} joint values)")
+    qd = _vec(qd, vms.n, f"{fname}: qd ({vms.n} joint rates)")
+    g = None if gravity is None else _vec(gravity, 3, f"{fname}: gravity (3 numbers, m/s^2)")
+    return _checks.finite_result(_mechanical_energy(vms, H, v, q, qd, g), fname)
+
+
+def _mechanical_energy(vms, H, v, q, qd, g):
+    """:func:`mechanical_energy` at checked arguments (g None: no gravity)."""
     nu = np.concatenate([v, qd])
-    E = 0.5 * nu @ vms.mass_matrix(q) @ nu
-    if gravity is not None:
-        E += vms.potential_energy(q, pose, gravity)
+    E = 0.5 * nu @ vms._mass_matrix(q) @ nu
+    if g is not None:
+        E += vms._potential_energy(q, H, g)
     return float(E)
 
 
 def _split_state(x, nb, n, name):
     """A VMS state (pose 12, base part nb, q n, joint part n) -> (4x4 pose, base, q, joint)."""
-    x = _checks.vector(x, 12 + nb + 2 * n, f"{name} (pose 12, then {nb} + {2 * n} numbers)")
+    x = _vec(x, 12 + nb + 2 * n, f"{name} (pose 12, then {nb} + {2 * n} numbers)")
     return _pose_of(x), x[12:12 + nb], x[12 + nb:12 + nb + n], x[12 + nb + n:]
+
+
+def _time(t, name):
+    """A finite time (s) as a float: plain floats at once, anything else by the checks."""
+    if type(t) is float and math.isfinite(t):
+        return t
+    return _checks.real_number(t, name, hint="a time in s")
+
+
+def _pose_error12(x):
+    """:func:`pose_error` of the pose held by a state's first 12 numbers (R by rows, p; the
+    bottom row (0, 0, 0, 1) is implied), in plain floats: a few microseconds, no arrays."""
+    a, b, c, d, e, f, g, h, i = x[:9].tolist()
+    err = max(abs(a * a + d * d + g * g - 1.0), abs(b * b + e * e + h * h - 1.0),
+              abs(c * c + f * f + i * i - 1.0), abs(a * b + d * e + g * h),
+              abs(a * c + d * f + g * i), abs(b * c + e * f + h * i))
+    det = a * (e * i - f * h) - b * (d * i - f * g) + c * (d * h - e * g)
+    return max(err, abs(det - 1.0))
 
 
 def _pose_rate(H, V6):
@@ -943,9 +719,13 @@ def _pose_rate(H, V6):
 def _inputs(inputs, t, x, nb, n, fname):
     if inputs is None:
         return np.zeros(nb), np.zeros(n)
-    w, tau = inputs(t, x) if callable(inputs) else inputs
-    return (_checks.vector(w, nb, f"{fname}: inputs: w ({nb} base wrench numbers)"),
-            _checks.vector(tau, n, f"{fname}: inputs: tau ({n} joint torques)"))
+    pair = inputs(t, x) if callable(inputs) else inputs
+    if not isinstance(pair, (tuple, list)) or len(pair) != 2:
+        raise _checks.error(f"{fname}: inputs", "a pair (w, tau), or a callable returning one",
+                            pair, exc=TypeError)
+    w, tau = pair
+    return (_vec(w, nb, f"{fname}: inputs: w ({nb} base wrench numbers)"),
+            _vec(tau, n, f"{fname}: inputs: tau ({n} joint torques)"))
 
 
 RHS_POSE_TOL = 0.1
@@ -980,7 +760,7 @@ class StandardForm:
             raise TypeError(f"StandardForm: vms: expected a VehicleManipulator, got "
                             f"{_checks._describe(vms)}")
         self.vms = vms
-        self.gravity = None if gravity is None else _checks.vector(gravity, 3, "StandardForm: gravity")
+        self.gravity = None if gravity is None else _vec(gravity, 3, "StandardForm: gravity")
         self.nb, self.n = vms.nb, vms.n
         self.size = 12 + vms.nb + 2 * vms.n
         self.name = f"StandardForm({vms.name})"
@@ -989,69 +769,83 @@ class StandardForm:
     def __repr__(self):
         return self.name
 
+    def _arg(self, x, size, fname, what):
+        """A finite float vector of ``size`` numbers, its message naming ``fname: what``."""
+        return _vec(x, size, f"{self.name}.{fname}: {what}")
+
     def initial_state(self, pose=None, v=None, q=None, qd=None):
         """A state vector from its parts (defaults: identity pose, zeros)."""
-        vms = self.vms
-        H = np.eye(4) if pose is None else check_pose(pose, f"{self.name}.initial_state: pose")
+        vms, fname = self.vms, "initial_state"
+        H = np.eye(4) if pose is None else _check_pose(pose, f"{self.name}.{fname}: pose")
         if not vms.base_joint.contains(H, 1e-9):
-            raise ValueError(f"{self.name}.initial_state: pose: expected a pose in the "
+            raise ValueError(f"{self.name}.{fname}: pose: expected a pose in the "
                              f"{vms.base_joint.name} base's subgroup")
-        v = np.zeros(self.nb) if v is None else vms._v(v, "initial_state")
-        q = np.zeros(self.n) if q is None else vms._q(q, "initial_state")
-        qd = np.zeros(self.n) if qd is None else _checks.vector(qd, self.n, f"{self.name}: qd")
+        v = np.zeros(self.nb) if v is None else self._arg(v, self.nb, fname, "v (base twist)")
+        q = np.zeros(self.n) if q is None else self._arg(q, self.n, fname, "q (joint values)")
+        qd = np.zeros(self.n) if qd is None else self._arg(qd, self.n, fname, "qd (joint rates)")
         return np.concatenate([H[:3, :3].ravel(), H[:3, 3], v, q, qd])
 
     def split(self, x):
         """(pose 4x4, v, q, qd) of a state."""
-        return _split_state(x, self.nb, self.n, f"{self.name}: x")
+        return _split_state(x, self.nb, self.n, f"{self.name}.split: x")
 
     def mass_matrix(self, q, t=0.0):
-        return self.vms.mass_matrix(q)
+        r""":math:`\mathcal M(q)` (ph-21), as :meth:`VehicleManipulator.mass_matrix`."""
+        _time(t, f"{self.name}.mass_matrix: t")
+        M = self.vms._compiled("vms_crba", q)       # clean float64 q: the engine's own checks
+        if M is not None:
+            return M
+        return self.vms._mass_matrix(self._arg(q, self.n, "mass_matrix", "q (joint values)"))
 
     def forcing(self, q, nu, t=0.0, pose=None):
-        vms = self.vms
-        q = vms._q(q, "forcing")
-        nu = _checks.vector(nu, vms.dof, f"{self.name}.forcing: nu (v then qd)")
-        if self.gravity is None or pose is not None:
-            gb = None if self.gravity is None else (
-                check_pose(pose, f"{self.name}.forcing: pose")[:3, :3].T @ self.gravity)
-            f = vms._compiled("vms_rnea", q, nu[:self.nb], nu[self.nb:], None, None, gb)
-            if f is not None:
-                return -f
+        r""":math:`-\mathcal C(v, q, \dot q)\nu` plus the gravity forces (pose needed then)."""
+        vms, fname = self.vms, "forcing"
+        q = self._arg(q, self.n, fname, "q (joint values)")
+        nu = self._arg(nu, vms.dof, fname, "nu (v then qd)")
+        _time(t, f"{self.name}.{fname}: t")
+        H = None if pose is None else _check_pose(pose, f"{self.name}.{fname}: pose")
+        if self.gravity is not None and H is None:
+            raise ValueError(f"{self.name}.{fname}: pose: needed when there is gravity")
+        gb = None if self.gravity is None else H[:3, :3].T @ self.gravity
+        f = vms._compiled("vms_rnea", q, nu[:self.nb], nu[self.nb:], None, None, gb)
+        if f is not None:
+            return _finite(-f, f"{self.name}.{fname}")
         F = vms._frames(q)
         f = -vms._bias(F, nu[:self.nb], nu[self.nb:])
         if self.gravity is not None:
-            if pose is None:
-                raise ValueError(f"{self.name}.forcing: pose: needed when there is gravity")
-            f = f + vms._gravity(F, check_pose(pose, f"{self.name}.forcing: pose"), self.gravity)
-        return f
+            f = f + vms._gravity(F, H, self.gravity)
+        return _finite(f, f"{self.name}.{fname}")
 
     def accelerations(self, q, nu, t=0.0, pose=None, w=None, tau=None):
         r""":math:`(\dot v, \ddot q) = \mathcal M^{-1}(f + (\mathrm w, \tau))`."""
-        vms = self.vms
-        eng = _engine() if type(nu) is np.ndarray else None
-        if eng is not None and pose is not None and self.gravity is not None:
-            gb = eng.pose_gravity(pose, self.gravity, 0.05)     # None: check_pose below says why
-            acc = None if gb is None else vms._compiled(
-                "vms_aba", q, nu[:self.nb], nu[self.nb:], self._zw if w is None else w,
-                self._zt if tau is None else tau, gb)
-            if acc is not None:
+        vms, fname = self.vms, "accelerations"
+        if not (type(t) is float and math.isfinite(t)):    # (the hot path tests inline)
+            _time(t, f"{self.name}.{fname}: t")
+        acc = None
+        if type(nu) is np.ndarray and (pose is None) is (self.gravity is None):
+            # clean arrays: the engine's own checks, no conversion
+            gb = None
+            if pose is not None:        # None: not a clean pose, _check_pose below says why
+                eng = _engine()
+                gb = None if eng is None else eng.pose_gravity(pose, self.gravity, 0.05)
+            if pose is None or gb is not None:
+                acc = vms._compiled("vms_aba", q, nu[:self.nb], nu[self.nb:],
+                                    self._zw if w is None else w,
+                                    self._zt if tau is None else tau, gb)
+        if acc is not None:
+            if acc.ndim == 1 and math.isfinite(sum(acc.tolist())):
                 return acc
+            return _finite(acc, f"{self.name}.{fname}")
         if pose is not None:           # loose: an integrated pose drifts off SE(3) a little
-            pose = check_pose(pose, f"{self.name}.accelerations: pose", tol=0.05)
-        if type(nu) is np.ndarray and self.gravity is None:     # clean arrays: no conversion
-            acc = vms._compiled("vms_aba", q, nu[:self.nb], nu[self.nb:],
-                                self._zw if w is None else w, self._zt if tau is None else tau,
-                                None)
-            if acc is not None:
-                return acc
-        q = vms._q(q, "accelerations")
-        nu = _checks.vector(nu, vms.dof, f"{self.name}.accelerations: nu (v then qd)")
-        w = np.zeros(self.nb) if w is None else vms._v(w, "accelerations", "w")
-        tau = np.zeros(self.n) if tau is None else vms._q(tau, "accelerations")
+            pose = _check_pose(pose, f"{self.name}.{fname}: pose", tol=0.05)
+        q = self._arg(q, self.n, fname, "q (joint values)")
+        nu = self._arg(nu, vms.dof, fname, "nu (v then qd)")
+        w = np.zeros(self.nb) if w is None else self._arg(w, self.nb, fname, "w (base wrench)")
+        tau = np.zeros(self.n) if tau is None else self._arg(tau, self.n, fname,
+                                                             "tau (joint torques)")
         if self.gravity is not None and pose is None:
-            raise ValueError(f"{self.name}.accelerations: pose: needed when there is gravity")
-        return self._accelerations(q, nu, pose, w, tau)
+            raise ValueError(f"{self.name}.{fname}: pose: needed when there is gravity")
+        return _finite(self._accelerations(q, nu, pose, w, tau), f"{self.name}.{fname}")
 
     def _accelerations(self, q, nu, pose, w, tau):
         """(v', q'') at checked q, nu (nb + n), w, tau; pose needed with gravity."""
@@ -1069,33 +863,54 @@ class StandardForm:
         return np.linalg.solve(M, f)
 
     def rhs(self, t, x, inputs=None):
-        """dx/dt of the state (class docstring), ready for ``scipy.integrate.solve_ivp``."""
-        _checks.real_number(t, f"{self.name}.rhs: t", hint="a time in s")
-        x = _checks.vector(x, self.size, f"{self.name}.rhs: x (pose 12, then {self.nb} + "
-                                        f"{2 * self.n} numbers)")
-        check_pose(_pose_of(x), f"{self.name}.rhs: x[:12] (the base pose)", tol=RHS_POSE_TOL)
+        """dx/dt of the state (class docstring), ready for ``scipy.integrate.solve_ivp``.
+
+        Every call checks t (a finite number), x (``size`` finite numbers, its first 12 a
+        rigid motion within :data:`RHS_POSE_TOL`), inputs, and the result (finite). For the
+        integrator's own calls (a float t, a float64 state, no inputs) these checks run in
+        :meth:`_rhs_clean` at a few microseconds; anything else takes the general path."""
         if inputs is None:
-            xd = self.vms._compiled("vms_rhs", x, self._zw, self._zt, self.gravity)
+            xd = self._rhs_clean(t, x)
             if xd is not None:
-                return _checks.finite_result(xd, f"{self.name}.rhs")
-        w, tau = _inputs(inputs, t, x, self.nb, self.n, f"{self.name}.rhs")
+                return xd
+        fname = f"{self.name}.rhs"
+        t = _time(t, f"{fname}: t")
+        x = _vec(x, self.size, f"{fname}: x (pose 12, then {self.nb} + {2 * self.n} numbers)")
+        _check_pose(_pose_of(x), f"{fname}: x[:12] (the base pose)", tol=RHS_POSE_TOL)
+        if not (inputs is None or callable(inputs) or isinstance(inputs, (tuple, list))):
+            raise _checks.error(f"{fname}: inputs", "None, a pair (w, tau) or a callable "
+                                "inputs(t, x) -> (w, tau)", inputs, exc=TypeError)
+        w, tau = _inputs(inputs, t, x, self.nb, self.n, fname)
         xd = self.vms._compiled("vms_rhs", x, w, tau, self.gravity)
-        if xd is not None:
-            return xd
-        H, v, q, qd = self.split(x)
-        acc = self._accelerations(q, np.concatenate([v, qd]), H, w, tau)
-        return np.concatenate([_pose_rate(H, self.vms.base_joint.basis @ v), acc[:self.nb], qd,
-                               acc[self.nb:]])
+        if xd is None:
+            H, v, q, qd = _split_state(x, self.nb, self.n, f"{fname}: x")
+            acc = self._accelerations(q, np.concatenate([v, qd]), H, w, tau)
+            xd = np.concatenate([_pose_rate(H, self.vms.base_joint.basis @ v), acc[:self.nb],
+                                 qd, acc[self.nb:]])
+        return _finite(xd, fname)
+
+    def _rhs_clean(self, t, x):
+        """:meth:`rhs` without inputs when its checks pass on clean data, else None (then the
+        general path checks again and says what is wrong): t a finite float, x a plain
+        float64 vector of ``size`` numbers (the engine declines NaN/inf), the pose in x within
+        :data:`RHS_POSE_TOL` of a rigid motion (:func:`_pose_error12`, the measure of
+        :func:`pose_error`), a finite result."""
+        if not (isinstance(t, float) and _plain(x, self.size) and math.isfinite(t)
+                and _pose_error12(x) <= RHS_POSE_TOL):
+            return None
+        xd = self.vms._compiled("vms_rhs", x, self._zw, self._zt, self.gravity)
+        return None if xd is None else _finite(xd, f"{self.name}.rhs")
 
     def velocities(self, x):
         """(v, qd) of a state."""
-        _, v, _, qd = self.split(x)
+        _, v, _, qd = _split_state(x, self.nb, self.n, f"{self.name}.velocities: x")
         return np.concatenate([v, qd])
 
     def energy(self, x):
         """Kinetic (+ potential when there is gravity) energy of a state (J)."""
-        H, v, q, qd = self.split(x)
-        return mechanical_energy(self.vms, H, v, q, qd, self.gravity)
+        H, v, q, qd = _split_state(x, self.nb, self.n, f"{self.name}.energy: x")
+        return _checks.finite_result(_mechanical_energy(self.vms, H, v, q, qd, self.gravity),
+                                     f"{self.name}.energy")
 
 
 class PlanarCoordinates:
@@ -1113,34 +928,46 @@ class PlanarCoordinates:
     def __new__(cls, vms, gravity=None):
         from .equations import NumericForm
         if not isinstance(vms, VehicleManipulator) or vms.base_joint.name != "planar":
-            raise TypeError("PlanarCoordinates: vms: expected a VehicleManipulator with a "
-                            "planar base")
-        std = StandardForm(vms, gravity)
+            raise _checks.error("PlanarCoordinates: vms", "a VehicleManipulator with a planar "
+                                "base", vms, exc=TypeError)
+        g = None if gravity is None else _vec(gravity, 3, "PlanarCoordinates: gravity")
+        std = StandardForm(vms, g)
         n = vms.dof
 
         def pose(qc):
             return vms.base_joint.configuration([qc[2], qc[0], qc[1]])
 
         class _Form(NumericForm):
+            # each function checks its arguments (a user may call it) and names itself
+            def _args(self, fname, qc, u=None, t=0.0):
+                self._time(t, fname)
+                qc = self._vec(qc, n, f"q ({n} coordinates x, y, theta, arm)", fname)
+                return qc if u is None else (qc, self._vec(u, n, f"u ({n} speeds)", fname))
+
             def mass_matrix(self, qc, t=0.0):
-                return vms.mass_matrix(qc[3:])
+                return vms._mass_matrix(self._args("mass_matrix", qc, t=t)[3:])
 
             def forcing(self, qc, u, t=0.0):
+                qc, u = self._args("forcing", qc, u, t)
                 return std.forcing(qc[3:], u, pose=pose(qc))
 
             def kinematics(self, qc, u, t=0.0):
+                qc, u = self._args("kinematics", qc, u, t)
                 c, s = np.cos(qc[2]), np.sin(qc[2])
-                return np.concatenate([[c * u[1] - s * u[2], s * u[1] + c * u[2], u[0]], u[3:]])
+                return _finite(np.concatenate([[c * u[1] - s * u[2], s * u[1] + c * u[2], u[0]],
+                                               u[3:]]), f"{self.name}.kinematics")
 
             def input_matrix(self, qc, t=0.0):
+                self._args("input_matrix", qc, t=t)
                 return np.eye(n)
 
             def kinematics_jacobian(self, qc, u, t=0.0):
+                qc, u = self._args("kinematics_jacobian", qc, u, t)
                 J = np.zeros((n, n + 1))
                 c, s = np.cos(qc[2]), np.sin(qc[2])
                 J[0, 2] = -s * u[1] - c * u[2]
                 J[1, 2] = c * u[1] - s * u[2]
-                return J
+                return _finite(J, f"{self.name}.kinematics_jacobian")
 
         return _Form(n, n, n, f"PlanarCoordinates({vms.name})")
 
@@ -1149,8 +976,8 @@ def planar_virtual_chain(vms, virtual_mass=1e-9):
     r"""The planar-base VMS as one serial chain: prismatic x, prismatic y, revolute z (the
     last carrying the base body), then the arm -- the classical "virtual joints" model, whose
     coordinates are those of :class:`PlanarCoordinates`. The two virtual links get the
-    negligible inertia ``virtual_mass`` (kg, kg m^2), so the chain's mass matrix differs from
-    the VMS's by that much.
+    negligible inertia ``virtual_mass`` (kg, kg m^2; positive, at most 1e-3 of the base's
+    mass), so the chain's mass matrix differs from the VMS's by that much.
 
     >>> from robodyn.models import planar_rr
     >>> from robodyn import spatial_inertia
@@ -1161,9 +988,10 @@ def planar_virtual_chain(vms, virtual_mass=1e-9):
     if not isinstance(vms, VehicleManipulator) or vms.base_joint.name != "planar":
         raise TypeError(f"planar_virtual_chain: vms: expected a VehicleManipulator with a planar "
                         f"base, got {_checks._describe(vms)}")
-    eps = _checks.scalar(virtual_mass, "planar_virtual_chain: virtual_mass")
-    if not eps > 0:
-        raise ValueError(f"planar_virtual_chain: virtual_mass: expected a positive number, got {eps!r}")
+    eps = _checks.real_number(virtual_mass, "planar_virtual_chain: virtual_mass", low=0.0,
+                              strict_low=True, high=1e-3 * float(vms.base_inertia[3, 3]),
+                              hint="a negligible mass (kg) and inertia (kg m^2), at most 1e-3 "
+                                   "of the base's mass")
     from .kinematics import adjoint, homogeneous, prismatic_screw, revolute_screw, spatial_inertia
     arm = vms.chain
     m = vms.base_inertia[3, 3]
@@ -1179,3 +1007,6 @@ def planar_virtual_chain(vms, virtual_mass=1e-9):
     inertias = [tiny, tiny, spatial_inertia(m, I_c)] + [np.asarray(G, float) for G in arm.link_inertias]
     return SerialChain.from_screws(S, vms.mount @ np.asarray(arm.home, float), homes, inertias,
                                    name=f"{vms.name} (virtual joints)")
+
+from ._boundary import seal as _seal  # noqa: E402 -- the one boundary (issue 28): last, over the finished module
+_seal(globals())

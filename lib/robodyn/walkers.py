@@ -550,3 +550,6 @@ class CompassGait:
         """The period-one gait by :func:`~robodyn.impacts.fixed_point` on :meth:`step_map`."""
         z0 = _checks.vector(z0, 3, "CompassGait.fixed_point: z0")
         return fixed_point(lambda z: self.step_map(z, **options), z0)
+
+from ._boundary import seal as _seal  # noqa: E402 -- the one boundary (issue 28): last, over the finished module
+_seal(globals())

@@ -304,3 +304,6 @@ def set_answer_key(nb, key_json):
     changed = cells[0].source != src
     cells[0].source = src
     return changed
+
+from .._boundary import seal as _seal  # noqa: E402 -- the one boundary (issue 28): last, over the finished module
+_seal(globals(), {"*": {"text": "all"}})

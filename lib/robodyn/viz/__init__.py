@@ -58,3 +58,6 @@ __all__ = ["Slider", "interactive_figure", "InteractiveFigure", "animated", "cle
            "draw_frame", "draw_screw_axis", "draw_chain", "chain_points", "set_equal_aspect",
            "arm_figure", "Scene",
            "FRAME_BUDGET_BYTES", "BudgetWarning"]
+
+from .._boundary import seal as _seal  # noqa: E402 -- the one boundary (issue 28): last, over the finished module
+_seal(globals())
