@@ -136,7 +136,7 @@ RR = models.planar_rr()
     (dict(t_eval=[0.5, 2.0]), ValueError, r"t_eval: expected increasing times in \[0, 1\]"),
     (dict(t_eval=[0.5, 0.2]), ValueError, "t_eval: expected increasing times"),
     (dict(q0=[0, 0, 0]), ValueError, r"simulate: q0: expected shape \(2,\)"),
-    (dict(qd0=[0, np.nan]), ValueError, "simulate: qd0: expected finite numbers"),
+    (dict(qd0=[0, np.nan]), ValueError, r"simulate: qd0(\[1\])?: expected finite numbers"),
     (dict(tau=[1.0]), ValueError, "tau .*expected a vector of length 2"),
     (dict(tau=lambda t, q, qd: [1.0, 2.0, 3.0]), ValueError,
      r"tau\(t, q, qd\): expected a vector of 2 joint forces, got shape \(3,\)"),
