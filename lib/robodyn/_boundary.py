@@ -75,7 +75,8 @@ TEXT_NAMES = frozenset({
     "labels", "title", "xlabel", "ylabel", "zlabel", "units", "unit", "statement", "hint",
     "description", "key_json", "json_text", "html", "markdown", "url", "color", "colors",
     "fmt", "prefix", "suffix", "filename", "file", "csv_path", "out_dir", "output_dir",
-    "message", "caption", "alt", "style", "linestyle", "marker", "cmap", "template"})
+    "message", "caption", "alt", "style", "linestyle", "marker", "cmap", "template",
+    "scheduler", "address", "cache_dir", "url", "where", "release", "submission"})
 """Parameters that take free text by their name (exempt from the identifier rule only)."""
 
 _ACTIVE = contextvars.ContextVar("robodyn_public_call", default=None)
@@ -391,7 +392,8 @@ def _check_arguments(spec, name, args, kwargs):
     for arg, v in kwargs.items():
         if arg in spec.raw or (arg not in names and "**" in spec.raw):
             continue
-        text = arg in spec.text or (arg not in names and "**" in spec.text)
+        text = arg in spec.text or (arg not in names and (
+            "**" in spec.text or arg in TEXT_NAMES))     # options passed on by name
         try:
             found |= _scan(v, text, arg in spec.infinite, 0, budget)
         except _Refusal as r:
