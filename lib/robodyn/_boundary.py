@@ -52,6 +52,7 @@ from __future__ import annotations
 
 import contextvars
 import dataclasses
+import decimal
 import functools
 import inspect
 import math
@@ -205,6 +206,10 @@ def _handler(t):
         return _scan_dict
     if issubclass(t, (bytes, bytearray)):
         return _scan_bytes
+    if issubclass(t, decimal.Decimal):
+        return lambda v, text, infinite, depth, budget: _scan_float(
+            float(v) if v.is_finite() else (math.nan if v.is_nan() else float(v)),
+            text, infinite, depth, budget)
     if issubclass(t, float):
         return _scan_float
     return _scan_nothing
@@ -295,7 +300,12 @@ def _nonfinite(x, depth=0):
             return _nonfinite(x.ravel().tolist(), depth + 1)
         return None
     if t in (list, tuple) or isinstance(x, tuple):
-        for e in (x if len(x) <= 10000 else ()):
+        if len(x) > 10000:                      # a long list of numbers: checked as an array
+            try:
+                return _nonfinite(np.asarray(x, dtype=float), depth + 1)
+            except (TypeError, ValueError):
+                x = x[:10000]
+        for e in x:
             r = _nonfinite(e, depth + 1)
             if r:
                 return r
