@@ -14,6 +14,8 @@ MAX_INPUT_SIZE = 10_000
 
 def _range(rng, name):
     """(low, high) finite with low < high, as floats."""
+    if isinstance(rng, np.ndarray) and rng.shape == (2,):
+        rng = list(_checks.real_array(rng, name))   # any byte order or layout
     if not (isinstance(rng, (tuple, list)) and len(rng) == 2):
         raise _checks.error(name, "(low, high)", rng, exc=TypeError)
     lo, hi = (_checks.real_number(v, name) for v in rng)

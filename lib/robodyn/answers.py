@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import warnings
 from dataclasses import dataclass, field
 
@@ -155,11 +156,13 @@ class Problem:
 
     def sample_points(self, n, rng):
         """``n`` random points: ``{name: array(n)}``, or a list of argument tuples for a
-        function."""
+        function; ``rng`` is a numpy Generator (advanced) or a seed.
+
+        >>> Problem("p", "x", variables={"q": (0, 1)}).sample_points(2, 0)["q"].shape
+        (2,)
+        """
         n = _checks.size(n, "Problem.sample_points: n", high=100_000)
-        if not isinstance(rng, np.random.Generator):
-            raise _checks.error("Problem.sample_points: rng", "a numpy Generator "
-                                "(np.random.default_rng(seed))", rng, exc=TypeError)
+        rng = _rng_arg(rng, "Problem.sample_points: rng")
         if self.is_function:
             lo, hi = self.input_range
             return [tuple(rng.uniform(lo, hi, size=s) for s in self.inputs) for _ in range(n)]
@@ -175,13 +178,38 @@ class Problem:
 
     @classmethod
     def from_dict(cls, d):
+        """The Problem back from :meth:`to_dict` (JSON-safe lists become tuples); every field
+        is checked as by ``Problem(...)``, errors naming ``Problem.from_dict: d``.
+
+        >>> p = Problem("p1", "J", variables={"q": (0.0, 1.0)})
+        >>> Problem.from_dict(p.to_dict()) == p
+        True
+        """
+        name = "Problem.from_dict: d"
+        if not isinstance(d, dict):
+            raise _checks.error(name, "a dict of Problem fields (Problem.to_dict())", d,
+                                exc=TypeError)
+        fields = ("key", "answer", "title", "chapter", "points", "variables", "angles",
+                  "inputs", "input_range", "rtol", "atol")
+        unknown = [k for k in d if k not in fields]
+        if unknown or "key" not in d or "answer" not in d:
+            raise _checks.error(name, f"a dict with 'key', 'answer' and fields among {fields}",
+                                f"unknown fields {[str(k)[:40] for k in unknown[:3]]}"
+                                if unknown else "a dict without 'key' or 'answer'")
         d = dict(d)
-        d["variables"] = {k: tuple(v) for k, v in d.get("variables", {}).items()}
-        d["angles"] = tuple(d.get("angles", ()))
-        d["input_range"] = tuple(d.get("input_range", (-2.0, 2.0)))
-        if d.get("inputs") is not None:
-            d["inputs"] = tuple(tuple(s) for s in d["inputs"])
-        return cls(**d)
+        try:
+            if not isinstance(d.get("variables", {}), dict):
+                raise TypeError("variables: expected a dict {name: [low, high]}")
+            d["variables"] = {k: tuple(v) for k, v in d.get("variables", {}).items()}
+            for f, default in (("angles", ()), ("input_range", (-2.0, 2.0))):
+                if not isinstance(d.get(f, default), (list, tuple)):
+                    raise TypeError(f"{f}: expected a list")
+                d[f] = tuple(d.get(f, default))
+            if d.get("inputs") is not None:
+                d["inputs"] = tuple(tuple(s) for s in d["inputs"])
+            return cls(**d)
+        except (TypeError, ValueError) as exc:
+            raise type(exc)(f"{name}: expected the fields of a Problem, got {exc}") from None
 
 
 # --------------------------------------------------------------------------
@@ -360,22 +388,38 @@ def compare(answer, reference, problem=None, *, n_points=24, rng=None, points=No
     >>> compare(R.T, R).mistake, compare("[[cos(theta), -sin(theta)], [sin(theta), cos(theta)]]", R).status
     ('transpose', 'correct')
     """
-    n_points = _checks.size(n_points, "compare: n_points", high=100_000)
+    return _compare(answer, reference, problem, n_points, rng, points, "compare")
+
+
+def _compare(answer, reference, problem, n_points, rng, points, fname):
+    """:func:`compare` for the function the user called, ``fname`` (every argument checked
+    first, named ``fname: argument``)."""
+    n_points = _checks.size(n_points, f"{fname}: n_points", high=100_000)
+    _problem_arg(problem, f"{fname}: problem")
+    rng = _rng_arg(rng, f"{fname}: rng")
+    if points is not None:
+        points = _checked_points(points, f"{fname}: points", problem)
+    if isinstance(reference, _HashKey):
+        return _key_compare(answer, reference, problem) if answer is not None else \
+            _fb("unanswered", "not answered yet.")
+    rkind, rval = _value_arg(reference, problem, f"{fname}: reference", reference=True)
+    if isinstance(points, dict) and rkind == "symbolic":
+        missing = sorted(s.name for s in rval.free_symbols if s.name not in points)
+        if missing:
+            raise _checks.error(f"{fname}: points", "values of every variable of the "
+                                "reference", f"none of {missing}")
+    if rkind == "function" and (problem is None or not problem.is_function):
+        raise _no_inputs(f"{fname}: problem", problem)
     if answer is None:
         return _fb("unanswered", "not answered yet.")
-    if isinstance(reference, _HashKey):
-        return _key_compare(answer, reference, problem)
-    rng = np.random.default_rng(rng)
-    read = _read_answer(answer, problem)
+    # a value is checked (text inside it read by the safe parser); a text is the student's
+    read = _read_answer(answer, problem, None if isinstance(answer, str) else f"{fname}: answer")
     if isinstance(read, Feedback):
         return read
     skind, sval = read
-    rkind, rval = _as_value(reference, problem)
     ref_shape = _shape_of(rkind, rval)
     if rkind == "symbolic":
         rval = _canonical(rval, problem)
-    if points is not None:
-        points = _checked_points(points)
     # symbolic first
     if skind == "symbolic" and rkind == "symbolic" and _shape_of(skind, sval) == ref_shape:
         if _symbolic_equal(sval, rval, problem):
@@ -387,10 +431,10 @@ def compare(answer, reference, problem=None, *, n_points=24, rng=None, points=No
         pts = points
     else:
         syms = [v for k, v in ((rkind, rval), (skind, sval)) if k == "symbolic"]
-        pts = _default_points(problem, syms, n_points, rng, function=(rkind == "function"))
+        pts = _default_points(problem, syms, n_points, rng, fname,
+                              function=(rkind == "function"))
     if rkind == "function":
-        ref_ev = _evaluator(rkind, rval, problem, None)
-        R = ref_ev(pts)
+        R = _reference_values(rval, problem, pts, f"{fname}: reference")
         ref_shape = R.shape[1:]
     else:
         R = _evaluator(rkind, rval, problem, ref_shape)(pts)
@@ -420,14 +464,21 @@ def compare(answer, reference, problem=None, *, n_points=24, rng=None, points=No
     return _diagnose(grid, R, ref_shape, problem, student_ev, pts, ref_sym)
 
 
-def _read_answer(answer, problem):
+def _read_answer(answer, problem, name=None):
     """``(kind, value)`` of an answer (symbols onto the problem's), or the Feedback that
-    refuses it: unreadable text, a kind that cannot be an answer, unexpected variables."""
+    refuses it: unreadable text, a kind that cannot be an answer, unexpected variables. With
+    ``name``, what cannot be an answer (unreadable text included) raises an error naming it
+    instead (:func:`_value_arg`)."""
     try:
-        kind, val = _as_value(answer, problem)
+        kind, val = _as_value(answer, problem) if name is None else \
+            _value_arg(answer, problem, name)
     except UnsafeExpressionError as exc:
+        if name is not None:
+            raise
         return _fb("error", f"the text could not be read: {exc}", "type")
     except (TypeError, ValueError) as exc:
+        if name is not None:
+            raise
         return _fb("incorrect", f"this kind of answer cannot be right: {exc}", "type")
     if kind == "symbolic":
         val = _canonical(val, problem)
@@ -438,6 +489,51 @@ def _read_answer(answer, problem):
                            f"does not (allowed: {', '.join(problem.variables) or 'no symbols'})."
                            , "variables")
     return kind, val
+
+
+_IDENTIFIER = re.compile(r"[A-Za-z][A-Za-z0-9_]*\Z")
+_VALUE = ("a number, an expression, a matrix, numbers (a list or an array), text of an "
+          "expression, or a function")
+
+
+def _value_arg(x, problem, name, reference=False):
+    """``(kind, value)`` of an argument that must be a value (an answer or a reference), its
+    text read by the safe parser; a ValueError/TypeError naming ``name`` otherwise (never a
+    silent reading as something else). The symbols of an expression must be the problem's
+    variables (checked here for a ``reference``; an answer's are feedback)."""
+    try:
+        kind, val = _as_value(x, problem)
+    except UnsafeExpressionError as exc:
+        raise UnsafeExpressionError(f"{name}: expected text the safe parser reads, got text "
+                                    f"it refuses ({exc})") from None
+    except (TypeError, ValueError) as exc:
+        msg = str(exc) if str(exc).startswith("expected") else f"expected {_VALUE}, got {exc}"
+        raise type(exc)(f"{name}: {msg}") from None
+    if kind == "symbolic" and problem is not None:
+        names = set(problem.variables)
+        extra = sorted(s.name for s in val.free_symbols if s.name not in names)
+        if extra and reference:
+            raise _checks.error(name, f"an expression in the problem's variables "
+                                f"{sorted(names)}", f"one in {extra}",
+                                "list every symbol in Problem(variables=...)")
+    return kind, val
+
+
+def _problem_arg(problem, name, required=False):
+    """A Problem (or None when not ``required``)."""
+    if not isinstance(problem, Problem) and (required or problem is not None):
+        raise _checks.error(name, "a Problem" if required else "a Problem or None", problem,
+                            exc=TypeError)
+    return problem
+
+
+def _rng_arg(rng, name):
+    """A numpy Generator, from a Generator, a seed (an integer >= 0) or None (fresh)."""
+    if rng is None or isinstance(rng, np.random.Generator):
+        return np.random.default_rng(rng)
+    return np.random.default_rng(_checks.size(rng, name, low=0, high=2**63 - 1,
+                                              hint="a seed, or np.random.default_rng(seed)"))
+
 
 
 def _evaluate_answer(kind, val, problem, pts):
@@ -452,44 +548,79 @@ def _evaluate_answer(kind, val, problem, pts):
                    f"{str(exc)[:200]}", "type")
 
 
-def _checked_points(points):
-    """Given test points, refused unless finite (a NaN point would compare anything)."""
+def _checked_points(points, name, problem=None):
+    """Given test points -- ``{variable: values}`` (one 1-D sample of each variable, of one
+    length; the problem's variables when there is a problem) or a list of argument tuples
+    (a function's inputs) -- refused unless finite real numbers (a NaN point would compare
+    anything)."""
     if isinstance(points, dict):
+        if problem is not None and (problem.is_function or set(points) != set(problem.variables)):
+            raise _checks.error(name, "{variable: values} of the problem's variables "
+                                f"{sorted(problem.variables)}" if not problem.is_function else
+                                "argument tuples (the problem's answer is a function)",
+                                f"the keys {[str(k)[:40] for k in list(points)[:5]]}")
         out = {}
         for k, v in points.items():
-            a = np.asarray(v, dtype=float)
-            if not np.all(np.isfinite(a)):
-                raise ValueError(f"compare: points[{k!r}]: expected finite numbers, got "
-                                 f"NaN or infinity")
-            out[k] = a
+            if not isinstance(k, str) or not _IDENTIFIER.match(k):
+                raise _checks.error(name, "{variable name: values}", f"the key {k!r}"[:80],
+                                    exc=TypeError)
+            out[k] = _checks.real_array(v, f"{name}[{k!r}]")
+        if len({a.shape for a in out.values()}) > 1 or any(
+                a.ndim != 1 or not a.size for a in out.values()):
+            raise _checks.error(name, "one non-empty 1-D sample of each variable, all of one "
+                                "length", f"shapes {sorted({a.shape for a in out.values()})}")
         return out
+    if isinstance(points, np.ndarray) and points.ndim >= 2:
+        points = list(points)                      # an array of argument tuples
+    if not isinstance(points, (list, tuple)) or not 0 < len(points) <= 100_000:
+        raise _checks.error(name, "{variable: values} or a list of argument tuples "
+                            "(1 to 100000)", points, exc=TypeError)
+    if problem is not None and not problem.is_function:
+        raise _checks.error(name, f"{{variable: values}} of {sorted(problem.variables)}",
+                            "argument tuples (the problem's answer is not a function)")
     out = []
     for args in points:
-        t = tuple(np.asarray(a, dtype=float) for a in args)
-        if not all(np.all(np.isfinite(a)) for a in t):
-            raise ValueError("compare: points: expected finite numbers, got NaN or infinity")
-        out.append(t)
+        if not isinstance(args, (list, tuple, np.ndarray)):
+            raise _checks.error(name, "argument tuples", args, exc=TypeError)
+        out.append(tuple(_checks.real_array(a, name) for a in args))
     return out
 
 
-def _default_points(problem, exprs, n, rng, function=False):
+def _reference_values(f, problem, pts, name):
+    """The outputs of a function reference at ``pts``; its failure is an error naming it."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return _evaluator("function", f, problem, None)(pts)
+    except Exception as exc:                        # noqa: BLE001 -- the author's function
+        raise _checks.error(name, "a function that returns numbers of one shape at the test "
+                            "inputs", f"{type(exc).__name__}: {str(exc)[:160]}") from None
+
+
+def _no_inputs(name, problem):
+    return _checks.error(name, "a Problem with inputs (a function answer needs a Problem "
+                         "with inputs)", "None" if problem is None else "one without inputs")
+
+
+def _default_points(problem, exprs, n, rng, fname, function=False):
     if problem is not None:
         return problem.sample_points(n, rng)
-    if function:
-        raise ValueError("compare: a function answer needs a Problem with inputs")
+    if function:                                    # a function answer, a numeric reference
+        raise _no_inputs(f"{fname}: problem", problem)
     names = sorted({s.name for e in exprs for s in e.free_symbols})
     return {v: rng.uniform(-2, 2, size=n) for v in names}
 
 
-def equivalent(answer, reference, problem=None, **kwargs) -> bool:
-    """True when :func:`compare` accepts the answer (for ``assert`` in tests).
+def equivalent(answer, reference, problem=None, *, n_points=24, rng=None, points=None) -> bool:
+    """True when :func:`compare` accepts the answer (for ``assert`` in tests); the same
+    arguments, checked and named as ``equivalent``'s.
 
     >>> import sympy as sp
     >>> x = sp.Symbol('x')
     >>> equivalent(sp.cos(x)**2, 1 - sp.sin(x)**2)
     True
     """
-    return compare(answer, reference, problem, **kwargs).correct
+    return _compare(answer, reference, problem, n_points, rng, points, "equivalent").correct
 
 
 # --------------------------------------------------------------------------
@@ -510,28 +641,41 @@ def _num_list(a):
     return out
 
 
+_NOT_FINITE = "the answer is not finite (NaN or infinity): it cannot be right."
+
+
 def encode(value, problem=None, inputs=None):
     """A JSON-safe description of an answer: ``{'type': 'none'|'numeric'|'sympy'|'text'|
     'samples'|'invalid', ...}``. Sympy entries become text (sympy's str printer), which
     :func:`decode` reads back with :func:`parse_expression`. A function is evaluated at
-    ``inputs`` (a list of argument tuples) and its outputs are kept.
+    ``inputs`` (a list of argument tuples) and its outputs are kept; an answer that is too
+    large or not finite, or a function that fails, gives an ``'invalid'`` record. A text is kept as it is
+    (read when it is compared); text inside a list or an array is read now by the safe parser.
+
+    Raises ValueError/TypeError naming ``encode: value`` for what is not an answer (a dict, a
+    boolean, a list holding text the safe parser refuses).
 
     >>> import sympy as sp
     >>> encode(sp.Matrix([[sp.Symbol('x'), 1]]))
     {'type': 'sympy', 'shape': [1, 2], 'entries': ['x', '1']}
     """
+    _problem_arg(problem, "encode: problem")
+    if inputs is not None:
+        inputs = _checked_points(inputs, "encode: inputs", problem)
+        if isinstance(inputs, dict):
+            raise _checks.error("encode: inputs", "a list of argument tuples", "a dict",
+                                exc=TypeError)
     if value is None:
         return {"type": "none"}
-    if isinstance(value, str):
+    if isinstance(value, str):                  # the student's text: read when it is compared
         return {"type": "text", "text": value[:MAX_TEXT + 1]}
-    try:
-        kind, v = _as_value(value, problem) if not callable(value) or isinstance(
-            value, (sp.Basic, sp.MatrixBase, np.ndarray)) else ("function", value)
-    except (TypeError, ValueError) as exc:
-        return {"type": "invalid", "message": str(exc)[:300]}
+    kind, v = _value_arg(value, problem, "encode: value") if not callable(value) or \
+        isinstance(value, (sp.Basic, sp.MatrixBase, np.ndarray)) else ("function", value)
     if kind == "numeric":
         if v.size > MAX_ENTRIES * 10:
             return {"type": "invalid", "message": f"an array of {v.size} numbers is too large"}
+        if not np.all(np.isfinite(v)):
+            return {"type": "invalid", "message": _NOT_FINITE}
         return {"type": "numeric", "shape": list(v.shape), **_num_list(v)}
     if kind == "symbolic":
         M = v if isinstance(v, sp.MatrixBase) else None
@@ -552,6 +696,9 @@ def encode(value, problem=None, inputs=None):
         except Exception as exc:                    # noqa: BLE001 -- student code
             return {"type": "invalid", "message": f"calling the function failed: "
                     f"{type(exc).__name__}: {str(exc)[:200]}"}
+        if not np.all(np.isfinite(vals)):
+            return {"type": "invalid", "message": "the function returned values that are "
+                    "not finite (NaN or infinity) at the test inputs: it cannot be right."}
         return {"type": "samples", "shape": list(vals.shape), **_num_list(vals)}
     return {"type": "invalid", "message": f"cannot encode {type(value).__name__}"}
 
@@ -560,7 +707,9 @@ def _numbers(d, shape):
     real = np.asarray(d["real"], dtype=float)
     imag = np.asarray(d.get("imag", np.zeros_like(real)), dtype=float)
     if real.shape != imag.shape or real.size != int(np.prod(shape)):
-        raise ValueError("decode: numbers do not match the shape")
+        raise _checks.error("decode: data", f"numbers that match the shape {list(shape)}",
+                            f"{real.size} real and {imag.size} imaginary parts",
+                            "they do not match the shape")
     return (real + 1j * imag).reshape(shape)
 
 
@@ -577,8 +726,12 @@ def decode(data, problem=None, inputs=None):
     """
     if not isinstance(data, dict) or not isinstance(data.get("type"), str):
         raise _checks.error("decode: data", "a dict with a 'type'", data)
-    if problem is not None and not isinstance(problem, Problem):
-        raise _checks.error("decode: problem", "a Problem or None", problem, exc=TypeError)
+    _problem_arg(problem, "decode: problem")
+    if inputs is not None:
+        inputs = _checked_points(inputs, "decode: inputs", problem)
+        if isinstance(inputs, dict):
+            raise _checks.error("decode: inputs", "a list of argument tuples", "a dict",
+                                exc=TypeError)
     try:
         return _decode(data, problem, inputs)
     except KeyError as exc:                     # a malformed record: a ValueError, never a KeyError
@@ -605,24 +758,42 @@ def _decode(data, problem, inputs):
         entries = data["entries"]
         if not isinstance(entries, list) or len(entries) > MAX_ENTRIES or \
                 len(entries) != int(np.prod(shape)) or len(shape) > 2:
-            raise ValueError("decode: sympy entries do not match the shape")
+            raise _checks.error("decode: data", "sympy entries that match the shape "
+                                f"{list(shape)}", _checks.describe(entries),
+                                "they do not match the shape")
         if sum(len(str(e)) for e in entries) > MAX_ANSWER_TEXT:
-            raise ValueError(f"decode: the expressions are longer than {MAX_ANSWER_TEXT} "
-                             f"characters in all")
-        vals = [parse_expression(str(e), names) for e in entries]
+            raise _checks.error("decode: data", f"expressions of at most {MAX_ANSWER_TEXT} "
+                                "characters in all", "longer ones")
+        vals = [_parsed(e, names) for e in entries]
         if any(isinstance(v, sp.MatrixBase) for v in vals):
-            raise ValueError("decode: a matrix inside a matrix entry")
+            raise _checks.error("decode: data", "sympy entries", "a matrix inside a matrix entry")
         if shape == ():
             return vals[0]
         return sp.Matrix(shape[0], shape[1] if len(shape) == 2 else 1, vals)
     if t == "samples":
         shape = tuple(int(n) for n in data["shape"])
-        if inputs is None or shape[0] != len(inputs):
-            raise ValueError("decode: samples without their inputs")
+        if inputs is None or not shape or shape[0] != len(inputs):
+            raise _checks.error("decode: inputs", "the inputs of the samples (one argument "
+                                "tuple per sample)", "samples without their inputs"
+                                if inputs is None else f"{len(inputs)} inputs for the "
+                                f"{shape[0] if shape else 0} samples")
         return _Samples(inputs, _numbers(data, shape))
     if t == "invalid":
-        raise ValueError(str(data.get("message", "invalid answer"))[:300])
-    raise ValueError(f"decode: unknown type {t!r}")
+        raise _checks.error("decode: data", "a readable answer", "an invalid one: " +
+                            str(data.get("message", "invalid answer"))[:300])
+    raise _checks.error("decode: data", "a record of a known type (none, text, numeric, "
+                        "sympy, samples, invalid)", f"unknown type {t[:80]!r}")
+
+
+def _parsed(text, names):
+    """An entry of a sympy record read by the safe parser (its refusal names decode: data)."""
+    if not isinstance(text, str):
+        raise _checks.error("decode: data", "sympy entries as text", text, exc=TypeError)
+    try:
+        return parse_expression(text, names)
+    except UnsafeExpressionError as exc:
+        raise UnsafeExpressionError(f"decode: data: expected entries the safe parser reads, "
+                                    f"got one it refuses ({exc})") from None
 
 
 KEY_POINTS = 6
@@ -671,23 +842,18 @@ def fingerprint(reference, problem, seed=0):
     if not isinstance(problem, Problem):
         raise _checks.error("fingerprint: problem", "a Problem", problem, exc=TypeError)
     seed = _checks.size(seed, "fingerprint: seed", low=0, high=2**63 - 1)
-    if isinstance(reference, (sp.Basic, sp.MatrixBase)):
-        names = set(problem.variables)
-        extra = sorted(str(s) for s in reference.free_symbols if str(s) not in names)
-        if extra:
-            raise _checks.error("fingerprint: reference", "an expression in the problem's "
-                                f"variables {sorted(names)}", f"one in {extra}",
-                                "list every symbol in Problem(variables=...)")
+    kind, val = _value_arg(reference, problem, "fingerprint: reference", reference=True)
+    if kind == "function" and not problem.is_function:
+        raise _no_inputs("fingerprint: problem", problem)
     import hashlib
     rng = np.random.default_rng(seed)
-    kind, val = _as_value(reference, problem)
     if kind in ("symbolic", "numeric"):
         shape = _shape_of(kind, val)
         pts = problem.sample_points(KEY_POINTS if kind == "symbolic" else 1, rng)
         R = _evaluator(kind, val, problem, shape)(pts)
     elif kind == "function":
         pts = problem.sample_points(KEY_POINTS, rng)
-        R = _evaluator(kind, val, problem, None)(pts)
+        R = _reference_values(val, problem, pts, "fingerprint: reference")
         shape = R.shape[1:]
     elif kind == "samples":                     # a function's outputs at known inputs
         pts, R = val.points[:KEY_POINTS], val.values[:KEY_POINTS]
@@ -808,6 +974,9 @@ def _key_compare(answer, key, problem):
                    f"{_shape_str(S.shape[1:])}.", "shape")
     if not np.all(np.isfinite(grid)):
         return _fb("incorrect", "the answer is not finite (NaN or infinity).", "type")
+    if np.any(np.abs(grid.imag) > (problem.atol if problem else 1e-9) + 1e-9 * np.abs(grid)):
+        return _fb("incorrect", "the answer is not real (it has imaginary parts): the "
+                   "answers of robot dynamics are real quantities.", "type")
     if key.form_only:
         return _fb("form", _key_hash.FORM_ONLY)
     try:
@@ -849,13 +1018,20 @@ class ProblemSet:
     """
 
     def __init__(self, name, problems):
-        self.name = str(name)
+        if not isinstance(name, str):
+            raise _checks.error("ProblemSet: name", "a str", name, exc=TypeError)
+        self.name = name
         self.problems = {}
+        if not isinstance(problems, (list, tuple)):
+            raise _checks.error("ProblemSet: problems", "Problem objects (a list)", problems,
+                                exc=TypeError)
         for p in problems:
             if not isinstance(p, Problem):
-                raise TypeError(f"ProblemSet: expected Problem objects, got {type(p).__name__}")
+                raise _checks.error("ProblemSet: problems", "Problem objects (a list)",
+                                    f"a list holding {_checks.describe(p)}", exc=TypeError)
             if p.key in self.problems:
-                raise ValueError(f"ProblemSet: duplicate problem key {p.key!r}")
+                raise _checks.error("ProblemSet: problems", "distinct problem keys",
+                                    f"the duplicate problem key {p.key!r}")
             self.problems[p.key] = p
         self._key = None
 
@@ -917,10 +1093,17 @@ class ProblemSet:
         return self._key is not None and key in self._key
 
     def check(self, key, answer):
-        """Feedback on one answer against the answer key; never raises for a wrong answer."""
+        """Feedback on one answer against the answer key; never raises for a wrong answer
+        (text it cannot read, too: the student's text gets feedback). A value that is not an
+        answer -- a dict, a boolean, a list holding text the safe parser refuses -- raises a
+        ValueError/TypeError naming ``ProblemSet.check: answer``."""
         p = self[key]
+        read = None if answer is None else _read_answer(
+            answer, p, None if isinstance(answer, str) else "ProblemSet.check: answer")
         if answer is None:
             fb = _fb("unanswered", "not answered yet.")
+        elif isinstance(read, Feedback):          # what cannot be an answer, key or no key
+            fb = read
         elif self._key is None or key not in self._key:
             fb = _fb("unanswered", "no answer key in this copy of the notebook: the hidden "
                      "tests check the answer.", "no-key")
@@ -937,7 +1120,10 @@ class ProblemSet:
         AssertionError when the answer is wrong or not answered yet -- so that nbgrader's
         *Validate* reports every answer the self-check knows to be wrong. An answer whose value
         only the grader can check (verdict ``form``) passes; so does every answer in a copy
-        without a key (the instructor's, before generation).
+        without a key (the instructor's, before generation). What is not an answer of the
+        right form -- text the safe parser refuses, a dict, symbols that are not the problem's
+        variables, NaN, complex values, the wrong shape -- raises a ValueError/TypeError
+        naming ``ProblemSet.test: answer`` instead of a verdict.
 
         >>> ps = ProblemSet("demo", [Problem("p1", "x")])
         >>> ps.load_key('{"p1": {"points": {}, "shape": []}}')
@@ -948,6 +1134,10 @@ class ProblemSet:
         ...
         AssertionError: the self-check says
         … p1: not answered yet.
+        >>> ps.test("p1", [1.0, 2.0])                # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+        ...
+        ValueError: ProblemSet.test: answer: expected an answer of the right form ...
         """
         if not isinstance(key, str):
             raise TypeError(f"ProblemSet.test: key: expected a problem key (str), got "
@@ -955,7 +1145,16 @@ class ProblemSet:
         if key not in self.problems:
             raise ValueError(f"ProblemSet.test: key: expected one of {list(self.problems)}, "
                              f"got {key[:40]!r}")
+        if answer is not None:              # what is not an answer is an error, not a verdict
+            read = _read_answer(answer, self.problems[key], "ProblemSet.test: answer")
+            if isinstance(read, Feedback):
+                raise ValueError(f"ProblemSet.test: answer: expected an answer in the "
+                                 f"problem's variables, got one that is not: {read.message}")
         fb = self.check(key, answer)
+        if fb.mistake in ("type", "shape"):
+            raise ValueError(f"ProblemSet.test: answer: expected an answer of the right form "
+                             f"(finite real values of the answer's shape), got one the "
+                             f"self-check refuses: {fb.message}")
         if fb.status not in ("correct", "form") and fb.mistake != "no-key":
             import textwrap                         # short lines: Validate cuts long ones
             raise AssertionError("the self-check says\n" + textwrap.fill(str(fb), 76))
