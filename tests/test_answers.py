@@ -217,11 +217,14 @@ def test_wrong_entries_and_variables():
 
 
 def test_unanswered_invalid_and_not_finite():
+    """The student's text gets feedback; a value that is not an answer is refused (issue 28)."""
     assert compare(None, J).status == "unanswered"
-    assert compare({"a": 1}, J).mistake == "type"
+    with pytest.raises(TypeError, match="compare: answer: expected numbers"):
+        compare({"a": 1}, J)
     assert compare("import os", J).status == "error"
     assert compare(np.full((2, 2), np.nan), np.eye(2)).mistake == "type"
-    assert compare(True, 1.0).mistake == "type"
+    with pytest.raises(TypeError, match="compare: answer: .*True/False"):
+        compare(True, 1.0)
     fb = compare(lambda q: 1 / 0, lambda q: q, Problem("f", "f", inputs=((2,),)))
     assert fb.mistake == "type" and "ZeroDivisionError" in fb.message
 
@@ -291,7 +294,8 @@ def test_answer_key_checks_without_the_formula():
     assert ps.check("jp", -J).mistake == "sign"
     assert ps.check("jp", None).status == "unanswered"
     assert "jp" in str(ps.check("jp", J))
-    assert ps.check("jp", {"not": "an answer"}).status in ("incorrect", "error")
+    with pytest.raises(TypeError, match="ProblemSet.check: answer"):   # not an answer at all
+        ps.check("jp", {"not": "an answer"})
 
 
 def test_answer_key_of_a_constant_checks_the_form_only():
@@ -470,10 +474,16 @@ def test_problem_test_fails_for_what_the_key_knows_is_wrong():
     ps.test("jp", sp.expand_trig(J))
     ps.test("c", [1.0, 2.0, 3.0])                             # form only: the grader decides
     for bad, why in ((-J, "sign flipped"), (None, "not answered"),
-                     (J + sp.Matrix([[0, 0], [0, 1e-2]]), "does not match"),
-                     ([1.0, 2.0], "wrong shape")):
+                     (J + sp.Matrix([[0, 0], [0, 1e-2]]), "does not match")):
         with pytest.raises(AssertionError, match=why):
-            ps.test("jp" if bad is None or not isinstance(bad, list) else "c", bad)
+            ps.test("jp", bad)
+    # what is not an answer of the right form is an error naming the argument (issue 28)
+    for key, bad, why in (("c", [1.0, 2.0], "wrong shape"), ("c", [1.0, np.nan, 2.0],
+                          "not finite"), ("c", [1.0, 1j, 2.0], "not real"),
+                          ("jp", J + sp.Symbol("t") * sp.ones(2, 2), "depends on t"),
+                          ("jp", "J.T", "safe parser"), ("jp", {"J": 1}, "got dict")):
+        with pytest.raises((ValueError, TypeError), match=f"ProblemSet.test: answer: .*{why}"):
+            ps.test(key, bad)
 
 
 def test_answer_key_of_a_function():
@@ -535,9 +545,14 @@ def test_text_inside_a_list_is_never_run(payload, tmp_path):
     for value in ([x, code], (x, code), np.array([x, code], dtype=object),
                   np.array([[x, code]], dtype=object), [[x], [code]], np.array(code),
                   [code, 1.0], np.array([code, "1"])):
-        assert not compare(value, sp.Matrix([x, 1])).correct
-        assert not ps.check("p1", value).correct
-        assert encode(value)["type"] == "invalid"
+        for call, name in ((lambda: compare(value, sp.Matrix([x, 1])), "compare: answer"),
+                           (lambda: ps.check("p1", value), "ProblemSet.check: answer"),
+                           (lambda: ps.test("p1", value), "ProblemSet.test: answer"),
+                           (lambda: encode(value), "encode: value"),
+                           (lambda: compare(x, value), "compare: reference")):
+            with pytest.raises((ValueError, TypeError), match=name):
+                call()
+        assert not ps.check("p1", repr(code)).correct        # the student's text: feedback
     assert not planted.exists()
     assert compare([x, "1"], sp.Matrix([x, 1])).correct        # the whitelist still reads
 

@@ -727,9 +727,8 @@ def decode(data, problem=None, inputs=None):
     if not isinstance(data, dict) or not isinstance(data.get("type"), str):
         raise _checks.error("decode: data", "a dict with a 'type'", data)
     _problem_arg(problem, "decode: problem")
-    if inputs is not None:
-        inputs = _checked_points(inputs, "decode: inputs", problem)
-        if isinstance(inputs, dict):
+    if inputs is not None:                      # checked; kept as given (the samples' points)
+        if isinstance(_checked_points(inputs, "decode: inputs", problem), dict):
             raise _checks.error("decode: inputs", "a list of argument tuples", "a dict",
                                 exc=TypeError)
     try:
@@ -763,7 +762,8 @@ def _decode(data, problem, inputs):
                                 "they do not match the shape")
         if sum(len(str(e)) for e in entries) > MAX_ANSWER_TEXT:
             raise _checks.error("decode: data", f"expressions of at most {MAX_ANSWER_TEXT} "
-                                "characters in all", "longer ones")
+                                "characters in all", f"longer than {MAX_ANSWER_TEXT} "
+                                "characters")
         vals = [_parsed(e, names) for e in entries]
         if any(isinstance(v, sp.MatrixBase) for v in vals):
             raise _checks.error("decode: data", "sympy entries", "a matrix inside a matrix entry")
