@@ -616,3 +616,38 @@ def test_problem_test_refuses_a_bad_key():
         ps.test(3, J)
     with pytest.raises(ValueError, match=r"ProblemSet.test: key: expected one of \['jp'\]"):
         ps.test("p9", J)
+
+
+def test_the_fuzzer_reaches_every_argument_of_the_answers_api():
+    """Issue 28, closed for the class: every public callable of robodyn.answers has a valid
+    call registered for the API fuzzer (tests/fuzz_calls/) that passes ALL its parameters, so
+    a new argument without checks cannot escape the fuzzer's substitutions."""
+    import inspect
+
+    import _fuzz_api_support as fz
+    calls = fz.load_registry()[0]
+    api = {n: v for n, v in fz.public_callables().items()
+           if v[1].__module__ in ("robodyn.answers", "robodyn.text_parser")}
+    assert "robodyn.answers.compare" in api and "robodyn.answers.ProblemSet.test" in api
+    unreached = []
+    for name, (kind, obj, _) in sorted(api.items()):
+        if kind == "class" and (issubclass(obj, BaseException) or obj is answers.Feedback):
+            continue                                # raised, or a result record
+        f = obj.__init__ if kind == "class" else obj if kind == "function" else \
+            getattr(obj, name.rpartition(".")[2])
+        params = [p for p in inspect.signature(f).parameters.values()
+                  if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
+        if kind in ("class", "method"):
+            params = params[1:]                     # self
+        if name not in calls:
+            unreached.append(f"{name}: no registered call")
+            continue
+        args, kwargs = calls[name]()
+        if kind == "method":
+            args = args[1:]
+        bound = inspect.signature(f).bind_partial(*((None,) if kind in ("class", "method")
+                                                    else ()), *args, **kwargs).arguments
+        missed = [p.name for p in params if p.name not in bound]
+        if missed:
+            unreached.append(f"{name}: {missed} not passed")
+    assert not unreached, "\n".join(unreached)

@@ -6,7 +6,7 @@ other points)."""
 import numpy as np
 import sympy as sp
 
-from robodyn.answers import Problem, ProblemSet, fingerprint
+from robodyn.answers import Problem, ProblemSet, fingerprint, parse_expression  # noqa: F401
 
 _q = sp.Symbol("q", real=True)
 
@@ -34,13 +34,20 @@ CALLS = {
                                          1e-6, 1e-9), {}),
     "robodyn.answers.Problem.sample_points": lambda: ((_p(), 3, 7), {}),
     "robodyn.answers.compare": lambda: ((sp.cos(_q) ** 2, 1 - sp.sin(_q) ** 2, _p()),
-                                        {"n_points": 8, "rng": 3}),
+                                        {"n_points": 8, "rng": 3,
+                                         "points": {"q": np.array([0.1, -0.2, 0.3])}}),
     "robodyn.answers.equivalent": lambda: ((2 * sp.sin(_q) * sp.cos(_q), sp.sin(2 * _q), _p()),
-                                           {"points": {"q": np.array([0.1, 0.2, 0.3])}}),
+                                           {"points": {"q": np.array([0.1, 0.2, 0.3])},
+                                            "n_points": 5, "rng": 2}),
     "robodyn.answers.encode": lambda: ((lambda v: 2 * v, _pf(), _INPUTS), {}),
     "robodyn.answers.decode": lambda: (({"type": "samples", "shape": [2, 2],
                                          "real": [1.0, 2.0, 3.0, 4.0]}, _pf(), _INPUTS), {}),
     "robodyn.answers.fingerprint": lambda: ((sp.sin(2 * _q), _p()), {"seed": 5}),
     "robodyn.answers.ProblemSet.check": lambda: ((_set(), "p1", 2 * sp.sin(_q) * sp.cos(_q)),
                                                  {}),
+    "robodyn.answers.ProblemSet": lambda: (("demo", [_p(), _pf()]), {}),
+    "robodyn.answers.ProblemSet.in_key": lambda: ((_set(), "p1"), {}),
+    "robodyn.answers.ProblemSet.load_key": lambda: (
+        (ProblemSet("demo", [_p()]), '{"p1": {"points": {"q": [0.5]}, "shape": []}}'), {}),
+    "robodyn.answers.parse_expression": lambda: (("l1*cos(q1) + l2", ("l1", "l2", "q1")), {}),
 }
