@@ -736,9 +736,27 @@ def decode(data, problem=None, inputs=None):
     except KeyError as exc:                     # a malformed record: a ValueError, never a KeyError
         raise _checks.error("decode: data", f"an answer record with the field {exc.args[0]!r}",
                             "a record without it") from None
-    except (TypeError, IndexError, OverflowError) as exc:
+    except (TypeError, ValueError, IndexError, OverflowError) as exc:
+        if str(exc).startswith("decode: "):       # already named
+            raise
         raise _checks.error("decode: data", "a well-formed answer record",
                             f"{type(exc).__name__}: {str(exc)[:120]}") from None
+
+
+MAX_RECORD_ENTRIES = 10**6
+"""Most numbers in one answer record :func:`decode` reads (a function's outputs at its
+inputs included)."""
+
+
+def _record_shape(shape):
+    """The shape of an answer record: at most 6 sizes >= 0, at most MAX_RECORD_ENTRIES
+    entries."""
+    if not isinstance(shape, list) or len(shape) > 6 or not all(
+            isinstance(n, int) and not isinstance(n, bool) and 0 <= n <= MAX_RECORD_ENTRIES
+            for n in shape) or math.prod(shape) > MAX_RECORD_ENTRIES:
+        raise _checks.error("decode: data", f"a shape of at most 6 sizes and "
+                            f"{MAX_RECORD_ENTRIES} entries", repr(shape)[:80])
+    return tuple(shape)
 
 
 def _decode(data, problem, inputs):
@@ -747,13 +765,16 @@ def _decode(data, problem, inputs):
     if t == "none":
         return None
     if t == "text":
-        return str(data["text"])
+        if not isinstance(data["text"], str):
+            raise _checks.error("decode: data", "a text record holding a str", data["text"],
+                                exc=TypeError)
+        return data["text"]
     if t == "numeric":
-        shape = tuple(int(n) for n in data["shape"])
+        shape = _record_shape(data["shape"])
         a = _numbers(data, shape)
         return a.real if np.all(a.imag == 0) else a
     if t == "sympy":
-        shape = tuple(int(n) for n in data["shape"])
+        shape = _record_shape(data["shape"])
         entries = data["entries"]
         if not isinstance(entries, list) or len(entries) > MAX_ENTRIES or \
                 len(entries) != int(np.prod(shape)) or len(shape) > 2:
@@ -771,7 +792,7 @@ def _decode(data, problem, inputs):
             return vals[0]
         return sp.Matrix(shape[0], shape[1] if len(shape) == 2 else 1, vals)
     if t == "samples":
-        shape = tuple(int(n) for n in data["shape"])
+        shape = _record_shape(data["shape"])
         if inputs is None or not shape or shape[0] != len(inputs):
             raise _checks.error("decode: inputs", "the inputs of the samples (one argument "
                                 "tuple per sample)", "samples without their inputs"
