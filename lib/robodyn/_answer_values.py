@@ -280,3 +280,52 @@ def _within_budget(work, seconds):
         if old_left:                                 # the outer timer runs on
             left = old_left - (time.monotonic() - started)
             signal.setitimer(signal.ITIMER_REAL, max(1e-3, left))
+
+
+# --------------------------------------------------------------------------
+# closeness of values (N, *shape) at N points
+# --------------------------------------------------------------------------
+
+def _close(S, R, problem):
+    """Elementwise closeness with a tolerance scaled by the reference's size; a value that is
+    not finite (in either) is never close."""
+    rtol = problem.rtol if problem else 1e-6
+    atol = problem.atol if problem else 1e-9
+    ok = np.isfinite(R)
+    scale = np.max(np.abs(R[ok])) if ok.any() else 1.0
+    tol = atol + rtol * np.maximum(np.abs(R), scale)
+    with np.errstate(invalid="ignore"):
+        good = np.abs(S - R) <= tol
+    return good & ok & np.isfinite(S)                # NaN or infinity never compares equal
+
+
+def _all_close(S, R, problem):
+    return S.shape == R.shape and bool(np.all(_close(S, R, problem)))
+
+
+def _swap_halves(A):
+    """(ω, v) <-> (v, ω): rows of a 6-vector / 6×n; rows and columns of 6×6."""
+    sh = A.shape[1:]
+    if sh in ((6,), (6, 1)):
+        return np.concatenate([A[:, 3:6], A[:, 0:3]], axis=1)
+    if len(sh) == 2 and sh[0] == 6:
+        B = np.concatenate([A[:, 3:6], A[:, 0:3]], axis=1)
+        if sh[1] == 6:
+            B = np.concatenate([B[:, :, 3:6], B[:, :, 0:3]], axis=2)
+        return B
+    return None
+
+
+def _to_grid(A, shape):
+    """Values (N, *s) reshaped to the reference's shape when only the vector orientation
+    differs."""
+    if A.shape[1:] == tuple(shape):
+        return A
+    if _is_vector_shape(A.shape[1:]) and _is_vector_shape(shape) and \
+            int(np.prod(A.shape[1:])) == int(np.prod(shape)):
+        return A.reshape((A.shape[0],) + tuple(shape))
+    return None
+
+
+def _negated(pts, problem):
+    return {k: (-v if k in problem.angles else v) for k, v in pts.items()}

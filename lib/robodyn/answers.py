@@ -38,7 +38,6 @@ from __future__ import annotations
 
 import json
 import math
-import re
 import warnings
 from dataclasses import dataclass, field
 
@@ -46,11 +45,13 @@ import numpy as np
 import sympy as sp
 
 from . import _checks, _key_hash
-from ._problem_checks import MAX_INPUT_SIZE, _check_problem  # noqa: F401 (MAX_INPUT_SIZE)
+from ._problem_checks import (MAX_INPUT_SIZE, _check_problem,  # noqa: F401 (MAX_INPUT_SIZE)
+                              _checked_points, _rng_arg)
 from ._answer_values import (MAX_NESTED_ENTRIES, MAX_SYMBOLIC_DEGREE,  # noqa: F401
                              MAX_SYMBOLIC_OPS, SYMBOLIC_BUDGET, _as_value, _canonical,
-                             _evaluator, _is_vector_shape, _npoints, _OverBudget, _Samples,
-                             _scaled, _shape_of, _shape_str, _symbolic_equal, _within_budget)
+                             _all_close, _close, _evaluator, _negated, _npoints, _OverBudget,
+                             _Samples, _scaled, _shape_of, _shape_str, _swap_halves,
+                             _symbolic_equal, _to_grid, _within_budget)
 from .text_parser import MAX_TEXT, UnsafeExpressionError, parse_expression
 
 __all__ = ["parse_expression", "UnsafeExpressionError", "Feedback", "Problem", "ProblemSet",
@@ -215,47 +216,6 @@ class Problem:
 # --------------------------------------------------------------------------
 # comparison
 # --------------------------------------------------------------------------
-
-def _close(S, R, problem):
-    """Elementwise closeness with a tolerance scaled by the reference's size; a value that is
-    not finite (in either) is never close."""
-    rtol = problem.rtol if problem else 1e-6
-    atol = problem.atol if problem else 1e-9
-    ok = np.isfinite(R)
-    scale = np.max(np.abs(R[ok])) if ok.any() else 1.0
-    tol = atol + rtol * np.maximum(np.abs(R), scale)
-    with np.errstate(invalid="ignore"):
-        good = np.abs(S - R) <= tol
-    return good & ok & np.isfinite(S)                # NaN or infinity never compares equal
-
-
-def _all_close(S, R, problem):
-    return S.shape == R.shape and bool(np.all(_close(S, R, problem)))
-
-
-def _swap_halves(A):
-    """(ω, v) <-> (v, ω): rows of a 6-vector / 6×n; rows and columns of 6×6."""
-    sh = A.shape[1:]
-    if sh in ((6,), (6, 1)):
-        return np.concatenate([A[:, 3:6], A[:, 0:3]], axis=1)
-    if len(sh) == 2 and sh[0] == 6:
-        B = np.concatenate([A[:, 3:6], A[:, 0:3]], axis=1)
-        if sh[1] == 6:
-            B = np.concatenate([B[:, :, 3:6], B[:, :, 0:3]], axis=2)
-        return B
-    return None
-
-
-def _to_grid(A, shape):
-    """Values (N, *s) reshaped to the reference's shape when only the vector orientation
-    differs."""
-    if A.shape[1:] == tuple(shape):
-        return A
-    if _is_vector_shape(A.shape[1:]) and _is_vector_shape(shape) and \
-            int(np.prod(A.shape[1:])) == int(np.prod(shape)):
-        return A.reshape((A.shape[0],) + tuple(shape))
-    return None
-
 
 def _diagnose(S, R, shape, problem, student_ev, pts, ref_sym):
     """Name the likely mistake of an answer S (values at pts) against R."""
@@ -491,7 +451,6 @@ def _read_answer(answer, problem, name=None):
     return kind, val
 
 
-_IDENTIFIER = re.compile(r"[A-Za-z][A-Za-z0-9_]*\Z")
 _VALUE = ("a number, an expression, a matrix, numbers (a list or an array), text of an "
           "expression, or a function")
 
@@ -527,15 +486,6 @@ def _problem_arg(problem, name, required=False):
     return problem
 
 
-def _rng_arg(rng, name):
-    """A numpy Generator, from a Generator, a seed (an integer >= 0) or None (fresh)."""
-    if rng is None or isinstance(rng, np.random.Generator):
-        return np.random.default_rng(rng)
-    return np.random.default_rng(_checks.size(rng, name, low=0, high=2**63 - 1,
-                                              hint="a seed, or np.random.default_rng(seed)"))
-
-
-
 def _evaluate_answer(kind, val, problem, pts):
     """``(evaluator, values at pts)`` of an answer, or the Feedback when evaluating it fails."""
     try:
@@ -546,44 +496,6 @@ def _evaluate_answer(kind, val, problem, pts):
     except Exception as exc:                        # noqa: BLE001 -- student code may raise anything
         return _fb("incorrect", f"evaluating the answer failed: {type(exc).__name__}: "
                    f"{str(exc)[:200]}", "type")
-
-
-def _checked_points(points, name, problem=None):
-    """Given test points -- ``{variable: values}`` (one 1-D sample of each variable, of one
-    length; the problem's variables when there is a problem) or a list of argument tuples
-    (a function's inputs) -- refused unless finite real numbers (a NaN point would compare
-    anything)."""
-    if isinstance(points, dict):
-        if problem is not None and (problem.is_function or set(points) != set(problem.variables)):
-            raise _checks.error(name, "{variable: values} of the problem's variables "
-                                f"{sorted(problem.variables)}" if not problem.is_function else
-                                "argument tuples (the problem's answer is a function)",
-                                f"the keys {[str(k)[:40] for k in list(points)[:5]]}")
-        out = {}
-        for k, v in points.items():
-            if not isinstance(k, str) or not _IDENTIFIER.match(k):
-                raise _checks.error(name, "{variable name: values}", f"the key {k!r}"[:80],
-                                    exc=TypeError)
-            out[k] = _checks.real_array(v, f"{name}[{k!r}]")
-        if len({a.shape for a in out.values()}) > 1 or any(
-                a.ndim != 1 or not a.size for a in out.values()):
-            raise _checks.error(name, "one non-empty 1-D sample of each variable, all of one "
-                                "length", f"shapes {sorted({a.shape for a in out.values()})}")
-        return out
-    if isinstance(points, np.ndarray) and points.ndim >= 2:
-        points = list(points)                      # an array of argument tuples
-    if not isinstance(points, (list, tuple)) or not 0 < len(points) <= 100_000:
-        raise _checks.error(name, "{variable: values} or a list of argument tuples "
-                            "(1 to 100000)", points, exc=TypeError)
-    if problem is not None and not problem.is_function:
-        raise _checks.error(name, f"{{variable: values}} of {sorted(problem.variables)}",
-                            "argument tuples (the problem's answer is not a function)")
-    out = []
-    for args in points:
-        if not isinstance(args, (list, tuple, np.ndarray)):
-            raise _checks.error(name, "argument tuples", args, exc=TypeError)
-        out.append(tuple(_checks.real_array(a, name) for a in args))
-    return out
 
 
 def _reference_values(f, problem, pts, name):
@@ -963,10 +875,6 @@ def _key_mistakes(S, ev, pts, shape, problem):
         out.append((lambda: np.swapaxes(_to_grid(ev(_negated(pts, problem)), shape), 1, 2),
                     "rotation-order", _key_hash.ROTATION_ORDER))
     return out
-
-
-def _negated(pts, problem):
-    return {k: (-v if k in problem.angles else v) for k, v in pts.items()}
 
 
 def _key_compare(answer, key, problem):
