@@ -230,7 +230,7 @@ def _symbolic_equal(S, R, problem):
             if _within_budget(lambda: sp.simplify(d), SYMBOLIC_BUDGET) != 0:
                 return False
         return True
-    except (TypeError, ValueError, AttributeError, sp.PolynomialError, _OverBudget):
+    except Exception:                     # noqa: BLE001 -- a shortcut: the numbers decide
         return False
 
 

@@ -394,10 +394,10 @@ def _compare(answer, reference, problem, n_points, rng, points, fname):
         pts = _default_points(problem, syms, n_points, rng, fname,
                               function=(rkind == "function"))
     if rkind == "function":
-        R = _reference_values(rval, problem, pts, f"{fname}: reference")
+        R = _reference_values(rkind, rval, problem, None, pts, f"{fname}: reference")
         ref_shape = R.shape[1:]
     else:
-        R = _evaluator(rkind, rval, problem, ref_shape)(pts)
+        R = _reference_values(rkind, rval, problem, ref_shape, pts, f"{fname}: reference")
     if not np.all(np.isfinite(R)):
         return _fb("error", "the reference is not finite (NaN or infinity) at some test "
                    "points: it cannot be compared with.")
@@ -498,15 +498,18 @@ def _evaluate_answer(kind, val, problem, pts):
                    f"{str(exc)[:200]}", "type")
 
 
-def _reference_values(f, problem, pts, name):
-    """The outputs of a function reference at ``pts``; its failure is an error naming it."""
+def _reference_values(kind, val, problem, shape, pts, name):
+    """The values of a reference at ``pts`` (N, *shape); a reference that cannot be evaluated
+    (a function that fails, an expression numpy cannot evaluate: an undefined function, a
+    Derivative, zoo) is an error naming it."""
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            return _evaluator("function", f, problem, None)(pts)
-    except Exception as exc:                        # noqa: BLE001 -- the author's function
+            return _evaluator(kind, val, problem, shape)(pts)
+    except Exception as exc:                        # noqa: BLE001 -- the author's value
         raise _checks.error(name, "a function that returns numbers of one shape at the test "
-                            "inputs", f"{type(exc).__name__}: {str(exc)[:160]}") from None
+                            "inputs" if kind == "function" else "an expression numpy can "
+                            "evaluate", f"{type(exc).__name__}: {str(exc)[:160]}") from None
 
 
 def _no_inputs(name, problem):
@@ -561,8 +564,9 @@ def encode(value, problem=None, inputs=None):
     'samples'|'invalid', ...}``. Sympy entries become text (sympy's str printer), which
     :func:`decode` reads back with :func:`parse_expression`. A function is evaluated at
     ``inputs`` (a list of argument tuples) and its outputs are kept; an answer that is too
-    large or not finite, or a function that fails, gives an ``'invalid'`` record. A text is kept as it is
-    (read when it is compared); text inside a list or an array is read now by the safe parser.
+    large or not finite, or a function that fails, gives an ``'invalid'`` record. A text is
+    kept as it is (read when it is compared); text inside a list or an array is read now by
+    the safe parser.
 
     Raises ValueError/TypeError naming ``encode: value`` for what is not an answer (a dict, a
     boolean, a list holding text the safe parser refuses).
@@ -783,10 +787,10 @@ def fingerprint(reference, problem, seed=0):
     if kind in ("symbolic", "numeric"):
         shape = _shape_of(kind, val)
         pts = problem.sample_points(KEY_POINTS if kind == "symbolic" else 1, rng)
-        R = _evaluator(kind, val, problem, shape)(pts)
+        R = _reference_values(kind, val, problem, shape, pts, "fingerprint: reference")
     elif kind == "function":
         pts = problem.sample_points(KEY_POINTS, rng)
-        R = _reference_values(val, problem, pts, "fingerprint: reference")
+        R = _reference_values(kind, val, problem, None, pts, "fingerprint: reference")
         shape = R.shape[1:]
     elif kind == "samples":                     # a function's outputs at known inputs
         pts, R = val.points[:KEY_POINTS], val.values[:KEY_POINTS]
@@ -799,7 +803,7 @@ def fingerprint(reference, problem, seed=0):
         jp = {k: [float(f"{x:.15g}") for x in v] for k, v in pts.items()}
         pts = {k: np.asarray(v, dtype=float) for k, v in jp.items()}
         if kind == "symbolic":                   # the values at the points as stored
-            R = _evaluator(kind, val, problem, shape)(pts)
+            R = _reference_values(kind, val, problem, shape, pts, "fingerprint: reference")
     else:
         jp = [[np.asarray(a).tolist() for a in args] for args in pts]
     constant = R.shape[0] < 2 or bool(np.all(np.abs(R - R[:1]) <= 1e-12 * (1 + np.abs(R))))
