@@ -651,3 +651,33 @@ def test_the_fuzzer_reaches_every_argument_of_the_answers_api():
         if missed:
             unreached.append(f"{name}: {missed} not passed")
     assert not unreached, "\n".join(unreached)
+
+
+def test_cross_argument_refusals_name_the_argument():
+    """What the fuzzer cannot express (one argument against another): each is an error that
+    names the function the user called and the argument at fault (issue 28)."""
+    x = sp.Symbol("x", real=True)
+    p = Problem("p", "y", variables={"x": (0.0, 1.0)})
+    pf = Problem("f", "g", inputs=((2,),))
+    cases = [
+        (lambda: compare(x, sp.Function("f")(x)), "compare: reference: .*numpy can evaluate"),
+        (lambda: fingerprint(sp.Derivative(sp.Function("g")(x), x), p),
+         "fingerprint: reference"),
+        (lambda: equivalent(x, x + sp.Symbol("z"), p), "equivalent: reference: .*variables"),
+        (lambda: equivalent(x, x, p, points={"z": [0.5]}), "equivalent: points"),
+        (lambda: compare(x, x, points={"x": [0.1, 0.2], "y": [0.3]}), "compare: points"),
+        (lambda: compare(x, x, p, points=[(np.ones(2),)]), "compare: points"),
+        (lambda: compare(lambda v: v, lambda v: v, p), "compare: problem: .*inputs"),
+        (lambda: fingerprint(lambda v: v, p), "fingerprint: problem: .*inputs"),
+        (lambda: decode({"type": "samples", "shape": [2, 2], "real": [1, 2, 3, 4]}, pf,
+                        [(np.ones(2),)]), "decode: inputs"),
+        (lambda: decode({"type": "numeric", "shape": [-2, -1], "real": [1, 2]}), "decode: data"),
+        (lambda: encode(lambda v: v, pf, {"x": [1.0]}), "encode: inputs"),
+        (lambda: Problem.from_dict({**p.to_dict(), "inputs": 5}), "Problem.from_dict: d"),
+        (lambda: parse_expression("x", "xyz"), "parse_expression: names"),
+    ]
+    for call, match in cases:
+        with pytest.raises((ValueError, TypeError), match=match):
+            call()
+    # a function that returns NaN is an invalid record, not numbers that compare as NaN
+    assert encode(lambda v: v / 0.0, pf, [(np.ones(2),)])["type"] == "invalid"
