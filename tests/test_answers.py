@@ -666,6 +666,7 @@ def test_cross_argument_refusals_name_the_argument():
         (lambda: equivalent(x, x + sp.Symbol("z"), p), "equivalent: reference: .*variables"),
         (lambda: equivalent(x, x, p, points={"z": [0.5]}), "equivalent: points"),
         (lambda: compare(x, x, points={"x": [0.1, 0.2], "y": [0.3]}), "compare: points"),
+        (lambda: compare(x, x + sp.Symbol("z"), points={"x": [0.5]}), "compare: points: .*'z'"),
         (lambda: compare(x, x, p, points=[(np.ones(2),)]), "compare: points"),
         (lambda: compare(lambda v: v, lambda v: v, p), "compare: problem: .*inputs"),
         (lambda: fingerprint(lambda v: v, p), "fingerprint: problem: .*inputs"),
