@@ -975,6 +975,9 @@ class ProblemSet:
         return len(self.problems)
 
     def __getitem__(self, key):
+        if not isinstance(key, str):
+            raise _checks.error(f"ProblemSet {self.name!r}: key", "a problem key (str)", key,
+                                exc=TypeError)
         if key not in self.problems:
             raise UnknownProblemError(f"ProblemSet {self.name!r}: key: no problem {key!r}; the problems are "
                            f"{list(self.problems)}")
