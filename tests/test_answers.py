@@ -217,11 +217,14 @@ def test_wrong_entries_and_variables():
 
 
 def test_unanswered_invalid_and_not_finite():
+    """The student's text gets feedback; a value that is not an answer is refused (issue 28)."""
     assert compare(None, J).status == "unanswered"
-    assert compare({"a": 1}, J).mistake == "type"
+    with pytest.raises(TypeError, match="compare: answer: expected numbers"):
+        compare({"a": 1}, J)
     assert compare("import os", J).status == "error"
     assert compare(np.full((2, 2), np.nan), np.eye(2)).mistake == "type"
-    assert compare(True, 1.0).mistake == "type"
+    with pytest.raises(TypeError, match="compare: answer: .*True/False"):
+        compare(True, 1.0)
     fb = compare(lambda q: 1 / 0, lambda q: q, Problem("f", "f", inputs=((2,),)))
     assert fb.mistake == "type" and "ZeroDivisionError" in fb.message
 
@@ -291,7 +294,8 @@ def test_answer_key_checks_without_the_formula():
     assert ps.check("jp", -J).mistake == "sign"
     assert ps.check("jp", None).status == "unanswered"
     assert "jp" in str(ps.check("jp", J))
-    assert ps.check("jp", {"not": "an answer"}).status in ("incorrect", "error")
+    with pytest.raises(TypeError, match="ProblemSet.check: answer"):   # not an answer at all
+        ps.check("jp", {"not": "an answer"})
 
 
 def test_answer_key_of_a_constant_checks_the_form_only():
@@ -470,10 +474,16 @@ def test_problem_test_fails_for_what_the_key_knows_is_wrong():
     ps.test("jp", sp.expand_trig(J))
     ps.test("c", [1.0, 2.0, 3.0])                             # form only: the grader decides
     for bad, why in ((-J, "sign flipped"), (None, "not answered"),
-                     (J + sp.Matrix([[0, 0], [0, 1e-2]]), "does not match"),
-                     ([1.0, 2.0], "wrong shape")):
+                     (J + sp.Matrix([[0, 0], [0, 1e-2]]), "does not match")):
         with pytest.raises(AssertionError, match=why):
-            ps.test("jp" if bad is None or not isinstance(bad, list) else "c", bad)
+            ps.test("jp", bad)
+    # what is not an answer of the right form is an error naming the argument (issue 28)
+    for key, bad, why in (("c", [1.0, 2.0], "wrong shape"), ("c", [1.0, np.nan, 2.0],
+                          "not finite"), ("c", [1.0, 1j, 2.0], "not real"),
+                          ("jp", J + sp.Symbol("t") * sp.ones(2, 2), "depends on t"),
+                          ("jp", "J.T", "safe parser"), ("jp", {"J": 1}, "got dict")):
+        with pytest.raises((ValueError, TypeError), match=f"ProblemSet.test: answer: .*{why}"):
+            ps.test(key, bad)
 
 
 def test_answer_key_of_a_function():
@@ -535,9 +545,14 @@ def test_text_inside_a_list_is_never_run(payload, tmp_path):
     for value in ([x, code], (x, code), np.array([x, code], dtype=object),
                   np.array([[x, code]], dtype=object), [[x], [code]], np.array(code),
                   [code, 1.0], np.array([code, "1"])):
-        assert not compare(value, sp.Matrix([x, 1])).correct
-        assert not ps.check("p1", value).correct
-        assert encode(value)["type"] == "invalid"
+        for call, name in ((lambda: compare(value, sp.Matrix([x, 1])), "compare: answer"),
+                           (lambda: ps.check("p1", value), "ProblemSet.check: answer"),
+                           (lambda: ps.test("p1", value), "ProblemSet.test: answer"),
+                           (lambda: encode(value), "encode: value"),
+                           (lambda: compare(x, value), "compare: reference")):
+            with pytest.raises((ValueError, TypeError), match=name):
+                call()
+        assert not ps.check("p1", repr(code)).correct        # the student's text: feedback
     assert not planted.exists()
     assert compare([x, "1"], sp.Matrix([x, 1])).correct        # the whitelist still reads
 
@@ -601,3 +616,70 @@ def test_problem_test_refuses_a_bad_key():
         ps.test(3, J)
     with pytest.raises(ValueError, match=r"ProblemSet.test: key: expected one of \['jp'\]"):
         ps.test("p9", J)
+
+
+def test_the_fuzzer_reaches_every_argument_of_the_answers_api():
+    """Issue 28, closed for the class: every public callable of robodyn.answers has a valid
+    call registered for the API fuzzer (tests/fuzz_calls/) that passes ALL its parameters, so
+    a new argument without checks cannot escape the fuzzer's substitutions."""
+    import inspect
+
+    import _fuzz_api_support as fz
+    calls = fz.load_registry()[0]
+    api = {n: v for n, v in fz.public_callables().items()
+           if v[1].__module__ in ("robodyn.answers", "robodyn.text_parser")}
+    assert "robodyn.answers.compare" in api and "robodyn.answers.ProblemSet.test" in api
+    unreached = []
+    for name, (kind, obj, _) in sorted(api.items()):
+        if kind == "class" and (issubclass(obj, BaseException) or obj is answers.Feedback):
+            continue                                # raised, or a result record
+        f = obj.__init__ if kind == "class" else obj if kind == "function" else \
+            getattr(obj, name.rpartition(".")[2])
+        params = [p for p in inspect.signature(f).parameters.values()
+                  if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
+        if kind in ("class", "method"):
+            params = params[1:]                     # self
+        if name not in calls:
+            unreached.append(f"{name}: no registered call")
+            continue
+        args, kwargs = calls[name]()
+        if kind == "method":
+            args = args[1:]
+        bound = inspect.signature(f).bind_partial(*((None,) if kind in ("class", "method")
+                                                    else ()), *args, **kwargs).arguments
+        missed = [p.name for p in params if p.name not in bound]
+        if missed:
+            unreached.append(f"{name}: {missed} not passed")
+    assert not unreached, "\n".join(unreached)
+
+
+def test_cross_argument_refusals_name_the_argument():
+    """What the fuzzer cannot express (one argument against another): each is an error that
+    names the function the user called and the argument at fault (issue 28)."""
+    x = sp.Symbol("x", real=True)
+    p = Problem("p", "y", variables={"x": (0.0, 1.0)})
+    pf = Problem("f", "g", inputs=((2,),))
+    cases = [
+        (lambda: compare(x, sp.Function("f")(x)), "compare: reference: .*numpy can evaluate"),
+        (lambda: fingerprint(sp.Derivative(sp.Function("g")(x), x), p),
+         "fingerprint: reference"),
+        (lambda: equivalent(x, x + sp.Symbol("z"), p), "equivalent: reference: .*variables"),
+        (lambda: equivalent(x, x, p, points={"z": [0.5]}), "equivalent: points"),
+        (lambda: compare(x, x, points={"x": [0.1, 0.2], "y": [0.3]}), "compare: points"),
+        (lambda: compare(x, x + sp.Symbol("z"), points={"x": [0.5]}), "compare: points: .*'z'"),
+        (lambda: compare(x, x, p, points=[(np.ones(2),)]), "compare: points"),
+        (lambda: compare(lambda v: v, lambda v: v, p), "compare: problem: .*inputs"),
+        (lambda: fingerprint(lambda v: v, p), "fingerprint: problem: .*inputs"),
+        (lambda: decode({"type": "samples", "shape": [2, 2], "real": [1, 2, 3, 4]}, pf,
+                        [(np.ones(2),)]), "decode: inputs"),
+        (lambda: decode({"type": "numeric", "shape": [-2, -1], "real": [1, 2]}), "decode: data"),
+        (lambda: encode(lambda v: v, pf, {"x": [1.0]}), "encode: inputs"),
+        (lambda: Problem.from_dict({**p.to_dict(), "inputs": 5}), "Problem.from_dict: d"),
+        (lambda: parse_expression("x", "xyz"), "parse_expression: names"),
+    ]
+    for call, match in cases:
+        with pytest.raises((ValueError, TypeError), match=match):
+            call()
+    # a function that returns NaN is an invalid record, not numbers that compare as NaN
+    with np.errstate(divide="ignore"):
+        assert encode(lambda v: v / 0.0, pf, [(np.ones(2),)])["type"] == "invalid"

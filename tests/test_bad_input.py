@@ -217,7 +217,7 @@ SPECIFIC_CASES = [
          "random_chain-probability"),
     case(lambda: models.random_chain(3, helical=np.nan), ValueError, "random_chain: helical",
          "random_chain-nan-probability"),
-    case(lambda: models.random_chain(3, rng=42), TypeError, "random_chain: rng",
+    case(lambda: models.random_chain(3, rng=4.2), TypeError, "random_chain: rng",
          "random_chain-int-rng"),
     # --- tolerances
     case(lambda: rd.log_so3(R, tol=-1e-6), ValueError, "log_so3: tol", "log_so3-negative-tol"),

@@ -124,8 +124,8 @@ def fuzz_one(name, recorded):
     args, kwargs = _fresh(call)
     f, args, kwargs, short = _target(name, tuple(args), dict(kwargs))
     owner = name.rsplit(".", 2)[-2] if API[name][0] != "function" else short
-    base = fz.call(f, args, kwargs, 60.0)
     ba, names = _arguments(f, args, kwargs)
+    base = fz.call(f, *_fresh((args, kwargs)), 60.0)   # a copy: random generators stay unspent
     if not names:
         return [], 0
     rng = random.Random(name)

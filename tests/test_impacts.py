@@ -191,7 +191,8 @@ def test_impact_map_bad_input():
         impact_map(M, J, qd, "half")
     with pytest.raises(TypeError, match=r"impact_map: J: expected an array of numbers"):
         impact_map(M, "J", qd, 0.5)
-    with pytest.raises(ValueError, match=r"normal_rows: expected indices in \[0, 1\)"):
+    with pytest.raises(ValueError, match=r"impact_map: normal_rows: expected at most 0, got 3 "
+                                         r"\(row indices in \[0, 1\)"):
         impact_map(M, J, qd, 0.5, normal_rows=[3])
     with pytest.raises(ValueError, match=r"impact_map: J: expected full row rank"):
         impact_map(sp.eye(2), [[sp.Symbol("a"), 0], [2 * sp.Symbol("a"), 0]], [0, -1], 0)
@@ -322,9 +323,11 @@ def test_terminal_surface_and_no_impact_return_map():
     x = cg.section_state([-0.2187, 0.3772, -1.0918])          # falls backwards
     tr = simulate_hybrid(s, x[:2], x[2:], 5.0)
     assert tr.stop_reason == "terminal surface fall"
-    with pytest.raises(RuntimeError, match="return_map: no impact within"):
+    with pytest.raises(RuntimeError, match="return_map: x, t_max: expected a motion that "
+                                           "reaches an impact"):
         return_map(s, x)
-    with pytest.raises(RuntimeError, match="return_map: no impact within"):
+    with pytest.raises(RuntimeError, match="return_map: x, t_max: expected a motion that "
+                                           "reaches an impact"):
         return_map(walkers.bouncing_ball(), [0, 1.0, 0, 0], t_max=0.1)
 
 
@@ -338,10 +341,15 @@ def test_simulate_hybrid_bad_input():
         simulate_hybrid("ball", [0.0, 1.0], [0.0, 0.0], 1.0)
     with pytest.raises(ValueError, match=r"qd0: expected a vector of length 2"):
         simulate_hybrid(ball, [0.0, 1.0], [0.0], 1.0)
-    with pytest.raises(TypeError, match=r"max_events: expected a positive int"):
+    with pytest.raises(TypeError, match=r"simulate_hybrid: max_events: expected an integer"):
         simulate_hybrid(ball, [0.0, 1.0], [0.0, 0.0], 1.0, max_events=2.5)
-    with pytest.raises(ValueError, match=r"max_events: expected a positive int"):
+    with pytest.raises(ValueError, match=r"simulate_hybrid: max_events: expected an integer "
+                                         r">= 1"):
         simulate_hybrid(ball, [0.0, 1.0], [0.0, 0.0], 1.0, max_events=0)
+    from fractions import Fraction                  # whole numbers of any type, same run
+    tr = simulate_hybrid(ball, [0.0, 1.0], [0.0, 0.0], 5.0, max_events=Fraction(3, 1),
+                         max_event_rate=sp.Float(1e4))
+    assert len(tr.events) == 3 and tr.stop_reason == "max_events"
     with pytest.raises(ValueError, match=r"max_event_rate: expected a positive number"):
         simulate_hybrid(ball, [0.0, 1.0], [0.0, 0.0], 1.0, max_event_rate=-1)
     with pytest.raises(ValueError, match=r"event_tol: expected a positive number"):

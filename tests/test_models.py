@@ -153,7 +153,8 @@ def test_random_chain_refuses(kwargs, msg):
 
 @pytest.mark.parametrize("kwargs, msg", [
     (dict(n=3.0), r"random_chain: n: expected an integer, got float 3.0"),
-    (dict(n=3, rng=0), r"random_chain: rng: expected a numpy.random.Generator"),
+    (dict(n=3, rng=0.5), r"random_chain: rng: expected an integer, got float 0.5 \(a numpy"),
+    (dict(n=3, rng="0"), r"random_chain: rng: expected an integer"),
     (dict(n=3, prismatic="0.5"), r"random_chain: prismatic: expected a real number"),
 ])
 def test_random_chain_refuses_types(kwargs, msg):

@@ -52,6 +52,7 @@ from __future__ import annotations
 
 import contextvars
 import dataclasses
+import decimal
 import functools
 import inspect
 import math
@@ -75,7 +76,8 @@ TEXT_NAMES = frozenset({
     "labels", "title", "xlabel", "ylabel", "zlabel", "units", "unit", "statement", "hint",
     "description", "key_json", "json_text", "html", "markdown", "url", "color", "colors",
     "fmt", "prefix", "suffix", "filename", "file", "csv_path", "out_dir", "output_dir",
-    "message", "caption", "alt", "style", "linestyle", "marker", "cmap", "template"})
+    "message", "caption", "alt", "style", "linestyle", "marker", "cmap", "template",
+    "scheduler", "address", "cache_dir", "url", "where", "release", "submission"})
 """Parameters that take free text by their name (exempt from the identifier rule only)."""
 
 _ACTIVE = contextvars.ContextVar("robodyn_public_call", default=None)
@@ -204,6 +206,10 @@ def _handler(t):
         return _scan_dict
     if issubclass(t, (bytes, bytearray)):
         return _scan_bytes
+    if issubclass(t, decimal.Decimal):
+        return lambda v, text, infinite, depth, budget: _scan_float(
+            float(v) if v.is_finite() else (math.nan if v.is_nan() else float(v)),
+            text, infinite, depth, budget)
     if issubclass(t, float):
         return _scan_float
     return _scan_nothing
@@ -294,7 +300,12 @@ def _nonfinite(x, depth=0):
             return _nonfinite(x.ravel().tolist(), depth + 1)
         return None
     if t in (list, tuple) or isinstance(x, tuple):
-        for e in (x if len(x) <= 10000 else ()):
+        if len(x) > 10000:                      # a long list of numbers: checked as an array
+            try:
+                return _nonfinite(np.asarray(x, dtype=float), depth + 1)
+            except (TypeError, ValueError):
+                x = x[:10000]
+        for e in x:
             r = _nonfinite(e, depth + 1)
             if r:
                 return r
@@ -391,7 +402,8 @@ def _check_arguments(spec, name, args, kwargs):
     for arg, v in kwargs.items():
         if arg in spec.raw or (arg not in names and "**" in spec.raw):
             continue
-        text = arg in spec.text or (arg not in names and "**" in spec.text)
+        text = arg in spec.text or (arg not in names and (
+            "**" in spec.text or arg in TEXT_NAMES))     # options passed on by name
         try:
             found |= _scan(v, text, arg in spec.infinite, 0, budget)
         except _Refusal as r:

@@ -45,6 +45,7 @@ Public API (one line each; see each docstring)
 """
 from __future__ import annotations
 
+import contextlib
 import importlib
 import numbers
 
@@ -680,10 +681,12 @@ def spd(A, name: str, *, tol: float = DEFAULT_TOL):
     asym = float(np.abs(a - a.T).max(initial=0.0))
     if asym > tol * scale:
         raise error(name, "a symmetric matrix", f"|M - M^T| up to {asym:.3g}")
+    b = a / scale if scale > 0 else a       # scaled: a huge M must not overflow to inf
     try:
-        np.linalg.cholesky(0.5 * (a + a.T))
+        np.linalg.cholesky(0.5 * (b + b.T))
     except np.linalg.LinAlgError:
-        ev = np.linalg.eigvalsh(0.5 * (a + a.T))
+        with np.errstate(over="ignore"):
+            ev = np.linalg.eigvalsh(0.5 * (b + b.T)) * (scale if scale > 0 else 1.0)
         raise error(name, "a symmetric positive definite matrix",
                     f"a matrix with eigenvalues {np.round(ev, 12).tolist()[:6]}", hint) from None
     return a
@@ -1140,13 +1143,41 @@ def finite_result(out, fname: str, what: str = "result"):
     >>> finite_result(np.array([1.0, np.inf]), "crba")
     Traceback (most recent call last):
     ...
-    ValueError: crba: result: expected finite numbers for finite input, got NaN or infinity (an overflow: the inputs are too large for float64 arithmetic)
+    robodyn._checks.ResultOverflow: crba: result: expected finite numbers for finite input, got NaN or infinity (an overflow: the inputs are too large for float64 arithmetic)
     """
     if _nonfinite(out):
-        raise ValueError(f"{fname}: {what}: expected finite numbers for finite input, got NaN "
-                         "or infinity (an overflow: the inputs are too large for float64 "
-                         "arithmetic)")
+        raise ResultOverflow(f"{fname}: {what}: expected finite numbers for finite input, got "
+                             "NaN or infinity (an overflow: the inputs are too large for float64 "
+                             "arithmetic)")
     return out
+
+
+class ResultOverflow(ValueError):
+    """A non-finite result from finite input; an outer function renames it (overflow_guard)."""
+
+
+@contextlib.contextmanager
+def overflow_guard(fname: str):
+    """Inner ResultOverflow, OverflowError, FloatingPointError, LinAlgError -> ResultOverflow
+    naming ``fname: result`` (the function the user called).
+
+    >>> with overflow_guard("rod_inertia"):
+    ...     1e308 ** 2
+    Traceback (most recent call last):
+    ...
+    robodyn._checks.ResultOverflow: rod_inertia: result: expected finite numbers for finite input, got OverflowError: (34, 'Numerical result out of range') (inputs too large for float64, or a singular matrix)
+    """
+    try:
+        yield
+    except ResultOverflow as exc:
+        if str(exc).startswith(f"{fname}: "):
+            raise
+        raise ResultOverflow(f"{fname}: result: expected finite numbers for finite input, got "
+                             f"an overflow inside ({exc})") from exc
+    except (OverflowError, FloatingPointError, np.linalg.LinAlgError) as exc:
+        raise ResultOverflow(f"{fname}: result: expected finite numbers for finite input, got "
+                             f"{type(exc).__name__}: {exc} (inputs too large for float64, or a "
+                             f"singular matrix)") from exc
 
 
 def chain(x, name: str, cls=None):
@@ -1165,4 +1196,5 @@ def chain(x, name: str, cls=None):
     return x
 
 
-__all__ += ["real_number", "values_dict", "finite_result", "chain"]
+__all__ += ["real_number", "values_dict", "finite_result", "chain", "ResultOverflow",
+            "overflow_guard"]

@@ -38,7 +38,6 @@ from __future__ import annotations
 
 import json
 import math
-import numbers
 import warnings
 from dataclasses import dataclass, field
 
@@ -46,24 +45,17 @@ import numpy as np
 import sympy as sp
 
 from . import _checks, _key_hash
-from ._problem_checks import MAX_INPUT_SIZE, _check_problem  # noqa: F401 (MAX_INPUT_SIZE)
+from ._problem_checks import (MAX_INPUT_SIZE, _check_problem,  # noqa: F401 (MAX_INPUT_SIZE)
+                              _checked_points, _rng_arg)
+from ._answer_values import (MAX_NESTED_ENTRIES, MAX_SYMBOLIC_DEGREE,  # noqa: F401
+                             MAX_SYMBOLIC_OPS, SYMBOLIC_BUDGET, _as_value, _canonical,
+                             _all_close, _close, _evaluator, _negated, _npoints, _OverBudget,
+                             _Samples, _scaled, _shape_of, _shape_str, _swap_halves,
+                             _symbolic_equal, _to_grid, _within_budget)
 from .text_parser import MAX_TEXT, UnsafeExpressionError, parse_expression
 
 __all__ = ["parse_expression", "UnsafeExpressionError", "Feedback", "Problem", "ProblemSet",
            "compare", "equivalent", "encode", "decode", "fingerprint"]
-
-# --------------------------------------------------------------------------
-# limits of the comparison (the parser's own: robodyn.text_parser)
-# --------------------------------------------------------------------------
-
-SYMBOLIC_BUDGET = 3.0
-"""Seconds the symbolic comparison may take (then the numeric one decides)."""
-MAX_SYMBOLIC_OPS = 150
-"""Largest difference (sympy operation count) the symbolic comparison simplifies."""
-MAX_SYMBOLIC_DEGREE = 6
-"""Largest product of nested exponents in a difference the symbolic comparison simplifies
-(larger ones, e.g. ``(sin(q1) + l1)**12``, are left to the numeric comparison)."""
-
 
 # --------------------------------------------------------------------------
 # feedback
@@ -165,11 +157,13 @@ class Problem:
 
     def sample_points(self, n, rng):
         """``n`` random points: ``{name: array(n)}``, or a list of argument tuples for a
-        function."""
+        function; ``rng`` is a numpy Generator (advanced) or a seed.
+
+        >>> Problem("p", "x", variables={"q": (0, 1)}).sample_points(2, 0)["q"].shape
+        (2,)
+        """
         n = _checks.size(n, "Problem.sample_points: n", high=100_000)
-        if not isinstance(rng, np.random.Generator):
-            raise _checks.error("Problem.sample_points: rng", "a numpy Generator "
-                                "(np.random.default_rng(seed))", rng, exc=TypeError)
+        rng = _rng_arg(rng, "Problem.sample_points: rng")
         if self.is_function:
             lo, hi = self.input_range
             return [tuple(rng.uniform(lo, hi, size=s) for s in self.inputs) for _ in range(n)]
@@ -185,250 +179,43 @@ class Problem:
 
     @classmethod
     def from_dict(cls, d):
+        """The Problem back from :meth:`to_dict` (JSON-safe lists become tuples); every field
+        is checked as by ``Problem(...)``, errors naming ``Problem.from_dict: d``.
+
+        >>> p = Problem("p1", "J", variables={"q": (0.0, 1.0)})
+        >>> Problem.from_dict(p.to_dict()) == p
+        True
+        """
+        name = "Problem.from_dict: d"
+        if not isinstance(d, dict):
+            raise _checks.error(name, "a dict of Problem fields (Problem.to_dict())", d,
+                                exc=TypeError)
+        fields = ("key", "answer", "title", "chapter", "points", "variables", "angles",
+                  "inputs", "input_range", "rtol", "atol")
+        unknown = [k for k in d if k not in fields]
+        if unknown or "key" not in d or "answer" not in d:
+            raise _checks.error(name, f"a dict with 'key', 'answer' and fields among {fields}",
+                                f"unknown fields {[str(k)[:40] for k in unknown[:3]]}"
+                                if unknown else "a dict without 'key' or 'answer'")
         d = dict(d)
-        d["variables"] = {k: tuple(v) for k, v in d.get("variables", {}).items()}
-        d["angles"] = tuple(d.get("angles", ()))
-        d["input_range"] = tuple(d.get("input_range", (-2.0, 2.0)))
-        if d.get("inputs") is not None:
-            d["inputs"] = tuple(tuple(s) for s in d["inputs"])
-        return cls(**d)
-
-
-# --------------------------------------------------------------------------
-# values: what a reference or an answer is, sampled at points
-# --------------------------------------------------------------------------
-
-class _Key:
-    """Values known only at given points: a fingerprint of a reference (an answer key: its
-    values at fixed points, not its formula)."""
-
-    def __init__(self, points, values, shape):
-        self.points, self.values, self.shape = points, values, tuple(shape)
-
-
-class _Samples(_Key):
-    """Outputs of a function answer at known inputs (what the grader gets back from the
-    sandbox)."""
-
-    def __init__(self, inputs, outputs):
-        super().__init__(inputs, outputs, outputs.shape[1:])
-
-
-def _is_vector_shape(s):
-    return len(s) == 1 or (len(s) == 2 and 1 in s)
-
-
-def _shape_str(s):
-    return "a scalar" if s == () else "×".join(map(str, s))
-
-
-def _as_value(x, problem):
-    """Normalize an answer: ('symbolic', Matrix|Expr) | ('numeric', ndarray) | ('function', f) |
-    ('samples', _Samples) | ('key', _Key); raises TypeError for what cannot be an answer."""
-    if isinstance(x, _Samples):
-        return "samples", x
-    if isinstance(x, _Key):
-        return "key", x
-    if isinstance(x, str):
-        names = None if problem is None else list(problem.variables)
-        return _as_value(parse_expression(x, names), problem)
-    if callable(x) and not isinstance(x, (sp.Basic, sp.MatrixBase, np.ndarray)):
-        return "function", x
-    if isinstance(x, sp.MatrixBase):
-        return "symbolic", sp.Matrix(x)
-    if isinstance(x, sp.Basic):
-        if not isinstance(x, sp.Expr):
-            raise TypeError(f"expected a number, an expression or a matrix, got a sympy "
-                            f"{type(x).__name__}")
-        return "symbolic", x
-    if isinstance(x, (bool, np.bool_)):
-        raise TypeError("expected a number, an expression or a matrix, got True/False")
-    x = _texts_parsed(x, problem)
-    try:
-        a = np.asarray(x, dtype=object)
-    except (TypeError, ValueError) as exc:
-        raise TypeError(f"expected numbers, an expression or a matrix ({exc})") from None
-    if a.dtype == object and a.size and any(isinstance(e, sp.Basic) for e in a.flat):
-        if a.ndim > 2:
-            raise TypeError(f"expected at most 2 dimensions, got {a.ndim}")
-        if not all(isinstance(e, (sp.Basic, numbers.Number, np.number)) for e in a.flat):
-            raise TypeError("expected numbers or sympy expressions as entries, got "
-                            f"{sorted({type(e).__name__ for e in a.flat})}")
-        if not a.ndim:
-            return _as_value(a.item(), problem)
-        return "symbolic", sp.Matrix(a.shape[0], a.shape[1] if a.ndim == 2 else 1,
-                                     [e if isinstance(e, sp.Basic) else _sympy_number(e)
-                                      for e in a.flat])
-    try:
-        num = np.asarray(x, dtype=complex)
-    except (TypeError, ValueError):
-        raise TypeError(f"expected numbers, an expression or a matrix, got "
-                        f"{type(x).__name__}") from None
-    if np.all(num.imag == 0):
-        num = num.real
-    return "numeric", num
-
-
-def _sympy_number(e):
-    """A plain number as a sympy number (never through sympify)."""
-    if isinstance(e, (bool, np.bool_)):
-        raise TypeError("expected numbers, got True/False")
-    z = complex(e)
-    if z.imag == 0:
-        return sp.Integer(int(z.real)) if isinstance(e, numbers.Integral) else sp.Float(z.real)
-    return sp.Float(z.real) + sp.I * sp.Float(z.imag)
-
-
-MAX_NESTED_ENTRIES = 100_000
-
-
-def _texts_parsed(x, problem):
-    """A (nested) list, tuple or object array with its text entries read by
-    :func:`parse_expression` (the whitelist), so that no text reaches sympy or numpy; other
-    values unchanged."""
-    if not isinstance(x, (list, tuple, np.ndarray)) or (
-            isinstance(x, np.ndarray) and x.dtype != object and x.dtype.kind not in "US"):
-        return x
-    names = None if problem is None else list(problem.variables)
-    count = [0]
-
-    def walk(v, depth):
-        count[0] += 1
-        if count[0] > MAX_NESTED_ENTRIES or depth > 8:
-            raise TypeError("expected at most 2 dimensions of a reasonable size")
-        if isinstance(v, (str, np.str_)):
-            e = parse_expression(str(v), names)
-            if isinstance(e, sp.MatrixBase):
-                raise TypeError("a matrix given as text inside a list")
-            return e
-        if isinstance(v, bytes):
-            raise TypeError("expected numbers or expressions, got bytes")
-        if isinstance(v, np.ndarray) and (v.dtype == object or v.dtype.kind in "US"):
-            return [walk(e, depth + 1) for e in v] if v.ndim else walk(v.item(), depth + 1)
-        if isinstance(v, (list, tuple)):
-            return [walk(e, depth + 1) for e in v]
-        return v
-    return walk(x, 0)
-
-
-def _shape_of(kind, v):
-    if kind == "symbolic":
-        return tuple(v.shape) if isinstance(v, sp.MatrixBase) else ()
-    if kind == "numeric":
-        return v.shape
-    if kind in ("key", "samples"):
-        return v.shape
-    return None
-
-
-def _canonical(expr, problem):
-    """Free symbols by name onto the problem's symbols (so assumptions do not matter)."""
-    if problem is None:
-        return expr
-    syms = problem.symbols()
-    repl = {s: syms[s.name] for s in expr.free_symbols if s.name in syms}
-    return expr.xreplace(repl)
-
-
-def _evaluator(kind, v, problem, shape):
-    """A function points -> array (N, *shape) of complex values."""
-    if kind == "numeric":
-        return lambda pts: np.broadcast_to(v, (_npoints(pts),) + v.shape).astype(complex)
-    if kind in ("samples", "key"):
-        def ev(pts):
-            if pts is not v.points:
-                raise LookupError("these values are known only at their own points")
-            return v.values
-        return ev
-    if kind == "function":
-        def ev(pts):
-            out = []
-            for args in pts:
-                r = v(*args)
-                k, val = _as_value(r, problem)
-                if k != "numeric":
-                    raise TypeError(f"the function returned {type(r).__name__}, not numbers")
-                out.append(val)
-            shapes = {o.shape for o in out}
-            if len(shapes) != 1:
-                raise ValueError(f"the function returned values of different shapes {shapes}")
-            return np.array(out, dtype=complex)
-        return ev
-    # symbolic
-    M = v if isinstance(v, sp.MatrixBase) else sp.Matrix([[v]])
-    entries = list(M)
-    syms = sorted(set().union(*[e.free_symbols for e in entries]), key=lambda s: s.name)
-    f = sp.lambdify(syms, entries, modules="numpy", dummify=True)
-
-    def ev(pts):
-        n = _npoints(pts)
-        args = [np.asarray(pts[s.name], dtype=float) for s in syms]
-        with np.errstate(all="ignore"):
-            vals = f(*args)
-        out = np.empty((n, len(entries)), dtype=complex)
-        for j, e in enumerate(vals):
-            out[:, j] = np.broadcast_to(np.asarray(e, dtype=complex), (n,))
-        return out.reshape((n,) + shape)
-    return ev
-
-
-def _npoints(pts):
-    if isinstance(pts, dict):
-        return len(next(iter(pts.values()))) if pts else 1
-    return len(pts)
-
-
-def _scaled(pts, problem, factor):
-    """The same points with the angles (or a function's arguments) multiplied by factor."""
-    if isinstance(pts, dict):
-        return {k: (v * factor if k in problem.angles else v) for k, v in pts.items()}
-    return [tuple(a * factor for a in args) for args in pts]
+        try:
+            if not isinstance(d.get("variables", {}), dict):
+                raise TypeError("variables: expected a dict {name: [low, high]}")
+            d["variables"] = {k: tuple(v) for k, v in d.get("variables", {}).items()}
+            for f, default in (("angles", ()), ("input_range", (-2.0, 2.0))):
+                if not isinstance(d.get(f, default), (list, tuple)):
+                    raise TypeError(f"{f}: expected a list")
+                d[f] = tuple(d.get(f, default))
+            if d.get("inputs") is not None:
+                d["inputs"] = tuple(tuple(s) for s in d["inputs"])
+            return cls(**d)
+        except (TypeError, ValueError) as exc:
+            raise type(exc)(f"{name}: expected the fields of a Problem, got {exc}") from None
 
 
 # --------------------------------------------------------------------------
 # comparison
 # --------------------------------------------------------------------------
-
-def _close(S, R, problem):
-    """Elementwise closeness with a tolerance scaled by the reference's size; a value that is
-    not finite (in either) is never close."""
-    rtol = problem.rtol if problem else 1e-6
-    atol = problem.atol if problem else 1e-9
-    ok = np.isfinite(R)
-    scale = np.max(np.abs(R[ok])) if ok.any() else 1.0
-    tol = atol + rtol * np.maximum(np.abs(R), scale)
-    with np.errstate(invalid="ignore"):
-        good = np.abs(S - R) <= tol
-    return good & ok & np.isfinite(S)                # NaN or infinity never compares equal
-
-
-def _all_close(S, R, problem):
-    return S.shape == R.shape and bool(np.all(_close(S, R, problem)))
-
-
-def _swap_halves(A):
-    """(ω, v) <-> (v, ω): rows of a 6-vector / 6×n; rows and columns of 6×6."""
-    sh = A.shape[1:]
-    if sh in ((6,), (6, 1)):
-        return np.concatenate([A[:, 3:6], A[:, 0:3]], axis=1)
-    if len(sh) == 2 and sh[0] == 6:
-        B = np.concatenate([A[:, 3:6], A[:, 0:3]], axis=1)
-        if sh[1] == 6:
-            B = np.concatenate([B[:, :, 3:6], B[:, :, 0:3]], axis=2)
-        return B
-    return None
-
-
-def _to_grid(A, shape):
-    """Values (N, *s) reshaped to the reference's shape when only the vector orientation
-    differs."""
-    if A.shape[1:] == tuple(shape):
-        return A
-    if _is_vector_shape(A.shape[1:]) and _is_vector_shape(shape) and \
-            int(np.prod(A.shape[1:])) == int(np.prod(shape)):
-        return A.reshape((A.shape[0],) + tuple(shape))
-    return None
-
 
 def _diagnose(S, R, shape, problem, student_ev, pts, ref_sym):
     """Name the likely mistake of an answer S (values at pts) against R."""
@@ -536,72 +323,6 @@ def _missing_term(S, ref_sym, pts, problem, shape):
                     fraction=float(1 - len(notes) / len(entries)) if len(entries) > 1 else None)
 
 
-def _symbolic_equal(S, R, problem):
-    """True when S - R simplifies to zero (only small differences are simplified)."""
-    try:
-        D = (sp.Matrix(S) - sp.Matrix(R)) if isinstance(R, sp.MatrixBase) else (S - R)
-        entries = list(D) if isinstance(D, sp.MatrixBase) else [D]
-        for d in entries:
-            d = _canonical(d, problem)
-            if d == 0:
-                continue
-            if sp.count_ops(d) > MAX_SYMBOLIC_OPS or _degree_bound(d) > MAX_SYMBOLIC_DEGREE:
-                return False
-            if _within_budget(lambda: sp.simplify(d), SYMBOLIC_BUDGET) != 0:
-                return False
-        return True
-    except (TypeError, ValueError, AttributeError, sp.PolynomialError, _OverBudget):
-        return False
-
-
-class _OverBudget(Exception):
-    """The symbolic comparison ran out of its time budget."""
-
-
-def _degree_bound(expr):
-    """An upper bound of the product of the exponents along any path of an expression (what
-    expanding it could multiply out)."""
-    best, stack = 1, [(expr, 1)]
-    while stack:
-        e, k = stack.pop()
-        if isinstance(e, sp.Pow) and e.exp.is_number:
-            try:
-                k *= max(1, abs(int(math.ceil(abs(float(e.exp))))))
-            except (TypeError, ValueError):
-                return math.inf
-        best = max(best, k)
-        stack.extend((a, k) for a in e.args)
-    return best
-
-
-def _within_budget(work, seconds):
-    """``work()``, stopped after ``seconds`` with _OverBudget (a SIGALRM timer; in a thread
-    other than the main one, where no timer can be set, the work is not attempted)."""
-    import signal
-    import threading
-    if threading.current_thread() is not threading.main_thread() or \
-            not hasattr(signal, "setitimer"):
-        raise _OverBudget("no timer outside the main thread")
-    old_left = signal.getitimer(signal.ITIMER_REAL)[0]
-    if old_left and old_left < seconds:              # an outer timer fires first: keep it
-        seconds = old_left
-
-    def fire(signum, frame):
-        raise _OverBudget(f"the symbolic comparison took more than {seconds:g} s")
-    import time
-    previous = signal.signal(signal.SIGALRM, fire)
-    started = time.monotonic()
-    signal.setitimer(signal.ITIMER_REAL, seconds)
-    try:
-        return work()
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
-        if old_left:                                 # the outer timer runs on
-            left = old_left - (time.monotonic() - started)
-            signal.setitimer(signal.ITIMER_REAL, max(1e-3, left))
-
-
 def compare(answer, reference, problem=None, *, n_points=24, rng=None, points=None):
     """Compare an answer with the reference; accept any equivalent form, name likely mistakes.
 
@@ -627,22 +348,38 @@ def compare(answer, reference, problem=None, *, n_points=24, rng=None, points=No
     >>> compare(R.T, R).mistake, compare("[[cos(theta), -sin(theta)], [sin(theta), cos(theta)]]", R).status
     ('transpose', 'correct')
     """
-    n_points = _checks.size(n_points, "compare: n_points", high=100_000)
+    return _compare(answer, reference, problem, n_points, rng, points, "compare")
+
+
+def _compare(answer, reference, problem, n_points, rng, points, fname):
+    """:func:`compare` for the function the user called, ``fname`` (every argument checked
+    first, named ``fname: argument``)."""
+    n_points = _checks.size(n_points, f"{fname}: n_points", high=100_000)
+    _problem_arg(problem, f"{fname}: problem")
+    rng = _rng_arg(rng, f"{fname}: rng")
+    if points is not None:
+        points = _checked_points(points, f"{fname}: points", problem)
+    if isinstance(reference, _HashKey):
+        return _key_compare(answer, reference, problem) if answer is not None else \
+            _fb("unanswered", "not answered yet.")
+    rkind, rval = _value_arg(reference, problem, f"{fname}: reference", reference=True)
+    if isinstance(points, dict) and rkind == "symbolic":
+        missing = sorted(s.name for s in rval.free_symbols if s.name not in points)
+        if missing:
+            raise _checks.error(f"{fname}: points", "values of every variable of the "
+                                "reference", f"none of {missing}")
+    if rkind == "function" and (problem is None or not problem.is_function):
+        raise _no_inputs(f"{fname}: problem", problem)
     if answer is None:
         return _fb("unanswered", "not answered yet.")
-    if isinstance(reference, _HashKey):
-        return _key_compare(answer, reference, problem)
-    rng = np.random.default_rng(rng)
-    read = _read_answer(answer, problem)
+    # a value is checked (text inside it read by the safe parser); a text is the student's
+    read = _read_answer(answer, problem, None if isinstance(answer, str) else f"{fname}: answer")
     if isinstance(read, Feedback):
         return read
     skind, sval = read
-    rkind, rval = _as_value(reference, problem)
     ref_shape = _shape_of(rkind, rval)
     if rkind == "symbolic":
         rval = _canonical(rval, problem)
-    if points is not None:
-        points = _checked_points(points)
     # symbolic first
     if skind == "symbolic" and rkind == "symbolic" and _shape_of(skind, sval) == ref_shape:
         if _symbolic_equal(sval, rval, problem):
@@ -654,13 +391,13 @@ def compare(answer, reference, problem=None, *, n_points=24, rng=None, points=No
         pts = points
     else:
         syms = [v for k, v in ((rkind, rval), (skind, sval)) if k == "symbolic"]
-        pts = _default_points(problem, syms, n_points, rng, function=(rkind == "function"))
+        pts = _default_points(problem, syms, n_points, rng, fname,
+                              function=(rkind == "function"))
     if rkind == "function":
-        ref_ev = _evaluator(rkind, rval, problem, None)
-        R = ref_ev(pts)
+        R = _reference_values(rkind, rval, problem, None, pts, f"{fname}: reference")
         ref_shape = R.shape[1:]
     else:
-        R = _evaluator(rkind, rval, problem, ref_shape)(pts)
+        R = _reference_values(rkind, rval, problem, ref_shape, pts, f"{fname}: reference")
     if not np.all(np.isfinite(R)):
         return _fb("error", "the reference is not finite (NaN or infinity) at some test "
                    "points: it cannot be compared with.")
@@ -687,14 +424,21 @@ def compare(answer, reference, problem=None, *, n_points=24, rng=None, points=No
     return _diagnose(grid, R, ref_shape, problem, student_ev, pts, ref_sym)
 
 
-def _read_answer(answer, problem):
+def _read_answer(answer, problem, name=None):
     """``(kind, value)`` of an answer (symbols onto the problem's), or the Feedback that
-    refuses it: unreadable text, a kind that cannot be an answer, unexpected variables."""
+    refuses it: unreadable text, a kind that cannot be an answer, unexpected variables. With
+    ``name``, what cannot be an answer (unreadable text included) raises an error naming it
+    instead (:func:`_value_arg`)."""
     try:
-        kind, val = _as_value(answer, problem)
+        kind, val = _as_value(answer, problem) if name is None else \
+            _value_arg(answer, problem, name)
     except UnsafeExpressionError as exc:
+        if name is not None:
+            raise
         return _fb("error", f"the text could not be read: {exc}", "type")
     except (TypeError, ValueError) as exc:
+        if name is not None:
+            raise
         return _fb("incorrect", f"this kind of answer cannot be right: {exc}", "type")
     if kind == "symbolic":
         val = _canonical(val, problem)
@@ -705,6 +449,41 @@ def _read_answer(answer, problem):
                            f"does not (allowed: {', '.join(problem.variables) or 'no symbols'})."
                            , "variables")
     return kind, val
+
+
+_VALUE = ("a number, an expression, a matrix, numbers (a list or an array), text of an "
+          "expression, or a function")
+
+
+def _value_arg(x, problem, name, reference=False):
+    """``(kind, value)`` of an argument that must be a value (an answer or a reference), its
+    text read by the safe parser; a ValueError/TypeError naming ``name`` otherwise (never a
+    silent reading as something else). The symbols of an expression must be the problem's
+    variables (checked here for a ``reference``; an answer's are feedback)."""
+    try:
+        kind, val = _as_value(x, problem)
+    except UnsafeExpressionError as exc:
+        raise UnsafeExpressionError(f"{name}: expected text the safe parser reads, got text "
+                                    f"it refuses ({exc})") from None
+    except (TypeError, ValueError) as exc:
+        msg = str(exc) if str(exc).startswith("expected") else f"expected {_VALUE}, got {exc}"
+        raise type(exc)(f"{name}: {msg}") from None
+    if kind == "symbolic" and problem is not None:
+        names = set(problem.variables)
+        extra = sorted(s.name for s in val.free_symbols if s.name not in names)
+        if extra and reference:
+            raise _checks.error(name, f"an expression in the problem's variables "
+                                f"{sorted(names)}", f"one in {extra}",
+                                "list every symbol in Problem(variables=...)")
+    return kind, val
+
+
+def _problem_arg(problem, name, required=False):
+    """A Problem (or None when not ``required``)."""
+    if not isinstance(problem, Problem) and (required or problem is not None):
+        raise _checks.error(name, "a Problem" if required else "a Problem or None", problem,
+                            exc=TypeError)
+    return problem
 
 
 def _evaluate_answer(kind, val, problem, pts):
@@ -719,44 +498,44 @@ def _evaluate_answer(kind, val, problem, pts):
                    f"{str(exc)[:200]}", "type")
 
 
-def _checked_points(points):
-    """Given test points, refused unless finite (a NaN point would compare anything)."""
-    if isinstance(points, dict):
-        out = {}
-        for k, v in points.items():
-            a = np.asarray(v, dtype=float)
-            if not np.all(np.isfinite(a)):
-                raise ValueError(f"compare: points[{k!r}]: expected finite numbers, got "
-                                 f"NaN or infinity")
-            out[k] = a
-        return out
-    out = []
-    for args in points:
-        t = tuple(np.asarray(a, dtype=float) for a in args)
-        if not all(np.all(np.isfinite(a)) for a in t):
-            raise ValueError("compare: points: expected finite numbers, got NaN or infinity")
-        out.append(t)
-    return out
+def _reference_values(kind, val, problem, shape, pts, name):
+    """The values of a reference at ``pts`` (N, *shape); a reference that cannot be evaluated
+    (a function that fails, an expression numpy cannot evaluate: an undefined function, a
+    Derivative, zoo) is an error naming it."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return _evaluator(kind, val, problem, shape)(pts)
+    except Exception as exc:                        # noqa: BLE001 -- the author's value
+        raise _checks.error(name, "a function that returns numbers of one shape at the test "
+                            "inputs" if kind == "function" else "an expression numpy can "
+                            "evaluate", f"{type(exc).__name__}: {str(exc)[:160]}") from None
 
 
-def _default_points(problem, exprs, n, rng, function=False):
+def _no_inputs(name, problem):
+    return _checks.error(name, "a Problem with inputs (a function answer needs a Problem "
+                         "with inputs)", "None" if problem is None else "one without inputs")
+
+
+def _default_points(problem, exprs, n, rng, fname, function=False):
     if problem is not None:
         return problem.sample_points(n, rng)
-    if function:
-        raise ValueError("compare: a function answer needs a Problem with inputs")
+    if function:                                    # a function answer, a numeric reference
+        raise _no_inputs(f"{fname}: problem", problem)
     names = sorted({s.name for e in exprs for s in e.free_symbols})
     return {v: rng.uniform(-2, 2, size=n) for v in names}
 
 
-def equivalent(answer, reference, problem=None, **kwargs) -> bool:
-    """True when :func:`compare` accepts the answer (for ``assert`` in tests).
+def equivalent(answer, reference, problem=None, *, n_points=24, rng=None, points=None) -> bool:
+    """True when :func:`compare` accepts the answer (for ``assert`` in tests); the same
+    arguments, checked and named as ``equivalent``'s.
 
     >>> import sympy as sp
     >>> x = sp.Symbol('x')
     >>> equivalent(sp.cos(x)**2, 1 - sp.sin(x)**2)
     True
     """
-    return compare(answer, reference, problem, **kwargs).correct
+    return _compare(answer, reference, problem, n_points, rng, points, "equivalent").correct
 
 
 # --------------------------------------------------------------------------
@@ -777,28 +556,42 @@ def _num_list(a):
     return out
 
 
+_NOT_FINITE = "the answer is not finite (NaN or infinity): it cannot be right."
+
+
 def encode(value, problem=None, inputs=None):
     """A JSON-safe description of an answer: ``{'type': 'none'|'numeric'|'sympy'|'text'|
     'samples'|'invalid', ...}``. Sympy entries become text (sympy's str printer), which
     :func:`decode` reads back with :func:`parse_expression`. A function is evaluated at
-    ``inputs`` (a list of argument tuples) and its outputs are kept.
+    ``inputs`` (a list of argument tuples) and its outputs are kept; an answer that is too
+    large or not finite, or a function that fails, gives an ``'invalid'`` record. A text is
+    kept as it is (read when it is compared); text inside a list or an array is read now by
+    the safe parser.
+
+    Raises ValueError/TypeError naming ``encode: value`` for what is not an answer (a dict, a
+    boolean, a list holding text the safe parser refuses).
 
     >>> import sympy as sp
     >>> encode(sp.Matrix([[sp.Symbol('x'), 1]]))
     {'type': 'sympy', 'shape': [1, 2], 'entries': ['x', '1']}
     """
+    _problem_arg(problem, "encode: problem")
+    if inputs is not None:
+        inputs = _checked_points(inputs, "encode: inputs", problem)
+        if isinstance(inputs, dict):
+            raise _checks.error("encode: inputs", "a list of argument tuples", "a dict",
+                                exc=TypeError)
     if value is None:
         return {"type": "none"}
-    if isinstance(value, str):
+    if isinstance(value, str):                  # the student's text: read when it is compared
         return {"type": "text", "text": value[:MAX_TEXT + 1]}
-    try:
-        kind, v = _as_value(value, problem) if not callable(value) or isinstance(
-            value, (sp.Basic, sp.MatrixBase, np.ndarray)) else ("function", value)
-    except (TypeError, ValueError) as exc:
-        return {"type": "invalid", "message": str(exc)[:300]}
+    kind, v = _value_arg(value, problem, "encode: value") if not callable(value) or \
+        isinstance(value, (sp.Basic, sp.MatrixBase, np.ndarray)) else ("function", value)
     if kind == "numeric":
         if v.size > MAX_ENTRIES * 10:
             return {"type": "invalid", "message": f"an array of {v.size} numbers is too large"}
+        if not np.all(np.isfinite(v)):
+            return {"type": "invalid", "message": _NOT_FINITE}
         return {"type": "numeric", "shape": list(v.shape), **_num_list(v)}
     if kind == "symbolic":
         M = v if isinstance(v, sp.MatrixBase) else None
@@ -819,6 +612,9 @@ def encode(value, problem=None, inputs=None):
         except Exception as exc:                    # noqa: BLE001 -- student code
             return {"type": "invalid", "message": f"calling the function failed: "
                     f"{type(exc).__name__}: {str(exc)[:200]}"}
+        if not np.all(np.isfinite(vals)):
+            return {"type": "invalid", "message": "the function returned values that are "
+                    "not finite (NaN or infinity) at the test inputs: it cannot be right."}
         return {"type": "samples", "shape": list(vals.shape), **_num_list(vals)}
     return {"type": "invalid", "message": f"cannot encode {type(value).__name__}"}
 
@@ -827,7 +623,9 @@ def _numbers(d, shape):
     real = np.asarray(d["real"], dtype=float)
     imag = np.asarray(d.get("imag", np.zeros_like(real)), dtype=float)
     if real.shape != imag.shape or real.size != int(np.prod(shape)):
-        raise ValueError("decode: numbers do not match the shape")
+        raise _checks.error("decode: data", f"numbers that match the shape {list(shape)}",
+                            f"{real.size} real and {imag.size} imaginary parts",
+                            "they do not match the shape")
     return (real + 1j * imag).reshape(shape)
 
 
@@ -844,16 +642,37 @@ def decode(data, problem=None, inputs=None):
     """
     if not isinstance(data, dict) or not isinstance(data.get("type"), str):
         raise _checks.error("decode: data", "a dict with a 'type'", data)
-    if problem is not None and not isinstance(problem, Problem):
-        raise _checks.error("decode: problem", "a Problem or None", problem, exc=TypeError)
+    _problem_arg(problem, "decode: problem")
+    if inputs is not None:                      # checked; kept as given (the samples' points)
+        if isinstance(_checked_points(inputs, "decode: inputs", problem), dict):
+            raise _checks.error("decode: inputs", "a list of argument tuples", "a dict",
+                                exc=TypeError)
     try:
         return _decode(data, problem, inputs)
     except KeyError as exc:                     # a malformed record: a ValueError, never a KeyError
         raise _checks.error("decode: data", f"an answer record with the field {exc.args[0]!r}",
                             "a record without it") from None
-    except (TypeError, IndexError, OverflowError) as exc:
+    except (TypeError, ValueError, IndexError, OverflowError) as exc:
+        if str(exc).startswith("decode: "):       # already named
+            raise
         raise _checks.error("decode: data", "a well-formed answer record",
                             f"{type(exc).__name__}: {str(exc)[:120]}") from None
+
+
+MAX_RECORD_ENTRIES = 10**6
+"""Most numbers in one answer record :func:`decode` reads (a function's outputs at its
+inputs included)."""
+
+
+def _record_shape(shape):
+    """The shape of an answer record: at most 6 sizes >= 0, at most MAX_RECORD_ENTRIES
+    entries."""
+    if not isinstance(shape, list) or len(shape) > 6 or not all(
+            isinstance(n, int) and not isinstance(n, bool) and 0 <= n <= MAX_RECORD_ENTRIES
+            for n in shape) or math.prod(shape) > MAX_RECORD_ENTRIES:
+        raise _checks.error("decode: data", f"a shape of at most 6 sizes and "
+                            f"{MAX_RECORD_ENTRIES} entries", repr(shape)[:80])
+    return tuple(shape)
 
 
 def _decode(data, problem, inputs):
@@ -862,34 +681,56 @@ def _decode(data, problem, inputs):
     if t == "none":
         return None
     if t == "text":
-        return str(data["text"])
+        if not isinstance(data["text"], str):
+            raise _checks.error("decode: data", "a text record holding a str", data["text"],
+                                exc=TypeError)
+        return data["text"]
     if t == "numeric":
-        shape = tuple(int(n) for n in data["shape"])
+        shape = _record_shape(data["shape"])
         a = _numbers(data, shape)
         return a.real if np.all(a.imag == 0) else a
     if t == "sympy":
-        shape = tuple(int(n) for n in data["shape"])
+        shape = _record_shape(data["shape"])
         entries = data["entries"]
         if not isinstance(entries, list) or len(entries) > MAX_ENTRIES or \
                 len(entries) != int(np.prod(shape)) or len(shape) > 2:
-            raise ValueError("decode: sympy entries do not match the shape")
+            raise _checks.error("decode: data", "sympy entries that match the shape "
+                                f"{list(shape)}", _checks.describe(entries),
+                                "they do not match the shape")
         if sum(len(str(e)) for e in entries) > MAX_ANSWER_TEXT:
-            raise ValueError(f"decode: the expressions are longer than {MAX_ANSWER_TEXT} "
-                             f"characters in all")
-        vals = [parse_expression(str(e), names) for e in entries]
+            raise _checks.error("decode: data", f"expressions of at most {MAX_ANSWER_TEXT} "
+                                "characters in all", f"longer than {MAX_ANSWER_TEXT} "
+                                "characters")
+        vals = [_parsed(e, names) for e in entries]
         if any(isinstance(v, sp.MatrixBase) for v in vals):
-            raise ValueError("decode: a matrix inside a matrix entry")
+            raise _checks.error("decode: data", "sympy entries", "a matrix inside a matrix entry")
         if shape == ():
             return vals[0]
         return sp.Matrix(shape[0], shape[1] if len(shape) == 2 else 1, vals)
     if t == "samples":
-        shape = tuple(int(n) for n in data["shape"])
-        if inputs is None or shape[0] != len(inputs):
-            raise ValueError("decode: samples without their inputs")
+        shape = _record_shape(data["shape"])
+        if inputs is None or not shape or shape[0] != len(inputs):
+            raise _checks.error("decode: inputs", "the inputs of the samples (one argument "
+                                "tuple per sample)", "samples without their inputs"
+                                if inputs is None else f"{len(inputs)} inputs for the "
+                                f"{shape[0] if shape else 0} samples")
         return _Samples(inputs, _numbers(data, shape))
     if t == "invalid":
-        raise ValueError(str(data.get("message", "invalid answer"))[:300])
-    raise ValueError(f"decode: unknown type {t!r}")
+        raise _checks.error("decode: data", "a readable answer", "an invalid one: " +
+                            str(data.get("message", "invalid answer"))[:300])
+    raise _checks.error("decode: data", "a record of a known type (none, text, numeric, "
+                        "sympy, samples, invalid)", f"unknown type {t[:80]!r}")
+
+
+def _parsed(text, names):
+    """An entry of a sympy record read by the safe parser (its refusal names decode: data)."""
+    if not isinstance(text, str):
+        raise _checks.error("decode: data", "sympy entries as text", text, exc=TypeError)
+    try:
+        return parse_expression(text, names)
+    except UnsafeExpressionError as exc:
+        raise UnsafeExpressionError(f"decode: data: expected entries the safe parser reads, "
+                                    f"got one it refuses ({exc})") from None
 
 
 KEY_POINTS = 6
@@ -938,23 +779,18 @@ def fingerprint(reference, problem, seed=0):
     if not isinstance(problem, Problem):
         raise _checks.error("fingerprint: problem", "a Problem", problem, exc=TypeError)
     seed = _checks.size(seed, "fingerprint: seed", low=0, high=2**63 - 1)
-    if isinstance(reference, (sp.Basic, sp.MatrixBase)):
-        names = set(problem.variables)
-        extra = sorted(str(s) for s in reference.free_symbols if str(s) not in names)
-        if extra:
-            raise _checks.error("fingerprint: reference", "an expression in the problem's "
-                                f"variables {sorted(names)}", f"one in {extra}",
-                                "list every symbol in Problem(variables=...)")
+    kind, val = _value_arg(reference, problem, "fingerprint: reference", reference=True)
+    if kind == "function" and not problem.is_function:
+        raise _no_inputs("fingerprint: problem", problem)
     import hashlib
     rng = np.random.default_rng(seed)
-    kind, val = _as_value(reference, problem)
     if kind in ("symbolic", "numeric"):
         shape = _shape_of(kind, val)
         pts = problem.sample_points(KEY_POINTS if kind == "symbolic" else 1, rng)
-        R = _evaluator(kind, val, problem, shape)(pts)
+        R = _reference_values(kind, val, problem, shape, pts, "fingerprint: reference")
     elif kind == "function":
         pts = problem.sample_points(KEY_POINTS, rng)
-        R = _evaluator(kind, val, problem, None)(pts)
+        R = _reference_values(kind, val, problem, None, pts, "fingerprint: reference")
         shape = R.shape[1:]
     elif kind == "samples":                     # a function's outputs at known inputs
         pts, R = val.points[:KEY_POINTS], val.values[:KEY_POINTS]
@@ -967,7 +803,7 @@ def fingerprint(reference, problem, seed=0):
         jp = {k: [float(f"{x:.15g}") for x in v] for k, v in pts.items()}
         pts = {k: np.asarray(v, dtype=float) for k, v in jp.items()}
         if kind == "symbolic":                   # the values at the points as stored
-            R = _evaluator(kind, val, problem, shape)(pts)
+            R = _reference_values(kind, val, problem, shape, pts, "fingerprint: reference")
     else:
         jp = [[np.asarray(a).tolist() for a in args] for args in pts]
     constant = R.shape[0] < 2 or bool(np.all(np.abs(R - R[:1]) <= 1e-12 * (1 + np.abs(R))))
@@ -1045,10 +881,6 @@ def _key_mistakes(S, ev, pts, shape, problem):
     return out
 
 
-def _negated(pts, problem):
-    return {k: (-v if k in problem.angles else v) for k, v in pts.items()}
-
-
 def _key_compare(answer, key, problem):
     """Feedback on an answer against a one-way key: the shape, finiteness, and whether its
     values at the key's points are the reference's -- as they are, or after one of the
@@ -1075,6 +907,9 @@ def _key_compare(answer, key, problem):
                    f"{_shape_str(S.shape[1:])}.", "shape")
     if not np.all(np.isfinite(grid)):
         return _fb("incorrect", "the answer is not finite (NaN or infinity).", "type")
+    if np.any(np.abs(grid.imag) > (problem.atol if problem else 1e-9) + 1e-9 * np.abs(grid)):
+        return _fb("incorrect", "the answer is not real (it has imaginary parts): the "
+                   "answers of robot dynamics are real quantities.", "type")
     if key.form_only:
         return _fb("form", _key_hash.FORM_ONLY)
     try:
@@ -1116,13 +951,20 @@ class ProblemSet:
     """
 
     def __init__(self, name, problems):
-        self.name = str(name)
+        if not isinstance(name, str):
+            raise _checks.error("ProblemSet: name", "a str", name, exc=TypeError)
+        self.name = name
         self.problems = {}
+        if not isinstance(problems, (list, tuple)):
+            raise _checks.error("ProblemSet: problems", "Problem objects (a list)", problems,
+                                exc=TypeError)
         for p in problems:
             if not isinstance(p, Problem):
-                raise TypeError(f"ProblemSet: expected Problem objects, got {type(p).__name__}")
+                raise _checks.error("ProblemSet: problems", "Problem objects (a list)",
+                                    f"a list holding {_checks.describe(p)}", exc=TypeError)
             if p.key in self.problems:
-                raise ValueError(f"ProblemSet: duplicate problem key {p.key!r}")
+                raise _checks.error("ProblemSet: problems", "distinct problem keys",
+                                    f"the duplicate problem key {p.key!r}")
             self.problems[p.key] = p
         self._key = None
 
@@ -1133,6 +975,9 @@ class ProblemSet:
         return len(self.problems)
 
     def __getitem__(self, key):
+        if not isinstance(key, str):
+            raise _checks.error(f"ProblemSet {self.name!r}: key", "a problem key (str)", key,
+                                exc=TypeError)
         if key not in self.problems:
             raise UnknownProblemError(f"ProblemSet {self.name!r}: key: no problem {key!r}; the problems are "
                            f"{list(self.problems)}")
@@ -1184,10 +1029,17 @@ class ProblemSet:
         return self._key is not None and key in self._key
 
     def check(self, key, answer):
-        """Feedback on one answer against the answer key; never raises for a wrong answer."""
+        """Feedback on one answer against the answer key; never raises for a wrong answer
+        (text it cannot read, too: the student's text gets feedback). A value that is not an
+        answer -- a dict, a boolean, a list holding text the safe parser refuses -- raises a
+        ValueError/TypeError naming ``ProblemSet.check: answer``."""
         p = self[key]
+        read = None if answer is None else _read_answer(
+            answer, p, None if isinstance(answer, str) else "ProblemSet.check: answer")
         if answer is None:
             fb = _fb("unanswered", "not answered yet.")
+        elif isinstance(read, Feedback):          # what cannot be an answer, key or no key
+            fb = read
         elif self._key is None or key not in self._key:
             fb = _fb("unanswered", "no answer key in this copy of the notebook: the hidden "
                      "tests check the answer.", "no-key")
@@ -1204,7 +1056,10 @@ class ProblemSet:
         AssertionError when the answer is wrong or not answered yet -- so that nbgrader's
         *Validate* reports every answer the self-check knows to be wrong. An answer whose value
         only the grader can check (verdict ``form``) passes; so does every answer in a copy
-        without a key (the instructor's, before generation).
+        without a key (the instructor's, before generation). What is not an answer of the
+        right form -- text the safe parser refuses, a dict, symbols that are not the problem's
+        variables, NaN, complex values, the wrong shape -- raises a ValueError/TypeError
+        naming ``ProblemSet.test: answer`` instead of a verdict.
 
         >>> ps = ProblemSet("demo", [Problem("p1", "x")])
         >>> ps.load_key('{"p1": {"points": {}, "shape": []}}')
@@ -1215,6 +1070,10 @@ class ProblemSet:
         ...
         AssertionError: the self-check says
         … p1: not answered yet.
+        >>> ps.test("p1", [1.0, 2.0])                # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+        ...
+        ValueError: ProblemSet.test: answer: expected an answer of the right form ...
         """
         if not isinstance(key, str):
             raise TypeError(f"ProblemSet.test: key: expected a problem key (str), got "
@@ -1222,7 +1081,16 @@ class ProblemSet:
         if key not in self.problems:
             raise ValueError(f"ProblemSet.test: key: expected one of {list(self.problems)}, "
                              f"got {key[:40]!r}")
+        if answer is not None:              # what is not an answer is an error, not a verdict
+            read = _read_answer(answer, self.problems[key], "ProblemSet.test: answer")
+            if isinstance(read, Feedback):
+                raise ValueError(f"ProblemSet.test: answer: expected an answer in the "
+                                 f"problem's variables, got one that is not: {read.message}")
         fb = self.check(key, answer)
+        if fb.mistake in ("type", "shape"):
+            raise ValueError(f"ProblemSet.test: answer: expected an answer of the right form "
+                             f"(finite real values of the answer's shape), got one the "
+                             f"self-check refuses: {fb.message}")
         if fb.status not in ("correct", "form") and fb.mistake != "no-key":
             import textwrap                         # short lines: Validate cuts long ones
             raise AssertionError("the self-check says\n" + textwrap.fill(str(fb), 76))

@@ -58,7 +58,13 @@ import numpy as np
 from . import _checks
 from .lcp import MAX_SWEEPS, _lemke, contact_pgs
 
-__all__ = ["ContactResult", "contact_impulse", "MAX_MODES"]
+__all__ = ["ContactResult", "contact_impulse", "MAX_MODES", "LimitReached"]
+
+
+class LimitReached(ValueError, RuntimeError):
+    """A computation whose arguments allow no finite answer within its cap (an inelastic
+    collapse of impacts, a motion that never reaches the surface asked for). A ValueError that
+    names the arguments responsible; also a RuntimeError, as these were before."""
 
 MAX_MODES = 4096
 """Bound on the number of contact modes enumerated (4**6: six frictional contacts at once)."""
@@ -422,7 +428,7 @@ def _impulse(M, Jn, Jt, v, e, mu, tol, fname, method="auto", max_iter=None):
         out = solve(lo)
     v1, Ln, Lt, modes = out
     lost = T0 - 0.5 * float(v1 @ M @ v1)
-    _checks.finite_result((v1, Ln, Lt, lost), fname, "qd_plus, impulses and energy_lost")
+    _checks.finite_result((v1, Ln, Lt, lost), fname, "result (qd_plus, impulses, energy_lost)")
     modes = tuple("slide" if m.startswith("slide") else m for m in modes)
     return ContactResult(v1, Ln, Lt, vn, Jn @ v1, vt, Jt @ v1, modes, max(lost, 0.0),
                          scale * e, scaled, used[-1])

@@ -15,6 +15,7 @@ import numpy as np
 import sympy as sp
 
 from . import _checks
+from .contact import LimitReached
 from .equations import mass_matrix_form
 from .impacts import HybridSystem, Surface
 
@@ -109,9 +110,11 @@ def block(friction=0.5, restitution=0.0, mass=1.0, g=G):
     0.3
     """
     fname = "block"
+    mu = _num(friction, "friction", fname, 0.0, np.inf, strict=False)
+    e = _num(restitution, "restitution", fname, 0.0, 1.0, strict=False)
     m, g = _num(mass, "mass", fname), _num(g, "g", fname)
     floor = Surface("floor", lambda q: float(q[1]), lambda q: np.array([0.0, 1.0]),
-                    restitution, friction=friction, tangent=lambda q: np.array([1.0, 0.0]))
+                    e, friction=mu, tangent=lambda q: np.array([1.0, 0.0]))
 
     def energy(q, qd):
         return 0.5 * m * float(qd[0] ** 2 + qd[1] ** 2) + m * g * float(q[1])
@@ -161,7 +164,7 @@ def block_stopping(speed, friction, g=G):
     v = abs(_checks.real_number(speed, f"{fname}: speed"))
     mu = _num(friction, "friction", fname)
     g = _num(g, "g", fname)
-    return v * v / (2 * mu * g), v / (mu * g)
+    return _checks.finite_result((v * v / (2 * mu * g), v / (mu * g)), fname)
 
 
 def rod_flat_impact(vx, vy, restitution, friction=0.0):
@@ -231,7 +234,8 @@ def cradle_sequential(balls=5, restitution=1.0, speed=1.0, moving=1, max_impacts
     With a small e the impacts go on and on (an inelastic collapse: the velocities approach a
     common one geometrically); they are followed until no approach speed exceeds 1e-10 v.
 
-    Raises RuntimeError after ``max_impacts`` impacts (default 10**5; at most 10**7).
+    Raises :class:`~robodyn.contact.LimitReached` (a ValueError) after ``max_impacts``
+    impacts (default 10**5; at most 10**7).
 
     >>> v, k = cradle_sequential(5, 1.0)
     >>> v.tolist(), k
@@ -249,8 +253,9 @@ def cradle_sequential(balls=5, restitution=1.0, speed=1.0, moving=1, max_impacts
             return v, count
         a, b = v[i], v[i + 1]
         v[i], v[i + 1] = 0.5 * ((1 - e) * a + (1 + e) * b), 0.5 * ((1 + e) * a + (1 - e) * b)
-    raise RuntimeError(f"{fname}: max_impacts: expected the impacts to end within {cap}, got "
-                       f"more (e = {e:g}: an inelastic collapse; a larger cap)")
+    raise LimitReached(f"{fname}: max_impacts, restitution: expected the impacts to end "
+                       f"within max_impacts = {cap}, got more (e = {e:g}: an inelastic "
+                       f"collapse; a larger cap)")
 
 
 def cradle_hertz(balls=5, speed=1.0, moving=1, *, stiffness=1.0, damping=0.0, t_final=None,

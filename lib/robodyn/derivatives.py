@@ -345,12 +345,16 @@ def _aba_derivatives(fname, chain, q, qd, tau, gravity):
     d, q, qd, tau, g = checked
     try:
         qdd = _dy.forward_dynamics(chain, q, qd, tau, gravity=g)
-    except ValueError as err:                   # a singular M, an overflow
+    except _checks.ResultOverflow as err:       # an overflow: this function's result
+        raise _checks.ResultOverflow(f"{fname}: result: expected values of q, qd, tau, gravity "
+                                     f"small enough for a finite result, got an overflow "
+                                     f"({err})") from None
+    except ValueError as err:                   # a singular M
         raise ValueError(f"{fname}: q, qd, tau: {err}") from None
     s, I = _chain_kinematics(d, q)
     dq, dqd = _rnea_derivatives_np(s, I, qd, qdd, g)
     Minv = _spd_inverse(_dy.crba(chain, q), fname)
-    return _finite((-Minv @ dq, -Minv @ dqd, Minv), fname, "q, qd, tau")
+    return _finite((-Minv @ dq, -Minv @ dqd, Minv), fname, "q, qd, tau, gravity")
 
 
 def linearized_dynamics(chain, q, qd, tau, gravity=DEFAULT_GRAVITY):
@@ -426,7 +430,7 @@ def vms_rnea_derivatives(vms, q, v, qd, vd, qdd, base_pose=None, gravity=None):
     s, I, Sb, Ib = _vms_kinematics(vms, q)
     return _finite(_rnea_derivatives_np(s, I, qd, qdd, np.zeros(3) if gb is None else gb,
                                         base=(Sb, Ib, v, vd)), "vms_rnea_derivatives",
-                   "q, v, qd, vd, qdd")
+                   "q, v, qd, vd, qdd, gravity")
 
 
 def vms_aba_derivatives(vms, q, v, qd, w, tau, base_pose=None, gravity=None):
@@ -462,12 +466,14 @@ def vms_aba_derivatives(vms, q, v, qd, w, tau, base_pose=None, gravity=None):
     M = vms.mass_matrix(q)
     Minv = _spd_inverse(M, fname)
     H = None if gb is None else check_pose(base_pose, f"{fname}: base_pose")
-    b = vms.inverse_dynamics(q, v, qd, np.zeros(nb), np.zeros(n), base_pose=H, gravity=gravity)
+    with _checks.overflow_guard(fname):
+        b = vms.inverse_dynamics(q, v, qd, np.zeros(nb), np.zeros(n), base_pose=H,
+                                 gravity=gravity)
     acc = Minv @ (np.r_[w, tau] - b)
     s, I, Sb, Ib = _vms_kinematics(vms, q)
     dX, dV = _rnea_derivatives_np(s, I, qd, acc[nb:], np.zeros(3) if gb is None else gb,
                                   base=(Sb, Ib, v, acc[:nb]))
-    return _finite((-Minv @ dX, -Minv @ dV, Minv), fname, "q, v, qd, w, tau")
+    return _finite((-Minv @ dX, -Minv @ dV, Minv), fname, "q, v, qd, w, tau, gravity")
 
 from ._boundary import seal as _seal  # noqa: E402 -- the one boundary (issue 28): last, over the finished module
 _seal(globals(), {f: {"self_checked": True} for f in (

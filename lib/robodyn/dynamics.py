@@ -79,21 +79,32 @@ Read from ``$ROBODYN_ENGINE`` at import; assign ``robodyn.dynamics.ENGINE`` to c
 _ENGINE_MODULE = []          # [the compiled module, or None if it cannot be built here]
 
 
+def _load_compiled(cache, c_file, module_name, what, fallback):
+    """The C extension built from ``lib/robodyn/<c_file>`` (by :func:`robodyn.codegen.
+    compiled_module`, cached on disk), kept in ``cache`` (a one-slot list) after the first
+    call; None if no C compiler works here -- then a RuntimeWarning, once, says why and that
+    ``fallback`` runs instead. The one loader of the package's compiled modules (the dynamics
+    engine here, the contact solver's Gauss--Seidel in :mod:`robodyn.lcp`)."""
+    if not cache:
+        from . import codegen
+        try:
+            source = Path(__file__).with_name(c_file).read_text()
+            cache.append(codegen.compiled_module(source, module_name))
+        except (codegen.CompileError, OSError) as err:
+            warnings.warn(f"{what} is unavailable ({err}); {fallback} instead",
+                          RuntimeWarning, stacklevel=4)
+            cache.append(None)
+    return cache[0]
+
+
 def _engine():
     """The compiled engine, built on first use; None under ``ENGINE = "numpy"`` or if no C
     compiler works here (then a RuntimeWarning, once, says why)."""
     if ENGINE == "numpy":
         return None
-    if not _ENGINE_MODULE:
-        from . import codegen
-        try:
-            source = Path(__file__).with_name("_engine.c").read_text()
-            _ENGINE_MODULE.append(codegen.compiled_module(source, "robodyn_engine"))
-        except (codegen.CompileError, OSError) as err:
-            warnings.warn(f"robodyn.dynamics: the compiled engine is unavailable ({err}); the "
-                          f"numpy algorithms run instead", RuntimeWarning, stacklevel=3)
-            _ENGINE_MODULE.append(None)
-    return _ENGINE_MODULE[0]
+    return _load_compiled(_ENGINE_MODULE, "_engine.c", "robodyn_engine",
+                          "robodyn.dynamics: the compiled engine",
+                          "the numpy algorithms run")
 
 
 def _bound(d):
@@ -447,9 +458,10 @@ def _finite_result(x, fname, names):
     compiled engine declines such results, so both paths end here)."""
     if np.isfinite(x).all():
         return x
-    raise ValueError(f"{fname}: {names}: expected values small enough for a finite result, "
-                     f"got an overflow ({int(np.size(x) - np.isfinite(x).sum())} result entries "
-                     f"inf or NaN from finite input); scale the inputs down")
+    raise _checks.ResultOverflow(
+        f"{fname}: result: expected values of {names} small enough for a finite result, got an "
+        f"overflow ({int(np.size(x) - np.isfinite(x).sum())} result entries inf or NaN from "
+        f"finite input); scale the inputs down")
 
 
 CHUNK = 200

@@ -31,6 +31,7 @@ prescribed; :func:`simulate_hub` drives the hub along a prescribed motion (e.g.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from types import SimpleNamespace
 
 import numpy as np
 import sympy as sp
@@ -49,10 +50,9 @@ MAX_MODES = 12
 
 
 def _count(n, fname, what="n"):
-    if isinstance(n, (bool, np.bool_)) or not isinstance(n, (int, np.integer)) or \
-            not 1 <= n <= MAX_MODES:
-        raise ValueError(f"{fname}: {what}: expected a whole number 1..{MAX_MODES}, got {n!r}")
-    return int(n)
+    """A number of modes 1..MAX_MODES (Python/numpy ints, Fraction(3, 1), sympy Integer)."""
+    return _checks.size(n, f"{fname}: {what}", low=1, high=MAX_MODES,
+                        hint=f"a whole number of modes 1..{MAX_MODES}")
 
 
 def _roots(fn, n, lo, hi):
@@ -93,6 +93,8 @@ def mode_shape(beta, L, x, derivative=0):
     >>> round(float(mode_shape(clamped_free_roots(1)[0], 1.0, 1.0)), 6)
     2.0
     """
+    derivative = _checks.size(derivative, "mode_shape: derivative", low=0, high=2,
+                              hint="the order of the derivative: 0, 1 or 2")
     beta = _checks.real_number(beta, "mode_shape: beta", low=0, strict_low=True)
     L = _checks.real_number(L, "mode_shape: L", low=0, strict_low=True, hint="a length in m")
     x = _checks.real_array(x, "mode_shape: x")
@@ -106,12 +108,12 @@ def mode_shape(beta, L, x, derivative=0):
     # cosh - sigma sinh = ((1 - sigma) e^{bx} + (1 + sigma) e^{-bx}) / 2
     a1 = (1 - sig) / 2 * np.exp(bl)
     if derivative == 0:
-        return a1 * ep + (1 + sig) / 2 * em - c + sig * s
-    if derivative == 1:
-        return b * (a1 * ep - (1 + sig) / 2 * em + s + sig * c)
-    if derivative == 2:
-        return b * b * (a1 * ep + (1 + sig) / 2 * em + c - sig * s)
-    raise ValueError(f"mode_shape: derivative: expected 0, 1 or 2, got {derivative!r}")
+        out = a1 * ep + (1 + sig) / 2 * em - c + sig * s
+    elif derivative == 1:
+        out = b * (a1 * ep - (1 + sig) / 2 * em + s + sig * c)
+    else:
+        out = b * b * (a1 * ep + (1 + sig) / 2 * em + c - sig * s)
+    return _checks.finite_result(out, "mode_shape")
 
 
 @dataclass(frozen=True, eq=False)
@@ -154,16 +156,22 @@ class FlexibleLink(FieldsForm):
 
     def deflection(self, eta, x):
         """w(x) = sum phi_i(x) eta_i (m) for modal coordinates eta (N,), x array."""
-        eta = _checks.vector(eta, self.n_modes, "FlexibleLink.deflection: eta")
-        return sum(e * mode_shape(b, self.length, x) for e, b in zip(eta, self.betas))
+        fname = "FlexibleLink.deflection"
+        eta = _checks.vector(eta, self.n_modes, f"{fname}: eta")
+        if _checks.is_symbolic(eta):
+            raise _checks.error(f"{fname}: eta", "numbers", "sympy expressions",
+                                "this is a numeric function: substitute numbers first",
+                                exc=TypeError)
+        x = _checks.real_array(x, f"{fname}: x", hint="positions along the link in m")
+        x = float(x) if x.ndim == 0 else x
+        with _checks.overflow_guard(fname):
+            w = sum(e * mode_shape(b, self.length, x) for e, b in zip(eta, self.betas))
+        return _checks.finite_result(w, fname)
 
 
-def _positive(x, what, fname, allow_zero=False, allow_inf=False):
-    v = _checks.scalar(x, f"{fname}: {what}")
-    if isinstance(v, sp.Basic) or not (v >= 0 if allow_zero else v > 0):
-        raise ValueError(f"{fname}: {what}: expected a {'non-negative' if allow_zero else 'positive'}"
-                         f" number, got {x!r}")
-    return float(v)
+def _positive(x, what, fname, allow_zero=False):
+    """A positive (or, with ``allow_zero``, non-negative) finite number, as a float."""
+    return _checks.real_number(x, f"{fname}: {what}", low=0, strict_low=not allow_zero)
 
 
 MAX_QUAD = 2000
@@ -186,6 +194,52 @@ def _truncated(a, b, eps, deg):
     ca, cb = by_degree(a), by_degree(b)
     return sp.expand(sp.Add(*[ca[k] * cb[l] * eps ** (k + l) for k in ca for l in cb
                               if k + l <= deg]))
+
+
+def _quadrature_tables(betas, L, n_quad, stiff):
+    """Gauss--Legendre nodes x and weights w on [0, L]; the modes phi, phi'' at the nodes and
+    phi(L); the index pairs (i <= j) and the foreshortening integrals G_ij at the nodes and at
+    L (zeros without geometric stiffening)."""
+    N = len(betas)
+    xg, wg = np.polynomial.legendre.leggauss(n_quad)
+    x = (xg + 1) * L / 2
+    w = wg * L / 2
+    phi = np.array([mode_shape(b, L, x) for b in betas])
+    phi2 = np.array([mode_shape(b, L, x, 2) for b in betas])
+    phiL = np.array([mode_shape(b, L, L) for b in betas])
+    pairs = [(i, j) for i in range(N) for j in range(i, N)]
+    if stiff:                               # G_ij(x) = int_0^x phi_i' phi_j' at every node
+        ti, wi = np.polynomial.legendre.leggauss(_INNER)
+        nodes = np.concatenate([x, [L]])
+        inner = nodes[:, None] * (ti + 1) / 2
+        d1 = np.array([mode_shape(b, L, inner, 1) for b in betas])
+        G = np.array([(d1[i] * d1[j]) @ wi * nodes / 2 for i, j in pairs])
+        G, GL = G[:, :-1], G[:, -1]
+    else:
+        G = np.zeros((len(pairs), n_quad))
+        GL = np.zeros(len(pairs))
+    return x, w, phi, phi2, phiL, pairs, G, GL
+
+
+def _integrate(expr, weight, tip, t):
+    """int weight(x) expr dx (+ tip * expr at x = L) for expr polynomial in x, phi_i, G_ij
+    (``t.gens``), by the quadrature ``t.x``, ``t.w`` with the tables ``t.along`` (values at
+    the nodes) and ``t.at_tip`` (values at L)."""
+    poly = sp.Poly(expr, *t.gens)
+    out = 0
+    for mono, c in poly.terms():
+        fx = t.x ** mono[0]
+        atL = t.L ** mono[0]
+        for gen, d in zip(t.gens[1:], mono[1:]):
+            if d:
+                fx = fx * t.along[gen] ** d
+                atL *= float(t.at_tip[gen]) ** d
+        val = weight * float(np.sum(t.w * fx))
+        if tip:
+            val += tip * atL
+        if abs(val) > 1e-11:           # quadrature residue of orthogonal modes
+            out += sp.Float(val) * c
+    return out
 
 
 def flexible_link(n_modes, hub_inertia=0.0, length=1.0, EI=1.0, rho=1.0, tip_mass=0.0,
@@ -252,24 +306,7 @@ def flexible_link(n_modes, hub_inertia=0.0, length=1.0, EI=1.0, rho=1.0, tip_mas
     mt = _positive(tip_mass, "tip_mass", fname, allow_zero=True)
     stiff = _checks.flag(geometric_stiffening, f"{fname}: geometric_stiffening")
     betas = clamped_free_roots(N)
-    # quadrature tables
-    xg, wg = np.polynomial.legendre.leggauss(n_quad)
-    x = (xg + 1) * L / 2
-    w = wg * L / 2
-    phi = np.array([mode_shape(b, L, x) for b in betas])
-    phi2 = np.array([mode_shape(b, L, x, 2) for b in betas])
-    phiL = np.array([mode_shape(b, L, L) for b in betas])
-    pairs = [(i, j) for i in range(N) for j in range(i, N)]
-    if stiff:                               # G_ij(x) = int_0^x phi_i' phi_j' at every node
-        ti, wi = np.polynomial.legendre.leggauss(_INNER)
-        nodes = np.concatenate([x, [L]])
-        inner = nodes[:, None] * (ti + 1) / 2
-        d1 = np.array([mode_shape(b, L, inner, 1) for b in betas])
-        G = np.array([(d1[i] * d1[j]) @ wi * nodes / 2 for i, j in pairs])
-        G, GL = G[:, :-1], G[:, -1]
-    else:
-        G = np.zeros((len(pairs), n_quad))
-        GL = np.zeros(len(pairs))
+    x, w, phi, phi2, phiL, pairs, G, GL = _quadrature_tables(betas, L, n_quad, stiff)
 
     # symbolic Kane derivation with x, phi_i and G_ij as symbols, integrals by quadrature
     th = sp.Symbol("theta")
@@ -307,31 +344,10 @@ def flexible_link(n_modes, hub_inertia=0.0, length=1.0, EI=1.0, rho=1.0, tip_mas
         pvE = pv.xreplace(book)
         d = sum((_truncated(pvE[k], aE[k], eps, deg) for k in range(2)), sp.Integer(0))
         dens.append(sp.expand(-d.xreplace({eps: 1})))
-    phi_of = dict(zip(ph, phi))
-    phiL_of = dict(zip(ph, phiL))
-    g_of = dict(zip(gs, G))
-    gL_of = dict(zip(gs, GL))
-
-    def integrate(expr, weight, tip):
-        """int weight(x) expr dx (+ tip * expr at x = L) for expr polynomial in x, phi, G."""
-        gens = [xs, *ph, *gs]
-        poly = sp.Poly(expr, *gens)
-        out = 0
-        for mono, c in poly.terms():
-            fx = x ** mono[0]
-            atL = L ** mono[0]
-            for gen, d in zip(gens[1:], mono[1:]):
-                if d:
-                    fx = fx * (phi_of.get(gen) if gen in phi_of else g_of[gen]) ** d
-                    atL *= float(phiL_of.get(gen) if gen in phiL_of else gL_of[gen]) ** d
-            val = weight * float(np.sum(w * fx))
-            if tip:
-                val += tip * atL
-            if abs(val) > 1e-11:           # quadrature residue of orthogonal modes
-                out += sp.Float(val) * c
-        return out
-
-    Fs = sp.Matrix([integrate(d, rho_, mt) for d in dens])
+    tables = SimpleNamespace(gens=[xs, *ph, *gs], x=x, w=w, L=L,
+                             along={**dict(zip(ph, phi)), **dict(zip(gs, G))},
+                             at_tip={**dict(zip(ph, phiL)), **dict(zip(gs, GL))})
+    Fs = sp.Matrix([_integrate(d, rho_, mt, tables) for d in dens])
     Fs[0] -= Jh * udot[0]
     Kel = np.array([[float(np.sum(w * EI_ * phi2[i] * phi2[j])) for j in range(N)]
                     for i in range(N)])
@@ -376,9 +392,10 @@ string and needs many more modes)."""
 def _spin(link, spin, fname):
     scale = np.sqrt(link.EI / (link.rho * link.length ** 4))
     lim = MAX_SPIN * scale
-    return _checks.scalar(spin, f"{fname}: spin", low=-lim, high=lim,
-                          hint=f"a hub rate in rad/s, |spin| <= {MAX_SPIN:g} sqrt(EI / rho L^4)"
-                               f" = {lim:.4g} rad/s, the range where the modes are tested")
+    return _checks.real_number(spin, f"{fname}: spin", low=-lim, high=lim,
+                               hint=f"a hub rate in rad/s, |spin| <= {MAX_SPIN:g} sqrt(EI / rho "
+                                    f"L^4) = {lim:.4g} rad/s, the range where the modes are "
+                                    f"tested")
 
 
 def spin_eigenvalues(link, spin):
@@ -466,15 +483,15 @@ def spin_up_profile(t, final_rate=6.0, duration=15.0):
     [45.0, 6.0, 0.0]
     """
     fname = "spin_up_profile"
-    Ws = _checks.scalar(final_rate, f"{fname}: final_rate", hint="rad/s")
-    Ts = _checks.positive(duration, f"{fname}: duration", hint="s")
+    Ws = _checks.real_number(final_rate, f"{fname}: final_rate", hint="rad/s")
+    Ts = _checks.real_number(duration, f"{fname}: duration", low=0, strict_low=True, hint="s")
     t = np.asarray(_checks.real_array(t, f"{fname}: t"), dtype=float)
     c = 2 * np.pi / Ts
     tt = np.minimum(t, Ts)
     th = Ws / Ts * (tt ** 2 / 2 + (np.cos(c * tt) - 1) / c ** 2) + Ws * np.maximum(t - Ts, 0)
     thd = Ws / Ts * (tt - np.sin(c * tt) / c) + 0 * t
     thdd = np.where(t < Ts, Ws / Ts * (1 - np.cos(c * tt)), 0.0)
-    return th, thd, thdd
+    return _checks.finite_result((th, thd, thdd), fname)
 
 
 @dataclass(frozen=True)

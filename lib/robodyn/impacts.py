@@ -28,18 +28,20 @@ compass-gait walker) are in :mod:`robodyn.walkers`.
 """
 from __future__ import annotations
 
+import inspect
 import math
 import warnings
 from dataclasses import dataclass, field
+from types import SimpleNamespace
 from typing import Callable
 
 import numpy as np
 import sympy as sp
-from scipy.integrate import BDF, DOP853, LSODA, RK23, RK45, Radau
-from scipy.optimize import brentq
 
 from . import _checks
-from .contact import _impulse, solve_modes
+from ._hybrid_segments import (_SOLVERS, _choose_mode, _Contacts, _free_rhs, _jac, _segment,
+                               _tangent_row, _watchers)
+from .contact import LimitReached, _impulse
 from .equations import MassMatrixForm, NumericForm
 
 __all__ = ["ImpactResult", "impact_map", "Surface", "HybridSystem", "ImpactEvent",
@@ -102,6 +104,17 @@ def _jacobian_rows(J, n, fname, symbolic):
     return Ja
 
 
+def _normal_rows(rows, p, fname):
+    """The row indices (whole numbers in [0, p)) whose velocity must approach the surface."""
+    if rows is None:
+        return list(range(p))
+    if isinstance(rows, (str, bytes, dict)) or not hasattr(rows, "__iter__"):
+        raise _checks.error(f"{fname}: normal_rows", f"None or a sequence of row indices in "
+                            f"[0, {p})", _checks.describe(rows), exc=TypeError)
+    return [_checks.size(i, f"{fname}: normal_rows", low=0, high=p - 1,
+                         hint=f"row indices in [0, {p}): one per row of J") for i in list(rows)]
+
+
 def impact_map(M, J, qd_minus, restitution, *, normal_rows=None, tol=1e-9):
     r"""The velocity after an impact on the surfaces :math:`\phi(q) = 0`, eq. (hb-5-31).
 
@@ -144,7 +157,8 @@ def impact_map(M, J, qd_minus, restitution, *, normal_rows=None, tol=1e-9):
     (array([1. , 1.5]), array([9.]), 6.75)
     """
     fname = "impact_map"
-    symbolic = any(_checks.is_symbolic(x) for x in (M, J, qd_minus, restitution))
+    symbolic = any(_checks.is_symbolic(x) for x in (M, J, qd_minus)) or (
+        isinstance(restitution, sp.Basic) and bool(restitution.free_symbols))
     e = _restitution(restitution, fname)
     tol = _checks.tolerance(tol, f"{fname}: tol")
     if symbolic:
@@ -161,6 +175,7 @@ def impact_map(M, J, qd_minus, restitution, *, normal_rows=None, tol=1e-9):
             raise ValueError(f"{fname}: J: expected full row rank ({p} independent rows of "
                              f"length {n}), got rank {Js.rank(simplify=True)}: the surfaces' "
                              f"normals are dependent")
+        rows = _normal_rows(normal_rows, p, fname)
         v = _checks.vector(qd_minus, n, f"{fname}: qd_minus")
         v = sp.Matrix(v) if not isinstance(v, sp.MatrixBase) else v
         e = sp.sympify(e)
@@ -168,14 +183,10 @@ def impact_map(M, J, qd_minus, restitution, *, normal_rows=None, tol=1e-9):
         W = (Js * Minv * Js.T).applyfunc(sp.simplify)
         Lam = W.inv()
         vn = Js * v
-        rows = range(p) if normal_rows is None else list(normal_rows)
         for i in rows:
-            if not 0 <= int(i) < p:
-                raise ValueError(f"{fname}: normal_rows: expected indices in [0, {p}), got "
-                                 f"{i!r}")
-            vi = sp.simplify(vn[int(i)])
+            vi = sp.simplify(vn[i])
             if vi.is_positive:
-                raise ValueError(f"{fname}: qd_minus: expected a velocity approaching surface "
+                raise ValueError(f"{fname}: J, qd_minus: expected a velocity approaching surface "
                                  f"{i} ((J qd)_{i} <= 0), got (J qd)_{i} = {vi} > 0: the "
                                  f"motion moves away from it, there is no impact")
         P = (-(1 + e) * Lam * vn).applyfunc(sp.simplify)
@@ -194,8 +205,8 @@ def impact_map(M, J, qd_minus, restitution, *, normal_rows=None, tol=1e-9):
     if np.max(np.abs(Ma - Ma.T)) > tol * scale:
         raise ValueError(f"{fname}: M: expected a symmetric mass matrix, got one with "
                          f"|M - M^T| = {np.max(np.abs(Ma - Ma.T)):.3g}")
-    try:
-        L = np.linalg.cholesky(Ma)
+    try:                                    # scaled: a huge M must not overflow to inf
+        L = np.linalg.cholesky(Ma / scale) * np.sqrt(scale)
     except np.linalg.LinAlgError:
         raise ValueError(f"{fname}: M: expected a positive definite mass matrix, got "
                          f"eigenvalues {np.linalg.eigvalsh(Ma)}") from None
@@ -206,15 +217,13 @@ def impact_map(M, J, qd_minus, restitution, *, normal_rows=None, tol=1e-9):
         raise ValueError(f"{fname}: J: expected full row rank ({p} independent rows of length "
                          f"{n}), got singular values {s}: the surfaces' normals are dependent "
                          f"(or zero)")
+    rows = _normal_rows(normal_rows, p, fname)
     v = _checks.vector(qd_minus, n, f"{fname}: qd_minus")
     vn = Ja @ v
-    rows = range(p) if normal_rows is None else list(normal_rows)
     for i in rows:
-        if not 0 <= int(i) < p:
-            raise ValueError(f"{fname}: normal_rows: expected indices in [0, {p}), got {i!r}")
         limit = tol * max(1.0, np.linalg.norm(Ja[i]) * np.linalg.norm(v))
         if vn[i] > limit:
-            raise ValueError(f"{fname}: qd_minus: expected a velocity approaching surface {i} "
+            raise ValueError(f"{fname}: J, qd_minus: expected a velocity approaching surface {i} "
                              f"((J qd)_{i} <= 0), got (J qd)_{i} = {vn[i]:.6g} > 0: the motion "
                              f"moves away from it, there is no impact")
     MinvJT = np.linalg.solve(L.T, np.linalg.solve(L, Ja.T))          # M^-1 J^T, (n, p)
@@ -222,10 +231,13 @@ def impact_map(M, J, qd_minus, restitution, *, normal_rows=None, tol=1e-9):
     if np.linalg.cond(W) > 1e10:
         warnings.warn(f"{fname}: J M^-1 J^T is nearly singular (condition number "
                       f"{np.linalg.cond(W):.3g}): the impulse is ill-determined", stacklevel=2)
-    P = -(1.0 + e) * np.linalg.solve(W, vn)
-    qd_plus = v + MinvJT @ P
-    lost = 0.5 * (1.0 - e * e) * float(vn @ np.linalg.solve(W, vn))
-    return ImpactResult(qd_plus, P, lost, vn, Ja @ qd_plus, e)
+    with _checks.overflow_guard(fname):
+        P = -(1.0 + e) * np.linalg.solve(W, vn)
+        qd_plus = v + MinvJT @ P
+        lost = 0.5 * (1.0 - e * e) * float(vn @ np.linalg.solve(W, vn))
+        after = Ja @ qd_plus
+    _checks.finite_result((qd_plus, P, lost, vn, after), fname)
+    return ImpactResult(qd_plus, P, lost, vn, after, e)
 
 
 def _tangential_projection(M, J, qd):
@@ -284,14 +296,12 @@ class Surface:
         if self.tangent is not None and not callable(self.tangent):
             raise TypeError(f"Surface {self.name!r}: tangent: expected a function of q or None, "
                             f"got {_checks._describe(self.tangent)}")
-        mu = _checks.scalar(self.friction, f"Surface {self.name!r}: friction")
-        if isinstance(mu, sp.Basic) or not 0.0 <= mu < np.inf:
-            raise ValueError(f"Surface {self.name!r}: friction: expected a Coulomb coefficient "
-                             f"mu >= 0, got {self.friction!r}")
+        mu = _checks.real_number(self.friction, f"Surface {self.name!r}: friction", low=0,
+                                 hint="a Coulomb coefficient mu >= 0")
         if mu > 0 and self.tangent is None:
-            raise ValueError(f"Surface {self.name!r}: friction: expected a tangent row with "
-                             f"mu = {mu:g} > 0, got tangent=None (hint: tangent(q) @ qd is the "
-                             f"sliding velocity of the contact point)")
+            raise ValueError(f"Surface {self.name!r}: tangent: expected a tangent row function "
+                             f"for the friction mu = {mu:g} > 0, got None (hint: tangent(q) @ "
+                             f"qd is the sliding velocity of the contact point)")
         object.__setattr__(self, "friction", float(mu))
         object.__setattr__(self, "phi", _checked_phi(self.phi, self.name))
 
@@ -303,6 +313,10 @@ def _checked_phi(phi, name):
         return phi
 
     def checked(q, *args):
+        if isinstance(q, np.ndarray) and q.dtype.kind == "f" and not np.isfinite(q).all():
+            # the simulators' float states: an overflow of the motion, not a bad surface
+            raise _checks.ResultOverflow(f"Surface {name!r}: phi: expected a finite state q, "
+                                         f"got {np.asarray(q).tolist()} (an overflow)")
         v = phi(q, *args)
         try:
             f = float(v)
@@ -349,6 +363,12 @@ class HybridSystem:
         names = [s.name for s in surfaces]
         if len(set(names)) != len(names):
             raise ValueError(f"HybridSystem: surfaces: expected distinct names, got {names}")
+        if self.energy is not None and not callable(self.energy):
+            raise TypeError(f"HybridSystem: energy: expected a function energy(q, qd) or None, "
+                            f"got {_checks._describe(self.energy)}")
+        if not isinstance(self.name, str) or not self.name:
+            raise TypeError(f"HybridSystem: name: expected a non-empty str, got "
+                            f"{_checks._describe(self.name)}")
         object.__setattr__(self, "surfaces", surfaces)
 
     @property
@@ -427,243 +447,318 @@ class HybridTrajectory:
 
 
 def _positive(x, name):
-    """A positive finite float (rates, speeds, time steps: no upper bound)."""
-    v = _checks.scalar(x, name)
-    if isinstance(v, sp.Basic) or not v > 0:
-        raise ValueError(f"{name}: expected a positive number, got {x!r}")
-    return float(v)
+    """A positive finite float (rates, speeds, time steps: no upper bound); Python, numpy,
+    Fraction and sympy numbers alike."""
+    return _checks.real_number(x, name, low=0, strict_low=True)
 
 
 def _positive_int(x, name, fname):
-    if isinstance(x, (bool, np.bool_)) or not isinstance(x, (int, np.integer)):
-        raise TypeError(f"{fname}: {name}: expected a positive int, got {_checks._describe(x)}")
-    if x < 1:
-        raise ValueError(f"{fname}: {name}: expected a positive int, got {x}")
-    return int(x)
+    """A count >= 1 (Python or numpy int, Fraction(3, 1), sympy Integer)."""
+    return _checks.size(x, f"{fname}: {name}", low=1, high=None)
 
 
-def _jac(surface, q, n):
-    Jr = np.asarray(surface.jacobian(q), dtype=float).reshape(-1)
-    if Jr.shape != (n,):
-        raise ValueError(f"simulate_hybrid: surface {surface.name!r}: jacobian(q) must return "
-                         f"{n} numbers, returned shape {Jr.shape}")
-    return Jr
-
-
-def _tangent_row(surface, q, n):
-    if surface.tangent is None:
-        return np.zeros(n)
-    Jt = np.asarray(surface.tangent(q), dtype=float).reshape(-1)
-    if Jt.shape != (n,):
-        raise ValueError(f"simulate_hybrid: surface {surface.name!r}: tangent(q) must return "
-                         f"{n} numbers, returned shape {Jt.shape}")
-    return Jt
-
-
-def _row_rate(fn, q, qd, n):
-    """:math:`\\dot J\\dot q` of a row function J(q) by a central difference along qd."""
-    s = float(np.linalg.norm(qd))
-    if s == 0.0:
-        return 0.0
-    h = 1e-6 / s * max(1.0, float(np.linalg.norm(q)))
-    a = np.asarray(fn(q + h * qd), dtype=float).reshape(-1)
-    b = np.asarray(fn(q - h * qd), dtype=float).reshape(-1)
-    return float((a - b) @ qd / (2 * h))
-
-
-def _free_rhs(form, n):
-    """The right-hand side (qd, M^-1 f) of free flight. For one or two coordinates of a
-    lambdified form, in plain floats (the form's flat functions, M solved by Cramer's rule):
-    no array per call but the result. Any arithmetic trouble (a domain error, a singular M)
-    falls back to the general path, which raises the form's own error."""
-    M_of, f_of, solve = form.mass_matrix, form.forcing, np.linalg.solve
-
-    def general(tt, y):
-        q_, v_ = y[:n], y[n:]
-        return np.concatenate([v_, solve(M_of(q_, tt), f_of(q_, v_, tt))])
-    flat = getattr(form, "flat", None)
-    if flat is None or n > 2:
-        return general
-    fM, ff = flat
-    if n == 1:
-        def rhs(tt, y):
-            q0, v0 = y.tolist()
-            try:
-                return np.array((v0, ff(q0, v0, tt)[0] / fM(q0, tt)[0]))
-            except (ArithmeticError, ValueError, TypeError):
-                return general(tt, y)
-        return rhs
-
-    def rhs(tt, y):
-        a, b, c, d = y.tolist()
-        try:
-            m00, m01, m10, m11 = fM(a, b, tt)
-            f0, f1 = ff(a, b, c, d, tt)
-            det = m00 * m11 - m01 * m10
-            out = np.array((c, d, (m11 * f0 - m01 * f1) / det, (m00 * f1 - m10 * f0) / det))
-        except (ArithmeticError, ValueError, TypeError):
-            return general(tt, y)
-        return out if det > 0 else general(tt, y)   # M is positive definite: det > 0
-    return rhs
-
-
-_SOLVERS = {"RK23": RK23, "RK45": RK45, "DOP853": DOP853, "Radau": Radau, "BDF": BDF,
-            "LSODA": LSODA}
-
-
-def _segment(rhs, t, y, t_end, watch, cls, opts, first_step, grid, budget, value):
-    """Integrate y' = rhs from (t, y) to t_end, or to the first crossing of a watcher.
-
-    ``watch(t, y) -> (g, r)``: watched values g (event when one reaches 0 from above) and their
-    rates r (NaN where unknown). A crossing inside a step is found even when g > 0 at both ends:
-    where the rate changes sign inside the step, its root (the extremum of g) is located on the
-    dense output and g is tested there. Returns (ts, ys, k, steps, nfev): ``k`` the watcher
-    fired (or None), the last sample is the event or t_end."""
-    solver = cls(rhs, t, y, t_end, first_step=first_step, **opts)
-    g_old, r_old = watch(t, y)
-    ts, ys = [t], [y]
-    steps = 0
-    while solver.status == "running":
-        if steps >= budget:
-            return ts, ys, "max_steps", steps, solver.nfev
-        solver.step()
-        steps += 1
-        if solver.status == "failed":
-            raise RuntimeError(f"simulate_hybrid: the integrator failed at t = {solver.t:.6g}")
-        t0, t1, y1 = solver.t_old, solver.t, solver.y
-        g_new, r_new = watch(t1, y1)
-        dense = None
-        best = None
-        for k in range(len(g_new)):
-            ga, gb = g_old[k], g_new[k]
-            ra, rb = r_old[k], r_new[k]
-            if gb > 0 and (ga <= 0 or not (ra < 0 < rb)):
-                continue                      # no crossing, no dip between the ends
-            if ga <= 0 and not (ra > 0 > rb):
-                continue                      # started on/below: watched once it is above
-            if dense is None:
-                dense = solver.dense_output()
-
-            def g(s, k=k):
-                return value(k, s, dense(s))
-            pts = [(t0, ga)]
-            if ra * rb < 0:                   # an extremum of g inside the step
-
-                def rate(s, k=k):
-                    return watch(s, dense(s))[1][k]
-                tx = brentq(rate, t0, t1, xtol=1e-15, rtol=1e-15, maxiter=400,
-                            full_output=True, disp=False)[0]
-                pts.append((tx, g(tx)))
-            pts.append((t1, gb))
-            for (s1, g1), (s2, g2) in zip(pts[:-1], pts[1:]):
-                if g1 > 0 >= g2:
-                    te = s2 if g2 == 0 else brentq(g, s1, s2, xtol=1e-15, rtol=1e-15,
-                                                   maxiter=400, full_output=True,
-                                                   disp=False)[0]
-                    if best is None or te < best[0]:
-                        best = (te, k)
-                    break
-        if grid is not None:
-            inside = grid[(grid > t0) & (grid < (t1 if best is None else best[0]))]
-            if inside.size:
-                if dense is None:
-                    dense = solver.dense_output()
-                for s in inside:
-                    ts.append(float(s))
-                    ys.append(dense(s))
-        if best is not None:
-            te, k = best
-            ts.append(te)
-            ys.append(dense(te))
-            return ts, ys, k, steps, solver.nfev
-        ts.append(t1)
-        ys.append(y1.copy())
-        g_old, r_old = g_new, r_new
-    return ts, ys, None, steps, solver.nfev
-
-
-class _Contacts:
-    """The active contact set of a constrained mode: surface indices, each with its friction
-    status: 0 stick (or frictionless), +1/-1 sliding with that sign of the sliding velocity."""
-
-    def __init__(self, system, status, baumgarte):
-        self.system, self.status, self.w = system, dict(status), baumgarte
-        self.idx = sorted(self.status)
-
-    def solve(self, t, q, qd):
-        """(qdd, lam_n, lam_t) of the mode (eq. iv-contact-modes)."""
-        sysm, n = self.system, self.system.n
-        M = sysm.form.mass_matrix(q, t)
-        f = sysm.form.forcing(q, qd, t)
-        if not self.idx:
-            return np.linalg.solve(M, f), np.zeros(0), np.zeros(0)
-        cols, rows, rhs, stick = [], [], [], []
-        for i in self.idx:
-            s = sysm.surfaces[i]
-            Jn, Jt = _jac(s, q, n), _tangent_row(s, q, n)
-            sg = self.status[i]
-            cols.append(Jn - s.friction * sg * Jt)
-            rows.append(Jn)
-            ph, dph = float(s.phi(q)), float(Jn @ qd)
-            rhs.append(-_row_rate(s.jacobian, q, qd, n) - 2 * self.w * dph - self.w ** 2 * ph)
-            if sg == 0 and s.friction > 0 and s.tangent is not None:
-                stick.append((i, Jt))
-        for i, Jt in stick:
-            cols.append(Jt)
-            rows.append(Jt)
-            s = sysm.surfaces[i]
-            rhs.append(-_row_rate(s.tangent, q, qd, n) - self.w * float(Jt @ qd))
-        D, R = np.array(cols), np.array(rows)
-        k = len(rows)
-        K = np.zeros((n + k, n + k))
-        K[:n, :n], K[:n, n:], K[n:, :n] = M, -D.T, R
-        b = np.concatenate([f, rhs])
-        try:
-            sol = np.linalg.solve(K, b)
-        except np.linalg.LinAlgError:                 # dependent contacts: minimum norm
-            sol = np.linalg.lstsq(K, b, rcond=1e-13)[0]
-        lam = sol[n:]
-        p = len(self.idx)
-        lam_n, lam_t = lam[:p].copy(), np.zeros(p)
-        for j, i in enumerate(self.idx):
-            lam_t[j] = -self.system.surfaces[i].friction * self.status[i] * lam_n[j]
-        for j, (i, _) in enumerate(stick):
-            lam_t[self.idx.index(i)] = lam[p + j]
-        return sol[:n], lam_n, lam_t
-
-
-def _choose_mode(system, t, q, qd, candidates, slide_speed, tol=1e-9):
-    """The contacts that stay closed, with their friction status, from the acceleration-level
-    complementarity problem (eq. iv-contact-lcp at the acceleration level)."""
+def _hybrid_options(fname, system, q0, qd0, t_final, t0, method, rtol, atol, event_tol,
+                    max_events, max_event_rate, rest_speed, max_step, dt_out, simultaneity,
+                    after_zeno, max_steps, slide_speed, baumgarte):
+    """Every argument of :func:`simulate_hybrid` checked (named after ``fname``): the initial
+    state as float arrays and the options as a namespace (solver class and its options, output
+    grid, bounds)."""
+    if not isinstance(system, HybridSystem):
+        raise TypeError(f"{fname}: system: expected a HybridSystem, got {_checks._describe(system)}")
     n = system.n
-    if not candidates:
-        return {}
-    cand = sorted(candidates)
-    M = system.form.mass_matrix(q, t)
-    f = system.form.forcing(q, qd, t)
-    Minv = np.linalg.inv(M)
-    Jn = np.array([_jac(system.surfaces[i], q, n) for i in cand])
-    Jt = np.array([_tangent_row(system.surfaces[i], q, n) for i in cand])
-    mu = np.array([system.surfaces[i].friction for i in cand])
-    vt = Jt @ qd
-    fixed = np.where(np.abs(vt) > slide_speed, np.sign(vt), 0.0)
-    fixed[mu == 0] = 0.0
-    cn = np.array([_row_rate(system.surfaces[i].jacobian, q, qd, n) for i in cand])
-    ct = np.array([_row_rate(system.surfaces[i].tangent, q, qd, n)
-                   if system.surfaces[i].tangent is not None else 0.0 for i in cand])
-    out = solve_modes(Minv, Jn, Jt, mu, Minv @ f, cn, ct, fixed, tol, "simulate_hybrid",
-                      open_first=True)
-    if out is None:
-        names = [system.surfaces[i].name for i in cand]
-        raise RuntimeError(f"simulate_hybrid: contacts {names} at t = {t:.6g} s: no admissible "
-                           f"contact mode (the contact problem is infeasible: Painleve-like "
-                           f"friction or inconsistent constraints)")
-    status = {}
-    for i, m in zip(cand, out[3]):
-        if m == "open":
-            continue
-        status[i] = 1 if m == "slide+" else -1 if m == "slide-" else 0
-    return status
+    q0 = _checks.vector(q0, n, f"{fname}: q0")
+    qd0 = _checks.vector(qd0, n, f"{fname}: qd0")
+    if isinstance(q0, sp.MatrixBase) or isinstance(qd0, sp.MatrixBase):
+        raise TypeError(f"{fname}: q0, qd0: expected numbers, got sympy expressions")
+    t0 = _checks.real_number(t0, f"{fname}: t0")
+    t_final = _checks.real_number(t_final, f"{fname}: t_final")
+    if not t_final > t0:
+        raise ValueError(f"{fname}: t_final: expected a finite time > t0 = {t0}, got "
+                         f"{t_final!r}")
+    o = SimpleNamespace(t0=t0, t_final=t_final)
+    o.event_tol = _checks.tolerance(event_tol, f"{fname}: event_tol")
+    rtol = _checks.tolerance(rtol, f"{fname}: rtol")
+    atol = _checks.tolerance(atol, f"{fname}: atol")
+    o.rest_speed = _positive(rest_speed, f"{fname}: rest_speed")
+    o.slide_speed = _positive(slide_speed, f"{fname}: slide_speed")
+    o.max_event_rate = _positive(max_event_rate, f"{fname}: max_event_rate")
+    o.simultaneity = _positive(simultaneity, f"{fname}: simultaneity")
+    o.baumgarte = _positive(baumgarte, f"{fname}: baumgarte")
+    o.max_events = _positive_int(max_events, "max_events", fname)
+    o.max_steps = _positive_int(max_steps, "max_steps", fname)
+    if o.max_events > 10**7:
+        raise ValueError(f"{fname}: max_events: expected at most 10**7 impacts, got "
+                         f"{o.max_events} (a run that long is unbounded in practice: shorten "
+                         f"t_final)")
+    if o.max_steps > 10**8:
+        raise ValueError(f"{fname}: max_steps: expected at most 10**8 steps, got {o.max_steps}")
+    o.after_zeno = _checks.choice(after_zeno, f"{fname}: after_zeno", ("continue", "stop"))
+    o.cls = _SOLVERS[_checks.choice(method, f"{fname}: method", tuple(_SOLVERS))]
+    if max_step is not np.inf:
+        max_step = _positive(max_step, f"{fname}: max_step")
+    o.solver_options = dict(rtol=rtol, atol=atol, max_step=max_step)
+    o.grid = None
+    if dt_out is not None:
+        dt_out = _positive(dt_out, f"{fname}: dt_out")
+        count = (t_final - t0) / dt_out
+        if count > _checks.MAX_SIZE:
+            raise ValueError(f"{fname}: dt_out: expected at most {_checks.MAX_SIZE} samples, "
+                             f"got (t_final - t0) / dt_out = {count:.3g}")
+        o.grid = t0 + dt_out * np.arange(1, int(count) + 1)
+    _outside_surfaces(system, q0, o.event_tol, f"{fname}: q0")
+    return np.array(q0, dtype=float), np.array(qd0, dtype=float), o
+
+
+def _outside_surfaces(system, q, event_tol, name):
+    """Refuse a configuration that penetrates a surface (phi < -event_tol)."""
+    for s in system.surfaces:
+        ph = float(s.phi(q))
+        if ph < -event_tol:
+            raise ValueError(f"{name}: expected a state outside every surface (phi >= 0), "
+                             f"got phi = {ph:.6g} < 0 for surface {s.name!r}: the initial "
+                             f"state penetrates it")
+
+
+class _HybridRun:
+    """One run of :func:`simulate_hybrid`: its state (t, q, qd, the contact status, a pending
+    impact, a Zeno stop time), its records, and its steps as methods -- :meth:`start` (the
+    initial contact set), :meth:`apply_impact`, :meth:`integrate` (one segment of motion in
+    one contact mode), :meth:`after_segment` (what the segment ended with), :meth:`trajectory`."""
+
+    def __init__(self, system, q0, qd0, o, fname):
+        self.system, self.o, self.fname = system, o, fname
+        self.n, self.surfaces = system.n, system.surfaces
+        self.q0, self.qd0 = q0, qd0
+        self.grad0 = [max(float(np.linalg.norm(_jac(s, q0, self.n))), 1e-6)
+                      for s in self.surfaces]
+        self.ts, self.qs, self.qds, self.log, self.segments = [], [], [], [], []
+        self.impact_times = {s.name: [] for s in self.surfaces}
+        self.nfev = self.n_steps = self.changes = 0
+        self.t, self.q, self.qd = o.t0, q0.copy(), qd0.copy()
+        self.reason, self.message = "t_final", f"reached t_final = {o.t_final} s"
+        self.zeno_time = self.stop_at = self.pending = None
+        self.status = {}
+
+    def record(self, sol_t, Y):
+        n = self.n
+        self.segments.append(sum(len(x) for x in self.ts))
+        self.ts.append(np.asarray(sol_t, dtype=float))
+        self.qs.append(Y[:, :n])
+        self.qds.append(Y[:, n:])
+
+    def gap_rate(self, q, qd):
+        return [(float(s.phi(q)), float(_jac(s, q, self.n) @ qd)) for s in self.surfaces]
+
+    def resting(self, q, qd, status):
+        """Surfaces touched with a normal speed below rest_speed (plus the closed ones)."""
+        out, o = set(status), self.o
+        for i, (ph, r) in enumerate(self.gap_rate(q, qd)):
+            s = self.surfaces[i]
+            if s.impact is None and not s.terminal and abs(ph) <= 10 * o.event_tol \
+                    and abs(r) <= o.rest_speed:
+                out.add(i)
+        return out
+
+    def impact(self, hit, status, t, q, qd):
+        """One impact of the surfaces ``hit`` (and the closed ones), as one problem."""
+        fname, n = self.fname, self.n
+        idx = sorted(set(hit) | set(status))
+        surfs = [self.surfaces[j] for j in idx]
+        ph = max(abs(float(s.phi(q))) for s in surfs)
+        if len(idx) == 1 and surfs[0].impact is not None:
+            q1, qd1, res = surfs[0].impact(t, q, qd)
+            return (np.asarray(q1, dtype=float), np.asarray(qd1, dtype=float), res,
+                    float(res.energy_lost), np.asarray(res.impulse, dtype=float), ph)
+        custom = [s.name for s in surfs if s.impact is not None]
+        if custom:
+            raise RuntimeError(f"{fname}: surfaces {[s.name for s in surfs]} are hit at once "
+                               f"at t = {t:.6g}, and {custom} have their own impact map: "
+                               f"simultaneous custom impacts are not supported")
+        M = self.system.form.mass_matrix(q, t)
+        Jn = np.array([_jac(s, q, n) for s in surfs])
+        Jt = np.array([_tangent_row(s, q, n) for s in surfs])
+        for j, s, row in zip(idx, surfs, Jn):
+            if np.linalg.norm(row) <= 1e-6 * self.grad0[j]:
+                raise ValueError(f"{fname}: surface {s.name!r}: expected a non-zero gradient "
+                                 f"at the contact, got jacobian = {row.tolist()} at t = "
+                                 f"{t:.6g} s, below 1e-6 of its size at the start (the "
+                                 f"gradient vanishes: no normal direction)")
+        e = np.array([s.restitution for s in surfs])
+        mu = np.array([s.friction for s in surfs])
+        res = _impulse(np.asarray(M, dtype=float), Jn, Jt, qd, e, mu, 1e-9, fname)
+        return q.copy(), res.qd_plus, res, res.energy_lost, res.normal_impulse, ph
+
+    def start(self):
+        """The initial contact set: surfaces touched at rest, or an impact right at the start."""
+        o = self.o
+        approach = [i for i, (ph, r) in enumerate(self.gap_rate(self.q, self.qd))
+                    if abs(ph) <= o.event_tol and r < -o.rest_speed
+                    and not self.surfaces[i].terminal]
+        self.pending = approach or None
+        if not approach:
+            self.status = _choose_mode(self.system, self.t, self.q, self.qd,
+                                       self.resting(self.q, self.qd, {}), o.slide_speed)
+
+    def zeno(self, hit, t):
+        """The accumulation time when the impacts on a surface of ``hit`` accumulate, else
+        None (at least four impacts, the last three intervals shrinking geometrically)."""
+        zeno = None
+        for j in hit:
+            times = self.impact_times[self.surfaces[j].name]
+            times.append(t)
+            if len(times) >= 4:
+                d = np.diff(times[-4:])
+                r1, r2 = d[1] / d[0], d[2] / d[1]
+                if d[2] < 1.0 / self.o.max_event_rate and 0 < r2 < 0.999 and 0 < r1 < 0.999 \
+                        and abs(r2 - r1) < 0.05:
+                    zeno = float(t + d[2] * r2 / (1.0 - r2))
+        return zeno
+
+    def apply_impact(self):
+        """The pending impact, logged; then the new contact set (resting contact after a
+        Zeno accumulation). True when the run must stop (``max_events``)."""
+        o, surfaces, n, t, status = self.o, self.surfaces, self.n, self.t, self.status
+        hit, self.pending = self.pending, None
+        q, qd = self.q, self.qd
+        q1, qd1, res, lost, imp, ph = self.impact(hit, status, t, q, qd)
+        idx = sorted(set(hit) | set(status))
+        name = "+".join(surfaces[j].name for j in idx)
+        self.log.append(ImpactEvent(t, name, q.copy(), qd.copy(), q1, qd1, float(lost),
+                                    np.asarray(imp, dtype=float), ph))
+        self.record([t], np.concatenate([q1, qd1])[None, :])
+        q, qd = q1, qd1
+        custom = surfaces[hit[0]].impact is not None
+        zeno = self.zeno(hit, t)
+        if zeno is not None and not custom:
+            self.zeno_time = zeno
+            rest = [j for j in idx if surfaces[j].impact is None]
+            Jm = np.array([_jac(surfaces[j], q, n) for j in rest])
+            qd = _tangential_projection(self.system.form.mass_matrix(q, t), Jm, qd)
+            self.record([t], np.concatenate([q, qd])[None, :])
+            status = _choose_mode(self.system, t, q, qd, set(rest) | set(status),
+                                  o.slide_speed)
+            self.stop_at = zeno
+        elif not custom:
+            status = _choose_mode(self.system, t, q, qd, self.resting(q, qd, status),
+                                  o.slide_speed)
+        else:
+            status = {}
+        self.q, self.qd, self.status = q, qd, status
+        return self._event_budget_spent()
+
+    def _event_budget_spent(self):
+        if len(self.log) + self.changes >= self.o.max_events:
+            self.reason = "max_events"
+            self.message = (f"stopped after max_events = {self.o.max_events} impacts and mode "
+                            f"changes at t = {self.t:.6g} s")
+            return True
+        return False
+
+    def integrate(self):
+        """One segment of motion in the current contact mode, to t_final (or the Zeno time)
+        or to the first event. Returns (indices of the free surfaces, the watcher that fired:
+        an index, None, or "max_steps")."""
+        o, n, surfaces = self.o, self.n, self.surfaces
+        modes = _Contacts(self.system, self.status, o.baumgarte)
+        free = [i for i in range(len(surfaces)) if i not in self.status]
+        closed = modes.idx
+        if closed:
+            def rhs(tt, y, modes=modes):
+                return np.concatenate([y[n:], modes.solve(tt, y[:n], y[n:])[0]])
+        else:                                             # free flight: the hot path
+            rhs = _free_rhs(self.system.form, n)
+        free_s = [surfaces[i] for i in free]
+        for s in free_s:
+            _jac(s, self.q, n)                            # shape checked once per segment
+        watch, value = _watchers(modes, free_s, closed, surfaces, n)
+        t, y0 = self.t, np.concatenate([self.q, self.qd])
+        t_end = o.t_final if self.stop_at is None else min(o.t_final, self.stop_at)
+        span = t_end - t
+        first = None if span <= 0 else min(span, 1e-3 * max(span, 1e-12)) if closed else None
+        if span <= 0:
+            sol_t, sol_y, k, steps, fe = [t], [y0], None, 0, 0
+        else:
+            sol_t, sol_y, k, steps, fe = _segment(rhs, t, y0, t_end, watch, o.cls,
+                                                  o.solver_options, first, o.grid,
+                                                  o.max_steps - self.n_steps, value)
+        self.nfev += fe
+        self.n_steps += steps
+        self.record(sol_t, np.array(sol_y))
+        self.t, y = float(sol_t[-1]), np.asarray(sol_y[-1], dtype=float)
+        self.q, self.qd = y[:n].copy(), y[n:].copy()
+        return free, k
+
+    def after_segment(self, free, k):
+        """What the segment ended with: the end time, the Zeno time, a surface reached (an
+        impact pending, or a terminal surface), a lift-off, stick or slip (a new contact mode).
+        True when the run stops."""
+        o, surfaces, n, t, q, qd = self.o, self.surfaces, self.n, self.t, self.q, self.qd
+        if k == "max_steps":
+            self.reason = "max_steps"
+            self.message = (f"stopped after max_steps = {o.max_steps} integrator steps at "
+                            f"t = {t:.6g} s")
+            return True
+        if k is None:
+            if self.stop_at is not None and t >= self.stop_at and t < o.t_final:
+                if o.after_zeno == "stop":
+                    self.reason = "zeno"
+                    self.message = (f"impacts accumulate (Zeno) at t = {self.stop_at:.10g} s, "
+                                    f"the limit of the geometric series of the last intervals; "
+                                    f"stopped there")
+                    return True
+                self.stop_at = None
+                return False
+            if self.stop_at is not None and o.after_zeno == "stop":
+                self.reason = "zeno"
+                self.message = (f"impacts accumulate (Zeno) at t = {self.stop_at:.10g} s; "
+                                f"stopped there")
+            return True
+        if k < len(free):                                 # a free surface reached
+            s = surfaces[free[k]]
+            if s.terminal:
+                self.reason = f"terminal surface {s.name}"
+                self.message = f"surface {s.name!r} reached at t = {t:.6g} s"
+                return True
+            hit = [free[k]]
+            for i in free:
+                if i == free[k] or surfaces[i].terminal:
+                    continue
+                ph, r = float(surfaces[i].phi(q)), float(_jac(surfaces[i], q, n) @ qd)
+                if r < 0 and ph <= max(o.event_tol, -r * o.simultaneity):
+                    hit.append(i)
+            self.pending = hit
+            self.stop_at = None
+            return False
+        self.changes += 1                                 # lift-off, stick or slip
+        self.status = _choose_mode(self.system, t, q, qd,
+                                   set(self.status) | self.resting(q, qd, {}), o.slide_speed)
+        return self._event_budget_spent()
+
+    def run(self):
+        self.start()
+        while True:
+            if self.pending and self.apply_impact():
+                break
+            if self.t >= self.o.t_final:
+                break
+            if self.after_segment(*self.integrate()):
+                break
+        return self.trajectory()
+
+    def trajectory(self):
+        if self.zeno_time is not None and self.reason != "zeno":
+            self.message += (f"; impacts accumulated (Zeno) at t = {self.zeno_time:.10g} s, "
+                             f"resting contact after it")
+        T = np.concatenate(self.ts) if self.ts else np.array([self.o.t0])
+        Q = np.concatenate(self.qs) if self.qs else self.q0[None, :]
+        QD = np.concatenate(self.qds) if self.qds else self.qd0[None, :]
+        energy = None
+        if self.system.energy is not None:
+            energy = np.array([self.system.energy(a, b) for a, b in zip(Q, QD)])
+        _checks.finite_result((T, Q, QD, energy), self.fname)
+        return HybridTrajectory(T, Q, QD, tuple(self.log), self.reason, self.message,
+                                float(self.t), self.zeno_time, self.nfev, self.n_steps,
+                                tuple(self.segments), energy)
 
 
 def simulate_hybrid(system, q0, qd0, t_final, *, t0=0.0, method="DOP853", rtol=1e-10,
@@ -741,261 +836,12 @@ def simulate_hybrid(system, q0, qd0, t_final, *, t0=0.0, method="DOP853", rtol=1
     (True, 5.0)
     """
     fname = "simulate_hybrid"
-    if not isinstance(system, HybridSystem):
-        raise TypeError(f"{fname}: system: expected a HybridSystem, got {_checks._describe(system)}")
-    n = system.n
-    q0 = _checks.vector(q0, n, f"{fname}: q0")
-    qd0 = _checks.vector(qd0, n, f"{fname}: qd0")
-    if isinstance(q0, sp.MatrixBase) or isinstance(qd0, sp.MatrixBase):
-        raise TypeError(f"{fname}: q0, qd0: expected numbers, got sympy expressions")
-    t0 = float(_checks.scalar(t0, f"{fname}: t0"))
-    t_final = _checks.scalar(t_final, f"{fname}: t_final")
-    if isinstance(t_final, sp.Basic) or not t_final > t0 or not np.isfinite(t_final):
-        raise ValueError(f"{fname}: t_final: expected a finite time > t0 = {t0}, got "
-                         f"{t_final!r}")
-    t_final = float(t_final)
-    event_tol = _checks.tolerance(event_tol, f"{fname}: event_tol")
-    rtol = _checks.tolerance(rtol, f"{fname}: rtol")
-    atol = _checks.tolerance(atol, f"{fname}: atol")
-    rest_speed = _positive(rest_speed, f"{fname}: rest_speed")
-    slide_speed = _positive(slide_speed, f"{fname}: slide_speed")
-    max_event_rate = _positive(max_event_rate, f"{fname}: max_event_rate")
-    simultaneity = _positive(simultaneity, f"{fname}: simultaneity")
-    baumgarte = _positive(baumgarte, f"{fname}: baumgarte")
-    max_events = _positive_int(max_events, "max_events", fname)
-    max_steps = _positive_int(max_steps, "max_steps", fname)
-    if max_events > 10**7:
-        raise ValueError(f"{fname}: max_events: expected at most 10**7 impacts, got "
-                         f"{max_events} (a run that long is unbounded in practice: shorten "
-                         f"t_final)")
-    if max_steps > 10**8:
-        raise ValueError(f"{fname}: max_steps: expected at most 10**8 steps, got {max_steps}")
-    after_zeno = _checks.choice(after_zeno, f"{fname}: after_zeno", ("continue", "stop"))
-    method = _checks.choice(method, f"{fname}: method", tuple(_SOLVERS))
-    if max_step is not np.inf:
-        max_step = _positive(max_step, f"{fname}: max_step")
-    grid = None
-    if dt_out is not None:
-        dt_out = _positive(dt_out, f"{fname}: dt_out")
-        count = (t_final - t0) / dt_out
-        if count > _checks.MAX_SIZE:
-            raise ValueError(f"{fname}: dt_out: expected at most {_checks.MAX_SIZE} samples, "
-                             f"got (t_final - t0) / dt_out = {count:.3g}")
-        grid = t0 + dt_out * np.arange(1, int(count) + 1)
-    surfaces = system.surfaces
-    for s in surfaces:
-        ph = float(s.phi(q0))
-        if ph < -event_tol:
-            raise ValueError(f"{fname}: q0: expected a state outside every surface (phi >= 0), "
-                             f"got phi = {ph:.6g} < 0 for surface {s.name!r}: the initial "
-                             f"state penetrates it")
-    grad0 = [max(float(np.linalg.norm(_jac(s, q0, n))), 1e-6) for s in surfaces]
-    cls = _SOLVERS[method]
-    opts = dict(rtol=rtol, atol=atol, max_step=max_step)
-    ts, qs, qds, log, segments = [], [], [], [], []
-    impact_times = {s.name: [] for s in surfaces}
-    nfev = n_steps = changes = 0
-    t, q, qd = t0, np.array(q0, dtype=float), np.array(qd0, dtype=float)
-    reason, message, zeno_time = "t_final", f"reached t_final = {t_final} s", None
-
-    def record(sol_t, Y):
-        segments.append(sum(len(x) for x in ts))
-        ts.append(np.asarray(sol_t, dtype=float))
-        qs.append(Y[:, :n])
-        qds.append(Y[:, n:])
-
-    def gap_rate(q, qd):
-        return [(float(s.phi(q)), float(_jac(s, q, n) @ qd)) for s in surfaces]
-
-    def resting(q, qd, status):
-        """Surfaces touched with a normal speed below rest_speed (plus the closed ones)."""
-        out = set(status)
-        for i, (ph, r) in enumerate(gap_rate(q, qd)):
-            s = surfaces[i]
-            if s.impact is None and not s.terminal and abs(ph) <= 10 * event_tol \
-                    and abs(r) <= rest_speed:
-                out.add(i)
-        return out
-
-    def impact(hit, status, t, q, qd):
-        """One impact of the surfaces ``hit`` (and the closed ones), as one problem."""
-        idx = sorted(set(hit) | set(status))
-        surfs = [surfaces[j] for j in idx]
-        ph = max(abs(float(s.phi(q))) for s in surfs)
-        if len(idx) == 1 and surfs[0].impact is not None:
-            q1, qd1, res = surfs[0].impact(t, q, qd)
-            return (np.asarray(q1, dtype=float), np.asarray(qd1, dtype=float), res,
-                    float(res.energy_lost), np.asarray(res.impulse, dtype=float), ph)
-        custom = [s.name for s in surfs if s.impact is not None]
-        if custom:
-            raise RuntimeError(f"{fname}: surfaces {[s.name for s in surfs]} are hit at once "
-                               f"at t = {t:.6g}, and {custom} have their own impact map: "
-                               f"simultaneous custom impacts are not supported")
-        M = system.form.mass_matrix(q, t)
-        Jn = np.array([_jac(s, q, n) for s in surfs])
-        Jt = np.array([_tangent_row(s, q, n) for s in surfs])
-        for j, s, row in zip(idx, surfs, Jn):
-            if np.linalg.norm(row) <= 1e-6 * grad0[j]:
-                raise ValueError(f"{fname}: surface {s.name!r}: expected a non-zero gradient "
-                                 f"at the contact, got jacobian = {row.tolist()} at t = "
-                                 f"{t:.6g} s, below 1e-6 of its size at the start (the "
-                                 f"gradient vanishes: no normal direction)")
-        e = np.array([s.restitution for s in surfs])
-        mu = np.array([s.friction for s in surfs])
-        res = _impulse(np.asarray(M, dtype=float), Jn, Jt, qd, e, mu, 1e-9, fname)
-        return q.copy(), res.qd_plus, res, res.energy_lost, res.normal_impulse, ph
-
-    # the initial contact set: surfaces touched at rest, or an impact right at the start
-    status = {}
-    start = gap_rate(q, qd)
-    approach = [i for i, (ph, r) in enumerate(start) if abs(ph) <= event_tol
-                and r < -rest_speed and not surfaces[i].terminal]
-    pending = approach or None
-    if not approach:
-        status = _choose_mode(system, t, q, qd, resting(q, qd, {}), slide_speed)
-    stop_at = None
-    while True:
-        if pending:
-            hit, pending = pending, None
-            q1, qd1, res, lost, imp, ph = impact(hit, status, t, q, qd)
-            idx = sorted(set(hit) | set(status))
-            name = "+".join(surfaces[j].name for j in idx)
-            log.append(ImpactEvent(t, name, q.copy(), qd.copy(), q1, qd1, float(lost),
-                                   np.asarray(imp, dtype=float), ph))
-            record([t], np.concatenate([q1, qd1])[None, :])
-            q, qd = q1, qd1
-            custom = surfaces[hit[0]].impact is not None
-            zeno = None
-            for j in hit:
-                times = impact_times[surfaces[j].name]
-                times.append(t)
-                if len(times) >= 4:
-                    d = np.diff(times[-4:])
-                    r1, r2 = d[1] / d[0], d[2] / d[1]
-                    if d[2] < 1.0 / max_event_rate and 0 < r2 < 0.999 and 0 < r1 < 0.999 \
-                            and abs(r2 - r1) < 0.05:
-                        zeno = float(t + d[2] * r2 / (1.0 - r2))
-            if zeno is not None and not custom:
-                zeno_time = zeno
-                rest = [j for j in idx if surfaces[j].impact is None]
-                Jm = np.array([_jac(surfaces[j], q, n) for j in rest])
-                qd = _tangential_projection(system.form.mass_matrix(q, t), Jm, qd)
-                record([t], np.concatenate([q, qd])[None, :])
-                status = _choose_mode(system, t, q, qd, set(rest) | set(status), slide_speed)
-                stop_at = zeno
-            elif not custom:
-                status = _choose_mode(system, t, q, qd, resting(q, qd, status), slide_speed)
-            else:
-                status = {}
-            if len(log) + changes >= max_events:
-                reason = "max_events"
-                message = f"stopped after max_events = {max_events} impacts and mode changes " \
-                          f"at t = {t:.6g} s"
-                break
-        if t >= t_final:
-            break
-        modes = _Contacts(system, status, baumgarte)
-        free = [i for i in range(len(surfaces)) if i not in status]
-        closed = modes.idx
-
-        if closed:
-            def rhs(tt, y, modes=modes):
-                return np.concatenate([y[n:], modes.solve(tt, y[:n], y[n:])[0]])
-        else:                                             # free flight: the hot path
-            rhs = _free_rhs(system.form, n)
-
-        free_s = [surfaces[i] for i in free]
-        for s in free_s:
-            _jac(s, q, n)                                 # shape checked once per segment
-
-        def watch(tt, y, modes=modes, free_s=free_s, closed=closed):
-            qq, vv = y[:n], y[n:]
-            g = [s.phi(qq) for s in free_s]
-            r = [s.jacobian(qq) @ vv for s in free_s]
-            if closed:
-                _, ln, lt = modes.solve(tt, qq, vv)
-                for j, i in enumerate(closed):
-                    s = surfaces[i]
-                    g.append(ln[j])
-                    r.append(np.nan)
-                    if s.friction > 0 and s.tangent is not None:
-                        sg = modes.status[i]
-                        vt = float(_tangent_row(s, qq, n) @ vv)
-                        g.append(sg * vt if sg else s.friction * ln[j] - abs(lt[j]))
-                        r.append(np.nan)
-            return np.array(g, dtype=float), np.array(r, dtype=float)
-
-        def value(k, tt, y, free_s=free_s, watch=watch):
-            if k < len(free_s):
-                return free_s[k].phi(y[:n])
-            return watch(tt, y)[0][k]
-
-        t_end = t_final if stop_at is None else min(t_final, stop_at)
-        span = t_end - t
-        first = None if span <= 0 else min(span, 1e-3 * max(span, 1e-12)) if closed else None
-        if span <= 0:
-            sol_t, sol_y, k, steps, fe = [t], [np.concatenate([q, qd])], None, 0, 0
-        else:
-            sol_t, sol_y, k, steps, fe = _segment(rhs, t, np.concatenate([q, qd]), t_end,
-                                                  watch, cls, opts, first, grid,
-                                                  max_steps - n_steps, value)
-        nfev += fe
-        n_steps += steps
-        record(sol_t, np.array(sol_y))
-        t, y = float(sol_t[-1]), np.asarray(sol_y[-1], dtype=float)
-        q, qd = y[:n].copy(), y[n:].copy()
-        if k == "max_steps":
-            reason = "max_steps"
-            message = f"stopped after max_steps = {max_steps} integrator steps at t = {t:.6g} s"
-            break
-        if k is None:
-            if stop_at is not None and t >= stop_at and t < t_final:
-                if after_zeno == "stop":
-                    reason = "zeno"
-                    message = (f"impacts accumulate (Zeno) at t = {stop_at:.10g} s, the limit "
-                               f"of the geometric series of the last intervals; stopped there")
-                    break
-                stop_at = None
-                continue
-            if stop_at is not None and after_zeno == "stop":
-                reason = "zeno"
-                message = (f"impacts accumulate (Zeno) at t = {stop_at:.10g} s; stopped there")
-            break
-        if k < len(free):                                 # a free surface reached
-            s = surfaces[free[k]]
-            if s.terminal:
-                reason = f"terminal surface {s.name}"
-                message = f"surface {s.name!r} reached at t = {t:.6g} s"
-                break
-            hit = [free[k]]
-            for i in free:
-                if i == free[k] or surfaces[i].terminal:
-                    continue
-                ph, r = float(surfaces[i].phi(q)), float(_jac(surfaces[i], q, n) @ qd)
-                if r < 0 and ph <= max(event_tol, -r * simultaneity):
-                    hit.append(i)
-            pending = hit
-            stop_at = None
-            continue
-        changes += 1                                      # lift-off, stick or slip
-        status = _choose_mode(system, t, q, qd, set(status) | resting(q, qd, {}),
-                              slide_speed)
-        if len(log) + changes >= max_events:
-            reason = "max_events"
-            message = (f"stopped after max_events = {max_events} impacts and mode changes at "
-                       f"t = {t:.6g} s")
-            break
-    if zeno_time is not None and reason != "zeno":
-        message += (f"; impacts accumulated (Zeno) at t = {zeno_time:.10g} s, resting contact "
-                    f"after it")
-    T = np.concatenate(ts) if ts else np.array([t0])
-    Q = np.concatenate(qs) if qs else q0[None, :]
-    QD = np.concatenate(qds) if qds else qd0[None, :]
-    energy = None
-    if system.energy is not None:
-        energy = np.array([system.energy(a, b) for a, b in zip(Q, QD)])
-    return HybridTrajectory(T, Q, QD, tuple(log), reason, message, float(t), zeno_time, nfev,
-                            n_steps, tuple(segments), energy)
+    q0, qd0, o = _hybrid_options(fname, system, q0, qd0, t_final, t0, method, rtol, atol,
+                                 event_tol, max_events, max_event_rate, rest_speed, max_step,
+                                 dt_out, simultaneity, after_zeno, max_steps, slide_speed,
+                                 baumgarte)
+    with _checks.overflow_guard(fname):
+        return _HybridRun(system, q0, qd0, o, fname).run()
 
 
 
@@ -1016,7 +862,8 @@ def return_map(system, x, *, surface=None, t_max=10.0, **options):
     r"""The step-to-step (Poincaré) map: from the state ``x`` = (q, qd), the state just after the
     next impact (on ``surface``, a name, or any).
 
-    Options are those of :func:`simulate_hybrid`. Raises RuntimeError when no impact comes
+    Options are those of :func:`simulate_hybrid`. Raises
+    :class:`~robodyn.contact.LimitReached` (a ValueError) when no impact comes
     within ``t_max`` seconds or the motion ends otherwise (a fall).
 
     >>> from robodyn import walkers
@@ -1028,18 +875,38 @@ def return_map(system, x, *, surface=None, t_max=10.0, **options):
     if not isinstance(system, HybridSystem):
         raise TypeError(f"{fname}: system: expected a HybridSystem, got {_checks._describe(system)}")
     n = system.n
-    x = _checks.vector(x, 2 * n, f"{fname}: x (q then qd)")
+    x = _checks.real_array(x, f"{fname}: x", shape=(2 * n,), hint="q then qd")
+    names = [s.name for s in system.surfaces]
+    if surface is not None and (not isinstance(surface, str) or surface not in names):
+        raise _checks.error(f"{fname}: surface", f"None or one of {names}",
+                            _checks.describe(surface))
+    t_max = _checks.real_number(t_max, f"{fname}: t_max", low=0, strict_low=True, hint="s")
+    allowed = [k for k, prm in inspect.signature(simulate_hybrid).parameters.items()
+               if prm.kind is prm.KEYWORD_ONLY and k not in ("max_events", "t0")]
+    unknown = [k for k in options if k not in allowed]
+    if unknown:
+        raise _checks.error(f"{fname}: options", f"options of simulate_hybrid ({', '.join(allowed)})",
+                            repr(unknown[0]), "max_events is 1 here: one step", exc=TypeError)
+    _outside_surfaces(system, x[:n], _checks.tolerance(options.get("event_tol", 1e-10),
+                                                       f"{fname}: event_tol"), f"{fname}: x")
     options.setdefault("max_event_rate", 1e12)
     options.setdefault("rest_speed", 1e-300)
     if system.energy is not None:           # only the event is used: no energy per sample
         system = HybridSystem(system.form, system.surfaces, None, system.name)
-    tr = simulate_hybrid(system, x[:n], x[n:], t_max, max_events=1, **options)
+    try:
+        with _checks.overflow_guard(fname):
+            tr = simulate_hybrid(system, x[:n], x[n:], t_max, max_events=1, **options)
+    except (ValueError, TypeError) as exc:          # an option refused: named as passed here
+        if type(exc) in (ValueError, TypeError) and str(exc).startswith("simulate_hybrid: "):
+            raise type(exc)(fname + str(exc)[len("simulate_hybrid"):]) from None
+        raise
     if not tr.events:
-        raise RuntimeError(f"{fname}: no impact within t_max = {t_max} s ({tr.message})")
+        raise LimitReached(f"{fname}: x, t_max: expected a motion that reaches an impact "
+                           f"within t_max = {t_max} s, got none ({tr.message})")
     ev = tr.events[0]
     if surface is not None and ev.surface != surface:
-        raise RuntimeError(f"{fname}: the motion hit {ev.surface!r} at t = {ev.time:.6g} s, "
-                           f"not {surface!r}")
+        raise LimitReached(f"{fname}: x, surface: expected the next impact on {surface!r}, got "
+                           f"one on {ev.surface!r} at t = {ev.time:.6g} s")
     return StepResult(np.concatenate([ev.q_after, ev.qd_after]), ev.time - tr.t[0], ev)
 
 

@@ -26,8 +26,6 @@ not converge within its cap of sweeps.
 from __future__ import annotations
 
 import math
-import warnings
-from pathlib import Path
 
 import numpy as np
 
@@ -45,17 +43,11 @@ _PGS_MODULE = []
 
 
 def _pgs_engine():
-    """The compiled projected Gauss--Seidel (``_pgs.c``), or None where no compiler works."""
-    if not _PGS_MODULE:
-        from . import codegen
-        try:
-            src = Path(__file__).with_name("_pgs.c").read_text()
-            _PGS_MODULE.append(codegen.compiled_module(src, "robodyn_pgs"))
-        except (codegen.CompileError, OSError) as err:
-            warnings.warn(f"robodyn.lcp: the compiled Gauss-Seidel is unavailable ({err}); "
-                          f"the numpy loop runs instead", RuntimeWarning, stacklevel=3)
-            _PGS_MODULE.append(None)
-    return _PGS_MODULE[0]
+    """The compiled projected Gauss--Seidel (``_pgs.c``), or None where no compiler works
+    (the package's one loader, :func:`robodyn.dynamics._load_compiled`)."""
+    from .dynamics import _load_compiled
+    return _load_compiled(_PGS_MODULE, "_pgs.c", "robodyn_pgs",
+                          "robodyn.lcp: the compiled Gauss-Seidel", "the numpy loop runs")
 
 
 def _pivot(T, r, c):
@@ -136,11 +128,13 @@ def lemke(A, b, *, max_pivots=None, tol=1e-12):
     [1.0, 1.0]
     """
     fname = "lemke"
-    b = np.asarray(_checks.real_array(b, f"{fname}: b"), dtype=float)
-    if b.ndim != 1:
-        raise _checks.error(f"{fname}: b", "a vector", f"shape {b.shape}")
-    k = b.size
-    A = np.asarray(_checks.real_array(A, f"{fname}: A", shape=(k, k)), dtype=float)
+    A = np.asarray(_checks.real_array(A, f"{fname}: A"), dtype=float)
+    if A.ndim != 2 or A.shape[0] != A.shape[1] or A.shape[0] == 0:
+        raise _checks.error(f"{fname}: A", "a square matrix (k, k), k >= 1", f"shape {A.shape}")
+    k = A.shape[0]
+    b = np.asarray(_checks.real_array(b, f"{fname}: b", shape=(k,),
+                                      hint=f"one entry per row of the {k} x {k} matrix A"),
+                   dtype=float)
     cap = 50 * (k + 1) if max_pivots is None else _checks.size(
         max_pivots, f"{fname}: max_pivots", high=MAX_PIVOTS)
     tol = _checks.tolerance(tol, f"{fname}: tol")

@@ -62,8 +62,10 @@ def rod_inertia(mass, length, radius=0):
     r = _checks.nonnegative(radius, "rod_inertia: radius")
     if any(is_symbolic(x) for x in (mass, length, radius)):
         m, l, r = (_checks._exact(x) for x in (mass, length, radius))   # keep 1/12 exact
-    side = m * (3 * r**2 + l**2) / 12
-    return spatial_inertia(m, [m * r**2 / 2, side, side])
+    with _checks.overflow_guard("rod_inertia"):
+        side = m * (3 * r**2 + l**2) / 12
+        out = spatial_inertia(m, [m * r**2 / 2, side, side])
+    return out if is_symbolic(out) else _checks.finite_result(out, "rod_inertia")
 
 
 def planar_rr(l1=1.0, l2=1.0, m1=1.0, m2=1.0):
@@ -182,23 +184,26 @@ def random_chain(n, rng=None, prismatic=0.3, helical=0.0):
 
     Each joint is prismatic with probability ``prismatic``, helical with probability
     ``helical``, otherwise revolute; axes, points, link poses, masses and inertias are random
-    but physically valid.
+    but physically valid. ``rng``: a ``numpy.random.Generator`` (advanced by the call), a seed
+    (a whole number >= 0: the same chain every time) or None (a fresh random chain).
 
     >>> random_chain(7, np.random.default_rng(0)).n
     7
+    >>> np.array_equal(random_chain(3, 5).screws, random_chain(3, 5).screws)   # a seed
+    True
     """
     n = _checks.size(n, "random_chain: n", high=MAX_JOINTS)
-    prismatic = _checks.scalar(prismatic, "random_chain: prismatic", low=0, high=1)
-    helical = _checks.scalar(helical, "random_chain: helical", low=0, high=1)
-    if isinstance(prismatic, sp.Basic) or isinstance(helical, sp.Basic):
-        raise TypeError("random_chain: prismatic, helical: expected probabilities (floats), "
-                        "got sympy expressions")
     if rng is not None and not isinstance(rng, np.random.Generator):
-        raise TypeError(f"random_chain: rng: expected a numpy.random.Generator "
-                        f"(np.random.default_rng(seed)), got {_checks.describe(rng)}")
+        rng = np.random.default_rng(_checks.size(
+            rng, "random_chain: rng", low=0, high=2**63 - 1,
+            hint="a numpy.random.Generator, a seed (a whole number >= 0) or None"))
+    prismatic = _checks.real_number(prismatic, "random_chain: prismatic", low=0, high=1,
+                                    hint="a probability")
+    helical = _checks.real_number(helical, "random_chain: helical", low=0, high=1,
+                                  hint="a probability")
     if not 0 <= prismatic + helical <= 1:
-        raise ValueError(f"random_chain: expected 0 <= prismatic + helical <= 1, got "
-                         f"{prismatic} + {helical}")
+        raise ValueError(f"random_chain: prismatic, helical: expected 0 <= prismatic + "
+                         f"helical <= 1, got {prismatic} + {helical}")
     rng = np.random.default_rng() if rng is None else rng
     from .kinematics import exp_so3, prismatic_screw
     S, homes, inertias = [], [], []
@@ -330,9 +335,27 @@ def _rolling_disk(r, m, g, a, b):
 # Part V in depth: a genuinely nonholonomic system and a closed loop by Kane's method
 # --------------------------------------------------------------------------
 
+_MODEL_SYMBOLS = {"chaplygin_sleigh": {"x", "y", "theta", "u1", "u2", "u3"},
+                  "four_bar_kane": {"th1", "th2", "th3", "u1", "u2", "u3"}}
+"""The coordinate and speed names of the Kane models: a parameter may not hold them."""
+
+
 def _given(value, symbol, check, name, hint):
-    """``symbol`` when ``value`` is None, else ``value`` checked by ``check`` and made exact."""
-    return symbol if value is None else _checks._exact(check(value, name, hint=hint))
+    """``symbol`` when ``value`` is None, else ``value`` checked by ``check`` and made exact.
+    A symbolic parameter may not hold time (a Symbol named ``t``), a rate (``*_dot``) or one
+    of the model's coordinates and speeds: they would be taken as constants."""
+    if value is None:
+        return symbol
+    v = check(value, name, hint=hint)
+    if isinstance(v, sp.Basic):
+        reserved = _MODEL_SYMBOLS.get(name.split(":")[0], set())
+        bad = sorted(str(x) for x in v.free_symbols
+                     if x.name == "t" or x.name.endswith("_dot") or x.name in reserved)
+        if bad:
+            raise _checks.error(name, "a constant parameter (a number or an expression in "
+                                "parameter symbols)", f"{v} (holding {', '.join(bad)})",
+                                "time, rates, coordinates and speeds are not parameters")
+    return _checks._exact(v)
 
 
 def chaplygin_sleigh(offset=None, mass=None, length=None, width=None):
@@ -445,14 +468,19 @@ def four_bar_kane(a=None, b=None, c=None, d=None, masses=None, gravity=None):
     if masses is None:
         ms = sp.symbols("m1:4", positive=True)
     else:
+        if isinstance(masses, np.ndarray):
+            masses = list(_checks.real_array(masses, f"{fname}: masses", shape=(3,),
+                                             hint="three masses (m1, m2, m3) in kg"))
         if not isinstance(masses, (tuple, list)) or len(masses) != 3:
             raise ValueError(f"{fname}: masses: expected three masses (m1, m2, m3), got "
                              f"{_checks._describe(masses)}")
-        ms = tuple(_checks._exact(_checks.positive(v, f"{fname}: masses[{k}]"))
+        ms = tuple(_given(_checks.positive(v, f"{fname}: masses[{k}]"), None, _checks.positive,
+                          f"{fname}: masses[{k}]", "a mass in kg")
                    for k, v in enumerate(masses))
     g = _given(gravity, sp.Symbol("g", positive=True), _checks.nonnegative, f"{fname}: gravity",
                "m/s^2, pointing down")
-    return _four_bar_kane(*ls, tuple(ms), g)
+    with _checks.overflow_guard(fname):
+        return _four_bar_kane(*ls, tuple(ms), g)
 
 
 @functools.lru_cache(maxsize=8)
@@ -476,10 +504,14 @@ def _four_bar_kane(a, b, c, d, ms, g):
 
 
 def _four_bar_numbers(lengths, fname):
+    """Four positive finite lengths (a, b, c, d) in m: a tuple, list or array of numbers."""
+    if isinstance(lengths, np.ndarray):
+        lengths = list(_checks.real_array(lengths, f"{fname}: lengths", shape=(4,),
+                                          hint="four lengths (a, b, c, d) in m"))
     if not isinstance(lengths, (tuple, list)) or len(lengths) != 4:
         raise ValueError(f"{fname}: lengths: expected four lengths (a, b, c, d), got "
                          f"{_checks._describe(lengths)}")
-    return [float(_checks.positive(v, f"{fname}: lengths[{k}]", hint="m"))
+    return [_checks.real_number(v, f"{fname}: lengths[{k}]", low=0, strict_low=True, hint="m")
             for k, v in enumerate(lengths)]
 
 
@@ -509,13 +541,15 @@ def four_bar_dependent_speeds(q, u1, lengths, tol=1e-9):
     array([0., 1.])
     """
     fname = "four_bar_dependent_speeds"
-    q = _checks.vector(q, 3, f"{fname}: q", hint="(th1, th2, th3) in rad")
-    u1 = _checks.scalar(u1, f"{fname}: u1", hint="rad/s")
+    q = _checks.real_array(q, f"{fname}: q", shape=(3,), hint="(th1, th2, th3) in rad")
+    u1 = _checks.real_number(u1, f"{fname}: u1", hint="rad/s")
     a, b, c, _ = _four_bar_numbers(lengths, fname)
     tol = _checks.tolerance(tol, f"{fname}: tol")
     _toggle(q, np.sin(q[2] - q[1]), tol, fname)
     Ad = np.array([[-b * np.sin(q[1]), -c * np.sin(q[2])], [b * np.cos(q[1]), c * np.cos(q[2])]])
-    return np.linalg.solve(Ad, -np.array([-a * np.sin(q[0]), a * np.cos(q[0])]) * u1)
+    with _checks.overflow_guard(fname):
+        out = np.linalg.solve(Ad, -np.array([-a * np.sin(q[0]), a * np.cos(q[0])]) * u1)
+    return _checks.finite_result(out, fname)
 
 
 def four_bar_closure(q, lengths):
@@ -526,10 +560,11 @@ def four_bar_closure(q, lengths):
     array([0., 0.])
     """
     fname = "four_bar_closure"
-    q = _checks.vector(q, 3, f"{fname}: q", hint="(th1, th2, th3) in rad")
+    q = _checks.real_array(q, f"{fname}: q", shape=(3,), hint="(th1, th2, th3) in rad")
     a, b, c, d = _four_bar_numbers(lengths, fname)
-    return np.array([a * np.cos(q[0]) + b * np.cos(q[1]) + c * np.cos(q[2]) - d,
-                     a * np.sin(q[0]) + b * np.sin(q[1]) + c * np.sin(q[2])])
+    return _checks.finite_result(
+        np.array([a * np.cos(q[0]) + b * np.cos(q[1]) + c * np.cos(q[2]) - d,
+                  a * np.sin(q[0]) + b * np.sin(q[1]) + c * np.sin(q[2])]), fname)
 
 
 def four_bar_close(q, lengths, tol=1e-12, max_iter=50):
@@ -543,12 +578,13 @@ def four_bar_close(q, lengths, tol=1e-12, max_iter=50):
     [1.570796327, 0.0, -1.570796327]
     """
     fname = "four_bar_close"
-    q = _checks.vector(q, 3, f"{fname}: q", hint="(th1, th2, th3) in rad").astype(float).copy()
+    q = _checks.real_array(q, f"{fname}: q", shape=(3,), hint="(th1, th2, th3) in rad").copy()
     a, b, c, d = _four_bar_numbers(lengths, fname)
     tol = _checks.tolerance(tol, f"{fname}: tol")
     max_iter = _checks.size(max_iter, f"{fname}: max_iter", low=1, high=1000)
     for _ in range(max_iter):
-        r = four_bar_closure(q, lengths)
+        with _checks.overflow_guard(fname):
+            r = four_bar_closure(q, (a, b, c, d))
         if np.max(np.abs(r)) < tol:
             return q
         _toggle(q, np.sin(q[2] - q[1]), 1e-9, fname)

@@ -439,4 +439,4 @@ def _map(fname, func, items, keys=None, scheduler=None, workers=None, cache_dir=
     return results
 
 from ._boundary import seal as _seal  # noqa: E402 -- the one boundary (issue 28): last, over the finished module
-_seal(globals(), {"map_tasks": {"open": True}})
+_seal(globals(), {"map_tasks": {"open": True, "raw": ["items", "keys"]}})  # items: func judges them

@@ -203,12 +203,13 @@ def simulate(chain, q0, qd0, t_final, *, tau=None, gravity=DEFAULT_GRAVITY, dt=N
     fname = "simulate"
     d = _chain_data(chain, fname)
     n = d.n
-    q0 = _checks.vector(q0, n, f"{fname}: q0 (one value per joint of the {n}-joint chain)")
-    qd0 = _checks.vector(qd0, n, f"{fname}: qd0 (one value per joint of the {n}-joint chain)")
-    t_final = _checks.scalar(t_final, f"{fname}: t_final")
-    if not t_final > 0:
-        raise ValueError(f"{fname}: t_final: expected a positive duration (s), got {t_final!r}")
-    g = _checks.vector(gravity, 3, f"{fname}: gravity (space-frame acceleration, m/s^2)")
+    per_joint = f"one value per joint of the {n}-joint chain"
+    q0 = _checks.real_array(q0, f"{fname}: q0", shape=(n,), hint=per_joint)
+    qd0 = _checks.real_array(qd0, f"{fname}: qd0", shape=(n,), hint=per_joint)
+    t_final = _checks.real_number(t_final, f"{fname}: t_final", low=0, strict_low=True,
+                                  hint="a duration in s")
+    g = _checks.real_array(gravity, f"{fname}: gravity", shape=(3,),
+                           hint="space-frame acceleration, m/s^2")
     method = _checks.choice(method, f"{fname}: method", METHODS)
     max_steps = _checks.size(max_steps, f"{fname}: max_steps", high=10**8)
     if dt is not None:
@@ -242,23 +243,31 @@ def simulate(chain, q0, qd0, t_final, *, tau=None, gravity=DEFAULT_GRAVITY, dt=N
         return forward_dynamics(chain, q, qd, u, gravity=g), u
 
     def rhs(t, y):
+        if not np.isfinite(y).all():               # the state overflowed inside a step
+            raise _checks.ResultOverflow(f"{fname}: result: expected a finite state, got NaN "
+                                         f"or inf at t = {t:g} s (an overflow: the state or "
+                                         f"the forces are too large for float64)")
         q, qd = y[:n], y[n:2 * n]
         qdd, u = accel(t, q, qd)
         return np.concatenate([qd, qdd, [u @ qd]])
 
     y0 = np.concatenate([q0, qd0, [0.0]])
-    if method in _ADAPTIVE:
-        T, Y, steps = _adaptive(_ADAPTIVE[method], rhs, y0, t_final, rtol, atol, dt, t_eval,
-                                on_step, max_steps)
-    else:
-        _fixed_budget(method, rhs, y0, t_final, dt, max_steps)
-        T, Y, steps = _fixed(method, rhs, accel, y0, n, t_final, dt, on_step)
-    q, qd, work = Y[:, :n], Y[:, n:2 * n], Y[:, 2 * n]
-    taus = np.array([torque(t, a, b) for t, a, b in zip(T, q, qd)])
-    energy = mechanical_energy(chain, q, qd, gravity=g)
-    return Trajectory(t=T, q=q, qd=qd, tau=taus, energy=np.atleast_1d(energy),
-                      power_in=np.einsum("ij,ij->i", taus, qd), work=work,
-                      step_sizes=np.asarray(steps), nfev=nfev[0], method=method, gravity=g)
+    with _checks.overflow_guard(fname):
+        if method in _ADAPTIVE:
+            T, Y, steps = _adaptive(_ADAPTIVE[method], rhs, y0, t_final, rtol, atol, dt,
+                                    t_eval, on_step, max_steps)
+        else:
+            _fixed_budget(method, rhs, y0, t_final, dt, max_steps)
+            T, Y, steps = _fixed(method, rhs, accel, y0, n, t_final, dt, on_step)
+        q, qd, work = Y[:, :n], Y[:, n:2 * n], Y[:, 2 * n]
+        taus = np.array([torque(t, a, b) for t, a, b in zip(T, q, qd)])
+        energy = mechanical_energy(chain, q, qd, gravity=g)
+    out = Trajectory(t=T, q=q, qd=qd, tau=taus, energy=np.atleast_1d(energy),
+                     power_in=np.einsum("ij,ij->i", taus, qd), work=work,
+                     step_sizes=np.asarray(steps), nfev=nfev[0], method=method, gravity=g)
+    _checks.finite_result((out.t, out.q, out.qd, out.tau, out.energy, out.power_in, out.work),
+                          fname)
+    return out
 
 
 def _fixed_steps(t_final, dt):
@@ -268,6 +277,10 @@ def _fixed_steps(t_final, dt):
 def _fixed_budget(method, rhs, y0, t_final, dt, max_steps):
     """Refuse a fixed-step run of more than ``max_steps`` steps, warn for a long one; both
     with an estimate from one timed evaluation of the right-hand side."""
+    if not np.isfinite(t_final / dt):                # 1e308 / 0.01: an overflow to inf
+        raise ValueError(f"simulate: dt, t_final: expected at most max_steps = {max_steps} "
+                         f"steps, got t_final / dt = inf steps; take a larger dt, a shorter "
+                         f"t_final, an adaptive method, or raise max_steps")
     N = _fixed_steps(t_final, dt)
     evals = 4 if method == "rk4" else 1
     start = time.perf_counter()
@@ -276,7 +289,8 @@ def _fixed_budget(method, rhs, y0, t_final, dt, max_steps):
     seconds = N * evals * per_eval
     memory = (N + 1) * len(y0) * 8 * 3          # states, plus the outputs derived from them
     if N > max_steps:
-        raise ValueError(f"simulate: dt: expected at most max_steps = {max_steps} steps, got "
+        raise ValueError(f"simulate: dt, t_final: expected at most max_steps = {max_steps} "
+                         f"steps, got "
                          f"dt = {dt:g} s for t_final = {t_final:g} s, i.e. {N} steps (about "
                          f"{seconds:.3g} s and {memory / 1e6:.3g} MB here); take a larger dt, an "
                          f"adaptive method, or raise max_steps")
@@ -301,9 +315,10 @@ def _adaptive(solver_class, rhs, y0, t_final, rtol, atol, max_step, t_eval, on_s
         t_old = solver.t
         msg = solver.step()
         if solver.status == "failed":
-            raise ValueError(f"simulate: the {solver_class.__name__} solver failed at "
-                             f"t = {solver.t:g} s: {msg}")
+            raise ValueError(f"simulate: result: expected the {solver_class.__name__} solver "
+                             f"to advance, got a failure at t = {solver.t:g} s: {msg}")
         steps.append(solver.t - t_old)
+        _projected_steps(steps, solver, t_final, max_steps)
         if len(steps) >= max_steps and solver.status == "running":
             recent = float(np.mean(steps[-100:]))
             left = (t_final - solver.t) / recent
@@ -328,6 +343,27 @@ def _adaptive(solver_class, rhs, y0, t_final, rtol, atol, max_step, t_eval, on_s
         if on_step is not None:
             on_step(solver.t)
     return np.array(ts), np.array(ys), steps
+
+
+PROJECTION_MARGIN = 100.0
+"""An adaptive run is refused early when, even with steps this many times the largest taken so
+far, the rest of the span would need more than ``max_steps`` steps."""
+
+
+def _projected_steps(steps, solver, t_final, max_steps):
+    """Refuse, every 100 steps, a run that cannot end within ``max_steps`` steps (a t_final of
+    1e308 s): its steps would have to grow by more than :data:`PROJECTION_MARGIN`."""
+    if len(steps) % 100 or solver.status != "running":
+        return
+    largest = max(max(steps[-100:]), getattr(solver, "_robodyn_largest", 0.0))
+    solver._robodyn_largest = largest               # a running maximum: O(100) per check
+    left = (t_final - solver.t) / (PROJECTION_MARGIN * largest) if largest > 0 else np.inf
+    if len(steps) + left > max_steps:
+        raise ValueError(f"simulate: t_final, max_steps: expected a run that ends within "
+                         f"max_steps = {max_steps} steps, got t_final = {t_final:g} s with "
+                         f"steps of at most {largest:.3g} s so far (at t = {solver.t:.6g} s): "
+                         f"even {PROJECTION_MARGIN:g} times larger steps would need "
+                         f"{left:.3g} more; a shorter t_final or a larger max_steps")
 
 
 def _fixed(method, rhs, accel, y0, n, t_final, dt, on_step):

@@ -65,7 +65,7 @@ def parse_expression(text, names=None):
     Parameters
     ----------
     text : str, at most ``MAX_TEXT`` characters
-    names : iterable of str, optional
+    names : list, tuple or set of str, optional
         The variable names allowed (e.g. ``('q1', 'q2', 'l1')``); others are refused. Default:
         any name. Variables become real sympy Symbols.
 
@@ -93,7 +93,7 @@ def parse_expression(text, names=None):
         raise TypeError(f"parse_expression: text: expected a str, got {type(text).__name__}")
     if len(text) > MAX_TEXT:
         _refuse(f"the text has {len(text)} characters, more than the {MAX_TEXT} allowed")
-    allowed = None if names is None else {str(n) for n in names}
+    allowed = None if names is None else _names(names)
     src = text.replace("^", "**").strip()
     if not src:
         _refuse("the text is empty")
@@ -116,6 +116,21 @@ def parse_expression(text, names=None):
            (value if isinstance(value, sp.MatrixBase) else [value])):
         _refuse("the expression is not finite (a division by zero, e.g. 1/0 or 0**-1)")
     return value
+
+
+def _names(names):
+    """The allowed variable names: a list, tuple or set of plain names (never one str, whose
+    letters would become names)."""
+    if isinstance(names, dict):
+        names = list(names)
+    if not isinstance(names, (list, tuple, set, frozenset)) or len(names) > MAX_NODES:
+        raise TypeError(f"parse_expression: names: expected variable names (a list of str), "
+                        f"got {type(names).__name__}")
+    bad = [n for n in names if not (isinstance(n, str) and _NAME.match(n) and len(n) <= 40)]
+    if bad:
+        raise ValueError(f"parse_expression: names: expected plain variable names (letters, "
+                         f"digits, _), got {str(bad[0])[:60]!r}")
+    return set(names)
 
 
 def _depth(node):

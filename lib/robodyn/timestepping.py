@@ -22,7 +22,8 @@ import numpy as np
 
 from . import _checks
 from .contact import choose_method, solve_lcp, solve_modes
-from .impacts import HybridSystem, _jac, _tangent_row
+from ._hybrid_segments import _jac, _tangent_row
+from .impacts import HybridSystem
 
 __all__ = ["TimeSteppingResult", "moreau_jean"]
 
@@ -107,10 +108,11 @@ def moreau_jean(system, q0, qd0, t_final, h, *, t0=0.0, max_steps=10**6, tol=1e-
                             f"{t_final - t0:g} s", f"h = {h:g} s",
                             "a step longer than the run would take no step at all")
     max_steps = _checks.size(max_steps, f"{fname}: max_steps", high=10**8)
-    steps = int(np.ceil((t_final - t0) / h - 1e-9))
-    if steps > max_steps:
-        raise ValueError(f"{fname}: h: expected at most max_steps = {max_steps} steps, got "
-                         f"(t_final - t0) / h = {steps} (a larger h or a shorter run)")
+    ratio = (t_final - t0) / h                  # inf when the span overflows: refused too
+    if not ratio - 1e-9 <= max_steps:
+        raise ValueError(f"{fname}: t_final, h: expected at most max_steps = {max_steps} steps, "
+                         f"got (t_final - t0) / h = {ratio:.6g} (a larger h or a shorter run)")
+    steps = int(np.ceil(ratio - 1e-9))
     tol = _checks.tolerance(tol, f"{fname}: tol")
     surfs = system.surfaces
     for s in surfs:
@@ -127,7 +129,21 @@ def moreau_jean(system, q0, qd0, t_final, h, *, t0=0.0, max_steps=10**6, tol=1e-
     Q, V = np.empty((steps + 1, n)), np.empty((steps + 1, n))
     L, A = np.zeros((steps + 1, p)), np.zeros((steps + 1, p), dtype=bool)
     Q[0], V[0] = q, v
-    for k in range(steps):
+    with _checks.overflow_guard(fname):
+        _steps(system, fname, T, Q, V, L, A, mu_all, e_all, tol)
+    energy = None
+    if system.energy is not None:
+        energy = np.array([system.energy(a, b) for a, b in zip(Q, V)])
+    _checks.finite_result((Q, V, L, energy), fname)
+    return TimeSteppingResult(T, Q, V, L, A, energy)
+
+
+def _steps(system, fname, T, Q, V, L, A, mu_all, e_all, tol):
+    """The Moreau--Jean steps from (Q[0], V[0]), filling Q, V, L (normal impulses) and A
+    (active contacts); a state that overflows is refused at the step where it does."""
+    surfs, n = system.surfaces, system.n
+    q, v = Q[0].copy(), V[0].copy()
+    for k in range(len(T) - 1):
         hk = T[k + 1] - T[k]
         qm = q + 0.5 * hk * v
         M = system.form.mass_matrix(qm, T[k])
@@ -147,11 +163,11 @@ def moreau_jean(system, q0, qd0, t_final, h, *, t0=0.0, max_steps=10**6, tol=1e-
         else:
             v = v_free
         q = qm + 0.5 * hk * v
+        if not (np.isfinite(q).all() and np.isfinite(v).all()):
+            raise _checks.ResultOverflow(f"{fname}: result: expected finite numbers for finite "
+                                         f"input, got NaN or inf at t = {T[k + 1]:.6g} s (an "
+                                         f"overflow: the state is too large for float64)")
         Q[k + 1], V[k + 1] = q, v
-    energy = None
-    if system.energy is not None:
-        energy = np.array([system.energy(a, b) for a, b in zip(Q, V)])
-    return TimeSteppingResult(T, Q, V, L, A, energy)
 
 from ._boundary import seal as _seal  # noqa: E402 -- the one boundary (issue 28): last, over the finished module
 _seal(globals())

@@ -214,10 +214,11 @@ PENDING = {n: _GRADING for n in _API if n.startswith("robodyn.grading.")}
 """Public callables allowed to lack a valid call for now (the completeness test lists them)."""
 
 TEXT = {f"robodyn.answers.{n}": args for n, args in (
-    ("compare", ("answer", "reference")), ("equivalent", ("answer", "reference")),
-    ("ProblemSet.check", ("answer",)), ("encode", ("value",)), ("fingerprint", ("reference",)),
+    ("compare", ("answer",)), ("equivalent", ("answer",)),
+    ("ProblemSet.check", ("answer",)), ("encode", ("value",)),
     ("parse_expression", ("text",)))}
-"""Arguments that take a student's or instructor's text by design (read by the safe parser)."""
+"""Arguments that take a student's text by design (read by the safe parser). A ``reference`` is
+the author's data: text there must be refused like anywhere else."""
 
 
 @functools.lru_cache(None)
@@ -277,7 +278,7 @@ def _last_calls():
                                                                                   "m": 2.0}})
     CALLS["robodyn.equations.MassMatrixForm"] = lambda: ((), {})
     CALLS["robodyn.flexible.FlexibleLink.deflection"] = lambda: (
-        (rd.flexible.flexible_link(2, hub_inertia=1e9), [0.01, 0.002], 0.5), {})
+        (rd.flexible.flexible_link(2, hub_inertia=1e9), [0.01, 0.002], np.array([0.25, 0.5])), {})
 
 
 _last_calls()
