@@ -96,10 +96,11 @@ def public_callables():
 
 
 def load_registry():
-    """(CALLS, SKIP, PENDING, GAPS, TEXT) merged over tests/fuzz_calls/*.py. TEXT: name ->
-    arguments that take text by design (answers read by the safe parser): a string there may
-    be accepted, but it must never run."""
-    calls, skip, pending, gaps, text = {}, {}, {}, {}, {}
+    """(CALLS, SKIP, PENDING, GAPS, TEXT, TESTS) merged over tests/fuzz_calls/*.py. TEXT: name
+    -> arguments that take text by design (answers read by the safe parser): a string there may
+    be accepted, but it must never run. TESTS: name -> arguments a predicate tests (``is_rotation``'s
+    R): a non-rigid pose or a reflection there may be answered (False) instead of refused."""
+    calls, skip, pending, gaps, text, tests = {}, {}, {}, {}, {}, {}
     for path in sorted(glob.glob(os.path.join(HERE, "fuzz_calls", "*.py"))):
         ns = runpy.run_path(path)
         for k, v in ns.get("CALLS", {}).items():
@@ -108,7 +109,8 @@ def load_registry():
         pending.update(ns.get("PENDING", {}))
         gaps.update(ns.get("GAPS", {}))
         text.update(ns.get("TEXT", {}))
-    return calls, skip, pending, gaps, text
+        tests.update(ns.get("TESTS", {}))
+    return calls, skip, pending, gaps, text, tests
 
 
 class _Recorder:
@@ -248,6 +250,10 @@ T = sp.Symbol("t", real=True)
 RATES = (sp.Symbol("q1_dot"), sp.Symbol("u1_dot"))
 
 MUST, MAYBE, LEGAL = "must refuse", "may refuse", "legal"
+STRUCTURE_LABELS = {"pose with rotation block scaled by 2", "pose with rotation block 0",
+                    "rotation scaled by 2", "reflection"}
+"""Substitutions that break a structure (rigidity) rather than a kind: a predicate that tests
+that structure answers them."""
 
 
 def _is_number(v):
@@ -427,6 +433,9 @@ def same(a, b, depth=0):
             return bool(d == 0 or getattr(d, "is_zero_matrix", False))
         except Exception:
             return False
+    if isinstance(a, np.ndarray) and a.dtype == object:     # sympy entries: exact equality
+        return isinstance(b, np.ndarray) and a.shape == b.shape and all(
+            same(x, y, depth + 1) for x, y in zip(a.ravel().tolist(), b.ravel().tolist()))
     if isinstance(a, (numbers.Number, np.ndarray, np.generic)):
         try:
             return bool(np.allclose(np.asarray(a, dtype=float), np.asarray(b, dtype=float),

@@ -32,7 +32,7 @@ import pytest
 import _fuzz_api_support as fz
 
 API = fz.public_callables()
-REGISTRY, SKIP, PENDING, GAPS, TEXT = fz.load_registry()
+REGISTRY, SKIP, PENDING, GAPS, TEXT, TESTS = fz.load_registry()
 SAMPLE_PER_ARGUMENT = 7
 """Substitutions per argument besides the payload (a deterministic sample of the catalog)."""
 COSTLY = {"robodyn.models.four_bar_kane", "robodyn.walkers.CompassGait.hybrid_system",
@@ -135,6 +135,8 @@ def fuzz_one(name, recorded):
         subs = fz.substitutions(ba.arguments[arg])
         if arg in TEXT.get(name, ()):
             subs = [(lb, v, fz.MAYBE if isinstance(v, str) else vd) for lb, v, vd in subs]
+        if arg in TESTS.get(name, ()):         # what the predicate tests: False is an answer
+            subs = [(lb, v, fz.MAYBE if lb in fz.STRUCTURE_LABELS else vd) for lb, v, vd in subs]
         first, rest = subs[:1], subs[1:]
         rng.shuffle(rest)
         for label, value, verdict in first + rest[:budget]:

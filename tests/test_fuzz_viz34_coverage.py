@@ -19,7 +19,7 @@ UNFUZZED = {
 """(callable, parameter) pairs deliberately left to their defaults, with the reason."""
 
 API = fz.public_callables()
-CALLS, SKIP, _, _, _ = fz.load_registry()
+CALLS, SKIP, *_ = fz.load_registry()
 NAMES = sorted(n for n in API if n.startswith(MODULES) and n not in SKIP and not (
     API[n][0] == "class" and issubclass(API[n][1], BaseException)))
 

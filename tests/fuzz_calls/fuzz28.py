@@ -220,6 +220,10 @@ TEXT = {f"robodyn.answers.{n}": args for n, args in (
 """Arguments that take a student's text by design (read by the safe parser). A ``reference`` is
 the author's data: text there must be refused like anywhere else."""
 
+TESTS = {"robodyn.kinematics.is_rotation": ("R",)}
+"""Predicates: the argument whose structure they test (False is their answer, not an error)."""
+
+
 
 @functools.lru_cache(None)
 def _kane():
