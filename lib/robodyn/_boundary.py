@@ -336,6 +336,19 @@ def _from_robodyn(exc):
     return last is not None and last.startswith(_ROOT)
 
 
+def _arithmetic_failure(exc):
+    """An overflow, singular matrix or division by zero met by robodyn's arithmetic or by the
+    numeric libraries -- not one raised on purpose by robodyn (a LinAlgError with its own
+    message) nor by the reader's own code (a callback)."""
+    tb, last = exc.__traceback__, ""
+    while tb is not None:
+        last = tb.tb_frame.f_code.co_filename
+        tb = tb.tb_next
+    if last.startswith(_ROOT):
+        return not isinstance(exc, np.linalg.LinAlgError)
+    return "site-packages" in last or "dist-packages" in last
+
+
 def _head_parts(msg):
     head = msg.split(": expected", 1)[0] if ": expected" in msg else msg[:200]
     return [p.strip() for p in head.split(": ")]
@@ -353,7 +366,7 @@ _OVERFLOW = re.compile(r"\bfinite\b|overflow|\bnan\b|\binf\b", re.I)
 
 def _renamed(spec, name, exc, finite_input):
     """The exception to raise instead of ``exc`` (or None: keep it)."""
-    if isinstance(exc, _FOREIGN_NUMERIC) and finite_input and not _from_robodyn(exc):
+    if isinstance(exc, _FOREIGN_NUMERIC) and finite_input and _arithmetic_failure(exc):
         what = type(exc).__name__
         return ValueError(f"{name}: result: expected a finite result for finite input, "
                           f"got {what}: {str(exc)[:160]} (the input is too large for floating "
