@@ -57,6 +57,18 @@ def path(x, name, *, none=False):
     return x
 
 
+def existing(x, name, *, folder=False, none=False):
+    """:func:`path` of an existing file (``folder``: an existing folder); returned."""
+    if x is None and none:
+        return None
+    path(x, name)
+    ok = os.path.isdir(x) if folder else os.path.isfile(x)
+    if not ok:
+        raise _checks.error(name, "an existing folder" if folder else "an existing file",
+                            repr(os.fspath(x))[:200])
+    return x
+
+
 def text(x, name, *, low=0, high=10**6):
     """A ``str`` of ``low`` to ``high`` characters (returned)."""
     if not isinstance(x, str):

@@ -423,7 +423,7 @@ def _seed(text):
 def generate(instructor_path, out_dir, *, progress=None):
     """Refresh the instructor notebook's answer key and write its student version to
     ``out_dir`` (same file name). Returns the student notebook's path."""
-    _args.path(instructor_path, "generate: instructor_path")
+    _args.existing(instructor_path, "generate: instructor_path")
     _args.path(out_dir, "generate: out_dir")
     _args.callable_arg(progress, "generate: progress")
     instructor_path, out_dir = Path(instructor_path), Path(out_dir)
@@ -1096,10 +1096,11 @@ def grade(instructor_path, submissions, out_csv, *, limits=Limits(), seed=None,
 
     Raises SandboxUnavailable when there is no sandbox here and ``unsafe`` is False.
     """
-    for name, v, none in (("instructor_path", instructor_path, False),
-                          ("submissions", submissions, False), ("out_csv", out_csv, False),
-                          ("roster", roster, True), ("feedback_dir", feedback_dir, True)):
-        _args.path(v, f"grade: {name}", none=none)
+    _args.existing(instructor_path, "grade: instructor_path")
+    _args.existing(submissions, "grade: submissions", folder=True)
+    _args.existing(roster, "grade: roster", none=True)
+    _args.path(out_csv, "grade: out_csv")
+    _args.path(feedback_dir, "grade: feedback_dir", none=True)
     _limits_arg(limits, "grade")
     if seed is not None:
         seed = _checks.size(seed, "grade: seed", low=0, high=2**62)

@@ -347,7 +347,7 @@ def set_answer_key(nb, key_json):
         _key_text(key_json, "set_answer_key: key_json")
     cells = [c for c in nb["cells"] if (_meta(c) or {}).get("grade_id") == KEY_ID]
     if len(cells) != 1:
-        raise MarkupError(f"set_answer_key: expected one cell with grade_id {KEY_ID!r}, "
+        raise MarkupError(f"set_answer_key: nb: expected one cell with grade_id {KEY_ID!r}, "
                           f"found {len(cells)}")
     if key_json is None:                             # no key: the instructor's run
         src = "problems.load_key(None)"

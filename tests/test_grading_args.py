@@ -1,0 +1,78 @@
+"""The grading callables the API fuzzer skips (they start a notebook's process, or change the
+calling process for good) get the fuzzer's substitutions all the same, with that blocked.
+
+For each callable in tests/fuzz_calls/grade34.py's SKIP that takes arguments, each argument of
+its valid call is replaced in turn by every value of the fuzzer's catalog
+(tests/_fuzz_api_support.py) while ``subprocess.Popen`` and ``sys.addaudithook`` raise
+:class:`Started`. A *must refuse* value has to be refused with a ValueError/TypeError naming
+``function: argument`` before anything starts; any other value may be refused that way or
+reach the start. So no argument of these callables escapes the checks, although none of them
+is run to its end here.
+"""
+import os
+import runpy
+import subprocess
+import sys
+
+import pytest
+
+import _fuzz_api_support as fz
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REG = runpy.run_path(os.path.join(HERE, "fuzz_calls", "grade34.py"))
+API = fz.public_callables()
+BLOCKED = sorted(n for n in REG["SKIP"] if n in REG["CALLS"])
+
+
+class Started(BaseException):
+    """What a blocked process start (or audit hook) raises."""
+
+
+def _start(*args, **kwargs):
+    raise Started()
+
+
+def test_every_skipped_grading_callable_with_arguments_is_fuzzed_here():
+    import inspect
+    for name in REG["SKIP"]:
+        kind, obj, owner = API[name]
+        f = obj if kind != "method" else getattr(obj, name.rpartition(".")[2])
+        params = [p for p in inspect.signature(f).parameters if p != "self"]
+        assert not params or name in BLOCKED, f"{name} takes arguments: add its valid call"
+
+
+@pytest.mark.parametrize("name", BLOCKED)
+def test_arguments_refused_before_any_process(name, monkeypatch):
+    import inspect
+    monkeypatch.setattr(subprocess, "Popen", _start)
+    monkeypatch.setattr(sys, "addaudithook", _start)
+    kind, f, _ = API[name]
+    short = name.rpartition(".")[2]
+    args, kwargs = REG["CALLS"][name]()
+    with pytest.raises(Started):                     # the valid call gets to the start
+        f(*args, **kwargs)
+    ba = inspect.signature(f).bind(*args, **kwargs)
+    failures, n = [], 0
+    for arg in list(ba.arguments):
+        subs = fz.substitutions(ba.arguments[arg])
+        if arg in REG["TEXT"].get(name, ()):
+            subs = [(lb, v, fz.MAYBE if isinstance(v, str) else vd) for lb, v, vd in subs]
+        if arg in REG["CODE"].get(name, ()):          # code, run only inside the sandbox
+            subs = [(lb, v, fz.MAYBE if isinstance(v, (str, list)) else vd)
+                    for lb, v, vd in subs]
+        for label, value, verdict in subs:
+            b2 = inspect.signature(f).bind(*ba.args, **ba.kwargs)
+            b2.arguments[arg] = value
+            n += 1
+            try:
+                f(*b2.args, **b2.kwargs)
+            except Started:
+                if verdict == fz.MUST:
+                    failures.append(f"{arg}={label}: accepted (the process would start)")
+            except (ValueError, TypeError) as exc:
+                if not fz.names_argument(str(exc), short, arg):
+                    failures.append(f"{arg}={label}: message does not name '{short}: {arg}': "
+                                    f"{str(exc)[:160]}")
+            finally:
+                assert not os.path.exists(fz.SENTINEL), "THE PAYLOAD RAN"
+    assert not failures, f"{len(failures)} of {n} substitutions failed:\n" + "\n".join(failures)
