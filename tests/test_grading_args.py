@@ -2,7 +2,7 @@
 calling process for good) get the fuzzer's substitutions all the same, with that blocked.
 
 For each callable in tests/fuzz_calls/grade34.py's SKIP that takes arguments, each argument of
-its valid call is replaced in turn by every value of the fuzzer's catalog
+its valid call (defaults included) is replaced in turn by every value of the fuzzer's catalog
 (tests/_fuzz_api_support.py) while ``subprocess.Popen`` and ``sys.addaudithook`` raise
 :class:`Started`. A *must refuse* value has to be refused with a ValueError/TypeError naming
 ``function: argument`` before anything starts; any other value may be refused that way or
@@ -52,6 +52,7 @@ def test_arguments_refused_before_any_process(name, monkeypatch):
     with pytest.raises(Started):                     # the valid call gets to the start
         f(*args, **kwargs)
     ba = inspect.signature(f).bind(*args, **kwargs)
+    ba.apply_defaults()                              # every argument, the defaults too
     failures, n = [], 0
     for arg in list(ba.arguments):
         subs = fz.substitutions(ba.arguments[arg])

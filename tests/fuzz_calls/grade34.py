@@ -80,7 +80,8 @@ CALLS = {
     f"{_G}.feedback_html": lambda: ((_row(), _ref(), "Set I"),
                                     {"manual": [("m", 2.0, "markdown")]}),
     f"{_G}.grade_notebook": lambda: ((_file("a.ipynb", b"{}"), markup.student_version(
-        _instructor()), _ref()), {"seed": 3, "student": "Ada"}),
+        _instructor()), _ref()), {"limits": grader.Limits(), "seed": 3, "unsafe": False,
+                               "student": "Ada"}),
     f"{_G}.judge": lambda: ((grader.Reference([], {}, {}), {}, 3), {"budget": 5.0}),
     f"{_G}.read_roster": lambda: ((_roster(),), {}),
     f"{_G}.read_submission_bytes": lambda: ((_file("a.ipynb", b'{"cells": []}'),), {}),
@@ -93,7 +94,9 @@ CALLS = {
     f"{_G}.grade": lambda: ((_instructor_file(), _submissions(), _tmp() / "s.csv"),
                             {"seed": 1, "jobs": 1}),
     f"{_J}.Launch": lambda: ((jail.bwrap_path(), ["/bin/true"]),
-                             {"env": {"A": "1"}, "files": {"a.txt": b"x"}}),
+                             {"env": {"A": "1"}, "files": {"a.txt": b"x"},
+                              "unit": jail.Unit(64), "rlimits": jail.preexec(
+                                  memory_mb=256, cpu_seconds=10, file_mb=4)}),
     f"{_J}.Launch.close": lambda: ((_launch(),), {}),
     f"{_J}.Launch.popen": lambda: ((_launch(),), {"stdin": subprocess.DEVNULL,
                                                   "stdout": subprocess.DEVNULL,
@@ -114,7 +117,8 @@ CALLS = {
     f"{_J}.host_uid": lambda: ((), {}),
     f"{_J}.interpreter": lambda: ((), {}),
     f"{_J}.python_mounts": lambda: ((), {}),
-    f"{_J}.preexec": lambda: ((), {"memory_mb": 256, "cpu_seconds": 10.0, "file_mb": 4}),
+    f"{_J}.preexec": lambda: ((), {"memory_mb": 256, "cpu_seconds": 10.0, "file_mb": 4,
+                                   "processes": jail.Unit(64)}),
     "robodyn.grading.judge.judge_one": lambda: (
         (_problem(), answers.encode(2.0, _problem()), answers.encode(2.5, _problem()), None,
          np.random.default_rng(0)), {}),

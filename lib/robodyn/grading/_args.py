@@ -69,6 +69,16 @@ def existing(x, name, *, folder=False, none=False):
     return x
 
 
+def label(x, name, *, high=128):
+    """A name (an assignment's, a notebook's): 1 to ``high`` characters, no ``/``, NUL or
+    control characters (it names folders and database rows); returned."""
+    text(x, name, low=1, high=high)
+    if "/" in x or any(ord(c) < 32 or ord(c) == 127 for c in x):
+        raise _checks.error(name, f"a name of 1 to {high} characters without '/' or control "
+                            "characters", repr(x[:80]))
+    return x
+
+
 def text(x, name, *, low=0, high=10**6):
     """A ``str`` of ``low`` to ``high`` characters (returned)."""
     if not isinstance(x, str):
@@ -241,7 +251,7 @@ def run_cells_args(cells, problems, inputs, sandboxed, spec_from, seed, unsafe, 
                             spec_from, exc=TypeError)
     _checks.size(seed, f"{f}: seed", low=0, high=2**63 - 1)
     if notebook is not None and not isinstance(notebook, (bytes, bytearray)):
-        path(notebook, f"{f}: notebook")
+        existing(notebook, f"{f}: notebook")
     elif notebook is not None and len(notebook) > MAX_NOTEBOOK:
         raise _checks.error(f"{f}: notebook", f"at most {MAX_NOTEBOOK} bytes",
                             f"{len(notebook)} bytes")

@@ -290,9 +290,7 @@ class Records:
     def __init__(self, url, assignment, notebook, release, csv_path, *,
                  feedback_dir=None, page=None, field=None):
         for name, v in (("assignment", assignment), ("notebook", notebook)):
-            if not isinstance(v, str) or not 0 < len(v) <= 128:
-                raise _checks.error(f"Records: {name}", "a name of 1 to 128 characters", v,
-                                    exc=TypeError if not isinstance(v, str) else ValueError)
+            _args.label(v, f"Records: {name}")
         url = _url(url, "Records: url")
         _args.path(csv_path, "Records: csv_path")
         _args.path(feedback_dir, "Records: feedback_dir", none=True)

@@ -924,6 +924,7 @@ tr.part td:nth-child(3){{color:#a60}}</style></head><body>
 """
 
 
+_SCHEDULER = re.compile(r"([a-z][a-z0-9+]*://)?[A-Za-z0-9._\-\[\]:]{1,255}\Z")
 MAX_SUBMISSIONS = 1_000_000
 """At most this many submissions in one folder."""
 MAX_ROUNDS = 10
@@ -1108,17 +1109,15 @@ def grade(instructor_path, submissions, out_csv, *, limits=Limits(), seed=None,
     unsafe = _checks.flag(unsafe, "grade: unsafe")
     say = progress or (lambda *_: None)
     jobs = _checks.size(jobs, "grade: jobs", low=1, high=1024)
-    if isinstance(scheduler, str):
-        _args.text(scheduler, "grade: scheduler", low=1, high=1000)
+    if isinstance(scheduler, str) and not _SCHEDULER.match(scheduler):
+        raise _checks.error("grade: scheduler", "a Dask scheduler's address (tcp://host:port)",
+                            repr(scheduler[:80]))
     if scheduler is not None and not isinstance(scheduler, str) and \
             not hasattr(scheduler, "submit"):
         raise _checks.error("grade: scheduler", "None (local processes), a Dask scheduler's "
                             "address or a distributed.Client", scheduler, exc=TypeError)
-    if assignment is not None and not (isinstance(assignment, str) and
-                                       0 < len(assignment) <= 128):
-        raise _checks.error("grade: assignment", "None or a name of 1 to 128 characters",
-                            assignment, exc=TypeError if not isinstance(assignment, str)
-                            else ValueError)
+    if assignment is not None:
+        _args.label(assignment, "grade: assignment")
     if gradebook_db is not None:
         gradebook._url(gradebook_db, "grade: gradebook_db")
     instructor_path = Path(instructor_path)
