@@ -47,10 +47,10 @@ def path(x, name, *, none=False):
         return None
     if not isinstance(x, (str, os.PathLike)) or isinstance(x, bytes):
         raise _checks.error(name, "a file path (str or os.PathLike)" +
-                            (" or None" if none else ""), x, exc=TypeError)
+                            (" or None" if none else ""), _checks.describe(x), exc=TypeError)
     s = os.fspath(x)
     if not isinstance(s, str):
-        raise _checks.error(name, "a file path as text", x, exc=TypeError)
+        raise _checks.error(name, "a file path as text", _checks.describe(x), exc=TypeError)
     if not s or len(s) > MAX_PATH or "\0" in s:
         raise _checks.error(name, f"a file path (text without NUL, 1 to {MAX_PATH} "
                             "characters)", repr(s[:80]))
@@ -82,7 +82,7 @@ def label(x, name, *, high=128):
 def text(x, name, *, low=0, high=10**6):
     """A ``str`` of ``low`` to ``high`` characters (returned)."""
     if not isinstance(x, str):
-        raise _checks.error(name, "text (str)", x, exc=TypeError)
+        raise _checks.error(name, "text (str)", _checks.describe(x), exc=TypeError)
     if not low <= len(x) <= high:
         raise _checks.error(name, f"text of {low} to {high} characters",
                             f"{len(x)} characters")
@@ -100,7 +100,7 @@ def cell(c, name):
     """One notebook cell (a dict: ``cell_type``, ``source`` text or list of text,
     ``metadata`` a dict, an nbgrader entry there a dict); returned."""
     if not isinstance(c, dict):
-        raise _checks.error(name, "a notebook cell (a dict)", c, exc=TypeError)
+        raise _checks.error(name, "a notebook cell (a dict)", _checks.describe(c), exc=TypeError)
     _str_keys(c, name)
     if c.get("cell_type") not in CELL_TYPES:
         raise _checks.error(name, f"a cell whose cell_type is one of {CELL_TYPES}",
@@ -135,7 +135,7 @@ def notebook(nb, name, *, submission=False, node=True):
     what = "a notebook (a dict with a list of cells)" if submission else \
         "an nbformat v4 notebook (nbformat 4, nbformat_minor, metadata, a list of cells)"
     if not isinstance(nb, dict):
-        raise _checks.error(name, what, nb, exc=TypeError)
+        raise _checks.error(name, what, _checks.describe(nb), exc=TypeError)
     _str_keys(nb, name)
     need = ("cells",) if submission else tuple(_TOP)
     missing = sorted(k for k in need if k not in nb)
@@ -149,8 +149,12 @@ def notebook(nb, name, *, submission=False, node=True):
             raise _checks.error(name, what, f"nbformat {nb['nbformat']}")
         for i, c in enumerate(nb["cells"]):
             cell(c, f"{name} (cell {i})")
-    if node and not isinstance(nb, nbformat.NotebookNode):
-        return nbformat.from_dict(nb)
+    lists = any(isinstance(c.get("source"), list) for c in nb["cells"] if isinstance(c, dict))
+    if node and (lists or not isinstance(nb, nbformat.NotebookNode)):
+        nb = nbformat.from_dict(nb)               # new containers: the caller's stay as given
+        for c in nb.cells:                        # sources as text (nbformat.reads does so)
+            if isinstance(c.get("source"), list):
+                c.source = "".join(c.source)
     return nb
 
 
@@ -159,7 +163,7 @@ def row(r, name, *, keys=()):
     ``file`` and ``id`` a file's name: no ``/``, no NUL, 1 to 1000 characters); numbers in it
     (points, total, seconds) finite; ``manual`` a dict of texts; returned."""
     if not isinstance(r, dict):
-        raise _checks.error(name, "a grader row (a dict)", r, exc=TypeError)
+        raise _checks.error(name, "a grader row (a dict)", _checks.describe(r), exc=TypeError)
     _str_keys(r, name)
     for k in ("file", "id"):
         if k in r and r[k] is not None:
@@ -194,7 +198,7 @@ def reference_fields(ref, fname, arg="", complete=False):
     if not isinstance(ref.problems, list) or not all(isinstance(p, answers.Problem)
                                                      for p in ref.problems):
         raise _checks.error(f"{at}: problems" if not arg else at, "a list of answers.Problem",
-                            ref.problems, exc=TypeError)
+                            _checks.describe(ref.problems), exc=TypeError)
     keys = [p.key for p in ref.problems]
     if len(set(keys)) != len(keys):
         raise _checks.error(f"{at}: problems" if not arg else at, "problems with distinct keys",
@@ -204,7 +208,8 @@ def reference_fields(ref, fname, arg="", complete=False):
         if not isinstance(d, dict) or not all(
                 isinstance(k, str) and isinstance(v, kind) for k, v in d.items()):
             raise _checks.error(f"{at}: {name}" if not arg else at,
-                                f"a dict {{problem key: {kind.__name__}}}", d, exc=TypeError)
+                                f"a dict {{problem key: {kind.__name__}}}",
+                                _checks.describe(d), exc=TypeError)
     lacking = [k for k in keys if k not in ref.answers]
     if lacking and complete:
         raise _checks.error(f"{at}: answers" if not arg else at,
@@ -214,7 +219,7 @@ def reference_fields(ref, fname, arg="", complete=False):
 def callable_arg(f, name):
     """A callable or None (returned)."""
     if f is not None and not callable(f):
-        raise _checks.error(name, "a callable or None", f, exc=TypeError)
+        raise _checks.error(name, "a callable or None", _checks.describe(f), exc=TypeError)
     return f
 
 
@@ -222,12 +227,13 @@ def run_cells_args(cells, problems, inputs, sandboxed, spec_from, seed, unsafe, 
     """:func:`run_cells`'s argument checks (before any process starts)."""
     f = "run_cells"
     if isinstance(cells, (str, bytes, dict)) or not isinstance(cells, (list, tuple)):
-        raise _checks.error(f"{f}: cells", "a list of code cells' sources (str)", cells,
+        raise _checks.error(f"{f}: cells", "a list of code cells' sources (str)",
+                            _checks.describe(cells),
                             exc=TypeError)
     cells = [text(c, f"{f}: cells", high=MAX_NOTEBOOK) for c in cells]
     if isinstance(problems, (str, bytes, dict)) or not isinstance(problems, (list, tuple)):
         raise _checks.error(f"{f}: problems", "a list of problem specs (Problem.to_dict())",
-                            problems, exc=TypeError)
+                            _checks.describe(problems), exc=TypeError)
     try:
         problems = [answers.Problem.from_dict(p).to_dict() if isinstance(p, dict) else None
                     for p in problems]
@@ -242,13 +248,13 @@ def run_cells_args(cells, problems, inputs, sandboxed, spec_from, seed, unsafe, 
             isinstance(k, str) and k in keys and isinstance(v, list) and
             numeric_lists(v) for k, v in inputs.items())):
         raise _checks.error(f"{f}: inputs", "None or {problem key: a list of argument lists "
-                            "of finite numbers}", inputs, exc=TypeError)
+                            "of finite numbers}", _checks.describe(inputs), exc=TypeError)
     _checks.flag(sandboxed, f"{f}: sandboxed")
     _checks.flag(unsafe, f"{f}: unsafe")
     if spec_from is not None and not (isinstance(spec_from, str) and spec_from.isidentifier()
                                       and len(spec_from) <= 100):
         raise _checks.error(f"{f}: spec_from", "None or the name of a notebook variable",
-                            spec_from, exc=TypeError)
+                            _checks.describe(spec_from), exc=TypeError)
     _checks.size(seed, f"{f}: seed", low=0, high=2**63 - 1)
     if notebook is not None and not isinstance(notebook, (bytes, bytearray)):
         existing(notebook, f"{f}: notebook")

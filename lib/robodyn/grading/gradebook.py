@@ -169,7 +169,8 @@ def write_atomic(path, data):
     """
     _args.path(path, "write_atomic: path")
     if not isinstance(data, (str, bytes)):
-        raise _checks.error("write_atomic: data", "str or bytes", data, exc=TypeError)
+        raise _checks.error("write_atomic: data", "str or bytes",
+                            _checks.describe(data), exc=TypeError)
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     _files.replace_atomic(path, data.encode("utf-8") if isinstance(data, str) else data,
@@ -191,10 +192,11 @@ def gradebook_url(where):
 def _url(where, name):
     if not isinstance(where, (str, os.PathLike)) or isinstance(where, bytes) or \
             not isinstance(os.fspath(where), str):
-        raise _checks.error(name, "a database URL or a file path", where, exc=TypeError)
+        raise _checks.error(name, "a database URL or a file path",
+                            _checks.describe(where), exc=TypeError)
     where = os.fspath(where)
     if not where or len(where) > _args.MAX_PATH or "\n" in where or "\x00" in where:
-        raise _checks.error(name, "a database URL or a file path", where)
+        raise _checks.error(name, "a database URL or a file path", _checks.describe(where))
     if "://" in where:
         return where
     return "sqlite:///" + str(Path(where).resolve())
@@ -297,7 +299,8 @@ class Records:
         release = _args.notebook(release, "Records: release")
         for name, f in (("page", page), ("field", field)):
             if f is not None and not callable(f):
-                raise _checks.error(f"Records: {name}", "a callable or None", f, exc=TypeError)
+                raise _checks.error(f"Records: {name}", "a callable or None",
+                                    _checks.describe(f), exc=TypeError)
         self.assignment, self.notebook = assignment, notebook
         self.problems, self.cell_of = [], {}
         self.release = release
@@ -319,12 +322,13 @@ class Records:
         a solution cell per answer cell."""
         if isinstance(problems, (str, bytes, dict)) or not hasattr(problems, "__iter__"):
             raise _checks.error("Records.define: problems", "a list of (key, points)",
-                                problems, exc=TypeError)
+                                _checks.describe(problems), exc=TypeError)
         checked = []
         for item in problems:
             if not (isinstance(item, (tuple, list)) and len(item) == 2
                     and isinstance(item[0], str) and 0 < len(item[0]) <= 100):
-                raise _checks.error("Records.define: problems", "(key, points) pairs", item,
+                raise _checks.error("Records.define: problems", "(key, points) pairs",
+                                    _checks.describe(item),
                                     exc=TypeError)
             checked.append((item[0], _checks.nonnegative(item[1], "Records.define: points",
                                                          high=1e9)))

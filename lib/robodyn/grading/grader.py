@@ -359,14 +359,15 @@ class Reference:
 def _reference_arg(ref, fname, arg="ref", complete=True):
     if not isinstance(ref, Reference):
         raise _checks.error(f"{fname}: {arg}", "a grader.Reference (from grader.reference)",
-                            ref, exc=TypeError)
+                            _checks.describe(ref), exc=TypeError)
     _args.reference_fields(ref, fname, arg, complete)
     return ref
 
 
 def _limits_arg(limits, fname):
     if not isinstance(limits, Limits):
-        raise _checks.error(f"{fname}: limits", "a grader.Limits", limits, exc=TypeError)
+        raise _checks.error(f"{fname}: limits", "a grader.Limits",
+                            _checks.describe(limits), exc=TypeError)
     return limits
 
 
@@ -716,7 +717,8 @@ def judge(ref, got, seed, *, budget=JUDGE_BUDGET):
     _reference_arg(ref, "judge")
     if not isinstance(got, dict) or not all(isinstance(k, str) and isinstance(v, dict)
                                             for k, v in got.items()):
-        raise _checks.error("judge: got", "a dict {problem key: encoded answer (a dict)}", got,
+        raise _checks.error("judge: got", "a dict {problem key: encoded answer (a dict)}",
+                            _checks.describe(got),
                             exc=TypeError)
     known = {p.key for p in ref.problems}
     if not set(got) <= known:
@@ -828,7 +830,7 @@ def _grade_row(path, release, ref, *, limits, seed, unsafe):
     except ValueError as exc:
         report = {"failure": f"the notebook could not be read: {exc}", "seconds": 0.0}
     else:
-        plan = submission_plan(sub, release)
+        plan = _plan(sub, release)                # both checked: by _read_submission, above
         spec = [p.to_dict() for p in ref.problems]
         report = run_cells([src for src, _, _ in plan], spec, inputs=ref.inputs,
                            limits=limits, sandboxed=True, unsafe=unsafe, notebook=raw)
@@ -897,7 +899,7 @@ def feedback_html(row, ref, title, *, manual=()):
             not all(isinstance(m, tuple) and len(m) == 3 and isinstance(m[0], str) and
                     isinstance(m[2], str) for m in manual):
         raise _checks.error("feedback_html: manual", "a list of (grade_id, points, cell_type) "
-                            "(gradebook.manual_cells)", manual, exc=TypeError)
+                            "(gradebook.manual_cells)", _checks.describe(manual), exc=TypeError)
     for m in manual:
         _checks.real_number(m[1], "feedback_html: manual", low=0)
     import html
@@ -1115,7 +1117,8 @@ def grade(instructor_path, submissions, out_csv, *, limits=Limits(), seed=None,
     if scheduler is not None and not isinstance(scheduler, str) and \
             not hasattr(scheduler, "submit"):
         raise _checks.error("grade: scheduler", "None (local processes), a Dask scheduler's "
-                            "address or a distributed.Client", scheduler, exc=TypeError)
+                            "address or a distributed.Client",
+                            _checks.describe(scheduler), exc=TypeError)
     if assignment is not None:
         _args.label(assignment, "grade: assignment")
     if gradebook_db is not None:

@@ -225,7 +225,8 @@ def _no_nul(x, name):
 def _str_list(xs, name, *, low=0):
     if isinstance(xs, (str, bytes, dict)) or not isinstance(xs, (list, tuple)) or \
             not low <= len(xs) <= 10_000:
-        raise _checks.error(name, f"a list of {low} to 10000 texts", xs, exc=TypeError)
+        raise _checks.error(name, f"a list of {low} to 10000 texts",
+                            _checks.describe(xs), exc=TypeError)
     return [_no_nul(a, name) for a in xs]
 
 
@@ -244,27 +245,30 @@ def _command_args(exe, argv, env, files, mounts, fname, *, fds=True):
                 _ENV_VALUE.match(v) for k, v in env.items()):
             raise _checks.error(f"{fname}: env", "None or a dict {NAME: value} of upper-case "
                                 "names and values of letters, digits and _ . / : , = + - "
-                                "(the whole environment inside: paths and settings)", env,
+                                "(the whole environment inside: paths and settings)",
+                                _checks.describe(env),
                                 exc=TypeError)
     if fds:                                   # command: (fd, name) pairs; Launch: {name: bytes}
         files = list(files) if isinstance(files, (list, tuple)) else files
         if not isinstance(files, list) or not all(
                 isinstance(f, tuple) and len(f) == 2 for f in files):
-            raise _checks.error(f"{fname}: files", "a list of (fd, name) pairs", files,
+            raise _checks.error(f"{fname}: files", "a list of (fd, name) pairs",
+                                _checks.describe(files),
                                 exc=TypeError)
         files = [(_checks.size(fd, f"{fname}: files", low=0, high=2**31 - 1),
                   _file_name(n, f"{fname}: files")) for fd, n in files]
     elif files is not None:
         if not isinstance(files, dict) or not all(isinstance(v, (bytes, bytearray))
                                                   for v in files.values()):
-            raise _checks.error(f"{fname}: files", "None or a dict {file name: bytes}", files,
+            raise _checks.error(f"{fname}: files", "None or a dict {file name: bytes}",
+                                _checks.describe(files),
                                 exc=TypeError)
         for n in files:
             _file_name(n, f"{fname}: files")
     if isinstance(mounts, (str, bytes, dict)) or not isinstance(mounts, (list, tuple)) or \
             not all(isinstance(m, tuple) and len(m) == 2 for m in mounts):
         raise _checks.error(f"{fname}: mounts", "a list of (host path, path inside) pairs",
-                            mounts, exc=TypeError)
+                            _checks.describe(mounts), exc=TypeError)
     mounts = [(os.fspath(_args.path(h, f"{fname}: mounts")),
                os.fspath(_args.path(d, f"{fname}: mounts"))) for h, d in mounts]
     for h, d in mounts:
@@ -331,10 +335,11 @@ class Launch:
         if not os.access(exe, os.X_OK):
             raise _checks.error("Launch: exe", "an executable bwrap", repr(exe[:200]))
         if unit is not None and not isinstance(unit, Unit):
-            raise _checks.error("Launch: unit", "None or a jail.Unit", unit, exc=TypeError)
+            raise _checks.error("Launch: unit", "None or a jail.Unit",
+                                _checks.describe(unit), exc=TypeError)
         if rlimits is not None and not callable(rlimits):
             raise _checks.error("Launch: rlimits", "None or a callable (jail.preexec(...))",
-                                rlimits, exc=TypeError)
+                                _checks.describe(rlimits), exc=TypeError)
         self.unit, self.rlimits = unit, rlimits
         self.uid = host_uid()
         self.stage, self.staged = None, []
@@ -719,7 +724,8 @@ def preexec(*, memory_mb, cpu_seconds, file_mb, processes=None):
     cpu_seconds = _checks.real_number(cpu_seconds, "preexec: cpu_seconds", low=1, high=2**31)
     file_mb = _checks.size(file_mb, "preexec: file_mb", low=1, high=2**20)
     if processes is not None and not isinstance(processes, Unit):
-        raise _checks.error("preexec: processes", "None or a jail.Unit", processes,
+        raise _checks.error("preexec: processes", "None or a jail.Unit",
+                            _checks.describe(processes),
                             exc=TypeError)
 
     def setup():

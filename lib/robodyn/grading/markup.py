@@ -91,7 +91,8 @@ def nbgrader_metadata(grade_id, *, grade=False, solution=False, locked=False, po
     f = "nbgrader_metadata"
     if not isinstance(grade_id, str) or not _GRADE_ID.match(grade_id) or \
             not 0 < len(grade_id) <= 200:
-        raise _checks.error(f"{f}: grade_id", "1 to 200 letters, digits, _ and -", grade_id,
+        raise _checks.error(f"{f}: grade_id", "1 to 200 letters, digits, _ and -",
+                            _checks.describe(grade_id),
                             exc=TypeError if not isinstance(grade_id, str) else ValueError)
     grade, solution, locked = (_checks.flag(v, f"{f}: {n}") for n, v in (
         ("grade", grade), ("solution", solution), ("locked", locked)))
@@ -287,7 +288,8 @@ def _key_text(key_json, name):
         raise _checks.error(name, "an answer key's JSON text (an object)",
                             f"text that is not JSON ({str(exc)[:80]})") from None
     if not isinstance(key, dict):
-        raise _checks.error(name, "an answer key's JSON text (an object)", key, exc=TypeError)
+        raise _checks.error(name, "an answer key's JSON text (an object)",
+                            _checks.describe(key), exc=TypeError)
     return key_json
 
 
@@ -328,8 +330,8 @@ def student_version(nb):
     key_json = _key_json(out)
     if key_json is not None:
         if any((_meta(c) or {}).get("grade_id") == SELF_TEST_ID for c in out.cells):
-            raise MarkupError(f"student_version: nb: the grade_id {SELF_TEST_ID!r} is reserved for "
-                              f"the self-test cell")
+            raise MarkupError(f"student_version: nb: the grade_id {SELF_TEST_ID!r} is "
+                              f"reserved for the self-test cell")
         test = nbformat.v4.new_code_cell(self_test_source(key_json))
         test.id = "self-test"
         test.metadata = {"nbgrader": nbgrader_metadata(SELF_TEST_ID, locked=True),

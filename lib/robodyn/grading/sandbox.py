@@ -80,7 +80,8 @@ def install_guard(workdir, read_roots):
         raise _checks.error("install_guard: workdir", "an existing folder", repr(workdir)[:200])
     if isinstance(read_roots, (str, bytes, dict)) or not isinstance(read_roots, (list, tuple)):
         from .. import _checks
-        raise _checks.error("install_guard: read_roots", "a list of folder paths", read_roots,
+        raise _checks.error("install_guard: read_roots", "a list of folder paths",
+                            _checks.describe(read_roots),
                             exc=TypeError)
     for r in read_roots:
         _args.path(r, "install_guard: read_roots")
