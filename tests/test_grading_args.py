@@ -9,8 +9,11 @@ its valid call (defaults included) is replaced in turn by every value of the fuz
 reach the start. So no argument of these callables escapes the checks, although none of them
 is run to its end here.
 """
+import io
+import json
 import os
 import runpy
+import signal
 import subprocess
 import sys
 
@@ -77,3 +80,51 @@ def test_arguments_refused_before_any_process(name, monkeypatch):
             finally:
                 assert not os.path.exists(fz.SENTINEL), "THE PAYLOAD RAN"
     assert not failures, f"{len(failures)} of {n} substitutions failed:\n" + "\n".join(failures)
+
+
+# --------------------------------------------------------------------------
+# what the fuzzer cannot express
+# --------------------------------------------------------------------------
+
+def test_answer_key_cannot_end_its_raw_string():
+    """The key is written into ``load_key(r'''...''')``: text that would close that string
+    (and run what follows in every student's notebook) is refused."""
+    from robodyn.grading import markup
+    nb = REG["CALLS"]["robodyn.grading.markup.set_answer_key"]()[0][0]
+    for bad in ('{"p": "\'\'\')\\nimport os#"}', '{"p": 1}\\\\', "[1]", "{"):
+        with pytest.raises((ValueError, TypeError), match="set_answer_key: key_json"):
+            markup.set_answer_key(nb, bad)
+    assert markup.set_answer_key(nb, '{"p1": {"shape": []}}')
+
+
+def test_a_unit_follows_only_a_child_of_this_process():
+    from robodyn.grading import jail
+    unit = jail.Unit(64)
+    try:
+        with pytest.raises(ValueError, match="watch: pid: expected the pid of a child"):
+            unit.watch(1)                              # init: never killed by a unit
+        with pytest.raises(ValueError, match="watch: pid"):
+            unit.watch(os.getpid())
+    finally:
+        unit.close()
+
+
+def test_a_malformed_answer_record_costs_its_problem_only(monkeypatch):
+    """The judge process scores a record it cannot read 0 and goes on with the others."""
+    from robodyn import answers
+    from robodyn.grading import judge
+    ps = [answers.Problem(k, "x") for k in ("p1", "p2", "p3")]
+    job = {"problems": [p.to_dict() for p in ps], "seed": 1, "budget": 5.0, "inputs": {},
+           "references": {p.key: answers.encode(2.0, p) for p in ps},
+           "answers": {"p1": {"type": "numeric"}, "p2": "x", "p3": answers.encode(2.0, ps[2])}}
+    monkeypatch.setattr(sys, "stdin", io.StringIO(json.dumps(job)))
+    monkeypatch.setattr(sys, "stdout", io.StringIO())
+    old = signal.getsignal(signal.SIGALRM)
+    try:
+        judge.main()                                   # the process's code, run here
+    finally:
+        signal.signal(signal.SIGALRM, old)
+    rows = [json.loads(line) for line in sys.stdout.getvalue().splitlines()]
+    assert [r["key"] for r in rows] == ["p1", "p2", "p3"]
+    assert rows[0]["score"] == rows[1]["score"] == 0.0, rows
+    assert rows[2]["score"] == 1.0, rows
