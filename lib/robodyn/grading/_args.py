@@ -22,6 +22,8 @@ import numpy as np
 
 from .. import _checks, answers
 
+RECORD_TYPES = ("none", "text", "invalid", "numeric", "sympy", "samples")
+"""The kinds of answer record :func:`robodyn.answers.encode` writes."""
 MAX_PATH = 4096
 """The longest path accepted (Linux's PATH_MAX)."""
 MAX_NOTEBOOK = 20 * 2**20
@@ -210,6 +212,11 @@ def reference_fields(ref, fname, arg="", complete=False):
             raise _checks.error(f"{at}: {name}" if not arg else at,
                                 f"a dict {{problem key: {kind.__name__}}}",
                                 _checks.describe(d), exc=TypeError)
+    for k, v in ref.answers.items():
+        if k not in keys or v.get("type") not in RECORD_TYPES:
+            raise _checks.error(f"{at}: answers" if not arg else at, "an encoded reference "
+                                f"(a record whose 'type' is one of {RECORD_TYPES}) per problem",
+                                f"{k!r}: {_checks.describe(v)}"[:200])
     lacking = [k for k in keys if k not in ref.answers]
     if lacking and complete:
         raise _checks.error(f"{at}: answers" if not arg else at,

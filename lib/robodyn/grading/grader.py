@@ -412,7 +412,11 @@ def answer_key(ref):
     _reference_arg(ref, "answer_key")
     key = {}
     for p in ref.problems:
-        value = answers.decode(ref.answers[p.key], p, _inputs_of(ref, p.key))
+        try:
+            value = answers.decode(ref.answers[p.key], p, _inputs_of(ref, p.key))
+        except ValueError as exc:
+            raise ValueError(f"answer_key: ref: the reference of {p.key!r} cannot be read "
+                             f"({str(exc)[:200]})") from None
         key[p.key] = answers.fingerprint(value, p, seed=_seed(p.key))
     return json.dumps(key, separators=(",", ":"), sort_keys=True)
 
@@ -721,6 +725,11 @@ def judge(ref, got, seed, *, budget=JUDGE_BUDGET):
                             _checks.describe(got),
                             exc=TypeError)
     known = {p.key for p in ref.problems}
+    try:
+        json.dumps(got, allow_nan=False)
+    except (TypeError, ValueError, RecursionError):
+        raise _checks.error("judge: got", "records of JSON data (as the sandbox sends them)",
+                            "a record that is not JSON data", exc=TypeError) from None
     if not set(got) <= known:
         raise _checks.error("judge: got", "answers to the reference's problems",
                             f"unknown keys {sorted(set(got) - known)[:5]}")
@@ -902,6 +911,8 @@ def feedback_html(row, ref, title, *, manual=()):
                             "(gradebook.manual_cells)", _checks.describe(manual), exc=TypeError)
     for m in manual:
         _checks.real_number(m[1], "feedback_html: manual", low=0)
+    for k in [p.key for p in ref.problems] + ["total"]:
+        _checks.real_number(row.get(k, 0), f"feedback_html: row ({k!r})")
     import html
     e = html.escape
     max_points = sum(p.points for p in ref.problems)

@@ -24,10 +24,6 @@ def _alarm(signum, frame):
     raise OverBudget()
 
 
-RECORD_TYPES = ("none", "text", "invalid", "numeric", "sympy", "samples")
-"""The kinds of record :func:`robodyn.answers.encode` writes."""
-
-
 def judge_one(p, ref_enc, student_enc, inputs, rng):
     """Score and feedback of one answer: ``(score, text, mistake)``.
 
@@ -46,9 +42,9 @@ def judge_one(p, ref_enc, student_enc, inputs, rng):
     for name, v in (("ref_enc", ref_enc), ("student_enc", student_enc)):
         if name == "ref_enc" or v is not None:
             if not isinstance(v, dict) or not all(isinstance(k, str) for k in v) or \
-                    v.get("type") not in RECORD_TYPES:
+                    v.get("type") not in _args.RECORD_TYPES:
                 raise _checks.error(f"judge_one: {name}", "an encoded answer (a dict whose "
-                                    f"'type' is one of {RECORD_TYPES})",
+                                    f"'type' is one of {_args.RECORD_TYPES})",
                                     _checks.describe(v), exc=TypeError)
     if inputs is not None and not (isinstance(inputs, list) and _args.numeric_lists(inputs)):
         raise _checks.error("judge_one: inputs", "None or a list of argument lists of finite "
