@@ -179,6 +179,7 @@ _PATHS = {
     f"{_G}.grade": ("instructor_path", "submissions", "out_csv", "roster", "feedback_dir",
                     "gradebook_db"),
     "robodyn.grading.sandbox.install_guard": ("workdir",),
+    f"{_G}.run_cells": ("notebook",),
 }
 TEXT = dict(_PATHS)
 """Paths and database URLs: text by design (checked: str or os.PathLike, no NUL, at most

@@ -221,7 +221,21 @@ def _alembic_head():
 def open_gradebook(url):
     """nbgrader's ``Gradebook`` on the database ``url`` (see :func:`gradebook_url`), created
     as nbgrader creates it (its tables, stamped with its schema version) when empty."""
-    url = _url(url, "open_gradebook: url")
+    return _open(_url(url, "open_gradebook: url"), "open_gradebook: url")
+
+
+def _open(url, name):
+    """:func:`open_gradebook` of a checked URL; a database that cannot be opened or is not a
+    gradebook is refused naming ``name``."""
+    import sqlalchemy as sa
+    try:
+        return _open_gradebook(url)
+    except (sa.exc.SQLAlchemyError, OSError) as exc:
+        raise ValueError(f"{name}: expected a gradebook database that can be opened, got "
+                         f"{url[:200]!r} ({type(exc).__name__}: {str(exc)[:160]})") from None
+
+
+def _open_gradebook(url):
     import sqlalchemy as sa
     from nbgrader import api
     if url.startswith("sqlite:///") and len(url) > len("sqlite:///"):
@@ -309,7 +323,7 @@ class Records:
         self.feedback_dir = Path(feedback_dir) if feedback_dir is not None else None
         self.page = page
         self.field = field or (lambda v: v)
-        self.gb = open_gradebook(url)
+        self.gb = _open(url, "Records: url")
         self._meta, self._rows, self._runs = _tables()
         self._meta.create_all(self.gb.engine)
         self.rows = {}

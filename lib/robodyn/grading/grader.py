@@ -432,7 +432,7 @@ def generate(instructor_path, out_dir, *, progress=None):
     _args.path(out_dir, "generate: out_dir")
     _args.callable_arg(progress, "generate: progress")
     instructor_path, out_dir = Path(instructor_path), Path(out_dir)
-    nb = nbformat.read(instructor_path, as_version=4)
+    nb = _read_instructor(instructor_path, "generate: instructor_path")
     markup.validate(nb)
     say = progress or (lambda *_: None)
     say(f"running {instructor_path} for its reference answers …")
@@ -451,6 +451,15 @@ def generate(instructor_path, out_dir, *, progress=None):
     nbformat.write(student, out)
     say(f"  wrote {out} ({len(ref.problems)} problems, {time.monotonic() - t0:.1f} s)")
     return out
+
+
+def _read_instructor(path, name):
+    """The instructor notebook at ``path``, or an error naming the argument."""
+    try:
+        return nbformat.read(path, as_version=4)
+    except (OSError, ValueError, TypeError, AttributeError, KeyError, RecursionError) as exc:
+        raise ValueError(f"{name}: expected an instructor notebook (nbformat JSON), got a file "
+                         f"that is not one ({type(exc).__name__}: {str(exc)[:160]})") from None
 
 
 # --------------------------------------------------------------------------
@@ -887,12 +896,22 @@ def _cell_text(value):
 def read_roster(path):
     """A roster CSV: columns ``file`` (the notebook's file name, with or without
     ``.ipynb``) and ``student`` (the id to show); returns ``{file stem: id}``."""
-    _args.path(path, "read_roster: path")
-    with open(path, newline="", encoding="utf-8") as fh:
-        rows = list(csv.DictReader(fh))
-    if not rows or not {"file", "student"} <= set(rows[0]):
-        raise ValueError(f"read_roster: path: expected the columns 'file' and 'student' in "
-                         f"{str(path)[:200]!r}")
+    return _read_roster(path, "read_roster: path")
+
+
+def _read_roster(path, name):
+    _args.existing(path, name)
+    try:
+        with open(path, newline="", encoding="utf-8") as fh:
+            rows = list(csv.DictReader(fh))
+    except (OSError, UnicodeDecodeError, csv.Error) as exc:
+        raise ValueError(f"{name}: expected a roster CSV (UTF-8) that can be read, got "
+                         f"{str(path)[:200]!r} ({type(exc).__name__})") from None
+    if not rows or not {"file", "student"} <= set(rows[0]) or any(
+            not isinstance(r.get("file"), str) or not isinstance(r.get("student"), str)
+            for r in rows):
+        raise ValueError(f"{name}: expected the columns 'file' and 'student' (both in every "
+                         f"row) in {str(path)[:200]!r}")
     return {Path(r["file"].strip()).stem if r["file"].strip().endswith(".ipynb")
             else r["file"].strip(): r["student"].strip() for r in rows}
 
@@ -1142,8 +1161,8 @@ def grade(instructor_path, submissions, out_csv, *, limits=Limits(), seed=None,
     if not ok and not unsafe and scheduler is None:
         raise SandboxUnavailable(f"grade: refusing to run submissions without a sandbox: {why}"
                                  f" (run with --unsafe to accept that, see the instructor page)")
-    names = read_roster(roster) if roster else {}
-    nb = nbformat.read(instructor_path, as_version=4)
+    names = _read_roster(roster, "grade: roster") if roster is not None else {}
+    nb = _read_instructor(instructor_path, "grade: instructor_path")
     markup.validate(nb)
     release = markup.student_version(nb)
     out_csv = Path(out_csv)
@@ -1153,9 +1172,13 @@ def grade(instructor_path, submissions, out_csv, *, limits=Limits(), seed=None,
     say(f"reference answers from {instructor_path} …")
     records = None
     try:
-        records = gradebook.Records(db, assignment or instructor_path.stem,
-                                    instructor_path.stem, release, out_csv,
-                                    feedback_dir=feedback_dir, field=_cell_text)
+        try:
+            records = gradebook.Records(db, assignment or instructor_path.stem,
+                                        instructor_path.stem, release, out_csv,
+                                        feedback_dir=feedback_dir, field=_cell_text)
+        except ValueError as exc:              # named by the argument the user gave
+            arg = "gradebook_db" if gradebook_db is not None else "out_csv"
+            raise ValueError(str(exc).replace("Records: url", f"grade: {arg}", 1)) from None
         seed = records.seed(seed)
         ref = reference(nb, seed=seed)
         records.define([(p.key, p.points) for p in ref.problems])
