@@ -5,6 +5,7 @@ set of one problem; no call starts a notebook's process. The callables that woul
 are fuzzed all the same by tests/test_grading_args.py, with process creation blocked (valid
 calls for them are here too, for that test).
 """
+import json
 import subprocess
 import tempfile
 from pathlib import Path
@@ -46,6 +47,18 @@ def _instructor():
         out.append(c)
     return nbformat.v4.new_notebook(cells=out)
 
+
+def _keyed():
+    nb = _instructor()
+    markup.set_answer_key(nb, '{"p1": {"shape": []}}')
+    return nb
+
+
+def _submission():
+    """A submission as read from its file: plain JSON, the answer cell filled in."""
+    nb = markup.student_version(_instructor())
+    nb.cells[2].source = "x = 2.0"
+    return json.loads(nbformat.writes(nb))
 
 def _file(name, data):
     p = _tmp() / name
@@ -123,8 +136,24 @@ CALLS = {
         (_problem(), answers.encode(2.0, _problem()), answers.encode(2.5, _problem()), None,
          np.random.default_rng(0)), {}),
     f"{_M}.set_answer_key": lambda: ((_instructor(), '{"p1": {"shape": []}}'), {}),
+    f"{_M}.meta": lambda: ((_instructor().cells[2],), {}),
+    f"{_M}.nbgrader_metadata": lambda: (("p1_check",), {"grade": True, "solution": False,
+                                                        "locked": True, "points": 2}),
+    f"{_M}.validate": lambda: ((_instructor(),), {}),
+    f"{_M}.answer_key_json": lambda: ((_keyed(),), {}),
+    f"{_M}.self_test_source": lambda: (('{"p1": {"shape": []}}',), {}),
+    f"{_M}.student_version": lambda: ((_keyed(),), {}),
+    f"{_G}.submission_plan": lambda: ((_submission(), markup.student_version(_instructor())),
+                                      {}),
+    f"{_G}.submission_cells": lambda: ((_submission(), markup.student_version(_instructor())),
+                                       {}),
     f"{_M}.solution_lines": lambda: ((_instructor(),), {}),
     "robodyn.grading.sandbox.library_roots": lambda: ((), {}),
+    # no arguments, never called here (SKIP): the completeness count only
+    f"{_J}.Launch.preexec": lambda: ((_launch(),), {}),
+    f"{_J}.Unit.enter": lambda: ((jail.Unit(64),), {}),
+    "robodyn.grading.judge.main": lambda: ((), {}),
+    "robodyn.grading.sandbox.main": lambda: ((), {}),
     "robodyn.grading.sandbox.install_guard": lambda: ((str(_tmp()), [str(_tmp())]), {}),
 }
 
