@@ -735,7 +735,7 @@ def judge(ref, got, seed, *, budget=JUDGE_BUDGET):
                             exc=TypeError)
     known = {p.key for p in ref.problems}
     try:
-        json.dumps(got, allow_nan=False)
+        json.dumps(got)                       # NaN passes: a number the judge refuses
     except (TypeError, ValueError, RecursionError):
         raise _checks.error("judge: got", "records of JSON data (as the sandbox sends them)",
                             "a record that is not JSON data", exc=TypeError) from None
