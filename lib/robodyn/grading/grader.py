@@ -768,7 +768,9 @@ def judge(ref, got, seed, *, budget=JUDGE_BUDGET):
     for line in stdout.decode("utf-8", "replace").splitlines():
         try:
             d = json.loads(line)
-            out[d["key"]] = (float(d["score"]), str(d["text"]), d.get("mistake"))
+            score = float(d["score"])
+            if np.isfinite(score):             # a score that is not a number: not reported
+                out[d["key"]] = (score, str(d["text"]), d.get("mistake"))
         except (ValueError, KeyError, TypeError):
             continue
     for p in ref.problems:
