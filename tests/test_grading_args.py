@@ -50,8 +50,9 @@ def test_every_skipped_grading_callable_with_arguments_is_fuzzed_here():
 
 
 @pytest.mark.parametrize("name", BLOCKED)
-def test_arguments_refused_before_any_process(name, monkeypatch):
+def test_arguments_refused_before_any_process(name, monkeypatch, tmp_path):
     import inspect
+    monkeypatch.chdir(tmp_path)           # a path given as text is relative: written here
     monkeypatch.setattr(subprocess, "Popen", _start)
     monkeypatch.setattr(sys, "addaudithook", _start)
     kind, f, _ = API[name]
