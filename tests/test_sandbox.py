@@ -26,7 +26,7 @@ import nbformat
 import pytest
 
 from robodyn.grading import __main__ as cli
-from robodyn.grading import grader, jail, markup, seccomp
+from robodyn.grading import gradebook, grader, jail, markup, seccomp
 
 ROOT = Path(__file__).resolve().parents[1]
 SETS = ROOT / "book" / "assignments"
@@ -432,7 +432,8 @@ def test_submission_files_are_read_safely(tmp_path):
         with pytest.raises(ValueError, match=why):
             grader._read_submission(tmp_path / f"{name}.ipynb")
         assert time.monotonic() - t0 < 5
-    assert grader.clean_text("a\x1b]0;x\x07b\r\nc\u202ed") == "a?]0;x?b  c?d"
+    assert gradebook.console_text("a\x1b]0;x\x07b\r\nc\u202ed", escape=False) == \
+        "a?]0;x?b  c?d"
 
 
 # --------------------------------------------------------------------------

@@ -31,12 +31,11 @@ import os
 import pickle
 import re
 import sys
-import tempfile
 import time
 import uuid
 from pathlib import Path
 
-from . import _checks
+from . import _checks, _files
 
 __all__ = ["map_tasks", "TaskError", "ItemValueError", "ItemTypeError", "MAX_TASKS"]
 
@@ -202,19 +201,8 @@ def _cache_load(cache_dir, key):
 
 
 def _cache_store(cache_dir, key, result):
-    fd, tmp = tempfile.mkstemp(dir=cache_dir, prefix=".part-")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            pickle.dump((key, result), f, protocol=pickle.HIGHEST_PROTOCOL)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, _cache_file(cache_dir, key))
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+    _files.replace_atomic(_cache_file(cache_dir, key),
+                          pickle.dumps((key, result), protocol=pickle.HIGHEST_PROTOCOL))
 
 
 # ----------------------------------------------------------------------------- progress

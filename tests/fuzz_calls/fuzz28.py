@@ -208,9 +208,7 @@ CALLS["robodyn.walkers.CompassGait.step_map"] = lambda: (
     (_gait(), np.array([-0.22, 1.09, 0.38])), {})
 CALLS["robodyn.walkers.CompassGait.fixed_point"] = lambda: ((_gait(),), {})
 
-_GRADING = ("grading: process-level functions (sandbox, jail, CLI, notebook runs) owned by "
-            "jail29/dask29, rewritten in the same round; their owners register valid calls")
-PENDING = {n: _GRADING for n in _API if n.startswith("robodyn.grading.")}
+PENDING = {}     # grading's valid calls: tests/fuzz_calls/grade34.py (issue 28, grade34)
 """Public callables allowed to lack a valid call for now (the completeness test lists them)."""
 
 TEXT = {f"robodyn.answers.{n}": args for n, args in (

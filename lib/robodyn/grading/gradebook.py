@@ -30,12 +30,12 @@ import html
 import io
 import json
 import os
-import tempfile
 import time
 import unicodedata
 from pathlib import Path
 
-from .. import _checks
+from .. import _checks, _files
+from . import _args
 
 __all__ = ["manual_cells", "manual_answers", "console_text", "gradebook_url", "write_atomic",
            "open_gradebook", "Records", "MAX_MANUAL_CHARS"]
@@ -74,12 +74,12 @@ def manual_cells(release):
     >>> manual_cells(nbformat.v4.new_notebook(cells=[text]))
     [('m', 2.0, 'markdown')]
     """
-    cells = release.get("cells") if isinstance(release, dict) else None
-    if not isinstance(cells, list):
-        raise _checks.error("manual_cells: release", "a notebook (a dict with a list of cells)",
-                            release, exc=TypeError)
+    return _manual_cells(_args.notebook(release, "manual_cells: release", node=False))
+
+
+def _manual_cells(release):
     out = []
-    for c in cells:
+    for c in release["cells"]:
         m = _nbgrader_meta(c)
         if m and m.get("grade") and m.get("solution") and isinstance(m.get("grade_id"), str):
             out.append((m["grade_id"], float(m.get("points") or 0.0),
@@ -103,13 +103,12 @@ def manual_answers(submission, release):
     >>> manual_answers(done, release), manual_answers({"cells": []}, release)
     ({'m': 'Because.'}, {'m': ''})
     """
-    ids = {gid for gid, _, _ in manual_cells(release)}
+    _args.notebook(submission, "manual_answers: submission", submission=True, node=False)
+    _args.notebook(release, "manual_answers: release", node=False)
+    ids = {gid for gid, _, _ in _manual_cells(release)}
     blank = {(_nbgrader_meta(c) or {}).get("grade_id"): _source(c).strip()
              for c in release["cells"]}
-    cells = submission.get("cells") if isinstance(submission, dict) else None
-    if not isinstance(cells, list):
-        raise _checks.error("manual_answers: submission", "a notebook (a dict with a list of "
-                            "cells)", submission, exc=TypeError)
+    cells = submission["cells"]
     out = {gid: "" for gid in sorted(ids)}
     for c in cells:
         m = _nbgrader_meta(c) if isinstance(c, dict) else None
@@ -129,24 +128,34 @@ def manual_answers(submission, release):
 # text for the console, files written whole
 # --------------------------------------------------------------------------
 
-def console_text(text, limit=200):
-    """``text`` safe to print on the instructor's console: control and format characters
-    (newlines, escape sequences, bidirectional overrides) shown as ``\\xNN``/``\\uNNNN``, and
-    at most ``limit`` characters.
+def console_text(text, limit=200, *, escape=True):
+    """``text`` safe for the instructor's console, a CSV cell and a feedback page: control and
+    format characters (newlines, escape sequences, bidirectional overrides, lone surrogates)
+    and separators other than the space made harmless, and at most ``limit`` characters.
+
+    ``escape`` (the console): each shown as ``\\xNN``/``\\uNNNN``, and a cut text ends in
+    ``…``; not ``escape`` (the table and the pages): whitespace becomes a space and the rest
+    ``?``, cut silently. Anything not ``str`` is shown by ``str()`` first.
 
     >>> console_text("a\\x1b[2Jb\\nc")
     'a\\\\x1b[2Jb\\\\x0ac'
+    >>> console_text("a\\x1b]0;x\\x07b\\r\\nc\\u202ed", 2000, escape=False)
+    'a?]0;x?b  c?d'
     """
+    limit = _checks.size(limit, "console_text: limit", low=0, high=10**7)
+    escape = _checks.flag(escape, "console_text: escape")
     if not isinstance(text, str):
         text = str(text)
-    limit = _checks.size(limit, "console_text: limit", high=1_000_000)
     out = []
     for ch in text[:limit]:
-        if unicodedata.category(ch)[0] in "CZ" and ch != " ":
+        kind = unicodedata.category(ch)
+        if kind[0] not in "CZ" or ch == " ":
+            out.append(ch)
+        elif escape:
             out.append(f"\\x{ord(ch):02x}" if ord(ch) < 256 else f"\\u{ord(ch):04x}")
         else:
-            out.append(ch)
-    return "".join(out) + ("…" if len(text) > limit else "")
+            out.append(" " if ch in "\t\n\r\x0b\x0c" or kind[0] == "Z" else "?")
+    return "".join(out) + ("…" if escape and len(text) > limit else "")
 
 
 def write_atomic(path, data):
@@ -158,25 +167,14 @@ def write_atomic(path, data):
     >>> write_atomic(p, "one"); write_atomic(p, "two"); p.read_text()
     'two'
     """
-    if not isinstance(path, (str, os.PathLike)):
-        raise _checks.error("write_atomic: path", "a file path", path, exc=TypeError)
+    _args.path(path, "write_atomic: path")
     if not isinstance(data, (str, bytes)):
-        raise _checks.error("write_atomic: data", "str or bytes", data, exc=TypeError)
+        raise _checks.error("write_atomic: data", "str or bytes",
+                            _checks.describe(data), exc=TypeError)
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name[:40]}.", suffix=".part")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data.encode("utf-8") if isinstance(data, str) else data)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+    _files.replace_atomic(path, data.encode("utf-8") if isinstance(data, str) else data,
+                          prefix=f".{path.name[:40]}.")
 
 
 def gradebook_url(where):
@@ -188,12 +186,17 @@ def gradebook_url(where):
     >>> gradebook_url("postgresql://grader@db/course")
     'postgresql://grader@db/course'
     """
-    if not isinstance(where, (str, os.PathLike)):
-        raise _checks.error("gradebook_url: where", "a database URL or a file path", where,
-                            exc=TypeError)
+    return _url(where, "gradebook_url: where")
+
+
+def _url(where, name):
+    if not isinstance(where, (str, os.PathLike)) or isinstance(where, bytes) or \
+            not isinstance(os.fspath(where), str):
+        raise _checks.error(name, "a database URL or a file path",
+                            _checks.describe(where), exc=TypeError)
     where = os.fspath(where)
-    if not where or len(where) > 4096 or "\n" in where or "\x00" in where:
-        raise _checks.error("gradebook_url: where", "a database URL or a file path", where)
+    if not where or len(where) > _args.MAX_PATH or "\n" in where or "\x00" in where:
+        raise _checks.error(name, "a database URL or a file path", _checks.describe(where))
     if "://" in where:
         return where
     return "sqlite:///" + str(Path(where).resolve())
@@ -218,9 +221,23 @@ def _alembic_head():
 def open_gradebook(url):
     """nbgrader's ``Gradebook`` on the database ``url`` (see :func:`gradebook_url`), created
     as nbgrader creates it (its tables, stamped with its schema version) when empty."""
+    return _open(_url(url, "open_gradebook: url"), "open_gradebook: url")
+
+
+def _open(url, name):
+    """:func:`open_gradebook` of a checked URL; a database that cannot be opened or is not a
+    gradebook is refused naming ``name``."""
+    import sqlalchemy as sa
+    try:
+        return _open_gradebook(url)
+    except (sa.exc.SQLAlchemyError, OSError) as exc:
+        raise ValueError(f"{name}: expected a gradebook database that can be opened, got "
+                         f"{url[:200]!r} ({type(exc).__name__}: {str(exc)[:160]})") from None
+
+
+def _open_gradebook(url):
     import sqlalchemy as sa
     from nbgrader import api
-    url = gradebook_url(url)
     if url.startswith("sqlite:///") and len(url) > len("sqlite:///"):
         Path(url[len("sqlite:///"):]).parent.mkdir(parents=True, exist_ok=True)
     engine = sa.create_engine(url, future=True)
@@ -289,26 +306,24 @@ class Records:
     def __init__(self, url, assignment, notebook, release, csv_path, *,
                  feedback_dir=None, page=None, field=None):
         for name, v in (("assignment", assignment), ("notebook", notebook)):
-            if not isinstance(v, str) or not 0 < len(v) <= 128:
-                raise _checks.error(f"Records: {name}", "a name of 1 to 128 characters", v,
-                                    exc=TypeError if not isinstance(v, str) else ValueError)
-        if not isinstance(csv_path, (str, os.PathLike)):
-            raise _checks.error("Records: csv_path", "a file path", csv_path, exc=TypeError)
-        if feedback_dir is not None and not isinstance(feedback_dir, (str, os.PathLike)):
-            raise _checks.error("Records: feedback_dir", "a folder path or None", feedback_dir,
-                                exc=TypeError)
+            _args.label(v, f"Records: {name}")
+        url = _url(url, "Records: url")
+        _args.path(csv_path, "Records: csv_path")
+        _args.path(feedback_dir, "Records: feedback_dir", none=True)
+        release = _args.notebook(release, "Records: release")
         for name, f in (("page", page), ("field", field)):
             if f is not None and not callable(f):
-                raise _checks.error(f"Records: {name}", "a callable or None", f, exc=TypeError)
+                raise _checks.error(f"Records: {name}", "a callable or None",
+                                    _checks.describe(f), exc=TypeError)
         self.assignment, self.notebook = assignment, notebook
         self.problems, self.cell_of = [], {}
         self.release = release
-        self.manual = manual_cells(release)
+        self.manual = _manual_cells(release)
         self.csv_path = Path(csv_path)
         self.feedback_dir = Path(feedback_dir) if feedback_dir is not None else None
         self.page = page
         self.field = field or (lambda v: v)
-        self.gb = open_gradebook(url)
+        self.gb = _open(url, "Records: url")
         self._meta, self._rows, self._runs = _tables()
         self._meta.create_all(self.gb.engine)
         self.rows = {}
@@ -321,12 +336,13 @@ class Records:
         a solution cell per answer cell."""
         if isinstance(problems, (str, bytes, dict)) or not hasattr(problems, "__iter__"):
             raise _checks.error("Records.define: problems", "a list of (key, points)",
-                                problems, exc=TypeError)
+                                _checks.describe(problems), exc=TypeError)
         checked = []
         for item in problems:
             if not (isinstance(item, (tuple, list)) and len(item) == 2
                     and isinstance(item[0], str) and 0 < len(item[0]) <= 100):
-                raise _checks.error("Records.define: problems", "(key, points) pairs", item,
+                raise _checks.error("Records.define: problems", "(key, points) pairs",
+                                    _checks.describe(item),
                                     exc=TypeError)
             checked.append((item[0], _checks.nonnegative(item[1], "Records.define: points",
                                                          high=1e9)))
@@ -453,9 +469,7 @@ class Records:
 
     def table_row(self, row):
         """The CSV's fields of a row: hand-graded answers empty, awaiting their grade."""
-        if not isinstance(row, dict):
-            raise _checks.error("Records.table_row: row", "a grader row (a dict)", row,
-                                exc=TypeError)
+        _args.row(row, "Records.table_row: row", keys=("file",))
         out = dict(row)
         out["max"] = sum(p for _, p in self.problems)
         out["awaiting"] = sum(p for _, p, _ in self.manual)
@@ -470,9 +484,7 @@ class Records:
         """Write one submission's row: the gradebook (when ``record``; a row that only says
         its task died is not recorded, so that a rerun grades it), the table, its page.
         Returns False when the file was in the gradebook already (nothing written)."""
-        if not isinstance(row, dict) or not isinstance(row.get("file"), str):
-            raise _checks.error("Records.add: row", "a grader row (a dict with 'file')", row,
-                                exc=TypeError)
+        _args.row(row, "Records.add: row", keys=("file", "student"))
         record = _checks.flag(record, "Records.add: record")
         if record:
             written = self._write_gradebook(row)

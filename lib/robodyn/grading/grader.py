@@ -49,9 +49,9 @@ import nbformat
 import numpy as np
 
 from .. import _checks, answers, parallel
-from . import gradebook, jail, markup
+from . import _args, gradebook, jail, markup
 
-MAX_NOTEBOOK_BYTES = 20 * 2**20
+MAX_NOTEBOOK_BYTES = _args.MAX_NOTEBOOK
 MAX_RESULT_BYTES = 8 * 2**20
 _KEEP_ENV = ("PATH", "LANG", "LC_ALL", "PYTHONHASHSEED", "OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE")
 
@@ -71,6 +71,15 @@ class Limits:
     total_timeout: float = 300.0
     memory_mb: int = 3072
     file_mb: int = 16
+
+    def __post_init__(self):
+        for name, high in (("cell_timeout", 86400.0), ("total_timeout", 7 * 86400.0)):
+            v = _checks.real_number(getattr(self, name), f"Limits: {name}", low=0,
+                                    strict_low=True, high=high, hint="seconds of CPU time")
+            object.__setattr__(self, name, v)
+        for name, low, high in (("memory_mb", 64, 2**20), ("file_mb", 1, 2**20)):
+            object.__setattr__(self, name, _checks.size(getattr(self, name), f"Limits: {name}",
+                                                        low=low, high=high, hint="MiB"))
 
 
 # --------------------------------------------------------------------------
@@ -133,15 +142,17 @@ def run_cells(cells, problems, *, inputs=None, limits=Limits(), sandboxed=True,
     hook only, see :data:`UNSAFE_NOTE`). Not ``sandboxed`` (the instructor's trusted
     notebook): a plain process in a temporary folder.
     """
-    sandboxed = bool(sandboxed)
+    cells, problems, inputs, notebook = _args.run_cells_args(
+        cells, problems, inputs, sandboxed, spec_from, seed, unsafe, notebook)
+    _limits_arg(limits, "run_cells")
+    sandboxed, unsafe = bool(sandboxed), bool(unsafe)
     inside = sandboxed and not unsafe
     if inside:
         ok, why = sandbox_status()
         if not ok:
             raise SandboxUnavailable(f"run_cells: no sandbox here: {why}")
     if inside and notebook is not None and not isinstance(notebook, (bytes, bytearray)):
-        notebook = read_submission_bytes(notebook)
-    cells = list(cells)
+        notebook = _read_bytes(notebook, "run_cells: notebook")
     private = tempfile.mkdtemp(prefix="robodyn-grade-")
     work = os.path.join(private, "work")
     os.mkdir(work, 0o700)
@@ -243,8 +254,8 @@ def run_cells(cells, problems, *, inputs=None, limits=Limits(), sandboxed=True,
     if proc.returncode and proc.returncode < 0:
         why += f" (signal {-proc.returncode})"
     if not started_ok:
-        why = "the sandbox failed to start: " + clean_text(stderr_tail.strip()[-300:])
-    return {**base, "failure": why, "stderr": clean_text(stderr_tail),
+        why = "the sandbox failed to start: " + _clean(stderr_tail.strip()[-300:])
+    return {**base, "failure": why, "stderr": _clean(stderr_tail),
             "sandbox_failed": not started_ok}
 
 
@@ -341,12 +352,33 @@ class Reference:
     answers: dict
     inputs: dict
 
+    def __post_init__(self):
+        _args.reference_fields(self, "Reference")
+
+
+def _reference_arg(ref, fname, arg="ref", complete=True):
+    if not isinstance(ref, Reference):
+        raise _checks.error(f"{fname}: {arg}", "a grader.Reference (from grader.reference)",
+                            _checks.describe(ref), exc=TypeError)
+    _args.reference_fields(ref, fname, arg, complete)
+    return ref
+
+
+def _limits_arg(limits, fname):
+    if not isinstance(limits, Limits):
+        raise _checks.error(f"{fname}: limits", "a grader.Limits",
+                            _checks.describe(limits), exc=TypeError)
+    return limits
+
 
 def reference(instructor_nb, *, seed=0, limits=Limits(cell_timeout=600, total_timeout=1800)):
     """Run the instructor notebook (trusted) and collect its problems and reference answers.
 
     Raises RuntimeError when it fails, a cell raises, or an answer is missing.
     """
+    instructor_nb = _args.notebook(instructor_nb, "reference: instructor_nb")
+    seed = _checks.size(seed, "reference: seed", low=0, high=2**63 - 1)
+    _limits_arg(limits, "reference")
     report = run_cells(_code_cells(instructor_nb), [], limits=limits, sandboxed=False,
                        spec_from="problems", seed=seed)
     if "failure" in report:
@@ -377,9 +409,14 @@ def _inputs_of(ref, key):
 
 def answer_key(ref):
     """The JSON answer key of a set: a fingerprint of every reference."""
+    _reference_arg(ref, "answer_key")
     key = {}
     for p in ref.problems:
-        value = answers.decode(ref.answers[p.key], p, _inputs_of(ref, p.key))
+        try:
+            value = answers.decode(ref.answers[p.key], p, _inputs_of(ref, p.key))
+        except ValueError as exc:
+            raise ValueError(f"answer_key: ref: the reference of {p.key!r} cannot be read "
+                             f"({str(exc)[:200]})") from None
         key[p.key] = answers.fingerprint(value, p, seed=_seed(p.key))
     return json.dumps(key, separators=(",", ":"), sort_keys=True)
 
@@ -391,8 +428,11 @@ def _seed(text):
 def generate(instructor_path, out_dir, *, progress=None):
     """Refresh the instructor notebook's answer key and write its student version to
     ``out_dir`` (same file name). Returns the student notebook's path."""
+    _args.existing(instructor_path, "generate: instructor_path")
+    _args.path(out_dir, "generate: out_dir")
+    _args.callable_arg(progress, "generate: progress")
     instructor_path, out_dir = Path(instructor_path), Path(out_dir)
-    nb = nbformat.read(instructor_path, as_version=4)
+    nb = _read_instructor(instructor_path, "generate: instructor_path")
     markup.validate(nb)
     say = progress or (lambda *_: None)
     say(f"running {instructor_path} for its reference answers …")
@@ -413,6 +453,15 @@ def generate(instructor_path, out_dir, *, progress=None):
     return out
 
 
+def _read_instructor(path, name):
+    """The instructor notebook at ``path``, or an error naming the argument."""
+    try:
+        return nbformat.read(path, as_version=4)
+    except (OSError, ValueError, TypeError, AttributeError, KeyError, RecursionError) as exc:
+        raise ValueError(f"{name}: expected an instructor notebook (nbformat JSON), got a file "
+                         f"that is not one ({type(exc).__name__}: {str(exc)[:160]})") from None
+
+
 # --------------------------------------------------------------------------
 # grading
 # --------------------------------------------------------------------------
@@ -426,7 +475,20 @@ def submission_plan(submission, release):
     ``number`` the cell's place in the submitted notebook (1 = its first cell, markdown
     counted, as Jupyter shows them; None for a locked cell the student deleted and the
     release puts back). The student's code cells in their order, except that locked cells are
-    the release's own, and test cells, the answer key and the self-test are left out."""
+    the release's own, and test cells, the answer key and the self-test are left out.
+
+    ``submission``: the submitted notebook as read (a dict with a list of cells: only its
+    outline is checked, a cell that is not one is passed over); ``release``: the student
+    version (an nbformat notebook, checked whole)."""
+    return _plan(*_plan_args(submission, release, "submission_plan"))
+
+
+def _plan_args(submission, release, fname):
+    return (_args.notebook(submission, f"{fname}: submission", submission=True, node=False),
+            _args.notebook(release, f"{fname}: release"))
+
+
+def _plan(submission, release):
     by_id = {}
     for c in release.cells:
         m = markup.meta(c)
@@ -470,7 +532,7 @@ def submission_cells(submission, release):
     ...     "source": "x = 1", "metadata": {}}]}, release)
     ['import robodyn', 'x = 1']
     """
-    return [src for src, _, _ in submission_plan(submission, release)]
+    return [src for src, _, _ in _plan(*_plan_args(submission, release, "submission_cells"))]
 
 
 MAX_JSON_DEPTH = 100
@@ -497,17 +559,17 @@ def load_json(data, *, max_bytes, max_depth):
     """``json.loads`` of ``data`` (bytes) after a size and a depth check: ValueError for
     anything too large, too deep or not JSON (never RecursionError or MemoryError)."""
     _need_bytes("load_json", "data", data)
-    for name, v in (("max_bytes", max_bytes), ("max_depth", max_depth)):
-        if type(v) is not int or v < 1:
-            raise ValueError(f"load_json: {name}: expected a positive int, got {v!r}")
+    max_bytes = _checks.size(max_bytes, "load_json: max_bytes", high=2**40)
+    max_depth = _checks.size(max_depth, "load_json: max_depth", high=10**6)
     if len(data) > max_bytes:
-        raise ValueError(f"larger than {max_bytes // 2**20} MiB")
+        raise ValueError(f"load_json: data: larger than {max_bytes // 2**20} MiB "
+                         f"({len(data)} bytes, at most {max_bytes})")
     if json_depth(data) > max_depth:
-        raise ValueError(f"nested deeper than {max_depth} levels")
+        raise ValueError(f"load_json: data: nested deeper than {max_depth} levels")
     try:
         return json.loads(data.decode("utf-8", "replace"))
     except (ValueError, RecursionError, MemoryError) as exc:
-        raise ValueError(f"not valid JSON ({type(exc).__name__})") from None
+        raise ValueError(f"load_json: data: not valid JSON ({type(exc).__name__})") from None
 
 
 def read_submission_bytes(path):
@@ -515,9 +577,21 @@ def read_submission_bytes(path):
     without blocking (a FIFO), refused unless a regular file (no symlink -- to the instructor
     notebook, a classmate's file or /dev/zero --, FIFO, device, folder), at most
     :data:`MAX_NOTEBOOK_BYTES` read whatever ``stat`` says. ValueError with the reason."""
-    if not isinstance(path, (str, bytes, os.PathLike)):
-        raise TypeError(f"read_submission_bytes: path: expected a path, got "
-                        f"{type(path).__name__}")
+    return _read_bytes(path, "read_submission_bytes: path")
+
+
+def _read_bytes(path, name):
+    if not isinstance(path, bytes):
+        _args.path(path, name)
+    elif not path or len(path) > _args.MAX_PATH or b"\0" in path:
+        raise _checks.error(name, "a file path", repr(path[:80]))
+    try:
+        return _read_file(path)
+    except ValueError as exc:
+        raise ValueError(f"{name}: {exc}") from None
+
+
+def _read_file(path):
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_NOCTTY |
                      os.O_CLOEXEC)
@@ -549,7 +623,7 @@ def read_submission_bytes(path):
 
 def _read_submission(path):
     """``(notebook dict, its bytes)`` of a submission, or ValueError with the reason."""
-    raw = read_submission_bytes(path)
+    raw = _read_file(path)
     try:
         data = load_json(raw, max_bytes=MAX_NOTEBOOK_BYTES, max_depth=MAX_JSON_DEPTH)
     except ValueError as exc:
@@ -560,6 +634,7 @@ def _read_submission(path):
 
 
 _STATUSES = ("ok", "error", "timeout")
+_PROBLEM_KEY = re.compile(r"[A-Za-z0-9_\-]{1,100}\Z")
 MAX_LINES_TRIED = 16
 """Result lines :func:`parse_result` tries, from the last one back."""
 
@@ -608,8 +683,10 @@ def parse_result(data, keys, n_cells):
     if keys is not None and (not isinstance(keys, (list, tuple, set)) or
                              not all(isinstance(k, str) for k in keys)):
         raise TypeError(f"parse_result: keys: expected None or a list of str, got {keys!r:.80}")
-    if type(n_cells) is not int or n_cells < 0:
-        raise ValueError(f"parse_result: n_cells: expected an int >= 0, got {n_cells!r:.80}")
+    if keys is not None and not all(_PROBLEM_KEY.match(k) for k in keys):
+        raise _checks.error("parse_result: keys", "problem keys (1 to 100 letters, digits, _ "
+                            "and -)", repr(list(keys))[:120])
+    n_cells = _checks.size(n_cells, "parse_result: n_cells", low=0, high=10**6)
     lines = bytes(data[:MAX_RESULT_BYTES]).split(b"\n")
     for line in reversed(lines[-MAX_LINES_TRIED:]):
         if not line.strip():
@@ -629,24 +706,10 @@ def _need_bytes(fn, name, v):
         raise TypeError(f"{fn}: {name}: expected bytes, got {type(v).__name__}")
 
 
-_UNSAFE_CHARS = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200b-\u200f\u2028-\u202e"
-                           "\u2060-\u2069\ufeff\ufff9-\ufffb\ud800-\udfff]")
-
-
-def clean_text(text, limit=2000):
-    """``text`` fit for a console, a CSV cell and a feedback page: every control character
-    (escape sequences, newlines, carriage returns), bidirectional override and lone surrogate
-    replaced by a space or '?', at most ``limit`` characters.
-
-    >>> clean_text("a\\x1b[2Jb\\nc")
-    'a?[2Jb c'
-    """
-    if not isinstance(text, str):
-        raise TypeError(f"clean_text: text: expected str, got {type(text).__name__}")
-    if type(limit) is not int or limit < 0:
-        raise ValueError(f"clean_text: limit: expected an int >= 0, got {limit!r:.80}")
-    text = text[:limit]
-    return _UNSAFE_CHARS.sub(lambda m: " " if m.group() in "\n\r\t" else "?", text)
+def _clean(text, limit=2000):
+    """Text from a submission fit for a CSV cell and a feedback page
+    (:func:`robodyn.grading.gradebook.console_text` without escapes)."""
+    return gradebook.console_text(text, limit, escape=False)
 
 
 JUDGE_BUDGET = 20.0
@@ -658,7 +721,31 @@ def judge(ref, got, seed, *, budget=JUDGE_BUDGET):
     """Compare one submission's encoded answers ``got`` with the references, in a process of
     its own with a memory limit and a time budget per problem (:mod:`robodyn.grading.judge`):
     ``{key: (score, text, mistake)}`` for every problem -- one the process did not report (it
-    was killed, or died) scores 0 with a message."""
+    was killed, or died) scores 0 with a message.
+
+    ``got``: ``{problem key: encoded answer}`` (:func:`robodyn.answers.encode`'s records, as
+    the sandbox sent them; a record the judge cannot read scores 0 with the reason); ``seed``:
+    of the random test points; ``budget``: s per problem.
+    """
+    _reference_arg(ref, "judge")
+    if not isinstance(got, dict) or not all(isinstance(k, str) and isinstance(v, dict)
+                                            for k, v in got.items()):
+        raise _checks.error("judge: got", "a dict {problem key: encoded answer (a dict)}",
+                            _checks.describe(got),
+                            exc=TypeError)
+    known = {p.key for p in ref.problems}
+    try:
+        json.dumps(got)                       # NaN passes: a number the judge refuses
+    except (TypeError, ValueError, RecursionError):
+        raise _checks.error("judge: got", "records of JSON data (as the sandbox sends them)",
+                            "a record that is not JSON data", exc=TypeError) from None
+    if not set(got) <= known:
+        raise _checks.error("judge: got", "answers to the reference's problems",
+                            f"unknown keys {sorted(set(got) - known)[:5]}")
+    seed = _checks.size(seed, "judge: seed", low=0, high=2**63 - 1)
+    budget = _checks.real_number(budget, "judge: budget", low=0, strict_low=True, high=3600)
+    if not ref.problems:
+        return {}
     job = {"problems": [p.to_dict() for p in ref.problems], "references": ref.answers,
            "inputs": ref.inputs, "answers": got, "seed": int(seed), "budget": float(budget)}
     total = budget * max(1, len(ref.problems)) + 30
@@ -681,7 +768,9 @@ def judge(ref, got, seed, *, budget=JUDGE_BUDGET):
     for line in stdout.decode("utf-8", "replace").splitlines():
         try:
             d = json.loads(line)
-            out[d["key"]] = (float(d["score"]), str(d["text"]), d.get("mistake"))
+            score = float(d["score"])
+            if np.isfinite(score):             # a score that is not a number: not reported
+                out[d["key"]] = (score, str(d["text"]), d.get("mistake"))
         except (ValueError, KeyError, TypeError):
             continue
     for p in ref.problems:
@@ -692,7 +781,7 @@ def judge(ref, got, seed, *, budget=JUDGE_BUDGET):
 def _quoted(text, limit=200):
     """Text from a submission inside a note: cleaned, without the notes' separator, in
     quotes (so it cannot pass for the grader's own words)."""
-    return '"' + clean_text(str(text), limit).replace("|", "/").replace('"', "'") + '"'
+    return '"' + _clean(str(text), limit).replace("|", "/").replace('"', "'") + '"'
 
 
 def _cell_note(c, plan):
@@ -713,10 +802,21 @@ def grade_notebook(path, release, ref, *, limits=Limits(), seed=0, unsafe=False,
     Never raises for anything a submission does: a file that cannot be graded (a symlink, a
     FIFO, a device, too large, too deep, not a notebook), a sandbox that fails or is killed,
     anything it sends back -- each is this row, with the reason in its notes. Every text of
-    the row is cleaned for the console (:func:`clean_text`).
+    the row is cleaned for the console (:func:`robodyn.grading.gradebook.console_text`).
+    The arguments themselves are checked first (``path``: a file path; ``release``: the
+    student version; ``ref``: a :class:`Reference`; ``student``: None or a name).
     """
-    name = clean_text(str(student) if student is not None else _stem(path), 200)
-    row = {"student": name, "file": clean_text(_name(path), 300), "notes": "",
+    f = "grade_notebook"
+    _args.read_path(path, f"{f}: path")
+    release = _args.notebook(release, f"{f}: release")
+    _reference_arg(ref, f)
+    _limits_arg(limits, f)
+    seed = _checks.size(seed, f"{f}: seed", low=0, high=2**63 - 1)
+    unsafe = _checks.flag(unsafe, f"{f}: unsafe")
+    if student is not None:
+        _args.text(student, f"{f}: student", low=1, high=1000)
+    name = _clean(str(student) if student is not None else _stem(path), 200)
+    row = {"student": name, "file": _clean(_name(path), 300), "notes": "",
            "seconds": 0.0, "sandbox_failed": False}
     try:
         row.update(_grade_row(path, release, ref, limits=limits, seed=seed, unsafe=unsafe))
@@ -725,7 +825,7 @@ def grade_notebook(path, release, ref, *, limits=Limits(), seed=0, unsafe=False,
     except Exception as exc:                      # noqa: BLE001 -- one row, never the run
         row.update(_zero_row(ref, f"not graded: the grader failed on this submission "
                                   f"({type(exc).__name__}: {_quoted(exc, 200)})"))
-    return {k: clean_text(v) if isinstance(v, str) else v for k, v in row.items()}
+    return {k: _clean(v) if isinstance(v, str) else v for k, v in row.items()}
 
 
 def _stem(path):
@@ -750,7 +850,7 @@ def _grade_row(path, release, ref, *, limits, seed, unsafe):
     except ValueError as exc:
         report = {"failure": f"the notebook could not be read: {exc}", "seconds": 0.0}
     else:
-        plan = submission_plan(sub, release)
+        plan = _plan(sub, release)                # both checked: by _read_submission, above
         spec = [p.to_dict() for p in ref.problems]
         report = run_cells([src for src, _, _ in plan], spec, inputs=ref.inputs,
                            limits=limits, sandboxed=True, unsafe=unsafe, notebook=raw)
@@ -798,10 +898,22 @@ def _cell_text(value):
 def read_roster(path):
     """A roster CSV: columns ``file`` (the notebook's file name, with or without
     ``.ipynb``) and ``student`` (the id to show); returns ``{file stem: id}``."""
-    with open(path, newline="", encoding="utf-8") as fh:
-        rows = list(csv.DictReader(fh))
-    if not rows or not {"file", "student"} <= set(rows[0]):
-        raise ValueError(f"read_roster: {path}: expected the columns 'file' and 'student'")
+    return _read_roster(path, "read_roster: path")
+
+
+def _read_roster(path, name):
+    _args.existing(path, name)
+    try:
+        with open(path, newline="", encoding="utf-8") as fh:
+            rows = list(csv.DictReader(fh))
+    except (OSError, UnicodeDecodeError, csv.Error) as exc:
+        raise ValueError(f"{name}: expected a roster CSV (UTF-8) that can be read, got "
+                         f"{str(path)[:200]!r} ({type(exc).__name__})") from None
+    if not rows or not {"file", "student"} <= set(rows[0]) or any(
+            not isinstance(r.get("file"), str) or not isinstance(r.get("student"), str)
+            for r in rows):
+        raise ValueError(f"{name}: expected the columns 'file' and 'student' (both in every "
+                         f"row) in {str(path)[:200]!r}")
     return {Path(r["file"].strip()).stem if r["file"].strip().endswith(".ipynb")
             else r["file"].strip(): r["student"].strip() for r in rows}
 
@@ -810,6 +922,18 @@ def feedback_html(row, ref, title, *, manual=()):
     """One student's feedback page (HTML): every problem with its points, what was right or
     wrong and the named mistake, the notes, and the answers graded by hand (``manual``:
     :func:`robodyn.grading.gradebook.manual_cells`) with the student's text, awaiting a grade."""
+    _args.row(row, "feedback_html: row", keys=("student",))
+    _reference_arg(ref, "feedback_html", complete=False)
+    _args.text(title, "feedback_html: title", high=1000)
+    if isinstance(manual, (str, bytes, dict)) or not isinstance(manual, (list, tuple)) or \
+            not all(isinstance(m, tuple) and len(m) == 3 and isinstance(m[0], str) and
+                    isinstance(m[2], str) for m in manual):
+        raise _checks.error("feedback_html: manual", "a list of (grade_id, points, cell_type) "
+                            "(gradebook.manual_cells)", _checks.describe(manual), exc=TypeError)
+    for m in manual:
+        _checks.real_number(m[1], "feedback_html: manual", low=0)
+    for k in [p.key for p in ref.problems] + ["total"]:
+        _checks.real_number(row.get(k, 0), f"feedback_html: row ({k!r})")
     import html
     e = html.escape
     max_points = sum(p.points for p in ref.problems)
@@ -834,6 +958,7 @@ tr.part td:nth-child(3){{color:#a60}}</style></head><body>
 """
 
 
+_SCHEDULER = re.compile(r"([a-z][a-z0-9+]*://)?[A-Za-z0-9._\-\[\]:]{1,255}\Z")
 MAX_SUBMISSIONS = 1_000_000
 """At most this many submissions in one folder."""
 MAX_ROUNDS = 10
@@ -1006,19 +1131,30 @@ def grade(instructor_path, submissions, out_csv, *, limits=Limits(), seed=None,
 
     Raises SandboxUnavailable when there is no sandbox here and ``unsafe`` is False.
     """
+    _args.existing(instructor_path, "grade: instructor_path")
+    _args.existing(submissions, "grade: submissions", folder=True)
+    _args.existing(roster, "grade: roster", none=True)
+    _args.path(out_csv, "grade: out_csv")
+    _args.path(feedback_dir, "grade: feedback_dir", none=True)
+    _limits_arg(limits, "grade")
+    if seed is not None:
+        seed = _checks.size(seed, "grade: seed", low=0, high=2**62)
+    _args.callable_arg(progress, "grade: progress")
+    unsafe = _checks.flag(unsafe, "grade: unsafe")
     say = progress or (lambda *_: None)
     jobs = _checks.size(jobs, "grade: jobs", low=1, high=1024)
+    if isinstance(scheduler, str) and not _SCHEDULER.match(scheduler):
+        raise _checks.error("grade: scheduler", "a Dask scheduler's address (tcp://host:port)",
+                            repr(scheduler[:80]))
     if scheduler is not None and not isinstance(scheduler, str) and \
             not hasattr(scheduler, "submit"):
         raise _checks.error("grade: scheduler", "None (local processes), a Dask scheduler's "
-                            "address or a distributed.Client", scheduler, exc=TypeError)
-    if assignment is not None and not (isinstance(assignment, str) and
-                                       0 < len(assignment) <= 128):
-        raise _checks.error("grade: assignment", "None or a name of 1 to 128 characters",
-                            assignment, exc=TypeError if not isinstance(assignment, str)
-                            else ValueError)
+                            "address or a distributed.Client",
+                            _checks.describe(scheduler), exc=TypeError)
+    if assignment is not None:
+        _args.label(assignment, "grade: assignment")
     if gradebook_db is not None:
-        gradebook.gradebook_url(gradebook_db)
+        gradebook._url(gradebook_db, "grade: gradebook_db")
     instructor_path = Path(instructor_path)
     files = _submission_files(submissions)
     if not files:
@@ -1027,8 +1163,8 @@ def grade(instructor_path, submissions, out_csv, *, limits=Limits(), seed=None,
     if not ok and not unsafe and scheduler is None:
         raise SandboxUnavailable(f"grade: refusing to run submissions without a sandbox: {why}"
                                  f" (run with --unsafe to accept that, see the instructor page)")
-    names = read_roster(roster) if roster else {}
-    nb = nbformat.read(instructor_path, as_version=4)
+    names = _read_roster(roster, "grade: roster") if roster is not None else {}
+    nb = _read_instructor(instructor_path, "grade: instructor_path")
     markup.validate(nb)
     release = markup.student_version(nb)
     out_csv = Path(out_csv)
@@ -1038,9 +1174,13 @@ def grade(instructor_path, submissions, out_csv, *, limits=Limits(), seed=None,
     say(f"reference answers from {instructor_path} …")
     records = None
     try:
-        records = gradebook.Records(db, assignment or instructor_path.stem,
-                                    instructor_path.stem, release, out_csv,
-                                    feedback_dir=feedback_dir, field=_cell_text)
+        try:
+            records = gradebook.Records(db, assignment or instructor_path.stem,
+                                        instructor_path.stem, release, out_csv,
+                                        feedback_dir=feedback_dir, field=_cell_text)
+        except ValueError as exc:              # named by the argument the user gave
+            arg = "gradebook_db" if gradebook_db is not None else "out_csv"
+            raise ValueError(str(exc).replace("Records: url", f"grade: {arg}", 1)) from None
         seed = records.seed(seed)
         ref = reference(nb, seed=seed)
         records.define([(p.key, p.points) for p in ref.problems])

@@ -56,7 +56,8 @@ import threading
 import time
 from pathlib import Path
 
-from . import seccomp
+from .. import _checks
+from . import _args, seccomp
 
 HOME = "/home/student"
 """The working folder inside the sandbox."""
@@ -190,6 +191,9 @@ def command(exe, argv, *, env=None, files=(), mounts=(), seccomp_fd=None):
     ``mounts``: ``(host path, path inside)`` read-only binds; ``seccomp_fd``: the
     compiled filter.
     """
+    exe, argv, env, files, mounts = _command_args(exe, argv, env, files, mounts, "command")
+    if seccomp_fd is not None:
+        seccomp_fd = _checks.size(seccomp_fd, "command: seccomp_fd", low=0, high=2**31 - 1)
     args = [exe, "--unshare-all", "--unshare-user", "--disable-userns",
             "--uid", str(SANDBOX_UID), "--gid", str(SANDBOX_UID),
             "--die-with-parent", "--new-session", "--cap-drop", "ALL", "--clearenv"]
@@ -209,6 +213,80 @@ def command(exe, argv, *, env=None, files=(), mounts=(), seccomp_fd=None):
     for k, v in (env or {}).items():
         args += ["--setenv", k, v]
     return args + ["--"] + list(argv)
+
+
+def _no_nul(x, name):
+    _args.text(x, name, high=_args.MAX_PATH * 4)
+    if "\0" in x:
+        raise _checks.error(name, "text without NUL", repr(x[:80]))
+    return x
+
+
+def _str_list(xs, name, *, low=0):
+    if isinstance(xs, (str, bytes, dict)) or not isinstance(xs, (list, tuple)) or \
+            not low <= len(xs) <= 10_000:
+        raise _checks.error(name, f"a list of {low} to 10000 texts",
+                            _checks.describe(xs), exc=TypeError)
+    return [_no_nul(a, name) for a in xs]
+
+
+def _command_args(exe, argv, env, files, mounts, fname, *, fds=True):
+    """The checks of :func:`command`'s and :class:`Launch`'s arguments."""
+    exe = os.fspath(_args.path(exe, f"{fname}: exe"))
+    if not os.path.isabs(exe):
+        raise _checks.error(f"{fname}: exe", "the absolute path of bwrap", repr(exe[:80]))
+    argv = _str_list(argv, f"{fname}: argv", low=1)
+    if not os.path.isabs(argv[0]):
+        raise _checks.error(f"{fname}: argv", "a command whose program is an absolute path",
+                            repr(argv[0][:80]))
+    if env is not None:
+        if not isinstance(env, dict) or not all(
+                isinstance(k, str) and _ENV_NAME.match(k) and isinstance(v, str) and
+                _ENV_VALUE.match(v) for k, v in env.items()):
+            raise _checks.error(f"{fname}: env", "None or a dict {NAME: value} of upper-case "
+                                "names and values of letters, digits and _ . / : , = + - "
+                                "(the whole environment inside: paths and settings)",
+                                _checks.describe(env),
+                                exc=TypeError)
+    if fds:                                   # command: (fd, name) pairs; Launch: {name: bytes}
+        files = list(files) if isinstance(files, (list, tuple)) else files
+        if not isinstance(files, list) or not all(
+                isinstance(f, tuple) and len(f) == 2 for f in files):
+            raise _checks.error(f"{fname}: files", "a list of (fd, name) pairs",
+                                _checks.describe(files),
+                                exc=TypeError)
+        files = [(_checks.size(fd, f"{fname}: files", low=0, high=2**31 - 1),
+                  _file_name(n, f"{fname}: files")) for fd, n in files]
+    elif files is not None:
+        if not isinstance(files, dict) or not all(isinstance(v, (bytes, bytearray))
+                                                  for v in files.values()):
+            raise _checks.error(f"{fname}: files", "None or a dict {file name: bytes}",
+                                _checks.describe(files),
+                                exc=TypeError)
+        for n in files:
+            _file_name(n, f"{fname}: files")
+    if isinstance(mounts, (str, bytes, dict)) or not isinstance(mounts, (list, tuple)) or \
+            not all(isinstance(m, tuple) and len(m) == 2 for m in mounts):
+        raise _checks.error(f"{fname}: mounts", "a list of (host path, path inside) pairs",
+                            _checks.describe(mounts), exc=TypeError)
+    mounts = [(os.fspath(_args.path(h, f"{fname}: mounts")),
+               os.fspath(_args.path(d, f"{fname}: mounts"))) for h, d in mounts]
+    for h, d in mounts:
+        if not (os.path.isabs(h) and os.path.isabs(d)):
+            raise _checks.error(f"{fname}: mounts", "absolute paths", f"({h!r}, {d!r})"[:160])
+    return exe, argv, env, files, mounts
+
+
+_ENV_NAME = re.compile(r"[A-Z_][A-Z0-9_]{0,63}\Z")
+_ENV_VALUE = re.compile(r"[A-Za-z0-9_./:,=+\-]{0,4096}\Z")
+
+
+def _file_name(n, name):
+    """A file's name in the working folder: 1 to 255 characters, no '/', NUL, '.' or '..'."""
+    _args.text(n, name, low=1, high=255)
+    if "/" in n or "\0" in n or n in (".", ".."):
+        raise _checks.error(name, "file names (no '/' or NUL, not '.' or '..')", repr(n[:80]))
+    return n
 
 
 def _memfd(name, data):
@@ -252,7 +330,17 @@ class Launch:
     """
 
     def __init__(self, exe, argv, *, env=None, files=None, unit=None, rlimits=None):
-        self.fds, self.unit, self.rlimits = [], unit, rlimits
+        self.fds, self.stage = [], None
+        exe, argv, env, files, _ = _command_args(exe, argv, env, files, (), "Launch", fds=False)
+        if not os.access(exe, os.X_OK):
+            raise _checks.error("Launch: exe", "an executable bwrap", repr(exe[:200]))
+        if unit is not None and not isinstance(unit, Unit):
+            raise _checks.error("Launch: unit", "None or a jail.Unit",
+                                _checks.describe(unit), exc=TypeError)
+        if rlimits is not None and not callable(rlimits):
+            raise _checks.error("Launch: rlimits", "None or a callable (jail.preexec(...))",
+                                _checks.describe(rlimits), exc=TypeError)
+        self.unit, self.rlimits = unit, rlimits
         self.uid = host_uid()
         self.stage, self.staged = None, []
         try:
@@ -291,14 +379,21 @@ class Launch:
     def __exit__(self, *exc):
         self.close()
 
+    def __del__(self):                        # descriptors and the staging folder: never leaked
+        try:
+            self.close()
+        except Exception:                     # noqa: BLE001 -- at interpreter exit
+            pass
+
     def close(self):
-        for fd in self.fds:
+        """Close the descriptors and remove the staging folder (again: nothing happens)."""
+        for fd in getattr(self, "fds", ()):
             try:
                 os.close(fd)
             except OSError:
                 pass
         self.fds = []
-        if self.stage is not None:
+        if getattr(self, "stage", None) is not None:
             shutil.rmtree(self.stage, ignore_errors=True)
             self.stage = None
 
@@ -318,7 +413,14 @@ class Launch:
             os._exit(126)
 
     def popen(self, **kw):
-        """Start bwrap (``subprocess.Popen`` keywords: stdin, stdout, stderr, pass_fds...)."""
+        """Start bwrap (``subprocess.Popen`` keywords: stdin, stdout, stderr, cwd, env,
+        pass_fds; the others are the launch's own)."""
+        extra = set(kw) - _POPEN_KEYWORDS
+        if extra:
+            raise _checks.error("popen: kw", f"keywords among {sorted(_POPEN_KEYWORDS)}",
+                                f"{sorted(map(str, extra))[:5]}", exc=TypeError)
+        if not self.fds:
+            raise _checks.error("popen: self", "an open Launch", "a closed one")
         pass_fds = tuple(kw.pop("pass_fds", ())) + tuple(self.fds)
         for fd in self.fds:
             os.set_inheritable(fd, True)
@@ -326,6 +428,9 @@ class Launch:
                                 executable=self.exe,
                                 pass_fds=pass_fds, preexec_fn=self.preexec,
                                 start_new_session=True, close_fds=True, **kw)
+
+
+_POPEN_KEYWORDS = frozenset({"stdin", "stdout", "stderr", "cwd", "env", "pass_fds"})
 
 
 # --------------------------------------------------------------------------
@@ -431,9 +536,9 @@ class Unit:
     """
 
     def __init__(self, memory_mb, processes=MAX_PROCESSES):
-        self.memory = int(memory_mb) * 2**20
-        self.n = int(processes)
         self.groups, self.kind, self.root_pid = {}, None, None
+        self.memory = _checks.size(memory_mb, "Unit: memory_mb", low=16, high=2**20) * 2**20
+        self.n = _checks.size(processes, "Unit: processes", low=1, high=4096)
         self._lock = threading.Lock()
         plan = _cgroup_plan()
         name = f"robodyn-grade-{secrets.token_hex(6)}"
@@ -495,8 +600,19 @@ class Unit:
         if n is not None:
             resource.setrlimit(resource.RLIMIT_NPROC, (n, n))
 
+    def __del__(self):                        # its groups are removed, never leaked
+        try:
+            self.close()
+        except Exception:                     # noqa: BLE001 -- at interpreter exit
+            pass
+
     def watch(self, pid):
-        """Follow the process tree of ``pid`` (bwrap) in the fallback."""
+        """Follow the process tree of ``pid`` (bwrap) in the fallback: a child of this process
+        (so that :meth:`kill` never reaches processes that are not the grader's own)."""
+        pid = _checks.size(pid, "watch: pid", low=1, high=2**31 - 1)
+        st = _read(f"/proc/{pid}/stat").rpartition(")")[2].split()
+        if len(st) < 2 or int(st[1]) != os.getpid():
+            raise _checks.error("watch: pid", "the pid of a child of this process", str(pid))
         self.root_pid = pid
 
     def cpu_seconds(self):
@@ -567,7 +683,8 @@ class Unit:
     def close(self):
         """Kill what is left and remove the groups (retried while processes go)."""
         deadline = time.monotonic() + 30
-        for g in sorted(set(self.groups.values()), key=lambda g: "memory" in g):
+        for g in sorted(set(getattr(self, "groups", {}).values()),
+                        key=lambda g: "memory" in g):
             while True:
                 self.kill()
                 try:
@@ -603,6 +720,14 @@ def _processes_of(uid):
 def preexec(*, memory_mb, cpu_seconds, file_mb, processes=None):
     """The function run in the child before it starts: the per-process resource limits
     (and ``processes.enter()``, a :class:`Unit`, when given)."""
+    memory_mb = _checks.size(memory_mb, "preexec: memory_mb", low=16, high=2**20)
+    cpu_seconds = _checks.real_number(cpu_seconds, "preexec: cpu_seconds", low=1, high=2**31)
+    file_mb = _checks.size(file_mb, "preexec: file_mb", low=1, high=2**20)
+    if processes is not None and not isinstance(processes, Unit):
+        raise _checks.error("preexec: processes", "None or a jail.Unit",
+                            _checks.describe(processes),
+                            exc=TypeError)
+
     def setup():
         mem = int(memory_mb) * 2**20
         resource.setrlimit(resource.RLIMIT_AS, (mem, mem))

@@ -25,10 +25,33 @@ def _alarm(signum, frame):
 
 
 def judge_one(p, ref_enc, student_enc, inputs, rng):
-    """Score and feedback of one answer: ``(score, text, mistake)``."""
+    """Score and feedback of one answer: ``(score, text, mistake)``.
+
+    ``p``: the :class:`robodyn.answers.Problem`; ``ref_enc``: the encoded reference (a dict,
+    :func:`robodyn.answers.encode`'s record); ``student_enc``: the student's record (a dict),
+    or None for no answer; ``inputs``: None, or the argument lists of a function
+    answer (lists of finite numbers); ``rng``: a numpy Generator of the test points.
+    """
     import numpy as np
 
-    from robodyn import answers
+    from robodyn import _checks, answers
+    from robodyn.grading import _args
+    if not isinstance(p, answers.Problem):
+        raise _checks.error("judge_one: p", "an answers.Problem",
+                            _checks.describe(p), exc=TypeError)
+    for name, v in (("ref_enc", ref_enc), ("student_enc", student_enc)):
+        if name == "ref_enc" or v is not None:
+            if not isinstance(v, dict) or not all(isinstance(k, str) for k in v) or \
+                    v.get("type") not in _args.RECORD_TYPES:
+                raise _checks.error(f"judge_one: {name}", "an encoded answer (a dict whose "
+                                    f"'type' is one of {_args.RECORD_TYPES})",
+                                    _checks.describe(v), exc=TypeError)
+    if inputs is not None and not (isinstance(inputs, list) and _args.numeric_lists(inputs)):
+        raise _checks.error("judge_one: inputs", "None or a list of argument lists of finite "
+                            "numbers", _checks.describe(inputs), exc=TypeError)
+    if not isinstance(rng, np.random.Generator):
+        raise _checks.error("judge_one: rng", "a numpy Generator",
+                            _checks.describe(rng), exc=TypeError)
     args = None if inputs is None else \
         [tuple(np.asarray(a, dtype=float) for a in t) for t in inputs]
     try:
@@ -75,6 +98,9 @@ def main():
         except MemoryError:
             score, text, mistake = 0.0, "✘ the comparison ran out of memory (too large an " \
                                         "expression?)", "budget"
+        except (ValueError, TypeError, KeyError) as exc:     # a malformed record: this one only
+            score, text, mistake = 0.0, f"✘ the answer could not be read: {str(exc)[:300]}", \
+                "type"
         finally:
             signal.setitimer(signal.ITIMER_REAL, 0)
         sys.stdout.write(json.dumps({"key": p.key, "score": score, "text": text,

@@ -33,6 +33,9 @@ import re
 
 import nbformat
 
+from .. import _checks
+from . import _args
+
 BEGIN_SOLUTION = "### BEGIN SOLUTION"
 END_SOLUTION = "### END SOLUTION"
 BEGIN_HIDDEN = "### BEGIN HIDDEN TESTS"
@@ -66,7 +69,16 @@ class MarkupError(ValueError):
 
 
 def meta(cell):
-    """The cell's nbgrader metadata, or None."""
+    """The cell's nbgrader metadata, or None.
+
+    >>> meta(nbformat.v4.new_markdown_cell("x")) is None
+    True
+    """
+    return _args.cell(cell, "meta: cell").get("metadata", {}).get("nbgrader")
+
+
+def _meta(cell):
+    """:func:`meta` of a cell already checked."""
     return cell.get("metadata", {}).get("nbgrader")
 
 
@@ -76,6 +88,19 @@ def nbgrader_metadata(grade_id, *, grade=False, solution=False, locked=False, po
     >>> nbgrader_metadata("p1_check", grade=True, locked=True, points=2)["points"]
     2
     """
+    f = "nbgrader_metadata"
+    if not isinstance(grade_id, str) or not _GRADE_ID.match(grade_id) or \
+            not 0 < len(grade_id) <= 200:
+        raise _checks.error(f"{f}: grade_id", "1 to 200 letters, digits, _ and -",
+                            _checks.describe(grade_id),
+                            exc=TypeError if not isinstance(grade_id, str) else ValueError)
+    grade, solution, locked = (_checks.flag(v, f"{f}: {n}") for n, v in (
+        ("grade", grade), ("solution", solution), ("locked", locked)))
+    if points is not None:
+        points = _checks.real_number(points, f"{f}: points", low=0, high=1e9)
+        points = int(points) if points.is_integer() else points
+    if grade and points is None:
+        raise _checks.error(f"{f}: points", "points >= 0 for a grade cell", "None")
     m = {"schema_version": SCHEMA_VERSION, "grade": grade, "solution": solution,
          "locked": locked, "grade_id": grade_id}
     if grade:
@@ -93,14 +118,20 @@ def validate(nb):
     neither (unless a task); task cells are markdown; solution delimiters only in solution
     cells and hidden-test delimiters only in grade cells, each opened and closed in order.
     """
+    return _validate(nb, "validate")
+
+
+def _validate(nb, fname):
+    nb = _args.notebook(nb, f"{fname}: nb")
     try:
         nbformat.validate(nb)
     except nbformat.ValidationError as exc:
-        raise MarkupError(f"validate: not a valid notebook (nbformat): {exc.message}") from None
+        raise MarkupError(f"{fname}: nb: not a valid notebook (nbformat): "
+                          f"{exc.message}") from None
     ids = set()
     for i, cell in enumerate(nb.cells):
-        m = meta(cell)
-        where = f"validate: cell {i}"
+        m = _meta(cell)
+        where = f"{fname}: nb: cell {i}"
         src = cell.source
         if m is None:
             for d in (BEGIN_SOLUTION, BEGIN_HIDDEN):
@@ -178,6 +209,7 @@ def _strip(src, begin, end, stub):
 def solution_lines(nb):
     """The non-trivial lines inside solution regions and hidden tests (what a student version
     must not contain)."""
+    nb = _args.notebook(nb, "solution_lines: nb")
     lines = []
     for cell in nb.cells:
         inside = False
@@ -194,8 +226,12 @@ def solution_lines(nb):
 def answer_key_json(nb):
     """The JSON text of the answer key in the notebook's key cell, or None (no key cell, or
     ``problems.load_key(None)`` before generation)."""
+    return _key_json(_args.notebook(nb, "answer_key_json: nb"))
+
+
+def _key_json(nb):
     for cell in nb.cells:
-        if (meta(cell) or {}).get("grade_id") == KEY_ID:
+        if (_meta(cell) or {}).get("grade_id") == KEY_ID:
             found = re.search(r"load_key\(r'''(.*)'''\)", cell.source, re.DOTALL)
             return found.group(1) if found else None
     return None
@@ -234,9 +270,27 @@ def self_test_source(key_json):
     >>> "not answered yet" in src and "key_value" not in src
     True
     """
-    json.loads(key_json)
+    _key_text(key_json, "self_test_source: key_json")
     return _SELF_TEST + \
         'print(f"self-test passed: the checks of all {len(problems)} problems work")'
+
+
+def _key_text(key_json, name):
+    """An answer key's JSON text: a JSON object, and nothing that could end the raw string
+    it is written into (``'''``) or hold a NUL."""
+    _args.text(key_json, name, high=64 * 2**20)
+    if "'''" in key_json or "\0" in key_json or key_json.endswith("\\"):
+        raise _checks.error(name, "an answer key's JSON text", "text holding ''', a NUL or "
+                            "ending in a backslash (it is written into a raw string)")
+    try:
+        key = json.loads(key_json)
+    except (ValueError, RecursionError) as exc:
+        raise _checks.error(name, "an answer key's JSON text (an object)",
+                            f"text that is not JSON ({str(exc)[:80]})") from None
+    if not isinstance(key, dict):
+        raise _checks.error(name, "an answer key's JSON text (an object)",
+                            _checks.describe(key), exc=TypeError)
+    return key_json
 
 
 def student_version(nb):
@@ -254,10 +308,10 @@ def student_version(nb):
     x = None
     # YOUR CODE HERE
     """
-    validate(nb)
+    nb = _validate(nb, "student_version")
     out = copy.deepcopy(nb)
     for cell in out.cells:
-        m = meta(cell)
+        m = _meta(cell)
         if cell.cell_type == "code":
             cell.outputs = []
             cell.execution_count = None
@@ -273,16 +327,16 @@ def student_version(nb):
             if cell.cell_type == "code":             # its assert fails for a wrong answer;
                 tags = cell.metadata.setdefault("tags", [])   # Run All goes on past it
                 tags.extend(t for t in (RAISES, BOOK_REMOVED) if t not in tags)
-    key_json = answer_key_json(out)
+    key_json = _key_json(out)
     if key_json is not None:
-        if any((meta(c) or {}).get("grade_id") == SELF_TEST_ID for c in out.cells):
-            raise MarkupError(f"student_version: the grade_id {SELF_TEST_ID!r} is reserved for "
-                              f"the self-test cell")
+        if any((_meta(c) or {}).get("grade_id") == SELF_TEST_ID for c in out.cells):
+            raise MarkupError(f"student_version: nb: the grade_id {SELF_TEST_ID!r} is "
+                              f"reserved for the self-test cell")
         test = nbformat.v4.new_code_cell(self_test_source(key_json))
         test.id = "self-test"
         test.metadata = {"nbgrader": nbgrader_metadata(SELF_TEST_ID, locked=True),
                          "tags": ["check"]}
-        graded = [i for i, c in enumerate(out.cells) if (meta(c) or {}).get("grade")]
+        graded = [i for i, c in enumerate(out.cells) if (_meta(c) or {}).get("grade")]
         out.cells.insert(graded[-1] + 1 if graded else len(out.cells), test)
     return out
 
@@ -290,9 +344,12 @@ def student_version(nb):
 def set_answer_key(nb, key_json):
     """Write ``problems.load_key(...)`` into the locked answer-key cell (``key_json`` None:
     ``load_key(None)``, no key); return True when its source changed."""
-    cells = [c for c in nb.cells if (meta(c) or {}).get("grade_id") == KEY_ID]
+    nb = _args.notebook(nb, "set_answer_key: nb", node=False)   # changed in place
+    if key_json is not None:
+        _key_text(key_json, "set_answer_key: key_json")
+    cells = [c for c in nb["cells"] if (_meta(c) or {}).get("grade_id") == KEY_ID]
     if len(cells) != 1:
-        raise MarkupError(f"set_answer_key: expected one cell with grade_id {KEY_ID!r}, "
+        raise MarkupError(f"set_answer_key: nb: expected one cell with grade_id {KEY_ID!r}, "
                           f"found {len(cells)}")
     if key_json is None:                             # no key: the instructor's run
         src = "problems.load_key(None)"
@@ -301,8 +358,8 @@ def set_answer_key(nb, key_json):
                "# test points, rounded on a grid; no values, formulas or entries), written\n"
                "# by `python -m robodyn.grading generate`. Do not edit.\n"
                f"problems.load_key(r'''{key_json}''')")
-    changed = cells[0].source != src
-    cells[0].source = src
+    changed = cells[0]["source"] != src
+    cells[0]["source"] = src
     return changed
 
 from .._boundary import seal as _seal  # noqa: E402 -- the one boundary (issue 28): last, over the finished module

@@ -71,7 +71,24 @@ def _inside(path, roots):
 def install_guard(workdir, read_roots):
     """Install the audit hook: refuse the events above; allow writing only below
     ``workdir`` and reading only below ``workdir`` and ``read_roots`` (plus /dev/null and
-    random devices)."""
+    random devices). Installed for good: only a process that will run a notebook's code
+    calls it (``workdir`` and ``read_roots`` are checked first: folder paths)."""
+    from . import _args
+    _args.path(workdir, "install_guard: workdir")
+    if not os.path.isdir(workdir):
+        from .. import _checks
+        raise _checks.error("install_guard: workdir", "an existing folder", repr(workdir)[:200])
+    if isinstance(read_roots, (str, bytes, dict)) or not isinstance(read_roots, (list, tuple)):
+        from .. import _checks
+        raise _checks.error("install_guard: read_roots", "a list of folder paths",
+                            _checks.describe(read_roots),
+                            exc=TypeError)
+    for r in read_roots:
+        _args.path(r, "install_guard: read_roots")
+        if not os.path.isdir(r):
+            from .. import _checks
+            raise _checks.error("install_guard: read_roots", "existing folders",
+                                repr(os.fspath(r))[:200])
     work = (os.path.realpath(workdir),)
     readable = work + tuple(os.path.realpath(r) for r in read_roots) + (
         "/dev/null", "/dev/urandom", "/dev/random", f"/proc/{os.getpid()}",
