@@ -371,8 +371,9 @@ def _renamed(spec, name, exc, finite_input):
         return ValueError(f"{name}: result: expected a finite result for finite input, "
                           f"got {what}: {str(exc)[:160]} (the input is too large for floating "
                           "point, or makes the problem singular)")
-    if not isinstance(exc, (ValueError, TypeError)) or type(exc).__module__ not in \
-            ("builtins", "numpy.linalg"):
+    if not isinstance(exc, (ValueError, TypeError)) or not (
+            type(exc).__module__ in ("builtins", "numpy.linalg")
+            or type(exc).__module__.startswith(_PACKAGE)):
         return None
     msg = str(exc)
     if not _from_robodyn(exc):
@@ -384,11 +385,22 @@ def _renamed(spec, name, exc, finite_input):
     inner_arg = m.group(0) if m else ""
     rest = msg[len(parts[0]) + 2:]
     if inner_arg in spec.names:
-        return type(exc)(f"{name}: {rest}")
+        return _same_kind(exc, f"{name}: {rest}")
     if finite_input and _OVERFLOW.search(msg):
-        return ValueError(f"{name}: result: expected finite numbers for finite input, "
-                          f"got an overflow inside ({msg[:200]})")
+        return _same_kind(exc, f"{name}: result: expected finite numbers for finite input, "
+                          f"got an overflow inside ({msg[:200]})", ValueError)
     return None
+
+
+def _same_kind(exc, msg, base=None):
+    """An exception of ``exc``'s class (robodyn's own classes included) with the new message."""
+    try:
+        new = type(exc)(msg)
+        if str(new) == msg:
+            return new
+    except Exception:  # noqa: BLE001 -- a class whose constructor wants more: the base class
+        pass
+    return (base or (TypeError if isinstance(exc, TypeError) else ValueError))(msg)
 
 
 # --------------------------------------------------------------------------
