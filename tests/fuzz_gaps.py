@@ -18,6 +18,9 @@ import test_fuzz_api as t  # noqa: E402
 
 
 def main():
+    import os
+    import tempfile
+    os.chdir(tempfile.mkdtemp(prefix="fuzz_gaps_"))     # payload file names land here
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         recorded = t.fz.record_doctest_calls(t.API)

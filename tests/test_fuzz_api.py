@@ -40,6 +40,13 @@ COSTLY = {"robodyn.models.four_bar_kane", "robodyn.walkers.CompassGait.hybrid_sy
 """Callables whose one valid call takes about a second: two substitutions per argument."""
 
 
+@pytest.fixture(autouse=True)
+def _in_a_scratch_folder(tmp_path, monkeypatch):
+    """Callables that take a path write where they are told: a payload string used as a file
+    name must land in a scratch folder, never in the repository."""
+    monkeypatch.chdir(tmp_path)
+
+
 @pytest.fixture(scope="module")
 def recorded():
     with warnings.catch_warnings():
