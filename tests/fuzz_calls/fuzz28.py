@@ -202,8 +202,6 @@ def _more_calls():
 
 _more_calls()
 CALLS = {k: v for k, v in CALLS.items() if k in _API}
-SKIP.update({"robodyn.walkers.CompassGait.step_map": "costly: one hybrid step per call",
-             "robodyn.walkers.CompassGait.fixed_point": "costly: a Newton search of steps"})
 CALLS["robodyn.walkers.CompassGait.step_map"] = lambda: (
     (_gait(), np.array([-0.22, 1.09, 0.38])), {})
 CALLS["robodyn.walkers.CompassGait.fixed_point"] = lambda: ((_gait(),), {})
