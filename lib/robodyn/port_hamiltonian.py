@@ -739,4 +739,4 @@ def _momenta(form, xs):
     return np.hstack([np.einsum("kij,kj->ki", R, p6[:, :3]) + np.cross(xs[:, 9:12], f), f])
 
 from ._boundary import seal as _seal  # noqa: E402 -- the one boundary (issue 28): last, over the finished module
-_seal(globals())
+_seal(globals(), {"VMSForm.accelerations": {"self_checked": True}})  # per-call hot path (ph-47)

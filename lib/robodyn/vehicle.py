@@ -1009,4 +1009,4 @@ def planar_virtual_chain(vms, virtual_mass=1e-9):
                                    name=f"{vms.name} (virtual joints)")
 
 from ._boundary import seal as _seal  # noqa: E402 -- the one boundary (issue 28): last, over the finished module
-_seal(globals())
+_seal(globals(), {"StandardForm.accelerations": {"self_checked": True}})  # per-call hot path
