@@ -88,3 +88,19 @@ def test_a_constructor_is_named_after_the_class_built():
         pass
     with pytest.raises(ValueError, match=r"^Sub: "):
         Sub(np.full((6, 1), np.nan), np.eye(4))
+
+
+def test_robodyns_own_code_is_not_scanned_twice():
+    """A call whose caller is robodyn's own code (a self-checked hot path calling a checker
+    with its own name) passes straight; the same call from the reader's code is scanned."""
+    code = compile("def f(fk, chain):\n    return fk(chain, [0.0, float('nan')])\n",
+                   _boundary._ROOT + "/_fake_module.py", "exec")
+    ns = {}
+    exec(code, ns)
+    chain = models.planar_rr()
+    with pytest.raises(ValueError) as inside:
+        ns["f"](robodyn.fk_space, chain)
+    with pytest.raises(ValueError) as outside:
+        robodyn.fk_space(chain, [0.0, float("nan")])
+    assert "q[1]" in str(outside.value)           # the boundary's scan, with the place
+    assert "q[1]" not in str(inside.value)        # fk_space's own check
