@@ -469,3 +469,44 @@ def names_argument(msg, fname, argname):
     parts = [p.strip() for p in head.split(":")]
     return len(parts) >= 2 and any(fname in p for p in parts[:-1] + [parts[0]]) and (
         argname is None or argname in head)
+
+
+def judge(f, args, kwargs, verdict, what, base, names_ok):
+    """The failures (strings) of one substitution, by the fuzzer's rules: ``f(*args,
+    **kwargs)`` with one argument replaced; ``verdict`` MUST/MAYBE/LEGAL; ``base`` the valid
+    call's result; ``names_ok(message)`` whether a refusal names the function and argument.
+    A payload that ran (the sentinel file exists) is a failure whatever else happened."""
+    fails = _judge_call(f, args, kwargs, verdict, what, base, names_ok)
+    if os.path.exists(SENTINEL):
+        os.remove(SENTINEL)
+        fails = [f"{what}: THE PAYLOAD RAN (sentinel file created)"] + fails
+    return fails
+
+
+def _judge_call(f, args, kwargs, verdict, what, base, names_ok):
+    import warnings
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            out = call(f, args, kwargs)
+    except Hang:
+        return [f"{what}: still running after 10 s"]
+    except (ValueError, TypeError) as exc:
+        msg = str(exc)
+        if verdict == LEGAL:
+            return [f"{what}: legal value refused: {type(exc).__name__}: {msg[:160]}"]
+        if not from_robodyn(exc):
+            return [f"{what}: {type(exc).__name__} escaped from outside robodyn: {msg[:160]}"]
+        if not names_ok(msg):
+            return [f"{what}: message does not name the function and argument: {msg[:160]}"]
+        return []
+    except (KeyboardInterrupt, SystemExit):
+        raise
+    except BaseException as exc:  # noqa: BLE001 -- any other exception is the finding
+        return [f"{what}: {type(exc).__name__}: {str(exc)[:160]}"]
+    if verdict == MUST:
+        return [f"{what}: accepted (returned {type(out).__name__})"]
+    if verdict == MAYBE:
+        bad = nonfinite(out)
+        return [f"{what}: accepted, result not finite: {bad}"] if bad else []
+    return [] if same(out, base) else [f"{what}: legal value gave another result"]

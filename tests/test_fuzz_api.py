@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import copy
 import inspect
-import os
 import random
 import warnings
 
@@ -152,47 +151,15 @@ def fuzz_one(name, recorded):
             b2.arguments[arg] = value
             n += 1
             what = f"{name}({arg}={label})"
-            try:
-                with warnings.catch_warnings():
-                    warnings.simplefilter("ignore")
-                    out = fz.call(f, b2.args, b2.kwargs)
-            except fz.Hang:
-                failures.append(f"{what}: still running after 10 s")
-                continue
-            except (ValueError, TypeError) as exc:
-                msg = str(exc)
-                if verdict == fz.LEGAL:
-                    failures.append(f"{what}: legal value refused: {type(exc).__name__}: "
-                                    f"{msg[:160]}")
-                elif not fz.from_robodyn(exc):
-                    failures.append(f"{what}: {type(exc).__name__} escaped from outside "
-                                    f"robodyn: {msg[:160]}")
-                elif not (fz.names_argument(msg, short, arg) or
-                          fz.names_argument(msg, owner, arg) or
-                          # an overflow names the function's result (a postcondition)
-                          verdict == fz.MAYBE and fz.names_argument(msg, short, "result") or
-                          # text read by the safe parser: its refusals name the function
-                          arg in TEXT.get(name, ()) and fz.names_argument(msg, short, None)):
-                    failures.append(f"{what}: message does not name '{short}: {arg}': "
-                                    f"{msg[:160]}")
-                continue
-            except (KeyboardInterrupt, SystemExit):
-                raise
-            except BaseException as exc:  # noqa: BLE001 -- any other exception is the finding
-                failures.append(f"{what}: {type(exc).__name__}: {str(exc)[:160]}")
-                continue
-            finally:
-                if os.path.exists(fz.SENTINEL):
-                    os.remove(fz.SENTINEL)
-                    failures.append(f"{what}: THE PAYLOAD RAN (sentinel file created)")
-            if verdict == fz.MUST:
-                failures.append(f"{what}: accepted (returned {type(out).__name__})")
-            elif verdict == fz.MAYBE:
-                bad = fz.nonfinite(out)
-                if bad:
-                    failures.append(f"{what}: accepted, result not finite: {bad}")
-            elif not fz.same(out, base):
-                failures.append(f"{what}: legal value gave another result")
+
+            def names_ok(msg, arg=arg, verdict=verdict):
+                return (fz.names_argument(msg, short, arg) or
+                        fz.names_argument(msg, owner, arg) or
+                        # an overflow names the function's result (a postcondition)
+                        verdict == fz.MAYBE and fz.names_argument(msg, short, "result") or
+                        # text read by the safe parser: its refusals name the function
+                        arg in TEXT.get(name, ()) and fz.names_argument(msg, short, None))
+            failures += fz.judge(f, b2.args, b2.kwargs, verdict, what, base, names_ok)
     return failures, n
 
 
