@@ -204,7 +204,8 @@ _more_calls()
 CALLS = {k: v for k, v in CALLS.items() if k in _API}
 CALLS["robodyn.walkers.CompassGait.step_map"] = lambda: (
     (_gait(), np.array([-0.22, 1.09, 0.38])), {})
-CALLS["robodyn.walkers.CompassGait.fixed_point"] = lambda: ((_gait(),), {})
+CALLS["robodyn.walkers.CompassGait.fixed_point"] = lambda: (
+    (_gait(), np.array([-0.22, 1.09, 0.38])), {})
 
 PENDING = {}     # grading's valid calls: tests/fuzz_calls/grade34.py (issue 28, grade34)
 """Public callables allowed to lack a valid call for now (the completeness test lists them)."""
