@@ -35,7 +35,14 @@ def _nbgrader(course, *args):
     r = subprocess.run([sys.executable, "-m", "nbgrader", *args, "--force"], cwd=course,
                        env=env, capture_output=True, text=True, timeout=1800)
     assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-3000:]
-    assert "ERROR" not in r.stderr, r.stderr[-3000:]
+    errors = [line for line in r.stderr.splitlines() if "ERROR" in line]
+    # a known race of the kernel's teardown (pyzmq/tornado), logged after the notebook ran and
+    # with exit status 0: "Uncaught exception in ZMQStream callback ... Socket operation on
+    # non-socket". Anything else logged as ERROR fails.
+    teardown = ("Uncaught exception in ZMQStream callback" in r.stderr
+                and "Socket operation on non-socket" in r.stderr)
+    errors = [e for e in errors if not (teardown and "ZMQStream callback" in e)]
+    assert not errors, r.stderr[-3000:]
     return r
 
 
