@@ -643,4 +643,6 @@ def _fk_chain_home(model, body):
     return H
 
 from ._boundary import seal as _seal  # noqa: E402 -- the one boundary (issue 28): last, over the finished module
-_seal(globals())
+_seal(globals(), {"load_urdf": {"nonfinite_result": True, "text": ["source", "package_dirs"]},
+                  "lock_joints": {"nonfinite_result": True, "text": ["joints"]},
+                  "serial_chain": {"text": ["tip"]}})   # limits are +-inf where the URDF sets none
