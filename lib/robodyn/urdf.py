@@ -36,6 +36,10 @@ from . import _checks
 __all__ = ["RobotModel", "load_urdf", "example_robots", "lock_joints", "serial_chain",
            "URDFError"]
 
+INERTIA_TOL = 1e-7
+"""Principal moments of a link down to -INERTIA_TOL kg m^2 are rounding in the file (tiny links
+written with few digits) and accepted; the merged bodies must be positive semi-definite."""
+
 _MOVING = {"revolute": "revolute", "continuous": "revolute", "prismatic": "prismatic"}
 
 
@@ -179,7 +183,7 @@ def example_robots():
     """The robots of ``example-robot-data``: a dict name -> URDF path, sorted by name.
 
     A name is the file's stem (``'panda'``, ``'ur5_robot'``, ``'solo12'``, ``'talos_reduced'``),
-    with the short aliases ``'ur3'``, ``'ur5'``, ``'ur10'`` for the ``*_robot`` files; files of
+    with the short names ``'ur3'``, ``'ur5'``, ``'ur10'`` for the ``*_robot`` files; files of
     the same stem in two folders are told apart as ``folder/stem``.
 
     >>> robots = example_robots()
@@ -196,8 +200,8 @@ def example_robots():
     for p in paths:
         key = p.stem if stems.count(p.stem) == 1 else f"{p.parts[-3]}/{p.stem}"
         out[key] = str(p)
-    for short in ("ur3", "ur5", "ur10"):
-        if short not in out and f"{short}_robot" in out:
+    for short in ("ur3", "ur5", "ur10"):        # the arms (ur3.urdf is a fragment)
+        if f"{short}_robot" in out:
             out[short] = out[f"{short}_robot"]
     return dict(sorted(out.items()))
 
@@ -260,6 +264,12 @@ def _resolve_mesh(filename, path, dirs, where):
 
 def _parse(path, fname):
     import yourdfpy
+    from lxml import etree
+    try:                                    # well-formed XML first: yourdfpy would recover
+        etree.parse(str(path), etree.XMLParser(recover=False, resolve_entities=False,
+                                               no_network=True))
+    except (etree.XMLSyntaxError, OSError) as err:
+        raise URDFError(f"{fname}: {path.name}: the URDF cannot be parsed: {err}") from err
     try:
         return yourdfpy.URDF.load(str(path), build_scene_graph=False, load_meshes=False,
                                   load_collision_meshes=False,
@@ -316,7 +326,7 @@ def _link_inertia(link, path, fname):
     if not np.all(np.isfinite(I)) or not np.all(np.isfinite(H)):
         raise URDFError(f"{where}: expected finite numbers, got inertia {I.tolist()}")
     ev = np.linalg.eigvalsh((I + I.T) / 2)
-    tol = 1e-9 * max(1.0, abs(ev).max())
+    tol = max(1e-9 * abs(ev).max(), INERTIA_TOL)
     if ev.min() < -tol:
         raise URDFError(f"{where}: expected a positive semi-definite inertia tensor, got "
                         f"principal moments {np.round(ev, 9).tolist()} (a non-positive inertia)")
@@ -410,6 +420,21 @@ class _Builder:
             self.bodies.append(np.zeros((6, 6)))
             self.visit(j.child, len(self.parents) - 1, np.eye(4))
 
+    def check_bodies(self):
+        """Each merged body's rotational inertia (about its centre of mass) is positive
+        semi-definite, to rounding."""
+        for k, G in enumerate(self.bodies):
+            m = G[3, 3]
+            if not m > 0:
+                continue
+            C = G[:3, 3:] / m
+            ev = np.linalg.eigvalsh(G[:3, :3] + m * (C @ C))
+            if ev.min() < -max(1e-9 * abs(ev).max(), INERTIA_TOL):
+                links = [lk for lk, (b, _) in self.frames.items() if b == k - 1]
+                raise URDFError(f"{self.fname}: {self.path.name}: links {links} welded into one "
+                                f"body: expected a positive semi-definite inertia, got principal "
+                                f"moments {np.round(ev, 9).tolist()} (a non-positive inertia)")
+
     def check_masses(self):
         """Every moving joint must carry mass: its body or one beyond it."""
         n = len(self.parents)
@@ -483,8 +508,11 @@ def load_urdf(source, floating_base=False, package_dirs=None, check_meshes=True,
         raise URDFError(f"{fname}: {path.name}: no moving joint (revolute, continuous or "
                         f"prismatic): nothing to model")
     b.check_masses()
-    if floating_base and not b.bodies[0][3, 3] + sum(G[3, 3] for G in b.bodies[1:]) > 0:
-        raise URDFError(f"{fname}: {path.name}: a floating base needs mass, the robot has none")
+    b.check_bodies()
+    if floating_base and not b.bodies[0][3, 3] > 0 and b.parents.count(-1) == 1:
+        raise URDFError(f"{fname}: {path.name}: a floating base needs mass in the root link "
+                        f"{root!r} (it has none, and carries a single joint: the body beyond it "
+                        f"would have 7 velocities for 6 degrees of freedom, M singular)")
     lim = np.array([j[3] for j in b.joints])
     return RobotModel(
         name=name or robot.robot.name or path.stem, parents=tuple(b.parents),
