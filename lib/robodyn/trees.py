@@ -41,6 +41,45 @@ __all__ = ["body_poses", "frame_pose", "frame_jacobian", "rnea", "crba", "aba",
 DEFAULT_GRAVITY = np.array([0.0, 0.0, -9.81])
 DEFAULT_GRAVITY.setflags(write=False)
 
+_EYE4 = np.eye(4)
+_EYE4.setflags(write=False)
+_TREE_ENGINE = []          # [the compiled module, or None if it cannot be built here]
+
+
+def _engine_handle(model):
+    """``(engine, handle)`` of the model in the compiled tree engine (``_tree_engine.c``,
+    built on first use and cached on the model), or None under ``dynamics.ENGINE = "numpy"``
+    or without a C compiler (then the numpy algorithms run)."""
+    from . import dynamics
+    if dynamics.ENGINE == "numpy":
+        return None
+    h = model._cache.get("trees:engine")
+    if h is not None:
+        return h
+    eng = dynamics._load_compiled(_TREE_ENGINE, "_tree_engine.c", "robodyn_tree_engine",
+                                  "robodyn.trees: the compiled tree engine",
+                                  "the numpy algorithms run")
+    if eng is None:
+        return None
+    kinds = np.array([0.0 if t == "revolute" else 1.0 for t in model.joint_types])
+    h = model._cache["trees:engine"] = (eng, eng.tree(
+        np.array(model.parents, dtype=float), kinds, np.ascontiguousarray(model.axes),
+        np.ascontiguousarray(model.placements), np.ascontiguousarray(_inertias(model)),
+        model.floating))
+    return h
+
+
+def _fast(name, model, *args):
+    """The compiled engine's result, or None (no engine; arguments it declines: lists, other
+    dtypes, wrong sizes, non-finite numbers, a base pose that is not a rigid motion -- the
+    checked numpy path then raises or converts)."""
+    h = model._cache.get("trees:engine") if type(model) is RobotModel else None
+    if h is None and type(model) is RobotModel:
+        h = _engine_handle(model)
+    if h is None:
+        return None
+    return getattr(h[0], name)(h[1], *args)
+
 
 # --------------------------------------------------------------------------
 # arguments
@@ -260,6 +299,10 @@ def rnea(model, q, qd, qdd, base_pose=None, gravity=DEFAULT_GRAVITY):
     >>> rnea(load_urdf("ur5"), [0.0] * 6, [0.0] * 6, [0.0] * 6).round(3)
     array([  0.   , -48.964, -12.873,  -0.   ,   0.   ,   0.   ])
     """
+    if base_pose is None or type(model) is RobotModel and model.floating:
+        r = _fast("rnea", model, q, qd, qdd, _EYE4 if base_pose is None else base_pose, gravity)
+        if r is not None:
+            return r
     fname = "rnea"
     _model(model, fname)
     return _rnea(model, _q(model, q, fname), _nu(model, qd, fname, "qd"),
@@ -299,6 +342,9 @@ def crba(model, q):
     >>> M.shape, round(M[5, 5], 4)
     ((18, 18), 2.5)
     """
+    r = _fast("crba", model, q)
+    if r is not None:
+        return r
     fname = "crba"
     _model(model, fname)
     return _crba(model, _q(model, q, fname))
@@ -347,6 +393,10 @@ def aba(model, q, qd, tau, base_pose=None, gravity=DEFAULT_GRAVITY):
     >>> bool(abs(aba(ur5, [0.1] * 6, [0.0] * 6, G)).max() < 1e-12)
     True
     """
+    if base_pose is None or type(model) is RobotModel and model.floating:
+        r = _fast("aba", model, q, qd, tau, _EYE4 if base_pose is None else base_pose, gravity)
+        if r is not None:
+            return r
     fname = "aba"
     _model(model, fname)
     return _aba(model, _q(model, q, fname), _nu(model, qd, fname, "qd"),
@@ -355,4 +405,6 @@ def aba(model, q, qd, tau, base_pose=None, gravity=DEFAULT_GRAVITY):
 
 
 from ._boundary import seal as _seal  # noqa: E402 -- the one boundary (issue 28): last, over the finished module
-_seal(globals(), {"frame_pose": {"text": ["frame"]}, "frame_jacobian": {"text": ["frame"]}})
+_seal(globals(), {"frame_pose": {"text": ["frame"]}, "frame_jacobian": {"text": ["frame"]},
+                  "rnea": {"self_checked": True}, "crba": {"self_checked": True},
+                  "aba": {"self_checked": True}})    # per-call hot paths (compiled engine)
