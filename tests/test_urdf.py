@@ -237,7 +237,7 @@ def test_fixed_joint_merging_by_the_parallel_axis_theorem():
     pair = _Pair(str(FIX / "welded.urdf"), True)
     for e in _dynamics_errors(pair, np.random.default_rng(1)).values():
         assert e < TOL
-    assert m.lower[1] == -0.2 and m.upper[1] == 0.3 and m.lower[0] == -np.inf
+    assert m.lower[1] == -0.2 and m.upper[1] == 0.3 and m.lower[0] == -urdf.NO_LIMIT
 
 
 @pytest.mark.parametrize("file, words", [
