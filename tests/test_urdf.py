@@ -155,6 +155,13 @@ def test_dynamics_equal_pinocchio_on_a_representative_set(capsys):
     _check_dynamics(DYNAMICS_SET, capsys)
 
 
+def test_numpy_algorithms_equal_pinocchio_too(capsys, monkeypatch):
+    """The numpy path (lists, other dtypes, no compiler) is the same algorithm written again:
+    it is held to Pinocchio as well, on a chain, a quadruped and a humanoid."""
+    monkeypatch.setattr(dynamics, "ENGINE", "numpy")
+    _check_dynamics(["ur5_robot", "solo12", "talos_reduced"], capsys)
+
+
 @pytest.mark.slow
 def test_dynamics_equal_pinocchio_on_every_loaded_robot(capsys):
     names = []

@@ -254,22 +254,67 @@ static void rnea(const Tree *t, const double *q, const double *qd, const double 
     if (t->floating) memcpy(out, F, 6 * sizeof(double));
 }
 
-/* work: X 12n, Ic 36(n+1) */
+/* A rigid body's spatial inertia in 10 numbers (13 stored): mass m, first moment h = m c,
+ * rotational inertia J about the frame's origin (3x3); the 6x6 form is [[J, [h]], [[h]^T, m]]. */
+static void rigid_of(const double *G, double *b)
+{
+    b[0] = G[21];
+    b[1] = G[16]; b[2] = G[5]; b[3] = G[9];   /* [h] = G[:3, 3:]: h = ([h]_21, [h]_02, [h]_10) */
+    for (int r = 0; r < 3; r++)
+        for (int c = 0; c < 3; c++) b[4 + 3 * r + c] = G[6 * r + c];
+}
+
+/* bp += the body b (child frame) expressed in its parent's frame, X = (R, p):
+ * h_p = m p + R h, J_p = R J R^T + m (p.p 1 - p p^T) + 2 (p.h') 1 - p h'^T - h' p^T, h' = R h */
+static void rigid_out(const double *R, const double *p, const double *b, double *bp)
+{
+    const double m = b[0];
+    double hr[3], T[9];
+    rv(R, b + 1, hr);
+    const double *J = b + 4;
+    for (int r = 0; r < 3; r++)
+        for (int c = 0; c < 3; c++)
+            T[3 * r + c] = R[3 * r] * J[c] + R[3 * r + 1] * J[3 + c] + R[3 * r + 2] * J[6 + c];
+    const double pp = p[0] * p[0] + p[1] * p[1] + p[2] * p[2];
+    const double ph = p[0] * hr[0] + p[1] * hr[1] + p[2] * hr[2];
+    for (int r = 0; r < 3; r++)
+        for (int c = r; c < 3; c++) {
+            double v = T[3 * r] * R[3 * c] + T[3 * r + 1] * R[3 * c + 1] + T[3 * r + 2] * R[3 * c + 2]
+                       - m * p[r] * p[c] - p[r] * hr[c] - hr[r] * p[c];
+            if (r == c) v += m * pp + 2.0 * ph;
+            bp[4 + 3 * r + c] += v;
+            if (r != c) bp[4 + 3 * c + r] += v;
+        }
+    bp[0] += m;
+    for (int k = 0; k < 3; k++) bp[1 + k] += m * p[k] + hr[k];
+}
+
+/* F = G S_i for a rigid body b and joint i's screw */
+static void rigid_screw(const Tree *t, int i, const double *b, double *F)
+{
+    const double *a = t->axis + 3 * i, *h = b + 1, *J = b + 4;
+    if (t->kind[i] == 0) {          /* S = (a, 0): F = (J a, a x h) */
+        for (int r = 0; r < 3; r++) F[r] = J[3 * r] * a[0] + J[3 * r + 1] * a[1] + J[3 * r + 2] * a[2];
+        cross3(a, h, F + 3);
+    } else {                        /* S = (0, a): F = (h x a, m a) */
+        cross3(h, a, F);
+        F[3] = b[0] * a[0]; F[4] = b[0] * a[1]; F[5] = b[0] * a[2];
+    }
+}
+
+/* work: X 12n, Ic 13(n+1) */
 static void crba(const Tree *t, const double *q, double *work, double *M)
 {
     const int n = t->n, nv = t->nv, off = t->floating ? 6 : 0;
     double *X = work, *Ic = X + 12 * n;
     transforms(t, q, X);
-    memcpy(Ic, t->inertia, 36 * (n + 1) * sizeof(double));
+    for (int k = 0; k <= n; k++) rigid_of(t->inertia + 36 * k, Ic + 13 * k);
     for (int i = n - 1; i >= 0; i--)
-        inertia_out(X + 12 * i, X + 12 * i + 9, Ic + 36 * (i + 1), Ic + 36 * (t->parent[i] + 1));
+        rigid_out(X + 12 * i, X + 12 * i + 9, Ic + 13 * (i + 1), Ic + 13 * (t->parent[i] + 1));
     memset(M, 0, (size_t)nv * nv * sizeof(double));
     for (int i = 0; i < n; i++) {
         double F[6], G[6];
-        const double *C = Ic + 36 * (i + 1), *a = t->axis + 3 * i;
-        const int k0 = 3 * t->kind[i];
-        for (int r = 0; r < 6; r++)
-            F[r] = C[6 * r + k0] * a[0] + C[6 * r + k0 + 1] * a[1] + C[6 * r + k0 + 2] * a[2];
+        rigid_screw(t, i, Ic + 13 * (i + 1), F);
         M[(off + i) * nv + off + i] = screw_dot(t, i, F);
         int j = i;
         while (t->parent[j] >= 0) {
@@ -288,9 +333,17 @@ static void crba(const Tree *t, const double *q, double *work, double *M)
             }
         }
     }
-    if (t->floating)
-        for (int r = 0; r < 6; r++)
-            for (int c = 0; c < 6; c++) M[r * nv + c] = Ic[6 * r + c];
+    if (t->floating) {          /* the base's composite inertia, as a 6x6 */
+        const double m = Ic[0], *h = Ic + 1, *J = Ic + 4;
+        const double H[9] = {0, -h[2], h[1], h[2], 0, -h[0], -h[1], h[0], 0};
+        for (int r = 0; r < 3; r++)
+            for (int c = 0; c < 3; c++) {
+                M[r * nv + c] = J[3 * r + c];
+                M[r * nv + c + 3] = H[3 * r + c];
+                M[(r + 3) * nv + c] = H[3 * c + r];
+                M[(r + 3) * nv + c + 3] = r == c ? m : 0.0;
+            }
+    }
 }
 
 /* solve the 6x6 SPD system A x = b by Cholesky (A overwritten); 0 ok */
