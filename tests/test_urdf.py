@@ -287,3 +287,27 @@ def test_arguments_are_checked_and_models_pickle():
     back = pickle.loads(pickle.dumps(ur5))
     q = np.linspace(-1, 1, 6)
     assert np.array_equal(trees.crba(back, q), trees.crba(ur5, q))
+
+
+def test_derivatives_equal_pinocchio(capsys):
+    """trees.rnea_derivatives / aba_derivatives against computeRNEADerivatives /
+    computeABADerivatives on the same files, fixed and floating base."""
+    rng = np.random.default_rng(2)
+    worst = 0.0
+    for name in ("ur5_robot", "panda", "solo12", "talos_reduced"):
+        for floating in (False, True):
+            pair = _Pair(urdf.example_robots()[name], floating)
+            m, pm, d, P = pair.m, pair.pm, pair.d, np.ix_(pair.P, pair.P)
+            q, Hb, qp = pair.state(rng)
+            nu, dnu, tau = rng.normal(size=(3, m.nv))
+            dq, dqd = trees.rnea_derivatives(m, q, nu, dnu, Hb)
+            pin.computeRNEADerivatives(pm, d, qp, pair.v(nu), pair.v(dnu))
+            errs = [_rel(dq, d.dtau_dq[P]), _rel(dqd, d.dtau_dv[P])]
+            da, dv, Minv = trees.aba_derivatives(m, q, nu, tau, Hb)
+            pin.computeABADerivatives(pm, d, qp, pair.v(nu), pair.v(tau))
+            Mp = np.triu(d.Minv) + np.triu(d.Minv, 1).T
+            errs += [_rel(da, d.ddq_dq[P]), _rel(dv, d.ddq_dv[P]), _rel(Minv, Mp[P])]
+            assert max(errs) < TOL, (name, floating, errs)
+            worst = max(worst, *errs)
+    with capsys.disabled():
+        print(f"\nRNEA/ABA derivatives vs Pinocchio: max rel. error {worst:.1e}")

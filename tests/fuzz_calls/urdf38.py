@@ -47,3 +47,10 @@ TEXT = {
     "robodyn.urdf.RobotModel": ("name", "joint_names", "joint_types", "frames", "meshes",
                                 "base_link", "source"),
 }
+
+CALLS.update({
+    "robodyn.trees.rnea_derivatives": lambda: ((_F, _Q, _NU, _NU[::-1].copy()),
+                                               {"base_pose": _POSE}),
+    "robodyn.trees.aba_derivatives": lambda: ((_F, _Q, _NU, _NU[::-1].copy()),
+                                              {"base_pose": _POSE}),
+})
