@@ -6,6 +6,8 @@ and of the Panda's symbolic equations (issue 38), measured in one run.
   / ``crba`` / ``aba`` (the compiled tree engine, ``_tree_engine.c``) against ``pin.rnea`` /
   ``pin.crba`` / ``pin.aba`` with a free-flyer root, both from Python, measured in alternating
   rounds (a change of the machine's load hits both alike). Target: ratio <= 1.
+* The analytic derivatives (``trees.rnea_derivatives``, ``trees.aba_derivatives``) against
+  ``pin.computeRNEADerivatives`` and ``pin.computeABADerivatives``. Target: ratio <= 1.5.
 * The Franka Panda (fingers locked, ``urdf.serial_chain``): the time to derive M, C
   (Christoffel) and G symbolically with ``lagrange.equations_of_motion`` (target <= 5 s), and
   the generated C forward dynamics on one state against ``pin.aba`` on the same reduced model
@@ -80,6 +82,16 @@ def tree_rows(name, budget):
             ("crba", lambda: trees.crba(m, q), lambda: pin.crba(pm, d, qp), "pin.crba"),
             ("aba", lambda: trees.aba(m, q, nu, tau, H), lambda: pin.aba(pm, d, qp, vp, tp),
              "pin.aba")]
+    dq, dv = trees.rnea_derivatives(m, q, nu, dnu, H)
+    pin.computeRNEADerivatives(pm, d, qp, vp, ap)
+    assert np.allclose(dq, d.dtau_dq[np.ix_(P, P)], atol=1e-8)
+    da, dav, _ = trees.aba_derivatives(m, q, nu, tau, H)
+    pin.computeABADerivatives(pm, d, qp, vp, tp)
+    assert np.allclose(da, d.ddq_dq[np.ix_(P, P)], rtol=1e-8, atol=1e-6)
+    rows += [("rnea derivatives", lambda: trees.rnea_derivatives(m, q, nu, dnu, H),
+              lambda: pin.computeRNEADerivatives(pm, d, qp, vp, ap), "pin.computeRNEADerivatives"),
+             ("aba derivatives", lambda: trees.aba_derivatives(m, q, nu, tau, H),
+              lambda: pin.computeABADerivatives(pm, d, qp, vp, tp), "pin.computeABADerivatives")]
     label = f"{name} ({m.n} joints, floating base)"
     return [(f"tree {alg}, {label}, one state", *paired_time(f, g, budget), what)
             for alg, f, g, what in rows]

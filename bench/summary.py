@@ -67,6 +67,10 @@ ISSUE_ROWS = [
      "Pinocchio on the same file (issue 38: at or below)", "bench_trees.py",
      ["tree rnea, solo12", "tree crba, solo12", "tree aba, solo12", "tree rnea, g1",
       "tree crba, g1", "tree aba, g1"], ("ratio", 1.0)),
+    ("tree RNEA / ABA derivatives, Solo 12 and G1, floating base, vs Pinocchio's "
+     "(issue 38: within 1.5x)", "bench_trees.py",
+     ["tree rnea derivatives, solo12", "tree aba derivatives, solo12",
+      "tree rnea derivatives, g1", "tree aba derivatives, g1"], ("ratio", 1.5)),
     ("the Panda's symbolic M, C, G with its real inertias (issue 38: within 5 s)",
      "bench_trees.py", ["panda symbolic"], ("ms", 5000.0)),
     ("the Panda's generated C forward dynamics vs pin.aba (issue 38: at or below)",

@@ -289,9 +289,11 @@ def test_arguments_are_checked_and_models_pickle():
     assert np.array_equal(trees.crba(back, q), trees.crba(ur5, q))
 
 
-def test_derivatives_equal_pinocchio(capsys):
+@pytest.mark.parametrize("engine", ["auto", "numpy"])
+def test_derivatives_equal_pinocchio(capsys, monkeypatch, engine):
     """trees.rnea_derivatives / aba_derivatives against computeRNEADerivatives /
-    computeABADerivatives on the same files, fixed and floating base."""
+    computeABADerivatives on the same files, fixed and floating base, compiled and numpy."""
+    monkeypatch.setattr(dynamics, "ENGINE", engine)
     rng = np.random.default_rng(2)
     worst = 0.0
     for name in ("ur5_robot", "panda", "solo12", "talos_reduced"):
@@ -310,4 +312,4 @@ def test_derivatives_equal_pinocchio(capsys):
             assert max(errs) < TOL, (name, floating, errs)
             worst = max(worst, *errs)
     with capsys.disabled():
-        print(f"\nRNEA/ABA derivatives vs Pinocchio: max rel. error {worst:.1e}")
+        print(f"\nRNEA/ABA derivatives ({engine}) vs Pinocchio: max rel. error {worst:.1e}")

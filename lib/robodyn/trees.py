@@ -508,6 +508,11 @@ def rnea_derivatives(model, q, qd, qdd, base_pose=None, gravity=DEFAULT_GRAVITY)
     >>> dq.shape, bool(abs(dqd).max() == 0)
     ((6, 6), True)
     """
+    if base_pose is None or type(model) is RobotModel and model.floating:
+        r = _fast("rnea_derivatives", model, q, qd, qdd,
+                  _EYE4 if base_pose is None else base_pose, gravity)
+        if r is not None:
+            return r
     fname = "rnea_derivatives"
     _model(model, fname)
     return _rnea_derivatives(model, _q(model, q, fname), _nu(model, qd, fname, "qd"),
@@ -527,6 +532,11 @@ def aba_derivatives(model, q, qd, tau, base_pose=None, gravity=DEFAULT_GRAVITY):
     >>> Minv.shape
     (6, 6)
     """
+    if base_pose is None or type(model) is RobotModel and model.floating:
+        r = _fast("aba_derivatives", model, q, qd, tau,
+                  _EYE4 if base_pose is None else base_pose, gravity)
+        if r is not None:
+            return r
     fname = "aba_derivatives"
     _model(model, fname)
     q, qd = _q(model, q, fname), _nu(model, qd, fname, "qd")
@@ -542,4 +552,5 @@ def aba_derivatives(model, q, qd, tau, base_pose=None, gravity=DEFAULT_GRAVITY):
 from ._boundary import seal as _seal  # noqa: E402 -- the one boundary (issue 28): last, over the finished module
 _seal(globals(), {"frame_pose": {"text": ["frame"]}, "frame_jacobian": {"text": ["frame"]},
                   "rnea": {"self_checked": True}, "crba": {"self_checked": True},
-                  "aba": {"self_checked": True}})    # per-call hot paths (compiled engine)
+                  "aba": {"self_checked": True}, "rnea_derivatives": {"self_checked": True},
+                  "aba_derivatives": {"self_checked": True}})    # per-call hot paths (compiled engine)
