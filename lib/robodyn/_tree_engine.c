@@ -930,23 +930,34 @@ static PyObject *derivs(PyObject *const *args, Py_ssize_t nargs, int aba_too)
         double *dq = work + (size_t)(t->n + 1) * DWORK, *dv = dq + (size_t)m * m;
         double *M = dv + (size_t)m * m, *acc = M + (size_t)m * m;
         double *Minv = PyArray_DATA((PyArrayObject *)o[2]);
-        status = aba(t, q, x, y, Hb, g, work, acc);
+        /* acc = Minv (tau - rnea(q, nu, 0)): M^-1 is wanted anyway, and one RNEA is cheaper
+         * than one ABA */
+        crba(t, q, work, M);
+        status = spd_inverse(m, M, Minv);
         if (!status) {
+            memset(dv, 0, (size_t)m * sizeof(double));
+            rnea(t, q, x, dv, Hb, g, work, dq);
+            for (int i = 0; i < m; i++) {
+                double a = 0.0;
+                for (int k = 0; k < m; k++) a += Minv[m * i + k] * (y[k] - dq[k]);
+                acc[i] = a;
+            }
             rnea_derivatives(t, q, x, acc, Hb, g, work, dq, dv);
-            crba(t, q, work, M);
-            status = spd_inverse(m, M, Minv);
         }
-        if (!status)
-            for (int i = 0; i < m; i++)
-                for (int j = 0; j < m; j++) {
-                    double a = 0.0, b = 0.0;
-                    for (int k = 0; k < m; k++) {
-                        a += Minv[m * i + k] * dq[m * k + j];
-                        b += Minv[m * i + k] * dv[m * k + j];
+        if (!status)                   /* D = -Minv (dq, dv), rows streamed (vectorizable) */
+            for (int i = 0; i < m; i++) {
+                double *r0 = D0 + (size_t)m * i, *r1 = D1 + (size_t)m * i;
+                for (int j = 0; j < m; j++) r0[j] = r1[j] = 0.0;
+                for (int k = 0; k < m; k++) {
+                    const double a = -Minv[m * i + k], *x0 = dq + (size_t)m * k;
+                    const double *x1 = dv + (size_t)m * k;
+                    if (a == 0.0) continue;
+                    for (int j = 0; j < m; j++) {
+                        r0[j] += a * x0[j];
+                        r1[j] += a * x1[j];
                     }
-                    D0[m * i + j] = -a;
-                    D1[m * i + j] = -b;
                 }
+            }
     }
     free(work);
     if (status) {
