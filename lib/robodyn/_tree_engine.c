@@ -279,7 +279,8 @@ static void rigid_out(const double *R, const double *p, const double *b, double 
     const double ph = p[0] * hr[0] + p[1] * hr[1] + p[2] * hr[2];
     for (int r = 0; r < 3; r++)
         for (int c = r; c < 3; c++) {
-            double v = T[3 * r] * R[3 * c] + T[3 * r + 1] * R[3 * c + 1] + T[3 * r + 2] * R[3 * c + 2]
+            double v = T[3 * r] * R[3 * c] + T[3 * r + 1] * R[3 * c + 1]
+                       + T[3 * r + 2] * R[3 * c + 2]
                        - m * p[r] * p[c] - p[r] * hr[c] - hr[r] * p[c];
             if (r == c) v += m * pp + 2.0 * ph;
             bp[4 + 3 * r + c] += v;
@@ -294,7 +295,8 @@ static void rigid_screw(const Tree *t, int i, const double *b, double *F)
 {
     const double *a = t->axis + 3 * i, *h = b + 1, *J = b + 4;
     if (t->kind[i] == 0) {          /* S = (a, 0): F = (J a, a x h) */
-        for (int r = 0; r < 3; r++) F[r] = J[3 * r] * a[0] + J[3 * r + 1] * a[1] + J[3 * r + 2] * a[2];
+        for (int r = 0; r < 3; r++)
+            F[r] = J[3 * r] * a[0] + J[3 * r + 1] * a[1] + J[3 * r + 2] * a[2];
         cross3(a, h, F + 3);
     } else {                        /* S = (0, a): F = (h x a, m a) */
         cross3(h, a, F);
@@ -586,7 +588,8 @@ static void rnea_derivatives(const Tree *t, const double *q, const double *nu,
             dqd[m * (nb + i) + nb + j] = dot6(s + 6 * i, z + 6 * j);
         }
         for (int k = t->parent[j]; k >= 0; k = t->parent[k]) {   /* k a strict ancestor of j */
-            dq[m * (nb + j) + nb + k] = dot6(Ps + 6 * j, psi + 6 * k) + dot6(Qs + 6 * j, vn + 6 * k);
+            dq[m * (nb + j) + nb + k] = dot6(Ps + 6 * j, psi + 6 * k)
+                                        + dot6(Qs + 6 * j, vn + 6 * k);
             dqd[m * (nb + j) + nb + k] = 2.0 * dot6(Ps + 6 * j, vn + 6 * k)
                                          + dot6(Qs + 6 * j, s + 6 * k);
         }

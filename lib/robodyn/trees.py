@@ -7,7 +7,8 @@ joint origin and :math:`\mathcal A_i` the joint's screw in the body frame, :math
 revolute or :math:`(0, a_i)` prismatic. Everything is written in body coordinates, twists
 :math:`(\omega, v)` and wrenches :math:`(m, f)` as everywhere in :mod:`robodyn`, with
 :math:`\mathrm{Ad}_i = \mathrm{Ad}_{X_i^{-1}}` carrying a twist from the parent's frame to the
-child's. The recursive Newton--Euler algorithm (Featherstone 2008, §5.3; eq. 8.50--8.51),
+child's. The recursive Newton--Euler algorithm (Featherstone 2008, §5.3; Lynch & Park 2017,
+§8.3),
 
 .. math:: V_i = \mathrm{Ad}_i V_{\lambda(i)} + \mathcal A_i\dot q_i,\quad
    \dot V_i = \mathrm{Ad}_i\dot V_{\lambda(i)} + \mathcal A_i\ddot q_i
@@ -189,7 +190,8 @@ def frame_pose(model, q, frame, base_pose=None):
 def frame_jacobian(model, q, frame, base_pose=None):
     r"""Space Jacobian of a URDF link's frame, ``6 x nv``: the twist :math:`(\omega, v)` of the
     frame's body in world coordinates (at the world origin) is :math:`J\nu`. Column of joint
-    :math:`j` on the path to the frame: :math:`\mathrm{Ad}_{H_j}\mathcal A_j` (eq. 5.11); of the
+    :math:`j` on the path to the frame: :math:`\mathrm{Ad}_{H_j}\mathcal A_j` (Lynch & Park
+    2017, §5.1.1); of the
     floating base: :math:`\mathrm{Ad}_{H_b}`; other columns zero.
 
     >>> from robodyn.urdf import load_urdf
@@ -291,7 +293,8 @@ def _rnea(model, q, qd, qdd, Hb, g):
 
 
 def rnea(model, q, qd, qdd, base_pose=None, gravity=DEFAULT_GRAVITY):
-    r"""Inverse dynamics of a tree by the recursive Newton--Euler algorithm (eq. 8.50--8.51):
+    r"""Inverse dynamics of a tree by the recursive Newton--Euler algorithm (Featherstone 2008,
+    §5.3):
     the generalized forces :math:`M(q)\dot\nu + C(q,\nu)\nu + G(q)`, length ``nv``
     (a floating base: the base wrench :math:`(m, f)` in the base frame first).
 
@@ -333,7 +336,8 @@ def _crba(model, q):
 
 def crba(model, q):
     r"""The mass matrix :math:`M(q)` of a tree, ``nv x nv``, by the composite-rigid-body
-    algorithm (eq. 8.55): composite inertias :math:`\mathcal I^c_{\lambda(i)} \mathrel{+}=
+    algorithm (Featherstone 2008, §6.2): composite inertias
+    :math:`\mathcal I^c_{\lambda(i)} \mathrel{+}=
     \mathrm{Ad}_i^T\mathcal I^c_i\mathrm{Ad}_i`, then :math:`M_{ij} = \mathcal A_j^T
     (\mathrm{Ad}\cdots)^T\mathcal I^c_i\mathcal A_i` along the path from body *i* to the base.
 
@@ -382,7 +386,7 @@ def _aba(model, q, qd, tau, Hb, g):
 
 
 def aba(model, q, qd, tau, base_pose=None, gravity=DEFAULT_GRAVITY):
-    r"""Forward dynamics of a tree by the articulated-body algorithm (eq. 8.60--8.63):
+    r"""Forward dynamics of a tree by the articulated-body algorithm (Featherstone 2008, §7.3):
     :math:`\dot\nu = M^{-1}(\tau - C\nu - G)`, length ``nv``. With a floating base ``tau``
     starts with the wrench :math:`(m, f)` applied to the base (in its frame; zero for a robot
     in flight) and the result with the base's acceleration :math:`\dot V_b`.
@@ -498,7 +502,8 @@ def _rnea_derivatives(model, q, nu, dnu, Hb, g):
 
 def rnea_derivatives(model, q, qd, qdd, base_pose=None, gravity=DEFAULT_GRAVITY):
     r"""The partial derivatives of :func:`rnea`, :math:`(\partial\tau/\partial q,
-    \partial\tau/\partial\nu)`, each ``nv x nv`` (eq. 8.50--8.51 differentiated;
+    \partial\tau/\partial\nu)`, each ``nv x nv`` (Carpentier & Mansard 2018: the RNEA
+    differentiated;
     :math:`\partial\tau/\partial\dot\nu = M`, :func:`crba`). A floating base's columns
     are derivatives along :math:`H_b \mapsto H_b e^{[\delta]}`, :math:`\delta = (\omega, v)`
     in the base frame; rows in the order of :func:`rnea`'s result.
@@ -553,4 +558,4 @@ from ._boundary import seal as _seal  # noqa: E402 -- the one boundary (issue 28
 _seal(globals(), {"frame_pose": {"text": ["frame"]}, "frame_jacobian": {"text": ["frame"]},
                   "rnea": {"self_checked": True}, "crba": {"self_checked": True},
                   "aba": {"self_checked": True}, "rnea_derivatives": {"self_checked": True},
-                  "aba_derivatives": {"self_checked": True}})    # per-call hot paths (compiled engine)
+                  "aba_derivatives": {"self_checked": True}})    # hot paths (compiled engine)

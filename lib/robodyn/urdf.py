@@ -6,7 +6,8 @@ r"""Real robots: a URDF file read into robodyn's own model, a kinematic tree.
 depth-first so that a parent comes before its children (``parents[i] < i``; ``-1`` is the base
 body), every fixed joint merged into its parent body. Merging a link of mass :math:`m`, centre
 of mass :math:`c` and rotational inertia :math:`\bar I` (about :math:`c`, link axes) that sits at
-the pose :math:`(R, p)` in its parent body adds to the parent's spatial inertia (eq. 8.32)
+the pose :math:`(R, p)` in its parent body adds to the parent's spatial inertia (Lynch & Park
+2017, §8.2.1; Featherstone 2008, §2.13)
 
 .. math:: \mathcal I = \mathrm{Ad}_{T^{-1}}^T \begin{bmatrix}\bar I & 0\\ 0 & m\mathbb 1
    \end{bmatrix}\mathrm{Ad}_{T^{-1}},\qquad T = (R, p + R c),
@@ -664,7 +665,7 @@ def _joint_motion(kind, axis, q):
 
 def lock_joints(model, joints, q=None):
     r"""The model with some joints welded at given positions (their bodies merged into their
-    parents, inertias moved by eq. 8.32): Pinocchio's ``buildReducedModel``.
+    parents, inertias moved as in the module docstring): Pinocchio's ``buildReducedModel``.
 
     Parameters
     ----------
