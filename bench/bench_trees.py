@@ -30,23 +30,12 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 import argparse  # noqa: E402
 import time  # noqa: E402
-import timeit  # noqa: E402
 
 import numpy as np  # noqa: E402
 import pinocchio as pin  # noqa: E402
 
+from bench_dynamics import paired_time  # noqa: E402 -- alternating rounds, one definition
 from robodyn import dynamics, lagrange, trees, urdf  # noqa: E402
-
-
-def paired_time(ours, ref, budget, rounds=41):
-    """Best times per call (s) of two functions in alternating short rounds."""
-    t1 = max(timeit.timeit(ours, number=20), timeit.timeit(ref, number=20), 1e-9) / 20
-    number = max(1, int(budget / (2 * rounds) / t1))
-    best = [np.inf, np.inf]
-    for _ in range(rounds):
-        for k, f in enumerate((ours, ref)):
-            best[k] = min(best[k], timeit.timeit(f, number=number) / number)
-    return best
 
 
 def pair(name):
@@ -93,7 +82,7 @@ def tree_rows(name, budget):
              ("aba derivatives", lambda: trees.aba_derivatives(m, q, nu, tau, H),
               lambda: pin.computeABADerivatives(pm, d, qp, vp, tp), "pin.computeABADerivatives")]
     label = f"{name} ({m.n} joints, floating base)"
-    return [(f"tree {alg}, {label}, one state", *paired_time(f, g, budget), what)
+    return [(f"tree {alg}, {label}, one state", *paired_time(f, g, budget, rounds=41), what)
             for alg, f, g, what in rows]
 
 
@@ -111,7 +100,8 @@ def panda_rows(budget):
     d = pr.createData()
     q, qd, tau = np.random.default_rng(1).normal(size=(3, 7))
     assert np.allclose(fd(q, qd, tau), pin.aba(pr, d, q, qd, tau), rtol=1e-9, atol=1e-8)
-    t_c, t_pin = paired_time(lambda: fd(q, qd, tau), lambda: pin.aba(pr, d, q, qd, tau), budget)
+    t_c, t_pin = paired_time(lambda: fd(q, qd, tau), lambda: pin.aba(pr, d, q, qd, tau),
+                               budget, rounds=41)
     return t_derive, t_c, t_pin
 
 

@@ -70,6 +70,14 @@ def _engine_handle(model):
     return h
 
 
+def _fast_state(name, model, q, x, y, base_pose, gravity):
+    """:func:`_fast` for the algorithms of a state (q, x, y): a fixed-base model takes only
+    ``base_pose=None`` on the fast path (the checked path refuses any other pose)."""
+    if base_pose is not None and not (type(model) is RobotModel and model.floating):
+        return None
+    return _fast(name, model, q, x, y, _EYE4 if base_pose is None else base_pose, gravity)
+
+
 def _fast(name, model, *args):
     """The compiled engine's result, or None (no engine; arguments it declines: lists, other
     dtypes, wrong sizes, non-finite numbers, a base pose that is not a rigid motion -- the
@@ -302,10 +310,9 @@ def rnea(model, q, qd, qdd, base_pose=None, gravity=DEFAULT_GRAVITY):
     >>> rnea(load_urdf("ur5"), [0.0] * 6, [0.0] * 6, [0.0] * 6).round(3)
     array([  0.   , -48.964, -12.873,  -0.   ,   0.   ,   0.   ])
     """
-    if base_pose is None or type(model) is RobotModel and model.floating:
-        r = _fast("rnea", model, q, qd, qdd, _EYE4 if base_pose is None else base_pose, gravity)
-        if r is not None:
-            return r
+    r = _fast_state("rnea", model, q, qd, qdd, base_pose, gravity)
+    if r is not None:
+        return r
     fname = "rnea"
     _model(model, fname)
     return _rnea(model, _q(model, q, fname), _nu(model, qd, fname, "qd"),
@@ -397,10 +404,9 @@ def aba(model, q, qd, tau, base_pose=None, gravity=DEFAULT_GRAVITY):
     >>> bool(abs(aba(ur5, [0.1] * 6, [0.0] * 6, G)).max() < 1e-12)
     True
     """
-    if base_pose is None or type(model) is RobotModel and model.floating:
-        r = _fast("aba", model, q, qd, tau, _EYE4 if base_pose is None else base_pose, gravity)
-        if r is not None:
-            return r
+    r = _fast_state("aba", model, q, qd, tau, base_pose, gravity)
+    if r is not None:
+        return r
     fname = "aba"
     _model(model, fname)
     return _aba(model, _q(model, q, fname), _nu(model, qd, fname, "qd"),
@@ -513,11 +519,9 @@ def rnea_derivatives(model, q, qd, qdd, base_pose=None, gravity=DEFAULT_GRAVITY)
     >>> dq.shape, bool(abs(dqd).max() == 0)
     ((6, 6), True)
     """
-    if base_pose is None or type(model) is RobotModel and model.floating:
-        r = _fast("rnea_derivatives", model, q, qd, qdd,
-                  _EYE4 if base_pose is None else base_pose, gravity)
-        if r is not None:
-            return r
+    r = _fast_state("rnea_derivatives", model, q, qd, qdd, base_pose, gravity)
+    if r is not None:
+        return r
     fname = "rnea_derivatives"
     _model(model, fname)
     return _rnea_derivatives(model, _q(model, q, fname), _nu(model, qd, fname, "qd"),
@@ -537,11 +541,9 @@ def aba_derivatives(model, q, qd, tau, base_pose=None, gravity=DEFAULT_GRAVITY):
     >>> Minv.shape
     (6, 6)
     """
-    if base_pose is None or type(model) is RobotModel and model.floating:
-        r = _fast("aba_derivatives", model, q, qd, tau,
-                  _EYE4 if base_pose is None else base_pose, gravity)
-        if r is not None:
-            return r
+    r = _fast_state("aba_derivatives", model, q, qd, tau, base_pose, gravity)
+    if r is not None:
+        return r
     fname = "aba_derivatives"
     _model(model, fname)
     q, qd = _q(model, q, fname), _nu(model, qd, fname, "qd")
