@@ -315,9 +315,11 @@ def rnea(model, q, qd, qdd, base_pose=None, gravity=DEFAULT_GRAVITY):
         return r
     fname = "rnea"
     _model(model, fname)
-    return _rnea(model, _q(model, q, fname), _nu(model, qd, fname, "qd"),
-                 _nu(model, qdd, fname, "qdd"), _pose(model, base_pose, fname),
-                 _gravity(gravity, fname))
+    with np.errstate(all="ignore"):
+        out = _rnea(model, _q(model, q, fname), _nu(model, qd, fname, "qd"),
+                    _nu(model, qdd, fname, "qdd"), _pose(model, base_pose, fname),
+                    _gravity(gravity, fname))
+    return _checks.finite_result(out, fname)
 
 
 def _crba(model, q):
@@ -358,7 +360,8 @@ def crba(model, q):
         return r
     fname = "crba"
     _model(model, fname)
-    return _crba(model, _q(model, q, fname))
+    with np.errstate(all="ignore"):
+        return _checks.finite_result(_crba(model, _q(model, q, fname)), fname)
 
 
 def _aba(model, q, qd, tau, Hb, g):
@@ -409,9 +412,11 @@ def aba(model, q, qd, tau, base_pose=None, gravity=DEFAULT_GRAVITY):
         return r
     fname = "aba"
     _model(model, fname)
-    return _aba(model, _q(model, q, fname), _nu(model, qd, fname, "qd"),
-                _nu(model, tau, fname, "tau"), _pose(model, base_pose, fname),
-                _gravity(gravity, fname))
+    with np.errstate(all="ignore"):
+        out = _aba(model, _q(model, q, fname), _nu(model, qd, fname, "qd"),
+                   _nu(model, tau, fname, "tau"), _pose(model, base_pose, fname),
+                   _gravity(gravity, fname))
+    return _checks.finite_result(out, fname)
 
 
 # --------------------------------------------------------------------------
@@ -524,9 +529,11 @@ def rnea_derivatives(model, q, qd, qdd, base_pose=None, gravity=DEFAULT_GRAVITY)
         return r
     fname = "rnea_derivatives"
     _model(model, fname)
-    return _rnea_derivatives(model, _q(model, q, fname), _nu(model, qd, fname, "qd"),
-                             _nu(model, qdd, fname, "qdd"), _pose(model, base_pose, fname),
-                             _gravity(gravity, fname))
+    with np.errstate(all="ignore"):
+        out = _rnea_derivatives(model, _q(model, q, fname), _nu(model, qd, fname, "qd"),
+                                _nu(model, qdd, fname, "qdd"), _pose(model, base_pose, fname),
+                                _gravity(gravity, fname))
+    return _checks.finite_result(out, fname)
 
 
 def aba_derivatives(model, q, qd, tau, base_pose=None, gravity=DEFAULT_GRAVITY):
@@ -549,11 +556,13 @@ def aba_derivatives(model, q, qd, tau, base_pose=None, gravity=DEFAULT_GRAVITY):
     q, qd = _q(model, q, fname), _nu(model, qd, fname, "qd")
     tau, Hb, g = _nu(model, tau, fname, "tau"), _pose(model, base_pose, fname), \
         _gravity(gravity, fname)
-    acc = _aba(model, q, qd, tau, Hb, g)
-    dq, dqd = _rnea_derivatives(model, q, qd, acc, Hb, g)
-    Minv = np.linalg.inv(_crba(model, q))
-    Minv = (Minv + Minv.T) / 2
-    return -Minv @ dq, -Minv @ dqd, Minv
+    with np.errstate(all="ignore"):
+        acc = _aba(model, q, qd, tau, Hb, g)
+        dq, dqd = _rnea_derivatives(model, q, qd, acc, Hb, g)
+        Minv = np.linalg.inv(_crba(model, q))
+        Minv = (Minv + Minv.T) / 2
+        out = (-Minv @ dq, -Minv @ dqd, Minv)
+    return _checks.finite_result(out, fname)
 
 
 from ._boundary import seal as _seal  # noqa: E402 -- the one boundary (issue 28): last, over the finished module

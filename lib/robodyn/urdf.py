@@ -324,22 +324,19 @@ def _source_path(source, fname):
     if not isinstance(source, str):
         raise _checks.error(f"{fname}: source", "a URDF path or a robot name of "
                             "example_robots()", source, exc=TypeError)
-    if source.endswith(".urdf") or os.sep in source and not source.count("/") == 1:
-        p = Path(source)
-        if not p.is_file():
-            raise ValueError(f"{fname}: source: expected a URDF file or a robot name of "
-                             f"example_robots(), got {source!r} (no such file)")
+    robots = example_robots() if _erd_root() is not None else {}
+    if source in robots:
+        return Path(robots[source])
+    p = Path(source)
+    if p.is_file():
         return p
-    robots = example_robots()
-    if source not in robots:
-        p = Path(source)
-        if p.is_file():
-            return p
-        near = [k for k in robots if source.lower() in k.lower()][:8]
-        raise ValueError(f"{fname}: source: expected a URDF path or one of the "
-                         f"{len(robots)} robots of example_robots(), got {source!r}"
-                         + (f" (did you mean {', '.join(near)}?)" if near else ""))
-    return Path(robots[source])
+    if source.endswith(".urdf") or source.count(os.sep) > 1:
+        raise ValueError(f"{fname}: source: expected a URDF file or a robot name of "
+                         f"example_robots(), got {source!r} (no such file)")
+    near = [k for k in robots if source.lower() in k.lower()][:8]
+    raise ValueError(f"{fname}: source: expected a URDF path or one of the "
+                     f"{len(robots)} robots of example_robots(), got {source!r}"
+                     + (f" (did you mean {', '.join(near)}?)" if near else ""))
 
 
 def _package_dirs(path, package_dirs):
