@@ -313,3 +313,21 @@ def test_derivatives_equal_pinocchio(capsys, monkeypatch, engine):
             worst = max(worst, *errs)
     with capsys.disabled():
         print(f"\nRNEA/ABA derivatives ({engine}) vs Pinocchio: max rel. error {worst:.1e}")
+
+
+def test_symbolic_equations_of_a_tree_equal_pinocchio():
+    """trees.equations (M from the tree's body Jacobians, C from its Christoffel symbols, G from
+    the potential) of Solo (8 joints, four legs: a tree) and of welded.urdf (a fixed joint, a
+    prismatic one), evaluated at random states, against pin.aba on the same files."""
+    rng = np.random.default_rng(11)
+    for path in (urdf.example_robots()["solo"], str(FIX / "welded.urdf")):
+        pair = _Pair(path, False)
+        eom = trees.equations(pair.m)
+        num = eom.numeric()
+        for _ in range(3):
+            q, _, qp = pair.state(rng)
+            qd, tau = rng.normal(size=(2, pair.m.n))
+            ref = pin.aba(pair.pm, pair.d, qp, pair.v(qd), pair.v(tau))[pair.P]
+            assert _rel(num.accelerations(q, qd, tau=tau), ref) < TOL
+    with pytest.raises(ValueError, match="fixed base"):
+        trees.equations(urdf.load_urdf(FIX / "welded.urdf", floating_base=True))

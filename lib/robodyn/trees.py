@@ -37,7 +37,7 @@ from . import _checks
 from .urdf import RobotModel, _adjoint, _skew
 
 __all__ = ["body_poses", "frame_pose", "frame_jacobian", "rnea", "crba", "aba",
-           "rnea_derivatives", "aba_derivatives", "DEFAULT_GRAVITY"]
+           "rnea_derivatives", "aba_derivatives", "equations", "DEFAULT_GRAVITY"]
 
 DEFAULT_GRAVITY = np.array([0.0, 0.0, -9.81])
 DEFAULT_GRAVITY.setflags(write=False)
@@ -563,6 +563,103 @@ def aba_derivatives(model, q, qd, tau, base_pose=None, gravity=DEFAULT_GRAVITY):
         Minv = (Minv + Minv.T) / 2
         out = (-Minv @ dq, -Minv @ dqd, Minv)
     return _checks.finite_result(out, fname)
+
+
+# --------------------------------------------------------------------------
+# symbolic equations of a tree
+# --------------------------------------------------------------------------
+
+
+def _sym_rotation(axis, q):
+    import sympy as sp
+    K = sp.Matrix(_skew(axis))
+    return sp.eye(3) + sp.sin(q) * K + (1 - sp.cos(q)) * K * K
+
+
+def _sym_transforms(model, q):
+    """(R_i, p_i) of X_i(q_i) as sympy matrices (numbers of the URDF, symbols q)."""
+    import sympy as sp
+    out = []
+    for i in range(model.n):
+        P = model.placements[i]
+        R0, p0 = sp.Matrix(P[:3, :3]), sp.Matrix(P[:3, 3])
+        a = model.axes[i]
+        if model.joint_types[i] == "revolute":
+            out.append((R0 * _sym_rotation(a, q[i]), p0))
+        else:
+            out.append((R0, p0 + R0 * sp.Matrix(a) * q[i]))
+    return out
+
+
+def equations(model, gravity=DEFAULT_GRAVITY, q=None, qd=None):
+    r"""The symbolic equations of motion of a fixed-base tree, :math:`M(q)\ddot q = -C(q,\dot
+    q)\dot q - G(q) + \tau`, as a :class:`robodyn.equations.MassMatrixForm` (the one shape
+    every method's equations take). The body Jacobians follow the tree,
+    :math:`J_i = \mathrm{Ad}_{X_i^{-1}}J_{\lambda(i)} + \mathcal A_ie_i^T` (columns only on the
+    path from the base), :math:`M = \sum_i J_i^T\mathcal I_iJ_i` with the URDF's numeric body
+    inertias, :math:`C` from the Christoffel symbols of :math:`M` (eq. 5.13--5.14,
+    :func:`robodyn.lagrange.coriolis_matrix`) and :math:`G = \partial V/\partial q`,
+    :math:`V = -\sum_i m_i\,g\cdot c_i(q)`. The expressions grow with the depth of the tree:
+    meant for small trees (a few joints per branch); chains go faster through
+    :func:`robodyn.urdf.serial_chain` and :mod:`robodyn.lagrange`.
+
+    >>> from robodyn.urdf import load_urdf
+    >>> eom = equations(load_urdf("double_pendulum"))
+    >>> num = eom.numeric()
+    >>> bool(abs(num.accelerations([0.3, -0.2], [0.0, 0.0])
+    ...          - aba(load_urdf("double_pendulum"), [0.3, -0.2], [0.0, 0.0], [0.0, 0.0])).max()
+    ...      < 1e-9)
+    True
+    """
+    import sympy as sp
+
+    from . import equations as eqs
+    from . import lagrange
+    fname = "equations"
+    _model(model, fname)
+    if model.floating:
+        raise ValueError(f"{fname}: model: expected a fixed base, got {model!r} (the symbolic "
+                         f"equations of a floating tree are not built here; use the numeric "
+                         f"rnea/crba/aba)")
+    g = _gravity(gravity, fname)
+    n = model.n
+    q = sp.Matrix(sp.symbols(f"q1:{n + 1}")) if q is None else sp.Matrix(
+        _checks.symbol_list(q, f"{fname}: q", n))
+    qd = sp.Matrix(sp.symbols(f"qd1:{n + 1}")) if qd is None else sp.Matrix(
+        _checks.symbol_list(qd, f"{fname}: qd", n))
+    X = _sym_transforms(model, q)
+    S = _screws(model)
+    J, Rw, pw = [], [], []
+    M, V = sp.zeros(n, n), sp.Integer(0)
+    for i, (R, p) in enumerate(X):
+        par = model.parents[i]
+        Ji = sp.zeros(6, n)
+        if par >= 0:
+            Rt = R.T
+            A = sp.zeros(6, 6)
+            A[:3, :3] = A[3:, 3:] = Rt
+            A[3:, :3] = -Rt * sp.Matrix([[0, -p[2], p[1]], [p[2], 0, -p[0]], [-p[1], p[0], 0]])
+            Ji = A * J[par]
+            Rw.append(Rw[par] * R)
+            pw.append(pw[par] + Rw[par] * p)
+        else:
+            Rw.append(R)
+            pw.append(p)
+        Ji[:, i] = sp.Matrix(S[i])
+        J.append(Ji)
+        G = sp.Matrix(model.inertias[i])
+        M += Ji.T * G * Ji
+        m = model.inertias[i][3, 3]
+        if m > 0:
+            C = model.inertias[i][:3, 3:] / m
+            c = sp.Matrix([C[2, 1], C[0, 2], C[1, 0]])
+            V -= m * (sp.Matrix(g).T * (pw[i] + Rw[i] * c))[0]
+    for r in range(n):                 # exactly symmetric (float products in either order)
+        for c in range(r + 1, n):
+            M[c, r] = M[r, c]
+    Gv = sp.Matrix([sp.diff(V, x) for x in q])
+    Cm = lagrange.coriolis_matrix(M, list(q), list(qd))
+    return eqs.mass_matrix_form(list(q), list(qd), M, -(Cm * qd) - Gv, name=model.name)
 
 
 from ._boundary import seal as _seal  # noqa: E402 -- the one boundary (issue 28): last, over the finished module

@@ -54,3 +54,5 @@ CALLS.update({
     "robodyn.trees.aba_derivatives": lambda: ((_F, _Q, _NU, _NU[::-1].copy()),
                                               {"base_pose": _POSE}),
 })
+
+CALLS["robodyn.trees.equations"] = lambda: ((_M,), {"gravity": np.array([0.0, 0.0, -9.81])})
