@@ -596,7 +596,7 @@ def load_urdf(source, floating_base=False, package_dirs=None, check_meshes=True,
     >>> panda.n, panda.joint_names[-2:]
     (9, ('panda_finger_joint1', 'panda_finger_joint2'))
     >>> round(panda.total_mass, 3)
-    18.477
+    17.452
     """
     fname = "load_urdf"
     if not isinstance(floating_base, (bool, np.bool_)):
