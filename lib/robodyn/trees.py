@@ -78,6 +78,21 @@ def _fast_state(name, model, q, x, y, base_pose, gravity):
     return _fast(name, model, q, x, y, _EYE4 if base_pose is None else base_pose, gravity)
 
 
+def _state_call(fname, impl, model, q, x, y, base_pose, gravity, names):
+    """A state algorithm's call: the compiled engine when it takes the arguments, else the
+    checked numpy ``impl`` (every argument checked; an overflow refused)."""
+    r = _fast_state(fname, model, q, x, y, base_pose, gravity)
+    if r is not None:
+        return r
+    _model(model, fname)
+    q = _q(model, q, fname)
+    x, y = _nu(model, x, fname, names[0]), _nu(model, y, fname, names[1])
+    Hb, g = _pose(model, base_pose, fname), _gravity(gravity, fname)
+    with np.errstate(all="ignore"):
+        out = impl(model, q, x, y, Hb, g)
+    return _checks.finite_result(out, fname)
+
+
 def _fast(name, model, *args):
     """The compiled engine's result, or None (no engine; arguments it declines: lists, other
     dtypes, wrong sizes, non-finite numbers, a base pose that is not a rigid motion -- the
@@ -310,16 +325,7 @@ def rnea(model, q, qd, qdd, base_pose=None, gravity=DEFAULT_GRAVITY):
     >>> rnea(load_urdf("ur5"), [0.0] * 6, [0.0] * 6, [0.0] * 6).round(3)
     array([  0.   , -59.171, -15.684,  -0.   ,   0.   ,   0.   ])
     """
-    r = _fast_state("rnea", model, q, qd, qdd, base_pose, gravity)
-    if r is not None:
-        return r
-    fname = "rnea"
-    _model(model, fname)
-    with np.errstate(all="ignore"):
-        out = _rnea(model, _q(model, q, fname), _nu(model, qd, fname, "qd"),
-                    _nu(model, qdd, fname, "qdd"), _pose(model, base_pose, fname),
-                    _gravity(gravity, fname))
-    return _checks.finite_result(out, fname)
+    return _state_call("rnea", _rnea, model, q, qd, qdd, base_pose, gravity, ("qd", "qdd"))
 
 
 def _crba(model, q):
@@ -407,16 +413,7 @@ def aba(model, q, qd, tau, base_pose=None, gravity=DEFAULT_GRAVITY):
     >>> bool(abs(aba(ur5, [0.1] * 6, [0.0] * 6, G)).max() < 1e-12)
     True
     """
-    r = _fast_state("aba", model, q, qd, tau, base_pose, gravity)
-    if r is not None:
-        return r
-    fname = "aba"
-    _model(model, fname)
-    with np.errstate(all="ignore"):
-        out = _aba(model, _q(model, q, fname), _nu(model, qd, fname, "qd"),
-                   _nu(model, tau, fname, "tau"), _pose(model, base_pose, fname),
-                   _gravity(gravity, fname))
-    return _checks.finite_result(out, fname)
+    return _state_call("aba", _aba, model, q, qd, tau, base_pose, gravity, ("qd", "tau"))
 
 
 # --------------------------------------------------------------------------
@@ -524,16 +521,16 @@ def rnea_derivatives(model, q, qd, qdd, base_pose=None, gravity=DEFAULT_GRAVITY)
     >>> dq.shape, bool(abs(dqd).max() == 0)
     ((6, 6), True)
     """
-    r = _fast_state("rnea_derivatives", model, q, qd, qdd, base_pose, gravity)
-    if r is not None:
-        return r
-    fname = "rnea_derivatives"
-    _model(model, fname)
-    with np.errstate(all="ignore"):
-        out = _rnea_derivatives(model, _q(model, q, fname), _nu(model, qd, fname, "qd"),
-                                _nu(model, qdd, fname, "qdd"), _pose(model, base_pose, fname),
-                                _gravity(gravity, fname))
-    return _checks.finite_result(out, fname)
+    return _state_call("rnea_derivatives", _rnea_derivatives, model, q, qd, qdd, base_pose,
+                       gravity, ("qd", "qdd"))
+
+
+def _aba_derivatives(model, q, qd, tau, Hb, g):
+    acc = _aba(model, q, qd, tau, Hb, g)
+    dq, dqd = _rnea_derivatives(model, q, qd, acc, Hb, g)
+    Minv = np.linalg.inv(_crba(model, q))
+    Minv = (Minv + Minv.T) / 2
+    return -Minv @ dq, -Minv @ dqd, Minv
 
 
 def aba_derivatives(model, q, qd, tau, base_pose=None, gravity=DEFAULT_GRAVITY):
@@ -548,21 +545,8 @@ def aba_derivatives(model, q, qd, tau, base_pose=None, gravity=DEFAULT_GRAVITY):
     >>> Minv.shape
     (6, 6)
     """
-    r = _fast_state("aba_derivatives", model, q, qd, tau, base_pose, gravity)
-    if r is not None:
-        return r
-    fname = "aba_derivatives"
-    _model(model, fname)
-    q, qd = _q(model, q, fname), _nu(model, qd, fname, "qd")
-    tau, Hb, g = _nu(model, tau, fname, "tau"), _pose(model, base_pose, fname), \
-        _gravity(gravity, fname)
-    with np.errstate(all="ignore"):
-        acc = _aba(model, q, qd, tau, Hb, g)
-        dq, dqd = _rnea_derivatives(model, q, qd, acc, Hb, g)
-        Minv = np.linalg.inv(_crba(model, q))
-        Minv = (Minv + Minv.T) / 2
-        out = (-Minv @ dq, -Minv @ dqd, Minv)
-    return _checks.finite_result(out, fname)
+    return _state_call("aba_derivatives", _aba_derivatives, model, q, qd, tau, base_pose,
+                       gravity, ("qd", "tau"))
 
 
 # --------------------------------------------------------------------------
