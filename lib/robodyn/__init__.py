@@ -25,6 +25,8 @@ One module per part of the book; the names below are the public API.
 * :mod:`robodyn.geometry` -- the kinetic-energy metric, Levi-Civita connection, geodesics
 * :mod:`robodyn.vehicle`, :mod:`robodyn.port_hamiltonian` -- rigid bodies on SE(3), joints as
   subgroups, vehicle--manipulator systems and their port-Hamiltonian forms (Part VI)
+* :mod:`robodyn.urdf`, :mod:`robodyn.trees` -- real robots from URDF (example-robot-data):
+  kinematic trees, their O(n) dynamics and derivatives, fixed or floating base
 * :mod:`robodyn.kane` -- Kane's method: partial velocities, generalized active and inertia
   forces, constraints in the speeds, linearization of any method's equations (Part V);
   :mod:`robodyn.flexible` -- a flexible link by assumed modes
@@ -68,6 +70,7 @@ from . import integrability
 from .integrability import is_holonomic
 from . import port_hamiltonian, vehicle
 from . import derivatives
+from . import trees, urdf
 from .vehicle import VehicleManipulator
 from . import flexible, kane
 from . import parallel
