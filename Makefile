@@ -20,9 +20,13 @@ TEST_ASSETS := _test_assets/.fetched
 SOURCES := $(shell find book lib/robodyn -type f \( -name '*.ipynb' -o -name '*.md' -o -name '*.py' -o -name '*.bib' \) -not -path '*/.ipynb_checkpoints/*' -not -path '*/__pycache__/*' 2>/dev/null)
 PYTEST_ARGS ?=
 
-.PHONY: book test pdf site tex bench bench-summary chromium clean lab reader equations
+.PHONY: book test pdf site tex bench bench-summary chromium clean lab reader venv equations
 
 book: $(BUILT)
+
+# The full set (requirements.txt) in .venv alone: what the instructor commands of the README
+# (python -m robodyn.grading, nbgrader) run in.
+venv: $(INSTALLED)
 
 $(INSTALLED): requirements.txt requirements-reader.txt lib/pyproject.toml
 	test -x $(PY) || python3 -m venv $(VENV)
