@@ -53,7 +53,8 @@ if "google.colab" in sys.modules and importlib.util.find_spec("robodyn") is None
         lines = [l.strip() for l in (run.stderr or run.stdout).splitlines() if l.strip()]
         errors = [l for l in lines if l.lower().startswith(("error:", "fatal:"))
                   and "subprocess-exited-with-error" not in l]
-        return (errors or lines or ["(no message)"])[-1]
+        said = errors or lines or ["(no message)"]
+        return said[-1]
     tags = subprocess.run(["git", "ls-remote", ROBODYN_REPO, f"refs/tags/{{ROBODYN_REF}}"],
                           capture_output=True, text=True)
     if tags.returncode:
