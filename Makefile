@@ -91,7 +91,7 @@ test: $(INSTALLED) $(READER_INSTALLED) chromium $(BUILT) $(TEST_ASSETS)
 	ROBODYN_QUICK=1 MPLBACKEND=Agg JUPYTER_PATH=$(READER_KERNELS) $(PY) -m pytest -n 2 --dist loadgroup --no-loadscope-reorder \
 	  --nbval-lax --nbval-kernel-name $(READER_KERNEL) \
 	  --doctest-modules tests lib/robodyn book scripts/book_toc.py scripts/site_address.py \
-	  scripts/lab.py scripts/colab_cell.py $(PYTEST_ARGS)
+	  scripts/lab.py scripts/lab/book_refs.py scripts/colab_cell.py $(PYTEST_ARGS)
 
 # Regenerate the equation index book/equations.md from the pages' labels, the seed list and the
 # tests' markers. Not part of `make book`: tests/test_equation_index.py catches a stale page.
