@@ -5,7 +5,6 @@ resolved, and what it saves is the book's text, byte for byte."""
 from __future__ import annotations
 
 import copy
-import importlib.util
 import json
 import pathlib
 import re
@@ -16,15 +15,8 @@ import pytest
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 
 
-def _load(name, path):
-    spec = importlib.util.spec_from_file_location(name, path)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules.setdefault(name, module)
-    spec.loader.exec_module(module)
-    return module
-
-
-br = _load("book_refs", ROOT / "scripts" / "lab" / "book_refs.py")
+sys.path.insert(0, str(ROOT / "scripts" / "lab"))   # as scripts/lab.py's PYTHONPATH does
+import book_refs as br  # noqa: E402
 
 
 def _pages():
