@@ -153,13 +153,14 @@ def test_the_venv_holds_the_readers_set_alone():
     recorded = (READER_VENV / ".installed").read_text().strip()
     assert recorded == _set_hash(), (
         f"{READER_VENV} was made from another reader's set ({recorded}, now {_set_hash()}): "
-        "make reader makes it again")
+        f"rm -rf {READER_VENV.name} && make reader makes it again")
     out = subprocess.run([str(READER_PYTHON), "-c", CLOSURE, str(ROOT / "requirements-reader.txt")],
                          capture_output=True, text=True, timeout=120, cwd=ROOT)
     assert out.returncode == 0, out.stderr[-3000:]
     report = json.loads(out.stdout)
     assert not report["missing"], f"required but not installed: {report['missing']}"
-    assert not report["extra"], f"installed beyond the reader's set: {report['extra']}"
+    assert not report["extra"], (f"installed beyond the reader's set: {report['extra']} "
+                                 f"(rm -rf {READER_VENV.name} && make reader makes it afresh)")
     for tool in ("pytest", "nbval", "nbgrader", "jupyter-book"):
         assert tool not in report["installed"], tool
 
