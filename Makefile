@@ -139,7 +139,7 @@ reader: $(READER_INSTALLED)
 lab: $(READER_INSTALLED)
 	@if command -v npm >/dev/null; then bash scripts/fetch_assets.sh _assets; else \
 	  echo "make lab: no npm here, so no offline plotly.js: the 3D scenes show a still picture" \
-	       "(install npm, or run $(READER_VENV)/bin/pip install plotly, for scenes that turn)"; fi
+	       "(install npm and run make lab again for scenes that turn)"; fi
 	$(READER_VENV)/bin/python scripts/lab.py
 
 clean:
