@@ -20,9 +20,13 @@ TEST_ASSETS := _test_assets/.fetched
 SOURCES := $(shell find book lib/robodyn -type f \( -name '*.ipynb' -o -name '*.md' -o -name '*.py' -o -name '*.bib' \) -not -path '*/.ipynb_checkpoints/*' -not -path '*/__pycache__/*' 2>/dev/null)
 PYTEST_ARGS ?=
 
-.PHONY: book test pdf site tex bench bench-summary chromium clean lab equations
+.PHONY: book test pdf site tex bench bench-summary chromium clean lab reader venv equations
 
 book: $(BUILT)
+
+# The full set (requirements.txt) in .venv alone: what the instructor commands of the README
+# (python -m robodyn.grading, nbgrader) run in.
+venv: $(INSTALLED)
 
 $(INSTALLED): requirements.txt requirements-reader.txt lib/pyproject.toml
 	test -x $(PY) || python3 -m venv $(VENV)
@@ -83,10 +87,11 @@ site:
 # Two workers, one per core (the tests are bound by the CPU: a third worker made the run
 # slower). conftest.py groups the tests (a notebook, a file, or one slow test) and sends the
 # slow groups first.
-test: $(INSTALLED) chromium $(BUILT) $(TEST_ASSETS)
-	ROBODYN_QUICK=1 MPLBACKEND=Agg $(PY) -m pytest -n 2 --dist loadgroup --no-loadscope-reorder --nbval-lax --nbval-current-env \
+test: $(INSTALLED) $(READER_INSTALLED) chromium $(BUILT) $(TEST_ASSETS)
+	ROBODYN_QUICK=1 MPLBACKEND=Agg JUPYTER_PATH=$(READER_KERNELS) $(PY) -m pytest -n 2 --dist loadgroup --no-loadscope-reorder \
+	  --nbval-lax --nbval-kernel-name $(READER_KERNEL) \
 	  --doctest-modules tests lib/robodyn book scripts/book_toc.py scripts/site_address.py \
-	  scripts/lab.py scripts/colab_cell.py $(PYTEST_ARGS)
+	  scripts/lab.py scripts/lab/book_refs.py scripts/colab_cell.py $(PYTEST_ARGS)
 
 # Regenerate the equation index book/equations.md from the pages' labels, the seed list and the
 # tests' markers. Not part of `make book`: tests/test_equation_index.py catches a stale page.
@@ -101,20 +106,40 @@ bench-summary: $(INSTALLED)
 	$(PY) bench/summary.py
 
 # A reader's JupyterLab: the reader's set (requirements-reader.txt: the library, numpy, scipy,
-# sympy, matplotlib, ipywidgets, JupyterLab, jupyterlab-myst; no test stack, no nbgrader) in its
-# own venv, then scripts/lab.py: headless (it prints the address to open, with its token), on
-# 127.0.0.1 only, --allow-root only when run as root, nbgrader's extensions off. The offline
-# assets too: the 3D scenes (robodyn.viz.Scene) embed _assets/plotly/ in their live output.
+# sympy, matplotlib, ipywidgets, JupyterLab, jupyterlab-myst, the two reference libraries the
+# check cells compare with; no test stack, no nbgrader) in its own venv, then scripts/lab.py:
+# headless (it prints the address to open, with its token), on 127.0.0.1 only, --allow-root only
+# when run as root, nbgrader's extensions off. Python, pip and make are all it needs: where npm is
+# at hand it also fetches the offline assets (_assets/plotly: the 3D scenes of robodyn.viz.Scene
+# turn with the mouse); without npm it says so and the scenes show their still picture.
+# The venv holds the reader's set ALONE: when requirements-reader.txt or lib/pyproject.toml
+# changes it is made again from nothing (pip's cache makes that quick and offline), and its
+# .installed records the two files' hash (tests/test_reader_notebooks.py compares). `make test`
+# runs every notebook under nbval in a kernel of this venv (READER_KERNEL, a kernelspec kept
+# inside the venv, off JupyterLab's kernel list), so the chapters are proven to run in the
+# reader's set without running them twice.
 READER_VENV ?= .venv-reader
 READER_INSTALLED := $(READER_VENV)/.installed
+READER_KERNEL := robodyn-reader
+READER_KERNELS := $(abspath $(READER_VENV))/test-kernels
+READER_HASH = $$(cat requirements-reader.txt lib/pyproject.toml | sha256sum | cut -c1-16)
 
 $(READER_INSTALLED): requirements-reader.txt lib/pyproject.toml
-	test -x $(READER_VENV)/bin/python || python3 -m venv $(READER_VENV)
+	@if [ -f $(READER_VENV)/pyvenv.cfg ]; then echo "make: the reader's set changed: making $(READER_VENV) again"; rm -rf $(READER_VENV); fi
+	python3 -m venv $(READER_VENV)
 	$(READER_VENV)/bin/python -m pip install --quiet --upgrade pip
 	$(READER_VENV)/bin/python -m pip install --quiet -r requirements-reader.txt
-	touch $@
+	mkdir -p $(READER_KERNELS)/kernels/$(READER_KERNEL)
+	printf '{"argv": ["%s", "-m", "ipykernel_launcher", "-f", "{connection_file}"], "display_name": "Python 3 (the reader'"'"'s set)", "language": "python"}\n' \
+	  "$(abspath $(READER_VENV))/bin/python" > $(READER_KERNELS)/kernels/$(READER_KERNEL)/kernel.json
+	echo $(READER_HASH) > $@
 
-lab: $(READER_INSTALLED) $(ASSETS)
+reader: $(READER_INSTALLED)
+
+lab: $(READER_INSTALLED)
+	@if command -v npm >/dev/null; then bash scripts/fetch_assets.sh _assets; else \
+	  echo "make lab: no npm here, so no offline plotly.js: the 3D scenes show a still picture" \
+	       "(install npm and run make lab again for scenes that turn)"; fi
 	$(READER_VENV)/bin/python scripts/lab.py
 
 clean:

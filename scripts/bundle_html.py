@@ -5,7 +5,9 @@
 writes ``<html>/_downloads/robot-dynamics-interactively-html.zip``: every file of the built site
 (MathJax and all other assets included, so it needs no network) under one top-level folder
 ``robot-dynamics-interactively-html/``, except the bundle itself and the Makefile's ``.built``
-stamp. Run it after Sphinx has finished. The archive is deterministic: names in sorted order,
+stamp, plus a ``README.txt`` that says what the folder is and gives the one line that serves it
+(search shows its snippets only from a server: browsers refuse ``fetch`` on ``file://``). Run it
+after Sphinx has finished. The archive is deterministic: names in sorted order,
 one fixed timestamp and fixed permissions, so the same site gives the same bytes.
 
 Inside the bundle the pages' links to the bundle itself would point at a zip that is not there,
@@ -60,6 +62,22 @@ def offline_page(data: bytes, site_url: str) -> bytes:
     return data if new == text else new.encode("utf-8")
 
 
+SERVE = f"python3 -m http.server --bind 127.0.0.1 --directory {NAME} 8000"
+"""The one line that serves the unpacked bundle (run where the zip was unpacked)."""
+README = """Robot Dynamics, Interactively: the offline copy of the book ({site}).
+
+Open index.html in a browser: the whole book works from these files, no network needed.
+Search works too, but the snippet under each result shows only when the folder is served
+(browsers refuse to read the pages from file://). With Python 3, in the folder that holds
+this one:
+
+    {serve}
+
+then open http://127.0.0.1:8000/ (Ctrl+C stops it).
+"""
+"""The bundle's README.txt: what the folder is and the one line that serves it."""
+
+
 def bundle(html: pathlib.Path, site_url: str | None = None) -> pathlib.Path:
     """Write the bundle of the site in ``html`` and return its path; ``site_url`` is the online
     book's address (default: ``_config.yml``'s)."""
@@ -81,6 +99,10 @@ def bundle(html: pathlib.Path, site_url: str | None = None) -> pathlib.Path:
             info.external_attr = 0o644 << 16
             data = path.read_bytes()
             zf.writestr(info, offline_page(data, site_url) if path.suffix == ".html" else data)
+        info = zipfile.ZipInfo(f"{NAME}/README.txt", EPOCH)
+        info.compress_type = zipfile.ZIP_DEFLATED
+        info.external_attr = 0o644 << 16
+        zf.writestr(info, README.format(site=site_url, serve=SERVE))
     tmp.replace(out)
     print(f"bundle_html: {len(files)} files -> {out} ({out.stat().st_size / 1e6:.1f} MB)")
     return out

@@ -2,8 +2,10 @@
 
 The command it runs: ``jupyter lab --no-browser --ip=127.0.0.1 --port=PORT`` in the repository,
 ``--allow-root`` only when run as root (a container, a lab machine, CI), and the reader's lab
-configuration ``scripts/lab/`` first on ``JUPYTER_CONFIG_PATH``: nbgrader's lab and server
-extensions are off there (they are the instructor's; ``make lab``'s venv, from
+configuration ``scripts/lab/`` first on ``JUPYTER_CONFIG_PATH`` (and on ``PYTHONPATH``, for its
+contents manager ``book_refs``, which serves the chapters with their references to other
+chapters, their equation numbers and their citations resolved as in the book): nbgrader's lab
+and server extensions are off there (they are the instructor's; ``make lab``'s venv, from
 ``requirements-reader.txt``, does not even install nbgrader, but the full ``.venv`` of
 ``make test`` does). JupyterLab prints the address to open, with its token.
 tests/browser/test_lab.py starts the lab through :func:`lab_command` and :func:`lab_env`.
@@ -52,8 +54,9 @@ def lab_env(environ=None):
     """``environ`` (default: this process's) with the reader's configuration first on
     ``JUPYTER_CONFIG_PATH``."""
     env = dict(os.environ if environ is None else environ)
-    paths = [str(CONFIG)] + [p for p in env.get("JUPYTER_CONFIG_PATH", "").split(os.pathsep) if p]
-    env["JUPYTER_CONFIG_PATH"] = os.pathsep.join(paths)
+    for var in ("JUPYTER_CONFIG_PATH", "PYTHONPATH"):       # PYTHONPATH: book_refs, the
+        paths = [str(CONFIG)] + [p for p in env.get(var, "").split(os.pathsep) if p]
+        env[var] = os.pathsep.join(paths)                   # server's contents manager
     return env
 
 

@@ -35,7 +35,7 @@ def test_bundle_replaces_the_self_link_and_keeps_the_rest(tmp_path):
         intro = zf.read(f"{bh.NAME}/book/intro.html").decode()
         assert zf.read(f"{bh.NAME}/_static/x.js") == b"var a = 1;"
     assert sorted(names) == [f"{bh.NAME}/{n}" for n in
-                             ("_static/x.js", "book/intro.html", "index.html")]
+                             ("README.txt", "_static/x.js", "book/intro.html", "index.html")]
     assert ".zip" not in intro and "This is the offline copy" in intro
     assert '<a href="part1.html">Part I</a>' in intro and "(one zip file)" in intro
     assert LINK in (html / "book" / "intro.html").read_text()       # the served site keeps it
@@ -70,7 +70,8 @@ def test_bundle_links_the_online_pdf_and_zip_and_leaves_out_the_404_page(tmp_pat
         names = {n.split("/", 1)[1] for n in zf.namelist()}
         intro = zf.read(f"{bh.NAME}/book/intro.html").decode()
         chapter = zf.read(f"{bh.NAME}/book/part1/ch.html").decode()
-    assert names == {"_static/x.js", "book/intro.html", "book/part1/ch.html", "index.html"}
+    assert names == {"README.txt", "_static/x.js", "book/intro.html", "book/part1/ch.html",
+                     "index.html"}
     online = f"{site_url}_downloads/"
     for page in (intro, chapter):
         assert f'href="{online}robot-dynamics-interactively.pdf"' in page
@@ -78,3 +79,45 @@ def test_bundle_links_the_online_pdf_and_zip_and_leaves_out_the_404_page(tmp_pat
         assert 'href="../' not in page
     assert "This is the offline copy" in intro and f'<a href="{site_url}">' in intro
     assert "Download the PDF" in intro and "Whole book (.zip)" in chapter
+
+
+def test_the_bundles_readme_line_serves_it(tmp_path):
+    """The zip's README.txt gives one line that serves the unpacked folder (search shows its
+    snippets only from a server): run as written (with a free port), it serves the pages."""
+    import re
+    import shlex
+    import socket
+    import subprocess
+    import sys
+    import time
+    import urllib.request
+    out = bh.bundle(site(tmp_path))
+    unpacked = tmp_path / "unpacked"
+    with zipfile.ZipFile(out) as zf:
+        zf.extractall(unpacked)
+        readme = zf.read(f"{bh.NAME}/README.txt").decode()
+    lines = [line.strip() for line in readme.splitlines() if line.strip().startswith("python3 ")]
+    assert lines == [bh.SERVE], readme
+    assert "http://127.0.0.1:8000/" in readme and bh.SERVE.endswith(" 8000")
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    cmd = shlex.split(re.sub(r" 8000$", f" {port}", bh.SERVE))
+    assert cmd[0] == "python3"
+    proc = subprocess.Popen([sys.executable, *cmd[1:]], cwd=unpacked,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 20
+        while True:
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/book/intro.html",
+                                            timeout=2) as r:
+                    body = r.read().decode()
+                break
+            except OSError:
+                assert time.monotonic() < deadline and proc.poll() is None, "no server"
+                time.sleep(0.2)
+        assert "This is the offline copy" in body
+    finally:
+        proc.terminate()
+        proc.wait(10)

@@ -5,9 +5,11 @@
   repository it compiles ``_engine.c`` on first use and runs it: no fallback warning, the same
   numbers as the numpy algorithms.
 - The Colab install cell of every notebook (scripts/colab_cell.py) installs the book's own version
-  (the tag ``repository.release`` of _config.yml, "v" + robodyn's version) when it runs under a
-  stand-in ``google.colab`` module, from a local git repository in place of GitHub, and raises a
-  clear error when the install fails; outside Colab it does nothing.
+  (the tag ``repository.release`` of _config.yml, "v" + robodyn's version; the branch while that
+  tag does not exist) when it runs under a stand-in ``google.colab`` module, from a local git
+  repository in place of GitHub, and raises an error naming the cause and the fix when the
+  install fails; outside Colab it does nothing.
+- ``pip install ./lib`` leaves no ``lib/build/`` (nor egg-info) behind.
 
 Offline and quick: the fresh venv sees the shared venv's packages (numpy, scipy, sympy, pip,
 setuptools...) through a ``.pth`` file that points to a folder of links to them, robodyn's own
@@ -72,7 +74,7 @@ def fresh(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("reader")
     assert ROOT not in tmp.parents
     src = tmp / "src"
-    for rel in _package_files() + ["pyproject.toml"]:
+    for rel in _package_files() + ["pyproject.toml", "setup.py"]:
         (src / "lib" / rel).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(ROOT / "lib" / rel, src / "lib" / rel)
     venv = tmp / "venv"
@@ -101,6 +103,9 @@ def test_wheel_carries_the_package_and_its_engine_compiles(fresh):
     _run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation",
           "--no-index", "-q", "-w", dist, fresh["src"]], cwd=tmp, env=_clean_env())
     wheel, = dist.glob("robodyn-*.whl")
+    left = sorted(p.name for p in fresh["src"].iterdir() if p.name not in ("robodyn",
+                  "pyproject.toml", "setup.py"))
+    assert not left, f"the build left {left} in lib/ (lib/setup.py builds in a temporary folder)"
     with zipfile.ZipFile(wheel) as zf:
         inside = set(zf.namelist())
     missing = [f for f in _package_files() if f not in inside and "__pycache__" not in f]
@@ -156,27 +161,36 @@ def test_every_notebook_has_the_one_colab_cell():
         f"{robodyn.__version__}: the Colab cell must install the book's own version")
     source = colab_cell.cell_source()
     assert f'ROBODYN_REF = "{ADDRESS.release}"' in source
-    assert f'ROBODYN_GIT = "git+{ADDRESS.repository_url}"' in source
+    assert f'ROBODYN_REPO = "{ADDRESS.repository_url}"' in source
+    assert f'ROBODYN_BRANCH = "{ADDRESS.branch}"' in source
     notebooks = colab_cell.notebooks()
     assert len(notebooks) > 40
-    bad = []
+    bad, reference = [], []
     for path in notebooks:
-        cell = colab_cell.first_code_cell(json.loads(path.read_text(encoding="utf-8")))
-        if cell is None or "".join(cell["source"]) != source:
+        nb = json.loads(path.read_text(encoding="utf-8"))
+        cell = colab_cell.first_code_cell(nb)
+        extras = colab_cell.extras_for(nb)
+        if extras != "viz":
+            reference.append(path.name)
+        if cell is None or "".join(cell["source"]) != colab_cell.cell_source(extras=extras):
             bad.append(f"{path.relative_to(ROOT)}: first code cell differs")
         elif colab_cell.TAG not in cell["metadata"].get("tags", []) or cell["outputs"] \
                 or cell["execution_count"] is not None:
             bad.append(f"{path.relative_to(ROOT)}: not hidden, or has outputs")
     assert not bad, "\n".join(bad) + "\n(python scripts/colab_cell.py writes the cell)"
+    # the chapters whose check cells compare with Modern Robotics or Pinocchio install them
+    assert {"03_exponential_coordinates.ipynb", "01_rigid_bodies.ipynb"} <= set(reference)
 
 
-def _git_repo_with_lib(tmp, src, tag):
-    """A local git repository with lib/ at its top and the tag ``tag``: the stand-in of GitHub."""
-    repo = tmp / "origin"
+def _git_repo_with_lib(tmp, src, tag=None, name="origin"):
+    """A local git repository with lib/ at its top on the book's branch, tagged ``tag`` if
+    given: the stand-in of GitHub."""
+    repo = tmp / name
     shutil.copytree(src, repo / "lib")
     env = _clean_env(GIT_AUTHOR_NAME="t", GIT_AUTHOR_EMAIL="t@t", GIT_COMMITTER_NAME="t",
                      GIT_COMMITTER_EMAIL="t@t")
-    for cmd in (["init", "-q"], ["add", "-A"], ["commit", "-q", "-m", "lib"], ["tag", tag]):
+    cmds = [["init", "-q", "-b", ADDRESS.branch], ["add", "-A"], ["commit", "-q", "-m", "lib"]]
+    for cmd in cmds + ([["tag", tag]] if tag else []):
         _run(["git", *cmd], cwd=repo, env=env)
     return repo
 
@@ -192,35 +206,84 @@ def _run_cell(python, source, cwd, colab=True):
                           env=_clean_env(), capture_output=True, text=True, timeout=120)
 
 
-def test_colab_cell_installs_the_book_version_or_stops(fresh, tmp_path):
-    """The cell under a stand-in google.colab installs robodyn from the repository at the
-    release tag (a local file:// repository here) into the running Python; at a tag that does not
-    exist it raises RuntimeError naming the URL and pip's message; outside Colab it installs
-    nothing."""
-    python = fresh["python"]
-    purelib = fresh["purelib"]
-    for leftover in purelib.glob("robodyn*"):          # the wheel test may have installed it
-        shutil.rmtree(leftover) if leftover.is_dir() else leftover.unlink()
-    repo = _git_repo_with_lib(tmp_path, fresh["src"], ADDRESS.release)
-    local = colab_cell.cell_source().replace(f"git+{ADDRESS.repository_url}",
-                                             f"git+{repo.as_uri()}")
-    assert local != colab_cell.cell_source()
+def _local(source, repo):
+    """The cell's text with a local repository in place of GitHub."""
+    local = source.replace(f'ROBODYN_REPO = "{ADDRESS.repository_url}"',
+                           f'ROBODYN_REPO = "{repo.as_uri()}"')
+    assert local != source
+    # PIP_NO_BUILD_ISOLATION=0 turns build isolation off (offline: setuptools from the venv)
+    return "import os\nos.environ['PIP_NO_BUILD_ISOLATION'] = '0'\n" + local
 
-    outside = _run_cell(python, local, tmp_path, colab=False)
+
+def _uninstall(purelib):
+    for leftover in purelib.glob("robodyn*"):          # another test may have installed it
+        shutil.rmtree(leftover) if leftover.is_dir() else leftover.unlink()
+
+
+def _installed(done, purelib):
+    assert done.returncode == 0, done.stderr[-3000:]
+    _, version, where = done.stdout.split()[-3:]
+    assert where.startswith(str(purelib)), done.stdout
+    return version
+
+
+@pytest.mark.slow
+def test_colab_cell_installs_the_release_or_the_branch(fresh, tmp_path):
+    """Under a stand-in google.colab, with the reference extra of a Part VI chapter: from a
+    repository that has the release tag, the cell installs the tagged commit (silently); from
+    one that has no tag yet (before the first release) it says so and installs the book's
+    branch. Outside Colab it installs nothing."""
+    python, purelib = fresh["python"], fresh["purelib"]
+    _uninstall(purelib)
+    source = colab_cell.cell_source(extras="viz,reference")
+    tagged = _git_repo_with_lib(tmp_path, fresh["src"], ADDRESS.release, "tagged")
+    # the branch moves on after the tag: its version differs from the release's
+    env = _clean_env(GIT_AUTHOR_NAME="t", GIT_AUTHOR_EMAIL="t@t", GIT_COMMITTER_NAME="t",
+                     GIT_COMMITTER_EMAIL="t@t")
+    toml = tagged / "lib" / "pyproject.toml"
+    toml.write_text(re.sub(r'(?m)^version = ".*"$', 'version = "99.0.dev0"', toml.read_text()))
+    _run(["git", "commit", "-qam", "after the release"], cwd=tagged, env=env)
+
+    outside = _run_cell(python, _local(source, tagged), tmp_path, colab=False)
     assert outside.returncode != 0 and "No module named 'robodyn'" in outside.stderr, \
         outside.stderr[-2000:]
 
-    wrong = local.replace(f'ROBODYN_REF = "{ADDRESS.release}"', 'ROBODYN_REF = "v0.0.0-none"')
-    failed = _run_cell(python, wrong, tmp_path)
-    assert failed.returncode != 0
-    assert "RuntimeError: Could not install robodyn from robodyn[viz] @ git+file://" \
-        in failed.stderr and "v0.0.0-none" in failed.stderr and "pip said:" in failed.stderr, \
-        failed.stderr[-3000:]
-    assert "No module named 'robodyn'" not in failed.stderr     # it stopped at the cell
+    done = _run_cell(python, _local(source, tagged), tmp_path)
+    assert _installed(done, purelib) == ADDRESS.release.lstrip("v"), done.stdout
+    assert "not tagged" not in done.stdout
 
-    # PIP_NO_BUILD_ISOLATION=0 turns build isolation off (offline: setuptools from the venv)
-    env_cell = "import os\nos.environ['PIP_NO_BUILD_ISOLATION'] = '0'\n" + local
-    done = _run_cell(python, env_cell, tmp_path)
-    assert done.returncode == 0, done.stderr[-3000:]
-    _, version, where = done.stdout.split()[-3:]
-    assert version == ADDRESS.release.lstrip("v") and where.startswith(str(purelib)), done.stdout
+    _uninstall(purelib)
+    untagged = _git_repo_with_lib(tmp_path, fresh["src"], None, "untagged")
+    done = _run_cell(python, _local(source, untagged), tmp_path)
+    assert _installed(done, purelib) == ADDRESS.release.lstrip("v"), done.stdout
+    assert (f"robodyn: release {ADDRESS.release} is not tagged yet: installing the book's "
+            f"branch {ADDRESS.branch}.") in done.stdout, done.stdout
+    _uninstall(purelib)
+
+
+def test_colab_cell_names_the_cause_and_the_fix(fresh, tmp_path):
+    """When the install fails the cell stops with a RuntimeError naming the cause (git's or
+    pip's error line, not pip's closing note) and the fix: an unreachable repository; a tagged
+    commit that pip cannot build."""
+    python, purelib = fresh["python"], fresh["purelib"]
+    _uninstall(purelib)
+    source = colab_cell.cell_source()
+    gone = _run_cell(python, _local(source, tmp_path / "no-such-repository"), tmp_path)
+    assert gone.returncode != 0 and "No module named 'robodyn'" not in gone.stderr
+    assert "RuntimeError: Could not reach file://" in gone.stderr, gone.stderr[-3000:]
+    assert "git said: fatal: " in gone.stderr and "Fix: connect this notebook to the internet" \
+        in gone.stderr, gone.stderr[-3000:]
+
+    broken = tmp_path / "broken-src"
+    shutil.copytree(fresh["src"], broken)
+    (broken / "pyproject.toml").write_text("[project]\nname = 'robodyn'\nversion = \n")
+    repo = _git_repo_with_lib(tmp_path, broken, ADDRESS.release, "broken")
+    failed = _run_cell(python, _local(source, repo), tmp_path)
+    assert failed.returncode != 0 and "No module named 'robodyn'" not in failed.stderr
+    line = next(l for l in failed.stderr.splitlines() if "RuntimeError:" in l)
+    assert line.startswith("RuntimeError: Could not install robodyn from robodyn[viz] @ git+file:"), \
+        line
+    cause = line.split("pip said: ", 1)[1]
+    assert "note: This error originates" not in cause and "See above" not in cause, cause
+    assert cause.lower().startswith("error:"), cause
+    assert "Fix: run this cell again; if pip says the same, report it at" in failed.stderr

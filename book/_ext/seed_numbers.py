@@ -24,9 +24,6 @@ from __future__ import annotations
 
 import re
 
-from docutils import nodes
-from sphinx.util.math import wrap_displaymath
-
 #: the display form of each seed prefix's numbers; "{}" is the number with dots
 SEED_FORMATS = {"hb": "{}", "uk": "UK {}", "ph": "PH {}"}
 TAG = "seed_numbers_tag"        # node attribute: the number string this extension assigned
@@ -83,7 +80,8 @@ def display_numbers(docname: str, labels):
 
 def _number_page(app, doctree):
     """doctree-read: put the numbers on the page's displays and in the math domain."""
-    env = app.env
+    from docutils import nodes     # here, not at the top: scripts/lab/book_refs.py numbers the
+    env = app.env                  # displays for JupyterLab with this module, without Sphinx
     blocks = [b for b in doctree.findall(nodes.math_block)
               if b.get("label") and b.get("number") and not b.get("nowrap")]
     numbers = display_numbers(env.docname, [b["label"] for b in blocks])
@@ -99,6 +97,8 @@ def _number_page(app, doctree):
 
 def _latex_visit_math_block(self, node):
     """The LaTeX writer's display, with the assigned number as an amsmath ``\\tag``."""
+    from docutils import nodes
+    from sphinx.util.math import wrap_displaymath
     tag = node.get(TAG)
     if not tag or node.get("nowrap") or not node.get("label"):
         return type(self).visit_math_block(self, node)      # Sphinx's own (raises SkipNode)
@@ -115,6 +115,7 @@ def _config_inited(app, config):
 
 
 def setup(app):
+    from docutils import nodes
     app.connect("config-inited", _config_inited)
     app.connect("doctree-read", _number_page)
     app.add_node(nodes.math_block, override=True, latex=(_latex_visit_math_block, None))

@@ -184,6 +184,10 @@ def setup(app):
     import sphinxext.opengraph
     sphinxext.opengraph.get_description = _description_for_opengraph
     app.connect("config-inited", add_footer)
+    # MathJax on every page, not only on pages with equations: the sidebar's chapter titles
+    # carry math ($M$), which the search page, the index and the pages without equations showed
+    # raw ("\\(M\\)"), the offline copy too (tests/browser/test_site.py).
+    app.set_html_assets_policy("always")
     app.connect("html-page-context", add_whole_book_downloads, priority=600)
     app.connect("html-collect-pages", not_found_page)
     app.connect("build-finished", finish_site)

@@ -36,6 +36,7 @@ import importlib.util
 import os
 import shutil
 import subprocess
+import sys
 import sysconfig
 import re
 import tempfile
@@ -520,9 +521,27 @@ BUILD_TIMEOUT = 600
 """Seconds after which a C compiler run is abandoned (CompileError)."""
 
 
+_WHAT = (("robodyn_engine", "the dynamics engine"), ("robodyn_eom", "the equations of motion"),
+         ("robodyn_nested", "the equations of motion"), ("robodyn_gait", "the walker's kernel"),
+         ("robodyn_pgs", "the contact solver"))
+"""What each compiled module is, in the reader's words (by its name's prefix)."""
+
+
+def _announce(modname, target):
+    """One line on stderr before a compile, so that its pause of a few seconds has a reason the
+    reader sees (once: the module is cached). Not while the book is built (``ROBODYN_STATIC``
+    on): a page must not depend on what the machine's cache held."""
+    if os.environ.get("ROBODYN_STATIC", "").strip().lower() not in ("", "0", "false", "no", "off"):
+        return
+    what = next((w for prefix, w in _WHAT if modname.startswith(prefix)), modname)
+    print(f"robodyn: compiling {what} with the C compiler, once (a few seconds; kept in "
+          f"{target.parent})", file=sys.stderr, flush=True)
+
+
 def _build(src, modname, target):
     """Compile ``src`` to ``target`` atomically (a temporary file, then one rename) and record
     the file's size and hash beside it (:func:`_verified` checks them before every load)."""
+    _announce(modname, target)
     include = sysconfig.get_paths()["include"]
     if not Path(include, "Python.h").exists():
         raise CompileError(f"codegen: Python.h not found in {include} "

@@ -14,6 +14,7 @@ import importlib.util
 import json
 import os
 import pathlib
+import re
 import secrets
 import shutil
 import socket
@@ -31,6 +32,11 @@ ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 CHAPTERS = ["book/part1/01_rotations.ipynb", "book/part4/02_bouncing_ball.ipynb"]
 """Two quick chapters, each with exercises, solutions and a live interactive figure."""
+
+REFERENCE_CHAPTERS = ["book/part4/06_walking.ipynb", "book/part3/05_udwadia_kalaba.ipynb",
+                      "book/part4/05_newtons_cradle.ipynb"]
+"""Chapters with references to other chapters, seed and chapter equation numbers and
+citations (scripts/lab/book_refs.py resolves them for the lab)."""
 
 SCENE_NOTEBOOK = "scene.ipynb"
 """A one-cell notebook with a 3D scene (robodyn.viz.Scene), as a chapter builds one."""
@@ -82,7 +88,7 @@ def lab(tmp_path_factory):
     """(base URL, token) of a running JupyterLab on a copy of CHAPTERS."""
     tmp = tmp_path_factory.mktemp("lab")
     served = tmp / "root"
-    for chapter in CHAPTERS:
+    for chapter in CHAPTERS + REFERENCE_CHAPTERS:
         (served / chapter).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(ROOT / chapter, served / chapter)
     (served / SCENE_NOTEBOOK).write_text(json.dumps(_scene_notebook()))
@@ -272,4 +278,54 @@ def test_scene_in_lab(lab, browser):
     assert moved, "the time slider's last step moved nothing"
     assert plot.evaluate(camera) == eye1, "a time step turned the camera"
     assert not [u for u in requests if "plotly" in u], "the live scene fetched plotly.js"
+    context.close()
+
+
+def _markdown_sources(path):
+    return [c["source"] if isinstance(c["source"], str) else "".join(c["source"])
+            for c in json.loads(path.read_text(encoding="utf-8"))["cells"]
+            if c["cell_type"] == "markdown"]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("chapter", REFERENCE_CHAPTERS)
+def test_references_resolve_in_lab(lab, browser, chapter):
+    """As in the book: no "⚠" of an unresolved reference or citation anywhere in the chapter,
+    its displays numbered by part and chapter (or the seed's number), references to other
+    chapters as links to them; and saving writes the book's own text back, unchanged."""
+    base, token, _ = lab
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    page = context.new_page()
+    page.goto(f"{base}/lab/tree/{chapter}?reset&token={token}")
+    page.wait_for_selector(".jp-Notebook .jp-MarkdownCell", timeout=60000)
+    nb = page.locator(".jp-NotebookPanel:visible")
+    cells = len(_markdown_sources(ROOT / chapter))
+    deadline = time.monotonic() + 60
+    while nb.locator(".jp-MarkdownCell .jp-RenderedMarkdown, .jp-MarkdownCell .myst").count() \
+            < cells:
+        assert time.monotonic() < deadline, f"{chapter}: the markdown cells were not rendered"
+        page.wait_for_timeout(300)
+    page.wait_for_timeout(1500)
+    text = nb.locator(".jp-Notebook").first.inner_text()
+    warned = [line for line in text.splitlines() if "⚠" in line]
+    assert not warned, f"{chapter}: unresolved: {warned[:5]}"
+    part, number = re.match(r"book/part(\d)/0?(\d+)_", chapter).groups()
+    roman = ["", "I", "II", "III", "IV", "V", "VI"][int(part)]
+    assert f"({roman}.{number}.1)" in text, f"{chapter}: no display numbered ({roman}.{number}.1)"
+    links = nb.locator(".jp-MarkdownCell a").evaluate_all(
+        "as => as.map(a => a.getAttribute('href') + ' ' + a.textContent)")
+    assert any(".ipynb" in h for h in links), f"{chapter}: no link to another chapter: {links}"
+    # save (Ctrl+S): the file holds the book's text again
+    nb.locator(".jp-Notebook").first.click(position={"x": 5, "y": 5})
+    page.keyboard.press("Control+s")
+    served = lab_file = lab[2].parent / "root" / chapter       # the lab serves tmp/root
+    deadline = time.monotonic() + 30
+    while served.stat().st_mtime <= (ROOT / chapter).stat().st_mtime + 0.001 and \
+            time.monotonic() < deadline:
+        page.wait_for_timeout(300)
+    assert served.stat().st_mtime > (ROOT / chapter).stat().st_mtime + 0.001, \
+        f"{chapter}: Ctrl+S saved nothing"
+    assert _markdown_sources(lab_file) == _markdown_sources(ROOT / chapter), \
+        f"{chapter}: saving changed the chapter's text"
+    assert "robodyn_lab" not in lab_file.read_text(encoding="utf-8")
     context.close()

@@ -308,6 +308,46 @@ def test_search_finds_the_right_chapter_first(server, browser, query):
     assert not problems, "\n".join(problems)
 
 
+def _sidebar_math(tab):
+    """(raw TeX left in the sidebar's titles, typeset formulas there) once MathJax is done."""
+    if tab.evaluate("() => !!(window.MathJax && MathJax.startup && MathJax.startup.promise)"):
+        tab.evaluate("() => MathJax.startup.promise")       # after load: MathJax has started
+    nav = tab.locator("nav.bd-links").first
+    return re.findall(r"\\\(.*?\\\)", nav.inner_text()), nav.locator("mjx-container").count()
+
+
+@pytest.mark.parametrize("page", ["search.html?q=mass%20matrix", "genindex.html"])
+def test_offline_copy_from_file_typesets_the_sidebar(browser, page):
+    """Opened from file:// as the offline copy is: the search finds pages, and on the search
+    page and the index (pages without equations of their own) the sidebar's chapter titles show
+    typeset math, not "\\(M\\)" (book/_ext/site_info.py loads MathJax on every page). The
+    snippets under the results need a server (browsers refuse fetch on file://): the zip's
+    README.txt gives the line (tests/test_bundle_html.py runs it)."""
+    if not (HTML / "index.html").exists():
+        pytest.fail(f"no built book at {HTML}: run `make book` first")
+    context = browser.new_context(viewport={"width": 1200, "height": 900})
+    tab = context.new_page()
+    tab.goto(f"{HTML.as_uri()}/{page}", wait_until="load")
+    if page.startswith("search"):
+        tab.wait_for_function("() => { const s = document.querySelector('#search-results p');"
+                              " return s && /found|did not match/i.test(s.textContent); }",
+                              timeout=30000)
+        assert tab.locator("#search-results ul.search li").count() > 0, "no results"
+    raw, typeset = _sidebar_math(tab)
+    context.close()
+    assert not raw, f"{page}: raw TeX in the sidebar: {raw[:3]}"
+    assert typeset > 0, f"{page}: no typeset math in the sidebar"
+
+
+def test_offline_zip_says_how_to_serve_it():
+    """The offline zip carries README.txt with the one line that serves the folder."""
+    import zipfile
+    bundle = HTML / "_downloads" / "robot-dynamics-interactively-html.zip"
+    with zipfile.ZipFile(bundle) as zf:
+        readme = zf.read("robot-dynamics-interactively-html/README.txt").decode()
+    assert "python3 -m http.server" in readme and "file://" in readme
+
+
 # --------------------------------------------------------------------------
 # old addresses of renamed pages (book/_ext/redirects.py)
 # --------------------------------------------------------------------------
