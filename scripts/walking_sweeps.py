@@ -13,6 +13,10 @@ with --cache a killed run resumes where it stopped):
 * the bifurcation diagram: for each slope, 128 stance angles after 600 strides started next to
   that slope's period-one gait;
 * the period-two and period-four gaits at chosen slopes, with their multipliers;
+* the onsets of period 2, 4, 8 and 16 by continuation and Newton: each period-k gait (a fixed
+  point of the k-fold map) followed in the slope until its leading multiplier passes -1, the
+  crossing bisected, the period-2k gait started there along the flip eigenvector (never read off
+  the bifurcation diagram's grid, whose spacing and "distinct strides" threshold bias them);
 * the basin of attraction of the 3-degree gait on a 200 x 200 grid of the plane
   (theta_s, thetad_s) of the section (thetad_w at the gait's value), 40 strides a cell;
 * the rimless wheel's basin, in closed form on a 200 x 200 grid and by simulate_hybrid on a
@@ -56,6 +60,60 @@ def leading_real(deg, z):
     return float(m.real) + 1.0
 
 
+def _lead(deg, z, k):
+    g = st.compass_gait_gait(CompassGait(slope=np.deg2rad(deg)), z, period=k)
+    return g, float(g.multipliers.real.min())
+
+
+def _next_gait(on, g, k, dslope):
+    """The period-2k gait a little past the onset ``on`` of the period-k gait ``g``."""
+    w, V = np.linalg.eig(g.jacobian)
+    v = np.real(V[:, np.argmin(w.real)])
+    past = on + dslope
+    base = _lead(past, g.points[0], k)[0].points[0]
+    for eps in (1e-3, 3e-3, 1e-2, 3e-2):
+        try:
+            g2 = st.compass_gait_gait(CompassGait(slope=np.deg2rad(past)), base + eps * v,
+                                      period=2 * k)
+        except ValueError:
+            continue
+        if len(np.unique(np.round(g2.points[:, 0], 7))) == 2 * k:
+            return past, g2
+    raise RuntimeError(f"no period-{2 * k} gait found {dslope:g} deg past {on:.6f} deg")
+
+
+def doubling_onsets(z1, slope=3.0, periods=(1, 2, 4, 8), step=0.05):
+    """The slopes (deg) where the period-k gaits (k in ``periods``) lose stability by a period
+    doubling, and each period-k gait's section points there: continuation in the slope with
+    Newton on the k-fold map at each slope, the crossing of -1 by bisection (brentq)."""
+    onsets, points, g = [], [], None
+    z, deg = np.asarray(z1, dtype=float), slope
+    for k in periods:
+        g, m = _lead(deg, z, k)
+        d = deg
+        while True:
+            g2, m2 = _lead(d + step, g.points[0], k)
+            if m2 < -1.0:
+                break
+            d, g = d + step, g2
+        zk = g.points[0]
+        on = brentq(lambda s: _lead(s, zk, k)[1] + 1.0, d, d + step, xtol=1e-10)
+        g = _lead(on, zk, k)[0]
+        onsets.append(on)
+        points.append(g.points)
+        deg, g2k = _next_gait(on, g, k, step / 5)
+        z, step = g2k.points[0], step / 4.5
+    return np.array(onsets), points
+
+
+def _onsets_data(z1):
+    onsets, points = doubling_onsets(z1)
+    data = {"pd_onsets": onsets}
+    for k, pts in zip((1, 2, 4, 8), points):
+        data[f"pd_points_{k}"] = pts
+    return data
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--workers", type=int, default=os.cpu_count() or 1)
@@ -63,7 +121,16 @@ def main(argv=None):
     ap.add_argument("--cache", default=None)
     ap.add_argument("--quick", action="store_true", help="small grids (a smoke test)")
     ap.add_argument("--out", default=str(OUT))
+    ap.add_argument("--only-onsets", action="store_true",
+                    help="recompute only the onsets of the cascade into the existing file")
     a = ap.parse_args(argv)
+    if a.only_onsets:
+        old = dict(np.load(a.out))
+        t = time.perf_counter()
+        old.update(_onsets_data(old["cont_points"][0]))
+        np.savez_compressed(a.out, **old)
+        print(f"onsets {np.round(old['pd_onsets'], 6)} in {time.perf_counter() - t:.0f} s")
+        return
     computed = {}
 
     def counter(name):
@@ -104,6 +171,10 @@ def main(argv=None):
         data[f"p{k}_slope"], data[f"p{k}_points"] = deg, g.points
         data[f"p{k}_multipliers"] = g.multipliers
     cost["period-k gaits"] = (2, time.perf_counter() - t)
+
+    t = time.perf_counter()
+    data.update(_onsets_data(pts[0]))
+    cost["cascade onsets"] = (4, time.perf_counter() - t)
 
     t = time.perf_counter()
     cg = CompassGait()

@@ -9,6 +9,7 @@ CALLS = {
         {"method": "lemke", "max_iter": 100, "tol": 1e-9}),
     "robodyn.contact_models.cradle_simultaneous": lambda: ((5, 1.0, 1.0, 1), {"method": "auto"}),
     "robodyn.contact_models.cradle_sequential": lambda: ((5, 0.9, 1.0, 2), {"max_impacts": 1000}),
+    "robodyn.contact_models.hertz_damping": lambda: ((0.8,), {"speed": 2.0, "stiffness": 3.0}),
     "robodyn.contact_models.cradle_hertz": lambda: ((3, 1.0, 1), {"stiffness": 1.0,
                                                                  "damping": 0.0,
                                                                  "t_final": 30.0,
