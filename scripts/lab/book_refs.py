@@ -52,7 +52,7 @@ _CITE = re.compile(r"\{cite(?::[a-z]+)?\}`(?P<keys>[^`]+)`")
 _REF = re.compile(r"\{(?P<role>ref|numref)\}`(?:(?P<text>[^`<]*?)\s*<(?P<label>[^`<>]+)>"
                   r"|(?P<bare>[^`<>]+))`")
 _FENCE = re.compile(r"^\s*(?P<fence>`{3,}|~{3,}|:{3,})\s*(?P<info>.*?)\s*$")
-_DIRECTIVE = re.compile(r"^\s*(?:`{3,}|:{3,})\{(?P<name>[\w:-]+)\}")
+_DIRECTIVE = re.compile(r"^\s*(?:`{3,}|~{3,}|:{3,})\{(?P<name>[\w:-]+)\}")
 _OPTION = re.compile(r"^\s*:(?P<key>[\w-]+):\s*(?P<value>.*?)\s*$")
 _TARGET = re.compile(r"^\s*\((?P<label>[^()\s]+)\)=\s*$")
 _HEADING = re.compile(r"^#{1,6}\s+(?P<title>.+?)(?:\s+#+)?\s*$")
@@ -79,9 +79,9 @@ def _tools(root=ROOT):
 
 @functools.lru_cache(maxsize=4)
 def book_index(root=ROOT):
-    """``({label: (doc, number)}, {key: (short, full)}, {label: (doc, title, number)})``: every labelled
-    display of the book's pages with the number the book gives it, every entry of
-    references.bib and every target of ``{ref}``/``{numref}`` (:func:`label_index`)."""
+    """``({label: (doc, number)}, {key: (short, full)}, {label: (doc, title, number)})``:
+    every labelled display of the book's pages with the number the book gives it, every entry
+    of references.bib and every target of ``{ref}``/``{numref}`` (:func:`label_index`)."""
     seeds, scan = _tools(root)
     equations = {}
     for doc in sorted(_toc(root)):
