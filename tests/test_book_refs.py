@@ -1,7 +1,9 @@
 """scripts/lab/book_refs.py over every page of the book (the fast check of issue 39, item 2;
 tests/browser/test_lab.py shows three chapters in JupyterLab): what JupyterLab is served has
-every reference to another chapter, every labelled display of a chapter and every citation
-resolved, and what it saves is the book's text, byte for byte."""
+every reference to another chapter, every labelled display of a chapter, every citation and
+every ``{ref}``/``{numref}`` resolved, and what it saves is the book's text, byte for byte.
+What ``{ref}``/``{numref}`` print is checked against Sphinx itself: a small book built with
+sphinx-exercise, every form of the roles compared with the HTML."""
 from __future__ import annotations
 
 import copy
@@ -38,7 +40,7 @@ def test_every_page_is_served_resolved_and_saved_unchanged():
     pages = _pages()
     assert len(pages) >= 40, len(pages)
     index = br.book_index()
-    problems, resolved = [], 0
+    problems, resolved, refs = [], 0, 0
     for path in pages:
         doc = path.relative_to(ROOT).as_posix()[:-len(".ipynb")]
         nb = json.loads(path.read_text(encoding="utf-8"))
@@ -53,6 +55,9 @@ def test_every_page_is_served_resolved_and_saved_unchanged():
             resolved += len(cell.get("metadata", {}).get(br.KEY, {}).get("pairs", []))
             left = [m["label"] for m in br._EQ.finditer(text) if m["label"] not in own]
             left += [m[0] for m in br._CITE.finditer(text)]
+            left += [m[0] for m in br._REF.finditer(text)]
+            refs += sum("ref}`" in original for _, original in
+                        cell.get("metadata", {}).get(br.KEY, {}).get("pairs", []))
             if doc.startswith("book/part"):        # a chapter: the book numbers every display
                 left += [m["label"] for m in br._DISPLAY.finditer(text)]
             if left:
@@ -62,13 +67,14 @@ def test_every_page_is_served_resolved_and_saved_unchanged():
             problems.append(f"{doc}: saving would change the page")
     assert not problems, "\n".join(problems)
     assert resolved > 600, resolved
+    assert refs >= 49, refs              # errata39's chapter and exercise references
 
 
 def test_numbers_and_citations_are_the_books():
     """Spot checks against the book's rules: a chapter's first own display is (II.2.1), a
     seed's label shows the seed's number, a reference to another chapter links its notebook,
     a citation is author-year with the whole entry on hover."""
-    equations, bib = br.book_index()
+    equations, bib, _ = br.book_index()
     numbers = {number for _, number in equations.values()}
     assert "II.2.1" in numbers and "IV.6.1" in numbers
     seed = next(label for label in equations if re.fullmatch(r"hb-\d+(-\d+)+", label))
@@ -101,3 +107,147 @@ def test_a_readers_edit_keeps_its_words_and_the_roles_come_back():
 @pytest.mark.parametrize("path", ["book/intro.md", "notes.ipynb", "book/part1/99_none.ipynb"])
 def test_other_files_are_served_as_they_are(path):
     assert br.docname(path) is None
+
+
+def test_references_to_chapters_and_exercises_are_the_books():
+    """A chapter's label shows the chapter's title (its first cell's heading) and links its
+    notebook; explicit text stays the text; an exercise without text is "Exercise N"."""
+    index = br.book_index()
+    first = json.loads((ROOT / "book/part4/04_many_contacts.ipynb").read_text())["cells"][0]
+    title = _text(first).splitlines()[1].lstrip("# ").strip()
+    shown, pairs = br.rewrite_source("({ref}`ch-many-contacts`)", "book/part4/05_newtons_cradle",
+                                     index)
+    assert shown == f"([{title}](04_many_contacts.ipynb))", shown
+    assert pairs == [(shown[1:-1], "{ref}`ch-many-contacts`")]
+    shown, _ = br.rewrite_source("{ref}`The chapter on wall contacts <ch-wall-contacts>`",
+                                 "book/part2/01_euler_lagrange", index)
+    assert shown == "[The chapter on wall contacts](../part4/03_wall_contacts.ipynb)", shown
+    shown, _ = br.rewrite_source("{ref}`ex-imp-3` {numref}`Ex. %s <ex-imp-3>`",
+                                 "book/part4/03_wall_contacts", index)
+    number = re.fullmatch(r"\[Exercise (\d+)\]\(01_impact_equations\.ipynb\) "
+                          r"\[Ex\. (\d+)\]\(01_impact_equations\.ipynb\)", shown)
+    assert number and number[1] == number[2] and int(number[1]) > 50, shown
+    for unknown in ("{ref}`ch-no-such-chapter`", "{numref}`ch-many-contacts`",
+                    "{ref}`text <no-such-label>`"):      # the book warns: the lab shows "⚠"
+        assert br.rewrite_source(unknown, "book/part4/03_wall_contacts", index) == (unknown, [])
+
+
+# ---------------------------------------------------------------------------- against Sphinx
+
+SMALL_BOOK = {
+    "index": "# Top\n\n```{toctree}\na\nb\n```\n",
+    "a": """(ch-a)=
+# Chapter A
+
+(sec-a)=
+(sec-a-again)=
+
+## A section
+
+```{exercise}
+:label: ex-a-1
+First.
+```
+
+```{solution} ex-a-1
+:label: sol-a-1
+:class: dropdown
+A solution.
+```
+
+````markdown
+```{exercise}
+:label: ex-in-code
+Only shown, never numbered.
+```
+````
+
+```{exercise} With a title
+:label: ex-a-2
+Second.
+```
+
+```{exercise}
+:label: ex-a-nonum
+:nonumber:
+Unnumbered.
+```
+
+```{exercise}
+:label: ex-a-hidden
+:hidden:
+Hidden.
+```
+
+```{exercise}
+No label, still numbered.
+```
+
+:::{exercise}
+:label: ex-a-colon
+A colon fence.
+:::
+
+```{exercise}
+---
+label: ex-a-yaml
+---
+Options in YAML.
+```
+
+(par-a)=
+A paragraph.
+""",
+    "b": """(ch-b)=
+# Chapter B
+
+```{exercise}
+:label: ex-b-1
+In B.
+```
+""",
+}
+ROLES = ["{ref}`ex-a-1`", "{ref}`some text <ex-a-1>`", "{numref}`ex-a-1`",
+         "{numref}`Ex. %s <ex-a-1>`", "{numref}`{name} no. {number} <ex-a-2>`", "{ref}`ex-a-2`",
+         "{ref}`ex-a-nonum`", "{numref}`ex-a-nonum`", "{ref}`ex-a-hidden`", "{ref}`ex-a-colon`",
+         "{ref}`ex-a-yaml`", "{ref}`ex-b-1`", "{ref}`ex-in-code`", "{ref}`sol-a-1`",
+         "{numref}`sol-a-1`", "{ref}`a solution <sol-a-1>`", "{ref}`ch-a`", "{ref}`CH-A`",
+         "{ref}`Back to A <ch-a>`", "{numref}`ch-a`", "{ref}`sec-a`", "{ref}`sec-a-again`",
+         "{ref}`par-a`", "{ref}`a paragraph <par-a>`", "{ref}`ch-b`", "{ref}`no-such-label`"]
+
+
+def _sphinx_small_book(src):
+    """{role: (text, page) or None where Sphinx leaves it unresolved} of page b's ROLES."""
+    from sphinx.application import Sphinx
+    (src / "conf.py").write_text("extensions = ['myst_parser', 'sphinx_exercise']\n"
+                                 "myst_enable_extensions = ['colon_fence']\n")
+    for name, text in SMALL_BOOK.items():
+        body = text + ("\n" + "\n\n".join(f"R{k} {r}" for k, r in enumerate(ROLES))
+                       if name == "b" else "")
+        (src / f"{name}.md").write_text(body + "\n")
+    out = src / "_build"
+    Sphinx(str(src), str(src), str(out), str(out / ".doctrees"), "html", status=None,
+           warning=None, freshenv=True).build()
+    page = (out / "b.html").read_text()
+    found = {}
+    for k, role in enumerate(ROLES):
+        inner = re.search(rf"<p>R{k} (.*?)</p>", page, re.S)[1]
+        link = re.search(r'<a class="reference internal" href="([^"#]*)[^"]*">(.*?)</a>', inner)
+        found[role] = None if link is None else (
+            re.sub(r"<[^>]+>", "", link[2]), link[1].removesuffix(".html") or "b")
+    return found
+
+
+def test_refs_print_what_sphinx_prints(tmp_path):
+    sphinx = _sphinx_small_book(tmp_path)
+    pages = [(name, [("markdown", text)]) for name, text in SMALL_BOOK.items()]
+    index = ({}, {}, br.label_index(pages))
+    ours = {}
+    for role in ROLES:
+        shown, _ = br.rewrite_source(role, "b", index)
+        link = re.fullmatch(r"\[(.*)\]\((\w+)\.ipynb\)", shown)
+        assert link or shown == role, shown
+        ours[role] = (link[1], link[2]) if link else None
+    assert ours == sphinx
+    assert sphinx["{ref}`ex-b-1`"] == ("Exercise 6", "b")     # one count over the book
+    assert sum(v is None for v in sphinx.values()) == 7       # the forms the build warns on

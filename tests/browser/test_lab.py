@@ -36,7 +36,8 @@ CHAPTERS = ["book/part1/01_rotations.ipynb", "book/part4/02_bouncing_ball.ipynb"
 REFERENCE_CHAPTERS = ["book/part4/06_walking.ipynb", "book/part3/05_udwadia_kalaba.ipynb",
                       "book/part4/05_newtons_cradle.ipynb"]
 """Chapters with references to other chapters, seed and chapter equation numbers and
-citations (scripts/lab/book_refs.py resolves them for the lab)."""
+citations (scripts/lab/book_refs.py resolves them for the lab); the cradle's also has
+``{ref}`` roles, to another chapter's label and to one of its own exercises."""
 
 SCENE_NOTEBOOK = "scene.ipynb"
 """A one-cell notebook with a 3D scene (robodyn.viz.Scene), as a chapter builds one."""
@@ -287,6 +288,20 @@ def _markdown_sources(path):
             if c["cell_type"] == "markdown"]
 
 
+def _resolved_refs(chapter):
+    """[(text, href), ...] of the chapter's ``{ref}``/``{numref}`` roles as book_refs serves
+    them."""
+    spec = importlib.util.spec_from_file_location("book_refs",
+                                                  ROOT / "scripts" / "lab" / "book_refs.py")
+    book_refs = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(book_refs)
+    nb = book_refs.rewrite(json.loads((ROOT / chapter).read_text(encoding="utf-8")),
+                           chapter[:-len(".ipynb")])
+    return [re.fullmatch(r"\[(.*)\]\((.*)\)", shown).groups()
+            for c in nb["cells"] for shown, original in
+            c.get("metadata", {}).get(book_refs.KEY, {}).get("pairs", []) if "ref}`" in original]
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("chapter", REFERENCE_CHAPTERS)
 def test_references_resolve_in_lab(lab, browser, chapter):
@@ -315,6 +330,12 @@ def test_references_resolve_in_lab(lab, browser, chapter):
     links = nb.locator(".jp-MarkdownCell a").evaluate_all(
         "as => as.map(a => a.getAttribute('href') + ' ' + a.textContent)")
     assert any(".ipynb" in h for h in links), f"{chapter}: no link to another chapter: {links}"
+    for words, href in _resolved_refs(chapter):    # {ref}: the book's words, linking the notebook
+        assert any(href.rsplit("/", 1)[-1] in h.split(" ", 1)[0] and
+                   h.split(" ", 1)[1].strip() == words for h in links), \
+            f"{chapter}: no link {words!r} to {href}: {links}"
+    prose = "\n".join(nb.locator(".jp-MarkdownCell").all_inner_texts())
+    assert "{ref}" not in prose and "{numref}" not in prose, chapter
     # save (Ctrl+S): the file holds the book's text again
     nb.locator(".jp-Notebook").first.click(position={"x": 5, "y": 5})
     page.keyboard.press("Control+s")
