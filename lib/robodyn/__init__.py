@@ -68,6 +68,7 @@ from . import integrability
 from .integrability import is_holonomic
 from . import port_hamiltonian, vehicle
 from . import derivatives
+from . import urdf
 from .vehicle import VehicleManipulator
 from . import flexible, kane
 from . import parallel
