@@ -321,6 +321,60 @@ class Scene:
                          color=_color(color, f"{fn}: color"),
                          opacity=_opacity(opacity, f"{fn}: opacity"))
 
+    def robot(self, model, q, *, base_poses=None, meshes="visual", max_faces=300,
+              color=("#e8e8e8", "#5a5f66"), opacity=1.0):
+        """A robot read from a URDF (:func:`robodyn.urdf.load_urdf`) drawn with its meshes, at
+        joint values ``q`` ((n,) still, or (T, n) one per instant).
+
+        Each mesh of the model (``model.meshes``) is read once (:func:`~robodyn.viz.meshes.
+        read_mesh`, cached) and placed at (pose of its body) @ (its pose in the body), the
+        bodies' poses from the model's forward kinematics. ``meshes``: ``'visual'`` (simplified
+        toward ``max_faces`` triangles each) or ``'collision'`` (kept as they are, coarse
+        already). ``base_poses``: the base body's pose (4x4) or one per instant (a floating
+        base); the identity by default. ``color``: one colour, or several used in turn over
+        the links."""
+        fn = f"{_FNAME}.robot"
+        kinds = ("visual", "collision")
+        kind = _checks.choice(meshes, f"{fn}: meshes", kinds)
+        if not all(hasattr(model, a) for a in ("meshes", "parents", "placements", "axes")):
+            raise _checks.error(f"{fn}: model", "a RobotModel (robodyn.urdf.load_urdf)", model,
+                                exc=TypeError)
+        n, T = model.n, self.times.size
+        qa = _checks.real_array(q, f"{fn}: q")
+        if qa.shape not in ((n,), (T, n)):
+            raise _checks.error(f"{fn}: q", f"shape ({n},) (still) or ({T}, {n}) (one per "
+                                "instant)", f"shape {qa.shape}", hint=f"{model.name} has {n} "
+                                "joints")
+        moving_q = qa.ndim == 2
+        if base_poses is None:
+            moving_b, B = False, np.eye(4)
+        else:
+            moving_b, B = self._poses(base_poses, f"{fn}: base_poses")
+        colors = (color,) if isinstance(color, str) else tuple(color)
+        if not colors:
+            raise _checks.error(f"{fn}: color", "a colour or a sequence of colours", color)
+        colors = [_color(c, f"{fn}: color") for c in colors]
+        target = _checks.size(max_faces, f"{fn}: max_faces", low=4, high=100_000)
+        entries = [m for m in model.meshes if m[5] == kind]
+        if not entries:
+            raise _checks.error(f"{fn}: meshes", f"a kind of mesh {model.name} has "
+                                f"({sorted({m[5] for m in model.meshes}) or 'none'})", kind)
+        from .meshes import read_mesh
+        qs = qa if moving_q else qa[None]
+        Bs = B if moving_b else np.broadcast_to(B, (qs.shape[0], 4, 4))
+        if moving_b and not moving_q:
+            qs = np.broadcast_to(qs, (T, n))
+        if moving_q and not moving_b:
+            Bs = np.broadcast_to(B, (T, 4, 4))
+        bodies = np.array([_body_poses(model, qk, Bk) for qk, Bk in zip(qs, Bs)])
+        moving = moving_q or moving_b
+        for k, (link, body, H, path, scale, _) in enumerate(entries):
+            mesh = read_mesh(path, scale=scale, max_faces=target if kind == "visual" else None)
+            world = (Bs if body < 0 else bodies[:, body]) @ np.asarray(H, dtype=float)
+            self.mesh(world if moving else world[0], mesh, name=_name(
+                link[:80], f"{fn}: link name"), color=colors[k % len(colors)], opacity=opacity)
+        return self
+
     # ------------------------------------------------------------------ geometry per instant
     def _segments(self, part, k):
         """The part at instant k as a list of (points (m, 3), colour) polylines and boxes."""
@@ -439,6 +493,22 @@ def _text(x, what, n, empty=False):
         raise _checks.error(what, f"{'a' if empty else 'a non-empty'} text of at most {n} "
                             "characters", f"{len(x)} characters")
     return x
+
+
+def _body_poses(model, q, base):
+    """The world poses (n, 4, 4) of a tree's bodies: each is its parent's pose, then the joint
+    placement, then the joint's motion (a rotation about, or a slide along, its axis)."""
+    out = np.empty((model.n, 4, 4))
+    for i, (p, X, a, kind) in enumerate(zip(model.parents, model.placements, model.axes,
+                                            model.joint_types)):
+        J = np.eye(4)
+        if kind == "prismatic":
+            J[:3, 3] = a * q[i]
+        else:
+            K = np.array([[0.0, -a[2], a[1]], [a[2], 0.0, -a[0]], [-a[1], a[0], 0.0]])
+            J[:3, :3] = np.eye(3) + np.sin(q[i]) * K + (1 - np.cos(q[i])) * (K @ K)
+        out[i] = (base if p < 0 else out[p]) @ X @ J
+    return out
 
 
 def _box_vertices(H, size):
