@@ -371,7 +371,8 @@ class Scene:
         for k, (link, body, H, path, scale, _) in enumerate(entries):
             mesh = read_mesh(path, scale=scale, max_faces=target if kind == "visual" else None)
             world = (Bs if body < 0 else bodies[:, body]) @ np.asarray(H, dtype=float)
-            self.mesh(world if moving else world[0], mesh, name=_name(
+            moves = moving_b if body < 0 else moving          # the base moves only if it floats
+            self.mesh(world if moves else world[0], mesh, name=_name(
                 link[:80], f"{fn}: link name"), color=colors[k % len(colors)], opacity=opacity)
         return self
 
