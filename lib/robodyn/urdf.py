@@ -36,6 +36,10 @@ from . import _checks
 __all__ = ["RobotModel", "load_urdf", "example_robots", "lock_joints", "serial_chain",
            "URDFError"]
 
+INERTIA_TOL = 1e-7
+"""Principal moments of a link down to -INERTIA_TOL kg m^2 are rounding in the file (tiny links
+written with few digits) and accepted; the merged bodies must be positive semi-definite."""
+
 _MOVING = {"revolute": "revolute", "continuous": "revolute", "prismatic": "prismatic"}
 
 
@@ -107,6 +111,19 @@ class RobotModel:
     source: str
     _cache: dict = field(default_factory=dict, repr=False, compare=False)
 
+    def __post_init__(self):
+        """A model made by calling the class directly is checked field by field (the loader's
+        models are checked as they are built): no unchecked model reaches an algorithm."""
+        if _BUILDING:
+            return
+        _validate(self)
+
+    def __getstate__(self):
+        """Pickled without its caches (the compiled engine's handle is rebuilt on use)."""
+        state = dict(self.__dict__)
+        state["_cache"] = {}
+        return state
+
     @property
     def n(self) -> int:
         """Number of moving joints (= of bodies besides the base)."""
@@ -125,6 +142,93 @@ class RobotModel:
     def __repr__(self):
         base = "floating" if self.floating else "fixed"
         return f"RobotModel({self.name!r}, {self.n} joints, {base} base, {len(self.frames)} frames)"
+
+
+_BUILDING = []       # non-empty while load_urdf / lock_joints build a model from checked data
+
+
+def _build(**fields):
+    _BUILDING.append(True)
+    try:
+        return RobotModel(**fields)
+    finally:
+        _BUILDING.pop()
+
+
+def _field(model, name, shape):
+    a = getattr(model, name)
+    where = f"RobotModel: {name}"
+    if not isinstance(a, np.ndarray) or a.dtype != float or a.shape != shape:
+        raise _checks.error(where, f"a float array of shape {shape}", a, exc=TypeError)
+    if not np.all(np.isfinite(a)) and name not in ("lower", "upper", "velocity", "effort"):
+        raise _checks.error(where, "finite numbers", "NaN or infinity")
+    a = a.copy()
+    a.setflags(write=False)
+    object.__setattr__(model, name, a)
+    return a
+
+
+def _validate(model):
+    """The checks of a RobotModel built by hand (ValueError/TypeError naming the field)."""
+    if not isinstance(model.name, str):
+        raise _checks.error("RobotModel: name", "a string", model.name, exc=TypeError)
+    par = model.parents
+    if not isinstance(par, tuple) or not par or not all(
+            isinstance(p, int) and not isinstance(p, bool) and -1 <= p < i
+            for i, p in enumerate(par)):
+        raise _checks.error("RobotModel: parents", "a non-empty tuple of ints with -1 <= "
+                            "parents[i] < i", par)
+    n = len(par)
+    for f, ok in (("joint_names", lambda x: isinstance(x, str)),
+                  ("joint_types", lambda x: x in ("revolute", "prismatic"))):
+        v = getattr(model, f)
+        if not isinstance(v, tuple) or len(v) != n or not all(ok(x) for x in v):
+            raise _checks.error(f"RobotModel: {f}", f"a tuple of {n} "
+                                + ("names" if f == "joint_names" else
+                                   "'revolute' or 'prismatic'"), v)
+    axes = _field(model, "axes", (n, 3))
+    if not np.allclose(np.linalg.norm(axes, axis=1), 1.0, atol=1e-9):
+        raise _checks.error("RobotModel: axes", "unit vectors", np.round(axes, 6).tolist())
+    from .kinematics import _homogeneous_arg
+    for i, H in enumerate(_field(model, "placements", (n, 4, 4))):
+        _homogeneous_arg(H, f"RobotModel: placements[{i}]")
+    G = np.concatenate([_field(model, "base_inertia", (6, 6))[None],
+                        _field(model, "inertias", (n, 6, 6))])
+    for k, Gk in enumerate(G):
+        m = Gk[3, 3]
+        C = Gk[:3, 3:] / m if m > 0 else np.zeros((3, 3))
+        ok = (m >= 0 and np.allclose(Gk, Gk.T, atol=1e-12) and np.allclose(Gk[3:, 3:],
+              m * np.eye(3)) and np.allclose(C, -C.T, atol=1e-12)
+              and np.linalg.eigvalsh(Gk[:3, :3] + m * (C @ C)).min() >= -INERTIA_TOL
+              and (m > 0 or not Gk.any()))
+        if not ok:
+            raise _checks.error(f"RobotModel: {'base_inertia' if k == 0 else f'inertias[{k-1}]'}",
+                                "the spatial inertia of a rigid body (symmetric, lower block "
+                                "m 1, mass >= 0, rotational inertia positive semi-definite)",
+                                np.round(Gk, 6).tolist())
+    for f in ("lower", "upper", "velocity", "effort"):
+        if np.isnan(_field(model, f, (n,))).any():
+            raise _checks.error(f"RobotModel: {f}", "numbers (inf where no limit)", "NaN")
+    if not isinstance(model.floating, (bool, np.bool_)):
+        raise _checks.error("RobotModel: floating", "True or False", model.floating, exc=TypeError)
+    _validate_rest(model, n)
+
+
+def _validate_rest(model, n):
+    if not isinstance(model.frames, dict) or not all(
+            isinstance(k, str) and isinstance(v, tuple) and len(v) == 2 and isinstance(v[0], int)
+            and -1 <= v[0] < n for k, v in model.frames.items()):
+        raise _checks.error("RobotModel: frames", "a dict link name -> (body, 4x4 pose)",
+                            model.frames, exc=TypeError)
+    from .kinematics import _homogeneous_arg
+    for k, (b, H) in model.frames.items():
+        _homogeneous_arg(np.asarray(H, dtype=float), f"RobotModel: frames[{k!r}]")
+    if not isinstance(model.meshes, tuple):
+        raise _checks.error("RobotModel: meshes", "a tuple", model.meshes, exc=TypeError)
+    for f in ("base_link", "source"):
+        if not isinstance(getattr(model, f), str):
+            raise _checks.error(f"RobotModel: {f}", "a string", getattr(model, f),
+                                exc=TypeError)
 
 
 # --------------------------------------------------------------------------
@@ -179,7 +283,7 @@ def example_robots():
     """The robots of ``example-robot-data``: a dict name -> URDF path, sorted by name.
 
     A name is the file's stem (``'panda'``, ``'ur5_robot'``, ``'solo12'``, ``'talos_reduced'``),
-    with the short aliases ``'ur3'``, ``'ur5'``, ``'ur10'`` for the ``*_robot`` files; files of
+    with the short names ``'ur3'``, ``'ur5'``, ``'ur10'`` for the ``*_robot`` files; files of
     the same stem in two folders are told apart as ``folder/stem``.
 
     >>> robots = example_robots()
@@ -196,8 +300,8 @@ def example_robots():
     for p in paths:
         key = p.stem if stems.count(p.stem) == 1 else f"{p.parts[-3]}/{p.stem}"
         out[key] = str(p)
-    for short in ("ur3", "ur5", "ur10"):
-        if short not in out and f"{short}_robot" in out:
+    for short in ("ur3", "ur5", "ur10"):        # the arms (ur3.urdf is a fragment)
+        if f"{short}_robot" in out:
             out[short] = out[f"{short}_robot"]
     return dict(sorted(out.items()))
 
@@ -260,6 +364,12 @@ def _resolve_mesh(filename, path, dirs, where):
 
 def _parse(path, fname):
     import yourdfpy
+    from lxml import etree
+    try:                                    # well-formed XML first: yourdfpy would recover
+        etree.parse(str(path), etree.XMLParser(recover=False, resolve_entities=False,
+                                               no_network=True))
+    except (etree.XMLSyntaxError, OSError) as err:
+        raise URDFError(f"{fname}: {path.name}: the URDF cannot be parsed: {err}") from err
     try:
         return yourdfpy.URDF.load(str(path), build_scene_graph=False, load_meshes=False,
                                   load_collision_meshes=False,
@@ -316,7 +426,7 @@ def _link_inertia(link, path, fname):
     if not np.all(np.isfinite(I)) or not np.all(np.isfinite(H)):
         raise URDFError(f"{where}: expected finite numbers, got inertia {I.tolist()}")
     ev = np.linalg.eigvalsh((I + I.T) / 2)
-    tol = 1e-9 * max(1.0, abs(ev).max())
+    tol = max(1e-9 * abs(ev).max(), INERTIA_TOL)
     if ev.min() < -tol:
         raise URDFError(f"{where}: expected a positive semi-definite inertia tensor, got "
                         f"principal moments {np.round(ev, 9).tolist()} (a non-positive inertia)")
@@ -410,6 +520,21 @@ class _Builder:
             self.bodies.append(np.zeros((6, 6)))
             self.visit(j.child, len(self.parents) - 1, np.eye(4))
 
+    def check_bodies(self):
+        """Each merged body's rotational inertia (about its centre of mass) is positive
+        semi-definite, to rounding."""
+        for k, G in enumerate(self.bodies):
+            m = G[3, 3]
+            if not m > 0:
+                continue
+            C = G[:3, 3:] / m
+            ev = np.linalg.eigvalsh(G[:3, :3] + m * (C @ C))
+            if ev.min() < -max(1e-9 * abs(ev).max(), INERTIA_TOL):
+                links = [lk for lk, (b, _) in self.frames.items() if b == k - 1]
+                raise URDFError(f"{self.fname}: {self.path.name}: links {links} welded into one "
+                                f"body: expected a positive semi-definite inertia, got principal "
+                                f"moments {np.round(ev, 9).tolist()} (a non-positive inertia)")
+
     def check_masses(self):
         """Every moving joint must carry mass: its body or one beyond it."""
         n = len(self.parents)
@@ -483,10 +608,13 @@ def load_urdf(source, floating_base=False, package_dirs=None, check_meshes=True,
         raise URDFError(f"{fname}: {path.name}: no moving joint (revolute, continuous or "
                         f"prismatic): nothing to model")
     b.check_masses()
-    if floating_base and not b.bodies[0][3, 3] + sum(G[3, 3] for G in b.bodies[1:]) > 0:
-        raise URDFError(f"{fname}: {path.name}: a floating base needs mass, the robot has none")
+    b.check_bodies()
+    if floating_base and not b.bodies[0][3, 3] > 0 and b.parents.count(-1) == 1:
+        raise URDFError(f"{fname}: {path.name}: a floating base needs mass in the root link "
+                        f"{root!r} (it has none, and carries a single joint: the body beyond it "
+                        f"would have 7 velocities for 6 degrees of freedom, M singular)")
     lim = np.array([j[3] for j in b.joints])
-    return RobotModel(
+    return _build(
         name=name or robot.robot.name or path.stem, parents=tuple(b.parents),
         joint_names=tuple(j[0] for j in b.joints), joint_types=tuple(j[1] for j in b.joints),
         axes=_ro([j[2] for j in b.joints]), placements=_ro(b.placements),
@@ -568,11 +696,14 @@ def lock_joints(model, joints, q=None):
     meshes = tuple((lk, where[b][0], _ro(where[b][1] @ H), f, s, kind)
                    for lk, b, H, f, s, kind in model.meshes)
     pick = lambda a: _ro(np.asarray(a)[keep])  # noqa: E731
-    return RobotModel(
-        model.name, tuple(parents), tuple(model.joint_names[i] for i in keep),
-        tuple(model.joint_types[i] for i in keep), pick(model.axes), _ro(placements),
-        _ro(bodies[1:]), _ro(bodies[0]), model.floating, pick(model.lower), pick(model.upper),
-        pick(model.velocity), pick(model.effort), frames, meshes, model.base_link, model.source)
+    return _build(
+        name=model.name, parents=tuple(parents),
+        joint_names=tuple(model.joint_names[i] for i in keep),
+        joint_types=tuple(model.joint_types[i] for i in keep), axes=pick(model.axes),
+        placements=_ro(placements), inertias=_ro(bodies[1:]), base_inertia=_ro(bodies[0]),
+        floating=model.floating, lower=pick(model.lower), upper=pick(model.upper),
+        velocity=pick(model.velocity), effort=pick(model.effort), frames=frames, meshes=meshes,
+        base_link=model.base_link, source=model.source)
 
 
 def serial_chain(model, tip=None):
@@ -643,4 +774,9 @@ def _fk_chain_home(model, body):
     return H
 
 from ._boundary import seal as _seal  # noqa: E402 -- the one boundary (issue 28): last, over the finished module
-_seal(globals())
+_seal(globals(), {"RobotModel": {"text": ["name", "joint_names", "frames", "meshes", "base_link",
+                                         "source"],
+                                "infinite": ["lower", "upper", "velocity", "effort"]},
+                  "load_urdf": {"nonfinite_result": True, "text": ["source", "package_dirs"]},
+                  "lock_joints": {"nonfinite_result": True, "text": ["joints"]},
+                  "serial_chain": {"text": ["tip"]}})   # limits are +-inf where the URDF sets none

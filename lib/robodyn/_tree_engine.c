@@ -1,0 +1,631 @@
+/* Featherstone's O(n) algorithms on a kinematic tree (a parent array) in C: RNEA, CRBA, ABA
+ * of robodyn.trees, line by line its body-frame formulation (see that module's docstring),
+ * fixed or floating base, one state. Built and cached by robodyn.codegen on first use.
+ *
+ * tree(parents, kinds, axes, placements, inertias, floating) checks the model's constant data
+ * once and keeps a private copy behind a capsule, the handle every entry point takes first:
+ *   parents (n,) float64 holding integers, parents[i] < i (-1: the base);
+ *   kinds (n,) 0 revolute, 1 prismatic; axes (n,3) unit, body frame;
+ *   placements (n,4,4) the joint origins; inertias (n+1,6,6), entry 0 the base's;
+ *   floating 0 or 1.
+ * An entry point returns None -- and computes nothing -- unless every array is a plain ndarray
+ * of native float64, aligned, C-contiguous, finite and of the expected size (then the numpy
+ * path of robodyn.trees runs, which checks, converts and raises the errors), or when the result
+ * is not finite. Twists (omega, v), wrenches (m, f).
+ */
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC optimize("O3")
+#endif
+#define PY_SSIZE_T_CLEAN
+#define NPY_NO_DEPRECATED_API NPY_1_7_API_VERSION
+#include <Python.h>
+#include <numpy/arrayobject.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+    int n, nv, floating;
+    int *parent;
+    int *kind;
+    double *axis;      /* n x 3 */
+    double *R0, *R1, *R2, *p0;   /* R(q) = R0 + sin q R1 + (1 - cos q) R2; p0 the origin */
+    double *inertia;   /* (n+1) x 36, entry 0 the base */
+} Tree;
+
+/* ---------------------------------------------------------------- spatial algebra */
+
+static inline void cross3(const double *a, const double *b, double *o)
+{
+    o[0] = a[1] * b[2] - a[2] * b[1];
+    o[1] = a[2] * b[0] - a[0] * b[2];
+    o[2] = a[0] * b[1] - a[1] * b[0];
+}
+
+static inline double dot6(const double *a, const double *b)
+{
+    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3] + a[4] * b[4] + a[5] * b[5];
+}
+
+static inline void mv6(const double *A, const double *x, double *o)
+{
+    for (int r = 0; r < 6; r++) {
+        const double *a = A + 6 * r;
+        o[r] = a[0] * x[0] + a[1] * x[1] + a[2] * x[2] + a[3] * x[3] + a[4] * x[4] + a[5] * x[5];
+    }
+}
+
+/* R^T x */
+static inline void rtv(const double *R, const double *x, double *o)
+{
+    o[0] = R[0] * x[0] + R[3] * x[1] + R[6] * x[2];
+    o[1] = R[1] * x[0] + R[4] * x[1] + R[7] * x[2];
+    o[2] = R[2] * x[0] + R[5] * x[1] + R[8] * x[2];
+}
+
+static inline void rv(const double *R, const double *x, double *o)
+{
+    o[0] = R[0] * x[0] + R[1] * x[1] + R[2] * x[2];
+    o[1] = R[3] * x[0] + R[4] * x[1] + R[5] * x[2];
+    o[2] = R[6] * x[0] + R[7] * x[1] + R[8] * x[2];
+}
+
+/* a twist of the parent's frame in the child's frame: X = (R, p) the child's pose in the parent,
+ * omega_c = R^T omega, v_c = R^T (v + omega x p) */
+static inline void motion_in(const double *R, const double *p, const double *V, double *o)
+{
+    double t[3];
+    cross3(V, p, t);
+    t[0] += V[3]; t[1] += V[4]; t[2] += V[5];
+    rtv(R, V, o);
+    rtv(R, t, o + 3);
+}
+
+/* a wrench of the child's frame in the parent's: f_p = R f, m_p = R m + p x f_p */
+static inline void force_out(const double *R, const double *p, const double *F, double *o)
+{
+    double t[3];
+    rv(R, F + 3, o + 3);
+    rv(R, F, o);
+    cross3(p, o + 3, t);
+    o[0] += t[0]; o[1] += t[1]; o[2] += t[2];
+}
+
+/* o = ad_V X (motion cross product) */
+static inline void mcross(const double *V, const double *X, double *o)
+{
+    double t[3];
+    cross3(V, X, o);
+    cross3(V, X + 3, o + 3);
+    cross3(V + 3, X, t);
+    o[3] += t[0]; o[4] += t[1]; o[5] += t[2];
+}
+
+/* o = -ad_V^T H (force cross product) */
+static inline void fcross(const double *V, const double *H, double *o)
+{
+    double t[3];
+    cross3(V, H, o);
+    cross3(V + 3, H + 3, t);
+    o[0] += t[0]; o[1] += t[1]; o[2] += t[2];
+    cross3(V, H + 3, o + 3);
+}
+
+/* Ip += Ad_{X^{-1}}^T Ic Ad_{X^{-1}}: a symmetric 6x6 of the child's frame added in the
+ * parent's. Blocks [[A, B], [B^T, C]] are rotated (R . R^T), then moved by p:
+ * A' = A + P B^T - B P - P C P, B' = B + P C, C' = C with P = [p]. */
+static void inertia_out(const double *R, const double *p, const double *Ic, double *Ip)
+{
+    double blk[3][9], rot[3][9], T[9];
+    for (int r = 0; r < 3; r++)
+        for (int c = 0; c < 3; c++) {
+            blk[0][3 * r + c] = Ic[6 * r + c];
+            blk[1][3 * r + c] = Ic[6 * r + c + 3];
+            blk[2][3 * r + c] = Ic[6 * (r + 3) + c + 3];
+        }
+    for (int b = 0; b < 3; b++) {        /* rot = R blk R^T */
+        for (int r = 0; r < 3; r++)
+            for (int c = 0; c < 3; c++)
+                T[3 * r + c] = R[3 * r] * blk[b][c] + R[3 * r + 1] * blk[b][3 + c]
+                               + R[3 * r + 2] * blk[b][6 + c];
+        for (int r = 0; r < 3; r++)
+            for (int c = 0; c < 3; c++)
+                rot[b][3 * r + c] = T[3 * r] * R[3 * c] + T[3 * r + 1] * R[3 * c + 1]
+                                    + T[3 * r + 2] * R[3 * c + 2];
+    }
+    const double P[9] = {0, -p[2], p[1], p[2], 0, -p[0], -p[1], p[0], 0};
+    double PC[9], PB[9];   /* PC = P C, PB = P B^T */
+    for (int r = 0; r < 3; r++)
+        for (int c = 0; c < 3; c++) {
+            PC[3 * r + c] = P[3 * r] * rot[2][c] + P[3 * r + 1] * rot[2][3 + c]
+                            + P[3 * r + 2] * rot[2][6 + c];
+            PB[3 * r + c] = P[3 * r] * rot[1][3 * c] + P[3 * r + 1] * rot[1][3 * c + 1]
+                            + P[3 * r + 2] * rot[1][3 * c + 2];
+        }
+    for (int r = 0; r < 3; r++)
+        for (int c = 0; c < 3; c++) {
+            /* - P C P = P C P^T ... P^T = -P, so -P C P = PC P^T */
+            double pcp = PC[3 * r] * P[3 * c] + PC[3 * r + 1] * P[3 * c + 1]
+                         + PC[3 * r + 2] * P[3 * c + 2];
+            double A = rot[0][3 * r + c] + PB[3 * r + c] + PB[3 * c + r] + pcp;
+            double B = rot[1][3 * r + c] + PC[3 * r + c];
+            Ip[6 * r + c] += A;
+            Ip[6 * r + c + 3] += B;
+            Ip[6 * (c + 3) + r] += B;
+            Ip[6 * (r + 3) + c + 3] += rot[2][3 * r + c];
+        }
+}
+
+/* ---------------------------------------------------------------- the algorithms */
+
+/* X_i = (R_i, p_i) for every joint, 12 doubles each */
+static void transforms(const Tree *t, const double *q, double *X)
+{
+    for (int i = 0; i < t->n; i++) {
+        double *R = X + 12 * i, *p = R + 9;
+        const double *R0 = t->R0 + 9 * i;
+        if (t->kind[i] == 0) {
+            double s = sin(q[i]), c = 1.0 - cos(q[i]);
+            const double *R1 = t->R1 + 9 * i, *R2 = t->R2 + 9 * i;
+            for (int k = 0; k < 9; k++) R[k] = R0[k] + s * R1[k] + c * R2[k];
+            memcpy(p, t->p0 + 3 * i, 3 * sizeof(double));
+        } else {
+            double d[3];
+            const double *a = t->axis + 3 * i;
+            memcpy(R, R0, 9 * sizeof(double));
+            d[0] = a[0] * q[i]; d[1] = a[1] * q[i]; d[2] = a[2] * q[i];
+            rv(R0, d, p);
+            p[0] += t->p0[3 * i]; p[1] += t->p0[3 * i + 1]; p[2] += t->p0[3 * i + 2];
+        }
+    }
+}
+
+/* the joint's screw S_i times x, added to o */
+static inline void add_screw(const Tree *t, int i, double x, double *o)
+{
+    const double *a = t->axis + 3 * i;
+    double *d = o + 3 * t->kind[i];
+    d[0] += a[0] * x; d[1] += a[1] * x; d[2] += a[2] * x;
+}
+
+static inline double screw_dot(const Tree *t, int i, const double *f)
+{
+    const double *a = t->axis + 3 * i, *d = f + 3 * t->kind[i];
+    return a[0] * d[0] + a[1] * d[1] + a[2] * d[2];
+}
+
+/* the fictitious base acceleration (0, -R_b^T g) */
+static void base_gravity(const double *Hb, const double *g, double *a)
+{
+    a[0] = a[1] = a[2] = 0.0;
+    if (Hb) {
+        double R[9] = {Hb[0], Hb[1], Hb[2], Hb[4], Hb[5], Hb[6], Hb[8], Hb[9], Hb[10]};
+        rtv(R, g, a + 3);
+        a[3] = -a[3]; a[4] = -a[4]; a[5] = -a[5];
+    } else {
+        a[3] = -g[0]; a[4] = -g[1]; a[5] = -g[2];
+    }
+}
+
+/* work: X 12n, V 6(n+1), A 6(n+1), F 6(n+1) */
+static void rnea(const Tree *t, const double *q, const double *qd, const double *qdd,
+                 const double *Hb, const double *g, double *work, double *out)
+{
+    const int n = t->n, off = t->floating ? 6 : 0;
+    double *X = work, *V = X + 12 * n, *A = V + 6 * (n + 1), *F = A + 6 * (n + 1), h[6];
+    transforms(t, q, X);
+    base_gravity(t->floating ? Hb : NULL, g, A);
+    if (t->floating) {
+        memcpy(V, qd, 6 * sizeof(double));
+        for (int k = 0; k < 6; k++) A[k] += qdd[k];
+        mv6(t->inertia, V, h);
+        fcross(V, h, F);
+        mv6(t->inertia, A, h);
+        for (int k = 0; k < 6; k++) F[k] += h[k];
+    } else {
+        memset(V, 0, 6 * sizeof(double));
+        memset(F, 0, 6 * sizeof(double));
+    }
+    for (int i = 0; i < n; i++) {
+        const double *R = X + 12 * i, *p = R + 9;
+        double *v = V + 6 * (i + 1), *a = A + 6 * (i + 1), *f = F + 6 * (i + 1), s[6] = {0};
+        const int pa = t->parent[i] + 1;
+        const double *In = t->inertia + 36 * (i + 1);
+        motion_in(R, p, V + 6 * pa, v);
+        motion_in(R, p, A + 6 * pa, a);
+        add_screw(t, i, qd[off + i], s);
+        for (int k = 0; k < 6; k++) v[k] += s[k];
+        double c[6];
+        mcross(v, s, c);
+        for (int k = 0; k < 6; k++) a[k] += c[k];
+        add_screw(t, i, qdd[off + i], a);
+        mv6(In, v, h);
+        fcross(v, h, f);
+        mv6(In, a, h);
+        for (int k = 0; k < 6; k++) f[k] += h[k];
+    }
+    for (int i = n - 1; i >= 0; i--) {
+        const double *R = X + 12 * i, *p = R + 9, *f = F + 6 * (i + 1);
+        double fp[6], *dst = F + 6 * (t->parent[i] + 1);
+        out[off + i] = screw_dot(t, i, f);
+        force_out(R, p, f, fp);
+        for (int k = 0; k < 6; k++) dst[k] += fp[k];
+    }
+    if (t->floating) memcpy(out, F, 6 * sizeof(double));
+}
+
+/* work: X 12n, Ic 36(n+1) */
+static void crba(const Tree *t, const double *q, double *work, double *M)
+{
+    const int n = t->n, nv = t->nv, off = t->floating ? 6 : 0;
+    double *X = work, *Ic = X + 12 * n;
+    transforms(t, q, X);
+    memcpy(Ic, t->inertia, 36 * (n + 1) * sizeof(double));
+    for (int i = n - 1; i >= 0; i--)
+        inertia_out(X + 12 * i, X + 12 * i + 9, Ic + 36 * (i + 1), Ic + 36 * (t->parent[i] + 1));
+    memset(M, 0, (size_t)nv * nv * sizeof(double));
+    for (int i = 0; i < n; i++) {
+        double F[6], G[6];
+        const double *C = Ic + 36 * (i + 1), *a = t->axis + 3 * i;
+        const int k0 = 3 * t->kind[i];
+        for (int r = 0; r < 6; r++)
+            F[r] = C[6 * r + k0] * a[0] + C[6 * r + k0 + 1] * a[1] + C[6 * r + k0 + 2] * a[2];
+        M[(off + i) * nv + off + i] = screw_dot(t, i, F);
+        int j = i;
+        while (t->parent[j] >= 0) {
+            force_out(X + 12 * j, X + 12 * j + 9, F, G);
+            memcpy(F, G, sizeof F);
+            j = t->parent[j];
+            double m = screw_dot(t, j, F);
+            M[(off + i) * nv + off + j] = m;
+            M[(off + j) * nv + off + i] = m;
+        }
+        if (t->floating) {
+            force_out(X + 12 * j, X + 12 * j + 9, F, G);
+            for (int r = 0; r < 6; r++) {
+                M[r * nv + off + i] = G[r];
+                M[(off + i) * nv + r] = G[r];
+            }
+        }
+    }
+    if (t->floating)
+        for (int r = 0; r < 6; r++)
+            for (int c = 0; c < 6; c++) M[r * nv + c] = Ic[6 * r + c];
+}
+
+/* solve the 6x6 SPD system A x = b by Cholesky (A overwritten); 0 ok */
+static int solve6(double *A, double *b)
+{
+    for (int j = 0; j < 6; j++) {
+        double d = A[6 * j + j];
+        for (int k = 0; k < j; k++) d -= A[6 * j + k] * A[6 * j + k];
+        if (!(d > 0.0)) return -1;
+        d = sqrt(d);
+        A[6 * j + j] = d;
+        for (int i = j + 1; i < 6; i++) {
+            double s = A[6 * i + j];
+            for (int k = 0; k < j; k++) s -= A[6 * i + k] * A[6 * j + k];
+            A[6 * i + j] = s / d;
+        }
+    }
+    for (int i = 0; i < 6; i++) {
+        for (int k = 0; k < i; k++) b[i] -= A[6 * i + k] * b[k];
+        b[i] /= A[6 * i + i];
+    }
+    for (int i = 5; i >= 0; i--) {
+        for (int k = i + 1; k < 6; k++) b[i] -= A[6 * k + i] * b[k];
+        b[i] /= A[6 * i + i];
+    }
+    return 0;
+}
+
+/* work: X 12n, V 6(n+1), C 6n, IA 36(n+1), PA 6(n+1), U 6n, D n, u n, A 6(n+1) */
+static int aba(const Tree *t, const double *q, const double *qd, const double *tau,
+               const double *Hb, const double *g, double *work, double *out)
+{
+    const int n = t->n, off = t->floating ? 6 : 0;
+    double *X = work, *V = X + 12 * n, *C = V + 6 * (n + 1), *IA = C + 6 * n;
+    double *PA = IA + 36 * (n + 1), *U = PA + 6 * (n + 1), *D = U + 6 * n, *u = D + n;
+    double *A = u + n, h[6];
+    transforms(t, q, X);
+    memcpy(IA, t->inertia, 36 * (n + 1) * sizeof(double));
+    if (t->floating) {
+        memcpy(V, qd, 6 * sizeof(double));
+        mv6(t->inertia, V, h);
+        fcross(V, h, PA);
+        for (int k = 0; k < 6; k++) PA[k] -= tau[k];
+    } else {
+        memset(V, 0, 6 * sizeof(double));
+        memset(PA, 0, 6 * sizeof(double));
+    }
+    for (int i = 0; i < n; i++) {
+        const double *R = X + 12 * i, *p = R + 9;
+        double *v = V + 6 * (i + 1), s[6] = {0};
+        motion_in(R, p, V + 6 * (t->parent[i] + 1), v);
+        add_screw(t, i, qd[off + i], s);
+        for (int k = 0; k < 6; k++) v[k] += s[k];
+        mcross(v, s, C + 6 * i);
+        mv6(t->inertia + 36 * (i + 1), v, h);
+        fcross(v, h, PA + 6 * (i + 1));
+    }
+    for (int i = n - 1; i >= 0; i--) {
+        double *Ii = IA + 36 * (i + 1), *pi = PA + 6 * (i + 1), *Ui = U + 6 * i;
+        const double *a = t->axis + 3 * i;
+        const int k0 = 3 * t->kind[i];
+        for (int r = 0; r < 6; r++)
+            Ui[r] = Ii[6 * r + k0] * a[0] + Ii[6 * r + k0 + 1] * a[1] + Ii[6 * r + k0 + 2] * a[2];
+        D[i] = screw_dot(t, i, Ui);
+        if (!(D[i] > 0.0)) return -1;
+        u[i] = tau[off + i] - screw_dot(t, i, pi);
+        double Ia[36], pa[6], fp[6], w = u[i] / D[i];
+        for (int r = 0; r < 6; r++)
+            for (int c = 0; c < 6; c++) Ia[6 * r + c] = Ii[6 * r + c] - Ui[r] * Ui[c] / D[i];
+        mv6(Ia, C + 6 * i, pa);
+        for (int k = 0; k < 6; k++) pa[k] += pi[k] + Ui[k] * w;
+        const int par = t->parent[i] + 1;
+        const double *R = X + 12 * i, *p = R + 9;
+        inertia_out(R, p, Ia, IA + 36 * par);
+        force_out(R, p, pa, fp);
+        for (int k = 0; k < 6; k++) PA[6 * par + k] += fp[k];
+    }
+    double ag[6];
+    base_gravity(t->floating ? Hb : NULL, g, ag);
+    if (t->floating) {
+        for (int k = 0; k < 6; k++) A[k] = -PA[k];
+        if (solve6(IA, A)) return -1;
+    } else {
+        memcpy(A, ag, sizeof ag);
+    }
+    for (int i = 0; i < n; i++) {
+        const double *R = X + 12 * i, *p = R + 9;
+        double *a = A + 6 * (i + 1);
+        motion_in(R, p, A + 6 * (t->parent[i] + 1), a);
+        for (int k = 0; k < 6; k++) a[k] += C[6 * i + k];
+        double qdd = (u[i] - dot6(U + 6 * i, a)) / D[i];
+        out[off + i] = qdd;
+        add_screw(t, i, qdd, a);
+    }
+    if (t->floating)
+        for (int k = 0; k < 6; k++) out[k] = A[k] - ag[k];
+    return 0;
+}
+
+/* ---------------------------------------------------------------- Python entry points */
+
+static int safe_double(PyObject *obj)
+{
+    if (!PyArray_CheckExact(obj)) return 0;
+    PyArrayObject *a = (PyArrayObject *)obj;
+    return PyArray_TYPE(a) == NPY_DOUBLE && PyArray_ISNOTSWAPPED(a) && PyArray_ISALIGNED(a)
+           && PyArray_IS_C_CONTIGUOUS(a);
+}
+
+/* a clean float64 array of `size` finite numbers and `ndim` dimensions (0: any), or NULL */
+static const double *clean(PyObject *obj, npy_intp size, int ndim)
+{
+    if (!safe_double(obj)) return NULL;
+    PyArrayObject *a = (PyArrayObject *)obj;
+    if (PyArray_SIZE(a) != size || (ndim && PyArray_NDIM(a) != ndim)) return NULL;
+    const double *x = (const double *)PyArray_DATA(a);
+    for (npy_intp k = 0; k < size; k++)
+        if (!isfinite(x[k])) return NULL;
+    return x;
+}
+
+#define TREE_CAPSULE "robodyn.tree_engine.tree"
+
+static void tree_free(PyObject *capsule)
+{
+    free(PyCapsule_GetPointer(capsule, TREE_CAPSULE));
+}
+
+static PyObject *bad_tree(const char *why)
+{
+    PyErr_Format(PyExc_TypeError, "robodyn tree engine: malformed tree data (%s)", why);
+    return NULL;
+}
+
+/* tree(parents, kinds, axes, placements, inertias, floating) -> capsule */
+static PyObject *py_tree(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 6) return bad_tree("6 arguments");
+    if (!PyArray_CheckExact(args[0]) || PyArray_NDIM((PyArrayObject *)args[0]) != 1)
+        return bad_tree("parents");
+    npy_intp n = PyArray_DIM((PyArrayObject *)args[0], 0);
+    if (n < 1 || n > 100000) return bad_tree("n");
+    const double *par = clean(args[0], n, 1), *kind = clean(args[1], n, 1);
+    const double *axes = clean(args[2], 3 * n, 2), *P = clean(args[3], 16 * n, 3);
+    const double *In = clean(args[4], 36 * (n + 1), 3);
+    int floating = PyObject_IsTrue(args[5]);
+    if (!par || !kind || !axes || !P || !In || floating < 0) return bad_tree("arrays");
+    size_t doubles = 3 * n + 36 * n + 3 * n + 36 * (n + 1), ints = 2 * n;
+    Tree *t = malloc(sizeof(Tree) + doubles * sizeof(double) + ints * sizeof(int));
+    if (!t) return PyErr_NoMemory();
+    double *d = (double *)(t + 1);
+    t->n = (int)n;
+    t->floating = floating;
+    t->nv = (int)n + (floating ? 6 : 0);
+    t->axis = d; d += 3 * n;
+    t->R0 = d; d += 9 * n;
+    t->R1 = d; d += 9 * n;
+    t->R2 = d; d += 9 * n;
+    t->p0 = d; d += 3 * n;
+    t->inertia = d; d += 36 * (n + 1);
+    t->parent = (int *)d;
+    t->kind = t->parent + n;
+    memcpy(t->inertia, In, 36 * (n + 1) * sizeof(double));
+    for (npy_intp i = 0; i < n; i++) {
+        const double *a = axes + 3 * i, *H = P + 16 * i;
+        if (par[i] != floor(par[i]) || par[i] < -1 || par[i] >= i
+            || (kind[i] != 0.0 && kind[i] != 1.0)) {
+            free(t);
+            return bad_tree("parents or kinds");
+        }
+        t->parent[i] = (int)par[i];
+        t->kind[i] = (int)kind[i];
+        memcpy(t->axis + 3 * i, a, 3 * sizeof(double));
+        const double K[9] = {0, -a[2], a[1], a[2], 0, -a[0], -a[1], a[0], 0};
+        double K2[9], R[9] = {H[0], H[1], H[2], H[4], H[5], H[6], H[8], H[9], H[10]};
+        for (int r = 0; r < 3; r++)
+            for (int c = 0; c < 3; c++)
+                K2[3 * r + c] = K[3 * r] * K[c] + K[3 * r + 1] * K[3 + c] + K[3 * r + 2] * K[6 + c];
+        for (int r = 0; r < 3; r++)
+            for (int c = 0; c < 3; c++) {
+                double s1 = 0, s2 = 0;
+                for (int k = 0; k < 3; k++) {
+                    s1 += R[3 * r + k] * K[3 * k + c];
+                    s2 += R[3 * r + k] * K2[3 * k + c];
+                }
+                t->R0[9 * i + 3 * r + c] = R[3 * r + c];
+                t->R1[9 * i + 3 * r + c] = s1;
+                t->R2[9 * i + 3 * r + c] = s2;
+            }
+        t->p0[3 * i] = H[3]; t->p0[3 * i + 1] = H[7]; t->p0[3 * i + 2] = H[11];
+    }
+    PyObject *cap = PyCapsule_New(t, TREE_CAPSULE, tree_free);
+    if (!cap) free(t);
+    return cap;
+}
+
+static Tree *tree_of(PyObject *obj)
+{
+    if (PyCapsule_CheckExact(obj)) {
+        Tree *t = PyCapsule_GetPointer(obj, TREE_CAPSULE);
+        if (t) return t;
+        PyErr_Clear();
+    }
+    PyErr_SetString(PyExc_TypeError, "robodyn tree engine: expected the handle of tree()");
+    return NULL;
+}
+
+#define SMALL 64
+
+/* H a rigid motion to 1e-6 (R^T R = 1, det R > 0, last row (0, 0, 0, 1)), as
+ * robodyn.kinematics checks a pose: anything else is declined (the numpy path raises) */
+static int rigid(const double *H)
+{
+    if (H[12] != 0.0 || H[13] != 0.0 || H[14] != 0.0 || H[15] != 1.0) return 0;
+    for (int r = 0; r < 3; r++)
+        for (int c = 0; c < 3; c++) {
+            double s = H[r] * H[c] + H[4 + r] * H[4 + c] + H[8 + r] * H[8 + c];
+            if (fabs(s - (r == c)) > 1e-6) return 0;
+        }
+    double det = H[0] * (H[5] * H[10] - H[6] * H[9]) - H[1] * (H[4] * H[10] - H[6] * H[8])
+                 + H[2] * (H[4] * H[9] - H[5] * H[8]);
+    return det > 0.0;
+}
+
+/* (tree, q, x, y, base_pose, gravity): the common arguments of rnea and aba; 1 ready, 0 decline,
+ * -1 error */
+static int args_of(PyObject *const *args, Py_ssize_t nargs, Tree **t, const double **q,
+                   const double **x, const double **y, const double **Hb, const double **g)
+{
+    if (nargs != 6) {
+        PyErr_SetString(PyExc_TypeError, "robodyn tree engine: expected 6 arguments");
+        return -1;
+    }
+    if (!(*t = tree_of(args[0]))) return -1;
+    const int n = (*t)->n, nv = (*t)->nv;
+    *q = clean(args[1], n, 1);
+    *x = clean(args[2], nv, 1);
+    *y = clean(args[3], nv, 1);
+    *Hb = clean(args[4], 16, 2);
+    *g = clean(args[5], 3, 1);
+    return *q && *x && *y && *Hb && *g && rigid(*Hb);
+}
+
+static PyObject *vector_result(PyObject *out, npy_intp size)
+{
+    const double *x = PyArray_DATA((PyArrayObject *)out);
+    for (npy_intp k = 0; k < size; k++)
+        if (!isfinite(x[k])) {
+            Py_DECREF(out);
+            Py_RETURN_NONE;
+        }
+    return out;
+}
+
+static PyObject *run(PyObject *const *args, Py_ssize_t nargs, int which)
+{
+    Tree *t;
+    const double *q, *x, *y, *Hb, *g;
+    int ok = args_of(args, nargs, &t, &q, &x, &y, &Hb, &g);
+    if (ok < 0) return NULL;
+    if (ok == 0) Py_RETURN_NONE;
+    npy_intp dim = t->nv;
+    PyObject *out = PyArray_SimpleNew(1, &dim, NPY_DOUBLE);
+    if (!out) return NULL;
+    size_t need = (size_t)(t->n + 1) * 90;
+    double small[SMALL * 90], *work = need <= sizeof small / sizeof(double) ? small
+                                       : malloc(need * sizeof(double));
+    if (!work) {
+        Py_DECREF(out);
+        return PyErr_NoMemory();
+    }
+    double *o = PyArray_DATA((PyArrayObject *)out);
+    int status = 0;
+    if (which == 0) rnea(t, q, x, y, Hb, g, work, o);
+    else status = aba(t, q, x, y, Hb, g, work, o);
+    if (work != small) free(work);
+    if (status) {
+        Py_DECREF(out);
+        Py_RETURN_NONE;
+    }
+    return vector_result(out, dim);
+}
+
+/* rnea(tree, q, nu, dnu, base_pose, gravity) -> generalized forces, or None */
+static PyObject *py_rnea(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    return run(args, nargs, 0);
+}
+
+/* aba(tree, q, nu, tau, base_pose, gravity) -> accelerations, or None */
+static PyObject *py_aba(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    return run(args, nargs, 1);
+}
+
+/* crba(tree, q) -> M, or None */
+static PyObject *py_crba(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 2) {
+        PyErr_SetString(PyExc_TypeError, "robodyn tree engine: crba takes 2 arguments");
+        return NULL;
+    }
+    Tree *t = tree_of(args[0]);
+    if (!t) return NULL;
+    const double *q = clean(args[1], t->n, 1);
+    if (!q) Py_RETURN_NONE;
+    npy_intp dims[2] = {t->nv, t->nv};
+    PyObject *out = PyArray_SimpleNew(2, dims, NPY_DOUBLE);
+    if (!out) return NULL;
+    size_t need = (size_t)(t->n + 1) * 48;
+    double small[SMALL * 48], *work = need <= sizeof small / sizeof(double) ? small
+                                       : malloc(need * sizeof(double));
+    if (!work) {
+        Py_DECREF(out);
+        return PyErr_NoMemory();
+    }
+    crba(t, q, work, PyArray_DATA((PyArrayObject *)out));
+    if (work != small) free(work);
+    return vector_result(out, (npy_intp)t->nv * t->nv);
+}
+
+static PyMethodDef methods[] = {
+    {"tree", (PyCFunction)(void (*)(void))py_tree, METH_FASTCALL, "tree handle"},
+    {"rnea", (PyCFunction)(void (*)(void))py_rnea, METH_FASTCALL, "inverse dynamics"},
+    {"crba", (PyCFunction)(void (*)(void))py_crba, METH_FASTCALL, "mass matrix"},
+    {"aba", (PyCFunction)(void (*)(void))py_aba, METH_FASTCALL, "forward dynamics"},
+    {NULL, NULL, 0, NULL}
+};
+
+static struct PyModuleDef module = {
+    PyModuleDef_HEAD_INIT, "MODNAME", NULL, -1, methods
+};
+
+PyMODINIT_FUNC PyInit_MODNAME(void)
+{
+    import_array();
+    return PyModule_Create(&module);
+}

@@ -1,0 +1,410 @@
+r"""Kinematic trees: forward kinematics, Jacobians and Featherstone's O(n) dynamics on a
+:class:`~robodyn.urdf.RobotModel` (a parent array, fixed or floating base).
+
+Body :math:`i` hangs from body :math:`\lambda(i)` (``model.parents[i]``, :math:`-1` the base).
+Its pose in its parent is :math:`X_i(q_i) = P_i\,e^{[\mathcal A_i]q_i}`, :math:`P_i` the URDF
+joint origin and :math:`\mathcal A_i` the joint's screw in the body frame, :math:`(a_i, 0)`
+revolute or :math:`(0, a_i)` prismatic. Everything is written in body coordinates, twists
+:math:`(\omega, v)` and wrenches :math:`(m, f)` as everywhere in :mod:`robodyn`, with
+:math:`\mathrm{Ad}_i = \mathrm{Ad}_{X_i^{-1}}` carrying a twist from the parent's frame to the
+child's. The recursive Newton--Euler algorithm (Featherstone 2008, §5.3; eq. 8.50--8.51),
+
+.. math:: V_i = \mathrm{Ad}_i V_{\lambda(i)} + \mathcal A_i\dot q_i,\quad
+   \dot V_i = \mathrm{Ad}_i\dot V_{\lambda(i)} + \mathcal A_i\ddot q_i
+   + \mathrm{ad}_{V_i}\mathcal A_i\dot q_i,\quad
+   F_i = \mathcal I_i\dot V_i - \mathrm{ad}_{V_i}^T\mathcal I_iV_i
+   + \sum_{\lambda(k)=i}\mathrm{Ad}_k^TF_k,\quad \tau_i = \mathcal A_i^TF_i,
+
+becomes a tree algorithm by summing over the children :math:`\lambda(k) = i` instead of the
+one next link; the composite-rigid-body algorithm (§6.2) and the articulated-body algorithm
+(§7.3) likewise. Gravity enters as the fictitious base acceleration :math:`(0, -R_b^Tg)`.
+
+With a floating base the velocities are :math:`\nu = (V_b, \dot q)`, :math:`V_b` the base's twist
+in its own frame (its body twist, :math:`(\omega, v)`), and the pose of the base
+:math:`H_b` is given separately (``base_pose``, a 4x4 matrix; it sets only the direction of
+gravity in the base frame); the generalized forces are :math:`(F_b, \tau)`, :math:`F_b` the
+wrench on the base in its frame. With a fixed base the base body is the ground and
+:math:`\nu = \dot q`.
+
+Every function here is checked against Pinocchio on the same URDF (``tests/test_urdf.py``).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from . import _checks
+from .urdf import RobotModel, _adjoint, _skew
+
+__all__ = ["body_poses", "frame_pose", "frame_jacobian", "rnea", "crba", "aba",
+           "DEFAULT_GRAVITY"]
+
+DEFAULT_GRAVITY = np.array([0.0, 0.0, -9.81])
+DEFAULT_GRAVITY.setflags(write=False)
+
+_EYE4 = np.eye(4)
+_EYE4.setflags(write=False)
+_TREE_ENGINE = []          # [the compiled module, or None if it cannot be built here]
+
+
+def _engine_handle(model):
+    """``(engine, handle)`` of the model in the compiled tree engine (``_tree_engine.c``,
+    built on first use and cached on the model), or None under ``dynamics.ENGINE = "numpy"``
+    or without a C compiler (then the numpy algorithms run)."""
+    from . import dynamics
+    if dynamics.ENGINE == "numpy":
+        return None
+    h = model._cache.get("trees:engine")
+    if h is not None:
+        return h
+    eng = dynamics._load_compiled(_TREE_ENGINE, "_tree_engine.c", "robodyn_tree_engine",
+                                  "robodyn.trees: the compiled tree engine",
+                                  "the numpy algorithms run")
+    if eng is None:
+        return None
+    kinds = np.array([0.0 if t == "revolute" else 1.0 for t in model.joint_types])
+    h = model._cache["trees:engine"] = (eng, eng.tree(
+        np.array(model.parents, dtype=float), kinds, np.ascontiguousarray(model.axes),
+        np.ascontiguousarray(model.placements), np.ascontiguousarray(_inertias(model)),
+        model.floating))
+    return h
+
+
+def _fast(name, model, *args):
+    """The compiled engine's result, or None (no engine; arguments it declines: lists, other
+    dtypes, wrong sizes, non-finite numbers, a base pose that is not a rigid motion -- the
+    checked numpy path then raises or converts)."""
+    h = model._cache.get("trees:engine") if type(model) is RobotModel else None
+    if h is None and type(model) is RobotModel:
+        h = _engine_handle(model)
+    if h is None:
+        return None
+    return getattr(h[0], name)(h[1], *args)
+
+
+# --------------------------------------------------------------------------
+# arguments
+# --------------------------------------------------------------------------
+
+
+def _model(model, fname):
+    if not isinstance(model, RobotModel):
+        raise _checks.error(f"{fname}: model", "a RobotModel (robodyn.urdf.load_urdf)", model,
+                            exc=TypeError)
+    return model
+
+
+def _vec(x, n, name, what):
+    return np.asarray(_checks.vector(x, n, f"{name} ({what})"), dtype=float)
+
+
+def _q(model, q, fname):
+    return _vec(q, model.n, f"{fname}: q", f"one position per joint of the {model.n}-joint "
+                f"{model.name!r}")
+
+
+def _nu(model, x, fname, name):
+    what = (f"6 base velocities (omega, v) then one per joint: {model.nv} values"
+            if model.floating else f"one per joint of the {model.n}-joint {model.name!r}")
+    return _vec(x, model.nv, f"{fname}: {name}", what)
+
+
+def _pose(model, base_pose, fname):
+    if base_pose is None:
+        return np.eye(4)
+    from .kinematics import _homogeneous_arg
+    H = np.asarray(_homogeneous_arg(base_pose, f"{fname}: base_pose"), dtype=float)
+    if not model.floating and not np.allclose(H, np.eye(4), atol=1e-12):
+        raise ValueError(f"{fname}: base_pose: expected None for the fixed-base "
+                         f"{model.name!r} (its base is the ground frame), got a pose")
+    return H
+
+
+def _gravity(g, fname):
+    return _vec(g, 3, f"{fname}: gravity", "a 3-vector, m/s^2, world frame")
+
+
+# --------------------------------------------------------------------------
+# kinematics
+# --------------------------------------------------------------------------
+
+
+def _joint_transforms(model, q):
+    """X_i = P_i exp([A_i] q_i), (n, 4, 4)."""
+    X = np.array(model.placements)
+    a = model.axes
+    for i in range(model.n):
+        if model.joint_types[i] == "prismatic":
+            X[i, :3, 3] += X[i, :3, :3] @ (a[i] * q[i])
+        else:
+            K = _skew(a[i])
+            X[i, :3, :3] = X[i, :3, :3] @ (np.eye(3) + np.sin(q[i]) * K
+                                           + (1 - np.cos(q[i])) * (K @ K))
+    return X
+
+
+def _world(model, X, Hb):
+    """World poses (n+1, 4, 4): entry 0 the base, entry i+1 body i."""
+    W = np.empty((model.n + 1, 4, 4))
+    W[0] = Hb
+    for i, p in enumerate(model.parents):
+        W[i + 1] = W[p + 1] @ X[i]
+    return W
+
+
+def body_poses(model, q, base_pose=None):
+    r"""World poses of the base and of every body, ``(n+1, 4, 4)``: entry 0 the base
+    (``base_pose``, the identity for a fixed base), entry ``i+1`` body ``i``,
+    :math:`H_i = H_{\lambda(i)}X_i(q_i)`.
+
+    >>> from robodyn.urdf import load_urdf
+    >>> body_poses(load_urdf("ur5"), [0.0] * 6).shape
+    (7, 4, 4)
+    """
+    fname = "body_poses"
+    _model(model, fname)
+    q = _q(model, q, fname)
+    return _world(model, _joint_transforms(model, q), _pose(model, base_pose, fname))
+
+
+def _frame(model, frame, fname):
+    if not isinstance(frame, str) or frame not in model.frames:
+        raise ValueError(f"{fname}: frame: expected a link name of {model.name!r} (one of "
+                         f"{sorted(model.frames)[:12]}...), got {_checks.describe(frame)}")
+    return model.frames[frame]
+
+
+def frame_pose(model, q, frame, base_pose=None):
+    """World pose (4x4) of a URDF link's frame.
+
+    >>> from robodyn.urdf import load_urdf
+    >>> frame_pose(load_urdf("ur5"), [0.0] * 6, "tool0")[:3, 3].round(4)
+    array([0.8172, 0.1915, 0.0055])
+    """
+    fname = "frame_pose"
+    _model(model, fname)
+    b, H = _frame(model, frame, fname)
+    return body_poses(model, q, base_pose)[b + 1] @ H
+
+
+def frame_jacobian(model, q, frame, base_pose=None):
+    r"""Space Jacobian of a URDF link's frame, ``6 x nv``: the twist :math:`(\omega, v)` of the
+    frame's body in world coordinates (at the world origin) is :math:`J\nu`. Column of joint
+    :math:`j` on the path to the frame: :math:`\mathrm{Ad}_{H_j}\mathcal A_j` (eq. 5.11); of the
+    floating base: :math:`\mathrm{Ad}_{H_b}`; other columns zero.
+
+    >>> from robodyn.urdf import load_urdf
+    >>> frame_jacobian(load_urdf("ur5"), [0.0] * 6, "tool0").shape
+    (6, 6)
+    """
+    fname = "frame_jacobian"
+    _model(model, fname)
+    b, _ = _frame(model, frame, fname)
+    q = _q(model, q, fname)
+    W = _world(model, _joint_transforms(model, q), _pose(model, base_pose, fname))
+    J = np.zeros((6, model.nv))
+    off = 6 if model.floating else 0
+    j = b
+    while j >= 0:
+        A = np.zeros(6)
+        A[:3 if model.joint_types[j] == "revolute" else 6][-3:] = model.axes[j]
+        J[:, off + j] = _adjoint(W[j + 1]) @ A
+        j = model.parents[j]
+    if model.floating:
+        J[:, :6] = _adjoint(W[0])
+    return J
+
+
+# --------------------------------------------------------------------------
+# dynamics (numpy reference implementation)
+# --------------------------------------------------------------------------
+
+
+def _screws(model):
+    """The joint screws in their body frames, (n, 6), cached on the model."""
+    S = model._cache.get("trees:S")
+    if S is None:
+        S = np.zeros((model.n, 6))
+        for i, t in enumerate(model.joint_types):
+            S[i, :3 if t == "revolute" else 6][-3:] = model.axes[i]
+        S.setflags(write=False)
+        model._cache["trees:S"] = S
+    return S
+
+
+def _ad(V):
+    """ad_V, (omega, v) order."""
+    A = np.zeros((6, 6))
+    A[:3, :3] = A[3:, 3:] = _skew(V[:3])
+    A[3:, :3] = _skew(V[3:])
+    return A
+
+
+def _transforms(model, q):
+    """Ad_i = Ad_{X_i^{-1}} (n, 6, 6): parent-frame twists to body i's frame."""
+    X = _joint_transforms(model, q)
+    R = X[:, :3, :3].transpose(0, 2, 1)
+    p = -np.einsum("nij,nj->ni", R, X[:, :3, 3])
+    A = np.zeros((model.n, 6, 6))
+    A[:, :3, :3] = A[:, 3:, 3:] = R
+    for i in range(model.n):
+        A[i, 3:, :3] = _skew(p[i]) @ R[i]
+    return A
+
+
+def _velocities(model, A, S, Vb, qd):
+    """Body twists (n+1, 6) and the bias accelerations ad_{V_i} A_i qd_i (n, 6)."""
+    V = np.empty((model.n + 1, 6))
+    V[0] = Vb
+    c = np.empty((model.n, 6))
+    for i, p in enumerate(model.parents):
+        V[i + 1] = A[i] @ V[p + 1] + S[i] * qd[i]
+        c[i] = _ad(V[i + 1]) @ S[i] * qd[i]
+    return V, c
+
+
+def _base_gravity(Hb, g):
+    """The fictitious base acceleration (0, -R_b^T g) that stands for gravity."""
+    return np.r_[np.zeros(3), -Hb[:3, :3].T @ g]
+
+
+def _inertias(model):
+    return np.concatenate([model.base_inertia[None], model.inertias])
+
+
+def _rnea(model, q, qd, qdd, Hb, g):
+    S, A, I = _screws(model), _transforms(model, q), _inertias(model)
+    Vb, dq = (qd[:6], qd[6:]) if model.floating else (np.zeros(6), qd)
+    ab, ddq = (qdd[:6], qdd[6:]) if model.floating else (np.zeros(6), qdd)
+    V, c = _velocities(model, A, S, Vb, dq)
+    a = np.empty((model.n + 1, 6))
+    a[0] = ab + _base_gravity(Hb, g)
+    F = np.empty((model.n + 1, 6))
+    F[0] = I[0] @ a[0] - _ad(V[0]).T @ I[0] @ V[0]
+    for i, p in enumerate(model.parents):
+        a[i + 1] = A[i] @ a[p + 1] + S[i] * ddq[i] + c[i]
+        F[i + 1] = I[i + 1] @ a[i + 1] - _ad(V[i + 1]).T @ I[i + 1] @ V[i + 1]
+    tau = np.empty(model.n)
+    for i in range(model.n - 1, -1, -1):
+        tau[i] = S[i] @ F[i + 1]
+        F[model.parents[i] + 1] += A[i].T @ F[i + 1]
+    return np.r_[F[0], tau] if model.floating else tau
+
+
+def rnea(model, q, qd, qdd, base_pose=None, gravity=DEFAULT_GRAVITY):
+    r"""Inverse dynamics of a tree by the recursive Newton--Euler algorithm (eq. 8.50--8.51):
+    the generalized forces :math:`M(q)\dot\nu + C(q,\nu)\nu + G(q)`, length ``nv``
+    (a floating base: the base wrench :math:`(m, f)` in the base frame first).
+
+    >>> from robodyn.urdf import load_urdf
+    >>> rnea(load_urdf("ur5"), [0.0] * 6, [0.0] * 6, [0.0] * 6).round(3)
+    array([  0.   , -48.964, -12.873,  -0.   ,   0.   ,   0.   ])
+    """
+    if base_pose is None or type(model) is RobotModel and model.floating:
+        r = _fast("rnea", model, q, qd, qdd, _EYE4 if base_pose is None else base_pose, gravity)
+        if r is not None:
+            return r
+    fname = "rnea"
+    _model(model, fname)
+    return _rnea(model, _q(model, q, fname), _nu(model, qd, fname, "qd"),
+                 _nu(model, qdd, fname, "qdd"), _pose(model, base_pose, fname),
+                 _gravity(gravity, fname))
+
+
+def _crba(model, q):
+    S, A, Ic = _screws(model), _transforms(model, q), _inertias(model).copy()
+    n, off = model.n, (6 if model.floating else 0)
+    for i in range(n - 1, -1, -1):
+        Ic[model.parents[i] + 1] += A[i].T @ Ic[i + 1] @ A[i]
+    M = np.zeros((model.nv, model.nv))
+    for i in range(n):
+        F = Ic[i + 1] @ S[i]
+        M[off + i, off + i] = S[i] @ F
+        j = i
+        while model.parents[j] >= 0:
+            F = A[j].T @ F
+            j = model.parents[j]
+            M[off + i, off + j] = M[off + j, off + i] = S[j] @ F
+        if model.floating:
+            M[:6, off + i] = M[off + i, :6] = A[j].T @ F
+    if model.floating:
+        M[:6, :6] = Ic[0]
+    return M
+
+
+def crba(model, q):
+    r"""The mass matrix :math:`M(q)` of a tree, ``nv x nv``, by the composite-rigid-body
+    algorithm (eq. 8.55): composite inertias :math:`\mathcal I^c_{\lambda(i)} \mathrel{+}=
+    \mathrm{Ad}_i^T\mathcal I^c_i\mathrm{Ad}_i`, then :math:`M_{ij} = \mathcal A_j^T
+    (\mathrm{Ad}\cdots)^T\mathcal I^c_i\mathcal A_i` along the path from body *i* to the base.
+
+    >>> from robodyn.urdf import load_urdf
+    >>> M = crba(load_urdf("solo12", floating_base=True), [0.0] * 12)
+    >>> M.shape, round(M[5, 5], 4)
+    ((18, 18), 2.5)
+    """
+    r = _fast("crba", model, q)
+    if r is not None:
+        return r
+    fname = "crba"
+    _model(model, fname)
+    return _crba(model, _q(model, q, fname))
+
+
+def _aba(model, q, qd, tau, Hb, g):
+    S, A, I = _screws(model), _transforms(model, q), _inertias(model)
+    n = model.n
+    Vb, dq = (qd[:6], qd[6:]) if model.floating else (np.zeros(6), qd)
+    Fb, tq = (tau[:6], tau[6:]) if model.floating else (np.zeros(6), tau)
+    V, c = _velocities(model, A, S, Vb, dq)
+    IA = I.copy()
+    pA = np.array([-_ad(V[k]).T @ I[k] @ V[k] for k in range(n + 1)])
+    pA[0] -= Fb
+    U, D, u = np.empty((n, 6)), np.empty(n), np.empty(n)
+    for i in range(n - 1, -1, -1):
+        U[i] = IA[i + 1] @ S[i]
+        D[i] = S[i] @ U[i]
+        u[i] = tq[i] - S[i] @ pA[i + 1]
+        Ia = IA[i + 1] - np.outer(U[i], U[i]) / D[i]
+        pa = pA[i + 1] + Ia @ c[i] + U[i] * (u[i] / D[i])
+        p = model.parents[i] + 1
+        IA[p] += A[i].T @ Ia @ A[i]
+        pA[p] += A[i].T @ pa
+    a = np.empty((n + 1, 6))
+    a[0] = np.linalg.solve(IA[0], -pA[0]) if model.floating else _base_gravity(Hb, g)
+    qdd = np.empty(n)
+    for i, p in enumerate(model.parents):
+        a[i + 1] = A[i] @ a[p + 1] + c[i]
+        qdd[i] = (u[i] - U[i] @ a[i + 1]) / D[i]
+        a[i + 1] += S[i] * qdd[i]
+    if not model.floating:
+        return qdd
+    return np.r_[a[0] - _base_gravity(Hb, g), qdd]
+
+
+def aba(model, q, qd, tau, base_pose=None, gravity=DEFAULT_GRAVITY):
+    r"""Forward dynamics of a tree by the articulated-body algorithm (eq. 8.60--8.63):
+    :math:`\dot\nu = M^{-1}(\tau - C\nu - G)`, length ``nv``. With a floating base ``tau``
+    starts with the wrench :math:`(m, f)` applied to the base (in its frame; zero for a robot
+    in flight) and the result with the base's acceleration :math:`\dot V_b`.
+
+    >>> from robodyn.urdf import load_urdf
+    >>> ur5 = load_urdf("ur5")
+    >>> G = rnea(ur5, [0.1] * 6, [0.0] * 6, [0.0] * 6)
+    >>> bool(abs(aba(ur5, [0.1] * 6, [0.0] * 6, G)).max() < 1e-12)
+    True
+    """
+    if base_pose is None or type(model) is RobotModel and model.floating:
+        r = _fast("aba", model, q, qd, tau, _EYE4 if base_pose is None else base_pose, gravity)
+        if r is not None:
+            return r
+    fname = "aba"
+    _model(model, fname)
+    return _aba(model, _q(model, q, fname), _nu(model, qd, fname, "qd"),
+                _nu(model, tau, fname, "tau"), _pose(model, base_pose, fname),
+                _gravity(gravity, fname))
+
+
+from ._boundary import seal as _seal  # noqa: E402 -- the one boundary (issue 28): last, over the finished module
+_seal(globals(), {"frame_pose": {"text": ["frame"]}, "frame_jacobian": {"text": ["frame"]},
+                  "rnea": {"self_checked": True}, "crba": {"self_checked": True},
+                  "aba": {"self_checked": True}})    # per-call hot paths (compiled engine)
