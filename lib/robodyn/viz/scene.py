@@ -331,7 +331,7 @@ class Scene:
         bodies' poses from the model's forward kinematics. ``meshes``: ``'visual'`` (simplified
         toward ``max_faces`` triangles each) or ``'collision'`` (kept as they are, coarse
         already). ``base_poses``: the base body's pose (4x4) or one per instant (a floating
-        base); the identity by default. ``color``: one colour, or several used in turn over
+        base, or a fixed base placed in the scene); the identity by default. ``color``: one colour, or several used in turn over
         the links."""
         fn = f"{_FNAME}.robot"
         kinds = ("visual", "collision")
@@ -366,7 +366,8 @@ class Scene:
             qs = np.broadcast_to(qs, (T, n))
         if moving_q and not moving_b:
             Bs = np.broadcast_to(B, (T, 4, 4))
-        bodies = np.array([_body_poses(model, qk, Bk) for qk, Bk in zip(qs, Bs)])
+        from ..trees import body_poses
+        bodies = np.array([Bk @ body_poses(model, qk)[1:] for qk, Bk in zip(qs, Bs)])
         moving = moving_q or moving_b
         for k, (link, body, H, path, scale, _) in enumerate(entries):
             mesh = read_mesh(path, scale=scale, max_faces=target if kind == "visual" else None)
@@ -494,22 +495,6 @@ def _text(x, what, n, empty=False):
         raise _checks.error(what, f"{'a' if empty else 'a non-empty'} text of at most {n} "
                             "characters", f"{len(x)} characters")
     return x
-
-
-def _body_poses(model, q, base):
-    """The world poses (n, 4, 4) of a tree's bodies: each is its parent's pose, then the joint
-    placement, then the joint's motion (a rotation about, or a slide along, its axis)."""
-    out = np.empty((model.n, 4, 4))
-    for i, (p, X, a, kind) in enumerate(zip(model.parents, model.placements, model.axes,
-                                            model.joint_types)):
-        J = np.eye(4)
-        if kind == "prismatic":
-            J[:3, 3] = a * q[i]
-        else:
-            K = np.array([[0.0, -a[2], a[1]], [a[2], 0.0, -a[0]], [-a[1], a[0], 0.0]])
-            J[:3, :3] = np.eye(3) + np.sin(q[i]) * K + (1 - np.cos(q[i])) * (K @ K)
-        out[i] = (base if p < 0 else out[p]) @ X @ J
-    return out
 
 
 def _box_vertices(H, size):
