@@ -350,7 +350,13 @@ class Scene:
             moving_b, B = False, np.eye(4)
         else:
             moving_b, B = self._poses(base_poses, f"{fn}: base_poses")
-        colors = (color,) if isinstance(color, str) else tuple(color)
+        if isinstance(color, str):
+            colors = (color,)
+        elif isinstance(color, (list, tuple)):
+            colors = tuple(color)
+        else:
+            raise _checks.error(f"{fn}: color", "a colour '#rrggbb' or a list of them", color,
+                                exc=TypeError)
         if not colors:
             raise _checks.error(f"{fn}: color", "a colour or a sequence of colours", color)
         colors = [_color(c, f"{fn}: color") for c in colors]
