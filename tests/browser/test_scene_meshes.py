@@ -3,17 +3,17 @@ example-robot-data, its visual meshes simplified) in a real browser (Debian's ch
 by Playwright), as a reader's JupyterLab output carries it: one self-contained page, the
 library embedded, opened from disk.
 
-It must draw (a WebGL canvas, a picture that is not blank), turn when dragged (the camera and
-the picture change), move with the time slider (a click on the rail moves it; the last step
-puts every moving mesh where the Python side puts it: the page's loader places the meshes from
-their vertices and one pose per instant, and this compares its result with the full figure of
-``Scene.to_plotly()``), and ask for nothing outside the page: every request is watched, and any
-that is not the page itself, data: or blob: fails the test. The built book's pages with scenes
-get the same drag and slider checks in tests/browser/test_pages.py::check_scenes.
+It must pass the checks every 3D scene of the book's pages gets (tests/browser/test_pages.py::
+check_scenes: a WebGL canvas with a picture that is not blank, a drag turns the camera and the
+picture, a click on the time slider moves it, a time step moves the parts and not the camera),
+put every moving mesh, at the last instant, where the Python side puts it (the page's loader
+places the meshes from their vertices and one pose per instant; this compares its result with
+the full figure of ``Scene.to_plotly()``), and ask for nothing outside the page: every request
+is watched, and any that is not the page itself, data: or blob: fails the test.
 """
 from __future__ import annotations
 
-import io
+import importlib.util
 import pathlib
 
 import numpy as np
@@ -36,9 +36,13 @@ def _panda_scene(n=12):
     return Scene(t, title="Panda", alt="The Franka Panda arm moving its joints.").robot(arm, q)
 
 
-def _picture(locator):
-    from PIL import Image
-    return np.asarray(Image.open(io.BytesIO(locator.screenshot())).convert("L"), dtype=float)
+def _pages():
+    """tests/browser/test_pages.py as a module: its check_scenes, shared with the book's pages."""
+    spec = importlib.util.spec_from_file_location("browser_test_pages",
+                                                  pathlib.Path(__file__).with_name("test_pages.py"))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 @pytest.fixture(scope="module")
@@ -74,35 +78,9 @@ def test_robot_with_meshes_turns_moves_and_stays_offline(browser, tmp_path, monk
     page.goto(origin)
     page.wait_for_function("() => document.querySelector('div.robodyn-scene-plot"
                            "[data-robodyn-drawn]')", timeout=60000)
+    # it draws, turns when dragged, moves with its slider: the checks every page's scenes get
+    _pages().check_scenes(page, "the Panda's page")
     plot = page.locator("div.robodyn-scene-plot").first
-    assert plot.locator("canvas").count() >= 1, "no WebGL canvas"
-    before = _picture(plot)
-    assert before.std() > 5, "the picture is blank"
-
-    # it turns: a drag changes the camera and the picture
-    camera = "(el) => JSON.stringify(el._fullLayout.scene.camera.eye)"
-    eye0 = plot.evaluate(camera)
-    box = plot.bounding_box()
-    x, y = box["x"] + box["width"] * 0.5, box["y"] + box["height"] * 0.45
-    page.mouse.move(x, y)
-    page.mouse.down()
-    page.mouse.move(x + 120, y + 30, steps=8)
-    page.mouse.up()
-    page.wait_for_timeout(300)
-    eye1 = plot.evaluate(camera)
-    assert eye1 != eye0, "dragging did not turn the camera"
-    assert np.abs(_picture(plot) - before).mean() > 0.5, "dragging did not change the picture"
-
-    # it moves: a click on the slider's rail moves it, without turning the camera
-    rail = plot.locator("g.slider-container rect.slider-rail-touch-rect, "
-                        "g.slider-container rect.slider-rail-rect").first
-    rb = rail.bounding_box()
-    page.mouse.click(rb["x"] + rb["width"] * 0.5, rb["y"] + rb["height"] / 2)
-    page.wait_for_timeout(300)
-    steps = len(full["layout"]["sliders"][0]["steps"])
-    active = plot.evaluate("(el) => el._fullLayout.sliders[0].active")
-    assert 0 < active < steps - 1, "a click on the time slider did not move it"
-    assert plot.evaluate(camera) == eye1, "a time step turned the camera"
 
     # the last instant: every moving mesh where the Python side puts it
     last = full["frames"][-1]
