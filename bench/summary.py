@@ -26,14 +26,14 @@ HERE = pathlib.Path(__file__).resolve().parent
 ROOT = HERE.parent
 
 FILES = ["bench_kane.py", "bench_symbolic.py", "bench_dynamics.py", "bench_port_hamiltonian.py",
-         "bench_impacts.py", "bench_contact.py"]
+         "bench_impacts.py", "bench_contact.py", "bench_trees.py"]
 """The files run, in this order."""
 
 BUDGET = 290.0
 """Seconds for the whole run by default (a shared 2-core machine at a load of 1-3)."""
 
 SHARE = {"bench_symbolic.py": 150, "bench_kane.py": 60, "bench_dynamics.py": 40,
-         "bench_port_hamiltonian.py": 60, "bench_impacts.py": 40, "bench_contact.py": 30}
+         "bench_port_hamiltonian.py": 60, "bench_impacts.py": 40, "bench_contact.py": 30, "bench_trees.py": 45}
 """The largest share of the default budget each file may take (scaled with ``--budget``)."""
 
 ISSUE_ROWS = [
@@ -63,6 +63,18 @@ ISSUE_ROWS = [
      ("ratio", 1.0)),
     ("contact_impulse, 100 simultaneous frictional contacts (issue 31: within 10 ms)",
      "bench_contact.py", ["100 simultaneous frictional"], ("ms", 10.0)),
+    ("tree RNEA / CRBA / ABA from URDF, Solo 12 and G1 (29 joints), floating base, vs "
+     "Pinocchio on the same file (issue 38: at or below)", "bench_trees.py",
+     ["tree rnea, solo12", "tree crba, solo12", "tree aba, solo12", "tree rnea, g1",
+      "tree crba, g1", "tree aba, g1"], ("ratio", 1.0)),
+    ("tree RNEA / ABA derivatives, Solo 12 and G1, floating base, vs Pinocchio's "
+     "(issue 38: within 1.5x)", "bench_trees.py",
+     ["tree rnea derivatives, solo12", "tree aba derivatives, solo12",
+      "tree rnea derivatives, g1", "tree aba derivatives, g1"], ("ratio", 1.5)),
+    ("the Panda's symbolic M, C, G with its real inertias (issue 38: within 5 s)",
+     "bench_trees.py", ["panda symbolic"], ("ms", 5000.0)),
+    ("the Panda's generated C forward dynamics vs pin.aba (issue 38: at or below)",
+     "bench_trees.py", ["panda generated c"], ("ratio", 1.0)),
 ]
 """The issues' table: (row, the file that measures it, words its printed tasks contain, the
 target or None): ``("ratio", x)``: ours / reference <= x; ``("ms", x)``: ours <= x ms."""

@@ -155,6 +155,13 @@ def test_dynamics_equal_pinocchio_on_a_representative_set(capsys):
     _check_dynamics(DYNAMICS_SET, capsys)
 
 
+def test_numpy_algorithms_equal_pinocchio_too(capsys, monkeypatch):
+    """The numpy path (lists, other dtypes, no compiler) is the same algorithm written again:
+    it is held to Pinocchio as well, on a chain, a quadruped and a humanoid."""
+    monkeypatch.setattr(dynamics, "ENGINE", "numpy")
+    _check_dynamics(["ur5_robot", "solo12", "talos_reduced"], capsys)
+
+
 @pytest.mark.slow
 def test_dynamics_equal_pinocchio_on_every_loaded_robot(capsys):
     names = []
@@ -237,7 +244,7 @@ def test_fixed_joint_merging_by_the_parallel_axis_theorem():
     pair = _Pair(str(FIX / "welded.urdf"), True)
     for e in _dynamics_errors(pair, np.random.default_rng(1)).values():
         assert e < TOL
-    assert m.lower[1] == -0.2 and m.upper[1] == 0.3 and m.lower[0] == -np.inf
+    assert m.lower[1] == -0.2 and m.upper[1] == 0.3 and m.lower[0] == -urdf.NO_LIMIT
 
 
 @pytest.mark.parametrize("file, words", [
@@ -280,3 +287,29 @@ def test_arguments_are_checked_and_models_pickle():
     back = pickle.loads(pickle.dumps(ur5))
     q = np.linspace(-1, 1, 6)
     assert np.array_equal(trees.crba(back, q), trees.crba(ur5, q))
+
+
+@pytest.mark.parametrize("engine", ["auto", "numpy"])
+def test_derivatives_equal_pinocchio(capsys, monkeypatch, engine):
+    """trees.rnea_derivatives / aba_derivatives against computeRNEADerivatives /
+    computeABADerivatives on the same files, fixed and floating base, compiled and numpy."""
+    monkeypatch.setattr(dynamics, "ENGINE", engine)
+    rng = np.random.default_rng(2)
+    worst = 0.0
+    for name in ("ur5_robot", "panda", "solo12", "talos_reduced"):
+        for floating in (False, True):
+            pair = _Pair(urdf.example_robots()[name], floating)
+            m, pm, d, P = pair.m, pair.pm, pair.d, np.ix_(pair.P, pair.P)
+            q, Hb, qp = pair.state(rng)
+            nu, dnu, tau = rng.normal(size=(3, m.nv))
+            dq, dqd = trees.rnea_derivatives(m, q, nu, dnu, Hb)
+            pin.computeRNEADerivatives(pm, d, qp, pair.v(nu), pair.v(dnu))
+            errs = [_rel(dq, d.dtau_dq[P]), _rel(dqd, d.dtau_dv[P])]
+            da, dv, Minv = trees.aba_derivatives(m, q, nu, tau, Hb)
+            pin.computeABADerivatives(pm, d, qp, pair.v(nu), pair.v(tau))
+            Mp = np.triu(d.Minv) + np.triu(d.Minv, 1).T
+            errs += [_rel(da, d.ddq_dq[P]), _rel(dv, d.ddq_dv[P]), _rel(Minv, Mp[P])]
+            assert max(errs) < TOL, (name, floating, errs)
+            worst = max(worst, *errs)
+    with capsys.disabled():
+        print(f"\nRNEA/ABA derivatives ({engine}) vs Pinocchio: max rel. error {worst:.1e}")

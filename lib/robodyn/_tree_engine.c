@@ -254,22 +254,69 @@ static void rnea(const Tree *t, const double *q, const double *qd, const double 
     if (t->floating) memcpy(out, F, 6 * sizeof(double));
 }
 
-/* work: X 12n, Ic 36(n+1) */
+/* A rigid body's spatial inertia in 10 numbers (13 stored): mass m, first moment h = m c,
+ * rotational inertia J about the frame's origin (3x3); the 6x6 form is [[J, [h]], [[h]^T, m]]. */
+static void rigid_of(const double *G, double *b)
+{
+    b[0] = G[21];
+    b[1] = G[16]; b[2] = G[5]; b[3] = G[9];   /* [h] = G[:3, 3:]: h = ([h]_21, [h]_02, [h]_10) */
+    for (int r = 0; r < 3; r++)
+        for (int c = 0; c < 3; c++) b[4 + 3 * r + c] = G[6 * r + c];
+}
+
+/* bp += the body b (child frame) expressed in its parent's frame, X = (R, p):
+ * h_p = m p + R h, J_p = R J R^T + m (p.p 1 - p p^T) + 2 (p.h') 1 - p h'^T - h' p^T, h' = R h */
+static void rigid_out(const double *R, const double *p, const double *b, double *bp)
+{
+    const double m = b[0];
+    double hr[3], T[9];
+    rv(R, b + 1, hr);
+    const double *J = b + 4;
+    for (int r = 0; r < 3; r++)
+        for (int c = 0; c < 3; c++)
+            T[3 * r + c] = R[3 * r] * J[c] + R[3 * r + 1] * J[3 + c] + R[3 * r + 2] * J[6 + c];
+    const double pp = p[0] * p[0] + p[1] * p[1] + p[2] * p[2];
+    const double ph = p[0] * hr[0] + p[1] * hr[1] + p[2] * hr[2];
+    for (int r = 0; r < 3; r++)
+        for (int c = r; c < 3; c++) {
+            double v = T[3 * r] * R[3 * c] + T[3 * r + 1] * R[3 * c + 1]
+                       + T[3 * r + 2] * R[3 * c + 2]
+                       - m * p[r] * p[c] - p[r] * hr[c] - hr[r] * p[c];
+            if (r == c) v += m * pp + 2.0 * ph;
+            bp[4 + 3 * r + c] += v;
+            if (r != c) bp[4 + 3 * c + r] += v;
+        }
+    bp[0] += m;
+    for (int k = 0; k < 3; k++) bp[1 + k] += m * p[k] + hr[k];
+}
+
+/* F = G S_i for a rigid body b and joint i's screw */
+static void rigid_screw(const Tree *t, int i, const double *b, double *F)
+{
+    const double *a = t->axis + 3 * i, *h = b + 1, *J = b + 4;
+    if (t->kind[i] == 0) {          /* S = (a, 0): F = (J a, a x h) */
+        for (int r = 0; r < 3; r++)
+            F[r] = J[3 * r] * a[0] + J[3 * r + 1] * a[1] + J[3 * r + 2] * a[2];
+        cross3(a, h, F + 3);
+    } else {                        /* S = (0, a): F = (h x a, m a) */
+        cross3(h, a, F);
+        F[3] = b[0] * a[0]; F[4] = b[0] * a[1]; F[5] = b[0] * a[2];
+    }
+}
+
+/* work: X 12n, Ic 13(n+1) */
 static void crba(const Tree *t, const double *q, double *work, double *M)
 {
     const int n = t->n, nv = t->nv, off = t->floating ? 6 : 0;
     double *X = work, *Ic = X + 12 * n;
     transforms(t, q, X);
-    memcpy(Ic, t->inertia, 36 * (n + 1) * sizeof(double));
+    for (int k = 0; k <= n; k++) rigid_of(t->inertia + 36 * k, Ic + 13 * k);
     for (int i = n - 1; i >= 0; i--)
-        inertia_out(X + 12 * i, X + 12 * i + 9, Ic + 36 * (i + 1), Ic + 36 * (t->parent[i] + 1));
+        rigid_out(X + 12 * i, X + 12 * i + 9, Ic + 13 * (i + 1), Ic + 13 * (t->parent[i] + 1));
     memset(M, 0, (size_t)nv * nv * sizeof(double));
     for (int i = 0; i < n; i++) {
         double F[6], G[6];
-        const double *C = Ic + 36 * (i + 1), *a = t->axis + 3 * i;
-        const int k0 = 3 * t->kind[i];
-        for (int r = 0; r < 6; r++)
-            F[r] = C[6 * r + k0] * a[0] + C[6 * r + k0 + 1] * a[1] + C[6 * r + k0 + 2] * a[2];
+        rigid_screw(t, i, Ic + 13 * (i + 1), F);
         M[(off + i) * nv + off + i] = screw_dot(t, i, F);
         int j = i;
         while (t->parent[j] >= 0) {
@@ -288,9 +335,17 @@ static void crba(const Tree *t, const double *q, double *work, double *M)
             }
         }
     }
-    if (t->floating)
-        for (int r = 0; r < 6; r++)
-            for (int c = 0; c < 6; c++) M[r * nv + c] = Ic[6 * r + c];
+    if (t->floating) {          /* the base's composite inertia, as a 6x6 */
+        const double m = Ic[0], *h = Ic + 1, *J = Ic + 4;
+        const double H[9] = {0, -h[2], h[1], h[2], 0, -h[0], -h[1], h[0], 0};
+        for (int r = 0; r < 3; r++)
+            for (int c = 0; c < 3; c++) {
+                M[r * nv + c] = J[3 * r + c];
+                M[r * nv + c + 3] = H[3 * r + c];
+                M[(r + 3) * nv + c] = H[3 * c + r];
+                M[(r + 3) * nv + c + 3] = r == c ? m : 0.0;
+            }
+    }
 }
 
 /* solve the 6x6 SPD system A x = b by Cholesky (A overwritten); 0 ok */
@@ -387,6 +442,222 @@ static int aba(const Tree *t, const double *q, const double *qd, const double *t
     }
     if (t->floating)
         for (int k = 0; k < 6; k++) out[k] = A[k] - ag[k];
+    return 0;
+}
+
+/* ---------------------------------------------------------------- analytic derivatives */
+
+/* B = -(Isp ad_V) - (Isp ad_V)^T + H(h), H(h) = [[-[m], -[f]], [-[f], 0]] for h = (m, f): the
+ * rate term of a spatial inertia moving with twist V (robodyn.derivatives' Bc) */
+static void inertia_rate(const double *In, const double *V, const double *h, double *B)
+{
+    double X[36], col[6], e[6];
+    for (int c = 0; c < 6; c++) {          /* column c of Isp ad_V = Isp (V x e_c) */
+        memset(e, 0, sizeof e);
+        e[c] = 1.0;
+        mcross(V, e, col);
+        for (int r = 0; r < 6; r++) X[6 * r + c] = dot6(In + 6 * r, col);
+    }
+    for (int r = 0; r < 6; r++)
+        for (int c = 0; c < 6; c++) B[6 * r + c] = -(X[6 * r + c] + X[6 * c + r]);
+    const double *mo = h, *f = h + 3;
+    const double Hm[9] = {0, mo[2], -mo[1], -mo[2], 0, mo[0], mo[1], -mo[0], 0};
+    const double Hf[9] = {0, f[2], -f[1], -f[2], 0, f[0], f[1], -f[0], 0};
+    for (int r = 0; r < 3; r++)
+        for (int c = 0; c < 3; c++) {
+            B[6 * r + c] += Hm[3 * r + c];
+            B[6 * r + 3 + c] += Hf[3 * r + c];
+            B[6 * (3 + r) + c] += Hf[3 * r + c];
+        }
+}
+
+/* base-frame screws s (6n) and inertias Isp (36n) at q; W: poses (12 per body) */
+static void base_frame(const Tree *t, const double *q, double *X, double *W, double *s,
+                       double *Isp)
+{
+    transforms(t, q, X);
+    for (int i = 0; i < t->n; i++) {
+        const double *R = X + 12 * i, *p = R + 9;
+        double *Wi = W + 12 * i, *si = s + 6 * i;
+        const int par = t->parent[i];
+        if (par < 0) {
+            memcpy(Wi, R, 12 * sizeof(double));
+        } else {
+            const double *Wp = W + 12 * par;
+            for (int r = 0; r < 3; r++)
+                for (int c = 0; c < 3; c++)
+                    Wi[3 * r + c] = Wp[3 * r] * R[c] + Wp[3 * r + 1] * R[3 + c]
+                                    + Wp[3 * r + 2] * R[6 + c];
+            rv(Wp, p, Wi + 9);
+            for (int k = 0; k < 3; k++) Wi[9 + k] += Wp[9 + k];
+        }
+        double ax[3];
+        rv(Wi, t->axis + 3 * i, ax);
+        if (t->kind[i] == 0) {
+            memcpy(si, ax, sizeof ax);
+            cross3(Wi + 9, ax, si + 3);
+        } else {
+            si[0] = si[1] = si[2] = 0.0;
+            memcpy(si + 3, ax, sizeof ax);
+        }
+        memset(Isp + 36 * i, 0, 36 * sizeof(double));
+        inertia_out(Wi, Wi + 9, t->inertia + 36 * (i + 1), Isp + 36 * i);
+    }
+}
+
+static inline void madd6(const double *A, const double *x, double *o)    /* o += A x */
+{
+    double y[6];
+    mv6(A, x, y);
+    for (int k = 0; k < 6; k++) o[k] += y[k];
+}
+
+static inline void mtv6(const double *A, const double *x, double *o)     /* o = A^T x */
+{
+    for (int c = 0; c < 6; c++) {
+        double y = 0.0;
+        for (int r = 0; r < 6; r++) y += A[6 * r + c] * x[r];
+        o[c] = y;
+    }
+}
+
+#define DWORK 180     /* doubles per body of scratch for rnea_derivatives */
+
+/* (dq, dqd) = the derivatives of rnea at (q, nu, dnu): robodyn.trees._rnea_derivatives */
+static void rnea_derivatives(const Tree *t, const double *q, const double *nu,
+                             const double *dnu, const double *Hb, const double *g, double *work,
+                             double *dq, double *dqd)
+{
+    const int n = t->n, nb = t->floating ? 6 : 0, m = t->nv;
+    double *X = work, *W = X + 12 * n, *s = W + 12 * n, *Isp = s + 6 * n, *V = Isp + 36 * n;
+    double *A = V + 6 * (n + 1), *vn = A + 6 * (n + 1), *psi = vn + 6 * n, *F = psi + 6 * n;
+    double *Bc = F + 6 * n, *Ps = Bc + 36 * n, *Qs = Ps + 6 * n, *w = Qs + 6 * n;
+    double *z = w + 6 * n, *Ic = Isp;   /* Isp becomes the subtree sums in place */
+    base_frame(t, q, X, W, s, Isp);
+    double ag[6];
+    base_gravity(nb ? Hb : NULL, g, ag);
+    const double *qd = nu + nb, *qdd = dnu + nb;
+    memset(V, 0, 6 * sizeof(double));
+    memcpy(A, ag, sizeof ag);
+    if (nb)
+        for (int k = 0; k < 6; k++) { V[k] = nu[k]; A[k] += dnu[k]; }
+    for (int i = 0; i < n; i++) {
+        const double *Vp = V + 6 * (t->parent[i] + 1), *Ap = A + 6 * (t->parent[i] + 1);
+        const double *si = s + 6 * i, *Ii = Isp + 36 * i;
+        double *vi = V + 6 * (i + 1), *ai = A + 6 * (i + 1), tmp[6], h[6];
+        mcross(Vp, si, vn + 6 * i);
+        mcross(Ap, si, psi + 6 * i);
+        mcross(Vp, vn + 6 * i, tmp);
+        for (int k = 0; k < 6; k++) {
+            psi[6 * i + k] += tmp[k];
+            vi[k] = Vp[k] + si[k] * qd[i];
+            ai[k] = Ap[k] + si[k] * qdd[i] + vn[6 * i + k] * qd[i];
+        }
+        mv6(Ii, vi, h);
+        mv6(Ii, ai, F + 6 * i);
+        fcross(vi, h, tmp);
+        for (int k = 0; k < 6; k++) F[6 * i + k] += tmp[k];
+        inertia_rate(Ii, vi, h, Bc + 36 * i);
+    }
+    for (int i = n - 1; i >= 0; i--) {
+        const int p = t->parent[i];
+        if (p < 0) continue;
+        for (int k = 0; k < 36; k++) {
+            Ic[36 * p + k] += Ic[36 * i + k];
+            Bc[36 * p + k] += Bc[36 * i + k];
+        }
+        for (int k = 0; k < 6; k++) F[6 * p + k] += F[6 * i + k];
+    }
+    for (int i = 0; i < n; i++) {
+        const double *si = s + 6 * i, *Ici = Ic + 36 * i, *Bci = Bc + 36 * i;
+        double *wi = w + 6 * i, *zi = z + 6 * i, x[6];
+        mv6(Ici, si, Ps + 6 * i);
+        mtv6(Bci, si, Qs + 6 * i);
+        fcross(si, F + 6 * i, wi);          /* -ad_s^T F */
+        madd6(Ici, psi + 6 * i, wi);
+        madd6(Bci, vn + 6 * i, wi);
+        mv6(Ici, vn + 6 * i, x);
+        mv6(Bci, si, zi);
+        for (int k = 0; k < 6; k++) zi[k] += 2.0 * x[k];
+    }
+    memset(dq, 0, (size_t)m * m * sizeof(double));
+    memset(dqd, 0, (size_t)m * m * sizeof(double));
+    for (int j = 0; j < n; j++) {
+        for (int i = j; i >= 0; i = t->parent[i]) {       /* i = j and its ancestors */
+            dq[m * (nb + i) + nb + j] = dot6(s + 6 * i, w + 6 * j);
+            dqd[m * (nb + i) + nb + j] = dot6(s + 6 * i, z + 6 * j);
+        }
+        for (int k = t->parent[j]; k >= 0; k = t->parent[k]) {   /* k a strict ancestor of j */
+            dq[m * (nb + j) + nb + k] = dot6(Ps + 6 * j, psi + 6 * k)
+                                        + dot6(Qs + 6 * j, vn + 6 * k);
+            dqd[m * (nb + j) + nb + k] = 2.0 * dot6(Ps + 6 * j, vn + 6 * k)
+                                         + dot6(Qs + 6 * j, s + 6 * k);
+        }
+    }
+    if (!nb) return;
+    double Icb[36], Bcb[36], h[6], al[6], np_[6], e[6], x1[6];
+    const double *t0 = V;
+    mv6(t->inertia, t0, h);
+    inertia_rate(t->inertia, t0, h, Bcb);
+    memcpy(Icb, t->inertia, sizeof Icb);
+    for (int i = 0; i < n; i++)
+        if (t->parent[i] < 0)
+            for (int k = 0; k < 36; k++) {
+                Icb[k] += Ic[36 * i + k];
+                Bcb[k] += Bc[36 * i + k];
+            }
+    for (int j = 0; j < n; j++)
+        for (int r = 0; r < 6; r++) {
+            dq[m * r + 6 + j] = w[6 * j + r];
+            dqd[m * r + 6 + j] = z[6 * j + r];
+        }
+    for (int c = 0; c < 6; c++) {
+        memset(e, 0, sizeof e);
+        e[c] = 1.0;
+        mcross(ag, e, al);
+        mcross(t0, e, np_);
+        for (int i = 0; i < n; i++) {
+            dq[m * (6 + i) + c] = dot6(Ps + 6 * i, al);
+            dqd[m * (6 + i) + c] = dot6(Ps + 6 * i, np_) + Qs[6 * i + c];
+        }
+        mv6(Icb, al, x1);
+        for (int r = 0; r < 6; r++) dq[m * r + c] = x1[r];
+        mv6(Icb, np_, x1);
+        for (int r = 0; r < 6; r++) dqd[m * r + c] = x1[r] + Bcb[6 * r + c];
+    }
+}
+
+/* The inverse of a symmetric positive definite m x m matrix A (overwritten) into Ainv by
+ * Cholesky; -1 if A is not positive definite */
+static int spd_inverse(int m, double *A, double *Ainv)
+{
+    for (int j = 0; j < m; j++) {
+        double d = A[m * j + j];
+        for (int k = 0; k < j; k++) d -= A[m * j + k] * A[m * j + k];
+        if (!(d > 0.0)) return -1;
+        d = sqrt(d);
+        A[m * j + j] = d;
+        for (int i = j + 1; i < m; i++) {
+            double x = A[m * i + j];
+            for (int k = 0; k < j; k++) x -= A[m * i + k] * A[m * j + k];
+            A[m * i + j] = x / d;
+        }
+    }
+    for (int c = 0; c < m; c++)                      /* L^{-1}, lower, into Ainv */
+        for (int i = 0; i < m; i++) {
+            if (i < c) { Ainv[m * i + c] = 0.0; continue; }
+            double x = i == c ? 1.0 : 0.0;
+            for (int k = c; k < i; k++) x -= A[m * i + k] * Ainv[m * k + c];
+            Ainv[m * i + c] = x / A[m * i + i];
+        }
+    for (int i = 0; i < m; i++)                      /* L^{-T} L^{-1}, upper, into A */
+        for (int j = i; j < m; j++) {
+            double x = 0.0;
+            for (int k = j; k < m; k++) x += Ainv[m * k + i] * Ainv[m * k + j];
+            A[m * i + j] = x;
+        }
+    for (int i = 0; i < m; i++)
+        for (int j = i; j < m; j++) Ainv[m * i + j] = Ainv[m * j + i] = A[m * i + j];
     return 0;
 }
 
@@ -612,7 +883,108 @@ static PyObject *py_crba(PyObject *self, PyObject *const *args, Py_ssize_t nargs
     return vector_result(out, (npy_intp)t->nv * t->nv);
 }
 
+static PyObject *matrices_or_none(int count, PyObject **o, npy_intp size)
+{
+    for (int k = 0; k < count; k++) {
+        const double *x = PyArray_DATA((PyArrayObject *)o[k]);
+        for (npy_intp i = 0; i < size; i++)
+            if (!isfinite(x[i])) {
+                for (int j = 0; j < count; j++) Py_DECREF(o[j]);
+                Py_RETURN_NONE;
+            }
+    }
+    PyObject *t = PyTuple_New(count);
+    if (!t) {
+        for (int j = 0; j < count; j++) Py_DECREF(o[j]);
+        return NULL;
+    }
+    for (int k = 0; k < count; k++) PyTuple_SET_ITEM(t, k, o[k]);
+    return t;
+}
+
+/* rnea_derivatives(tree, q, nu, dnu, base_pose, gravity) -> (dq, dnu) or None;
+ * aba_derivatives(tree, q, nu, tau, base_pose, gravity) -> (da/dq, da/dnu, Minv) or None */
+static PyObject *derivs(PyObject *const *args, Py_ssize_t nargs, int aba_too)
+{
+    Tree *t;
+    const double *q, *x, *y, *Hb, *g;
+    int ok = args_of(args, nargs, &t, &q, &x, &y, &Hb, &g);
+    if (ok < 0) return NULL;
+    if (ok == 0) Py_RETURN_NONE;
+    const int m = t->nv, count = aba_too ? 3 : 2;
+    npy_intp dims[2] = {m, m};
+    PyObject *o[3] = {NULL, NULL, NULL};
+    for (int k = 0; k < count; k++)
+        if (!(o[k] = PyArray_SimpleNew(2, dims, NPY_DOUBLE))) {
+            for (int j = 0; j < k; j++) Py_DECREF(o[j]);
+            return NULL;
+        }
+    size_t need = (size_t)(t->n + 1) * DWORK + (aba_too ? 3 * (size_t)m * m + m : 0);
+    double *work = malloc(need * sizeof(double));
+    if (!work) {
+        for (int j = 0; j < count; j++) Py_DECREF(o[j]);
+        return PyErr_NoMemory();
+    }
+    double *D0 = PyArray_DATA((PyArrayObject *)o[0]), *D1 = PyArray_DATA((PyArrayObject *)o[1]);
+    int status = 0;
+    if (!aba_too) {
+        rnea_derivatives(t, q, x, y, Hb, g, work, D0, D1);
+    } else {
+        double *dq = work + (size_t)(t->n + 1) * DWORK, *dv = dq + (size_t)m * m;
+        double *M = dv + (size_t)m * m, *acc = M + (size_t)m * m;
+        double *Minv = PyArray_DATA((PyArrayObject *)o[2]);
+        /* acc = Minv (tau - rnea(q, nu, 0)): M^-1 is wanted anyway, and one RNEA is cheaper
+         * than one ABA */
+        crba(t, q, work, M);
+        status = spd_inverse(m, M, Minv);
+        if (!status) {
+            memset(dv, 0, (size_t)m * sizeof(double));
+            rnea(t, q, x, dv, Hb, g, work, dq);
+            for (int i = 0; i < m; i++) {
+                double a = 0.0;
+                for (int k = 0; k < m; k++) a += Minv[m * i + k] * (y[k] - dq[k]);
+                acc[i] = a;
+            }
+            rnea_derivatives(t, q, x, acc, Hb, g, work, dq, dv);
+        }
+        if (!status)                   /* D = -Minv (dq, dv), rows streamed (vectorizable) */
+            for (int i = 0; i < m; i++) {
+                double *r0 = D0 + (size_t)m * i, *r1 = D1 + (size_t)m * i;
+                for (int j = 0; j < m; j++) r0[j] = r1[j] = 0.0;
+                for (int k = 0; k < m; k++) {
+                    const double a = -Minv[m * i + k], *x0 = dq + (size_t)m * k;
+                    const double *x1 = dv + (size_t)m * k;
+                    if (a == 0.0) continue;
+                    for (int j = 0; j < m; j++) {
+                        r0[j] += a * x0[j];
+                        r1[j] += a * x1[j];
+                    }
+                }
+            }
+    }
+    free(work);
+    if (status) {
+        for (int j = 0; j < count; j++) Py_DECREF(o[j]);
+        Py_RETURN_NONE;
+    }
+    return matrices_or_none(count, o, (npy_intp)m * m);
+}
+
+static PyObject *py_rnea_derivatives(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    return derivs(args, nargs, 0);
+}
+
+static PyObject *py_aba_derivatives(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    return derivs(args, nargs, 1);
+}
+
 static PyMethodDef methods[] = {
+    {"rnea_derivatives", (PyCFunction)(void (*)(void))py_rnea_derivatives, METH_FASTCALL,
+     "RNEA derivatives"},
+    {"aba_derivatives", (PyCFunction)(void (*)(void))py_aba_derivatives, METH_FASTCALL,
+     "ABA derivatives"},
     {"tree", (PyCFunction)(void (*)(void))py_tree, METH_FASTCALL, "tree handle"},
     {"rnea", (PyCFunction)(void (*)(void))py_rnea, METH_FASTCALL, "inverse dynamics"},
     {"crba", (PyCFunction)(void (*)(void))py_crba, METH_FASTCALL, "mass matrix"},

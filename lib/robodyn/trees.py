@@ -7,7 +7,8 @@ joint origin and :math:`\mathcal A_i` the joint's screw in the body frame, :math
 revolute or :math:`(0, a_i)` prismatic. Everything is written in body coordinates, twists
 :math:`(\omega, v)` and wrenches :math:`(m, f)` as everywhere in :mod:`robodyn`, with
 :math:`\mathrm{Ad}_i = \mathrm{Ad}_{X_i^{-1}}` carrying a twist from the parent's frame to the
-child's. The recursive Newton--Euler algorithm (Featherstone 2008, §5.3; eq. 8.50--8.51),
+child's. The recursive Newton--Euler algorithm (Featherstone 2008, §5.3; Lynch & Park 2017,
+§8.3),
 
 .. math:: V_i = \mathrm{Ad}_i V_{\lambda(i)} + \mathcal A_i\dot q_i,\quad
    \dot V_i = \mathrm{Ad}_i\dot V_{\lambda(i)} + \mathcal A_i\ddot q_i
@@ -36,7 +37,7 @@ from . import _checks
 from .urdf import RobotModel, _adjoint, _skew
 
 __all__ = ["body_poses", "frame_pose", "frame_jacobian", "rnea", "crba", "aba",
-           "DEFAULT_GRAVITY"]
+           "rnea_derivatives", "aba_derivatives", "DEFAULT_GRAVITY"]
 
 DEFAULT_GRAVITY = np.array([0.0, 0.0, -9.81])
 DEFAULT_GRAVITY.setflags(write=False)
@@ -67,6 +68,14 @@ def _engine_handle(model):
         np.ascontiguousarray(model.placements), np.ascontiguousarray(_inertias(model)),
         model.floating))
     return h
+
+
+def _fast_state(name, model, q, x, y, base_pose, gravity):
+    """:func:`_fast` for the algorithms of a state (q, x, y): a fixed-base model takes only
+    ``base_pose=None`` on the fast path (the checked path refuses any other pose)."""
+    if base_pose is not None and not (type(model) is RobotModel and model.floating):
+        return None
+    return _fast(name, model, q, x, y, _EYE4 if base_pose is None else base_pose, gravity)
 
 
 def _fast(name, model, *args):
@@ -189,7 +198,8 @@ def frame_pose(model, q, frame, base_pose=None):
 def frame_jacobian(model, q, frame, base_pose=None):
     r"""Space Jacobian of a URDF link's frame, ``6 x nv``: the twist :math:`(\omega, v)` of the
     frame's body in world coordinates (at the world origin) is :math:`J\nu`. Column of joint
-    :math:`j` on the path to the frame: :math:`\mathrm{Ad}_{H_j}\mathcal A_j` (eq. 5.11); of the
+    :math:`j` on the path to the frame: :math:`\mathrm{Ad}_{H_j}\mathcal A_j` (Lynch & Park
+    2017, §5.1.1); of the
     floating base: :math:`\mathrm{Ad}_{H_b}`; other columns zero.
 
     >>> from robodyn.urdf import load_urdf
@@ -291,7 +301,8 @@ def _rnea(model, q, qd, qdd, Hb, g):
 
 
 def rnea(model, q, qd, qdd, base_pose=None, gravity=DEFAULT_GRAVITY):
-    r"""Inverse dynamics of a tree by the recursive Newton--Euler algorithm (eq. 8.50--8.51):
+    r"""Inverse dynamics of a tree by the recursive Newton--Euler algorithm (Featherstone 2008,
+    §5.3):
     the generalized forces :math:`M(q)\dot\nu + C(q,\nu)\nu + G(q)`, length ``nv``
     (a floating base: the base wrench :math:`(m, f)` in the base frame first).
 
@@ -299,10 +310,9 @@ def rnea(model, q, qd, qdd, base_pose=None, gravity=DEFAULT_GRAVITY):
     >>> rnea(load_urdf("ur5"), [0.0] * 6, [0.0] * 6, [0.0] * 6).round(3)
     array([  0.   , -48.964, -12.873,  -0.   ,   0.   ,   0.   ])
     """
-    if base_pose is None or type(model) is RobotModel and model.floating:
-        r = _fast("rnea", model, q, qd, qdd, _EYE4 if base_pose is None else base_pose, gravity)
-        if r is not None:
-            return r
+    r = _fast_state("rnea", model, q, qd, qdd, base_pose, gravity)
+    if r is not None:
+        return r
     fname = "rnea"
     _model(model, fname)
     return _rnea(model, _q(model, q, fname), _nu(model, qd, fname, "qd"),
@@ -333,7 +343,8 @@ def _crba(model, q):
 
 def crba(model, q):
     r"""The mass matrix :math:`M(q)` of a tree, ``nv x nv``, by the composite-rigid-body
-    algorithm (eq. 8.55): composite inertias :math:`\mathcal I^c_{\lambda(i)} \mathrel{+}=
+    algorithm (Featherstone 2008, §6.2): composite inertias
+    :math:`\mathcal I^c_{\lambda(i)} \mathrel{+}=
     \mathrm{Ad}_i^T\mathcal I^c_i\mathrm{Ad}_i`, then :math:`M_{ij} = \mathcal A_j^T
     (\mathrm{Ad}\cdots)^T\mathcal I^c_i\mathcal A_i` along the path from body *i* to the base.
 
@@ -382,7 +393,7 @@ def _aba(model, q, qd, tau, Hb, g):
 
 
 def aba(model, q, qd, tau, base_pose=None, gravity=DEFAULT_GRAVITY):
-    r"""Forward dynamics of a tree by the articulated-body algorithm (eq. 8.60--8.63):
+    r"""Forward dynamics of a tree by the articulated-body algorithm (Featherstone 2008, §7.3):
     :math:`\dot\nu = M^{-1}(\tau - C\nu - G)`, length ``nv``. With a floating base ``tau``
     starts with the wrench :math:`(m, f)` applied to the base (in its frame; zero for a robot
     in flight) and the result with the base's acceleration :math:`\dot V_b`.
@@ -393,10 +404,9 @@ def aba(model, q, qd, tau, base_pose=None, gravity=DEFAULT_GRAVITY):
     >>> bool(abs(aba(ur5, [0.1] * 6, [0.0] * 6, G)).max() < 1e-12)
     True
     """
-    if base_pose is None or type(model) is RobotModel and model.floating:
-        r = _fast("aba", model, q, qd, tau, _EYE4 if base_pose is None else base_pose, gravity)
-        if r is not None:
-            return r
+    r = _fast_state("aba", model, q, qd, tau, base_pose, gravity)
+    if r is not None:
+        return r
     fname = "aba"
     _model(model, fname)
     return _aba(model, _q(model, q, fname), _nu(model, qd, fname, "qd"),
@@ -404,7 +414,150 @@ def aba(model, q, qd, tau, base_pose=None, gravity=DEFAULT_GRAVITY):
                 _gravity(gravity, fname))
 
 
+# --------------------------------------------------------------------------
+# analytic derivatives
+# --------------------------------------------------------------------------
+
+
+def _hmat(h):
+    """H(h) with H(h) x = -ad_x^T h, for a wrench h = (m, f)."""
+    Hm, Hf = -_skew(h[:3]), -_skew(h[3:])
+    return np.block([[Hm, Hf], [Hf, np.zeros((3, 3))]])
+
+
+def _base_frame_data(model, q):
+    """Joint screws s (n, 6) and spatial inertias (n, 6, 6) in the base frame at q."""
+    W = _world(model, _joint_transforms(model, q), np.eye(4))
+    S = _screws(model)
+    s = np.einsum("nij,nj->ni", np.array([_adjoint(H) for H in W[1:]]), S)
+    Ainv = np.array([_adjoint(np.linalg.inv(H)) for H in W[1:]])
+    I = np.einsum("nji,njk,nkl->nil", Ainv, model.inertias, Ainv)
+    return s, I
+
+
+def _ancestry(model):
+    """anc[i, j]: body i is body j or one of its ancestors (cached)."""
+    A = model._cache.get("trees:anc")
+    if A is None:
+        n = model.n
+        A = np.eye(n, dtype=bool)
+        for j in range(n):
+            i = model.parents[j]
+            if i >= 0:
+                A[:, j] |= A[:, i]
+        A.setflags(write=False)
+        model._cache["trees:anc"] = A
+    return A
+
+
+def _rnea_derivatives(model, q, nu, dnu, Hb, g):
+    """(dtau/dq, dtau/dnu): the chain recursion of robodyn.derivatives (Carpentier & Mansard
+    2018, in the space frame of the base) on a parent array: prefix sums become sums along the
+    path from the base, suffix sums sums over subtrees; entries of two bodies on different
+    branches vanish."""
+    n, nb = model.n, (6 if model.floating else 0)
+    s, I = _base_frame_data(model, q)
+    ag = np.r_[0.0, 0.0, 0.0, -Hb[:3, :3].T @ g]
+    t0 = nu[:6] if nb else np.zeros(6)
+    qd, qdd = nu[nb:], dnu[nb:]
+    V, A = np.zeros((n + 1, 6)), np.zeros((n + 1, 6))
+    V[0], A[0] = t0, (dnu[:6] + ag if nb else ag)
+    vnu, psi, F = np.zeros((n, 6)), np.zeros((n, 6)), np.zeros((n, 6))
+    Ic, Bc = I.copy(), np.zeros((n, 6, 6))
+    for i, p in enumerate(model.parents):
+        adVp = _ad(V[p + 1])
+        vnu[i] = adVp @ s[i]
+        psi[i] = _ad(A[p + 1]) @ s[i] + adVp @ vnu[i]
+        V[i + 1] = V[p + 1] + s[i] * qd[i]
+        A[i + 1] = A[p + 1] + s[i] * qdd[i] + vnu[i] * qd[i]
+        adV = _ad(V[i + 1])
+        h, X = I[i] @ V[i + 1], I[i] @ adV
+        F[i] = I[i] @ A[i + 1] - adV.T @ h
+        Bc[i] = -(X + X.T) + _hmat(h)
+    for i in range(n - 1, -1, -1):
+        p = model.parents[i]
+        if p >= 0:
+            Ic[p] += Ic[i]
+            Bc[p] += Bc[i]
+            F[p] += F[i]
+    Ps, Qs = np.einsum("nij,nj->ni", Ic, s), np.einsum("nji,nj->ni", Bc, s)
+    adS = np.array([_ad(x) for x in s])
+    w = (-np.einsum("nji,nj->ni", adS, F) + np.einsum("nij,nj->ni", Ic, psi)
+         + np.einsum("nij,nj->ni", Bc, vnu))
+    z = 2 * np.einsum("nij,nj->ni", Ic, vnu) + np.einsum("nij,nj->ni", Bc, s)
+    anc = _ancestry(model)
+    below = anc.T & ~np.eye(n, dtype=bool)            # j a strict ancestor of i
+    m = nb + n
+    dq, dqd = np.zeros((m, m)), np.zeros((m, m))
+    dq[nb:, nb:] = np.where(anc, s @ w.T, np.where(below, Ps @ psi.T + Qs @ vnu.T, 0.0))
+    dqd[nb:, nb:] = np.where(anc, s @ z.T, np.where(below, 2 * Ps @ vnu.T + Qs @ s.T, 0.0))
+    if nb:
+        roots = [i for i, p in enumerate(model.parents) if p < 0]
+        Ib = model.base_inertia
+        Xb = Ib @ _ad(t0)
+        Icb = Ib + Ic[roots].sum(axis=0)
+        Bcb = -(Xb + Xb.T) + _hmat(Ib @ t0) + Bc[roots].sum(axis=0)
+        dq[:6, 6:], dqd[:6, 6:] = w.T, z.T
+        alpha, nup = _ad(ag), _ad(t0)
+        dq[6:, :6] = Ps @ alpha
+        dqd[6:, :6] = Ps @ nup + Qs
+        dq[:6, :6] = Icb @ alpha
+        dqd[:6, :6] = Icb @ nup + Bcb
+    return dq, dqd
+
+
+def rnea_derivatives(model, q, qd, qdd, base_pose=None, gravity=DEFAULT_GRAVITY):
+    r"""The partial derivatives of :func:`rnea`, :math:`(\partial\tau/\partial q,
+    \partial\tau/\partial\nu)`, each ``nv x nv`` (Carpentier & Mansard 2018: the RNEA
+    differentiated;
+    :math:`\partial\tau/\partial\dot\nu = M`, :func:`crba`). A floating base's columns
+    are derivatives along :math:`H_b \mapsto H_b e^{[\delta]}`, :math:`\delta = (\omega, v)`
+    in the base frame; rows in the order of :func:`rnea`'s result.
+
+    >>> from robodyn.urdf import load_urdf
+    >>> dq, dqd = rnea_derivatives(load_urdf("ur5"), [0.1] * 6, [0.0] * 6, [0.0] * 6)
+    >>> dq.shape, bool(abs(dqd).max() == 0)
+    ((6, 6), True)
+    """
+    r = _fast_state("rnea_derivatives", model, q, qd, qdd, base_pose, gravity)
+    if r is not None:
+        return r
+    fname = "rnea_derivatives"
+    _model(model, fname)
+    return _rnea_derivatives(model, _q(model, q, fname), _nu(model, qd, fname, "qd"),
+                             _nu(model, qdd, fname, "qdd"), _pose(model, base_pose, fname),
+                             _gravity(gravity, fname))
+
+
+def aba_derivatives(model, q, qd, tau, base_pose=None, gravity=DEFAULT_GRAVITY):
+    r"""The partial derivatives of :func:`aba`: :math:`(\partial\dot\nu/\partial q,
+    \partial\dot\nu/\partial\nu, M^{-1})`, from
+    :math:`\partial\dot\nu/\partial x = -M^{-1}\,\partial\tau/\partial x` at
+    :math:`\dot\nu = \) :func:`aba` (the derivative of the identity
+    :math:`\mathrm{rnea}(q, \nu, \mathrm{aba}(q, \nu, \tau)) = \tau`).
+
+    >>> from robodyn.urdf import load_urdf
+    >>> da, dv, Minv = aba_derivatives(load_urdf("ur5"), [0.1] * 6, [0.0] * 6, [0.0] * 6)
+    >>> Minv.shape
+    (6, 6)
+    """
+    r = _fast_state("aba_derivatives", model, q, qd, tau, base_pose, gravity)
+    if r is not None:
+        return r
+    fname = "aba_derivatives"
+    _model(model, fname)
+    q, qd = _q(model, q, fname), _nu(model, qd, fname, "qd")
+    tau, Hb, g = _nu(model, tau, fname, "tau"), _pose(model, base_pose, fname), \
+        _gravity(gravity, fname)
+    acc = _aba(model, q, qd, tau, Hb, g)
+    dq, dqd = _rnea_derivatives(model, q, qd, acc, Hb, g)
+    Minv = np.linalg.inv(_crba(model, q))
+    Minv = (Minv + Minv.T) / 2
+    return -Minv @ dq, -Minv @ dqd, Minv
+
+
 from ._boundary import seal as _seal  # noqa: E402 -- the one boundary (issue 28): last, over the finished module
 _seal(globals(), {"frame_pose": {"text": ["frame"]}, "frame_jacobian": {"text": ["frame"]},
                   "rnea": {"self_checked": True}, "crba": {"self_checked": True},
-                  "aba": {"self_checked": True}})    # per-call hot paths (compiled engine)
+                  "aba": {"self_checked": True}, "rnea_derivatives": {"self_checked": True},
+                  "aba_derivatives": {"self_checked": True}})    # hot paths (compiled engine)

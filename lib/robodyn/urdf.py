@@ -6,7 +6,8 @@ r"""Real robots: a URDF file read into robodyn's own model, a kinematic tree.
 depth-first so that a parent comes before its children (``parents[i] < i``; ``-1`` is the base
 body), every fixed joint merged into its parent body. Merging a link of mass :math:`m`, centre
 of mass :math:`c` and rotational inertia :math:`\bar I` (about :math:`c`, link axes) that sits at
-the pose :math:`(R, p)` in its parent body adds to the parent's spatial inertia (eq. 8.32)
+the pose :math:`(R, p)` in its parent body adds to the parent's spatial inertia (Lynch & Park
+2017, §8.2.1; Featherstone 2008, §2.13)
 
 .. math:: \mathcal I = \mathrm{Ad}_{T^{-1}}^T \begin{bmatrix}\bar I & 0\\ 0 & m\mathbb 1
    \end{bmatrix}\mathrm{Ad}_{T^{-1}},\qquad T = (R, p + R c),
@@ -34,7 +35,10 @@ import numpy as np
 from . import _checks
 
 __all__ = ["RobotModel", "load_urdf", "example_robots", "lock_joints", "serial_chain",
-           "URDFError"]
+           "URDFError", "NO_LIMIT", "INERTIA_TOL"]
+
+NO_LIMIT = float(np.finfo(float).max)
+"""The bound of a joint limit the URDF does not set (numpy's largest float, as Pinocchio)."""
 
 INERTIA_TOL = 1e-7
 """Principal moments of a link down to -INERTIA_TOL kg m^2 are rounding in the file (tiny links
@@ -78,7 +82,8 @@ class RobotModel:
     inertias : ndarray(n, 6, 6), spatial inertia of body ``i`` in its own frame, (omega, v)
     base_inertia : ndarray(6, 6), that of the base body (used when the base floats)
     floating : bool, a free base (6 more velocities, the base twist in the base frame first)
-    lower, upper, velocity, effort : ndarray(n,), joint limits (``inf`` where none)
+    lower, upper, velocity, effort : ndarray(n,), joint limits (:data:`NO_LIMIT`, the largest
+        float, where the URDF sets none: continuous joints, missing attributes)
     frames : dict, URDF link name -> (body, 4x4 pose in that body's frame)
     meshes : tuple of (link, body, 4x4 pose in the body, mesh file path, scale (3,), kind)
         with kind ``'visual'`` or ``'collision'``; paths resolved (``package://`` included)
@@ -156,13 +161,11 @@ def _build(**fields):
 
 
 def _field(model, name, shape):
-    a = getattr(model, name)
     where = f"RobotModel: {name}"
-    if not isinstance(a, np.ndarray) or a.dtype != float or a.shape != shape:
-        raise _checks.error(where, f"a float array of shape {shape}", a, exc=TypeError)
-    if not np.all(np.isfinite(a)) and name not in ("lower", "upper", "velocity", "effort"):
-        raise _checks.error(where, "finite numbers", "NaN or infinity")
-    a = a.copy()
+    a = np.array(_checks.real_array(getattr(model, name), where), dtype=float)
+    if a.shape != shape:
+        raise _checks.error(where, f"an array of shape {shape}", a)
+    a = np.ascontiguousarray(a)
     a.setflags(write=False)
     object.__setattr__(model, name, a)
     return a
@@ -173,19 +176,25 @@ def _validate(model):
     if not isinstance(model.name, str):
         raise _checks.error("RobotModel: name", "a string", model.name, exc=TypeError)
     par = model.parents
-    if not isinstance(par, tuple) or not par or not all(
-            isinstance(p, int) and not isinstance(p, bool) and -1 <= p < i
-            for i, p in enumerate(par)):
-        raise _checks.error("RobotModel: parents", "a non-empty tuple of ints with -1 <= "
-                            "parents[i] < i", par)
+    try:
+        ok = (not isinstance(par, (str, bytes, dict)) and len(par) > 0 and all(
+            not isinstance(p, (bool, np.bool_)) and float(p) == int(p) for p in par))
+    except (TypeError, ValueError, OverflowError):
+        ok = False
+    if not ok or not all(-1 <= int(p) < i for i, p in enumerate(par)):
+        raise _checks.error("RobotModel: parents", "a non-empty sequence of integers with "
+                            "-1 <= parents[i] < i", par)
+    par = tuple(int(p) for p in par)
+    object.__setattr__(model, "parents", par)
     n = len(par)
     for f, ok in (("joint_names", lambda x: isinstance(x, str)),
                   ("joint_types", lambda x: x in ("revolute", "prismatic"))):
         v = getattr(model, f)
         if not isinstance(v, tuple) or len(v) != n or not all(ok(x) for x in v):
-            raise _checks.error(f"RobotModel: {f}", f"a tuple of {n} "
+            raise _checks.error(f"RobotModel: parents, {f}", f"a tuple of {n} "
                                 + ("names" if f == "joint_names" else
-                                   "'revolute' or 'prismatic'"), v)
+                                   "'revolute' or 'prismatic'")
+                                + " (one per entry of parents)", v)
     axes = _field(model, "axes", (n, 3))
     if not np.allclose(np.linalg.norm(axes, axis=1), 1.0, atol=1e-9):
         raise _checks.error("RobotModel: axes", "unit vectors", np.round(axes, 6).tolist())
@@ -206,9 +215,12 @@ def _validate(model):
                                 "the spatial inertia of a rigid body (symmetric, lower block "
                                 "m 1, mass >= 0, rotational inertia positive semi-definite)",
                                 np.round(Gk, 6).tolist())
-    for f in ("lower", "upper", "velocity", "effort"):
-        if np.isnan(_field(model, f, (n,))).any():
-            raise _checks.error(f"RobotModel: {f}", "numbers (inf where no limit)", "NaN")
+    lo, hi = _field(model, "lower", (n,)), _field(model, "upper", (n,))
+    if (lo > hi).any():
+        raise _checks.error("RobotModel: lower, upper", "lower <= upper", lo.tolist())
+    for f in ("velocity", "effort"):
+        if (_field(model, f, (n,)) < 0).any():
+            raise _checks.error(f"RobotModel: {f}", "limits >= 0", getattr(model, f).tolist())
     if not isinstance(model.floating, (bool, np.bool_)):
         raise _checks.error("RobotModel: floating", "True or False", model.floating, exc=TypeError)
     _validate_rest(model, n)
@@ -315,7 +327,8 @@ def _source_path(source, fname):
     if source.endswith(".urdf") or os.sep in source and not source.count("/") == 1:
         p = Path(source)
         if not p.is_file():
-            raise FileNotFoundError(f"{fname}: source: no URDF file at {source!r}")
+            raise ValueError(f"{fname}: source: expected a URDF file or a robot name of "
+                             f"example_robots(), got {source!r} (no such file)")
         return p
     robots = example_robots()
     if source not in robots:
@@ -448,20 +461,23 @@ def _joint_data(j, path, fname):
     if not np.all(np.isfinite(H)):
         raise URDFError(f"{where}: origin: expected finite numbers, got {H.tolist()}")
     if kind == "fixed":
-        return kind, H, None, (-np.inf, np.inf, np.inf, np.inf)
+        return kind, H, None, (-NO_LIMIT, NO_LIMIT, NO_LIMIT, NO_LIMIT)
     axis = np.array([1.0, 0, 0] if j.axis is None else j.axis, dtype=float)
     nrm = np.linalg.norm(axis)
     if not (np.isfinite(nrm) and nrm > 1e-12):
         raise URDFError(f"{where}: axis: expected a non-zero direction, got {axis.tolist()}")
     lim = j.limit
-    lo, hi = -np.inf, np.inf
-    vel = eff = np.inf
+    lo, hi = -NO_LIMIT, NO_LIMIT
+    vel = eff = NO_LIMIT
     if lim is not None:
-        vel = np.inf if lim.velocity is None else float(lim.velocity)
-        eff = np.inf if lim.effort is None else float(lim.effort)
+        vel = NO_LIMIT if lim.velocity is None else float(lim.velocity)
+        eff = NO_LIMIT if lim.effort is None else float(lim.effort)
         if kind != "continuous":
-            lo = -np.inf if lim.lower is None else float(lim.lower)
-            hi = np.inf if lim.upper is None else float(lim.upper)
+            lo = -NO_LIMIT if lim.lower is None else float(lim.lower)
+            hi = NO_LIMIT if lim.upper is None else float(lim.upper)
+    if not all(np.isfinite([lo, hi, vel, eff])) or lo > hi or vel < 0 or eff < 0:
+        raise URDFError(f"{where}: limit: expected finite lower <= upper and velocity, effort "
+                        f">= 0, got {[lo, hi, vel, eff]}")
     return _MOVING[kind], H, axis / nrm, (lo, hi, vel, eff)
 
 
@@ -649,7 +665,7 @@ def _joint_motion(kind, axis, q):
 
 def lock_joints(model, joints, q=None):
     r"""The model with some joints welded at given positions (their bodies merged into their
-    parents, inertias moved by eq. 8.32): Pinocchio's ``buildReducedModel``.
+    parents, inertias moved as in the module docstring): Pinocchio's ``buildReducedModel``.
 
     Parameters
     ----------
@@ -774,9 +790,8 @@ def _fk_chain_home(model, body):
     return H
 
 from ._boundary import seal as _seal  # noqa: E402 -- the one boundary (issue 28): last, over the finished module
-_seal(globals(), {"RobotModel": {"text": ["name", "joint_names", "frames", "meshes", "base_link",
-                                         "source"],
-                                "infinite": ["lower", "upper", "velocity", "effort"]},
-                  "load_urdf": {"nonfinite_result": True, "text": ["source", "package_dirs"]},
-                  "lock_joints": {"nonfinite_result": True, "text": ["joints"]},
-                  "serial_chain": {"text": ["tip"]}})   # limits are +-inf where the URDF sets none
+_seal(globals(), {"RobotModel": {"text": ["name", "joint_names", "joint_types", "frames", "meshes",
+                                         "base_link", "source"]},
+                  "load_urdf": {"text": ["source", "package_dirs", "name"]},
+                  "lock_joints": {"text": ["joints"]},
+                  "serial_chain": {"text": ["tip"]}})
