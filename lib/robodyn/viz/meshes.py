@@ -48,7 +48,7 @@ clustering takes over."""
 class TriangleMesh:
     """A triangle mesh: ``vertices`` (V, 3) float in metres, in the mesh's own frame, and
     ``faces`` (F, 3) int, the vertex indices of each triangle (counter-clockwise seen from
-    outside).
+    outside; whole numbers stored as floats are taken as indices).
 
     >>> m = TriangleMesh(np.eye(3), np.array([[0, 1, 2]]))
     >>> m.n_faces, m.bounds().tolist()
@@ -64,6 +64,8 @@ class TriangleMesh:
             raise _checks.error("TriangleMesh: vertices", "an array (V, 3) of at least 3 points",
                                 f"shape {v.shape}")
         f = np.asarray(self.faces)
+        if f.dtype.kind == "f" and f.size and np.all(np.isfinite(f)) and np.all(f == np.round(f)):
+            f = f.astype(np.int64)               # whole numbers stored as floats: indices
         if f.ndim != 2 or f.shape[1] != 3 or not 1 <= f.shape[0] <= MAX_FACES \
                 or f.dtype.kind not in "iu":
             raise _checks.error("TriangleMesh: faces", f"an integer array (F, 3), 1 <= F <= "
