@@ -96,3 +96,16 @@ def test_part6_05_the_fixed_base_inertia_for_the_free_base_fails():
     wrong = {**ns["P"], "M_hat": ns["Mm"]}    # the arm on a free base as heavy as on a fixed one
     with pytest.raises(AssertionError):
         run_check(nb, ns, P=wrong)
+
+
+@pytest.mark.slow
+def test_part2_06_the_panda_under_standard_gravity_fails():
+    """The Panda's equations derived with standard gravity, 9.80665 m/s², where the check
+    compares them with Pinocchio's 9.81: G differs by 0.03 %, and the check cell says so."""
+    from robodyn import lagrange
+    nb = "part2/06_real_robot.ipynb"
+    ns = run_cells(nb, skip=("real-robot-08", "real-robot-21", "real-robot-23"))
+    run_check(nb, ns)
+    standard = lagrange.equations_of_motion(ns["chain"], gravity=(0, 0, -9.80665)).numeric()
+    with pytest.raises(AssertionError):
+        run_check(nb, ns, num=standard)

@@ -302,6 +302,87 @@ class Scene:
                          name=_name(name, f"{fn}: name"), color=_color(color, f"{fn}: color"),
                          opacity=op)
 
+    def mesh(self, poses, mesh, *, name="mesh", color="#a7b1bc", opacity=1.0):
+        """A triangle mesh (a :class:`~robodyn.viz.meshes.TriangleMesh`, or a pair
+        ``(vertices (V, 3), faces (F, 3))``) given in its own frame, placed at a pose (4x4) or
+        at one pose per instant: a robot's link. In the page the mesh is stored once and each
+        instant carries only its pose (12 numbers), so a moving robot weighs its meshes plus
+        about 100 bytes per link and instant."""
+        from .meshes import TriangleMesh
+        fn = f"{_FNAME}.mesh"
+        moving, H = self._poses(poses, f"{fn}: poses")
+        if isinstance(mesh, tuple) and len(mesh) == 2:
+            mesh = TriangleMesh(*mesh)
+        if not isinstance(mesh, TriangleMesh):
+            raise _checks.error(f"{fn}: mesh", "a TriangleMesh (robodyn.viz.meshes.read_mesh) "
+                                "or a pair (vertices, faces)", mesh, exc=TypeError)
+        _within(mesh.vertices, f"{fn}: mesh")
+        return self._add("mesh", moving, poses=H, mesh=mesh, name=_name(name, f"{fn}: name"),
+                         color=_color(color, f"{fn}: color"),
+                         opacity=_opacity(opacity, f"{fn}: opacity"))
+
+    def robot(self, model, q, *, base_poses=None, meshes="visual", max_faces=300,
+              color=("#e8e8e8", "#5a5f66"), opacity=1.0):
+        """A robot read from a URDF (:func:`robodyn.urdf.load_urdf`) drawn with its meshes, at
+        joint values ``q`` ((n,) still, or (T, n) one per instant).
+
+        Each mesh of the model (``model.meshes``) is read once (:func:`~robodyn.viz.meshes.
+        read_mesh`, cached) and placed at (pose of its body) @ (its pose in the body), the
+        bodies' poses from the model's forward kinematics. ``meshes``: ``'visual'`` (simplified
+        toward ``max_faces`` triangles each) or ``'collision'`` (kept as they are, coarse
+        already). ``base_poses``: the base body's pose (4x4) or one per instant (a floating
+        base, or a fixed base placed in the scene); the identity by default. ``color``: one colour, or several used in turn over
+        the links."""
+        fn = f"{_FNAME}.robot"
+        kinds = ("visual", "collision")
+        kind = _checks.choice(meshes, f"{fn}: meshes", kinds)
+        if not all(hasattr(model, a) for a in ("meshes", "parents", "placements", "axes")):
+            raise _checks.error(f"{fn}: model", "a RobotModel (robodyn.urdf.load_urdf)", model,
+                                exc=TypeError)
+        n, T = model.n, self.times.size
+        qa = _checks.real_array(q, f"{fn}: q")
+        if qa.shape not in ((n,), (T, n)):
+            raise _checks.error(f"{fn}: q", f"shape ({n},) (still) or ({T}, {n}) (one per "
+                                "instant)", f"shape {qa.shape}", hint=f"{model.name} has {n} "
+                                "joints")
+        moving_q = qa.ndim == 2
+        if base_poses is None:
+            moving_b, B = False, np.eye(4)
+        else:
+            moving_b, B = self._poses(base_poses, f"{fn}: base_poses")
+        if isinstance(color, str):
+            colors = (color,)
+        elif isinstance(color, (list, tuple)):
+            colors = tuple(color)
+        else:
+            raise _checks.error(f"{fn}: color", "a colour '#rrggbb' or a list of them", color,
+                                exc=TypeError)
+        if not colors:
+            raise _checks.error(f"{fn}: color", "a colour or a sequence of colours", color)
+        colors = [_color(c, f"{fn}: color") for c in colors]
+        target = _checks.size(max_faces, f"{fn}: max_faces", low=4, high=100_000)
+        entries = [m for m in model.meshes if m[5] == kind]
+        if not entries:
+            raise _checks.error(f"{fn}: meshes", f"a kind of mesh {model.name} has "
+                                f"({sorted({m[5] for m in model.meshes}) or 'none'})", kind)
+        from .meshes import read_mesh
+        qs = qa if moving_q else qa[None]
+        Bs = B if moving_b else np.broadcast_to(B, (qs.shape[0], 4, 4))
+        if moving_b and not moving_q:
+            qs = np.broadcast_to(qs, (T, n))
+        if moving_q and not moving_b:
+            Bs = np.broadcast_to(B, (T, 4, 4))
+        from ..trees import body_poses
+        bodies = np.array([Bk @ body_poses(model, qk)[1:] for qk, Bk in zip(qs, Bs)])
+        moving = moving_q or moving_b
+        for k, (link, body, H, path, scale, _) in enumerate(entries):
+            mesh = read_mesh(path, scale=scale, max_faces=target if kind == "visual" else None)
+            world = (Bs if body < 0 else bodies[:, body]) @ np.asarray(H, dtype=float)
+            moves = moving_b if body < 0 else moving          # the base moves only if it floats
+            self.mesh(world if moves else world[0], mesh, name=_name(
+                link[:80], f"{fn}: link name"), color=colors[k % len(colors)], opacity=opacity)
+        return self
+
     # ------------------------------------------------------------------ geometry per instant
     def _segments(self, part, k):
         """The part at instant k as a list of (points (m, 3), colour) polylines and boxes."""
@@ -312,6 +393,8 @@ class Scene:
         if kind == "triad":
             o, R, L = H[:3, 3], H[:3, :3], part["length"]
             return [np.array([o, o + L * R[:, i]]) for i in range(3)]
+        if kind == "mesh":
+            return part["mesh"].vertices @ H[:3, :3].T + H[:3, 3]
         return _box_vertices(H, part["size"])
 
     def _bounds(self):
@@ -328,26 +411,36 @@ class Scene:
         return centre - half, centre + half
 
     # ------------------------------------------------------------------ plotly
-    def _traces(self, k):
-        """The plotly traces of every part at instant k (a part may give several)."""
+    def _traces(self, k, compact=False, first=False):
+        """The plotly traces of every part at instant k (a part may give several). ``compact``:
+        a moving mesh is its pose only (and, in the ``first`` instant's traces, its vertices in
+        its own frame), which the page's loader places (``_LOADER``: ``place``)."""
         out = []
         for part in self._parts:
-            out.extend(_part_traces(part, self._segments(part, k)))
+            if compact and part["kind"] == "mesh" and part["moving"]:
+                out.append(_compact_mesh_trace(part, part["poses"][k], first))
+            else:
+                out.extend(_part_traces(part, self._segments(part, k)))
         return out
 
-    def to_plotly(self):
-        """The scene as a plotly figure (a dict: ``data``, ``layout``, ``frames``)."""
+    def to_plotly(self, *, compact=False):
+        """The scene as a plotly figure (a dict: ``data``, ``layout``, ``frames``).
+
+        ``compact=True`` -- what the page carries: a moving mesh's vertices once, in its own
+        frame (``robodynLocal``), and its pose per instant (``robodynPose``, the top three rows
+        of the 4x4 pose, row by row); the page's loader turns them into plotly's coordinates."""
         if not self._parts:
             raise ValueError(f"{_FNAME}: the scene has no parts (add a line, triad, box...)")
+        compact = _checks.flag(compact, f"{_FNAME}.to_plotly: compact")
         keep = self._keep
-        data = self._traces(keep[0])
+        data = self._traces(keep[0], compact, first=True)
         moving = [i for i, tr in enumerate(_trace_owners(self._parts)) if tr]
         frames = []
         labels = []
         for k in keep:
             label = f"{self.times[k]:.3g}"
             labels.append(label)
-            traces = self._traces(k)
+            traces = self._traces(k, compact)
             frames.append({"name": str(int(k)), "data": [traces[i] for i in moving],
                            "traces": moving})
         lo, hi = self._bounds()
@@ -364,7 +457,7 @@ class Scene:
         or, where there is no copy of it, the still picture stands in with a note."""
         static = _env_on("ROBODYN_STATIC") if static is None else \
             _checks.flag(static, f"{_FNAME}.html: static")
-        fig = self.to_plotly()
+        fig = self.to_plotly(compact=True)
         payload = json.dumps(fig, separators=(",", ":"), allow_nan=False).replace("</", "<\\/")
         library = ""
         if not static:
@@ -445,9 +538,32 @@ def _part_traces(part, seg):
                             legendgroup=part["name"], line={"color": _AXIS_COLORS[i],
                                                             "width": 7}))
         return out
+    if kind == "mesh":
+        f = part["mesh"].faces
+        return [dict(common, type="mesh3d", x=_r(seg[:, 0]), y=_r(seg[:, 1]), z=_r(seg[:, 2]),
+                     i=f[:, 0].tolist(), j=f[:, 1].tolist(), k=f[:, 2].tolist(),
+                     color=part["color"], opacity=part["opacity"], flatshading=True,
+                     lighting=_MESH_LIGHT)]
     return [dict(common, type="mesh3d", x=_r(seg[:, 0]), y=_r(seg[:, 1]), z=_r(seg[:, 2]),
                  i=_BOX_I, j=_BOX_J, k=_BOX_K, color=part["color"], opacity=part["opacity"],
                  flatshading=True)]
+
+
+_MESH_LIGHT = {"ambient": 0.55, "diffuse": 0.7, "specular": 0.15, "roughness": 0.6}
+
+
+def _compact_mesh_trace(part, H, first):
+    """A moving mesh at pose H as the page carries it: the pose (12 numbers); in the first
+    instant's traces also the faces, the vertices in the mesh's own frame and the style."""
+    pose = {"type": "mesh3d", "robodynPose": _r(H[:3, :4].ravel())}
+    if not first:
+        return pose
+    v, f = part["mesh"].vertices, part["mesh"].faces
+    return dict(pose, name=part["name"], hoverinfo="name", showlegend=True,
+                robodynLocal=[_r(v[:, 0]), _r(v[:, 1]), _r(v[:, 2])],
+                i=f[:, 0].tolist(), j=f[:, 1].tolist(), k=f[:, 2].tolist(),
+                color=part["color"], opacity=part["opacity"], flatshading=True,
+                lighting=_MESH_LIGHT)
 
 
 def _trace_owners(parts):
@@ -500,6 +616,20 @@ def _layout(scene, lo, hi, names, labels, animated):
     return layout
 
 
+def _draw_mesh(ax, world, part):
+    """A mesh in the still: its triangles shaded by their angle to a light over the viewer."""
+    from matplotlib.colors import to_rgb
+    from mpl_toolkits.mplot3d.art3d import Poly3DCollection
+    tri = world[part["mesh"].faces]                                   # (F, 3, 3)
+    n = np.cross(tri[:, 1] - tri[:, 0], tri[:, 2] - tri[:, 0])
+    n /= np.maximum(np.linalg.norm(n, axis=1, keepdims=True), 1e-12)
+    light = np.array([0.5, 0.4, 0.77])
+    shade = 0.45 + 0.55 * np.abs(n @ light)
+    rgb = np.clip(np.outer(shade, to_rgb(part["color"])), 0, 1)
+    ax.add_collection3d(Poly3DCollection(tri, facecolors=rgb, alpha=part["opacity"],
+                                         edgecolor="none"))
+
+
 def _draw_still(ax, scene):
     k0 = scene.still
     for part in scene._parts:
@@ -513,12 +643,14 @@ def _draw_still(ax, scene):
         elif kind == "triad":
             for i, s in enumerate(seg):
                 ax.plot(s[:, 0], s[:, 1], s[:, 2], color=_AXIS_COLORS[i], lw=2)
+        elif kind == "mesh":
+            _draw_mesh(ax, seg, part)
         else:
             from mpl_toolkits.mplot3d.art3d import Poly3DCollection
             faces = [[seg[a], seg[b], seg[c]] for a, b, c in zip(_BOX_I, _BOX_J, _BOX_K)]
             ax.add_collection3d(Poly3DCollection(faces, facecolor=part["color"],
                                                  alpha=part["opacity"], edgecolor="none"))
-        if part["moving"] and kind in ("line", "points", "triad", "box"):
+        if part["moving"] and kind in ("line", "points", "triad", "box"):   # a mesh: no trail
             trail = np.array([np.mean(np.vstack(scene._segments(part, k))
                                       if kind == "triad" else scene._segments(part, k), axis=0)
                               for k in range(scene.times.size)])
@@ -561,13 +693,43 @@ _LOADER = r"""(function () {
     }
     return window.__robodynPlotly;
   }
+  /* a moving mesh comes as its vertices in its own frame (robodynLocal) and one pose per
+     instant (robodynPose: the rows of the 3x4 top of the 4x4 pose): place it */
+  function place(local, P) {
+    var n = local[0].length, x = new Array(n), y = new Array(n), z = new Array(n);
+    for (var i = 0; i < n; i++) {
+      var a = local[0][i], b = local[1][i], c = local[2][i];
+      x[i] = P[0] * a + P[1] * b + P[2] * c + P[3];
+      y[i] = P[4] * a + P[5] * b + P[6] * c + P[7];
+      z[i] = P[8] * a + P[9] * b + P[10] * c + P[11];
+    }
+    return {x: x, y: y, z: z};
+  }
+  function expand(fig) {
+    var base = {};
+    fig.data.forEach(function (tr, t) {
+      if (!tr.robodynLocal) { return; }
+      var w = place(tr.robodynLocal, tr.robodynPose);
+      base[t] = {local: tr.robodynLocal, i: tr.i, j: tr.j, k: tr.k};
+      tr.x = w.x; tr.y = w.y; tr.z = w.z;
+      delete tr.robodynLocal; delete tr.robodynPose;
+    });
+    fig.frames.forEach(function (fr) {
+      fr.data.forEach(function (d, m) {
+        if (!d.robodynPose) { return; }
+        var b = base[fr.traces[m]], w = place(b.local, d.robodynPose);
+        fr.data[m] = {type: 'mesh3d', x: w.x, y: w.y, z: w.z, i: b.i, j: b.j, k: b.k};
+      });
+    });
+    return fig;
+  }
   function draw(Plotly) {
     var roots = document.querySelectorAll('div.robodyn-scene');
     for (var i = 0; i < roots.length; i++) {
       var box = roots[i];
       if (box.getAttribute('data-robodyn-ready')) { continue; }
       box.setAttribute('data-robodyn-ready', '1');
-      var fig = JSON.parse(box.querySelector('script.robodyn-scene-data').textContent);
+      var fig = expand(JSON.parse(box.querySelector('script.robodyn-scene-data').textContent));
       var div = box.querySelector('div.robodyn-scene-plot');
       var config = {displaylogo: false, responsive: true, scrollZoom: true,
                     modeBarButtonsToRemove: ['toImage']};
