@@ -38,6 +38,9 @@ One module per part of the book; the names below are the public API.
 """
 import os as _os
 
+from .errors import ArgumentError, ArgumentTypeError, ResultError, RobodynError
+from ._boundary import checks, checks_enabled
+
 from .kinematics import (SerialChain, ad, adjoint, exp_se3, exp_so3, fk_body, fk_space, hat,
                          homogeneous, inverse_homogeneous, is_rotation, jacobian_body,
                          jacobian_space, link_poses, log_se3, log_so3, prismatic_screw,

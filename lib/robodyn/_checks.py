@@ -24,6 +24,7 @@ What the layer guarantees
 Public API (one line each; see each docstring)
 ----------------------------------------------
 ``error(name, expected, got, hint=None, exc=ValueError)`` -- the exception, in the house format
+``refusal(exc, message)`` -- the same for a message written out (raise sites not using error)
 ``describe(x)`` -- a short description of a value for "got ..."
 ``is_symbolic(x)`` -- whether ``x`` holds sympy expressions
 ``real_array(x, name, *, shape=None, hint=None, allow_nonfinite=False)`` -- safe float64 array
@@ -52,7 +53,9 @@ import numbers
 import numpy as np
 import sympy as sp
 
-__all__ = ["DEFAULT_TOL", "MAX_SIZE", "MAX_BYTES", "error", "describe", "is_symbolic",
+from .errors import CALL, ArgumentError, Call, ArgumentTypeError, ResultError, house_message  # noqa: F401
+
+__all__ = ["refusal", "DEFAULT_TOL", "MAX_SIZE", "MAX_BYTES", "error", "describe", "is_symbolic",
            "real_array", "vector", "matrix", "batch", "finite", "scalar", "positive",
            "nonnegative", "tolerance", "size", "choice", "flag", "spd", "symbol_list",
            "distinct_symbols", "to_sympy"]
@@ -101,10 +104,28 @@ def error(name: str, expected: str, got, hint: str | None = None, exc=ValueError
     >>> raise error("crba: q", "a vector of length 2", [1, 2, 3], "one value per joint")
     Traceback (most recent call last):
     ...
-    ValueError: crba: q: expected a vector of length 2, got a list of length 3 (one value per joint)
+    robodyn.errors.ArgumentError: crba: q: expected a vector of length 2, got a list of length 3 (one value per joint)
     """
     got = got if isinstance(got, str) else describe(got)
-    return exc(f"{name}: expected {expected}, got {got}" + (f" ({hint})" if hint else ""))
+    return refusal(exc, f"{name}: expected {expected}, got {got}" + (f" ({hint})" if hint else ""))
+
+
+def refusal(exc, message: str):
+    """The exception for a refusal whose house-format ``message`` is written out, e.g.
+    ``raise refusal(ValueError, f"{fname}: q: expected ..., got ...")``.
+
+    ``ValueError`` gives :class:`robodyn.errors.ArgumentError`, ``TypeError``
+    :class:`~robodyn.errors.ArgumentTypeError` (other classes are kept), and the message names
+    the function the reader called when an inner function refused the reader's argument of the
+    same name (:func:`robodyn.errors.house_message`; decided here, where the error is raised).
+
+    >>> raise refusal(TypeError, "f: x: expected a number, got str 'a'")
+    Traceback (most recent call last):
+    ...
+    robodyn.errors.ArgumentTypeError: f: x: expected a number, got str 'a'
+    """
+    msg, cls = house_message(message, exc)
+    return cls(msg)
 
 
 def _hinted(name, hint):
@@ -139,7 +160,7 @@ def _exact(e):
             return sp.nan if np.isnan(e) else (sp.oo if e > 0 else -sp.oo)
         return sp.Rational(repr(float(e)))
     if isinstance(e, (bool, np.bool_, str, bytes)):
-        raise TypeError(f"a {type(e).__name__} is not a number")
+        raise refusal(TypeError, f"a {type(e).__name__} is not a number")
     e = sp.sympify(e, strict=True)
     if isinstance(e, sp.Basic) and e.has(sp.Float):
         e = e.xreplace({f: sp.Rational(repr(float(f))) for f in e.atoms(sp.Float)})
@@ -360,7 +381,7 @@ def finite(a: np.ndarray, name: str) -> np.ndarray:
     if a.dtype.kind not in "iuf":
         _refuse_kind(a, a, name, None)
     if not np.isfinite(a).all():
-        raise ValueError(f"{name}: expected finite numbers, got NaN or infinity "
+        raise refusal(ValueError, f"{name}: expected finite numbers, got NaN or infinity "
                          f"at positions {np.argwhere(~np.isfinite(a)).tolist()[:5]}")
     return a
 
@@ -1136,48 +1157,92 @@ def finite_result(out, fname: str, what: str = "result"):
     """Postcondition of numeric code: the result holds no NaN or infinity (returned as is).
 
     Every argument was checked finite before the work, so a non-finite result means an
-    overflow of float64 (inputs too large for the arithmetic): refused, never handed back.
-    Arrays, floats and tuples/lists of them are checked (O(size) numpy, no Python loop over
-    entries).
+    overflow of float64 (inputs too large for the arithmetic): refused with a
+    :class:`~robodyn.errors.ResultError`, never handed back. Arrays, floats and tuples/lists of
+    them are checked (O(size) numpy, no Python loop over entries).
 
     >>> finite_result(np.array([1.0, np.inf]), "crba")
     Traceback (most recent call last):
     ...
-    robodyn._checks.ResultOverflow: crba: result: expected finite numbers for finite input, got NaN or infinity (an overflow: the inputs are too large for float64 arithmetic)
+    robodyn.errors.ResultError: crba: result: expected finite numbers for finite input, got NaN or infinity (an overflow: the inputs are too large for float64 arithmetic)
     """
     if _nonfinite(out):
-        raise ResultOverflow(f"{fname}: {what}: expected finite numbers for finite input, got "
-                             "NaN or infinity (an overflow: the inputs are too large for float64 "
-                             "arithmetic)")
+        raise result_error(fname, "finite numbers for finite input", "NaN or infinity (an "
+                           "overflow: the inputs are too large for float64 arithmetic)", what)
     return out
 
 
-class ResultOverflow(ValueError):
-    """A non-finite result from finite input; an outer function renames it (overflow_guard)."""
+def result_error(fname: str, expected: str, got: str, what: str = "result"):
+    """The :class:`~robodyn.errors.ResultError` ``fname: result: expected ..., got ...``,
+    named after the reader's function when ``fname`` is an inner one.
+
+    >>> result_error("f", "a finite state", "inf")
+    ResultError('f: result: expected a finite state, got inf')
+    """
+    msg = f"{fname}: {what}: expected {expected}, got {got}"
+    call = CALL.get()
+    if call is not None and not call.owns(fname):
+        msg = (f"{call.name}: result: expected finite numbers for finite input, got an "
+               f"overflow inside ({msg[:200]})")
+    return ResultError(msg)
+
+
+ResultOverflow = ResultError
+"""The former private name of :class:`robodyn.errors.ResultError` (the same class)."""
+
+
+def _arithmetic(exc) -> str | None:
+    """What an arithmetic failure means: "too large" (an overflow), "singular", or None for a
+    floating-point signal the reader asked numpy for (``np.seterr(all="raise")``: underflow,
+    invalid) that says nothing about the size of the input."""
+    if isinstance(exc, OverflowError) or (isinstance(exc, FloatingPointError)
+                                          and "overflow" in str(exc)):
+        return "too large"
+    if isinstance(exc, (ZeroDivisionError, np.linalg.LinAlgError)) or (
+            isinstance(exc, FloatingPointError) and "divide" in str(exc)):
+        return "singular"
+    return None
+
+
+def arithmetic_error(fname: str, exc):
+    """The :class:`~robodyn.errors.ResultError` for an arithmetic failure ``exc`` (an
+    overflow, a singular matrix, a division by zero) met while computing ``fname``'s result,
+    or None when ``exc`` is not one (an underflow signalled under ``np.seterr``)."""
+    kind = _arithmetic(exc)
+    if kind is None:
+        return None
+    why = ("the input is too large for float64" if kind == "too large" else
+           "the input makes the problem singular")
+    return result_error(fname, "a finite result for finite input",
+                        f"{type(exc).__name__}: {str(exc)[:160]} ({why})")
 
 
 @contextlib.contextmanager
 def overflow_guard(fname: str):
-    """Inner ResultOverflow, OverflowError, FloatingPointError, LinAlgError -> ResultOverflow
-    naming ``fname: result`` (the function the user called).
+    """An overflow, a singular matrix or a division by zero met inside (``OverflowError``,
+    ``FloatingPointError`` of an overflow, ``ZeroDivisionError``, ``LinAlgError``) ->
+    :class:`~robodyn.errors.ResultError` naming ``fname: result`` (its cause is the original
+    exception, frames included). An underflow signalled under ``np.seterr(all="raise")``
+    passes unchanged: it says nothing about the input being too large.
 
     >>> with overflow_guard("rod_inertia"):
     ...     1e308 ** 2
     Traceback (most recent call last):
     ...
-    robodyn._checks.ResultOverflow: rod_inertia: result: expected finite numbers for finite input, got OverflowError: (34, 'Numerical result out of range') (inputs too large for float64, or a singular matrix)
+    robodyn.errors.ResultError: rod_inertia: result: expected a finite result for finite input, got OverflowError: (34, 'Numerical result out of range') (the input is too large for float64)
     """
+    token = CALL.set(Call(fname, ())) if CALL.get() is None else None
     try:
-        yield
-    except ResultOverflow as exc:
-        if str(exc).startswith(f"{fname}: "):
+        yield       # an inner result_error is named after fname where it is raised
+    except (OverflowError, FloatingPointError, ZeroDivisionError,
+            np.linalg.LinAlgError) as exc:
+        new = arithmetic_error(fname, exc)
+        if new is None:
             raise
-        raise ResultOverflow(f"{fname}: result: expected finite numbers for finite input, got "
-                             f"an overflow inside ({exc})") from exc
-    except (OverflowError, FloatingPointError, np.linalg.LinAlgError) as exc:
-        raise ResultOverflow(f"{fname}: result: expected finite numbers for finite input, got "
-                             f"{type(exc).__name__}: {exc} (inputs too large for float64, or a "
-                             f"singular matrix)") from exc
+        raise new from exc
+    finally:
+        if token is not None:
+            CALL.reset(token)
 
 
 def chain(x, name: str, cls=None):
@@ -1196,5 +1261,5 @@ def chain(x, name: str, cls=None):
     return x
 
 
-__all__ += ["real_number", "values_dict", "finite_result", "chain", "ResultOverflow",
-            "overflow_guard"]
+__all__ += ["real_number", "values_dict", "finite_result", "result_error", "arithmetic_error",
+            "chain", "overflow_guard"]

@@ -93,7 +93,7 @@ class _Printer(C99CodePrinter):
     complex and non-finite constants (C would silently read ``I`` as 0 and keep ``inf``)."""
 
     def _refuse(self, expr):
-        raise ValueError(f"codegen: expected real finite constants, got {expr} (C code cannot "
+        raise _checks.refusal(ValueError, f"codegen: expected real finite constants, got {expr} (C code cannot "
                          f"represent it; the equations are wrong or need simplification)")
 
     _print_ImaginaryUnit = _print_Infinity = _print_NegativeInfinity = _refuse
@@ -184,7 +184,7 @@ def _kernel(name, inputs, outputs, exprs):
     for arg, syms in inputs.items():
         for k, s in enumerate(syms):
             subs[s] = sp.Symbol(f"{arg}[{k}]")
-    trig, exprs = _angle_sums([sp.sympify(e).xreplace(subs) for e in exprs], subs.values())
+    trig, exprs = _angle_sums([sp.sympify(e, strict=True).xreplace(subs) for e in exprs], subs.values())
     exprs = [_floats(e) for e in exprs]
     temps, reduced = sp.cse(exprs, symbols=sp.numbered_symbols("t"), optimizations="basic")
     args = [f"const double *{a}" for a in inputs] + [f"double *{a}" for a in outputs]
@@ -639,13 +639,13 @@ def _check_equations(M, C, G, q, qd):
                                 exc=TypeError) from None
     M, C, G = mats["M"], mats["C"], mats["G"]
     if M.shape != (n, n) or C.shape != (n, n) or G.shape != (n, 1) or len(qd) != n:
-        raise ValueError(f"compile_equations: expected M, C n x n, G n x 1 and n velocities for "
+        raise _checks.refusal(ValueError, f"compile_equations: expected M, C n x n, G n x 1 and n velocities for "
                          f"n = {n} coordinates, got M {M.shape}, C {C.shape}, G {G.shape}, "
                          f"{len(qd)} velocities")
     bad = (sp.I, sp.zoo, sp.oo, -sp.oo, sp.nan)
     for name, X in mats.items():
         for k, e in enumerate(X):
-            e = sp.sympify(e)
+            e = sp.sympify(e, strict=True)
             if e.has(*bad) or any(not np.isfinite(float(f)) for f in e.atoms(sp.Float)):
                 raise _checks.error(f"{fname}: {name}", "real finite constants (what C can "
                                     "represent)", f"entry {k} = {e}",
@@ -714,7 +714,7 @@ def compile_equations(M, C, G, q, qd):
     M, C, G, q, qd = _check_equations(M, C, G, q, qd)
     free = (M.free_symbols | C.free_symbols | G.free_symbols) - set(q) - set(qd)
     if free:
-        raise ValueError(f"compile_equations: symbols {sorted(map(str, free))} have no value; "
+        raise _checks.refusal(ValueError, f"compile_equations: symbols {sorted(map(str, free))} have no value; "
                          "substitute numbers for them first")
     # the cache is keyed on the symbolic input: a warm start skips CSE and printing (seconds)
     key = hashlib.sha256((_CODEGEN_VERSION + np.__version__ + sysconfig.get_config_var(

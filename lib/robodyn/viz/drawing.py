@@ -156,7 +156,7 @@ def _screw_artists(ax, S, centre, length, color, label=None):
     else:
         nv = np.linalg.norm(v)
         if nv < 1e-9:
-            raise ValueError("draw_screw_axis: S: expected a unit omega, or omega = 0 and a "
+            raise _checks.refusal(ValueError, "draw_screw_axis: S: expected a unit omega, or omega = 0 and a "
                              "unit v, got S = 0")
         u = v / nv
         tail, tip = centre, centre + u * length
@@ -198,7 +198,7 @@ def _chain_q(chain, q, fname):
                             "build one with robodyn.models, e.g. models.planar_rr()",
                             exc=TypeError)
     if chain.symbolic:
-        raise TypeError(f"{fname}: chain: expected a chain with numeric parameters, got "
+        raise _checks.refusal(TypeError, f"{fname}: chain: expected a chain with numeric parameters, got "
                         f"{chain!r} (build it with numbers, e.g. planar_rr(1.0, 0.8), to draw "
                         f"it)")
     q = _numeric(q, (chain.n,), f"{fname}: q (one value per joint of the {chain.n}-joint "
@@ -287,7 +287,7 @@ def _draw_chain_args(fname, chain, q, frames=False, screws=False, link_frames=Fa
     screws = _checks.flag(screws, f"{fname}: screws")
     link_frames = _checks.flag(link_frames, f"{fname}: link_frames")
     if link_frames and chain.link_homes is None:
-        raise ValueError(f"{fname}: link_frames: expected False for {chain!r}, which has no "
+        raise _checks.refusal(ValueError, f"{fname}: link_frames: expected False for {chain!r}, which has no "
                          f"link frames (link_homes), got True")
     color = _color_arg(color, f"{fname}: color")
     length = None if length is None else _length_arg(length, f"{fname}: length")
