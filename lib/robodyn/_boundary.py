@@ -493,7 +493,7 @@ def _reader_call(f, spec, args, kwargs):
             raise
         raise new from exc          # the original, with its frames, is the cause
     except Exception as exc:
-        if not isinstance(exc, RobodynError):
+        if not isinstance(exc, RobodynError) and not _raised_by_robodyn(exc):
             _note(exc, name)        # foreign: its class and traceback are kept
         raise
     finally:

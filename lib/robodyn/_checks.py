@@ -213,7 +213,7 @@ def to_sympy(x, name: str = "value") -> sp.Matrix:
     >>> to_sympy([sp.I, 1], "v")
     Traceback (most recent call last):
     ...
-    TypeError: v: expected real numbers, got the complex number I (robodyn works with real quantities)
+    robodyn.errors.ArgumentTypeError: v: expected real numbers, got the complex number I (robodyn works with real quantities)
     """
     return _to_sympy(x, name)
 
@@ -337,15 +337,15 @@ def real_array(x, name: str, *, shape=None, hint: str | None = None,
     >>> real_array([1 + 2j, 0], "f: x")
     Traceback (most recent call last):
     ...
-    TypeError: f: x: expected an array of numbers (real: float or integer), got a list of length 2 holding complex values (dtype complex128) (robodyn works with real quantities; take .real explicitly if the imaginary part is meant to be dropped)
+    robodyn.errors.ArgumentTypeError: f: x: expected an array of numbers (real: float or integer), got a list of length 2 holding complex values (dtype complex128) (robodyn works with real quantities; take .real explicitly if the imaginary part is meant to be dropped)
     >>> real_array(np.ma.masked_array([1.0, 2.0], mask=[0, 1]), "f: x")
     Traceback (most recent call last):
     ...
-    TypeError: f: x: expected a plain array of real numbers, got a masked array of shape (2,) and dtype float64 (masked arrays are refused: fill or drop the masked values first (x.filled(...) or x.compressed()))
+    robodyn.errors.ArgumentTypeError: f: x: expected a plain array of real numbers, got a masked array of shape (2,) and dtype float64 (masked arrays are refused: fill or drop the masked values first (x.filled(...) or x.compressed()))
     >>> real_array([[1, 2]], "f: x", shape=(None, 3))
     Traceback (most recent call last):
     ...
-    ValueError: f: x: expected shape (*, 3), got shape (1, 2)
+    robodyn.errors.ArgumentError: f: x: expected shape (*, 3), got shape (1, 2)
     """
     a = _fast(x)
     if a is None:
@@ -375,7 +375,7 @@ def finite(a: np.ndarray, name: str) -> np.ndarray:
     >>> finite(np.array([1.0, np.inf]), "f: x")
     Traceback (most recent call last):
     ...
-    ValueError: f: x: expected finite numbers, got NaN or infinity at positions [[1]]
+    robodyn.errors.ArgumentError: f: x: expected finite numbers, got NaN or infinity at positions [[1]]
     """
     a = np.asarray(a)
     if a.dtype.kind not in "iuf":
@@ -398,11 +398,11 @@ def vector(x, n: int, name: str, hint: str | None = None):
     >>> vector([1, 2], 3, 'w')
     Traceback (most recent call last):
     ...
-    ValueError: w: expected a vector of length 3, got shape (2,)
+    robodyn.errors.ArgumentError: w: expected a vector of length 3, got shape (2,)
     >>> vector(['1', '2', '3'], 3, 'f: w')
     Traceback (most recent call last):
     ...
-    TypeError: f: w: expected an array of numbers (real: float or integer), got a list of length 3 holding string values (dtype <U1)
+    robodyn.errors.ArgumentTypeError: f: w: expected an array of numbers (real: float or integer), got a list of length 3 holding string values (dtype <U1)
     """
     a = _fast(x)
     if a is None and is_symbolic(x):
@@ -425,7 +425,7 @@ def matrix(x, shape: tuple[int, int], name: str, hint: str | None = None):
     >>> matrix([[1, 0], [0, 1]], (3, 3), 'R')
     Traceback (most recent call last):
     ...
-    ValueError: R: expected a 3x3 matrix, got shape (2, 2)
+    robodyn.errors.ArgumentError: R: expected a 3x3 matrix, got shape (2, 2)
     """
     want = f"a {shape[0]}x{shape[1]} matrix"
     a = _fast(x)
@@ -452,7 +452,7 @@ def batch(x, n: int, name: str, hint: str | None = None):
     >>> batch(np.zeros((2, 2, 2)), 2, "f: q")
     Traceback (most recent call last):
     ...
-    ValueError: f: q: expected shape (2,) for one state or (B, 2) for a batch of B states, got shape (2, 2, 2)
+    robodyn.errors.ArgumentError: f: q: expected shape (2,) for one state or (B, 2) for a batch of B states, got shape (2, 2, 2)
     """
     a = real_array(x, name, hint=hint, allow_nonfinite=True)
     if a.shape == (n,):
@@ -483,11 +483,11 @@ def scalar(x, name: str, *, low=None, high=None, strict_low: bool = False,
     >>> scalar(sp.Integer(-1), "f: mass", low=0, strict_low=True)
     Traceback (most recent call last):
     ...
-    ValueError: f: mass: expected a positive number, got -1
+    robodyn.errors.ArgumentError: f: mass: expected a positive number, got -1
     >>> scalar("1", "f: x")
     Traceback (most recent call last):
     ...
-    TypeError: f: x: expected a real number or a sympy expression, got str '1'
+    robodyn.errors.ArgumentTypeError: f: x: expected a real number or a sympy expression, got str '1'
     """
     if isinstance(x, sp.Basic):
         if isinstance(x, (sp.Float, sp.Rational)) or x.is_number:
@@ -553,7 +553,7 @@ def positive(x, name: str, *, high=None, hint: str | None = None):
     >>> positive(0.0, "f: mass")
     Traceback (most recent call last):
     ...
-    ValueError: f: mass: expected a positive number, got 0.0
+    robodyn.errors.ArgumentError: f: mass: expected a positive number, got 0.0
     """
     return scalar(x, name, low=0, strict_low=True, high=high, hint=hint)
 
@@ -564,7 +564,7 @@ def nonnegative(x, name: str, *, high=None, hint: str | None = None):
     >>> nonnegative(-1, "f: damping")
     Traceback (most recent call last):
     ...
-    ValueError: f: damping: expected a non-negative number, got -1.0
+    robodyn.errors.ArgumentError: f: damping: expected a non-negative number, got -1.0
     """
     return scalar(x, name, low=0, high=high, hint=hint)
 
@@ -577,11 +577,11 @@ def tolerance(tol, name: str = "tol", *, upper: float | None = 1.0) -> float:
     >>> tolerance(-1e-6, "log_so3: tol")
     Traceback (most recent call last):
     ...
-    ValueError: log_so3: tol: expected a positive number, got -1e-06 (a tolerance: a small positive number)
+    robodyn.errors.ArgumentError: log_so3: tol: expected a positive number, got -1e-06 (a tolerance: a small positive number)
     >>> tolerance(5, "f: tol")
     Traceback (most recent call last):
     ...
-    ValueError: f: tol: expected a number <= 1, got 5.0 (a tolerance: a small positive number)
+    robodyn.errors.ArgumentError: f: tol: expected a number <= 1, got 5.0 (a tolerance: a small positive number)
     """
     if isinstance(tol, sp.Basic) and not tol.is_number:
         raise error(name, "a number", tol, "a tolerance cannot be symbolic", exc=TypeError)
@@ -602,11 +602,11 @@ def size(x, name: str, *, low: int = 1, high: int | None = MAX_SIZE,
     >>> size(10**9, "geodesic: n_points", item_bytes=8 * 24)
     Traceback (most recent call last):
     ...
-    ValueError: geodesic: n_points: expected at most 10000000, got 1000000000 (it would allocate about 179 GiB)
+    robodyn.errors.ArgumentError: geodesic: n_points: expected at most 10000000, got 1000000000 (it would allocate about 179 GiB)
     >>> size(2.5, "f: steps")
     Traceback (most recent call last):
     ...
-    TypeError: f: steps: expected an integer, got float 2.5
+    robodyn.errors.ArgumentTypeError: f: steps: expected an integer, got float 2.5
     """
     if isinstance(x, numbers.Rational) and not isinstance(x, (numbers.Integral, sp.Basic)) \
             and x.denominator == 1:
@@ -636,7 +636,7 @@ def choice(x, name: str, options):
     >>> choice("euler", "simulate: method", ("rk4", "rk45"))
     Traceback (most recent call last):
     ...
-    ValueError: simulate: method: expected one of 'rk4', 'rk45', got 'euler'
+    robodyn.errors.ArgumentError: simulate: method: expected one of 'rk4', 'rk45', got 'euler'
     """
     opts = ", ".join(repr(o) for o in options)
     if not isinstance(x, str):
@@ -652,7 +652,7 @@ def flag(x, name: str) -> bool:
     >>> flag("yes", "f: split")
     Traceback (most recent call last):
     ...
-    TypeError: f: split: expected True or False, got str 'yes'
+    robodyn.errors.ArgumentTypeError: f: split: expected True or False, got str 'yes'
     """
     if not isinstance(x, (bool, np.bool_)):
         raise error(name, "True or False", describe(x), exc=TypeError)
@@ -675,7 +675,7 @@ def spd(A, name: str, *, tol: float = DEFAULT_TOL):
     >>> spd([[1.0, 2.0], [2.0, 1.0]], "f: M")
     Traceback (most recent call last):
     ...
-    ValueError: f: M: expected a symmetric positive definite matrix, got a matrix with eigenvalues [-1.0, 3.0] (a mass matrix must be positive definite)
+    robodyn.errors.ArgumentError: f: M: expected a symmetric positive definite matrix, got a matrix with eigenvalues [-1.0, 3.0] (a mass matrix must be positive definite)
     """
     hint = "a mass matrix must be positive definite"
     if is_symbolic(A):
@@ -727,7 +727,7 @@ def symbol_list(xs, name: str, n: int | None = None) -> list:
     >>> symbol_list([a, a], "f: q")
     Traceback (most recent call last):
     ...
-    ValueError: f: q: expected distinct symbols, got a repeated: [a, a] (each coordinate needs its own symbol)
+    robodyn.errors.ArgumentError: f: q: expected distinct symbols, got a repeated: [a, a] (each coordinate needs its own symbol)
     """
     if isinstance(xs, sp.MatrixBase):
         xs = list(xs)
@@ -758,7 +758,7 @@ def distinct_symbols(groups: dict, fname: str) -> dict:
     >>> distinct_symbols({"q": [q1, q2], "qd": [q2, q1]}, "compile_equations")
     Traceback (most recent call last):
     ...
-    ValueError: compile_equations: qd: expected symbols different from those of q, got q2, q1 in both (a velocity needs its own symbol, or the code reads the wrong variable)
+    robodyn.errors.ArgumentError: compile_equations: qd: expected symbols different from those of q, got q2, q1 in both (a velocity needs its own symbol, or the code reads the wrong variable)
     """
     out, owner = {}, {}
     for key, xs in groups.items():
@@ -792,7 +792,7 @@ def no_text(x, name: str, _depth: int = 0):
     >>> no_text([[1, "__import__('os')"]], "f: M")
     Traceback (most recent call last):
     ...
-    TypeError: f: M: expected sympy expressions or numbers, got the string "__import__('os')" (strings are never evaluated: build expressions with sympy, or read text with answers.parse_expression)
+    robodyn.errors.ArgumentTypeError: f: M: expected sympy expressions or numbers, got the string "__import__('os')" (strings are never evaluated: build expressions with sympy, or read text with answers.parse_expression)
     """
     hint = ("strings are never evaluated: build expressions with sympy, or read text with "
             "answers.parse_expression")
@@ -826,7 +826,7 @@ def expression(x, name: str):
     >>> expression("x", "f: T")
     Traceback (most recent call last):
     ...
-    TypeError: f: T: expected sympy expressions or numbers, got the string 'x' (strings are never evaluated: build expressions with sympy, or read text with answers.parse_expression)
+    robodyn.errors.ArgumentTypeError: f: T: expected sympy expressions or numbers, got the string 'x' (strings are never evaluated: build expressions with sympy, or read text with answers.parse_expression)
     """
     no_text(x, name)
     if isinstance(x, (bool, np.bool_)) or x is None or isinstance(
@@ -858,7 +858,7 @@ def sym_matrix(x, name: str, shape=None, *, column: bool = False) -> sp.Matrix:
     >>> sym_matrix([[1, sp.nan]], "f: M")
     Traceback (most recent call last):
     ...
-    ValueError: f: M: expected finite numbers or expressions, got nan
+    robodyn.errors.ArgumentError: f: M: expected finite numbers or expressions, got nan
     """
     no_text(x, name)
     if x is None or isinstance(x, (dict, set, frozenset, bool, np.bool_)):
@@ -917,7 +917,7 @@ def rotation_matrix(R, name: str, *, tol: float = 1e-9):
     >>> rotation_matrix(sp.diag(1, 1, 2), "f: R")
     Traceback (most recent call last):
     ...
-    ValueError: f: R: expected a rotation matrix (R^T R = I, det R = +1), got |R^T R - I| = 3 (orthonormal columns, no scaling or reflection)
+    robodyn.errors.ArgumentError: f: R: expected a rotation matrix (R^T R = I, det R = +1), got |R^T R - I| = 3 (orthonormal columns, no scaling or reflection)
     """
     want = "a rotation matrix (R^T R = I, det R = +1)"
     hint = "orthonormal columns, no scaling or reflection"
@@ -954,7 +954,7 @@ def inertia_matrix(I, name: str, *, tol: float = 1e-9):
     >>> inertia_matrix(np.diag([1.0, 1.0, 5.0]), "f: inertia")
     Traceback (most recent call last):
     ...
-    ValueError: f: inertia: expected principal moments obeying the triangle inequality (I1 <= I2 + I3 ...), got moments [1.0, 1.0, 5.0] (no rigid body has one moment above the sum of the other two)
+    robodyn.errors.ArgumentError: f: inertia: expected principal moments obeying the triangle inequality (I1 <= I2 + I3 ...), got moments [1.0, 1.0, 5.0] (no rigid body has one moment above the sum of the other two)
     """
     if is_symbolic(I):
         M = sym_matrix(I, name, (3, 3))
@@ -994,7 +994,7 @@ def restitution(e, name: str):
     >>> restitution(1.5, "f: restitution")
     Traceback (most recent call last):
     ...
-    ValueError: f: restitution: expected a coefficient of restitution in [0, 1], got 1.5 (0: plastic, 1: elastic; above 1 an impact would create energy)
+    robodyn.errors.ArgumentError: f: restitution: expected a coefficient of restitution in [0, 1], got 1.5 (0: plastic, 1: elastic; above 1 an impact would create energy)
     """
     v = scalar(e, name)
     if isinstance(v, sp.Basic) and not v.is_number:
@@ -1017,7 +1017,7 @@ def time_symbol(t, name: str, *, coordinates=(), exprs=()):
     >>> time_symbol(t2, "f: t", exprs=[t1 ** 2])
     Traceback (most recent call last):
     ...
-    ValueError: f: t: expected one time symbol, got another Symbol named 't' (assumptions {'commutative': True}) in the expressions (it would be treated as a constant: use the same Symbol object for time everywhere, e.g. robodyn.equations.TIME)
+    robodyn.errors.ArgumentError: f: t: expected one time symbol, got another Symbol named 't' (assumptions {'commutative': True}) in the expressions (it would be treated as a constant: use the same Symbol object for time everywhere, e.g. robodyn.equations.TIME)
     """
     if not isinstance(t, sp.Symbol):
         raise error(name, "a sympy Symbol for time", describe(t), exc=TypeError)
@@ -1045,7 +1045,7 @@ def independent_of(expr, symbols, name: str, why: str):
     >>> independent_of(sp.Matrix([[u]]), [u], "f: speeds", "W(q) may not depend on the speeds")
     Traceback (most recent call last):
     ...
-    ValueError: f: speeds: expected expressions free of u, got one containing u (W(q) may not depend on the speeds)
+    robodyn.errors.ArgumentError: f: speeds: expected expressions free of u, got one containing u (W(q) may not depend on the speeds)
     """
     syms = list(symbols)
     hit = [s for s in syms if isinstance(expr, (sp.Basic, sp.MatrixBase)) and expr.has(s)]
@@ -1061,7 +1061,7 @@ def steps(t_final, dt, name: str, *, high: int = MAX_SIZE, item_bytes: int | Non
     >>> steps(1.0, 1e-9, "simulate: dt")
     Traceback (most recent call last):
     ...
-    ValueError: simulate: dt: expected at most 10000000 steps, got t_final / dt = 1e+09 steps (raise dt or shorten t_final)
+    robodyn.errors.ArgumentError: simulate: dt: expected at most 10000000 steps, got t_final / dt = 1e+09 steps (raise dt or shorten t_final)
     """
     k = float(t_final) / float(dt)
     if not np.isfinite(k) or k > high:
@@ -1093,7 +1093,7 @@ def real_number(x, name: str, *, low=None, high=None, strict_low: bool = False,
     >>> real_number(sp.Symbol('t'), "f: t")
     Traceback (most recent call last):
     ...
-    TypeError: f: t: expected a number, got the symbolic expression t (a numeric argument: substitute numbers first)
+    robodyn.errors.ArgumentTypeError: f: t: expected a number, got the symbolic expression t (a numeric argument: substitute numbers first)
     """
     if isinstance(x, sp.Basic) and not x.is_number:
         raise error(name, "a number", f"the symbolic expression {str(x)[:60]}",
@@ -1121,7 +1121,7 @@ def values_dict(values, name: str, *, names: dict | None = None, exact: bool = T
     >>> values_dict({("m",): 1.0}, "f: values")
     Traceback (most recent call last):
     ...
-    TypeError: f: values: expected keys that are sympy Symbols or names, got a tuple of length 1
+    robodyn.errors.ArgumentTypeError: f: values: expected keys that are sympy Symbols or names, got a tuple of length 1
     """
     if values is None:
         return {}
@@ -1251,7 +1251,7 @@ def chain(x, name: str, cls=None):
     >>> chain("planar_rr", "crba: chain")
     Traceback (most recent call last):
     ...
-    TypeError: crba: chain: expected a SerialChain, got str 'planar_rr' (build one with robodyn.models, e.g. models.planar_rr())
+    robodyn.errors.ArgumentTypeError: crba: chain: expected a SerialChain, got str 'planar_rr' (build one with robodyn.models, e.g. models.planar_rr())
     """
     if cls is None:     # looked up when called: kinematics itself imports this module
         cls = importlib.import_module(".kinematics", __package__).SerialChain

@@ -273,7 +273,7 @@ def check_pose(H, name="check_pose: H", tol=1e-6):
     >>> check_pose(np.diag([1.0, 1.0, 2.0, 1.0]), "f: pose")
     Traceback (most recent call last):
     ...
-    ValueError: f: pose: expected a rigid motion [R p; 0 0 0 1] with R a rotation, got a matrix 3 away from one (tolerance 1e-06)
+    robodyn.errors.ArgumentError: f: pose: expected a rigid motion [R p; 0 0 0 1] with R a rotation, got a matrix 3 away from one (tolerance 1e-06)
     """
     if not isinstance(name, str):
         raise _checks.error("check_pose: name", "a string naming the argument", name,
@@ -328,7 +328,7 @@ class Subgroup:
     >>> Subgroup("prismatic", [[0], [0], [0], [0], [0], [2.0]])
     Traceback (most recent call last):
     ...
-    ValueError: Subgroup: basis: expected a unit twist (|S| = 1), got |S| = 2
+    robodyn.errors.ArgumentError: Subgroup: basis: expected a unit twist (|S| = 1), got |S| = 2
     """
 
     name: str

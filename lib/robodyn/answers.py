@@ -638,7 +638,7 @@ def decode(data, problem=None, inputs=None):
     >>> decode({'type': 'numeric'})
     Traceback (most recent call last):
     ...
-    ValueError: decode: data: expected an answer record with the field 'shape', got a record without it
+    robodyn.errors.ArgumentError: decode: data: expected an answer record with the field 'shape', got a record without it
     """
     if not isinstance(data, dict) or not isinstance(data.get("type"), str):
         raise _checks.error("decode: data", "a dict with a 'type'", data)
@@ -1073,7 +1073,7 @@ class ProblemSet:
         >>> ps.test("p1", [1.0, 2.0])                # doctest: +ELLIPSIS
         Traceback (most recent call last):
         ...
-        ValueError: ProblemSet.test: answer: expected an answer of the right form ...
+        robodyn.errors.ArgumentError: ProblemSet.test: answer: expected an answer of the right form ...
         """
         if not isinstance(key, str):
             raise _checks.refusal(TypeError, f"ProblemSet.test: key: expected a problem key (str), got "

@@ -709,7 +709,7 @@ def compile_equations(M, C, G, q, qd):
     >>> compile_equations(sp.Matrix([[2]]), sp.Matrix([[0]]), sp.Matrix([0]), [q1], [q1])
     Traceback (most recent call last):
     ...
-    ValueError: compile_equations: qd: expected symbols different from those of q, got q1 in both (a velocity needs its own symbol, or the code reads the wrong variable)
+    robodyn.errors.ArgumentError: compile_equations: qd: expected symbols different from those of q, got q1 in both (a velocity needs its own symbol, or the code reads the wrong variable)
     """
     M, C, G, q, qd = _check_equations(M, C, G, q, qd)
     free = (M.free_symbols | C.free_symbols | G.free_symbols) - set(q) - set(qd)
@@ -773,7 +773,7 @@ def compiled_module(source, prefix):
     >>> compiled_module("/* MODNAME */", "../evil")
     Traceback (most recent call last):
     ...
-    ValueError: compiled_module: prefix: expected a C identifier of at most 64 characters (letters, digits, _), got '../evil'
+    robodyn.errors.ArgumentError: compiled_module: prefix: expected a C identifier of at most 64 characters (letters, digits, _), got '../evil'
     """
     fname = "compiled_module"
     if not isinstance(source, str):

@@ -370,7 +370,7 @@ def map_tasks(func, items, *, keys=None, scheduler=None, workers=None, cache_dir
     >>> map_tasks(abs, [-1, -2], keys=["a", "a"], workers=1)
     Traceback (most recent call last):
     ...
-    ValueError: map_tasks: keys: expected distinct keys, got 'a' twice
+    robodyn.errors.ArgumentError: map_tasks: keys: expected distinct keys, got 'a' twice
     """
     return _map(_FNAME, func, items, keys, scheduler, workers, cache_dir, on_result, progress,
                 retries, description)
