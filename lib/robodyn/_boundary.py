@@ -95,7 +95,8 @@ TEXT_NAMES = frozenset({
     "description", "key_json", "json_text", "html", "markdown", "url", "color", "colors",
     "fmt", "prefix", "suffix", "filename", "file", "csv_path", "out_dir", "output_dir",
     "message", "caption", "alt", "style", "linestyle", "marker", "cmap", "template",
-    "scheduler", "address", "cache_dir", "url", "where", "release", "submission"})
+    "scheduler", "address", "cache_dir", "url", "where", "release", "submission", "key",
+    "keys"})
 """Parameters that take free text by their name (exempt from the identifier rule only)."""
 
 _ENABLED = contextvars.ContextVar("robodyn_checks", default=True)
@@ -481,7 +482,8 @@ def _reader_call(f, spec, args, kwargs):
     infinite = _check_arguments(spec, name, pos, kwargs)
     if spec.kinds:
         _check_kinds(spec, name, pos, kwargs)
-    token = _CALL.set(_OPEN if spec.open else Call(name, spec.names, not infinite))
+    names = spec.names + tuple(kwargs) if kwargs else spec.names    # options passed on too
+    token = _CALL.set(_OPEN if spec.open else Call(name, names, not infinite))
     try:
         out = f(*args, **kwargs)
     except _ARITHMETIC as exc:
