@@ -318,3 +318,22 @@ def test_map_tasks_in_worker_processes_with_a_reexported_function():
     with pytest.raises(parallel.ItemValueError) as info:
         parallel.map_tasks(vehicle.check_pose, [H, 2 * H], keys=["good", "bad"], workers=2)
     assert info.value.key == "bad" and "check_pose" in str(info.value)
+
+
+@pytest.mark.parametrize("backend", ["c", "lambdify"])
+def test_handed_out_numeric_twins_check_their_input_and_result(backend):
+    """The functions robodyn hands out (compiled or lambdified M, C, G, tau, forward dynamics)
+    refuse text, booleans and masked arrays, single and batched, with robodyn's classes, and
+    never hand back inf for large finite input."""
+    num = robodyn.equations_of_motion(models.planar_rr()).numeric(backend=backend)
+    assert num.backend == backend
+    for bad in ([["1", "2"], ["3", "4"]], np.array([[True, False]]), np.array([True, False]),
+                np.ma.array([[1.0, 2.0]], mask=[[1, 0]]), ["0.1", "0.2"]):
+        with pytest.raises(robodyn.ArgumentTypeError, match=r"\bM: q: expected"):
+            num.M(bad)
+    with pytest.raises(robodyn.ResultError, match=r"forward_dynamics: result: expected (a )?finite"):
+        num.forward_dynamics([0.1, 0.2], [1e200, 1e200], [0.0, 0.0])
+    with pytest.raises(robodyn.ResultError, match=r"\b(M|tau): result: expected (a )?finite"):
+        num.M([[1e308, 0.0]]) if backend == "lambdify" else num.tau(
+            [0.1, 0.2], [1e200, 1e200], [0.0, 0.0])
+    assert np.all(np.isfinite(num.forward_dynamics([0.1, 0.2], [1.0, 1.0], [0.0, 0.0])))

@@ -587,10 +587,7 @@ def _lambdified(M, C, G, q, qd, intermediates=()):
         checked: shape (n,) or (B, n), all alike, finite."""
         xs = []
         for name, v in vectors.items():
-            try:
-                x = np.asarray(v, dtype=float)
-            except (TypeError, ValueError):
-                raise _checks.refusal(ValueError, f"{fname}: {name}: expected {n} numbers, got {v!r}") from None
+            x = _checks.real_array(v, f"{fname}: {name}")     # no text, booleans, masks
             if x.ndim not in (1, 2) or x.shape[-1] != n:
                 raise _checks.refusal(ValueError, f"{fname}: {name}: expected shape ({n},) for one state or "
                                  f"(B, {n}) for a batch of B states, got shape {x.shape}")
@@ -608,12 +605,14 @@ def _lambdified(M, C, G, q, qd, intermediates=()):
     def call(name, fname, shape, **vectors):
         one, many = args(fname, **vectors)
         if many is None:
-            return np.array(fn(name, False)(*one), dtype=float).reshape(shape)
+            with _checks.overflow_guard(fname):         # math's OverflowError: the result's
+                out = np.array(fn(name, False)(*one), dtype=float).reshape(shape)
+            return _checks.finite_result(out, fname)
         cols = fn(name, True)(*many.T)
         out = np.empty((many.shape[0], len(cols)))
         for k, c in enumerate(cols):        # constants come back as scalars: broadcast
             out[:, k] = c
-        return out.reshape((many.shape[0],) + shape)
+        return _checks.finite_result(out.reshape((many.shape[0],) + shape), fname)
 
     def mass(q):
         return call("M", "M", (n, n), q=q)
@@ -645,7 +644,7 @@ def _lambdified(M, C, G, q, qd, intermediates=()):
                 f"the masses and inertias)") from None
         rhs = (np.asarray(tau, dtype=float) - out[..., n * n:])[..., None]
         y = np.linalg.solve(L, rhs)
-        return np.linalg.solve(np.swapaxes(L, -1, -2), y)[..., 0]
+        return _checks.finite_result(np.linalg.solve(np.swapaxes(L, -1, -2), y)[..., 0], fname)
 
     return NumericEquations(n, "lambdify", mass, coriolis, gravity, tau, forward_dynamics)
 
