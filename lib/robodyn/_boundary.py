@@ -286,7 +286,8 @@ def _all_finite(a, _isfinite=math.isfinite):
     """Whether every entry of a float array is finite (small arrays in plain Python: a third of
     numpy's per-call cost, which is what a reader's call of a few small arrays pays)."""
     if a.size <= 48:
-        return all(map(_isfinite, a.ravel().tolist()))
+        xs = (a if a.ndim == 1 else a.ravel()).tolist()
+        return _isfinite(sum(xs)) or all(map(_isfinite, xs))   # a finite sum: all finite
     return bool(np.isfinite(a).all())
 
 
@@ -342,17 +343,17 @@ def _short(s):
 
 def _nonfinite(x, depth=0):
     """A description of the first NaN/inf in a numeric result, or None."""
-    if depth > 6:
-        return None
     t = type(x)
-    if t is float or isinstance(x, np.floating):
-        return None if math.isfinite(x) else repr(float(x))
-    if t is np.ndarray:
+    if t is np.ndarray:                 # first: the common result
         if x.dtype.kind == "f" and x.size and not _all_finite(x):
             return f"NaN or infinity at positions {np.argwhere(~np.isfinite(x)).tolist()[:5]}"
-        if x.dtype.kind == "O" and x.size <= 10000:
+        if x.dtype.kind == "O" and x.size <= 10000 and depth <= 6:
             return _nonfinite(x.ravel().tolist(), depth + 1)
         return None
+    if depth > 6:
+        return None
+    if t is float or isinstance(x, np.floating):
+        return None if math.isfinite(x) else repr(float(x))
     if t in (list, tuple) or isinstance(x, tuple):
         if len(x) > 10000:                      # a long list of numbers: checked as an array
             try:
@@ -405,6 +406,9 @@ def _check_arguments(spec, name, args, kwargs):
     found = False
     names = spec.names
     for i, v in enumerate(args):
+        if type(v) is np.ndarray and v.dtype.kind == "f" and 0 < v.size <= 48 \
+                and _all_finite(v):
+            continue                    # the common case, without the dispatch
         arg = names[i] if i < len(names) else f"argument {i + 1}"
         if arg in spec.raw:
             continue
@@ -477,13 +481,18 @@ def _call_name(spec, args):
 
 
 def _reader_call(f, spec, args, kwargs):
-    name = _call_name(spec, args)
+    name = spec.name if spec.member is None else _call_name(spec, args)
     pos = args[1:] if spec.method else args
     infinite = _check_arguments(spec, name, pos, kwargs)
     if spec.kinds:
         _check_kinds(spec, name, pos, kwargs)
-    names = spec.names + tuple(kwargs) if kwargs else spec.names    # options passed on too
-    token = _CALL.set(_OPEN if spec.open else Call(name, names, not infinite))
+    if spec.open:
+        call = _OPEN
+    elif kwargs or infinite or spec.member is not None:
+        call = Call(name, spec.names + tuple(kwargs), not infinite)  # options passed on too
+    else:
+        call = spec.call                # the common case: one immutable record per callable
+    token = _CALL.set(call)
     try:
         out = f(*args, **kwargs)
     except _ARITHMETIC as exc:
@@ -612,6 +621,7 @@ class _Spec:
     #                                 after the class used at the call
     open: bool = False              # runs the reader's code (tasks): robodyn calls made from
     #                                 it are the reader's own, checked at the boundary
+    call: Call | None = None        # the record of a plain call (positional, finite)
 
 
 def _spec(f, name, method, decl, member=None):
@@ -640,7 +650,8 @@ def _spec(f, name, method, decl, member=None):
                  text=frozenset(text), infinite=frozenset(infinite),
                  raw=frozenset(raw),
                  nonfinite_result=bool(decl.get("nonfinite_result", False)), method=method,
-                 kinds=_kinds(f, params), member=member, open=bool(decl.get("open", False)))
+                 kinds=_kinds(f, params), member=member, open=bool(decl.get("open", False)),
+                 call=Call(name, names, True))
 
 
 def _seal_function(f, name, method, decl, member=None):
