@@ -336,3 +336,36 @@ def test_handed_out_numeric_twins_check_their_input_and_result(backend):
     with pytest.raises(robodyn.ResultError, match=r"\b(M|tau): result: expected (a )?finite"):
         num.tau([[0.1, 0.2]], [[1e200, 1e200]], [[0.0, 0.0]])     # a batch of one
     assert np.all(np.isfinite(num.forward_dynamics([0.1, 0.2], [1.0, 1.0], [0.0, 0.0])))
+
+
+@pytest.mark.slow
+def test_the_objects_of_the_fuzzers_base_calls_pickle():
+    """Every robodyn object an API call takes (chains, forms, systems, results: the arguments
+    of the fuzzer's registered base calls) pickles and comes back equal in kind (process pools
+    and Dask send them)."""
+    import pickle
+    import warnings
+    import _fuzz_api_support as fz
+    calls = fz.load_registry()[0]
+    bad, seen = [], set()
+    for name, make in sorted(calls.items()):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            try:
+                args, kwargs = make()
+            except Exception as exc:  # noqa: BLE001 -- test_fuzz_api reports broken calls
+                continue
+        for v in list(args) + list(kwargs.values()):
+            cls = type(v)
+            if not cls.__module__.startswith("robodyn") or cls in seen:
+                continue
+            seen.add(cls)
+            try:
+                back = pickle.loads(pickle.dumps(v))
+            except Exception as exc:  # noqa: BLE001 -- the finding
+                bad.append(f"{cls.__qualname__} (from {name}): {type(exc).__name__}: "
+                           f"{str(exc)[:120]}")
+                continue
+            assert type(back) is cls
+    assert len(seen) > 20, sorted(c.__name__ for c in seen)
+    assert not bad, "\n".join(bad)

@@ -552,8 +552,12 @@ class NumericEquations(NumericForm):
         else:
             q, u = self._args(fname, t, q=q, u=u)
             tau = self._tau(tau, fname)
-        with np.errstate(all="ignore"):
-            out = self.forward_dynamics(q, u, tau)
+        try:
+            with np.errstate(all="ignore"):
+                out = self.forward_dynamics(q, u, tau)
+        except _checks.ResultError as err:      # found by the compiled code: this result's
+            raise _checks.result_error(f"NumericEquations.{fname}", "finite numbers for "
+                                       "finite input", f"an overflow ({err})") from err
         return _checks.finite_result(out, f"NumericEquations.{fname}")
 
 
