@@ -65,22 +65,26 @@ def _as_value(x, problem):
         return "symbolic", sp.Matrix(x)
     if isinstance(x, sp.Basic):
         if not isinstance(x, sp.Expr):
-            raise _checks.refusal(TypeError, f"expected a number, an expression or a matrix, got a sympy "
-                            f"{type(x).__name__}")
+            raise _checks.refusal(
+                TypeError, f"expected a number, an expression or a matrix, got a sympy "
+                           f"{type(x).__name__}")
         return "symbolic", x
     if isinstance(x, (bool, np.bool_)):
-        raise _checks.refusal(TypeError, "expected a number, an expression or a matrix, got True/False")
+        raise _checks.refusal(
+            TypeError, "expected a number, an expression or a matrix, got True/False")
     x = _texts_parsed(x, problem)
     try:
         a = np.asarray(x, dtype=object)
     except (TypeError, ValueError) as exc:
-        raise _checks.refusal(TypeError, f"expected numbers, an expression or a matrix ({exc})") from None
+        raise _checks.refusal(
+            TypeError, f"expected numbers, an expression or a matrix ({exc})") from None
     if a.dtype == object and a.size and any(isinstance(e, sp.Basic) for e in a.flat):
         if a.ndim > 2:
             raise _checks.refusal(TypeError, f"expected at most 2 dimensions, got {a.ndim}")
         if not all(isinstance(e, (sp.Basic, numbers.Number, np.number)) for e in a.flat):
-            raise _checks.refusal(TypeError, "expected numbers or sympy expressions as entries, got "
-                            f"{sorted({type(e).__name__ for e in a.flat})}")
+            raise _checks.refusal(
+                TypeError, "expected numbers or sympy expressions as entries, got "
+                           f"{sorted({type(e).__name__ for e in a.flat})}")
         if not a.ndim:
             return _as_value(a.item(), problem)
         return "symbolic", sp.Matrix(a.shape[0], a.shape[1] if a.ndim == 2 else 1,
@@ -174,11 +178,13 @@ def _evaluator(kind, v, problem, shape):
                 r = v(*args)
                 k, val = _as_value(r, problem)
                 if k != "numeric":
-                    raise _checks.refusal(TypeError, f"the function returned {type(r).__name__}, not numbers")
+                    raise _checks.refusal(
+                        TypeError, f"the function returned {type(r).__name__}, not numbers")
                 out.append(val)
             shapes = {o.shape for o in out}
             if len(shapes) != 1:
-                raise _checks.refusal(ValueError, f"the function returned values of different shapes {shapes}")
+                raise _checks.refusal(
+                    ValueError, f"the function returned values of different shapes {shapes}")
             return np.array(out, dtype=complex)
         return ev
     # symbolic

@@ -146,7 +146,8 @@ class _Converter:
             m = 0
             for i, d in enumerate(mon):
                 if d >= _FIELD:
-                    raise _checks.refusal(ValueError, "robodyn: a parameter's power exceeds the engine's limit 255")
+                    raise _checks.refusal(
+                        ValueError, "robodyn: a parameter's power exceeds the engine's limit 255")
                 m |= d << (_FB * (lin_count + i))
             out[m] = _mpq(int(c.numerator), int(c.denominator)) if exact else \
                 float(Fraction(int(c.numerator), int(c.denominator)))
@@ -232,7 +233,8 @@ def _plain_terms(e, gidx, num):
             if base not in gidx or not d.is_Integer or d < 1:
                 raise _NotPlain
             if d >= _FIELD:
-                raise _checks.refusal(ValueError, "robodyn: a parameter's power exceeds the engine's limit 255")
+                raise _checks.refusal(
+                    ValueError, "robodyn: a parameter's power exceeds the engine's limit 255")
             m += int(d) << (_FB * gidx[base])
         out[m] = out.get(m, 0) + num(Fraction(int(c.p), int(c.q)))
     return out

@@ -15,8 +15,9 @@ from .contact import solve_modes
 def _jac(surface, q, n):
     Jr = np.asarray(surface.jacobian(q), dtype=float).reshape(-1)
     if Jr.shape != (n,):
-        raise _checks.refusal(ValueError, f"simulate_hybrid: surface {surface.name!r}: jacobian(q) must return "
-                         f"{n} numbers, returned shape {Jr.shape}")
+        raise _checks.refusal(
+            ValueError, f"simulate_hybrid: surface {surface.name!r}: jacobian(q) must return "
+                        f"{n} numbers, returned shape {Jr.shape}")
     return Jr
 
 
@@ -25,8 +26,9 @@ def _tangent_row(surface, q, n):
         return np.zeros(n)
     Jt = np.asarray(surface.tangent(q), dtype=float).reshape(-1)
     if Jt.shape != (n,):
-        raise _checks.refusal(ValueError, f"simulate_hybrid: surface {surface.name!r}: tangent(q) must return "
-                         f"{n} numbers, returned shape {Jt.shape}")
+        raise _checks.refusal(
+            ValueError, f"simulate_hybrid: surface {surface.name!r}: tangent(q) must return "
+                        f"{n} numbers, returned shape {Jt.shape}")
     return Jt
 
 

@@ -255,8 +255,9 @@ class VMSForm(_VMSBase):
         w, tau = self._generalized(H, q, w, tau)            # + gravity's forces, if any
         out = self._accelerations(q, nu, w, tau)
         if out is None:
-            raise _checks.refusal(ValueError, f"{self.name}.accelerations: q: expected a configuration whose mass "
-                             f"matrix is positive definite, got a singular or ill-conditioned one")
+            raise _checks.refusal(
+                ValueError, f"{self.name}.accelerations: q: expected a configuration whose mass "
+                            f"matrix is positive definite, got a singular or ill-conditioned one")
         return out
 
     def _accelerations(self, q, nu, w, tau, fast=False):

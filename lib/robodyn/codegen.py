@@ -93,8 +93,9 @@ class _Printer(C99CodePrinter):
     complex and non-finite constants (C would silently read ``I`` as 0 and keep ``inf``)."""
 
     def _refuse(self, expr):
-        raise _checks.refusal(ValueError, f"codegen: expected real finite constants, got {expr} (C code cannot "
-                         f"represent it; the equations are wrong or need simplification)")
+        raise _checks.refusal(
+            ValueError, f"codegen: expected real finite constants, got {expr} (C code cannot "
+                        f"represent it; the equations are wrong or need simplification)")
 
     _print_ImaginaryUnit = _print_Infinity = _print_NegativeInfinity = _refuse
     _print_ComplexInfinity = _print_NaN = _refuse
@@ -666,9 +667,10 @@ def _check_equations(M, C, G, q, qd):
                                 exc=TypeError) from None
     M, C, G = mats["M"], mats["C"], mats["G"]
     if M.shape != (n, n) or C.shape != (n, n) or G.shape != (n, 1) or len(qd) != n:
-        raise _checks.refusal(ValueError, f"compile_equations: expected M, C n x n, G n x 1 and n velocities for "
-                         f"n = {n} coordinates, got M {M.shape}, C {C.shape}, G {G.shape}, "
-                         f"{len(qd)} velocities")
+        raise _checks.refusal(
+            ValueError, f"compile_equations: expected M, C n x n, G n x 1 and n velocities for "
+                        f"n = {n} coordinates, got M {M.shape}, C {C.shape}, G {G.shape}, "
+                        f"{len(qd)} velocities")
     bad = (sp.I, sp.zoo, sp.oo, -sp.oo, sp.nan)
     for name, X in mats.items():
         for k, e in enumerate(X):
@@ -741,8 +743,9 @@ def compile_equations(M, C, G, q, qd):
     M, C, G, q, qd = _check_equations(M, C, G, q, qd)
     free = (M.free_symbols | C.free_symbols | G.free_symbols) - set(q) - set(qd)
     if free:
-        raise _checks.refusal(ValueError, f"compile_equations: symbols {sorted(map(str, free))} have no value; "
-                         "substitute numbers for them first")
+        raise _checks.refusal(
+            ValueError, f"compile_equations: symbols {sorted(map(str, free))} have no value; "
+                        "substitute numbers for them first")
     # the cache is keyed on the symbolic input: a warm start skips CSE and printing (seconds)
     key = hashlib.sha256((_CODEGEN_VERSION + np.__version__ + sysconfig.get_config_var(
         "EXT_SUFFIX") + _fingerprint([M, C, G, sp.Matrix(q), sp.Matrix(qd)])).encode()

@@ -144,7 +144,8 @@ def ball_impact_closed_form(vx, vy, omega, restitution, friction, radius=0.1,
     vx, vy, w = (_checks.real_number(v, f"{fname}: {nm}")
                  for v, nm in ((vx, "vx"), (vy, "vy"), (omega, "omega")))
     if vy >= 0:
-        raise _checks.refusal(ValueError, f"{fname}: vy: expected a ball moving down (vy < 0), got {vy!r}")
+        raise _checks.refusal(
+            ValueError, f"{fname}: vy: expected a ball moving down (vy < 0), got {vy!r}")
     u = vx + r * w
     P = (1 + e) * abs(vy)                               # normal impulse per unit mass
     if abs(u) <= mu * P * (1 + 1 / k):

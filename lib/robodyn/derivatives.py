@@ -150,8 +150,9 @@ def _base_gravity(vms, base_pose, gravity, fname):
         return None
     g = _vector(gravity, 3, f"{fname}: gravity")
     if base_pose is None:
-        raise _checks.refusal(ValueError, f"{fname}: base_pose: needed when there is gravity (it acts along "
-                         f"R^T g in the base frame), got None")
+        raise _checks.refusal(
+            ValueError, f"{fname}: base_pose: needed when there is gravity (it acts along "
+                        f"R^T g in the base frame), got None")
     H = check_pose(base_pose, f"{fname}: base_pose")
     return np.ascontiguousarray(H[:3, :3].T @ g)
 
@@ -239,8 +240,9 @@ def _spd_inverse(M, fname):
     try:
         L = np.linalg.cholesky(M)
     except np.linalg.LinAlgError:
-        raise _checks.refusal(ValueError, f"{fname}: the mass matrix is not positive definite at this state "
-                         f"(check the link inertias)") from None
+        raise _checks.refusal(
+            ValueError, f"{fname}: the mass matrix is not positive definite at this state "
+                        f"(check the link inertias)") from None
     Li = np.linalg.solve(L, np.eye(len(M)))
     return Li.T @ Li
 

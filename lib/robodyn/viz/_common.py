@@ -35,10 +35,12 @@ def _pdf_dpi():
     try:
         dpi = float(value)
     except ValueError:
-        raise _checks.refusal(ValueError, f"ROBODYN_PDF_DPI: expected a number of dots per inch, got "
-                         f"{value!r}") from None
+        raise _checks.refusal(
+            ValueError, f"ROBODYN_PDF_DPI: expected a number of dots per inch, got "
+                        f"{value!r}") from None
     if not 50 <= dpi <= 600:
-        raise _checks.refusal(ValueError, f"ROBODYN_PDF_DPI: expected a value in [50, 600], got {dpi:g}")
+        raise _checks.refusal(
+            ValueError, f"ROBODYN_PDF_DPI: expected a value in [50, 600], got {dpi:g}")
     return dpi
 
 
@@ -94,7 +96,8 @@ def _figsize_arg(figsize, fname):
 
 def _text_arg(x, what):
     if x is not None and not isinstance(x, str):
-        raise _checks.refusal(TypeError, f"{what}: expected a str or None, got {_checks._describe(x)}")
+        raise _checks.refusal(
+            TypeError, f"{what}: expected a str or None, got {_checks._describe(x)}")
     if x is not None and len(x) > 2000:
         raise _checks.error(what, "a text of at most 2000 characters", f"{len(x)} characters")
     return x

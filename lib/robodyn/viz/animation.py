@@ -130,9 +130,10 @@ def animation(draw, frames, *, interval=40, figsize=(6, 4), title=None, alt=None
     probe = _new_figure(figsize, d or _DEFAULT_DPI)    # one frame first: errors and size
     one(probe, seq[0])
     if not probe.axes:
-        raise _checks.refusal(ValueError, f"animation: draw(fig, {seq[0]!r}) drew nothing into fig; make the axes "
-                         f"from fig (ax = fig.add_subplot()), not with plt.gca() or "
-                         f"plt.subplots()")
+        raise _checks.refusal(
+            ValueError, f"animation: draw(fig, {seq[0]!r}) drew nothing into fig; make the axes "
+                        f"from fig (ax = fig.add_subplot()), not with plt.gca() or "
+                        f"plt.subplots()")
     reduced = []
     size = _b64_len(len(_png_bytes(probe)))
     if d is None:

@@ -338,7 +338,8 @@ class Scene:
     def to_plotly(self):
         """The scene as a plotly figure (a dict: ``data``, ``layout``, ``frames``)."""
         if not self._parts:
-            raise _checks.refusal(ValueError, f"{_FNAME}: the scene has no parts (add a line, triad, box...)")
+            raise _checks.refusal(
+                ValueError, f"{_FNAME}: the scene has no parts (add a line, triad, box...)")
         keep = self._keep
         data = self._traces(keep[0])
         moving = [i for i, tr in enumerate(_trace_owners(self._parts)) if tr]
