@@ -78,7 +78,9 @@ OPEN = Call("", ())
 robodyn calls made there are the reader's own."""
 
 _IDENT = re.compile(r"[A-Za-z_]\w*")
-_OVERFLOW = re.compile(r"\bfinite\b|overflow|\bnan\b|\binf\b", re.I)
+_OVERFLOW = re.compile(r"\bfinite numbers\b|\bfinite result|overflow|\bnan\b|\binf\b", re.I)
+"""A refusal of non-finite numbers (not a domain error's "finite values": a state outside the
+model's domain is not an overflow)."""
 
 
 def house_message(msg: str, exc=ValueError):
