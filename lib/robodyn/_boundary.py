@@ -459,6 +459,14 @@ def _raised_by_robodyn(exc):
     return False
 
 
+def _innermost(exc):
+    """The file of the innermost frame of ``exc``'s traceback."""
+    tb, last = exc.__traceback__, ""
+    while tb is not None:
+        last, tb = tb.tb_frame.f_code.co_filename, tb.tb_next
+    return last
+
+
 def _note(exc, name):
     """A note on a foreign exception: which robodyn call it went through (added once)."""
     note = f"(raised inside the call of robodyn's {name})"
@@ -497,8 +505,9 @@ def _reader_call(f, spec, args, kwargs):
         out = f(*args, **kwargs)
     except _ARITHMETIC as exc:
         new = None
-        if not infinite and _raised_by_robodyn(exc):
-            new = _checks.arithmetic_error(name, exc)
+        if not infinite and _raised_by_robodyn(exc) and not (
+                isinstance(exc, np.linalg.LinAlgError) and _innermost(exc).startswith(_INSIDE)):
+            new = _checks.arithmetic_error(name, exc)   # (robodyn's own LinAlgError: as is)
         if new is None:
             _note(exc, name)
             raise
