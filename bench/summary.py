@@ -26,14 +26,15 @@ HERE = pathlib.Path(__file__).resolve().parent
 ROOT = HERE.parent
 
 FILES = ["bench_kane.py", "bench_symbolic.py", "bench_dynamics.py", "bench_port_hamiltonian.py",
-         "bench_impacts.py", "bench_contact.py", "bench_trees.py"]
+         "bench_impacts.py", "bench_contact.py", "bench_trees.py", "bench_checks.py"]
 """The files run, in this order."""
 
 BUDGET = 290.0
 """Seconds for the whole run by default (a shared 2-core machine at a load of 1-3)."""
 
 SHARE = {"bench_symbolic.py": 150, "bench_kane.py": 60, "bench_dynamics.py": 40,
-         "bench_port_hamiltonian.py": 60, "bench_impacts.py": 40, "bench_contact.py": 30, "bench_trees.py": 45}
+         "bench_port_hamiltonian.py": 60, "bench_impacts.py": 40, "bench_contact.py": 30,
+         "bench_trees.py": 45, "bench_checks.py": 20}
 """The largest share of the default budget each file may take (scaled with ``--budget``)."""
 
 ISSUE_ROWS = [
@@ -75,6 +76,8 @@ ISSUE_ROWS = [
      "bench_trees.py", ["panda symbolic"], ("ms", 5000.0)),
     ("the Panda's generated C forward dynamics vs pin.aba (issue 38: at or below)",
      "bench_trees.py", ["panda generated c"], ("ratio", 1.0)),
+    ("the checks of a reader's call, exp_so3 / fk_space, over the bare function (issue 37: "
+     "within 2 µs)", "bench_checks.py", ["exp_so3", "fk_space"], ("ms", 0.002)),
 ]
 """The issues' table: (row, the file that measures it, words its printed tasks contain, the
 target or None): ``("ratio", x)``: ours / reference <= x; ``("ms", x)``: ours <= x ms."""

@@ -1,6 +1,8 @@
 """The sympy-parser guard (issue 28): no text is ever run as code by robodyn.
 
-While any test runs, sympy's string parser (``sympy.parsing.sympy_parser.parse_expr``, which
+A test guard, not the library's (robodyn patches nothing: tests/test_no_patching.py). Only in
+the tests that ask for it (``pytestmark = pytest.mark.usefixtures("no_text_evaluated")``: the
+API fuzzer and the bad-input tests), sympy's string parser (``sympy.parsing.sympy_parser.parse_expr``, which
 ``sympify``/``sp.S``/``sp.Matrix`` of a string go through) and ``lambdify`` of a string raise
 :class:`TextEvaluated` when the call comes from inside ``lib/robodyn``. Tests themselves may
 still parse text directly (the guard looks at who called). A ``TextEvaluated`` is a
@@ -45,8 +47,8 @@ def _holds_text(x, depth=0):
     return False
 
 
-@pytest.fixture(autouse=True)
-def _no_text_evaluated(monkeypatch):
+@pytest.fixture
+def no_text_evaluated(monkeypatch):
     import importlib
     sp_parser = importlib.import_module("sympy.parsing.sympy_parser")
     sp_lambdify = importlib.import_module("sympy.utilities.lambdify")

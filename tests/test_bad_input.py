@@ -25,6 +25,8 @@ import sympy as sp
 import robodyn as rd
 from robodyn import _checks, codegen, dynamics, geometry, kinematics, models, simulation
 
+pytestmark = pytest.mark.usefixtures("no_text_evaluated")  # sympy's parser raises inside robodyn
+
 RR = models.planar_rr()
 RRR = models.spatial_rrr()
 Q2 = np.array([0.3, -0.4])

@@ -35,6 +35,8 @@ from robodyn.equations import TIME, mass_matrix_form, max_difference
 from robodyn.kane import Force, Particle, RigidBody, Torque, kanes_equations
 from robodyn.vehicle import StandardForm, VehicleManipulator, check_pose
 
+pytestmark = pytest.mark.usefixtures("no_text_evaluated")  # sympy's parser raises inside robodyn
+
 q, u, w, x, y, xd, yd = sp.symbols("q u w x y x_dot y_dot")
 m_, l_, g_ = sp.symbols("m l g", positive=True)
 t_plain = sp.Symbol("t")                     # not the library's TIME (real=True)

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 import sympy as sp
 
+import robodyn
 from robodyn import _checks, contact, models, walkers
 from robodyn.impacts import return_map, simulate_hybrid
 from robodyn.simulation import simulate
@@ -56,10 +57,10 @@ def test_limits_are_value_errors_and_still_runtime_errors():
 
 def test_overflow_guard_relabels_once():
     """An inner function's overflow gets the outer name once; the outer's own passes as is."""
-    with pytest.raises(_checks.ResultOverflow, match=r"^outer: result: .*inside \(inner: "):
+    with pytest.raises(robodyn.ResultError, match=r"^outer: result: .*inside \(inner: "):
         with _checks.overflow_guard("outer"):
             _checks.finite_result(np.array([np.inf]), "inner")
-    with pytest.raises(_checks.ResultOverflow, match=r"^outer: result: expected finite numbers "
+    with pytest.raises(robodyn.ResultError, match=r"^outer: result: expected finite numbers "
                                                      r"for finite input, got NaN"):
         with _checks.overflow_guard("outer"):
             _checks.finite_result(np.array([np.nan]), "outer")

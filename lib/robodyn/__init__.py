@@ -34,11 +34,18 @@ One module per part of the book; the names below are the public API.
   imports matplotlib and ipywidgets; import it explicitly)
 * :mod:`robodyn.parallel` -- one function over many independent items (sweeps, grading): local
   processes or a Dask cluster, with resume from a cache and retries of dead workers
+* :mod:`robodyn.errors` -- the errors every function raises: catch :class:`RobodynError`
+  (:class:`ArgumentError`, :class:`ResultError` are also ``ValueError``,
+  :class:`ArgumentTypeError` a ``TypeError``); ``with robodyn.checks(False): ...`` skips the
+  checks of each public call in a hot loop
 * :mod:`robodyn.answers` -- forgiving answer checking for the problem sets (Assignments);
   :mod:`robodyn.grading` generates their student notebooks and grades submissions (import it
   explicitly; it needs nbformat and IPython)
 """
 import os as _os
+
+from .errors import ArgumentError, ArgumentTypeError, ResultError, RobodynError
+from ._boundary import checks, checks_enabled
 
 from .kinematics import (SerialChain, ad, adjoint, exp_se3, exp_so3, fk_body, fk_space, hat,
                          homogeneous, inverse_homogeneous, is_rotation, jacobian_body,

@@ -9,6 +9,7 @@ import numbers
 import numpy as np
 import sympy as sp
 
+from . import _checks
 from .text_parser import parse_expression
 
 SYMBOLIC_BUDGET = 3.0
@@ -64,22 +65,26 @@ def _as_value(x, problem):
         return "symbolic", sp.Matrix(x)
     if isinstance(x, sp.Basic):
         if not isinstance(x, sp.Expr):
-            raise TypeError(f"expected a number, an expression or a matrix, got a sympy "
-                            f"{type(x).__name__}")
+            raise _checks.refusal(
+                TypeError, f"expected a number, an expression or a matrix, got a sympy "
+                           f"{type(x).__name__}")
         return "symbolic", x
     if isinstance(x, (bool, np.bool_)):
-        raise TypeError("expected a number, an expression or a matrix, got True/False")
+        raise _checks.refusal(
+            TypeError, "expected a number, an expression or a matrix, got True/False")
     x = _texts_parsed(x, problem)
     try:
         a = np.asarray(x, dtype=object)
     except (TypeError, ValueError) as exc:
-        raise TypeError(f"expected numbers, an expression or a matrix ({exc})") from None
+        raise _checks.refusal(
+            TypeError, f"expected numbers, an expression or a matrix ({exc})") from None
     if a.dtype == object and a.size and any(isinstance(e, sp.Basic) for e in a.flat):
         if a.ndim > 2:
-            raise TypeError(f"expected at most 2 dimensions, got {a.ndim}")
+            raise _checks.refusal(TypeError, f"expected at most 2 dimensions, got {a.ndim}")
         if not all(isinstance(e, (sp.Basic, numbers.Number, np.number)) for e in a.flat):
-            raise TypeError("expected numbers or sympy expressions as entries, got "
-                            f"{sorted({type(e).__name__ for e in a.flat})}")
+            raise _checks.refusal(
+                TypeError, "expected numbers or sympy expressions as entries, got "
+                           f"{sorted({type(e).__name__ for e in a.flat})}")
         if not a.ndim:
             return _as_value(a.item(), problem)
         return "symbolic", sp.Matrix(a.shape[0], a.shape[1] if a.ndim == 2 else 1,
@@ -88,7 +93,7 @@ def _as_value(x, problem):
     try:
         num = np.asarray(x, dtype=complex)
     except (TypeError, ValueError):
-        raise TypeError(f"expected numbers, an expression or a matrix, got "
+        raise _checks.refusal(TypeError, f"expected numbers, an expression or a matrix, got "
                         f"{type(x).__name__}") from None
     if np.all(num.imag == 0):
         num = num.real
@@ -98,7 +103,7 @@ def _as_value(x, problem):
 def _sympy_number(e):
     """A plain number as a sympy number (never through sympify)."""
     if isinstance(e, (bool, np.bool_)):
-        raise TypeError("expected numbers, got True/False")
+        raise _checks.refusal(TypeError, "expected numbers, got True/False")
     z = complex(e)
     if z.imag == 0:
         return sp.Integer(int(z.real)) if isinstance(e, numbers.Integral) else sp.Float(z.real)
@@ -121,14 +126,14 @@ def _texts_parsed(x, problem):
     def walk(v, depth):
         count[0] += 1
         if count[0] > MAX_NESTED_ENTRIES or depth > 8:
-            raise TypeError("expected at most 2 dimensions of a reasonable size")
+            raise _checks.refusal(TypeError, "expected at most 2 dimensions of a reasonable size")
         if isinstance(v, (str, np.str_)):
             e = parse_expression(str(v), names)
             if isinstance(e, sp.MatrixBase):
-                raise TypeError("a matrix given as text inside a list")
+                raise _checks.refusal(TypeError, "a matrix given as text inside a list")
             return e
         if isinstance(v, bytes):
-            raise TypeError("expected numbers or expressions, got bytes")
+            raise _checks.refusal(TypeError, "expected numbers or expressions, got bytes")
         if isinstance(v, np.ndarray) and (v.dtype == object or v.dtype.kind in "US"):
             return [walk(e, depth + 1) for e in v] if v.ndim else walk(v.item(), depth + 1)
         if isinstance(v, (list, tuple)):
@@ -173,11 +178,13 @@ def _evaluator(kind, v, problem, shape):
                 r = v(*args)
                 k, val = _as_value(r, problem)
                 if k != "numeric":
-                    raise TypeError(f"the function returned {type(r).__name__}, not numbers")
+                    raise _checks.refusal(
+                        TypeError, f"the function returned {type(r).__name__}, not numbers")
                 out.append(val)
             shapes = {o.shape for o in out}
             if len(shapes) != 1:
-                raise ValueError(f"the function returned values of different shapes {shapes}")
+                raise _checks.refusal(
+                    ValueError, f"the function returned values of different shapes {shapes}")
             return np.array(out, dtype=complex)
         return ev
     # symbolic

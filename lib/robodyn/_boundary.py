@@ -1,38 +1,46 @@
-"""The one boundary of robodyn's public API (issue 28): every public callable is *sealed*.
+"""The boundary of robodyn's public API: what happens when the reader calls a public callable.
 
-Each public module ends with ``_boundary.seal(globals())``. That wraps every callable the
-module exports (its ``__all__``, else its own public callables) and every public method and
-constructor of its public classes, so that a call made **from outside robodyn** goes through
-three steps, whatever the function's own checks are:
+Design note (issue 37)
+----------------------
+Each public module ends with ``_seal(globals())``. ``seal`` wraps every callable the module
+exports (its ``__all__``, else its own public callables) and every public method and
+constructor of its public classes. It patches nothing outside robodyn: sympy, numpy and scipy
+are never touched (text is refused by the scan below and by :mod:`robodyn._checks`, whose
+``sympify`` calls are all ``strict=True``, before it could reach a parser).
 
-1. **Before any work, every argument is scanned** (lists, tuples, dicts -- keys too --, object
-   arrays, nested to any depth up to :data:`MAX_DEPTH`):
+**Whose call is checked.** A call is *the reader's* when its caller's code is not robodyn's
+(one frame look-up): the reader's script or notebook, the reader's callback called back by
+robodyn (a controller given to ``simulate``, the function of ``stability.sweep``), a thread,
+a forked or Dask worker. Calls robodyn makes to itself pass straight through, and so do calls
+made by numpy/scipy (an integrator calling a right-hand side) on behalf of a reader's call
+under way. Callables that run the reader's code (``map_tasks``) are declared *open*: the
+robodyn functions they call (the reader's ``func``) are the reader's calls too.
 
-   * text that is not a plain identifier (a name such as ``"m"`` or ``"auto"``) is refused:
-     robodyn never evaluates text, and a string where numbers or expressions go is a mistake
-     (arguments that take free text by design -- paths, labels, answers -- are declared, or
-     inferred from a ``str`` default or annotation);
-   * NaN, and infinity unless the argument's default is infinite or it is declared, are
-     refused (Python floats, numpy arrays and scalars, sympy ``nan``/``zoo``/``oo``);
-   * complex numbers and boolean arrays are refused (robodyn works with real quantities).
+**What a reader's call does.**
 
-   The refusal is a ``TypeError``/``ValueError`` naming ``function: argument``.
-2. **The function runs.** A ``ValueError``/``TypeError`` raised inside robodyn by a check of an
-   *inner* function (``"draw_chain: q: expected ..."`` when the reader called ``arm_figure``)
-   is renamed to the function the reader called when its argument is the reader's argument of
-   the same name; an error about non-finite numbers that no argument explains is reported as
-   an overflow of the ``result``. An overflow, a singular matrix or a division by zero met by
-   numpy or Python on the way (``OverflowError``, ``FloatingPointError``,
-   ``ZeroDivisionError``, ``LinAlgError``) is turned into a ``ValueError`` naming the
-   ``result``.
-3. **The result is scanned**: NaN or infinity in a numeric result (numbers, arrays, and the
-   lists, tuples, dicts and dataclasses holding them) for finite input is an error naming
-   ``function: result`` -- no wrong number is returned silently.
+1. Before any work, every argument is scanned (lists, tuples, dicts -- keys too --, object
+   arrays, nested up to :data:`MAX_DEPTH`): text that is not a plain name, NaN, infinity
+   (unless the argument's default is infinite or it is declared), complex numbers, boolean and
+   masked arrays are refused with ``function: argument: expected ..., got ...``.
+2. Every argument annotated with a kind (a subclass of :class:`robodyn.kinds.Kind`, resolved
+   once, when the module is sealed) is checked: ``Kind.check(value, "function: argument")``.
+3. The reader's call is recorded (name and parameter names) in the context variable
+   :data:`robodyn.errors.CALL` while the function runs: a refusal raised inside by an inner
+   function (:func:`robodyn._checks.error`) names the reader's function when it is about the
+   reader's argument of the same name. Errors are built there, where they are found, and never
+   renamed afterwards. An overflow, singular matrix or division by zero met by robodyn's
+   arithmetic for finite input becomes a :class:`~robodyn.errors.ResultError` naming
+   ``function: result`` (caused by the original exception, frames kept); any other exception
+   -- numpy's, scipy's, sympy's, the reader's callback's -- keeps its class and traceback and
+   gets a note naming the robodyn call it went through.
+4. The result is scanned: NaN or infinity in a numeric result for finite input is a
+   :class:`~robodyn.errors.ResultError` naming ``function: result``.
 
-Calls that robodyn makes to itself pass straight through (a context variable records that a
-public call is under way; a call whose caller is robodyn's own code -- a self-checked hot path,
-module set-up -- passes too), so the boundary costs one check per reader's call, not per inner
-call. ``tests/test_fuzz_api.py`` fails when a public callable is not sealed.
+``with robodyn.checks(False): ...`` skips steps 1, 2 and 4 in a hot loop (a context variable,
+like ``np.errstate``; threads and workers start with the checks on). Constructors and methods
+are named after the class actually used (``DecoupledForm.rhs``, not the base's name). A sealed
+function re-exported from a private module is also put back in that module, so that it
+pickles. ``tests/test_fuzz_api.py`` fails when a public callable is not sealed.
 
 >>> def double(x, label="x"):
 ...     return 2 * x
@@ -43,14 +51,18 @@ call. ``tests/test_fuzz_api.py`` fails when a public callable is not sealed.
 >>> ns["double"]("__import__('os')")
 Traceback (most recent call last):
 ...
-TypeError: double: x: expected numbers, arrays or sympy expressions, got the text "__import__('os')" (robodyn never evaluates text)
+robodyn.errors.ArgumentTypeError: double: x: expected numbers, arrays or sympy expressions, got the text "__import__('os')" (robodyn never evaluates text)
 >>> ns["double"](1e308)
 Traceback (most recent call last):
 ...
-ValueError: double: result: expected finite numbers for finite input, got inf (an overflow: the input is too large for floating point)
+robodyn.errors.ResultError: double: result: expected finite numbers for finite input, got inf (an overflow: the input is too large for floating point)
+>>> with checks(False):
+...     ns["double"](1e308)
+inf
 """
 from __future__ import annotations
 
+import contextlib
 import contextvars
 import dataclasses
 import decimal
@@ -59,12 +71,17 @@ import inspect
 import math
 import re
 import sys
+import sysconfig
 import types
 
 import numpy as np
 import sympy as sp
 
-__all__ = ["seal", "is_sealed"]
+from . import _checks
+from .errors import CALL as _CALL, OPEN as _OPEN, ArgumentError, ArgumentTypeError, Call, \
+    ResultError, RobodynError
+
+__all__ = ["seal", "is_sealed", "checks", "checks_enabled", "nonfinite"]
 
 MAX_DEPTH = 64
 """Arguments nested deeper than this are refused (a cyclic or absurd structure)."""
@@ -78,21 +95,63 @@ TEXT_NAMES = frozenset({
     "description", "key_json", "json_text", "html", "markdown", "url", "color", "colors",
     "fmt", "prefix", "suffix", "filename", "file", "csv_path", "out_dir", "output_dir",
     "message", "caption", "alt", "style", "linestyle", "marker", "cmap", "template",
-    "scheduler", "address", "cache_dir", "url", "where", "release", "submission"})
+    "scheduler", "address", "cache_dir", "url", "where", "release", "submission", "key",
+    "keys"})
 """Parameters that take free text by their name (exempt from the identifier rule only)."""
 
-_ACTIVE = contextvars.ContextVar("robodyn_public_call", default=None)
+_ENABLED = contextvars.ContextVar("robodyn_checks", default=True)
 _PLAIN = re.compile(r"[\w .,:\-]{0,200}\Z")
 """Text that may pass the scan in any argument: words, numbers, names (the function's own
 checks then decide). Brackets, quotes, operators and calls -- code -- are refused."""
 _SYMPY_BAD = (sp.nan, sp.zoo)
 _SYMPY_INF = (sp.oo, -sp.oo)
-_FOREIGN_NUMERIC = (OverflowError, FloatingPointError, ZeroDivisionError,
-                    np.linalg.LinAlgError)
+_ARITHMETIC = (OverflowError, FloatingPointError, ZeroDivisionError, np.linalg.LinAlgError)
 _PACKAGE = __name__.rpartition(".")[0]
 _ROOT = __file__.rpartition("/")[0]
 _INSIDE = _ROOT + "/"
+_LIBRARIES = tuple(sorted({p + "/" for p in (sysconfig.get_paths()[k] for k in (
+    "stdlib", "platstdlib", "purelib", "platlib")) if p}))
+"""Where numpy, scipy and the standard library live: their calls of a sealed callable made on
+behalf of a reader's call under way (an integrator calling a right-hand side) pass through."""
 _getframe = sys._getframe
+
+
+# --------------------------------------------------------------------------
+# switching the checks off in a hot loop
+# --------------------------------------------------------------------------
+
+@contextlib.contextmanager
+def checks(enabled: bool = True):
+    """Turn the boundary's checks of robodyn's public calls on or off inside a ``with`` block
+    (like ``np.errstate``): ``with robodyn.checks(False): ...`` skips the scan of the
+    arguments, their declared kinds and the scan of the result in a hot loop whose input is
+    known to be good. Each function's own structural checks (shapes, sizes) still run. The
+    setting belongs to the current thread or task (a context variable): threads and worker
+    processes start with the checks on.
+
+    >>> import robodyn
+    >>> with robodyn.checks(False):
+    ...     R = robodyn.exp_so3([0.0, 0.0, 0.1])
+    >>> robodyn.checks_enabled()
+    True
+    """
+    if not isinstance(enabled, (bool, np.bool_)):
+        raise ArgumentTypeError(f"checks: enabled: expected True or False, got "
+                                f"{_checks.describe(enabled)}")
+    token = _ENABLED.set(bool(enabled))
+    try:
+        yield
+    finally:
+        _ENABLED.reset(token)
+
+
+def checks_enabled() -> bool:
+    """Whether the boundary checks public calls here (see :func:`checks`).
+
+    >>> checks_enabled()
+    True
+    """
+    return _ENABLED.get()
 
 
 class _Refusal(Exception):
@@ -102,22 +161,6 @@ class _Refusal(Exception):
         super().__init__(expected)
         self.exc, self.expected, self.got = exc, expected, got
         self.path = ""                 # where inside the argument: [2], [m], [0][1]
-
-
-@dataclasses.dataclass(frozen=True)
-class _Spec:
-    """How one callable's arguments are scanned."""
-    name: str                       # the name the reader called: f, Class.method or Class
-    short: str                      # the last part of it
-    names: tuple                    # parameter names in order (self dropped for methods)
-    text: frozenset                 # parameters that take free text
-    infinite: frozenset             # parameters where infinity is allowed
-    raw: frozenset                  # parameters not scanned at all (opaque by design)
-    nonfinite_result: bool          # the result may hold NaN/inf by design
-    method: bool
-    init: bool = False              # a constructor: named after the class actually built
-    open: bool = False              # runs the reader's code (cells, tasks): robodyn calls made
-    #                                 from it are the reader's own, checked at the boundary
 
 
 # --------------------------------------------------------------------------
@@ -243,7 +286,8 @@ def _all_finite(a, _isfinite=math.isfinite):
     """Whether every entry of a float array is finite (small arrays in plain Python: a third of
     numpy's per-call cost, which is what a reader's call of a few small arrays pays)."""
     if a.size <= 48:
-        return all(map(_isfinite, a.ravel().tolist()))
+        xs = (a if a.ndim == 1 else a.ravel()).tolist()
+        return _isfinite(sum(xs)) or all(map(_isfinite, xs))   # a finite sum: all finite
     return bool(np.isfinite(a).all())
 
 
@@ -299,17 +343,17 @@ def _short(s):
 
 def _nonfinite(x, depth=0):
     """A description of the first NaN/inf in a numeric result, or None."""
-    if depth > 6:
-        return None
     t = type(x)
-    if t is float or isinstance(x, np.floating):
-        return None if math.isfinite(x) else repr(float(x))
-    if t is np.ndarray:
+    if t is np.ndarray:                 # first: the common result
         if x.dtype.kind == "f" and x.size and not _all_finite(x):
             return f"NaN or infinity at positions {np.argwhere(~np.isfinite(x)).tolist()[:5]}"
-        if x.dtype.kind == "O" and x.size <= 10000:
+        if x.dtype.kind == "O" and x.size <= 10000 and depth <= 6:
             return _nonfinite(x.ravel().tolist(), depth + 1)
         return None
+    if depth > 6:
+        return None
+    if t is float or isinstance(x, np.floating):
+        return None if math.isfinite(x) else repr(float(x))
     if t in (list, tuple) or isinstance(x, tuple):
         if len(x) > 10000:                      # a long list of numbers: checked as an array
             try:
@@ -335,83 +379,16 @@ def _nonfinite(x, depth=0):
     return None
 
 
-# --------------------------------------------------------------------------
-# renaming an inner function's refusal
-# --------------------------------------------------------------------------
-
-def _from_robodyn(exc):
-    tb, last = exc.__traceback__, None
-    while tb is not None:
-        last = tb.tb_frame.f_code.co_filename
-        tb = tb.tb_next
-    return last is not None and last.startswith(_ROOT)
 
 
-def _arithmetic_failure(exc):
-    """An overflow, singular matrix or division by zero met by robodyn's arithmetic or by the
-    numeric libraries -- not one raised on purpose by robodyn (a LinAlgError with its own
-    message) nor by the reader's own code (a callback)."""
-    tb, last = exc.__traceback__, ""
-    while tb is not None:
-        last = tb.tb_frame.f_code.co_filename
-        tb = tb.tb_next
-    if last.startswith(_ROOT):
-        return not isinstance(exc, np.linalg.LinAlgError)
-    return "site-packages" in last or "dist-packages" in last
+def nonfinite(x):
+    """A description of the first NaN/inf in a numeric result (numbers, arrays, and the lists,
+    tuples, dicts and dataclasses holding them), or None.
 
-
-def _head_parts(msg):
-    head = msg.split(": expected", 1)[0] if ": expected" in msg else msg[:200]
-    return [p.strip() for p in head.split(": ")]
-
-
-def _own(spec, name, parts):
-    if len(parts) < 2:
-        return False
-    first = parts[0].split(" ")[0].split("(")[0]      # "Surface 'floor'", "VMSForm(...)"
-    return first in (name, spec.name, spec.short) or first.endswith("." + spec.short)
-
-
-_OVERFLOW = re.compile(r"\bfinite\b|overflow|\bnan\b|\binf\b", re.I)
-
-
-def _renamed(spec, name, exc, finite_input):
-    """The exception to raise instead of ``exc`` (or None: keep it)."""
-    if isinstance(exc, _FOREIGN_NUMERIC) and finite_input and _arithmetic_failure(exc):
-        what = type(exc).__name__
-        return ValueError(f"{name}: result: expected a finite result for finite input, "
-                          f"got {what}: {str(exc)[:160]} (the input is too large for floating "
-                          "point, or makes the problem singular)")
-    if not isinstance(exc, (ValueError, TypeError)) or not (
-            type(exc).__module__ in ("builtins", "numpy.linalg")
-            or type(exc).__module__.startswith(_PACKAGE)):
-        return None
-    msg = str(exc)
-    if not _from_robodyn(exc):
-        return None
-    parts = _head_parts(msg)
-    if _own(spec, name, parts) or len(parts) < 2:
-        return None
-    m = re.match(r"[A-Za-z_][A-Za-z0-9_]*", parts[1])
-    inner_arg = m.group(0) if m else ""
-    rest = msg[len(parts[0]) + 2:]
-    if inner_arg in spec.names:
-        return _same_kind(exc, f"{name}: {rest}")
-    if finite_input and _OVERFLOW.search(msg):
-        return _same_kind(exc, f"{name}: result: expected finite numbers for finite input, "
-                          f"got an overflow inside ({msg[:200]})", ValueError)
-    return None
-
-
-def _same_kind(exc, msg, base=None):
-    """An exception of ``exc``'s class (robodyn's own classes included) with the new message."""
-    try:
-        new = type(exc)(msg)
-        if str(new) == msg:
-            return new
-    except Exception:  # noqa: BLE001 -- a class whose constructor wants more: the base class
-        pass
-    return (base or (TypeError if isinstance(exc, TypeError) else ValueError))(msg)
+    >>> nonfinite([1.0, (2.0, float("nan"))])
+    'nan'
+    """
+    return _nonfinite(x)
 
 
 # --------------------------------------------------------------------------
@@ -419,7 +396,8 @@ def _same_kind(exc, msg, base=None):
 # --------------------------------------------------------------------------
 
 def _refuse(name, arg, r):
-    return r.exc(f"{name}: {arg}{r.path}: expected {r.expected}, got {r.got}")
+    cls = ArgumentTypeError if r.exc is TypeError else ArgumentError
+    return cls(f"{name}: {arg}{r.path}: expected {r.expected}, got {r.got}")
 
 
 def _check_arguments(spec, name, args, kwargs):
@@ -428,13 +406,16 @@ def _check_arguments(spec, name, args, kwargs):
     found = False
     names = spec.names
     for i, v in enumerate(args):
+        if type(v) is np.ndarray and v.dtype.kind == "f" and 0 < v.size <= 48 \
+                and _all_finite(v):
+            continue                    # the common case, without the dispatch
         arg = names[i] if i < len(names) else f"argument {i + 1}"
         if arg in spec.raw:
             continue
         try:
             found |= _scan(v, arg in spec.text, arg in spec.infinite, 0, budget)
         except _Refusal as r:
-            raise _refuse(name, arg, r) from None
+            raise _refuse(name, arg, r) from None      # found here: nothing to chain
     for arg, v in kwargs.items():
         if arg in spec.raw or (arg not in names and "**" in spec.raw):
             continue
@@ -447,33 +428,116 @@ def _check_arguments(spec, name, args, kwargs):
     return found
 
 
-def _wrap(f, spec):
-    method = spec.method
+def _check_kinds(spec, name, args, kwargs):
+    """``Kind.check(value, "name: arg")`` for every argument passed whose parameter has a kind
+    (an optional kind, ``Kind | None``, lets None pass)."""
+    n = len(args)
+    for i, arg, kind, check, optional in spec.kinds:
+        if i < n:
+            v = args[i]
+        elif arg in kwargs:
+            v = kwargs[arg]
+        else:
+            continue                    # the default: the function's own
+        if v is None and optional:
+            continue
+        check(kind, v, f"{name}: {arg}")
 
+
+def _raised_by_robodyn(exc):
+    """Whether the innermost frame of ``exc`` is robodyn's, or a numeric library's called by
+    robodyn (not the reader's callback)."""
+    tb, files = exc.__traceback__, []
+    while tb is not None:
+        files.append(tb.tb_frame.f_code.co_filename)
+        tb = tb.tb_next
+    for f in reversed(files):
+        if f.startswith(_INSIDE):
+            return True
+        if not f.startswith(_LIBRARIES):
+            return False                # the reader's own code (a callback)
+    return False
+
+
+def _innermost(exc):
+    """The file of the innermost frame of ``exc``'s traceback."""
+    tb, last = exc.__traceback__, ""
+    while tb is not None:
+        last, tb = tb.tb_frame.f_code.co_filename, tb.tb_next
+    return last
+
+
+def _note(exc, name):
+    """A note on a foreign exception: which robodyn call it went through (added once)."""
+    note = f"(raised inside the call of robodyn's {name})"
+    if note not in getattr(exc, "__notes__", ()):
+        exc.add_note(note)
+
+
+def _call_name(spec, args):
+    """The public name of this call: methods and constructors are named after the class the
+    reader used (a subclass's own name, not its base's)."""
+    if spec.member is None or not args:
+        return spec.name
+    cls = args[0] if spec.member == "classmethod" else type(args[0])
+    cls_name = getattr(cls, "__name__", spec.name)
+    if spec.member == "__init__":
+        return cls_name
+    if spec.member == "__call__":
+        return f"{cls_name}()"
+    return f"{cls_name}.{spec.short}"
+
+
+def _reader_call(f, spec, args, kwargs):
+    name = spec.name if spec.member is None else _call_name(spec, args)
+    pos = args[1:] if spec.method else args
+    infinite = _check_arguments(spec, name, pos, kwargs)
+    if spec.kinds:
+        _check_kinds(spec, name, pos, kwargs)
+    if spec.open:
+        call = _OPEN
+    elif kwargs or infinite or spec.member is not None:
+        call = Call(name, spec.names + tuple(kwargs), not infinite)  # options passed on too
+    else:
+        call = spec.call                # the common case: one immutable record per callable
+    token = _CALL.set(call)
+    try:
+        out = f(*args, **kwargs)
+    except _ARITHMETIC as exc:
+        new = None
+        if not infinite and _raised_by_robodyn(exc) and not (
+                isinstance(exc, np.linalg.LinAlgError) and _innermost(exc).startswith(_INSIDE)):
+            new = _checks.arithmetic_error(name, exc)   # (robodyn's own LinAlgError: as is)
+        if new is None:
+            _note(exc, name)
+            raise
+        raise new from exc          # the original, with its frames, is the cause
+    except Exception as exc:
+        if not isinstance(exc, RobodynError) and not _raised_by_robodyn(exc):
+            _note(exc, name)        # foreign: its class and traceback are kept
+        raise
+    finally:
+        _CALL.reset(token)
+    if not (infinite or spec.nonfinite_result):
+        bad = _nonfinite(out)
+        if bad:
+            raise ResultError(f"{name}: result: expected finite numbers for finite input, got "
+                              f"{bad} (an overflow: the input is too large for floating point)")
+    return out
+
+
+def _wrap(f, spec):
     @functools.wraps(f)
     def sealed(*args, **kwargs):
-        if _ACTIVE.get() is not None or _getframe(1).f_code.co_filename.startswith(_INSIDE):
-            return f(*args, **kwargs)       # robodyn calling itself (or a self-checked path)
-        name = type(args[0]).__name__ if spec.init and args else spec.name
-        token = _ACTIVE.set(None if spec.open else name)
-        try:
-            infinite = _check_arguments(spec, name, args[1:] if method else args, kwargs)
-            try:
-                out = f(*args, **kwargs)
-            except (ValueError, TypeError) + _FOREIGN_NUMERIC as exc:
-                new = _renamed(spec, name, exc, not infinite)
-                if new is None:
-                    raise
-                raise new from None     # one clear message, raised at the reader's call
-        finally:
-            _ACTIVE.reset(token)
-        if not (infinite or spec.nonfinite_result):
-            bad = _nonfinite(out)
-            if bad:
-                raise ValueError(f"{name}: result: expected finite numbers for finite "
-                                 f"input, got {bad} (an overflow: the input is too large for "
-                                 "floating point)")
-        return out
+        caller = _getframe(1).f_code.co_filename
+        if caller.startswith(_INSIDE):
+            if _CALL.get() is not _OPEN:
+                return f(*args, **kwargs)       # robodyn calling itself
+        elif caller.startswith(_LIBRARIES) and _CALL.get() is not None:
+            return f(*args, **kwargs)           # numpy/scipy inside a reader's call
+        if not _ENABLED.get():
+            return f(*args, **kwargs)           # with checks(False)
+        return _reader_call(f, spec, args, kwargs)
 
     sealed.__robodyn_sealed__ = spec
     return sealed
@@ -488,7 +552,88 @@ def is_sealed(obj) -> bool:
     return getattr(obj, "__robodyn_sealed__", None) is not None
 
 
-def _spec(f, name, method, decl):
+# --------------------------------------------------------------------------
+# the declaration of one callable
+# --------------------------------------------------------------------------
+
+def _kind_base():
+    """:class:`robodyn.kinds.Kind`, when that module is loaded (an annotation can only resolve
+    to a kind then; looked up, not imported, so that ``kinds`` may itself be sealed)."""
+    kinds = sys.modules.get(_PACKAGE + ".kinds")
+    return getattr(kinds, "Kind", None)
+
+
+def _kind_of(annotation):
+    """``(Kind subclass, optional)`` of a resolved annotation, or None."""
+    Kind = _kind_base()
+    if Kind is None:
+        return None
+    if isinstance(annotation, type) and issubclass(annotation, Kind):
+        return annotation, False
+    args = getattr(annotation, "__args__", None)
+    if isinstance(annotation, types.UnionType) or getattr(annotation, "__origin__", None) \
+            is getattr(__import__("typing"), "Union"):
+        kinds = [a for a in args if a is not type(None)]
+        if len(kinds) == 1 and len(args) == 2 and isinstance(kinds[0], type) \
+                and issubclass(kinds[0], Kind):
+            return kinds[0], True
+    return None
+
+
+def _annotations(f):
+    """The parameters' annotations of ``f``, evaluated (strings under ``from __future__
+    import annotations``); an annotation that does not evaluate is left out."""
+    try:
+        return inspect.get_annotations(f, eval_str=True)
+    except Exception:  # noqa: BLE001 -- one unresolvable annotation: resolve the others alone
+        pass
+    out, glb = {}, getattr(f, "__globals__", {})
+    for k, a in getattr(f, "__annotations__", {}).items():
+        if isinstance(a, str):
+            try:
+                a = eval(a, glb)  # noqa: S307 -- the library's own annotation source, not data
+            except Exception:  # noqa: BLE001 -- not a kind (a type only for the reader)
+                continue
+        out[k] = a
+    return out
+
+
+def _kinds(f, params):
+    """``((index, name, Kind, check, optional), ...)`` of the parameters annotated with a kind
+    (``check(Kind, value, name)`` is the kind's own check function, not its sealed twin)."""
+    if _kind_base() is None or not getattr(f, "__annotations__", None):
+        return ()
+    ann = _annotations(f)
+    out = []
+    for i, p in enumerate(params):
+        k = _kind_of(ann.get(p.name))
+        if k is not None:
+            index = i if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) else 10**9
+            fn = k[0].check.__func__
+            out.append((index, p.name, k[0], getattr(fn, "__wrapped__", fn), k[1]))
+    return tuple(out)
+
+
+@dataclasses.dataclass(frozen=True)
+class _Spec:
+    """How one callable's arguments are scanned."""
+    name: str                       # the name the reader called: f, Class.method or Class
+    short: str                      # the last part of it
+    names: tuple                    # parameter names in order (self dropped for methods)
+    text: frozenset                 # parameters that take free text
+    infinite: frozenset             # parameters where infinity is allowed
+    raw: frozenset                  # parameters not scanned at all (opaque by design)
+    nonfinite_result: bool          # the result may hold NaN/inf by design
+    method: bool
+    kinds: tuple = ()               # (index, name, Kind, check, optional): declared kinds
+    member: str | None = None       # "method", "classmethod", "__init__", "__call__": named
+    #                                 after the class used at the call
+    open: bool = False              # runs the reader's code (tasks): robodyn calls made from
+    #                                 it are the reader's own, checked at the boundary
+    call: Call | None = None        # the record of a plain call (positional, finite)
+
+
+def _spec(f, name, method, decl, member=None):
     try:
         sig = inspect.signature(f)
     except (TypeError, ValueError):
@@ -514,13 +659,14 @@ def _spec(f, name, method, decl):
                  text=frozenset(text), infinite=frozenset(infinite),
                  raw=frozenset(raw),
                  nonfinite_result=bool(decl.get("nonfinite_result", False)), method=method,
-                 open=bool(decl.get("open", False)), init=f.__name__ == "__init__")
+                 kinds=_kinds(f, params), member=member, open=bool(decl.get("open", False)),
+                 call=Call(name, names, True))
 
 
-def _seal_function(f, name, method, decl):
+def _seal_function(f, name, method, decl, member=None):
     if getattr(f, "__robodyn_sealed__", None) is not None:
         return f
-    spec = _spec(f, name, method, decl)
+    spec = _spec(f, name, method, decl, member)
     if decl.get("self_checked"):
         # a per-call hot path (compiled engine, the floating-base forms' accelerations) that
         # checks every argument and its result itself under its own name: not wrapped (no
@@ -544,12 +690,14 @@ def _seal_class(cls, declare):
             decl = declare.get(name, {})
             if decl.get("skip"):
                 continue
+            member = k if k in ("__init__", "__call__") else "method"
             if isinstance(v, staticmethod):
                 setattr(klass, k, staticmethod(_seal_function(v.__func__, name, False, decl)))
             elif isinstance(v, classmethod):
-                setattr(klass, k, classmethod(_seal_function(v.__func__, name, True, decl)))
+                setattr(klass, k, classmethod(_seal_function(v.__func__, name, True, decl,
+                                                             "classmethod")))
             elif inspect.isfunction(v):
-                setattr(klass, k, _seal_function(v, name, True, decl))
+                setattr(klass, k, _seal_function(v, name, True, decl, member))
 
 
 def _defined_here(obj, modname):
@@ -557,6 +705,14 @@ def _defined_here(obj, modname):
     (``robodyn._rigid_body``) whose names ``modname`` exports."""
     home = obj.__module__
     return home == modname or any(p.startswith("_") for p in home.split(".")[1:])
+
+
+def _put_home(obj, sealed):
+    """The sealed twin of a function defined in a private module, put back there under its
+    name: pickle finds a function by its module and name, and must find this very object."""
+    home = sys.modules.get(obj.__module__)
+    if home is not None and home.__dict__.get(obj.__name__) is obj:
+        setattr(home, obj.__name__, sealed)
 
 
 class _Declared(dict):
@@ -570,90 +726,20 @@ class _Declared(dict):
         return {**self.default, **super().get(name, {})}
 
 
-# --------------------------------------------------------------------------
-# text never reaches sympy's parser from inside a public call
-# --------------------------------------------------------------------------
-
-_SYMPY_DIR = sp.__file__.rpartition("/")[0].rpartition("/")[0] + "/sympy/"
-_SYMPY_OWN_TEXT = {"nsimplify"}       # sympy parsing strings it printed itself
-
-
-def _robodyn_caller():
-    """Whether the first frame outside sympy that called into it is robodyn's."""
-    f, inside = sys._getframe(2), set()
-    while f is not None and f.f_code.co_filename.startswith(_SYMPY_DIR):
-        inside.add(f.f_code.co_name)
-        f = f.f_back
-    return not (inside & _SYMPY_OWN_TEXT) and f is not None and \
-        f.f_code.co_filename.startswith(_ROOT)
-
-
-def _holds_text(x, depth=0):
-    if isinstance(x, (str, bytes)):
-        return True
-    return depth < 8 and isinstance(x, (list, tuple)) and any(
-        _holds_text(e, depth + 1) for e in x)
-
-
-def _text_refused(active, s):
-    return TypeError(f"{active}: expected numbers or sympy expressions, got the text "
-                     f"{_short(s)} on its way to sympy's parser (robodyn never evaluates text)")
-
-
-def _install_text_guard():
-    """Wrap sympy's string parser (which ``sympify``, ``S`` and ``Matrix`` of a string go
-    through) and ``lambdify`` so that, while a public robodyn call is under way, text handed
-    to them by robodyn's code is refused. Outside robodyn calls sympy is unchanged."""
-    import importlib
-    sympy_parser = importlib.import_module("sympy.parsing.sympy_parser")
-    lambdify_module = importlib.import_module("sympy.utilities.lambdify")
-    parse, lamb = sympy_parser.parse_expr, lambdify_module.lambdify
-    if getattr(lamb, "__robodyn_guard__", False):        # a second import (a reload)
-        return lamb, lamb.__wrapped__
-
-    @functools.wraps(parse)
-    def parse_expr(s, *args, **kwargs):
-        active = _ACTIVE.get()
-        if active is not None and _robodyn_caller():
-            raise _text_refused(active, s)
-        return parse(s, *args, **kwargs)
-
-    @functools.wraps(lamb)
-    def lambdify(args, expr, *a, **k):
-        active = _ACTIVE.get()
-        if active is not None and (_holds_text(expr) or _holds_text(args)) \
-                and _robodyn_caller():
-            raise _text_refused(active, expr if _holds_text(expr) else args)
-        return lamb(args, expr, *a, **k)
-
-    parse_expr.__robodyn_guard__ = lambdify.__robodyn_guard__ = True
-    global _GUARDED_PARSE
-    _GUARDED_PARSE = parse_expr
-    sympy_parser.parse_expr = parse_expr
-    lambdify_module.lambdify = sp.lambdify = lambdify
-    return lambdify, lamb
-
-
-_GUARDED_PARSE = None
-_GUARDED_LAMBDIFY, _SYMPY_LAMBDIFY = _install_text_guard()
-
-
 def seal(namespace: dict, declare: dict | None = None) -> None:
     """Seal every public callable of the module whose globals are ``namespace``.
 
     ``declare`` maps a callable's name (``"f"``, ``"Class.method"``, ``"Class"`` for the
     constructor) to ``{"text": [...], "infinite": [...], "raw": [...],
-    "nonfinite_result": True, "open": True, "self_checked": True}``: arguments that take free text (``"**"``: the
-    keyword arguments passed on), arguments where infinity is meaningful, arguments that are
-    opaque by design (never scanned), results that may hold NaN/inf by design, and callables
-    that run the reader's own code (cells, tasks), whose robodyn calls get their own
-    boundary, and compiled hot paths that check everything themselves (left unwrapped; the
+    "nonfinite_result": True, "open": True, "self_checked": True}``: arguments that take free
+    text (``"**"``: the keyword arguments passed on), arguments where infinity is meaningful,
+    arguments that are opaque by design (never scanned), results that may hold NaN/inf by
+    design, callables that run the reader's own code (tasks), whose robodyn calls are the
+    reader's, and compiled hot paths that check everything themselves (left unwrapped; the
     fuzzer holds them to the same rules). ``"*"`` is the module's default for every callable
     (``{"*": {"text": "all"}}``: a module about files and notebooks). Everything else gets the
-    full scan.
+    full scan. Parameters annotated with a :class:`robodyn.kinds.Kind` are checked by it.
     """
-    if namespace.get("lambdify") is _SYMPY_LAMBDIFY:     # imported by name before the guard
-        namespace["lambdify"] = _GUARDED_LAMBDIFY
     declare = dict(declare or {})
     default = declare.pop("*", {})
     declare = _Declared(default, declare)
@@ -672,9 +758,8 @@ def seal(namespace: dict, declare: dict | None = None) -> None:
         elif inspect.isfunction(obj) and getattr(obj, "__module__", "").startswith(_PACKAGE):
             if _defined_here(obj, modname) or getattr(obj, "__robodyn_sealed__", None):
                 namespace[n] = _seal_function(obj, n, False, declare.get(n, {}))
+                if obj.__module__ != modname and namespace[n] is not obj:
+                    _put_home(obj, namespace[n])
             else:
                 owner = sys.modules.get(obj.__module__)
                 namespace[n] = getattr(owner, obj.__name__, obj) if owner else obj
-
-
-del types

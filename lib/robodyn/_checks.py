@@ -24,6 +24,7 @@ What the layer guarantees
 Public API (one line each; see each docstring)
 ----------------------------------------------
 ``error(name, expected, got, hint=None, exc=ValueError)`` -- the exception, in the house format
+``refusal(exc, message)`` -- the same for a message written out (raise sites not using error)
 ``describe(x)`` -- a short description of a value for "got ..."
 ``is_symbolic(x)`` -- whether ``x`` holds sympy expressions
 ``real_array(x, name, *, shape=None, hint=None, allow_nonfinite=False)`` -- safe float64 array
@@ -52,7 +53,9 @@ import numbers
 import numpy as np
 import sympy as sp
 
-__all__ = ["DEFAULT_TOL", "MAX_SIZE", "MAX_BYTES", "error", "describe", "is_symbolic",
+from .errors import CALL, ArgumentError, Call, ArgumentTypeError, ResultError, house_message  # noqa: F401
+
+__all__ = ["refusal", "DEFAULT_TOL", "MAX_SIZE", "MAX_BYTES", "error", "describe", "is_symbolic",
            "real_array", "vector", "matrix", "batch", "finite", "scalar", "positive",
            "nonnegative", "tolerance", "size", "choice", "flag", "spd", "symbol_list",
            "distinct_symbols", "to_sympy"]
@@ -101,10 +104,28 @@ def error(name: str, expected: str, got, hint: str | None = None, exc=ValueError
     >>> raise error("crba: q", "a vector of length 2", [1, 2, 3], "one value per joint")
     Traceback (most recent call last):
     ...
-    ValueError: crba: q: expected a vector of length 2, got a list of length 3 (one value per joint)
+    robodyn.errors.ArgumentError: crba: q: expected a vector of length 2, got a list of length 3 (one value per joint)
     """
     got = got if isinstance(got, str) else describe(got)
-    return exc(f"{name}: expected {expected}, got {got}" + (f" ({hint})" if hint else ""))
+    return refusal(exc, f"{name}: expected {expected}, got {got}" + (f" ({hint})" if hint else ""))
+
+
+def refusal(exc, message: str):
+    """The exception for a refusal whose house-format ``message`` is written out, e.g.
+    ``raise refusal(ValueError, f"{fname}: q: expected ..., got ...")``.
+
+    ``ValueError`` gives :class:`robodyn.errors.ArgumentError`, ``TypeError``
+    :class:`~robodyn.errors.ArgumentTypeError` (other classes are kept), and the message names
+    the function the reader called when an inner function refused the reader's argument of the
+    same name (:func:`robodyn.errors.house_message`; decided here, where the error is raised).
+
+    >>> raise refusal(TypeError, "f: x: expected a number, got str 'a'")
+    Traceback (most recent call last):
+    ...
+    robodyn.errors.ArgumentTypeError: f: x: expected a number, got str 'a'
+    """
+    msg, cls = house_message(message, exc)
+    return cls(msg)
 
 
 def _hinted(name, hint):
@@ -139,7 +160,7 @@ def _exact(e):
             return sp.nan if np.isnan(e) else (sp.oo if e > 0 else -sp.oo)
         return sp.Rational(repr(float(e)))
     if isinstance(e, (bool, np.bool_, str, bytes)):
-        raise TypeError(f"a {type(e).__name__} is not a number")
+        raise refusal(TypeError, f"a {type(e).__name__} is not a number")
     e = sp.sympify(e, strict=True)
     if isinstance(e, sp.Basic) and e.has(sp.Float):
         e = e.xreplace({f: sp.Rational(repr(float(f))) for f in e.atoms(sp.Float)})
@@ -192,7 +213,7 @@ def to_sympy(x, name: str = "value") -> sp.Matrix:
     >>> to_sympy([sp.I, 1], "v")
     Traceback (most recent call last):
     ...
-    TypeError: v: expected real numbers, got the complex number I (robodyn works with real quantities)
+    robodyn.errors.ArgumentTypeError: v: expected real numbers, got the complex number I (robodyn works with real quantities)
     """
     return _to_sympy(x, name)
 
@@ -316,15 +337,15 @@ def real_array(x, name: str, *, shape=None, hint: str | None = None,
     >>> real_array([1 + 2j, 0], "f: x")
     Traceback (most recent call last):
     ...
-    TypeError: f: x: expected an array of numbers (real: float or integer), got a list of length 2 holding complex values (dtype complex128) (robodyn works with real quantities; take .real explicitly if the imaginary part is meant to be dropped)
+    robodyn.errors.ArgumentTypeError: f: x: expected an array of numbers (real: float or integer), got a list of length 2 holding complex values (dtype complex128) (robodyn works with real quantities; take .real explicitly if the imaginary part is meant to be dropped)
     >>> real_array(np.ma.masked_array([1.0, 2.0], mask=[0, 1]), "f: x")
     Traceback (most recent call last):
     ...
-    TypeError: f: x: expected a plain array of real numbers, got a masked array of shape (2,) and dtype float64 (masked arrays are refused: fill or drop the masked values first (x.filled(...) or x.compressed()))
+    robodyn.errors.ArgumentTypeError: f: x: expected a plain array of real numbers, got a masked array of shape (2,) and dtype float64 (masked arrays are refused: fill or drop the masked values first (x.filled(...) or x.compressed()))
     >>> real_array([[1, 2]], "f: x", shape=(None, 3))
     Traceback (most recent call last):
     ...
-    ValueError: f: x: expected shape (*, 3), got shape (1, 2)
+    robodyn.errors.ArgumentError: f: x: expected shape (*, 3), got shape (1, 2)
     """
     a = _fast(x)
     if a is None:
@@ -354,13 +375,13 @@ def finite(a: np.ndarray, name: str) -> np.ndarray:
     >>> finite(np.array([1.0, np.inf]), "f: x")
     Traceback (most recent call last):
     ...
-    ValueError: f: x: expected finite numbers, got NaN or infinity at positions [[1]]
+    robodyn.errors.ArgumentError: f: x: expected finite numbers, got NaN or infinity at positions [[1]]
     """
     a = np.asarray(a)
     if a.dtype.kind not in "iuf":
         _refuse_kind(a, a, name, None)
     if not np.isfinite(a).all():
-        raise ValueError(f"{name}: expected finite numbers, got NaN or infinity "
+        raise refusal(ValueError, f"{name}: expected finite numbers, got NaN or infinity "
                          f"at positions {np.argwhere(~np.isfinite(a)).tolist()[:5]}")
     return a
 
@@ -377,11 +398,11 @@ def vector(x, n: int, name: str, hint: str | None = None):
     >>> vector([1, 2], 3, 'w')
     Traceback (most recent call last):
     ...
-    ValueError: w: expected a vector of length 3, got shape (2,)
+    robodyn.errors.ArgumentError: w: expected a vector of length 3, got shape (2,)
     >>> vector(['1', '2', '3'], 3, 'f: w')
     Traceback (most recent call last):
     ...
-    TypeError: f: w: expected an array of numbers (real: float or integer), got a list of length 3 holding string values (dtype <U1)
+    robodyn.errors.ArgumentTypeError: f: w: expected an array of numbers (real: float or integer), got a list of length 3 holding string values (dtype <U1)
     """
     a = _fast(x)
     if a is None and is_symbolic(x):
@@ -404,7 +425,7 @@ def matrix(x, shape: tuple[int, int], name: str, hint: str | None = None):
     >>> matrix([[1, 0], [0, 1]], (3, 3), 'R')
     Traceback (most recent call last):
     ...
-    ValueError: R: expected a 3x3 matrix, got shape (2, 2)
+    robodyn.errors.ArgumentError: R: expected a 3x3 matrix, got shape (2, 2)
     """
     want = f"a {shape[0]}x{shape[1]} matrix"
     a = _fast(x)
@@ -431,7 +452,7 @@ def batch(x, n: int, name: str, hint: str | None = None):
     >>> batch(np.zeros((2, 2, 2)), 2, "f: q")
     Traceback (most recent call last):
     ...
-    ValueError: f: q: expected shape (2,) for one state or (B, 2) for a batch of B states, got shape (2, 2, 2)
+    robodyn.errors.ArgumentError: f: q: expected shape (2,) for one state or (B, 2) for a batch of B states, got shape (2, 2, 2)
     """
     a = real_array(x, name, hint=hint, allow_nonfinite=True)
     if a.shape == (n,):
@@ -462,11 +483,11 @@ def scalar(x, name: str, *, low=None, high=None, strict_low: bool = False,
     >>> scalar(sp.Integer(-1), "f: mass", low=0, strict_low=True)
     Traceback (most recent call last):
     ...
-    ValueError: f: mass: expected a positive number, got -1
+    robodyn.errors.ArgumentError: f: mass: expected a positive number, got -1
     >>> scalar("1", "f: x")
     Traceback (most recent call last):
     ...
-    TypeError: f: x: expected a real number or a sympy expression, got str '1'
+    robodyn.errors.ArgumentTypeError: f: x: expected a real number or a sympy expression, got str '1'
     """
     if isinstance(x, sp.Basic):
         if isinstance(x, (sp.Float, sp.Rational)) or x.is_number:
@@ -532,7 +553,7 @@ def positive(x, name: str, *, high=None, hint: str | None = None):
     >>> positive(0.0, "f: mass")
     Traceback (most recent call last):
     ...
-    ValueError: f: mass: expected a positive number, got 0.0
+    robodyn.errors.ArgumentError: f: mass: expected a positive number, got 0.0
     """
     return scalar(x, name, low=0, strict_low=True, high=high, hint=hint)
 
@@ -543,7 +564,7 @@ def nonnegative(x, name: str, *, high=None, hint: str | None = None):
     >>> nonnegative(-1, "f: damping")
     Traceback (most recent call last):
     ...
-    ValueError: f: damping: expected a non-negative number, got -1.0
+    robodyn.errors.ArgumentError: f: damping: expected a non-negative number, got -1.0
     """
     return scalar(x, name, low=0, high=high, hint=hint)
 
@@ -556,11 +577,11 @@ def tolerance(tol, name: str = "tol", *, upper: float | None = 1.0) -> float:
     >>> tolerance(-1e-6, "log_so3: tol")
     Traceback (most recent call last):
     ...
-    ValueError: log_so3: tol: expected a positive number, got -1e-06 (a tolerance: a small positive number)
+    robodyn.errors.ArgumentError: log_so3: tol: expected a positive number, got -1e-06 (a tolerance: a small positive number)
     >>> tolerance(5, "f: tol")
     Traceback (most recent call last):
     ...
-    ValueError: f: tol: expected a number <= 1, got 5.0 (a tolerance: a small positive number)
+    robodyn.errors.ArgumentError: f: tol: expected a number <= 1, got 5.0 (a tolerance: a small positive number)
     """
     if isinstance(tol, sp.Basic) and not tol.is_number:
         raise error(name, "a number", tol, "a tolerance cannot be symbolic", exc=TypeError)
@@ -581,11 +602,11 @@ def size(x, name: str, *, low: int = 1, high: int | None = MAX_SIZE,
     >>> size(10**9, "geodesic: n_points", item_bytes=8 * 24)
     Traceback (most recent call last):
     ...
-    ValueError: geodesic: n_points: expected at most 10000000, got 1000000000 (it would allocate about 179 GiB)
+    robodyn.errors.ArgumentError: geodesic: n_points: expected at most 10000000, got 1000000000 (it would allocate about 179 GiB)
     >>> size(2.5, "f: steps")
     Traceback (most recent call last):
     ...
-    TypeError: f: steps: expected an integer, got float 2.5
+    robodyn.errors.ArgumentTypeError: f: steps: expected an integer, got float 2.5
     """
     if isinstance(x, numbers.Rational) and not isinstance(x, (numbers.Integral, sp.Basic)) \
             and x.denominator == 1:
@@ -615,7 +636,7 @@ def choice(x, name: str, options):
     >>> choice("euler", "simulate: method", ("rk4", "rk45"))
     Traceback (most recent call last):
     ...
-    ValueError: simulate: method: expected one of 'rk4', 'rk45', got 'euler'
+    robodyn.errors.ArgumentError: simulate: method: expected one of 'rk4', 'rk45', got 'euler'
     """
     opts = ", ".join(repr(o) for o in options)
     if not isinstance(x, str):
@@ -631,7 +652,7 @@ def flag(x, name: str) -> bool:
     >>> flag("yes", "f: split")
     Traceback (most recent call last):
     ...
-    TypeError: f: split: expected True or False, got str 'yes'
+    robodyn.errors.ArgumentTypeError: f: split: expected True or False, got str 'yes'
     """
     if not isinstance(x, (bool, np.bool_)):
         raise error(name, "True or False", describe(x), exc=TypeError)
@@ -654,7 +675,7 @@ def spd(A, name: str, *, tol: float = DEFAULT_TOL):
     >>> spd([[1.0, 2.0], [2.0, 1.0]], "f: M")
     Traceback (most recent call last):
     ...
-    ValueError: f: M: expected a symmetric positive definite matrix, got a matrix with eigenvalues [-1.0, 3.0] (a mass matrix must be positive definite)
+    robodyn.errors.ArgumentError: f: M: expected a symmetric positive definite matrix, got a matrix with eigenvalues [-1.0, 3.0] (a mass matrix must be positive definite)
     """
     hint = "a mass matrix must be positive definite"
     if is_symbolic(A):
@@ -706,7 +727,7 @@ def symbol_list(xs, name: str, n: int | None = None) -> list:
     >>> symbol_list([a, a], "f: q")
     Traceback (most recent call last):
     ...
-    ValueError: f: q: expected distinct symbols, got a repeated: [a, a] (each coordinate needs its own symbol)
+    robodyn.errors.ArgumentError: f: q: expected distinct symbols, got a repeated: [a, a] (each coordinate needs its own symbol)
     """
     if isinstance(xs, sp.MatrixBase):
         xs = list(xs)
@@ -737,7 +758,7 @@ def distinct_symbols(groups: dict, fname: str) -> dict:
     >>> distinct_symbols({"q": [q1, q2], "qd": [q2, q1]}, "compile_equations")
     Traceback (most recent call last):
     ...
-    ValueError: compile_equations: qd: expected symbols different from those of q, got q2, q1 in both (a velocity needs its own symbol, or the code reads the wrong variable)
+    robodyn.errors.ArgumentError: compile_equations: qd: expected symbols different from those of q, got q2, q1 in both (a velocity needs its own symbol, or the code reads the wrong variable)
     """
     out, owner = {}, {}
     for key, xs in groups.items():
@@ -771,7 +792,7 @@ def no_text(x, name: str, _depth: int = 0):
     >>> no_text([[1, "__import__('os')"]], "f: M")
     Traceback (most recent call last):
     ...
-    TypeError: f: M: expected sympy expressions or numbers, got the string "__import__('os')" (strings are never evaluated: build expressions with sympy, or read text with answers.parse_expression)
+    robodyn.errors.ArgumentTypeError: f: M: expected sympy expressions or numbers, got the string "__import__('os')" (strings are never evaluated: build expressions with sympy, or read text with answers.parse_expression)
     """
     hint = ("strings are never evaluated: build expressions with sympy, or read text with "
             "answers.parse_expression")
@@ -805,7 +826,7 @@ def expression(x, name: str):
     >>> expression("x", "f: T")
     Traceback (most recent call last):
     ...
-    TypeError: f: T: expected sympy expressions or numbers, got the string 'x' (strings are never evaluated: build expressions with sympy, or read text with answers.parse_expression)
+    robodyn.errors.ArgumentTypeError: f: T: expected sympy expressions or numbers, got the string 'x' (strings are never evaluated: build expressions with sympy, or read text with answers.parse_expression)
     """
     no_text(x, name)
     if isinstance(x, (bool, np.bool_)) or x is None or isinstance(
@@ -837,7 +858,7 @@ def sym_matrix(x, name: str, shape=None, *, column: bool = False) -> sp.Matrix:
     >>> sym_matrix([[1, sp.nan]], "f: M")
     Traceback (most recent call last):
     ...
-    ValueError: f: M: expected finite numbers or expressions, got nan
+    robodyn.errors.ArgumentError: f: M: expected finite numbers or expressions, got nan
     """
     no_text(x, name)
     if x is None or isinstance(x, (dict, set, frozenset, bool, np.bool_)):
@@ -896,7 +917,7 @@ def rotation_matrix(R, name: str, *, tol: float = 1e-9):
     >>> rotation_matrix(sp.diag(1, 1, 2), "f: R")
     Traceback (most recent call last):
     ...
-    ValueError: f: R: expected a rotation matrix (R^T R = I, det R = +1), got |R^T R - I| = 3 (orthonormal columns, no scaling or reflection)
+    robodyn.errors.ArgumentError: f: R: expected a rotation matrix (R^T R = I, det R = +1), got |R^T R - I| = 3 (orthonormal columns, no scaling or reflection)
     """
     want = "a rotation matrix (R^T R = I, det R = +1)"
     hint = "orthonormal columns, no scaling or reflection"
@@ -933,7 +954,7 @@ def inertia_matrix(I, name: str, *, tol: float = 1e-9):
     >>> inertia_matrix(np.diag([1.0, 1.0, 5.0]), "f: inertia")
     Traceback (most recent call last):
     ...
-    ValueError: f: inertia: expected principal moments obeying the triangle inequality (I1 <= I2 + I3 ...), got moments [1.0, 1.0, 5.0] (no rigid body has one moment above the sum of the other two)
+    robodyn.errors.ArgumentError: f: inertia: expected principal moments obeying the triangle inequality (I1 <= I2 + I3 ...), got moments [1.0, 1.0, 5.0] (no rigid body has one moment above the sum of the other two)
     """
     if is_symbolic(I):
         M = sym_matrix(I, name, (3, 3))
@@ -973,7 +994,7 @@ def restitution(e, name: str):
     >>> restitution(1.5, "f: restitution")
     Traceback (most recent call last):
     ...
-    ValueError: f: restitution: expected a coefficient of restitution in [0, 1], got 1.5 (0: plastic, 1: elastic; above 1 an impact would create energy)
+    robodyn.errors.ArgumentError: f: restitution: expected a coefficient of restitution in [0, 1], got 1.5 (0: plastic, 1: elastic; above 1 an impact would create energy)
     """
     v = scalar(e, name)
     if isinstance(v, sp.Basic) and not v.is_number:
@@ -996,7 +1017,7 @@ def time_symbol(t, name: str, *, coordinates=(), exprs=()):
     >>> time_symbol(t2, "f: t", exprs=[t1 ** 2])
     Traceback (most recent call last):
     ...
-    ValueError: f: t: expected one time symbol, got another Symbol named 't' (assumptions {'commutative': True}) in the expressions (it would be treated as a constant: use the same Symbol object for time everywhere, e.g. robodyn.equations.TIME)
+    robodyn.errors.ArgumentError: f: t: expected one time symbol, got another Symbol named 't' (assumptions {'commutative': True}) in the expressions (it would be treated as a constant: use the same Symbol object for time everywhere, e.g. robodyn.equations.TIME)
     """
     if not isinstance(t, sp.Symbol):
         raise error(name, "a sympy Symbol for time", describe(t), exc=TypeError)
@@ -1024,7 +1045,7 @@ def independent_of(expr, symbols, name: str, why: str):
     >>> independent_of(sp.Matrix([[u]]), [u], "f: speeds", "W(q) may not depend on the speeds")
     Traceback (most recent call last):
     ...
-    ValueError: f: speeds: expected expressions free of u, got one containing u (W(q) may not depend on the speeds)
+    robodyn.errors.ArgumentError: f: speeds: expected expressions free of u, got one containing u (W(q) may not depend on the speeds)
     """
     syms = list(symbols)
     hit = [s for s in syms if isinstance(expr, (sp.Basic, sp.MatrixBase)) and expr.has(s)]
@@ -1040,7 +1061,7 @@ def steps(t_final, dt, name: str, *, high: int = MAX_SIZE, item_bytes: int | Non
     >>> steps(1.0, 1e-9, "simulate: dt")
     Traceback (most recent call last):
     ...
-    ValueError: simulate: dt: expected at most 10000000 steps, got t_final / dt = 1e+09 steps (raise dt or shorten t_final)
+    robodyn.errors.ArgumentError: simulate: dt: expected at most 10000000 steps, got t_final / dt = 1e+09 steps (raise dt or shorten t_final)
     """
     k = float(t_final) / float(dt)
     if not np.isfinite(k) or k > high:
@@ -1072,7 +1093,7 @@ def real_number(x, name: str, *, low=None, high=None, strict_low: bool = False,
     >>> real_number(sp.Symbol('t'), "f: t")
     Traceback (most recent call last):
     ...
-    TypeError: f: t: expected a number, got the symbolic expression t (a numeric argument: substitute numbers first)
+    robodyn.errors.ArgumentTypeError: f: t: expected a number, got the symbolic expression t (a numeric argument: substitute numbers first)
     """
     if isinstance(x, sp.Basic) and not x.is_number:
         raise error(name, "a number", f"the symbolic expression {str(x)[:60]}",
@@ -1100,7 +1121,7 @@ def values_dict(values, name: str, *, names: dict | None = None, exact: bool = T
     >>> values_dict({("m",): 1.0}, "f: values")
     Traceback (most recent call last):
     ...
-    TypeError: f: values: expected keys that are sympy Symbols or names, got a tuple of length 1
+    robodyn.errors.ArgumentTypeError: f: values: expected keys that are sympy Symbols or names, got a tuple of length 1
     """
     if values is None:
         return {}
@@ -1136,48 +1157,92 @@ def finite_result(out, fname: str, what: str = "result"):
     """Postcondition of numeric code: the result holds no NaN or infinity (returned as is).
 
     Every argument was checked finite before the work, so a non-finite result means an
-    overflow of float64 (inputs too large for the arithmetic): refused, never handed back.
-    Arrays, floats and tuples/lists of them are checked (O(size) numpy, no Python loop over
-    entries).
+    overflow of float64 (inputs too large for the arithmetic): refused with a
+    :class:`~robodyn.errors.ResultError`, never handed back. Arrays, floats and tuples/lists of
+    them are checked (O(size) numpy, no Python loop over entries).
 
     >>> finite_result(np.array([1.0, np.inf]), "crba")
     Traceback (most recent call last):
     ...
-    robodyn._checks.ResultOverflow: crba: result: expected finite numbers for finite input, got NaN or infinity (an overflow: the inputs are too large for float64 arithmetic)
+    robodyn.errors.ResultError: crba: result: expected finite numbers for finite input, got NaN or infinity (an overflow: the inputs are too large for float64 arithmetic)
     """
     if _nonfinite(out):
-        raise ResultOverflow(f"{fname}: {what}: expected finite numbers for finite input, got "
-                             "NaN or infinity (an overflow: the inputs are too large for float64 "
-                             "arithmetic)")
+        raise result_error(fname, "finite numbers for finite input", "NaN or infinity (an "
+                           "overflow: the inputs are too large for float64 arithmetic)", what)
     return out
 
 
-class ResultOverflow(ValueError):
-    """A non-finite result from finite input; an outer function renames it (overflow_guard)."""
+def result_error(fname: str, expected: str, got: str, what: str = "result"):
+    """The :class:`~robodyn.errors.ResultError` ``fname: result: expected ..., got ...``,
+    named after the reader's function when ``fname`` is an inner one.
+
+    >>> result_error("f", "a finite state", "inf")
+    ResultError('f: result: expected a finite state, got inf')
+    """
+    msg = f"{fname}: {what}: expected {expected}, got {got}"
+    call = CALL.get()
+    if call is not None and not call.owns(fname):
+        msg = (f"{call.name}: result: expected finite numbers for finite input, got an "
+               f"overflow inside ({msg[:200]})")
+    return ResultError(msg)
+
+
+ResultOverflow = ResultError
+"""The former private name of :class:`robodyn.errors.ResultError` (the same class)."""
+
+
+def _arithmetic(exc) -> str | None:
+    """What an arithmetic failure means: "too large" (an overflow), "singular", or None for a
+    floating-point signal the reader asked numpy for (``np.seterr(all="raise")``: underflow,
+    invalid) that says nothing about the size of the input."""
+    if isinstance(exc, OverflowError) or (isinstance(exc, FloatingPointError)
+                                          and "overflow" in str(exc)):
+        return "too large"
+    if isinstance(exc, (ZeroDivisionError, np.linalg.LinAlgError)) or (
+            isinstance(exc, FloatingPointError) and "divide" in str(exc)):
+        return "singular"
+    return None
+
+
+def arithmetic_error(fname: str, exc):
+    """The :class:`~robodyn.errors.ResultError` for an arithmetic failure ``exc`` (an
+    overflow, a singular matrix, a division by zero) met while computing ``fname``'s result,
+    or None when ``exc`` is not one (an underflow signalled under ``np.seterr``)."""
+    kind = _arithmetic(exc)
+    if kind is None:
+        return None
+    why = ("the input is too large for float64" if kind == "too large" else
+           "the input makes the problem singular")
+    return result_error(fname, "a finite result for finite input",
+                        f"{type(exc).__name__}: {str(exc)[:160]} ({why})")
 
 
 @contextlib.contextmanager
 def overflow_guard(fname: str):
-    """Inner ResultOverflow, OverflowError, FloatingPointError, LinAlgError -> ResultOverflow
-    naming ``fname: result`` (the function the user called).
+    """An overflow, a singular matrix or a division by zero met inside (``OverflowError``,
+    ``FloatingPointError`` of an overflow, ``ZeroDivisionError``, ``LinAlgError``) ->
+    :class:`~robodyn.errors.ResultError` naming ``fname: result`` (its cause is the original
+    exception, frames included). An underflow signalled under ``np.seterr(all="raise")``
+    passes unchanged: it says nothing about the input being too large.
 
     >>> with overflow_guard("rod_inertia"):
     ...     1e308 ** 2
     Traceback (most recent call last):
     ...
-    robodyn._checks.ResultOverflow: rod_inertia: result: expected finite numbers for finite input, got OverflowError: (34, 'Numerical result out of range') (inputs too large for float64, or a singular matrix)
+    robodyn.errors.ResultError: rod_inertia: result: expected a finite result for finite input, got OverflowError: (34, 'Numerical result out of range') (the input is too large for float64)
     """
+    token = CALL.set(Call(fname, ())) if CALL.get() is None else None
     try:
-        yield
-    except ResultOverflow as exc:
-        if str(exc).startswith(f"{fname}: "):
+        yield       # an inner result_error is named after fname where it is raised
+    except (OverflowError, FloatingPointError, ZeroDivisionError,
+            np.linalg.LinAlgError) as exc:
+        new = arithmetic_error(fname, exc)
+        if new is None:
             raise
-        raise ResultOverflow(f"{fname}: result: expected finite numbers for finite input, got "
-                             f"an overflow inside ({exc})") from exc
-    except (OverflowError, FloatingPointError, np.linalg.LinAlgError) as exc:
-        raise ResultOverflow(f"{fname}: result: expected finite numbers for finite input, got "
-                             f"{type(exc).__name__}: {exc} (inputs too large for float64, or a "
-                             f"singular matrix)") from exc
+        raise new from exc
+    finally:
+        if token is not None:
+            CALL.reset(token)
 
 
 def chain(x, name: str, cls=None):
@@ -1186,7 +1251,7 @@ def chain(x, name: str, cls=None):
     >>> chain("planar_rr", "crba: chain")
     Traceback (most recent call last):
     ...
-    TypeError: crba: chain: expected a SerialChain, got str 'planar_rr' (build one with robodyn.models, e.g. models.planar_rr())
+    robodyn.errors.ArgumentTypeError: crba: chain: expected a SerialChain, got str 'planar_rr' (build one with robodyn.models, e.g. models.planar_rr())
     """
     if cls is None:     # looked up when called: kinematics itself imports this module
         cls = importlib.import_module(".kinematics", __package__).SerialChain
@@ -1196,5 +1261,5 @@ def chain(x, name: str, cls=None):
     return x
 
 
-__all__ += ["real_number", "values_dict", "finite_result", "chain", "ResultOverflow",
-            "overflow_guard"]
+__all__ += ["real_number", "values_dict", "finite_result", "result_error", "arithmetic_error",
+            "chain", "overflow_guard"]

@@ -50,6 +50,7 @@ from fractions import Fraction
 import numpy as np
 import sympy as sp
 
+from . import _checks
 from ._checks import _exact
 from ._trig_ring import (_FB, _FIELD, Ring, TrigPoly, _add, _mpq, _nice, _nice_expr, _times,
                          _TooBig, canonical)
@@ -145,7 +146,8 @@ class _Converter:
             m = 0
             for i, d in enumerate(mon):
                 if d >= _FIELD:
-                    raise ValueError("robodyn: a parameter's power exceeds the engine's limit 255")
+                    raise _checks.refusal(
+                        ValueError, "robodyn: a parameter's power exceeds the engine's limit 255")
                 m |= d << (_FB * (lin_count + i))
             out[m] = _mpq(int(c.numerator), int(c.denominator)) if exact else \
                 float(Fraction(int(c.numerator), int(c.denominator)))
@@ -231,7 +233,8 @@ def _plain_terms(e, gidx, num):
             if base not in gidx or not d.is_Integer or d < 1:
                 raise _NotPlain
             if d >= _FIELD:
-                raise ValueError("robodyn: a parameter's power exceeds the engine's limit 255")
+                raise _checks.refusal(
+                    ValueError, "robodyn: a parameter's power exceeds the engine's limit 255")
             m += int(d) << (_FB * gidx[base])
         out[m] = out.get(m, 0) + num(Fraction(int(c.p), int(c.q)))
     return out
@@ -641,7 +644,7 @@ class Tape:
     # ---- constants ---------------------------------------------------------------
     def from_sympy(self, e):
         """A constant sympy expression (numbers, parameters) as an operand."""
-        e = sp.sympify(e)
+        e = sp.sympify(e, strict=True)
         if e.is_Rational:
             return self.num(int(e.p)) / int(e.q) if self.exact else float(e)
         if e.is_Add:
@@ -835,7 +838,7 @@ class NestedDerivation:
         the equations, a parameter or a component of ``g`` is already named ``w<digits>``)."""
         taken = {str(x) for x in symbols} | {
             str(x) for d in self.tape.defs if d[0] == "p" for x in d[1].free_symbols} | {
-            str(x) for v in g for x in sp.sympify(v).free_symbols}
+            str(x) for v in g for x in sp.sympify(v, strict=True).free_symbols}
         prefix = "w"
         while any(t.startswith(prefix) and t[len(prefix):].isdigit() for t in taken):
             prefix = "_" + prefix

@@ -15,8 +15,9 @@ from .contact import solve_modes
 def _jac(surface, q, n):
     Jr = np.asarray(surface.jacobian(q), dtype=float).reshape(-1)
     if Jr.shape != (n,):
-        raise ValueError(f"simulate_hybrid: surface {surface.name!r}: jacobian(q) must return "
-                         f"{n} numbers, returned shape {Jr.shape}")
+        raise _checks.refusal(
+            ValueError, f"simulate_hybrid: surface {surface.name!r}: jacobian(q) must return "
+                        f"{n} numbers, returned shape {Jr.shape}")
     return Jr
 
 
@@ -25,8 +26,9 @@ def _tangent_row(surface, q, n):
         return np.zeros(n)
     Jt = np.asarray(surface.tangent(q), dtype=float).reshape(-1)
     if Jt.shape != (n,):
-        raise ValueError(f"simulate_hybrid: surface {surface.name!r}: tangent(q) must return "
-                         f"{n} numbers, returned shape {Jt.shape}")
+        raise _checks.refusal(
+            ValueError, f"simulate_hybrid: surface {surface.name!r}: tangent(q) must return "
+                        f"{n} numbers, returned shape {Jt.shape}")
     return Jt
 
 
@@ -99,7 +101,7 @@ def _segment(rhs, t, y, t_end, watch, cls, opts, first_step, grid, budget, value
         msg = solver.step()
         steps += 1
         if solver.status == "failed" or not np.isfinite(solver.y).all():
-            raise _checks.ResultOverflow(
+            raise _checks.refusal(_checks.ResultError,
                 f"simulate_hybrid: result: expected the integrator to advance with finite "
                 f"numbers, got {'a failure' if solver.status == 'failed' else 'NaN or inf'} at "
                 f"t = {solver.t:.6g} ({msg or 'the state overflowed'}): the state or the forces "

@@ -46,9 +46,10 @@ class NumericConstraints:
         known = set(constraints.q) | set(qd) | {constraints.t}
         free = set().union(*(e.free_symbols for e in exprs)) - known
         if free:
-            raise ValueError(f"{fname}: values: expected a number for each parameter, got "
-                             f"none: symbols {sorted(map(str, free))} have no value (give "
-                             f"values={{symbol: number, ...}} for each of them)")
+            raise _checks.refusal(
+                ValueError, f"{fname}: values: expected a number for each parameter, got "
+                            f"none: symbols {sorted(map(str, free))} have no value (give "
+                            f"values={{symbol: number, ...}} for each of them)")
         q, t = list(constraints.q), constraints.t
 
         def make(args, expr):
@@ -144,24 +145,28 @@ class NumericConstraints:
                 for _ in range(int(max_iter)):
                     r = self.phi(q, t)
                     if not np.isfinite(r).all():
-                        raise ValueError(f"{bad} overflows (|phi| not finite); scale the "
-                                         f"input down")
+                        raise _checks.refusal(
+                            ValueError, f"{bad} overflows (|phi| not finite); scale the "
+                                        f"input down")
                     if np.linalg.norm(r) <= tol:
                         break
                     Ah = self.A(q, t)[:h]
                     if not np.isfinite(Ah).all():
-                        raise ValueError(f"{bad} overflows (A not finite); scale the input down")
+                        raise _checks.refusal(
+                            ValueError, f"{bad} overflows (A not finite); scale the input down")
                     q = q - np.linalg.lstsq(Ah, r, rcond=None)[0]
                 else:
-                    raise ValueError(f"{bad} did not reach |phi| <= {tol:g} in {max_iter} steps "
-                                     f"(|phi| = {np.linalg.norm(r):.3g}): start nearer the "
-                                     f"constraint manifold")
+                    raise _checks.refusal(
+                        ValueError, f"{bad} did not reach |phi| <= {tol:g} in {max_iter} steps "
+                                    f"(|phi| = {np.linalg.norm(r):.3g}): start nearer the "
+                                    f"constraint manifold")
             A = self.A(q, t)
             r = A @ qd - self.c(q, t)
             W = np.eye(self.n) if M is None else np.linalg.inv(M)
             qd = qd - W @ A.T @ _pinv(A @ W @ A.T) @ r if np.isfinite(r).all() else r
         if not (np.isfinite(q).all() and np.isfinite(qd).all()):
-            raise ValueError(f"{fname}: {names[1]}: expected values small enough for float64 "
-                             f"arithmetic, got an overflow in the velocity projection (NaN or "
-                             f"infinity); scale the input down")
+            raise _checks.refusal(
+                ValueError, f"{fname}: {names[1]}: expected values small enough for float64 "
+                            f"arithmetic, got an overflow in the velocity projection (NaN or "
+                            f"infinity); scale the input down")
         return q, qd

@@ -38,7 +38,7 @@ def vec(x, n, name):
     >>> vec([sp.Symbol('a'), 1], 2, "f: q")
     Traceback (most recent call last):
     ...
-    TypeError: f: q: expected numbers, got sympy expressions (this is a numeric function: substitute numbers first)
+    robodyn.errors.ArgumentTypeError: f: q: expected numbers, got sympy expressions (this is a numeric function: substitute numbers first)
     """
     if type(x) is np.ndarray and x.dtype == np.float64 and x.shape == (n,) \
             and x.flags.c_contiguous and math.isfinite(x.sum()):

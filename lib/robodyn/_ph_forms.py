@@ -32,7 +32,7 @@ class _VMSBase:
     def __init__(self, vms, gravity=None):
         cls = type(self).__name__
         if not isinstance(vms, VehicleManipulator):
-            raise TypeError(f"{cls}: vms: expected a VehicleManipulator, got "
+            raise _checks.refusal(TypeError, f"{cls}: vms: expected a VehicleManipulator, got "
                             f"{_checks.describe(vms)}")
         self.vms = vms
         self.gravity = None if gravity is None else ck.vec(gravity, 3, f"{cls}: gravity")
@@ -255,8 +255,9 @@ class VMSForm(_VMSBase):
         w, tau = self._generalized(H, q, w, tau)            # + gravity's forces, if any
         out = self._accelerations(q, nu, w, tau)
         if out is None:
-            raise ValueError(f"{self.name}.accelerations: q: expected a configuration whose mass "
-                             f"matrix is positive definite, got a singular or ill-conditioned one")
+            raise _checks.refusal(
+                ValueError, f"{self.name}.accelerations: q: expected a configuration whose mass "
+                            f"matrix is positive definite, got a singular or ill-conditioned one")
         return out
 
     def _accelerations(self, q, nu, w, tau, fast=False):

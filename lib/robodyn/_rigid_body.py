@@ -214,8 +214,9 @@ def _call_accel(accel, H, V, fname):
     except ValueError as err:
         if ": result:" not in str(err):
             raise
-        raise ValueError(f"{fname}: result: expected finite numbers, got an overflow in "
-                         f"accel(H, V) at a stage of the step ({err})") from err
+        raise _checks.refusal(
+            ValueError, f"{fname}: result: expected finite numbers, got an overflow in "
+                        f"accel(H, V) at a stage of the step ({err})") from err
 
 
 def _accel_value(a, fname):
@@ -224,9 +225,10 @@ def _accel_value(a, fname):
     fails there); anything else is refused as accel's value."""
     if isinstance(a, (np.ndarray, list, tuple)) and np.asarray(a).dtype.kind == "f" \
             and not np.isfinite(np.asarray(a)).all():
-        raise ValueError(f"{fname}: result: expected finite numbers from accel(H, V) at a stage "
-                         f"of the step, got NaN or infinity (an overflow: the state is too "
-                         f"large for float64 arithmetic, or accel fails there)")
+        raise _checks.refusal(
+            ValueError, f"{fname}: result: expected finite numbers from accel(H, V) at a stage "
+                        f"of the step, got NaN or infinity (an overflow: the state is too "
+                        f"large for float64 arithmetic, or accel fails there)")
     return _vec(a, 6, f"{fname}: accel (its value, 6 numbers)")
 
 
@@ -273,7 +275,7 @@ def check_pose(H, name="check_pose: H", tol=1e-6):
     >>> check_pose(np.diag([1.0, 1.0, 2.0, 1.0]), "f: pose")
     Traceback (most recent call last):
     ...
-    ValueError: f: pose: expected a rigid motion [R p; 0 0 0 1] with R a rotation, got a matrix 3 away from one (tolerance 1e-06)
+    robodyn.errors.ArgumentError: f: pose: expected a rigid motion [R p; 0 0 0 1] with R a rotation, got a matrix 3 away from one (tolerance 1e-06)
     """
     if not isinstance(name, str):
         raise _checks.error("check_pose: name", "a string naming the argument", name,
@@ -286,11 +288,13 @@ def _check_pose(H, name, tol=1e-6):
     """:func:`check_pose` with a trusted name and tolerance (robodyn's own callers)."""
     H = _checks.matrix(H, (4, 4), name)
     if _checks.is_symbolic(H):
-        raise TypeError(f"{name}: expected a numeric 4x4 pose, got a symbolic matrix")
+        raise _checks.refusal(
+            TypeError, f"{name}: expected a numeric 4x4 pose, got a symbolic matrix")
     err = _pose_error(H)
     if err > tol:
-        raise ValueError(f"{name}: expected a rigid motion [R p; 0 0 0 1] with R a rotation, "
-                         f"got a matrix {err:.3g} away from one (tolerance {tol:g})")
+        raise _checks.refusal(
+            ValueError, f"{name}: expected a rigid motion [R p; 0 0 0 1] with R a rotation, "
+                        f"got a matrix {err:.3g} away from one (tolerance {tol:g})")
     return H
 
 
@@ -328,7 +332,7 @@ class Subgroup:
     >>> Subgroup("prismatic", [[0], [0], [0], [0], [0], [2.0]])
     Traceback (most recent call last):
     ...
-    ValueError: Subgroup: basis: expected a unit twist (|S| = 1), got |S| = 2
+    robodyn.errors.ArgumentError: Subgroup: basis: expected a unit twist (|S| = 1), got |S| = 2
     """
 
     name: str

@@ -53,7 +53,7 @@ def _nice_expr(e):
     """A sympy constant expression with every rational that came from a float (a long decimal
     such as 33333333333333333/10^17) replaced by the short fraction of the same double, if any.
     Returns (expression, all_nice)."""
-    e = sp.sympify(e)
+    e = sp.sympify(e, strict=True)
     ok = True
     rep = {}
     for r in e.atoms(sp.Rational):

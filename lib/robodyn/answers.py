@@ -200,11 +200,11 @@ class Problem:
         d = dict(d)
         try:
             if not isinstance(d.get("variables", {}), dict):
-                raise TypeError("variables: expected a dict {name: [low, high]}")
+                raise _checks.refusal(TypeError, "variables: expected a dict {name: [low, high]}")
             d["variables"] = {k: tuple(v) for k, v in d.get("variables", {}).items()}
             for f, default in (("angles", ()), ("input_range", (-2.0, 2.0))):
                 if not isinstance(d.get(f, default), (list, tuple)):
-                    raise TypeError(f"{f}: expected a list")
+                    raise _checks.refusal(TypeError, f"{f}: expected a list")
                 d[f] = tuple(d.get(f, default))
             if d.get("inputs") is not None:
                 d["inputs"] = tuple(tuple(s) for s in d["inputs"])
@@ -638,7 +638,7 @@ def decode(data, problem=None, inputs=None):
     >>> decode({'type': 'numeric'})
     Traceback (most recent call last):
     ...
-    ValueError: decode: data: expected an answer record with the field 'shape', got a record without it
+    robodyn.errors.ArgumentError: decode: data: expected an answer record with the field 'shape', got a record without it
     """
     if not isinstance(data, dict) or not isinstance(data.get("type"), str):
         raise _checks.error("decode: data", "a dict with a 'type'", data)
@@ -796,9 +796,10 @@ def fingerprint(reference, problem, seed=0):
         pts, R = val.points[:KEY_POINTS], val.values[:KEY_POINTS]
         shape = R.shape[1:]
     else:
-        raise TypeError(f"fingerprint: reference: cannot fingerprint a {kind} reference")
+        raise _checks.refusal(
+            TypeError, f"fingerprint: reference: cannot fingerprint a {kind} reference")
     if not np.all(np.isfinite(R)):
-        raise ValueError("fingerprint: reference: not finite at the key's points")
+        raise _checks.refusal(ValueError, "fingerprint: reference: not finite at the key's points")
     if isinstance(pts, dict):
         jp = {k: [float(f"{x:.15g}") for x in v] for k, v in pts.items()}
         pts = {k: np.asarray(v, dtype=float) for k, v in jp.items()}
@@ -819,31 +820,35 @@ def fingerprint(reference, problem, seed=0):
 
 def _key_from_dict(d, problem):
     if not isinstance(d, dict) or not isinstance(d.get("shape"), list) or "points" not in d:
-        raise ValueError("load_key: expected a key entry with 'points' and 'shape'")
+        raise _checks.refusal(
+            ValueError, "load_key: expected a key entry with 'points' and 'shape'")
     shape = tuple(int(n) for n in d["shape"])
     if isinstance(d["points"], dict):
         pts = {k: np.asarray(v, dtype=float) for k, v in d["points"].items()}
         sizes = {v.shape for v in pts.values()}
         if set(pts) != set(problem.variables) or len(sizes) > 1 or (
                 pts and (not all(len(s) == 1 for s in sizes) or 0 in sizes.pop())):
-            raise ValueError(f"points: expected one non-empty sample of each variable "
-                             f"{sorted(problem.variables)}, got {sorted(pts)}")
+            raise _checks.refusal(
+                ValueError, f"points: expected one non-empty sample of each variable "
+                            f"{sorted(problem.variables)}, got {sorted(pts)}")
     else:
         pts = [tuple(np.asarray(a, dtype=float) for a in args) for args in d["points"]]
         if problem.is_function and not pts:
-            raise ValueError("points: expected the inputs of the key, got none (an empty key "
-                             "would mark every answer correct)")
+            raise _checks.refusal(
+                ValueError, "points: expected the inputs of the key, got none (an empty key "
+                            "would mark every answer correct)")
     if any(not np.isfinite(a).all() for a in (pts.values() if isinstance(pts, dict)
                                                else [x for t in pts for x in t])):
-        raise ValueError("points: expected finite numbers")
+        raise _checks.refusal(ValueError, "points: expected finite numbers")
     if d.get("hash") is None:
         return _HashKey(pts, shape)
     if d.get("version") != KEY_VERSION:
-        raise ValueError(f"load_key: a key of format {d.get('version')!r}, expected "
-                         f"{KEY_VERSION}: regenerate the notebook (make assignments)")
+        raise _checks.refusal(
+            ValueError, f"load_key: a key of format {d.get('version')!r}, expected "
+                        f"{KEY_VERSION}: regenerate the notebook (make assignments)")
     grid, tol = float(d["grid"]), float(d["tol"])
     if not (math.isfinite(grid) and math.isfinite(tol) and 0 < 2 * tol < grid):
-        raise ValueError("load_key: the key's grid and tolerance are not usable")
+        raise _checks.refusal(ValueError, "load_key: the key's grid and tolerance are not usable")
     return _HashKey(pts, shape, grid, tol, str(d["salt"]), str(d["hash"]))
 
 
@@ -1073,24 +1078,28 @@ class ProblemSet:
         >>> ps.test("p1", [1.0, 2.0])                # doctest: +ELLIPSIS
         Traceback (most recent call last):
         ...
-        ValueError: ProblemSet.test: answer: expected an answer of the right form ...
+        robodyn.errors.ArgumentError: ProblemSet.test: answer: expected an answer of the right form ...
         """
         if not isinstance(key, str):
-            raise TypeError(f"ProblemSet.test: key: expected a problem key (str), got "
-                            f"{type(key).__name__}")
+            raise _checks.refusal(
+                TypeError, f"ProblemSet.test: key: expected a problem key (str), got "
+                           f"{type(key).__name__}")
         if key not in self.problems:
-            raise ValueError(f"ProblemSet.test: key: expected one of {list(self.problems)}, "
-                             f"got {key[:40]!r}")
+            raise _checks.refusal(
+                ValueError, f"ProblemSet.test: key: expected one of {list(self.problems)}, "
+                            f"got {key[:40]!r}")
         if answer is not None:              # what is not an answer is an error, not a verdict
             read = _read_answer(answer, self.problems[key], "ProblemSet.test: answer")
             if isinstance(read, Feedback):
-                raise ValueError(f"ProblemSet.test: answer: expected an answer in the "
-                                 f"problem's variables, got one that is not: {read.message}")
+                raise _checks.refusal(
+                    ValueError, f"ProblemSet.test: answer: expected an answer in the "
+                                f"problem's variables, got one that is not: {read.message}")
         fb = self.check(key, answer)
         if fb.mistake in ("type", "shape"):
-            raise ValueError(f"ProblemSet.test: answer: expected an answer of the right form "
-                             f"(finite real values of the answer's shape), got one the "
-                             f"self-check refuses: {fb.message}")
+            raise _checks.refusal(
+                ValueError, f"ProblemSet.test: answer: expected an answer of the right form "
+                            f"(finite real values of the answer's shape), got one the "
+                            f"self-check refuses: {fb.message}")
         if fb.status not in ("correct", "form") and fb.mistake != "no-key":
             import textwrap                         # short lines: Validate cuts long ones
             raise AssertionError("the self-check says\n" + textwrap.fill(str(fb), 76))

@@ -52,7 +52,7 @@ from . import _checks
 
 __all__ = ["compile_equations", "compiled_module", "CompileError", "cache_dir"]
 
-_CODEGEN_VERSION = "5"          # bump when the C template changes
+_CODEGEN_VERSION = "6"          # bump when the C template changes
 
 
 class CompileError(RuntimeError):
@@ -94,8 +94,9 @@ class _Printer(C99CodePrinter):
     complex and non-finite constants (C would silently read ``I`` as 0 and keep ``inf``)."""
 
     def _refuse(self, expr):
-        raise ValueError(f"codegen: expected real finite constants, got {expr} (C code cannot "
-                         f"represent it; the equations are wrong or need simplification)")
+        raise _checks.refusal(
+            ValueError, f"codegen: expected real finite constants, got {expr} (C code cannot "
+                        f"represent it; the equations are wrong or need simplification)")
 
     _print_ImaginaryUnit = _print_Infinity = _print_NegativeInfinity = _refuse
     _print_ComplexInfinity = _print_NaN = _refuse
@@ -185,7 +186,7 @@ def _kernel(name, inputs, outputs, exprs):
     for arg, syms in inputs.items():
         for k, s in enumerate(syms):
             subs[s] = sp.Symbol(f"{arg}[{k}]")
-    trig, exprs = _angle_sums([sp.sympify(e).xreplace(subs) for e in exprs], subs.values())
+    trig, exprs = _angle_sums([sp.sympify(e, strict=True).xreplace(subs) for e in exprs], subs.values())
     exprs = [_floats(e) for e in exprs]
     temps, reduced = sp.cse(exprs, symbols=sp.numbered_symbols("t"), optimizations="basic")
     args = [f"const double *{a}" for a in inputs] + [f"double *{a}" for a in outputs]
@@ -209,6 +210,9 @@ _TEMPLATE = r"""
 
 #define N {n}
 
+/* robodyn.errors: ArgumentError, ArgumentTypeError, ResultError (set at import) */
+static PyObject *arg_error, *arg_type_error, *result_error;
+
 {kernels}
 
 /* A float64 C-contiguous native-order copy (or view) of obj with shape (N,) or (B, N) and finite
@@ -218,18 +222,18 @@ _TEMPLATE = r"""
 static PyArrayObject *vec(PyObject *obj, const char *fn, const char *arg, npy_intp *batch)
 {{
     if (PyArray_Check(obj) && !PyArray_CheckExact(obj)) {{
-        PyErr_Format(PyExc_TypeError, "%s: %s: expected a plain array of real numbers, got a "
+        PyErr_Format(arg_type_error, "%s: %s: expected a plain array of real numbers, got a "
                      "%s (fill or drop masked values first)", fn, arg, Py_TYPE(obj)->tp_name);
         return NULL;
     }}
     PyArrayObject *raw = (PyArrayObject *)PyArray_FromAny(obj, NULL, 0, 0, 0, NULL);
     if (raw == NULL) {{
         PyErr_Clear();
-        PyErr_Format(PyExc_ValueError, "%s: %s: expected %d numbers, got %R", fn, arg, N, obj);
+        PyErr_Format(arg_error, "%s: %s: expected %d numbers, got %R", fn, arg, N, obj);
         return NULL;
     }}
     if (!(PyArray_ISINTEGER(raw) || PyArray_ISFLOAT(raw))) {{
-        PyErr_Format(PyExc_TypeError, "%s: %s: expected real numbers (float or integer), got "
+        PyErr_Format(arg_type_error, "%s: %s: expected real numbers (float or integer), got "
                      "dtype %R (no silent cast: take .real or convert explicitly)", fn, arg,
                      (PyObject *)PyArray_DESCR(raw));
         Py_DECREF(raw);
@@ -242,7 +246,7 @@ static PyArrayObject *vec(PyObject *obj, const char *fn, const char *arg, npy_in
     int nd = PyArray_NDIM(a);
     if (!((nd == 1 || nd == 2) && PyArray_DIM(a, nd - 1) == N)) {{
         PyObject *shape = PyObject_GetAttrString((PyObject *)a, "shape");
-        PyErr_Format(PyExc_ValueError, "%s: %s: expected shape (%d,) for one state or (B, %d) "
+        PyErr_Format(arg_error, "%s: %s: expected shape (%d,) for one state or (B, %d) "
                      "for a batch of B states, got shape %R", fn, arg, N, N, shape);
         Py_XDECREF(shape);
         Py_DECREF(a);
@@ -254,11 +258,11 @@ static PyArrayObject *vec(PyObject *obj, const char *fn, const char *arg, npy_in
     for (npy_intp i = 0; i < size; i++) {{
         if (!isfinite(x[i])) {{
             if (nd == 1)
-                PyErr_Format(PyExc_ValueError, "%s: %s: expected finite numbers, got %R", fn,
+                PyErr_Format(arg_error, "%s: %s: expected finite numbers, got %R", fn,
                              arg, (PyObject *)a);
             else {{
                 PyObject *v = PyFloat_FromDouble(x[i]);
-                PyErr_Format(PyExc_ValueError, "%s: %s: expected finite numbers, got %R in "
+                PyErr_Format(arg_error, "%s: %s: expected finite numbers, got %R in "
                              "row %zd", fn, arg, v, (Py_ssize_t)(i / N));
                 Py_XDECREF(v);
             }}
@@ -275,7 +279,7 @@ static npy_intp parse(PyObject *const *args, Py_ssize_t nargs, int count, const 
                       const char *const *names, PyArrayObject **out)
 {{
     if (nargs != count) {{
-        PyErr_Format(PyExc_TypeError, "%s: expected %d argument(s) (%s%s%s%s%s), got %zd", fn,
+        PyErr_Format(arg_type_error, "%s: expected %d argument(s) (%s%s%s%s%s), got %zd", fn,
                      count, names[0], count > 1 ? ", " : "", count > 1 ? names[1] : "",
                      count > 2 ? ", " : "", count > 2 ? names[2] : "", nargs);
         return -2;
@@ -286,7 +290,7 @@ static npy_intp parse(PyObject *const *args, Py_ssize_t nargs, int count, const 
         out[i] = vec(args[i], fn, names[i], &b);
         if (out[i] != NULL && i > 0 && b != batch) {{
             PyObject *shape = PyObject_GetAttrString((PyObject *)out[i], "shape");
-            PyErr_Format(PyExc_ValueError, "%s: %s: expected the shape of %s (all (%d,), or all "
+            PyErr_Format(arg_error, "%s: %s: expected the shape of %s (all (%d,), or all "
                          "(B, %d) with the same B), got shape %R", fn, names[i], names[0], N, N,
                          shape);
             Py_XDECREF(shape);
@@ -303,6 +307,23 @@ static npy_intp parse(PyObject *const *args, Py_ssize_t nargs, int count, const 
 }}
 
 #define D(a) ((const double *)PyArray_DATA(a))
+
+/* out, or NULL with ResultError when finite input gave a non-finite entry (an overflow). */
+static PyObject *finite_out(PyObject *out, const char *fn)
+{{
+    if (out == NULL) return NULL;
+    const double *y = (const double *)PyArray_DATA((PyArrayObject *)out);
+    npy_intp size = PyArray_SIZE((PyArrayObject *)out);
+    for (npy_intp i = 0; i < size; i++) {{
+        if (!isfinite(y[i])) {{
+            PyErr_Format(result_error, "%s: result: expected finite numbers for finite input, "
+                         "got inf or NaN (an overflow: the input is too large for float64)", fn);
+            Py_DECREF(out);
+            return NULL;
+        }}
+    }}
+    return out;
+}}
 #define ROWS(b) ((b) < 0 ? 1 : (b))
 
 /* A new array of shape (B, d0[, d1]), or (d0[, d1]) for a single state (b = -1). */
@@ -332,7 +353,7 @@ static PyObject *py_M(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
         for (npy_intp r = 0; r < ROWS(b); r++) k_M(D(a[0]) + r * N, y + r * N * N);
     }}
     Py_DECREF(a[0]);
-    return out;
+    return finite_out(out, "M");
 }}
 
 static PyObject *py_C(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
@@ -347,7 +368,7 @@ static PyObject *py_C(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
             k_C(D(a[0]) + r * N, D(a[1]) + r * N, y + r * N * N);
     }}
     Py_DECREF(a[0]); Py_DECREF(a[1]);
-    return out;
+    return finite_out(out, "C");
 }}
 
 static PyObject *py_G(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
@@ -361,7 +382,7 @@ static PyObject *py_G(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
         for (npy_intp r = 0; r < ROWS(b); r++) k_G(D(a[0]) + r * N, y + r * N);
     }}
     Py_DECREF(a[0]);
-    return out;
+    return finite_out(out, "G");
 }}
 
 /* M (N*N) and the bias h = C qd + G (N) of one state. */
@@ -390,7 +411,7 @@ static PyObject *py_tau(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
         }}
     }}
     Py_DECREF(a[0]); Py_DECREF(a[1]); Py_DECREF(a[2]);
-    return out;
+    return finite_out(out, "tau");
 }}
 
 static PyObject *linalg_error;
@@ -458,7 +479,7 @@ static PyObject *py_forward_dynamics(PyObject *self, PyObject *const *args, Py_s
         }}
     }}
     Py_DECREF(a[0]); Py_DECREF(a[1]); Py_DECREF(a[2]);
-    return out;
+    return finite_out(out, "forward_dynamics");
 }}
 
 static PyMethodDef methods[] = {{
@@ -482,6 +503,13 @@ PyMODINIT_FUNC PyInit_{modname}(void)
     linalg_error = PyObject_GetAttrString(linalg, "LinAlgError");
     Py_DECREF(linalg);
     if (linalg_error == NULL) return NULL;
+    PyObject *errors = PyImport_ImportModule("robodyn.errors");
+    if (errors == NULL) return NULL;
+    arg_error = PyObject_GetAttrString(errors, "ArgumentError");
+    arg_type_error = PyObject_GetAttrString(errors, "ArgumentTypeError");
+    result_error = PyObject_GetAttrString(errors, "ResultError");
+    Py_DECREF(errors);
+    if (arg_error == NULL || arg_type_error == NULL || result_error == NULL) return NULL;
     return PyModule_Create(&module);
 }}
 """
@@ -658,13 +686,14 @@ def _check_equations(M, C, G, q, qd):
                                 exc=TypeError) from None
     M, C, G = mats["M"], mats["C"], mats["G"]
     if M.shape != (n, n) or C.shape != (n, n) or G.shape != (n, 1) or len(qd) != n:
-        raise ValueError(f"compile_equations: expected M, C n x n, G n x 1 and n velocities for "
-                         f"n = {n} coordinates, got M {M.shape}, C {C.shape}, G {G.shape}, "
-                         f"{len(qd)} velocities")
+        raise _checks.refusal(
+            ValueError, f"compile_equations: expected M, C n x n, G n x 1 and n velocities for "
+                        f"n = {n} coordinates, got M {M.shape}, C {C.shape}, G {G.shape}, "
+                        f"{len(qd)} velocities")
     bad = (sp.I, sp.zoo, sp.oo, -sp.oo, sp.nan)
     for name, X in mats.items():
         for k, e in enumerate(X):
-            e = sp.sympify(e)
+            e = sp.sympify(e, strict=True)
             if e.has(*bad) or any(not np.isfinite(float(f)) for f in e.atoms(sp.Float)):
                 raise _checks.error(f"{fname}: {name}", "real finite constants (what C can "
                                     "represent)", f"entry {k} = {e}",
@@ -721,20 +750,21 @@ def compile_equations(M, C, G, q, qd):
     >>> pendulum.tau([0.0], [1.0], [float('nan')])
     Traceback (most recent call last):
     ...
-    ValueError: tau: qdd: expected finite numbers, got array([nan])
+    robodyn.errors.ArgumentError: tau: qdd: expected finite numbers, got array([nan])
     >>> pendulum.forward_dynamics([[0.5], [0.0]], [[0.0], [0.0]], [[0.0], [1.0]])  # a batch
     array([[-2.35158227],
            [ 0.5       ]])
     >>> compile_equations(sp.Matrix([[2]]), sp.Matrix([[0]]), sp.Matrix([0]), [q1], [q1])
     Traceback (most recent call last):
     ...
-    ValueError: compile_equations: qd: expected symbols different from those of q, got q1 in both (a velocity needs its own symbol, or the code reads the wrong variable)
+    robodyn.errors.ArgumentError: compile_equations: qd: expected symbols different from those of q, got q1 in both (a velocity needs its own symbol, or the code reads the wrong variable)
     """
     M, C, G, q, qd = _check_equations(M, C, G, q, qd)
     free = (M.free_symbols | C.free_symbols | G.free_symbols) - set(q) - set(qd)
     if free:
-        raise ValueError(f"compile_equations: symbols {sorted(map(str, free))} have no value; "
-                         "substitute numbers for them first")
+        raise _checks.refusal(
+            ValueError, f"compile_equations: symbols {sorted(map(str, free))} have no value; "
+                        "substitute numbers for them first")
     # the cache is keyed on the symbolic input: a warm start skips CSE and printing (seconds)
     key = hashlib.sha256((_CODEGEN_VERSION + np.__version__ + sysconfig.get_config_var(
         "EXT_SUFFIX") + _fingerprint([M, C, G, sp.Matrix(q), sp.Matrix(qd)])).encode()
@@ -792,7 +822,7 @@ def compiled_module(source, prefix):
     >>> compiled_module("/* MODNAME */", "../evil")
     Traceback (most recent call last):
     ...
-    ValueError: compiled_module: prefix: expected a C identifier of at most 64 characters (letters, digits, _), got '../evil'
+    robodyn.errors.ArgumentError: compiled_module: prefix: expected a C identifier of at most 64 characters (letters, digits, _), got '../evil'
     """
     fname = "compiled_module"
     if not isinstance(source, str):

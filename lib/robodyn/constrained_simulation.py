@@ -179,16 +179,18 @@ def simulate_constrained(system, q0, qd0, t_final, *, values=None, method="udwad
         def rhs(t, y):                    # the inner loop: no checks beyond those of tau's output
             count[0] += 1
             if count[0] > MAX_RHS_CALLS:
-                raise ValueError(f"{fname}: the integrator needed more than {MAX_RHS_CALLS} "
-                                 f"evaluations before t = {t:.6g} s of {t_final:g} s: the "
-                                 f"equations are stiff (large gains?) or the motion singular; "
-                                 f"try integrator='Radau', smaller gains or a shorter t_final")
+                raise _checks.refusal(
+                    ValueError, f"{fname}: the integrator needed more than {MAX_RHS_CALLS} "
+                                f"evaluations before t = {t:.6g} s of {t_final:g} s: the "
+                                f"equations are stiff (large gains?) or the motion singular; "
+                                f"try integrator='Radau', smaller gains or a shorter t_final")
             q, qd = y[:n], y[n:]
             out = np.concatenate((qd, qdd(q, qd, t, force(t, q, qd))))
             if not np.isfinite(out).all():
-                raise ValueError(f"{fname}: result: expected finite numbers for finite input, got "
-                                 f"NaN or infinity at t = {t:.6g} s (an overflow: q0, qd0 or the "
-                                 f"parameters too large for float64 arithmetic)")
+                raise _checks.refusal(
+                    ValueError, f"{fname}: result: expected finite numbers for finite input, got "
+                                f"NaN or infinity at t = {t:.6g} s (an overflow: q0, qd0 or the "
+                                f"parameters too large for float64 arithmetic)")
             return out
 
         steps = max(1, int(np.ceil(t_final / dt - 1e-9)))
@@ -199,8 +201,9 @@ def simulate_constrained(system, q0, qd0, t_final, *, values=None, method="udwad
                 sol = solve_ivp(rhs, (T[k], T[k + 1]), Y[-1], method=integrator, rtol=rtol,
                                 atol=atol)
                 if not sol.success:
-                    raise ValueError(f"{fname}: the {integrator} solver failed at t = {T[k]:g} s: "
-                                     f"{sol.message}")
+                    raise _checks.refusal(
+                        ValueError, f"{fname}: the {integrator} solver failed at t = {T[k]:g} s: "
+                                    f"{sol.message}")
                 y = sol.y[:, -1]
                 q, qd = cn._project(y[:n], y[n:], T[k + 1], num.mass_matrix(y[:n], T[k + 1]),
                                     1e-12, 50, fname, ("q0", "qd0"))
@@ -209,7 +212,8 @@ def simulate_constrained(system, q0, qd0, t_final, *, values=None, method="udwad
             sol = solve_ivp(rhs, (0.0, t_final), Y[0], method=integrator, rtol=rtol, atol=atol,
                             t_eval=T)
             if not sol.success:
-                raise ValueError(f"{fname}: the {integrator} solver failed: {sol.message}")
+                raise _checks.refusal(
+                    ValueError, f"{fname}: the {integrator} solver failed: {sol.message}")
             Y = list(sol.y.T)
         Y = np.array(Y)
         q, qd = Y[:, :n], Y[:, n:]

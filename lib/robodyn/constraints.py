@@ -92,8 +92,9 @@ def _expr_column(x, name, fname):
     if isinstance(x, (sp.Basic, int, float)):
         x = [x]
     if not isinstance(x, (list, tuple)):
-        raise TypeError(f"{fname}: {name}: expected a list of sympy expressions, got "
-                        f"{_checks._describe(x)}")
+        raise _checks.refusal(
+            TypeError, f"{fname}: {name}: expected a list of sympy expressions, got "
+                       f"{_checks._describe(x)}")
     _checks.no_text(x, f"{fname}: {name}")
     return sp.Matrix([_checks._exact(_checks.expression(e, f"{fname}: {name}")) for e in x]) \
         if x else sp.zeros(0, 1)
@@ -127,8 +128,9 @@ def _system(M, F, A, b, fname):
     if A.ndim == 1:
         A = A.reshape(1, -1)
     if A.ndim != 2 or A.shape[1] != n:
-        raise ValueError(f"{fname}: A: expected an m x {n} constraint matrix (one column per "
-                         f"coordinate), got shape {A.shape}")
+        raise _checks.refusal(
+            ValueError, f"{fname}: A: expected an m x {n} constraint matrix (one column per "
+                        f"coordinate), got shape {A.shape}")
     m = A.shape[0]
     if m == 0:
         raise _checks.error(f"{fname}: A", f"at least one constraint row of {n} entries",
@@ -142,17 +144,20 @@ def _symbolic_system(M, F, A, b, fname):
     M = _checks.to_sympy(M, f"{fname}: M")
     n = M.shape[0]
     if M.shape != (n, n):
-        raise ValueError(f"{fname}: M: expected a square mass matrix, got shape {M.shape}")
+        raise _checks.refusal(
+            ValueError, f"{fname}: M: expected a square mass matrix, got shape {M.shape}")
     if not (M - M.T).applyfunc(sp.simplify).is_zero_matrix:
-        raise ValueError(f"{fname}: M: expected a symmetric positive definite mass matrix, got "
-                         f"an unsymmetric one")
+        raise _checks.refusal(
+            ValueError, f"{fname}: M: expected a symmetric positive definite mass matrix, got "
+                        f"an unsymmetric one")
     _checks.spd(M, f"{fname}: M")
     F = _checks.vector(F, n, f"{fname}: F (generalized forces, one per coordinate)")
     A = _checks.to_sympy(A, f"{fname}: A")
     if A.shape[1] != n and A.shape == (n, 1):
         A = A.T
     if A.shape[1] != n:
-        raise ValueError(f"{fname}: A: expected an m x {n} constraint matrix, got shape {A.shape}")
+        raise _checks.refusal(
+            ValueError, f"{fname}: A: expected an m x {n} constraint matrix, got shape {A.shape}")
     if A.shape[0] == 0:
         raise _checks.error(f"{fname}: A", "at least one constraint row", "none")
     b = _checks.vector(b if _checks.is_symbolic(b) else list(np.atleast_1d(b)), A.shape[0],
@@ -204,9 +209,11 @@ class Constraints:
         q = _symbol_column(self.q, "q", fname)
         n = q.shape[0]
         if not isinstance(self.t, sp.Symbol):
-            raise TypeError(f"{fname}: t: expected a sympy Symbol, got {_checks._describe(self.t)}")
+            raise _checks.refusal(
+                TypeError, f"{fname}: t: expected a sympy Symbol, got {_checks._describe(self.t)}")
         if self.t in set(q):
-            raise ValueError(f"{fname}: t: expected a time Symbol that is not a coordinate, got {self.t}")
+            raise _checks.refusal(
+                ValueError, f"{fname}: t: expected a time Symbol that is not a coordinate, got {self.t}")
         _named_like_time(q, self.t, fname, "q")
         phi = _expr_column(self.holonomic, "holonomic", fname)
         if self.pfaffian is None:
@@ -216,16 +223,19 @@ class Constraints:
             if Ap.shape[1] != n and Ap.shape == (n, 1):
                 Ap = Ap.T
             if Ap.shape[1] != n:
-                raise ValueError(f"{fname}: pfaffian: expected rows of {n} coefficients (one per "
-                                 f"coordinate {list(q)}), got shape {Ap.shape}")
+                raise _checks.refusal(
+                    ValueError, f"{fname}: pfaffian: expected rows of {n} coefficients (one per "
+                                f"coordinate {list(q)}), got shape {Ap.shape}")
         p = Ap.shape[0]
         c = sp.zeros(p, 1) if self.rate is None else _expr_column(self.rate, "rate", fname)
         if c.shape != (p, 1):
-            raise ValueError(f"{fname}: rate: expected {p} expressions (one per Pfaffian row), got "
-                             f"{c.shape[0]}")
+            raise _checks.refusal(
+                ValueError, f"{fname}: rate: expected {p} expressions (one per Pfaffian row), got "
+                            f"{c.shape[0]}")
         if phi.shape[0] + p == 0:
-            raise ValueError(f"{fname}: holonomic, pfaffian: expected at least one holonomic "
-                             f"or Pfaffian constraint, got none")
+            raise _checks.refusal(
+                ValueError, f"{fname}: holonomic, pfaffian: expected at least one holonomic "
+                            f"or Pfaffian constraint, got none")
         _checks.time_symbol(self.t, f"{fname}: t", coordinates=list(q))
         for k, e in (("holonomic", phi), ("pfaffian", Ap), ("rate", c)):
             _checks.time_symbol(self.t, f"{fname}: {k} (or t)", exprs=[e])
@@ -285,10 +295,12 @@ def _speed_symbols(q, qd, fname, t=TIME):
     qd = _symbol_column(qd, "qd", fname)
     _named_like_time(qd, t, fname, "qd")
     if qd.shape[0] != q.shape[0]:
-        raise ValueError(f"{fname}: qd: expected {q.shape[0]} velocity symbols (one per "
-                         f"coordinate), got {qd.shape[0]}")
+        raise _checks.refusal(
+            ValueError, f"{fname}: qd: expected {q.shape[0]} velocity symbols (one per "
+                        f"coordinate), got {qd.shape[0]}")
     if set(qd) & set(q):
-        raise ValueError(f"{fname}: qd: expected symbols distinct from q, got {list(qd)}")
+        raise _checks.refusal(
+            ValueError, f"{fname}: qd: expected symbols distinct from q, got {list(qd)}")
     return qd
 
 
@@ -322,7 +334,7 @@ def second_order_form(constraints, qd=None):
     """
     fname = "second_order_form"
     if not isinstance(constraints, Constraints):
-        raise TypeError(f"{fname}: constraints: expected a Constraints value, got "
+        raise _checks.refusal(TypeError, f"{fname}: constraints: expected a Constraints value, got "
                         f"{_checks._describe(constraints)}")
     qd = _speed_symbols(constraints.q, qd, fname, constraints.t)
     A, b = _second_order(constraints, qd)
@@ -405,9 +417,10 @@ def lagrange_multipliers(M, F, A, b):
     K = np.block([[M, -A.T], [A, np.zeros((m, m))]])
     rank = np.linalg.matrix_rank(A)
     if rank < m:
-        raise ValueError(f"{fname}: A: expected constraints of full row rank {m}, got rank "
-                         f"{rank}: the multiplier (KKT) system is singular (redundant or "
-                         f"conflicting constraints; udwadia_kalaba handles redundant ones)")
+        raise _checks.refusal(
+            ValueError, f"{fname}: A: expected constraints of full row rank {m}, got rank "
+                        f"{rank}: the multiplier (KKT) system is singular (redundant or "
+                        f"conflicting constraints; udwadia_kalaba handles redundant ones)")
     with np.errstate(all="ignore"):
         try:
             sol = np.linalg.solve(K, np.concatenate([F, b]))
@@ -439,7 +452,7 @@ def moore_penrose(W, rcond=None):
         return _checks.to_sympy(W, f"{fname}: W").pinv()
     W = _num_matrix(W, "W", fname)
     if W.ndim != 2:
-        raise ValueError(f"{fname}: W: expected a matrix, got shape {W.shape}")
+        raise _checks.refusal(ValueError, f"{fname}: W: expected a matrix, got shape {W.shape}")
     if rcond is not None:
         rcond = _checks.scalar(rcond, f"{fname}: rcond", low=0, strict_low=True, high=0.5,
                                hint="a relative cut-off of the singular values: at 1 or above "
@@ -464,14 +477,16 @@ def penrose_conditions(W, W_plus):
         W = _checks.to_sympy(W, f"{fname}: W")
         P = _checks.to_sympy(W_plus, f"{fname}: W_plus")
         if P.shape != W.T.shape:
-            raise ValueError(f"{fname}: W_plus: expected shape {W.T.shape}, got {P.shape}")
+            raise _checks.refusal(
+                ValueError, f"{fname}: W_plus: expected shape {W.T.shape}, got {P.shape}")
         res = (W * P * W - W, P * W * P - P, (W * P).T - W * P, (P * W).T - P * W)
         return tuple(r.applyfunc(sp.simplify) for r in res)
     W = _num_matrix(W, "W", fname)
     P = _num_matrix(W_plus, "W_plus", fname)
     if W.ndim != 2 or P.shape != W.T.shape:
-        raise ValueError(f"{fname}: W_plus: expected shape {W.T.shape} (W transposed), got "
-                         f"{P.shape}")
+        raise _checks.refusal(
+            ValueError, f"{fname}: W_plus: expected shape {W.T.shape} (W transposed), got "
+                        f"{P.shape}")
     with np.errstate(all="ignore"):
         res = (W @ P @ W - W, P @ W @ P - P, (W @ P).T - W @ P, (P @ W).T - P @ W)
         out = tuple(float(np.max(np.abs(r), initial=0.0)) for r in res)
@@ -602,7 +617,8 @@ def constraint_projector(M, A):
         M = _checks.spd(_checks.to_sympy(M, f"{fname}: M"), f"{fname}: M")
         A = _checks.to_sympy(A, f"{fname}: A")
         if A.shape[1] != M.shape[0]:
-            raise ValueError(f"{fname}: A: expected {M.shape[0]} columns, got shape {A.shape}")
+            raise _checks.refusal(
+                ValueError, f"{fname}: A: expected {M.shape[0]} columns, got shape {A.shape}")
         if A.shape[0] == 0:
             raise _checks.error(f"{fname}: A", "at least one constraint row", "none")
         Minv = M.inv()
@@ -612,7 +628,8 @@ def constraint_projector(M, A):
     A = _num_matrix(A, "A", fname)
     A = A.reshape(1, -1) if A.ndim == 1 else A
     if A.ndim != 2 or A.shape[1] != n:
-        raise ValueError(f"{fname}: A: expected an m x {n} constraint matrix, got shape {A.shape}")
+        raise _checks.refusal(
+            ValueError, f"{fname}: A: expected an m x {n} constraint matrix, got shape {A.shape}")
     with np.errstate(all="ignore"):
         MiAt = np.linalg.solve(L.T, np.linalg.solve(L, A.T))
         AMA = A @ MiAt
@@ -751,8 +768,9 @@ class ConstrainedSystem:
     def __post_init__(self):
         fname = "ConstrainedSystem"
         if not isinstance(self.constraints, Constraints):
-            raise TypeError(f"{fname}: constraints: expected a Constraints value, got "
-                            f"{_checks._describe(self.constraints)}")
+            raise _checks.refusal(
+                TypeError, f"{fname}: constraints: expected a Constraints value, got "
+                           f"{_checks._describe(self.constraints)}")
         from .kinematics import SerialChain
         if not isinstance(self.name, str):
             raise _checks.error(f"{fname}: name", "a string (a label)", self.name, exc=TypeError)
@@ -761,20 +779,24 @@ class ConstrainedSystem:
                                 "holds gravity already)", self.gravity)
         if isinstance(self.model, MassMatrixForm):
             if list(self.model.q) != list(self.constraints.q):
-                raise ValueError(f"{fname}: constraints: expected the model's coordinates "
-                                 f"{list(self.model.q)}, got {list(self.constraints.q)}")
+                raise _checks.refusal(
+                    ValueError, f"{fname}: constraints: expected the model's coordinates "
+                                f"{list(self.model.q)}, got {list(self.constraints.q)}")
             if list(self.model.kinematics) != list(self.model.u):
-                raise ValueError(f"{fname}: model: expected speeds u = qd (kinematics qd = u), "
-                                 f"got qd = {list(self.model.kinematics)}")
+                raise _checks.refusal(
+                    ValueError, f"{fname}: model: expected speeds u = qd (kinematics qd = u), "
+                                f"got qd = {list(self.model.kinematics)}")
         elif isinstance(self.model, SerialChain):
             if self.model.n != self.constraints.n:
-                raise ValueError(f"{fname}: constraints: expected {self.model.n} coordinates "
-                                 f"(one per joint), got {self.constraints.n}")
+                raise _checks.refusal(
+                    ValueError, f"{fname}: constraints: expected {self.model.n} coordinates "
+                                f"(one per joint), got {self.constraints.n}")
             g = (0.0, 0.0, -9.81) if self.gravity is None else self.gravity
             object.__setattr__(self, "gravity", _checks.vector(g, 3, f"{fname}: gravity"))
         else:
-            raise TypeError(f"{fname}: model: expected a MassMatrixForm or a SerialChain, got "
-                            f"{_checks._describe(self.model)}")
+            raise _checks.refusal(
+                TypeError, f"{fname}: model: expected a MassMatrixForm or a SerialChain, got "
+                           f"{_checks._describe(self.model)}")
 
     @property
     def n(self):
@@ -782,13 +804,15 @@ class ConstrainedSystem:
 
     def _symbolic(self, fname):
         if not isinstance(self.model, MassMatrixForm):
-            raise TypeError(f"{fname}: expected a system whose model is a MassMatrixForm "
-                            f"(symbolic); a SerialChain model has only numeric equations "
-                            f"(ConstrainedSystem.numeric)")
+            raise _checks.refusal(
+                TypeError, f"{fname}: expected a system whose model is a MassMatrixForm "
+                           f"(symbolic); a SerialChain model has only numeric equations "
+                           f"(ConstrainedSystem.numeric)")
         eq = self.model
         if eq.t != self.constraints.t:
-            raise ValueError(f"{fname}: the model's time symbol {eq.t} differs from the "
-                             f"constraints' {self.constraints.t}")
+            raise _checks.refusal(
+                ValueError, f"{fname}: the model's time symbol {eq.t} differs from the "
+                            f"constraints' {self.constraints.t}")
         A, b = second_order_form(self.constraints, eq.u)
         return eq, A, b
 
@@ -872,14 +896,17 @@ def embedded_equations(system, S=None, eta=None):
         S = sp.Matrix.hstack(*basis) if basis else sp.zeros(n, 0)
     S = _checks.sym_matrix(S, f"{fname}: S")
     if S.shape != (n, n - m):
-        raise ValueError(f"{fname}: S: expected an {n} x {n - m} null-space basis of A, got shape "
-                         f"{S.shape}")
+        raise _checks.refusal(
+            ValueError, f"{fname}: S: expected an {n} x {n - m} null-space basis of A, got shape "
+                        f"{S.shape}")
     if not (Av * S).applyfunc(sp.simplify).is_zero_matrix:
-        raise ValueError(f"{fname}: S: expected A S = 0 (columns in the null space of A), got "
-                         f"A S = {(Av * S).applyfunc(sp.simplify)}")
+        raise _checks.refusal(
+            ValueError, f"{fname}: S: expected A S = 0 (columns in the null space of A), got "
+                        f"A S = {(Av * S).applyfunc(sp.simplify)}")
     eta = _symbol_column(eta or sp.symbols(f"eta1:{n - m + 1}"), "eta", fname)
     if eta.shape[0] != n - m:
-        raise ValueError(f"{fname}: eta: expected {n - m} symbols, got {eta.shape[0]}")
+        raise _checks.refusal(
+            ValueError, f"{fname}: eta: expected {n - m} symbols, got {eta.shape[0]}")
     s0 = sp.zeros(n, 1) if c.is_zero_matrix else Av.T * (Av * Av.T).LUsolve(c)
     q, t = eq.q, eq.t
     qd_expr = S * eta + s0
@@ -917,8 +944,9 @@ def projected_equations(system):
     A, c = system.constraints.velocity_form()
     t = eq.t
     if not c.is_zero_matrix or A.has(t) or eq.mass_matrix.has(t):
-        raise ValueError(f"{fname}: expected scleronomic constraints A(q) qd = 0 and M(q) "
-                         f"(handbook §5.4.1), got c = {list(c)} or a time dependence")
+        raise _checks.refusal(
+            ValueError, f"{fname}: expected scleronomic constraints A(q) qd = 0 and M(q) "
+                        f"(handbook §5.4.1), got c = {list(c)} or a time dependence")
     q, qd = list(eq.q), list(eq.u)
     n = len(q)
     M = eq.mass_matrix

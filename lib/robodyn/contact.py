@@ -123,12 +123,14 @@ def _per_contact(x, p, name, lo, hi, what):
     if a.size == 1:
         a = np.full(p, float(a[0]))
     if a.shape != (p,):
-        raise ValueError(f"{name}: expected one {what} or one per contact ({p}), got "
-                         f"{a.size} values")
+        raise _checks.refusal(
+            ValueError, f"{name}: expected one {what} or one per contact ({p}), got "
+                        f"{a.size} values")
     bad = (a < lo) | (a > hi)
     if bad.any():
-        raise ValueError(f"{name}: expected {what}s in [{lo:g}, {hi:g}], got {a[bad][0]!r} "
-                         f"(contact {int(np.flatnonzero(bad)[0])})")
+        raise _checks.refusal(
+            ValueError, f"{name}: expected {what}s in [{lo:g}, {hi:g}], got {a[bad][0]!r} "
+                        f"(contact {int(np.flatnonzero(bad)[0])})")
     return a
 
 
@@ -138,7 +140,8 @@ def _rows(J, n, p, name):
         a = a.reshape(1, -1)
     if a.ndim != 2 or a.shape[1] != n or (p is not None and a.shape[0] != p):
         want = f"{p} x {n}" if p is not None else f"p x {n}"
-        raise ValueError(f"{name}: expected {want} (one row per contact), got shape {a.shape}")
+        raise _checks.refusal(
+            ValueError, f"{name}: expected {want} (one row per contact), got shape {a.shape}")
     return a
 
 
@@ -169,9 +172,10 @@ def solve_modes(Minv, Jn, Jt, mu, v0, cn, ct, fixed, tol, fname, open_first=Fals
         lists = [tuple(reversed(m)) for m in lists]
     if mode_bits(lists) > _LOG2_MAX_MODES:                  # a sum of logs: cannot overflow
         count = math.prod(len(m) for m in lists)           # exact (Python integers)
-        raise ValueError(f"{fname}: contacts: expected at most {MAX_MODES} contact modes to "
-                         f"enumerate, got {count} ({p} contacts at once; hint: "
-                         f"method='lemke' or 'pgs' solves large contact sets)")
+        raise _checks.refusal(
+            ValueError, f"{fname}: contacts: expected at most {MAX_MODES} contact modes to "
+                        f"enumerate, got {count} ({p} contacts at once; hint: "
+                        f"method='lemke' or 'pgs' solves large contact sets)")
     wn0, wt0 = Jn @ v0 + cn, Jt @ v0 + ct
     scale = max(1.0, float(np.max(np.abs(wn0), initial=0.0)),
                 float(np.max(np.abs(wt0), initial=0.0)))
@@ -260,9 +264,10 @@ def solve_lcp(Minv, Jn, Jt, mu, v0, cn, method, tol, max_iter, fname):
         try:
             z, _ = _lemke(A, b, cap, 1e-12)
         except RuntimeError:
-            raise ValueError(f"{fname}: max_iter: expected Lemke's method to end within "
-                             f"{cap} pivots, got no end ({p} contacts; a larger cap, or "
-                             f"method='pgs')") from None
+            raise _checks.refusal(
+                ValueError, f"{fname}: max_iter: expected Lemke's method to end within "
+                            f"{cap} pivots, got no end ({p} contacts; a larger cap, or "
+                            f"method='pgs')") from None
         if z is None:
             return None
         Ln = z[:p]
@@ -271,14 +276,16 @@ def solve_lcp(Minv, Jn, Jt, mu, v0, cn, method, tol, max_iter, fname):
         cap = max_iter if max_iter is not None else min(MAX_SWEEPS, 2000 + 50 * p)
         Ln, Lt, used = contact_pgs(W, np.concatenate([bn, bt]), mu, fr, cap, tol)
         if used < 0:
-            raise ValueError(f"{fname}: max_iter: expected projected Gauss-Seidel to converge "
-                             f"within {cap} sweeps (tol = {tol:g}), got no convergence ({p} "
-                             f"contacts; a larger max_iter or tol, or method='lemke')")
+            raise _checks.refusal(
+                ValueError, f"{fname}: max_iter: expected projected Gauss-Seidel to converge "
+                            f"within {cap} sweeps (tol = {tol:g}), got no convergence ({p} "
+                            f"contacts; a larger max_iter or tol, or method='lemke')")
     lam = np.concatenate([Ln, Lt])
     v = v0 + MG @ lam
     if not (np.all(np.isfinite(v)) and np.all(np.isfinite(lam))):
-        raise ValueError(f"{fname}: M: expected a finite impulse, got a non-finite one "
-                         f"(an ill-conditioned contact problem)")
+        raise _checks.refusal(
+            ValueError, f"{fname}: M: expected a finite impulse, got a non-finite one "
+                        f"(an ill-conditioned contact problem)")
     eps = 1e-9 * max(1.0, float(np.max(np.abs(lam))))
     return v, Ln, Lt, _modes_of(Ln, Lt, mu, fr, eps)
 
@@ -357,16 +364,18 @@ def contact_impulse(M, Jn, qd_minus, restitution, *, friction=0.0, Jt=None, tol=
     norms = np.linalg.norm(Jn, axis=1)
     if np.any(norms <= 1e-12 * max(1.0, float(np.max(np.abs(M))))):
         i = int(np.argmin(norms))
-        raise ValueError(f"{fname}: Jn: expected non-zero normal rows, got row {i} = "
-                         f"{Jn[i].tolist()} (the surface's gradient vanishes at the contact: "
-                         f"no normal direction)")
+        raise _checks.refusal(
+            ValueError, f"{fname}: Jn: expected non-zero normal rows, got row {i} = "
+                        f"{Jn[i].tolist()} (the surface's gradient vanishes at the contact: "
+                        f"no normal direction)")
     v = np.asarray(_checks.vector(qd_minus, n, f"{fname}: qd_minus"), dtype=float)
     e = _per_contact(restitution, p, f"{fname}: restitution", 0.0, 1.0, "restitution")
     mu = _per_contact(friction, p, f"{fname}: friction", 0.0, np.inf, "friction coefficient")
     if Jt is None:
         if np.any(mu > 0):
-            raise ValueError(f"{fname}: Jt: expected tangent rows for friction > 0, got None "
-                             f"(hint: Jt[i] q_dot is the sliding velocity of contact i)")
+            raise _checks.refusal(
+                ValueError, f"{fname}: Jt: expected tangent rows for friction > 0, got None "
+                            f"(hint: Jt[i] q_dot is the sliding velocity of contact i)")
         Jt = np.zeros((p, n))
     else:
         Jt = _rows(Jt, n, p, f"{fname}: Jt")
@@ -417,9 +426,10 @@ def _impulse(M, Jn, Jt, v, e, mu, tol, fname, method="auto", max_iter=None):
     out = solve(1.0)
     if not fine(out):
         if not fine(solve(0.0)):
-            raise ValueError(f"{fname}: contacts: expected a contact set with an admissible "
-                             f"impulse, got none among the modes of {p} contacts (the "
-                             f"constraints are infeasible: inconsistent Jn or friction)")
+            raise _checks.refusal(
+                ValueError, f"{fname}: contacts: expected a contact set with an admissible "
+                            f"impulse, got none among the modes of {p} contacts (the "
+                            f"constraints are infeasible: inconsistent Jn or friction)")
         lo, hi = 0.0, 1.0                    # bisection on a common factor of the e_i
         for _ in range(50):
             mid = 0.5 * (lo + hi)

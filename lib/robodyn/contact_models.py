@@ -34,7 +34,7 @@ def _num(x, name, fname, lo=0.0, hi=np.inf, strict=True):
     ok = (lo < v if strict else lo <= v) and v <= hi
     if not ok:
         rng = f"({lo:g}, {hi:g}]" if strict else f"[{lo:g}, {hi:g}]"
-        raise ValueError(f"{fname}: {name}: expected a number in {rng}, got {x!r}")
+        raise _checks.refusal(ValueError, f"{fname}: {name}: expected a number in {rng}, got {x!r}")
     return float(v)
 
 
@@ -144,7 +144,8 @@ def ball_impact_closed_form(vx, vy, omega, restitution, friction, radius=0.1,
     vx, vy, w = (_checks.real_number(v, f"{fname}: {nm}")
                  for v, nm in ((vx, "vx"), (vy, "vy"), (omega, "omega")))
     if vy >= 0:
-        raise ValueError(f"{fname}: vy: expected a ball moving down (vy < 0), got {vy!r}")
+        raise _checks.refusal(
+            ValueError, f"{fname}: vy: expected a ball moving down (vy < 0), got {vy!r}")
     u = vx + r * w
     P = (1 + e) * abs(vy)                               # normal impulse per unit mass
     if abs(u) <= mu * P * (1 + 1 / k):
@@ -337,7 +338,7 @@ def hertz_damping(restitution, speed=1.0, stiffness=1.0):
     e = float(_checks.restitution(_checks.real_number(restitution, f"{fname}: restitution"),
                                   f"{fname}: restitution"))
     if e == 0.0:
-        raise ValueError(f"{fname}: restitution: expected a coefficient of restitution in (0, 1], "
+        raise _checks.refusal(ValueError, f"{fname}: restitution: expected a coefficient of restitution in (0, 1], "
                          "got 0 (a plastic collision needs infinite Hunt-Crossley damping)")
     v = _num(speed, "speed", fname, 0.0, 1e6)
     k = _num(stiffness, "stiffness", fname, 0.0, 1e12)

@@ -102,7 +102,7 @@ def _gravity(gravity, fname):
 
 def _vms(vms, fname):
     if not isinstance(vms, VehicleManipulator):
-        raise TypeError(f"{fname}: vms: expected a VehicleManipulator, got "
+        raise _checks.refusal(TypeError, f"{fname}: vms: expected a VehicleManipulator, got "
                         f"{_checks._describe(vms)}")
     return vms
 
@@ -150,8 +150,9 @@ def _base_gravity(vms, base_pose, gravity, fname):
         return None
     g = _vector(gravity, 3, f"{fname}: gravity")
     if base_pose is None:
-        raise ValueError(f"{fname}: base_pose: needed when there is gravity (it acts along "
-                         f"R^T g in the base frame), got None")
+        raise _checks.refusal(
+            ValueError, f"{fname}: base_pose: needed when there is gravity (it acts along "
+                        f"R^T g in the base frame), got None")
     H = check_pose(base_pose, f"{fname}: base_pose")
     return np.ascontiguousarray(H[:3, :3].T @ g)
 
@@ -239,8 +240,9 @@ def _spd_inverse(M, fname):
     try:
         L = np.linalg.cholesky(M)
     except np.linalg.LinAlgError:
-        raise ValueError(f"{fname}: the mass matrix is not positive definite at this state "
-                         f"(check the link inertias)") from None
+        raise _checks.refusal(
+            ValueError, f"{fname}: the mass matrix is not positive definite at this state "
+                        f"(check the link inertias)") from None
     Li = np.linalg.solve(L, np.eye(len(M)))
     return Li.T @ Li
 
@@ -346,12 +348,12 @@ def _aba_derivatives(fname, chain, q, qd, tau, gravity):
     d, q, qd, tau, g = checked
     try:
         qdd = _dy.forward_dynamics(chain, q, qd, tau, gravity=g)
-    except _checks.ResultOverflow as err:       # an overflow: this function's result
-        raise _checks.ResultOverflow(f"{fname}: result: expected values of q, qd, tau, gravity "
+    except _checks.ResultError as err:       # an overflow: this function's result
+        raise _checks.refusal(_checks.ResultError, f"{fname}: result: expected values of q, qd, tau, gravity "
                                      f"small enough for a finite result, got an overflow "
-                                     f"({err})") from None
+                                     f"({err})") from err
     except ValueError as err:                   # a singular M
-        raise ValueError(f"{fname}: q, qd, tau: {err}") from None
+        raise _checks.refusal(ValueError, f"{fname}: q, qd, tau: {err}") from None
     s, I = _chain_kinematics(d, q)
     dq, dqd = _rnea_derivatives_np(s, I, qd, qdd, g)
     Minv = _spd_inverse(_dy.crba(chain, q), fname)

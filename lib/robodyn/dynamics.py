@@ -163,14 +163,16 @@ def _chain_data(chain, fname):
         missing = " and ".join(w for w, x in (("link_homes", chain.link_homes),
                                                ("link_inertias", chain.link_inertias))
                                if x is None)
-        raise ValueError(f"{fname}: {chain!r} has no {missing}; dynamics needs the home pose of "
-                         f"every link's centre-of-mass frame and its spatial inertia: build it "
-                         f"with SerialChain.from_screws(..., link_homes=[...], "
-                         f"link_inertias=[...])")
+        raise _checks.refusal(
+            ValueError, f"{fname}: {chain!r} has no {missing}; dynamics needs the home pose of "
+                        f"every link's centre-of-mass frame and its spatial inertia: build it "
+                        f"with SerialChain.from_screws(..., link_homes=[...], "
+                        f"link_inertias=[...])")
     if chain.symbolic:
-        raise TypeError(f"{fname}: {chain!r} has symbolic parameters; this is a numeric "
-                        f"algorithm. Substitute numbers, or use robodyn.lagrange for symbolic "
-                        f"equations of motion")
+        raise _checks.refusal(
+            TypeError, f"{fname}: {chain!r} has symbolic parameters; this is a numeric "
+                       f"algorithm. Substitute numbers, or use robodyn.lagrange for symbolic "
+                       f"equations of motion")
     data = _ChainData.of(chain)
     chain._cache["dyn:data"] = data
     return data
@@ -237,8 +239,9 @@ def _states(fname, n, **arrays):
     for name, x in arrays.items():
         label = f"{fname}: {name}"
         if is_symbolic(x):
-            raise TypeError(f"{label}: expected numbers, got sympy expressions; this is a "
-                            f"numeric algorithm (robodyn.lagrange derives symbolically)")
+            raise _checks.refusal(
+                TypeError, f"{label}: expected numbers, got sympy expressions; this is a "
+                           f"numeric algorithm (robodyn.lagrange derives symbolically)")
         a = _checks.real_array(x, label, allow_nonfinite=True)
         if a.ndim == 1 and a.shape[0] == n:
             b = None
@@ -247,20 +250,23 @@ def _states(fname, n, **arrays):
         elif a.ndim <= 1:
             _checks.vector(a, n, f"{label} (one value per joint of the {n}-joint chain)")
         elif a.ndim == 2:
-            raise ValueError(f"{label}: expected shape (n,) or (B, n) with n = {n} joints, "
-                             f"got shape {a.shape}")
+            raise _checks.refusal(
+                ValueError, f"{label}: expected shape (n,) or (B, n) with n = {n} joints, "
+                            f"got shape {a.shape}")
         else:
-            raise ValueError(f"{label}: expected shape ({n},) for one state or (B, {n}) for a "
-                             f"batch of B states, got shape {a.shape}")
+            raise _checks.refusal(
+                ValueError, f"{label}: expected shape ({n},) for one state or (B, {n}) for a "
+                            f"batch of B states, got shape {a.shape}")
         _checks.finite(a, label)
         if first is None:
             first, B = name, b
         elif b != B:
             want = f"({n},)" if B is None else f"({B}, {n})"
-            raise ValueError(f"{label}: expected shape {want} like {first}, got shape "
-                             f"{(n,) if b is None else (b, n)}"
-                             + ("" if B is None or b is None else
-                                f" (batch size {b} != {B})"))
+            raise _checks.refusal(
+                ValueError, f"{label}: expected shape {want} like {first}, got shape "
+                            f"{(n,) if b is None else (b, n)}"
+                            + ("" if B is None or b is None else
+                               f" (batch size {b} != {B})"))
         out[name] = a[None] if b is None else a
     return B is None, out
 
@@ -277,8 +283,9 @@ def _wrench(wrench, single, B, fname):
     if a.ndim == 1:
         return _checks.vector(a, 6, f"{label} (moment, force) in the end-effector frame")[None]
     if single or a.shape != (B, 6):
-        raise ValueError(f"{label}: expected shape (6,)" + ("" if single else f" or ({B}, 6)")
-                         + f", got shape {a.shape}")
+        raise _checks.refusal(
+            ValueError, f"{label}: expected shape (6,)" + ("" if single else f" or ({B}, 6)")
+                        + f", got shape {a.shape}")
     return _checks.finite(a, label)
 
 
@@ -458,7 +465,7 @@ def _finite_result(x, fname, names):
     compiled engine declines such results, so both paths end here)."""
     if np.isfinite(x).all():
         return x
-    raise _checks.ResultOverflow(
+    raise _checks.refusal(_checks.ResultError,
         f"{fname}: result: expected values of {names} small enough for a finite result, got an "
         f"overflow ({int(np.size(x) - np.isfinite(x).sum())} result entries inf or NaN from "
         f"finite input); scale the inputs down")
@@ -732,7 +739,8 @@ def forward_dynamics(chain, q, qd, tau, gravity=DEFAULT_GRAVITY, wrench_ee=None,
     """
     fname = "forward_dynamics"
     if method not in ("aba", "crba"):
-        raise ValueError(f"{fname}: method: expected 'aba' or 'crba', got {method!r}")
+        raise _checks.refusal(
+            ValueError, f"{fname}: method: expected 'aba' or 'crba', got {method!r}")
     d, b = _fast(chain, fname)
     if cond_warn is not COND_WARN:
         cond_warn = float(_checks.positive(cond_warn, f"{fname}: cond_warn"))
@@ -837,10 +845,11 @@ def _check_pivots(D, chain, d, q, cond_warn, fname):
     if bad.any():
         k = int(np.argmax(bad))
         joints = np.flatnonzero(~(D[k] > 1e-14 * Dmax[k])).tolist()
-        raise ValueError(f"{fname}: the mass matrix of {chain!r} is singular at state {k} "
-                         f"(q = {np.round(q[k], 6).tolist()}); pivots of joints {joints} "
-                         f"vanish; check the link inertias (a slender rod spinning about its "
-                         f"own axis has none)")
+        raise _checks.refusal(
+            ValueError, f"{fname}: the mass matrix of {chain!r} is singular at state {k} "
+                        f"(q = {np.round(q[k], 6).tolist()}); pivots of joints {joints} "
+                        f"vanish; check the link inertias (a slender rod spinning about its "
+                        f"own axis has none)")
     ratio = Dmax / D.min(axis=1)
     if ratio.max() > cond_warn:
         k = int(np.argmax(ratio))
@@ -919,7 +928,7 @@ def newton_euler_about_point(m, I_cm, c, omega):
                                 "a numeric function: substitute numbers first", exc=TypeError)
     m = _checks.real_number(m, f"{fname}: m")
     if not m > 0:
-        raise ValueError(f"{fname}: m: expected a positive mass, got {m}")
+        raise _checks.refusal(ValueError, f"{fname}: m: expected a positive mass, got {m}")
     I_cm = _checks.matrix(I_cm, (3, 3), f"{fname}: I_cm (inertia about the centre of mass)")
     _checks.inertia_matrix(I_cm, f"{fname}: I_cm")
     c = _checks.vector(c, 3, f"{fname}: c (centre of mass relative to P)")

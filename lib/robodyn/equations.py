@@ -62,21 +62,24 @@ def _column(x, name, fname):
                 e, numbers.Number) for e in x):
             return sp.Matrix([_checks.expression(e, f"{fname}: {name}") for e in x])
         return _checks.sym_matrix(x, f"{fname}: {name}", column=True)
-    raise TypeError(f"{fname}: {name}: expected a sympy Matrix or a list of expressions, got "
-                    f"{_checks._describe(x)}")
+    raise _checks.refusal(
+        TypeError, f"{fname}: {name}: expected a sympy Matrix or a list of expressions, got "
+                   f"{_checks._describe(x)}")
 
 
 def _check_time(q, u, t, fname):
     """t a Symbol, and q, u and t distinct symbols (a form's variables)."""
     if not isinstance(t, sp.Symbol):
-        raise TypeError(f"{fname}: t: expected a sympy Symbol, got {_checks._describe(t)}")
+        raise _checks.refusal(
+            TypeError, f"{fname}: t: expected a sympy Symbol, got {_checks._describe(t)}")
     if t in set(q) | set(u):
         raise _checks.error(f"{fname}: t", "a time symbol that is not a coordinate or a speed",
                             f"{t}, which is also in {'q' if t in set(q) else 'u'}",
                             "time must have its own symbol")
     if set(q) & set(u):
-        raise ValueError(f"{fname}: u: expected symbols distinct from q (a speed needs its own "
-                         f"symbol), got q={list(q)}, u={list(u)}")
+        raise _checks.refusal(
+            ValueError, f"{fname}: u: expected symbols distinct from q (a speed needs its own "
+                        f"symbol), got q={list(q)}, u={list(u)}")
     for what, xs in (("q", q), ("u", u)):
         same = [s for s in xs if s.name == t.name]
         if same:
@@ -87,16 +90,20 @@ def _check_time(q, u, t, fname):
 
 def _symbols(x, name, fname):
     if isinstance(x, (list, tuple)) and not all(isinstance(e, sp.Basic) for e in x):
-        raise TypeError(f"{fname}: {name}: expected plain sympy Symbols, got {list(x)!r}")
+        raise _checks.refusal(
+            TypeError, f"{fname}: {name}: expected plain sympy Symbols, got {list(x)!r}")
     col = _column(x, name, fname)
     if col.shape[1] != 1:
-        raise ValueError(f"{fname}: {name}: expected a column of Symbols, got shape {col.shape}")
+        raise _checks.refusal(
+            ValueError, f"{fname}: {name}: expected a column of Symbols, got shape {col.shape}")
     bad = [e for e in col if not isinstance(e, sp.Symbol)]
     if bad:
-        raise TypeError(f"{fname}: {name}: expected plain sympy Symbols (not functions of t), "
-                        f"got {bad[0]!r}")
+        raise _checks.refusal(
+            TypeError, f"{fname}: {name}: expected plain sympy Symbols (not functions of t), "
+                       f"got {bad[0]!r}")
     if len(set(col)) != len(col):
-        raise ValueError(f"{fname}: {name}: expected distinct Symbols, got {list(col)}")
+        raise _checks.refusal(
+            ValueError, f"{fname}: {name}: expected distinct Symbols, got {list(col)}")
     return col
 
 
@@ -216,32 +223,38 @@ def mass_matrix_form(q, u, mass_matrix, forcing, kinematics=None, input_matrix=N
     n, m = q.shape[0], u.shape[0]
     M = _checks.sym_matrix(mass_matrix, f"{fname}: mass_matrix")
     if M.shape != (m, m):
-        raise ValueError(f"{fname}: mass_matrix: expected shape ({m}, {m}) (one row and column "
-                         f"per speed), got {M.shape}")
+        raise _checks.refusal(
+            ValueError, f"{fname}: mass_matrix: expected shape ({m}, {m}) (one row and column "
+                        f"per speed), got {M.shape}")
     if not (M - M.T).is_zero_matrix:
-        raise ValueError(f"{fname}: mass_matrix: expected a symmetric matrix, got {M}")
+        raise _checks.refusal(
+            ValueError, f"{fname}: mass_matrix: expected a symmetric matrix, got {M}")
     _spd_where_possible(M, q, u, t, f"{fname}: mass_matrix")
     _checks.independent_of(M, list(u), f"{fname}: mass_matrix",
                            "M(q, t) does not depend on the speeds")
     f = _column(forcing, "forcing", fname)
     if f.shape != (m, 1):
-        raise ValueError(f"{fname}: forcing: expected {m} expressions (one per speed), got "
-                         f"shape {f.shape}")
+        raise _checks.refusal(
+            ValueError, f"{fname}: forcing: expected {m} expressions (one per speed), got "
+                        f"shape {f.shape}")
     if kinematics is None:
         if m != n:
-            raise ValueError(f"{fname}: kinematics: needed when there are {n} coordinates and "
-                             f"{m} speeds (qd = K(q, t) u)")
+            raise _checks.refusal(
+                ValueError, f"{fname}: kinematics: needed when there are {n} coordinates and "
+                            f"{m} speeds (qd = K(q, t) u)")
         K = u
     else:
         K = _column(kinematics, "kinematics", fname)
         if K.shape != (n, 1):
-            raise ValueError(f"{fname}: kinematics: expected {n} expressions (one qd per "
-                             f"coordinate), got shape {K.shape}")
+            raise _checks.refusal(
+                ValueError, f"{fname}: kinematics: expected {n} expressions (one qd per "
+                            f"coordinate), got shape {K.shape}")
     B = sp.eye(m) if input_matrix is None else _checks.sym_matrix(
         input_matrix, f"{fname}: input_matrix")
     if B.shape[0] != m:
-        raise ValueError(f"{fname}: input_matrix: expected {m} rows (one per speed), got "
-                         f"shape {B.shape}")
+        raise _checks.refusal(
+            ValueError, f"{fname}: input_matrix: expected {m} rows (one per speed), got "
+                        f"shape {B.shape}")
     for what, e in (("forcing", f), ("kinematics", K), ("input_matrix", B)):
         for x in e:
             _checks._check_sym_number(x, f"{fname}: {what}")
@@ -327,8 +340,9 @@ class NumericForm:
             single, a = _checks.batch(x, size, f"{self.name}.{fname}: {what}")
             if not single:
                 if rows is not None and a.shape[0] != rows:
-                    raise ValueError(f"{self.name}.{fname}: {name}: expected a batch of {rows} "
-                                     f"states like the others, got {a.shape[0]}")
+                    raise _checks.refusal(
+                        ValueError, f"{self.name}.{fname}: {name}: expected a batch of {rows} "
+                                    f"states like the others, got {a.shape[0]}")
                 rows = a.shape[0]
             out[name] = (single, a)
         out = {k: np.repeat(a, rows, axis=0) if single else a for k, (single, a) in out.items()}
@@ -340,8 +354,9 @@ class NumericForm:
             if single:
                 T = np.repeat(T, rows, axis=0)
             elif T.shape[0] != rows:
-                raise ValueError(f"{self.name}.{fname}: tau: expected ({self.k},) or a batch of "
-                                 f"{rows}, got {T.shape[0]} rows")
+                raise _checks.refusal(
+                    ValueError, f"{self.name}.{fname}: tau: expected ({self.k},) or a batch of "
+                                f"{rows}, got {T.shape[0]} rows")
         return out, t, T
 
     def _batch_accelerations(self, q, u, t, tau):
@@ -435,8 +450,9 @@ class NumericForm:
         u, *_ = np.linalg.lstsq(K, qd - K0, rcond=None)
         res = np.linalg.norm(K @ u + K0 - qd)
         if res > 1e-9 * max(1.0, np.linalg.norm(qd)):
-            raise ValueError(f"{self.name}.{fname}: qd: expected a velocity the constraints "
-                             f"admit (qd = K(q) u), got one {res:.3g} away from it")
+            raise _checks.refusal(
+                ValueError, f"{self.name}.{fname}: qd: expected a velocity the constraints "
+                            f"admit (qd = K(q) u), got one {res:.3g} away from it")
         return _checks.finite_result(u, f"{self.name}.{fname}")
 
     def coordinate_accelerations(self, q, qd, t=0.0, tau=None):
@@ -519,9 +535,10 @@ def _substitute(form, values, fname):
     known = set(form.q) | set(form.u) | {form.t} | {w for w, _ in inter}
     free = set().union(*(e.free_symbols for e in exprs + [e for _, e in inter])) - known
     if free:
-        raise ValueError(f"{fname}: values: expected a number for each parameter, got "
-                         f"none: symbols {sorted(map(str, free))} have no value (give "
-                         f"values={{symbol: number, ...}} for each of them)")
+        raise _checks.refusal(
+            ValueError, f"{fname}: values: expected a number for each parameter, got "
+                        f"none: symbols {sorted(map(str, free))} have no value (give "
+                        f"values={{symbol: number, ...}} for each of them)")
     return exprs, inter
 
 
@@ -547,9 +564,10 @@ def _result_errors(fname):
     except (ValueError, OverflowError, ZeroDivisionError) as exc:
         if str(exc).startswith(f"{fname}: "):
             raise
-        raise ValueError(f"{fname}: result: expected finite numbers for finite input, got an "
-                         f"error of the numeric evaluation ({type(exc).__name__}: "
-                         f"{str(exc)[:300]})") from None
+        raise _checks.refusal(
+            ValueError, f"{fname}: result: expected finite numbers for finite input, got an "
+                        f"error of the numeric evaluation ({type(exc).__name__}: "
+                        f"{str(exc)[:300]})") from None
 
 
 class _FlatPrinter(PythonCodePrinter):
@@ -691,18 +709,22 @@ def max_difference(a, b, states=None, values=None, n_states=8, seed=0, tau=True)
     na, nb = (x.numeric(values) if isinstance(x, MassMatrixForm) else x for x in (a, b))
     for name, x in (("a", na), ("b", nb)):
         if not isinstance(x, NumericForm):
-            raise TypeError(f"{fname}: {name}: expected a MassMatrixForm or NumericForm, got "
-                            f"{_checks._describe(x)}")
+            raise _checks.refusal(
+                TypeError, f"{fname}: {name}: expected a MassMatrixForm or NumericForm, got "
+                           f"{_checks._describe(x)}")
     if na.n != nb.n:
-        raise ValueError(f"{fname}: a has {na.n} coordinates and b has {nb.n}: expected the same")
+        raise _checks.refusal(
+            ValueError, f"{fname}: a has {na.n} coordinates and b has {nb.n}: expected the same")
     if tau and na.k != nb.k:
-        raise ValueError(f"{fname}: a has {na.k} inputs and b has {nb.k}: pass tau=False to "
-                         f"compare without inputs")
+        raise _checks.refusal(
+            ValueError, f"{fname}: a has {na.k} inputs and b has {nb.k}: pass tau=False to "
+                        f"compare without inputs")
     rng = np.random.default_rng(seed)
     if states is None:
         if na.m != na.n:
-            raise ValueError(f"{fname}: states: needed for a constrained system ({na.n} "
-                             f"coordinates, {na.m} speeds)")
+            raise _checks.refusal(
+                ValueError, f"{fname}: states: needed for a constrained system ({na.n} "
+                            f"coordinates, {na.m} speeds)")
         states = [(rng.uniform(-1, 1, na.n), rng.uniform(-1, 1, na.n))
                   for _ in range(int(n_states))]
     if isinstance(states, (str, bytes, dict)) or not hasattr(states, "__iter__"):

@@ -377,7 +377,7 @@ def flexible_link(n_modes, hub_inertia=0.0, length=1.0, EI=1.0, rho=1.0, tip_mas
 
 def _link(link, fname):
     if not isinstance(link, FlexibleLink):
-        raise TypeError(f"{fname}: link: expected a FlexibleLink, got "
+        raise _checks.refusal(TypeError, f"{fname}: link: expected a FlexibleLink, got "
                         f"{_checks._describe(link)}")
     return link
 
@@ -448,10 +448,11 @@ def natural_frequencies(link, n=None, spin=None):
         if ev[0] <= 0:
             kind = "linear (geometric_stiffening=False)" if not link.geometric_stiffening \
                 else "stiffened"
-            raise ValueError(f"{fname}: spin: the {kind} link is unstable at the hub rate "
-                             f"{float(spin):g} rad/s (omega^2 = {ev[0]:.4g}); the linear model "
-                             f"loses its bending stiffness above its first frequency -- use "
-                             f"spin_eigenvalues to see the negative values")
+            raise _checks.refusal(
+                ValueError, f"{fname}: spin: the {kind} link is unstable at the hub rate "
+                            f"{float(spin):g} rad/s (omega^2 = {ev[0]:.4g}); the linear model "
+                            f"loses its bending stiffness above its first frequency -- use "
+                            f"spin_eigenvalues to see the negative values")
         return np.sqrt(ev)[:n] if n else np.sqrt(ev)
     zero = {s: 0 for s in list(link.q) + list(link.u)}
     K = -link.f.jacobian(link.q).xreplace(zero)
@@ -547,19 +548,22 @@ def simulate_hub(link, hub, t_final, servo=None, n_samples=500, rtol=1e-8):
     fname = "simulate_hub"
     link = _link(link, fname)
     if not callable(hub):
-        raise TypeError(f"{fname}: hub: expected a callable t -> (theta, theta_dot, "
-                        f"theta_ddot), got {_checks._describe(hub)}")
+        raise _checks.refusal(
+            TypeError, f"{fname}: hub: expected a callable t -> (theta, theta_dot, "
+                       f"theta_ddot), got {_checks._describe(hub)}")
     T = _checks.real_number(t_final, f"{fname}: t_final", low=0, strict_low=True, hint="s")
     K = _checks.size(n_samples, f"{fname}: n_samples", low=2, high=100_000)
     rtol = _checks.tolerance(rtol, f"{fname}: rtol")
     h0 = np.asarray(hub(0.0), dtype=float).ravel()
     if h0.shape != (3,) or not np.all(np.isfinite(h0)):
-        raise ValueError(f"{fname}: hub: expected hub(t) to return 3 finite numbers (theta, "
-                         f"theta_dot, theta_ddot), got {hub(0.0)!r} at t = 0")
+        raise _checks.refusal(
+            ValueError, f"{fname}: hub: expected hub(t) to return 3 finite numbers (theta, "
+                        f"theta_dot, theta_ddot), got {hub(0.0)!r} at t = 0")
     if servo is not None:
         if not isinstance(servo, (tuple, list)) or len(servo) != 2:
-            raise ValueError(f"{fname}: servo: expected None or two gains (kp, kd), got "
-                             f"{_checks._describe(servo)}")
+            raise _checks.refusal(
+                ValueError, f"{fname}: servo: expected None or two gains (kp, kd), got "
+                            f"{_checks._describe(servo)}")
         kp, kd = (_checks.positive(g, f"{fname}: servo[{k}]") for k, g in enumerate(servo))
     N = link.n_modes
     wmax = float(np.sqrt(link.EI / (link.rho * link.length ** 4))) * link.betas[-1] ** 2
@@ -567,9 +571,10 @@ def simulate_hub(link, hub, t_final, servo=None, n_samples=500, rtol=1e-8):
         wmax = max(wmax, float(np.sqrt(kp / max(link.hub_inertia, 1e-12))))
     steps = wmax * T / (2 * np.pi) * 60
     if steps > MAX_STEPS:
-        raise ValueError(f"{fname}: t_final: expected a run of at most {MAX_STEPS:,} steps, got "
-                         f"t_final = {T:g} s, about {steps:,.0f} steps at the stiffest mode "
-                         f"({wmax:.4g} rad/s); use fewer modes, softer gains or a shorter run")
+        raise _checks.refusal(
+            ValueError, f"{fname}: t_final: expected a run of at most {MAX_STEPS:,} steps, got "
+                        f"t_final = {T:g} s, about {steps:,.0f} steps at the stiffest mode "
+                        f"({wmax:.4g} rad/s); use fewer modes, softer gains or a shorter run")
     from scipy.integrate import solve_ivp
     args = list(link.q) + list(link.u)
     key = ("hub", "M f")

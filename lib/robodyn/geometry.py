@@ -59,9 +59,10 @@ def _dynamic_chain(chain, fname, name="chain"):
     if not isinstance(chain, SerialChain):
         _checks.chain(chain, f"{fname}: {name}")
     if chain.link_inertias is None or chain.link_homes is None:
-        raise ValueError(f"{fname}: {chain!r} has no link inertias, so it has no kinetic-energy "
-                         f"metric; build it with SerialChain.from_screws(..., link_homes=[...], "
-                         f"link_inertias=[...]) or use robodyn.models")
+        raise _checks.refusal(
+            ValueError, f"{fname}: {chain!r} has no link inertias, so it has no kinetic-energy "
+                        f"metric; build it with SerialChain.from_screws(..., link_homes=[...], "
+                        f"link_inertias=[...]) or use robodyn.models")
     return chain
 
 
@@ -72,9 +73,10 @@ def _joint_vector(chain, x, name, fname):
 
 def _numeric_only(chain, fname):
     if chain.symbolic:
-        raise TypeError(f"{fname}: expected a chain with numeric lengths and masses, got the "
-                        f"symbolic {chain!r}; substitute numbers first (e.g. "
-                        f"robodyn.models.planar_rr(1.0, 1.0, 1.0, 1.0))")
+        raise _checks.refusal(
+            TypeError, f"{fname}: expected a chain with numeric lengths and masses, got the "
+                       f"symbolic {chain!r}; substitute numbers first (e.g. "
+                       f"robodyn.models.planar_rr(1.0, 1.0, 1.0, 1.0))")
 
 
 def _symbolic_mode(chain, *xs):
@@ -343,18 +345,22 @@ def levi_civita(chain_or_M, q):
         M = sp.Matrix(chain_or_M)
         n = M.shape[0]
         if M.shape != (n, n):
-            raise ValueError(f"{fname}: M: expected a square matrix, got shape {M.shape}")
+            raise _checks.refusal(
+                ValueError, f"{fname}: M: expected a square matrix, got shape {M.shape}")
         if not is_symbolic(q):
-            raise TypeError(f"{fname}: q: a Matrix M needs the sympy symbols it depends on as "
-                            f"q, got {_checks._describe(q)}")
+            raise _checks.refusal(
+                TypeError, f"{fname}: q: a Matrix M needs the sympy symbols it depends on as "
+                           f"q, got {_checks._describe(q)}")
         qs = _checks.vector(q, n, f"{fname}: q (the {n} coordinates of M)")
         M = _checks.matrix(M, (n, n), f"{fname}: M")
         if (M - M.T).applyfunc(sp.expand) != sp.zeros(n, n):
-            raise ValueError(f"{fname}: M: expected a symmetric metric, got M != M^T")
+            raise _checks.refusal(
+                ValueError, f"{fname}: M: expected a symmetric metric, got M != M^T")
         det = sp.simplify(M.det())
         if det == 0:
-            raise ValueError(f"{fname}: M: expected an invertible (positive definite) metric, "
-                             f"got det M = 0")
+            raise _checks.refusal(
+                ValueError, f"{fname}: M: expected an invertible (positive definite) metric, "
+                            f"got det M = 0")
         return _symbolic_christoffel(M, qs, n)
     chain = _dynamic_chain(chain_or_M, fname, "chain_or_M")
     q = _joint_vector(chain, q, "q", fname)
@@ -515,8 +521,9 @@ def potential_gradient(chain, q, gravity=None):
         try:        # every argument is checked: an error here is an overflow of the torques
             G = gravity_torques(chain, q, gravity)
         except ValueError as exc:
-            raise ValueError(f"{fname}: result: expected finite numbers for finite input, got "
-                             f"an overflow of the gravity torques ({exc})") from None
+            raise _checks.refusal(
+                ValueError, f"{fname}: result: expected finite numbers for finite input, got "
+                            f"an overflow of the gravity torques ({exc})") from None
     M = kinetic_energy_metric(chain, q)
     if isinstance(M, sp.MatrixBase):
         return sp.simplify(M.LUsolve(_sym_vector(G)))
@@ -574,19 +581,21 @@ def _frozen(a):
 def _times(t, fname, name="t"):
     t = _checks._to_array(t, f"{fname}: {name}")
     if t.ndim != 1 or t.size < 2:
-        raise ValueError(f"{fname}: {name}: expected a 1-D array of at least 2 times, got shape "
-                         f"{t.shape}")
+        raise _checks.refusal(
+            ValueError, f"{fname}: {name}: expected a 1-D array of at least 2 times, got shape "
+                        f"{t.shape}")
     _checks.finite(t, f"{fname}: {name}")
     if not np.all(np.diff(t) > 0):
-        raise ValueError(f"{fname}: {name}: expected strictly increasing times")
+        raise _checks.refusal(ValueError, f"{fname}: {name}: expected strictly increasing times")
     return t
 
 
 def _samples(x, N, n, name, fname):
     a = _checks._to_array(x, f"{fname}: {name}")
     if a.shape != (N, n):
-        raise ValueError(f"{fname}: {name}: expected shape ({N}, {n}) (one row per time, one "
-                         f"column per joint), got {a.shape}")
+        raise _checks.refusal(
+            ValueError, f"{fname}: {name}: expected shape ({N}, {n}) (one row per time, one "
+                        f"column per joint), got {a.shape}")
     return _checks.finite(a, f"{fname}: {name}")
 
 
@@ -613,7 +622,8 @@ def straight_line(q_start, q_end, t):
     a = _checks._to_array(q_start, f"{fname}: q_start")
     n = a.size
     if a.ndim != 1 or n < 1:
-        raise ValueError(f"{fname}: q_start: expected a vector, got shape {a.shape}")
+        raise _checks.refusal(
+            ValueError, f"{fname}: q_start: expected a vector, got shape {a.shape}")
     q0 = _checks.vector(a, n, f"{fname}: q_start")
     q1 = _checks.vector(q_end, n, f"{fname}: q_end (same length as q_start)")
     t = _times(t, fname)
@@ -646,12 +656,13 @@ def perturbed_path(path, amplitude, mode=1):
     """
     fname = "perturbed_path"
     if not all(hasattr(path, k) for k in ("t", "q", "qd")):
-        raise TypeError(f"{fname}: path: expected a JointPath (with t, q, qd), got "
-                        f"{_checks._describe(path)}")
+        raise _checks.refusal(
+            TypeError, f"{fname}: path: expected a JointPath (with t, q, qd), got "
+                       f"{_checks._describe(path)}")
     t = _times(path.t, fname, "path.t")
     q = _checks.real_array(path.q, f"{fname}: path.q", allow_nonfinite=True)
     if q.ndim != 2:
-        raise ValueError(f"{fname}: path.q: expected shape (N, n), got {q.shape}")
+        raise _checks.refusal(ValueError, f"{fname}: path.q: expected shape (N, n), got {q.shape}")
     N, n = q.shape
     q = _samples(q, t.size, n, "path.q", fname)
     qd = _samples(path.qd, t.size, n, "path.qd", fname)
@@ -714,8 +725,9 @@ def energy_integral(chain, t, q=None, qd=None, *, rule="simpson"):
         raise _checks.error(f"{fname}: t", "a JointPath as in (chain, path), or times as in "
                             "(chain, t, q, qd) with q and qd given", t, exc=TypeError)
     if q is None or qd is None:
-        raise TypeError(f"{fname}: {'q' if q is None else 'qd'}: expected (chain, t, q, qd) "
-                        f"or (chain, path), got q={q!r:.40}, qd={qd!r:.40}")
+        raise _checks.refusal(
+            TypeError, f"{fname}: {'q' if q is None else 'qd'}: expected (chain, t, q, qd) "
+                       f"or (chain, path), got q={q!r:.40}, qd={qd!r:.40}")
     t = _times(t, fname)
     q = _samples(q, t.size, chain.n, "q", fname)
     qd = _samples(qd, t.size, chain.n, "qd", fname)
@@ -880,13 +892,15 @@ def geodesic(chain, q_start, q_end, duration=1.0, *, n_points=201, method="shoot
     n = chain.n
     for name, v in (("q_start", q_start), ("q_end", q_end)):
         if is_symbolic(v):
-            raise TypeError(f"{fname}: {name}: expected numbers, got sympy expressions; a "
-                            f"geodesic is computed numerically")
+            raise _checks.refusal(
+                TypeError, f"{fname}: {name}: expected numbers, got sympy expressions; a "
+                           f"geodesic is computed numerically")
     q0 = _joint_vector(chain, q_start, "q_start", fname)
     q1 = _joint_vector(chain, q_end, "q_end", fname)
     tf = _checks.scalar(duration, f"{fname}: duration")
     if not tf > 0:
-        raise ValueError(f"{fname}: duration: expected a positive time in s, got {duration!r}")
+        raise _checks.refusal(
+            ValueError, f"{fname}: duration: expected a positive time in s, got {duration!r}")
     n_points = _checks.size(n_points, f"{fname}: n_points", low=3, high=MAX_GEODESIC_POINTS,
                             item_bytes=8 * (3 * n + 2))
     tol = _checks.tolerance(tol, f"{fname}: tol")

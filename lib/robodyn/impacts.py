@@ -74,14 +74,16 @@ def _restitution(e, fname):
     e = _checks.scalar(e, f"{fname}: restitution")
     if isinstance(e, sp.Basic) and not e.is_number:
         if e.is_negative or (e - 1).is_positive:
-            raise ValueError(f"{fname}: restitution: expected a coefficient e in [0, 1] (0 "
-                             f"plastic, 1 elastic), got {e} (its assumptions put it outside)")
+            raise _checks.refusal(
+                ValueError, f"{fname}: restitution: expected a coefficient e in [0, 1] (0 "
+                            f"plastic, 1 elastic), got {e} (its assumptions put it outside)")
         return e
     if isinstance(e, sp.Basic):
         e = float(e)
     if not 0.0 <= e <= 1.0:
-        raise ValueError(f"{fname}: restitution: expected a coefficient e in [0, 1] (0 plastic, "
-                         f"1 elastic), got {e!r}")
+        raise _checks.refusal(
+            ValueError, f"{fname}: restitution: expected a coefficient e in [0, 1] (0 plastic, "
+                        f"1 elastic), got {e!r}")
     return e
 
 
@@ -91,15 +93,17 @@ def _jacobian_rows(J, n, fname, symbolic):
         if Jm.shape[1] == 1 and Jm.shape[0] == n and n > 1:
             Jm = Jm.T
         if Jm.shape[1] != n:
-            raise ValueError(f"{fname}: J: expected p x {n} (one row dphi_i/dq per surface), "
-                             f"got shape {Jm.shape}")
+            raise _checks.refusal(
+                ValueError, f"{fname}: J: expected p x {n} (one row dphi_i/dq per surface), "
+                            f"got shape {Jm.shape}")
         return Jm
     Ja = _checks._to_array(J, f"{fname}: J")
     if Ja.ndim == 1:
         Ja = Ja.reshape(1, -1)
     if Ja.ndim != 2 or Ja.shape[1] != n:
-        raise ValueError(f"{fname}: J: expected p x {n} (one row dphi_i/dq per surface), got "
-                         f"shape {Ja.shape}")
+        raise _checks.refusal(
+            ValueError, f"{fname}: J: expected p x {n} (one row dphi_i/dq per surface), got "
+                        f"shape {Ja.shape}")
     _checks.finite(Ja, f"{fname}: J")
     return Ja
 
@@ -165,20 +169,23 @@ def impact_map(M, J, qd_minus, restitution, *, normal_rows=None, tol=1e-9):
         Ms = _checks.to_sympy(M, f"{fname}: M")
         n = Ms.shape[0]
         if Ms.shape != (n, n):
-            raise ValueError(f"{fname}: M: expected a square mass matrix, got shape {Ms.shape}")
+            raise _checks.refusal(
+                ValueError, f"{fname}: M: expected a square mass matrix, got shape {Ms.shape}")
         if not (Ms - Ms.T).is_zero_matrix:
-            raise ValueError(f"{fname}: M: expected a symmetric mass matrix, got {Ms}")
+            raise _checks.refusal(
+                ValueError, f"{fname}: M: expected a symmetric mass matrix, got {Ms}")
         _checks.spd(Ms, f"{fname}: M")             # exact numbers: positive definite too
         Js = _jacobian_rows(J, n, fname, True)
         p = Js.shape[0]
         if p > n or Js.rank(simplify=True) < p:
-            raise ValueError(f"{fname}: J: expected full row rank ({p} independent rows of "
-                             f"length {n}), got rank {Js.rank(simplify=True)}: the surfaces' "
-                             f"normals are dependent")
+            raise _checks.refusal(
+                ValueError, f"{fname}: J: expected full row rank ({p} independent rows of "
+                            f"length {n}), got rank {Js.rank(simplify=True)}: the surfaces' "
+                            f"normals are dependent")
         rows = _normal_rows(normal_rows, p, fname)
         v = _checks.vector(qd_minus, n, f"{fname}: qd_minus")
         v = sp.Matrix(v) if not isinstance(v, sp.MatrixBase) else v
-        e = sp.sympify(e)
+        e = sp.sympify(e, strict=True)
         Minv = Ms.inv()
         W = (Js * Minv * Js.T).applyfunc(sp.simplify)
         Lam = W.inv()
@@ -186,9 +193,10 @@ def impact_map(M, J, qd_minus, restitution, *, normal_rows=None, tol=1e-9):
         for i in rows:
             vi = sp.simplify(vn[i])
             if vi.is_positive:
-                raise ValueError(f"{fname}: J, qd_minus: expected a velocity approaching surface "
-                                 f"{i} ((J qd)_{i} <= 0), got (J qd)_{i} = {vi} > 0: the "
-                                 f"motion moves away from it, there is no impact")
+                raise _checks.refusal(
+                    ValueError, f"{fname}: J, qd_minus: expected a velocity approaching surface "
+                                f"{i} ((J qd)_{i} <= 0), got (J qd)_{i} = {vi} > 0: the "
+                                f"motion moves away from it, there is no impact")
         P = (-(1 + e) * Lam * vn).applyfunc(sp.simplify)
         qd_plus = (v + Minv * Js.T * P).applyfunc(sp.simplify)
         lost = sp.simplify((1 - e**2) / 2 * (vn.T * Lam * vn)[0, 0])
@@ -198,34 +206,39 @@ def impact_map(M, J, qd_minus, restitution, *, normal_rows=None, tol=1e-9):
     if Ma.ndim == 0:
         Ma = Ma.reshape(1, 1)
     if Ma.ndim != 2 or Ma.shape[0] != Ma.shape[1]:
-        raise ValueError(f"{fname}: M: expected a square mass matrix, got shape {Ma.shape}")
+        raise _checks.refusal(
+            ValueError, f"{fname}: M: expected a square mass matrix, got shape {Ma.shape}")
     _checks.finite(Ma, f"{fname}: M")
     n = Ma.shape[0]
     scale = max(1.0, float(np.max(np.abs(Ma))))
     if np.max(np.abs(Ma - Ma.T)) > tol * scale:
-        raise ValueError(f"{fname}: M: expected a symmetric mass matrix, got one with "
-                         f"|M - M^T| = {np.max(np.abs(Ma - Ma.T)):.3g}")
+        raise _checks.refusal(
+            ValueError, f"{fname}: M: expected a symmetric mass matrix, got one with "
+                        f"|M - M^T| = {np.max(np.abs(Ma - Ma.T)):.3g}")
     try:                                    # scaled: a huge M must not overflow to inf
         L = np.linalg.cholesky(Ma / scale) * np.sqrt(scale)
     except np.linalg.LinAlgError:
-        raise ValueError(f"{fname}: M: expected a positive definite mass matrix, got "
-                         f"eigenvalues {np.linalg.eigvalsh(Ma)}") from None
+        raise _checks.refusal(
+            ValueError, f"{fname}: M: expected a positive definite mass matrix, got "
+                        f"eigenvalues {np.linalg.eigvalsh(Ma)}") from None
     Ja = _jacobian_rows(J, n, fname, False)
     p = Ja.shape[0]
     s = np.linalg.svd(Ja, compute_uv=False) if p else np.zeros(0)
     if p == 0 or p > n or s[-1] <= 1e-10 * max(s[0], 1e-300):
-        raise ValueError(f"{fname}: J: expected full row rank ({p} independent rows of length "
-                         f"{n}), got singular values {s}: the surfaces' normals are dependent "
-                         f"(or zero)")
+        raise _checks.refusal(
+            ValueError, f"{fname}: J: expected full row rank ({p} independent rows of length "
+                        f"{n}), got singular values {s}: the surfaces' normals are dependent "
+                        f"(or zero)")
     rows = _normal_rows(normal_rows, p, fname)
     v = _checks.vector(qd_minus, n, f"{fname}: qd_minus")
     vn = Ja @ v
     for i in rows:
         limit = tol * max(1.0, np.linalg.norm(Ja[i]) * np.linalg.norm(v))
         if vn[i] > limit:
-            raise ValueError(f"{fname}: J, qd_minus: expected a velocity approaching surface {i} "
-                             f"((J qd)_{i} <= 0), got (J qd)_{i} = {vn[i]:.6g} > 0: the motion "
-                             f"moves away from it, there is no impact")
+            raise _checks.refusal(
+                ValueError, f"{fname}: J, qd_minus: expected a velocity approaching surface {i} "
+                            f"((J qd)_{i} <= 0), got (J qd)_{i} = {vn[i]:.6g} > 0: the motion "
+                            f"moves away from it, there is no impact")
     MinvJT = np.linalg.solve(L.T, np.linalg.solve(L, Ja.T))          # M^-1 J^T, (n, p)
     W = Ja @ MinvJT                                                   # J M^-1 J^T
     if np.linalg.cond(W) > 1e10:
@@ -279,29 +292,33 @@ class Surface:
 
     def __post_init__(self):
         if not isinstance(self.name, str) or not self.name:
-            raise TypeError(f"Surface: name: expected a non-empty str, got "
+            raise _checks.refusal(TypeError, f"Surface: name: expected a non-empty str, got "
                             f"{_checks._describe(self.name)}")
         for what in ("phi", "jacobian"):
             if not callable(getattr(self, what)):
-                raise TypeError(f"Surface {self.name!r}: {what}: expected a function of q, got "
-                                f"{_checks._describe(getattr(self, what))}")
+                raise _checks.refusal(
+                    TypeError, f"Surface {self.name!r}: {what}: expected a function of q, got "
+                               f"{_checks._describe(getattr(self, what))}")
         if self.impact is not None and not callable(self.impact):
-            raise TypeError(f"Surface {self.name!r}: impact: expected a function "
+            raise _checks.refusal(TypeError, f"Surface {self.name!r}: impact: expected a function "
                             f"impact(t, q, qd) or None, got {_checks._describe(self.impact)}")
         object.__setattr__(self, "restitution",
                            _restitution(self.restitution, f"Surface {self.name!r}"))
         if isinstance(self.restitution, sp.Basic):
-            raise TypeError(f"Surface {self.name!r}: restitution: expected a number in [0, 1], "
-                            f"got the symbolic {self.restitution}")
+            raise _checks.refusal(
+                TypeError, f"Surface {self.name!r}: restitution: expected a number in [0, 1], "
+                           f"got the symbolic {self.restitution}")
         if self.tangent is not None and not callable(self.tangent):
-            raise TypeError(f"Surface {self.name!r}: tangent: expected a function of q or None, "
-                            f"got {_checks._describe(self.tangent)}")
+            raise _checks.refusal(
+                TypeError, f"Surface {self.name!r}: tangent: expected a function of q or None, "
+                           f"got {_checks._describe(self.tangent)}")
         mu = _checks.real_number(self.friction, f"Surface {self.name!r}: friction", low=0,
                                  hint="a Coulomb coefficient mu >= 0")
         if mu > 0 and self.tangent is None:
-            raise ValueError(f"Surface {self.name!r}: tangent: expected a tangent row function "
-                             f"for the friction mu = {mu:g} > 0, got None (hint: tangent(q) @ "
-                             f"qd is the sliding velocity of the contact point)")
+            raise _checks.refusal(
+                ValueError, f"Surface {self.name!r}: tangent: expected a tangent row function "
+                            f"for the friction mu = {mu:g} > 0, got None (hint: tangent(q) @ "
+                            f"qd is the sliding velocity of the contact point)")
         object.__setattr__(self, "friction", float(mu))
         object.__setattr__(self, "phi", _checked_phi(self.phi, self.name))
 
@@ -315,18 +332,20 @@ def _checked_phi(phi, name):
     def checked(q, *args):
         if isinstance(q, np.ndarray) and q.dtype.kind == "f" and not np.isfinite(q).all():
             # the simulators' float states: an overflow of the motion, not a bad surface
-            raise _checks.ResultOverflow(f"Surface {name!r}: phi: expected a finite state q, "
+            raise _checks.refusal(_checks.ResultError, f"Surface {name!r}: phi: expected a finite state q, "
                                          f"got {np.asarray(q).tolist()} (an overflow)")
         v = phi(q, *args)
         try:
             f = float(v)
         except (TypeError, ValueError):
-            raise TypeError(f"Surface {name!r}: phi: expected phi(q) to return a real number, "
-                            f"got {_checks.describe(v)}") from None
+            raise _checks.refusal(
+                TypeError, f"Surface {name!r}: phi: expected phi(q) to return a real number, "
+                           f"got {_checks.describe(v)}") from None
         if not math.isfinite(f):
-            raise ValueError(f"Surface {name!r}: phi: expected a finite gap phi(q), got {f!r} "
-                             f"at q = {np.asarray(q).tolist()} (a NaN gap would hide the "
-                             f"impact)")
+            raise _checks.refusal(
+                ValueError, f"Surface {name!r}: phi: expected a finite gap phi(q), got {f!r} "
+                            f"at q = {np.asarray(q).tolist()} (a NaN gap would hide the "
+                            f"impact)")
         return v
     checked._robodyn_checked = True
     checked.__wrapped__ = phi
@@ -350,24 +369,29 @@ class HybridSystem:
             form = form.numeric()
             object.__setattr__(self, "form", form)
         if not isinstance(form, NumericForm):
-            raise TypeError(f"HybridSystem: form: expected a NumericForm or MassMatrixForm, got "
-                            f"{_checks._describe(form)}")
+            raise _checks.refusal(
+                TypeError, f"HybridSystem: form: expected a NumericForm or MassMatrixForm, got "
+                           f"{_checks._describe(form)}")
         if form.n != form.m:
-            raise ValueError(f"HybridSystem: form: expected speeds = qd (n = m), got "
-                             f"n = {form.n}, m = {form.m}")
+            raise _checks.refusal(
+                ValueError, f"HybridSystem: form: expected speeds = qd (n = m), got "
+                            f"n = {form.n}, m = {form.m}")
         surfaces = tuple(self.surfaces) if isinstance(self.surfaces, (list, tuple)) \
             else (self.surfaces,)
         if not surfaces or not all(isinstance(s, Surface) for s in surfaces):
-            raise TypeError(f"HybridSystem: surfaces: expected one or more Surface, got "
-                            f"{_checks._describe(self.surfaces)}")
+            raise _checks.refusal(
+                TypeError, f"HybridSystem: surfaces: expected one or more Surface, got "
+                           f"{_checks._describe(self.surfaces)}")
         names = [s.name for s in surfaces]
         if len(set(names)) != len(names):
-            raise ValueError(f"HybridSystem: surfaces: expected distinct names, got {names}")
+            raise _checks.refusal(
+                ValueError, f"HybridSystem: surfaces: expected distinct names, got {names}")
         if self.energy is not None and not callable(self.energy):
-            raise TypeError(f"HybridSystem: energy: expected a function energy(q, qd) or None, "
-                            f"got {_checks._describe(self.energy)}")
+            raise _checks.refusal(
+                TypeError, f"HybridSystem: energy: expected a function energy(q, qd) or None, "
+                           f"got {_checks._describe(self.energy)}")
         if not isinstance(self.name, str) or not self.name:
-            raise TypeError(f"HybridSystem: name: expected a non-empty str, got "
+            raise _checks.refusal(TypeError, f"HybridSystem: name: expected a non-empty str, got "
                             f"{_checks._describe(self.name)}")
         object.__setattr__(self, "surfaces", surfaces)
 
@@ -464,17 +488,20 @@ def _hybrid_options(fname, system, q0, qd0, t_final, t0, method, rtol, atol, eve
     state as float arrays and the options as a namespace (solver class and its options, output
     grid, bounds)."""
     if not isinstance(system, HybridSystem):
-        raise TypeError(f"{fname}: system: expected a HybridSystem, got {_checks._describe(system)}")
+        raise _checks.refusal(
+            TypeError, f"{fname}: system: expected a HybridSystem, got {_checks._describe(system)}")
     n = system.n
     q0 = _checks.vector(q0, n, f"{fname}: q0")
     qd0 = _checks.vector(qd0, n, f"{fname}: qd0")
     if isinstance(q0, sp.MatrixBase) or isinstance(qd0, sp.MatrixBase):
-        raise TypeError(f"{fname}: q0, qd0: expected numbers, got sympy expressions")
+        raise _checks.refusal(
+            TypeError, f"{fname}: q0, qd0: expected numbers, got sympy expressions")
     t0 = _checks.real_number(t0, f"{fname}: t0")
     t_final = _checks.real_number(t_final, f"{fname}: t_final")
     if not t_final > t0:
-        raise ValueError(f"{fname}: t_final: expected a finite time > t0 = {t0}, got "
-                         f"{t_final!r}")
+        raise _checks.refusal(
+            ValueError, f"{fname}: t_final: expected a finite time > t0 = {t0}, got "
+                        f"{t_final!r}")
     o = SimpleNamespace(t0=t0, t_final=t_final)
     o.event_tol = _checks.tolerance(event_tol, f"{fname}: event_tol")
     rtol = _checks.tolerance(rtol, f"{fname}: rtol")
@@ -487,11 +514,13 @@ def _hybrid_options(fname, system, q0, qd0, t_final, t0, method, rtol, atol, eve
     o.max_events = _positive_int(max_events, "max_events", fname)
     o.max_steps = _positive_int(max_steps, "max_steps", fname)
     if o.max_events > 10**7:
-        raise ValueError(f"{fname}: max_events: expected at most 10**7 impacts, got "
-                         f"{o.max_events} (a run that long is unbounded in practice: shorten "
-                         f"t_final)")
+        raise _checks.refusal(
+            ValueError, f"{fname}: max_events: expected at most 10**7 impacts, got "
+                        f"{o.max_events} (a run that long is unbounded in practice: shorten "
+                        f"t_final)")
     if o.max_steps > 10**8:
-        raise ValueError(f"{fname}: max_steps: expected at most 10**8 steps, got {o.max_steps}")
+        raise _checks.refusal(
+            ValueError, f"{fname}: max_steps: expected at most 10**8 steps, got {o.max_steps}")
     o.after_zeno = _checks.choice(after_zeno, f"{fname}: after_zeno", ("continue", "stop"))
     o.cls = _SOLVERS[_checks.choice(method, f"{fname}: method", tuple(_SOLVERS))]
     if max_step is not np.inf:
@@ -502,8 +531,9 @@ def _hybrid_options(fname, system, q0, qd0, t_final, t0, method, rtol, atol, eve
         dt_out = _positive(dt_out, f"{fname}: dt_out")
         count = (t_final - t0) / dt_out
         if count > _checks.MAX_SIZE:
-            raise ValueError(f"{fname}: dt_out: expected at most {_checks.MAX_SIZE} samples, "
-                             f"got (t_final - t0) / dt_out = {count:.3g}")
+            raise _checks.refusal(
+                ValueError, f"{fname}: dt_out: expected at most {_checks.MAX_SIZE} samples, "
+                            f"got (t_final - t0) / dt_out = {count:.3g}")
         o.grid = t0 + dt_out * np.arange(1, int(count) + 1)
     _outside_surfaces(system, q0, o.event_tol, f"{fname}: q0")
     return np.array(q0, dtype=float), np.array(qd0, dtype=float), o
@@ -514,9 +544,10 @@ def _outside_surfaces(system, q, event_tol, name):
     for s in system.surfaces:
         ph = float(s.phi(q))
         if ph < -event_tol:
-            raise ValueError(f"{name}: expected a state outside every surface (phi >= 0), "
-                             f"got phi = {ph:.6g} < 0 for surface {s.name!r}: the initial "
-                             f"state penetrates it")
+            raise _checks.refusal(
+                ValueError, f"{name}: expected a state outside every surface (phi >= 0), "
+                            f"got phi = {ph:.6g} < 0 for surface {s.name!r}: the initial "
+                            f"state penetrates it")
 
 
 class _HybridRun:
@@ -579,10 +610,11 @@ class _HybridRun:
         Jt = np.array([_tangent_row(s, q, n) for s in surfs])
         for j, s, row in zip(idx, surfs, Jn):
             if np.linalg.norm(row) <= 1e-6 * self.grad0[j]:
-                raise ValueError(f"{fname}: surface {s.name!r}: expected a non-zero gradient "
-                                 f"at the contact, got jacobian = {row.tolist()} at t = "
-                                 f"{t:.6g} s, below 1e-6 of its size at the start (the "
-                                 f"gradient vanishes: no normal direction)")
+                raise _checks.refusal(
+                    ValueError, f"{fname}: surface {s.name!r}: expected a non-zero gradient "
+                                f"at the contact, got jacobian = {row.tolist()} at t = "
+                                f"{t:.6g} s, below 1e-6 of its size at the start (the "
+                                f"gradient vanishes: no normal direction)")
         e = np.array([s.restitution for s in surfs])
         mu = np.array([s.friction for s in surfs])
         res = _impulse(np.asarray(M, dtype=float), Jn, Jt, qd, e, mu, 1e-9, fname)
@@ -873,7 +905,8 @@ def return_map(system, x, *, surface=None, t_max=10.0, **options):
     """
     fname = "return_map"
     if not isinstance(system, HybridSystem):
-        raise TypeError(f"{fname}: system: expected a HybridSystem, got {_checks._describe(system)}")
+        raise _checks.refusal(
+            TypeError, f"{fname}: system: expected a HybridSystem, got {_checks._describe(system)}")
     n = system.n
     x = _checks.real_array(x, f"{fname}: x", shape=(2 * n,), hint="q then qd")
     names = [s.name for s in system.surfaces]
@@ -953,7 +986,8 @@ def fixed_point(step, x0, *, tol=1e-9, max_iter=20, fd_step=1e-7):
     """
     fname = "fixed_point"
     if not callable(step):
-        raise TypeError(f"{fname}: step: expected a function P(x), got {_checks._describe(step)}")
+        raise _checks.refusal(
+            TypeError, f"{fname}: step: expected a function P(x), got {_checks._describe(step)}")
     x = np.array(_checks._to_array(x0, f"{fname}: x0"), dtype=float).reshape(-1)
     _checks.finite(x, f"{fname}: x0")
     tol = _checks.tolerance(tol, f"{fname}: tol")
@@ -967,8 +1001,9 @@ def fixed_point(step, x0, *, tol=1e-9, max_iter=20, fd_step=1e-7):
     def P(z):
         out = np.asarray(step(z), dtype=float).reshape(-1)
         if out.shape != (k,):
-            raise ValueError(f"{fname}: step: expected it to return {k} numbers, got shape "
-                             f"{out.shape}")
+            raise _checks.refusal(
+                ValueError, f"{fname}: step: expected it to return {k} numbers, got shape "
+                            f"{out.shape}")
         return _checks.finite_result(out, f"{fname}: step", "P(x)")
 
     def jacobian(z):

@@ -94,14 +94,16 @@ def is_holonomic(form, coords, t=None):
     n_coords = len(xs)
     if t is not None:
         if not isinstance(t, sp.Symbol) or t in xs:
-            raise TypeError(f"{fname}: t: expected a time Symbol distinct from the coordinates, "
-                            f"got {t!r}")
+            raise _checks.refusal(
+                TypeError, f"{fname}: t: expected a time Symbol distinct from the coordinates, "
+                           f"got {t!r}")
         xs = xs + [t]
     n = len(xs)
     what = (f"{n} coefficients (one per coordinate {xs[:n_coords]}"
             + (", then dt)" if t is not None else ")"))
     if not isinstance(form, (list, tuple, sp.MatrixBase)):
-        raise TypeError(f"{fname}: form: expected a list of {what}, got {_checks._describe(form)}")
+        raise _checks.refusal(
+            TypeError, f"{fname}: form: expected a list of {what}, got {_checks._describe(form)}")
     _checks.no_text(form, f"{fname}: form")
     if t is not None:
         _checks.time_symbol(t, f"{fname}: t", exprs=[e for e in sp.flatten(form)
@@ -111,7 +113,8 @@ def is_holonomic(form, coords, t=None):
     rows = [list(r) for r in rows] if several else [rows]
     for r in rows:
         if len(r) != n:
-            raise ValueError(f"{fname}: form, coords: expected {what}, got {len(r)}")
+            raise _checks.refusal(
+                ValueError, f"{fname}: form, coords: expected {what}, got {len(r)}")
     A = sp.Matrix([[_checks._exact(e) for e in r] for r in rows])
     depends_t = t is not None and (A.has(t) or any(A[i, n - 1] != 0 for i in range(A.rows)))
     if A.rows == 1:

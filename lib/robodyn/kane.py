@@ -77,7 +77,8 @@ def _vec3(x, what, fname):
     _at_most_2d(x, f"{fname}: {what}")
     v = _checks.sym_matrix(x, f"{fname}: {what}")
     if v.shape not in ((3, 1), (1, 3)):
-        raise ValueError(f"{fname}: {what}: expected a 3-vector, got shape {v.shape}")
+        raise _checks.refusal(
+            ValueError, f"{fname}: {what}: expected a 3-vector, got shape {v.shape}")
     return v.reshape(3, 1).applyfunc(_checks._exact)
 
 
@@ -85,7 +86,8 @@ def _mat3(x, what, fname):
     _at_most_2d(x, f"{fname}: {what}")
     R = _checks.sym_matrix(x, f"{fname}: {what}")
     if R.shape != (3, 3):
-        raise ValueError(f"{fname}: {what}: expected a 3x3 matrix, got shape {R.shape}")
+        raise _checks.refusal(
+            ValueError, f"{fname}: {what}: expected a 3x3 matrix, got shape {R.shape}")
     return R.applyfunc(_checks._exact)
 
 
@@ -161,7 +163,8 @@ class RigidBody:
         object.__setattr__(self, "orientation", R)
         I = _mat3(self.inertia, "inertia", f)
         if not (I - I.T).is_zero_matrix:
-            raise ValueError(f"{f}: inertia: expected a symmetric 3x3 matrix, got {I.tolist()}")
+            raise _checks.refusal(
+                ValueError, f"{f}: inertia: expected a symmetric 3x3 matrix, got {I.tolist()}")
         _checks.inertia_matrix(I, f"{f}: inertia")
         object.__setattr__(self, "inertia", I)
 
@@ -253,7 +256,7 @@ class KaneEquations(FieldsForm):
         :math:`n\cdot v^P = 0`, the component along n of the force on P)."""
         fname = "KaneEquations.constraint_force"
         if self.constraint_forces.shape[0] == 0:
-            raise ValueError(f"{fname}: {self.name} has no constraints")
+            raise _checks.refusal(ValueError, f"{fname}: {self.name} has no constraints")
         k = len(self.inputs)
         tau = np.zeros(k) if tau is None else _numeric_vector(tau, k, f"{fname}: tau ({k} "
                                                                       f"inputs)")
@@ -290,13 +293,15 @@ def _symbol_column(x, what, fname, allow_empty=False):
     if isinstance(x, sp.MatrixBase):
         x = list(x)
     if not isinstance(x, (list, tuple)) or (not x and not allow_empty):
-        raise TypeError(f"{fname}: {what}: expected a list of sympy Symbols, got "
+        raise _checks.refusal(TypeError, f"{fname}: {what}: expected a list of sympy Symbols, got "
                         f"{_checks._describe(x)}")
     bad = [e for e in x if not isinstance(e, sp.Symbol)]
     if bad:
-        raise TypeError(f"{fname}: {what}: expected plain sympy Symbols, got {bad[0]!r}")
+        raise _checks.refusal(
+            TypeError, f"{fname}: {what}: expected plain sympy Symbols, got {bad[0]!r}")
     if len(set(x)) != len(x):
-        raise ValueError(f"{fname}: {what}: expected distinct Symbols, got {list(x)}")
+        raise _checks.refusal(
+            ValueError, f"{fname}: {what}: expected distinct Symbols, got {list(x)}")
     return sp.Matrix(x) if x else sp.zeros(0, 1)
 
 
@@ -338,31 +343,36 @@ def _no_rate_symbols(groups, coords, fname):
 def _check_invertible(W, q, what, fname, rng=None):
     """A square W(q): ValueError when it is singular (symbolically or at a random point)."""
     if W.shape[0] != W.shape[1]:
-        raise ValueError(f"{fname}: {what}: expected a square matrix, got shape {W.shape}")
+        raise _checks.refusal(
+            ValueError, f"{fname}: {what}: expected a square matrix, got shape {W.shape}")
     det = sp.expand(W.det(method="berkowitz"))
     if det == 0 or sp.simplify(det) == 0:
-        raise ValueError(f"{fname}: {what}: expected a matrix invertible in the rates, got "
-                         f"one not invertible in the rates, det = 0 (the speeds must be "
-                         f"independent combinations; W = {W.tolist()})")
+        raise _checks.refusal(
+            ValueError, f"{fname}: {what}: expected a matrix invertible in the rates, got "
+                        f"one not invertible in the rates, det = 0 (the speeds must be "
+                        f"independent combinations; W = {W.tolist()})")
     rng = np.random.default_rng(0) if rng is None else rng
     free = sorted(det.free_symbols, key=str)
     val = det.xreplace({s: sp.Float(x) for s, x in zip(free, rng.uniform(0.1, 1.1, len(free)))})
     if val.is_number and abs(complex(val)) < 1e-12:
-        raise ValueError(f"{fname}: {what}: expected a matrix invertible in the rates, got "
-                         f"one not invertible at a generic configuration (det = {det})")
+        raise _checks.refusal(
+            ValueError, f"{fname}: {what}: expected a matrix invertible in the rates, got "
+                        f"one not invertible at a generic configuration (det = {det})")
     return det
 
 
 def _check_bodies_and_loads(bodies, loads, q, u, t, fname):
     """Check :func:`kanes_equations`' bodies and loads; their expressions (bodies first)."""
     if not isinstance(bodies, (list, tuple)) or not bodies:
-        raise TypeError(f"{fname}: bodies: expected a non-empty list of Particle and RigidBody, "
-                        f"got {_checks._describe(bodies)}")
+        raise _checks.refusal(
+            TypeError, f"{fname}: bodies: expected a non-empty list of Particle and RigidBody, "
+                       f"got {_checks._describe(bodies)}")
     names = set()
     for b in bodies:
         if not isinstance(b, (Particle, RigidBody)):
-            raise TypeError(f"{fname}: bodies: expected Particle or RigidBody, got "
-                            f"{_checks._describe(b)}")
+            raise _checks.refusal(
+                TypeError, f"{fname}: bodies: expected Particle or RigidBody, got "
+                           f"{_checks._describe(b)}")
         if b.name in names:
             raise _checks.error(f"{fname}: bodies", "bodies with distinct names", f"two {b.name!r}")
         names.add(b.name)
@@ -372,10 +382,12 @@ def _check_bodies_and_loads(bodies, loads, q, u, t, fname):
                             exc=TypeError)
     for ld in loads:
         if not isinstance(ld, (Force, Torque)):
-            raise TypeError(f"{fname}: loads: expected Force or Torque, got {_checks._describe(ld)}")
+            raise _checks.refusal(
+                TypeError, f"{fname}: loads: expected Force or Torque, got {_checks._describe(ld)}")
         if isinstance(ld, Torque) and ld.body not in rigid:
-            raise ValueError(f"{fname}: loads: Torque on {ld.body!r}, expected one of the rigid "
-                             f"bodies {sorted(rigid)}")
+            raise _checks.refusal(
+                ValueError, f"{fname}: loads: Torque on {ld.body!r}, expected one of the rigid "
+                            f"bodies {sorted(rigid)}")
     exprs = [e for b in bodies for e in (b.position, getattr(b, "orientation", sp.zeros(1)))]
     exprs += [e for ld in loads for e in (getattr(ld, "point", sp.zeros(1)), ld.vector)]
     _checks.time_symbol(t, f"{fname}: t", coordinates=list(q) + list(u), exprs=exprs)
@@ -399,22 +411,25 @@ def _dependent_speeds(constraints, dependent, q, u, t, exprs, n_bodies, simplify
                       "constraints": constraints}, list(q) + list(u), fname)
     p = len(constraints)
     if p >= m and p:
-        raise ValueError(f"{fname}: constraints: {p} constraints on {m} speeds remove all "
-                         f"freedom; expected fewer constraints than speeds")
+        raise _checks.refusal(
+            ValueError, f"{fname}: constraints: {p} constraints on {m} speeds remove all "
+                        f"freedom; expected fewer constraints than speeds")
     if dependent in ((), None, []):
         dep = list(u[m - p:]) if p else []
     else:
         dep = list(_symbol_column(dependent, "dependent", fname))
     if len(dep) != p or not set(dep) <= set(u):
-        raise ValueError(f"{fname}: dependent: expected {p} of the speeds {list(u)} (one per "
-                         f"constraint), got {dep}")
+        raise _checks.refusal(
+            ValueError, f"{fname}: dependent: expected {p} of the speeds {list(u)} (one per "
+                        f"constraint), got {dep}")
     ind = [s for s in u if s not in dep]
     sub_dep, Cmat, cvec, Adinv = {}, None, None, None
     if p:
         A = sp.Matrix([[sp.diff(c, s) for s in u] for c in constraints])
         if any(e.has(*u) for e in A):
-            raise ValueError(f"{fname}: constraints: expected expressions linear in the speeds "
-                             f"{list(u)}, got {constraints}")
+            raise _checks.refusal(
+                ValueError, f"{fname}: constraints: expected expressions linear in the speeds "
+                            f"{list(u)}, got {constraints}")
         bvec = sp.Matrix([c.xreplace({s: 0 for s in u}) for c in constraints])
         Ad = A[:, [list(u).index(s) for s in dep]]
         Ai = A[:, [list(u).index(s) for s in ind]]
@@ -491,14 +506,16 @@ def kanes_equations(q, u, bodies, loads=(), speeds=None, constraints=(), depende
     qdot = _rate_symbols(q)
     if speeds is None:
         if m != n:
-            raise ValueError(f"{fname}: speeds: needed when there are {n} coordinates and {m} "
-                             f"speeds (u = W(q) qd)")
+            raise _checks.refusal(
+                ValueError, f"{fname}: speeds: needed when there are {n} coordinates and {m} "
+                            f"speeds (u = W(q) qd)")
         W = sp.eye(n)
     else:
         W = _checks.sym_matrix(speeds, f"{fname}: speeds").applyfunc(_checks._exact)
         if W.shape != (m, n):
-            raise ValueError(f"{fname}: speeds: expected an {m} x {n} matrix W (u = W(q) qd), "
-                             f"got shape {W.shape}")
+            raise _checks.refusal(
+                ValueError, f"{fname}: speeds: expected an {m} x {n} matrix W (u = W(q) qd), "
+                            f"got shape {W.shape}")
         _checks.independent_of(W, list(u) + list(qdot) + [t], f"{fname}: speeds",
                                "u = W(q) qd: W depends on the coordinates only, not on the "
                                "speeds, the rates or time")
@@ -586,7 +603,8 @@ def kanes_equations(q, u, bodies, loads=(), speeds=None, constraints=(), depende
     rest = Fr + Fs_rest
     Bm = Fr.jacobian(inputs) if inputs.shape[0] else sp.zeros(len(ind), 0)
     if any(e.has(*inputs) for e in Bm) if inputs.shape[0] else False:
-        raise ValueError(f"{fname}: inputs: expected loads linear in the inputs {list(inputs)}")
+        raise _checks.refusal(
+            ValueError, f"{fname}: inputs: expected loads linear in the inputs {list(inputs)}")
     f = rest.xreplace({s: 0 for s in inputs}).applyfunc(sp.expand)
 
     # -- auxiliary speeds: the generalized constraint forces -------------------------------
@@ -876,19 +894,21 @@ def equations_of_motion(chain, speeds=None, gravity=DEFAULT_GRAVITY, q=None, u=N
     if not isinstance(chain, SerialChain):
         _checks.chain(chain, f"{fname}: chain")
     if chain.link_inertias is None or chain.link_homes is None:
-        raise ValueError(f"{fname}: {chain!r} has no link inertias; build it with "
+        raise _checks.refusal(ValueError, f"{fname}: {chain!r} has no link inertias; build it with "
                          f"SerialChain.from_screws(..., link_homes=[...], link_inertias=[...])")
     n = chain.n
     q = _symbol_column(list(sp.symbols(f"q1:{n + 1}")) if q is None else q, "q", fname)
     u = _symbol_column(list(sp.symbols(f"u1:{n + 1}")) if u is None else u, "u", fname)
     for nm, v in (("q", q), ("u", u)):
         if v.shape[0] != n:
-            raise ValueError(f"{fname}: {nm}: expected {n} symbols (one per joint), got "
-                             f"{v.shape[0]}")
+            raise _checks.refusal(
+                ValueError, f"{fname}: {nm}: expected {n} symbols (one per joint), got "
+                            f"{v.shape[0]}")
     if set(q) & set(u):
-        raise ValueError(f"{fname}: q and u share symbols {set(q) & set(u)}")
+        raise _checks.refusal(ValueError, f"{fname}: q and u share symbols {set(q) & set(u)}")
     if form not in ("auto", "expanded", "nested"):
-        raise ValueError(f"{fname}: form: expected 'auto', 'expanded' or 'nested', got {form!r}")
+        raise _checks.refusal(
+            ValueError, f"{fname}: form: expected 'auto', 'expanded' or 'nested', got {form!r}")
     g = _checks.vector(gravity, 3, f"{fname}: gravity (3-vector in the space frame, m/s^2)")
     key = ("kane", tuple(q), tuple(u), tuple(str(x) for x in (list(g))), form)
     if key not in chain._cache:
@@ -938,21 +958,23 @@ def change_speeds(eom, speeds, u=None):
     """
     fname = "change_speeds"
     if not isinstance(eom, MassMatrixForm):
-        raise TypeError(f"{fname}: eom: expected a MassMatrixForm, got {_checks._describe(eom)}")
+        raise _checks.refusal(
+            TypeError, f"{fname}: eom: expected a MassMatrixForm, got {_checks._describe(eom)}")
     m = eom.u.shape[0]
     W = _checks.sym_matrix(speeds, f"{fname}: speeds").applyfunc(_checks._exact)
     _checks.independent_of(W, list(eom.u) + [eom.t], f"{fname}: speeds",
                            "u' = W(q) u: W depends on the coordinates only")
     if W.shape != (m, m):
-        raise ValueError(f"{fname}: speeds: expected an {m} x {m} matrix W (new u = W u), got "
-                         f"shape {W.shape}")
+        raise _checks.refusal(
+            ValueError, f"{fname}: speeds: expected an {m} x {m} matrix W (new u = W u), got "
+                        f"shape {W.shape}")
     _check_invertible(W, eom.q, "speeds", fname)
     unew = _symbol_column(list(sp.symbols(f"w1:{m + 1}")) if u is None else u, "u", fname)
     if set(unew) & (set(eom.q) | {eom.t}):
         raise _checks.error(f"{fname}: u", "new speed symbols distinct from the coordinates "
                             "and time", [list(unew)], "a speed needs its own symbol")
     if unew.shape[0] != m:
-        raise ValueError(f"{fname}: u: expected {m} symbols, got {unew.shape[0]}")
+        raise _checks.refusal(ValueError, f"{fname}: u: expected {m} symbols, got {unew.shape[0]}")
     Winv = W.inv().applyfunc(sp.simplify)
     old = Winv * unew
     sub = dict(zip(eom.u, old))
@@ -1005,8 +1027,9 @@ class Linearization:
         """(A, B) as float arrays; ValueError if a symbol is left free."""
         free = self.A.free_symbols | self.B.free_symbols
         if free:
-            raise ValueError(f"Linearization.numeric: symbols {sorted(map(str, free))} have no "
-                             f"value; pass values=... to linearize")
+            raise _checks.refusal(
+                ValueError, f"Linearization.numeric: symbols {sorted(map(str, free))} have no "
+                            f"value; pass values=... to linearize")
         return (np.array(self.A.evalf(), dtype=float).reshape(self.A.shape),
                 np.array(self.B.evalf(), dtype=float).reshape(self.B.shape))
 
@@ -1061,8 +1084,9 @@ def linearize(eom, q0, u0=None, tau0=None, values=None, t0=0, equilibrium=True, 
     """
     fname = "linearize"
     if not isinstance(eom, MassMatrixForm):
-        raise TypeError(f"{fname}: eom: expected a MassMatrixForm (equations of any method), "
-                        f"got {_checks._describe(eom)}")
+        raise _checks.refusal(
+            TypeError, f"{fname}: eom: expected a MassMatrixForm (equations of any method), "
+                       f"got {_checks._describe(eom)}")
     q, u, t = list(eom.q), list(eom.u), eom.t
     n, m = len(q), len(u)
     Bm = eom.input_matrix
@@ -1079,7 +1103,8 @@ def linearize(eom, q0, u0=None, tau0=None, values=None, t0=0, equilibrium=True, 
     sub = {}
     if values:
         if not isinstance(values, dict):
-            raise TypeError(f"{fname}: values: expected a dict, got {_checks._describe(values)}")
+            raise _checks.refusal(
+                TypeError, f"{fname}: values: expected a dict, got {_checks._describe(values)}")
         names = {str(s): s for s in eom.parameters()}
         for key, v in values.items():
             if not isinstance(key, (str, sp.Symbol)):
@@ -1131,9 +1156,10 @@ def linearize(eom, q0, u0=None, tau0=None, values=None, t0=0, equilibrium=True, 
             elif abs(complex(e)) > tol:
                 bad.append(e)
         if bad:
-            raise ValueError(f"{fname}: the operating point q0={qv}, u0={uv}, tau0={tv} is not an "
-                             f"equilibrium: xdot has nonzero entries {bad[:4]}; pass "
-                             f"equilibrium=False to linearize about a moving state")
+            raise _checks.refusal(
+                ValueError, f"{fname}: the operating point q0={qv}, u0={uv}, tau0={tv} is not an "
+                            f"equilibrium: xdot has nonzero entries {bad[:4]}; pass "
+                            f"equilibrium=False to linearize about a moving state")
     qs = sp.Matrix(q)
     dM = sp.zeros(m, n)
     for j in range(n):

@@ -128,8 +128,9 @@ def hat(x):
         for i in range(3):
             X[i, 3] = V[3 + i]
         return X
-    raise ValueError(f"hat: x: expected a 3-vector (so(3)) or a 6-vector (omega, v) (se(3)), "
-                     f"got {_checks._describe(given)}")
+    raise _checks.refusal(
+        ValueError, f"hat: x: expected a 3-vector (so(3)) or a 6-vector (omega, v) (se(3)), "
+                    f"got {_checks._describe(given)}")
 
 
 def vee(X):
@@ -151,23 +152,26 @@ def vee(X):
         if sym:
             rest = (W + W.T).applyfunc(sp.simplify)
             if rest != sp.zeros(3, 3):
-                raise ValueError(f"vee: X: expected a skew-symmetric 3x3 matrix, got one with "
-                                 f"W + W^T = {rest.tolist()}")
+                raise _checks.refusal(
+                    ValueError, f"vee: X: expected a skew-symmetric 3x3 matrix, got one with "
+                                f"W + W^T = {rest.tolist()}")
         elif not np.allclose(W, -W.T, atol=1e-9):
-            raise ValueError(f"vee: X: expected a skew-symmetric 3x3 matrix, got one with "
-                             f"|W + W^T| = {np.abs(W + W.T).max():.3g}")
+            raise _checks.refusal(
+                ValueError, f"vee: X: expected a skew-symmetric 3x3 matrix, got one with "
+                            f"|W + W^T| = {np.abs(W + W.T).max():.3g}")
         w = [W[2, 1], W[0, 2], W[1, 0]]
         return sp.Matrix(w) if sym else np.array(w)
     if tuple(shape) == (4, 4):
         M = _checks.matrix(X, (4, 4), "vee: X")
         if sym and M[3, :].applyfunc(sp.simplify) != sp.zeros(1, 4) or \
                 not sym and np.abs(M[3]).max() > 1e-9:
-            raise ValueError(f"vee: X: expected an se(3) matrix with last row 0, got "
-                             f"{list(M[3, :]) if sym else M[3]}")
+            raise _checks.refusal(
+                ValueError, f"vee: X: expected an se(3) matrix with last row 0, got "
+                            f"{list(M[3, :]) if sym else M[3]}")
         w = vee(M[:3, :3])
         v = M[:3, 3]
         return _stack([w, v], sym)
-    raise ValueError(f"vee: X: expected a 3x3 so(3) or a 4x4 se(3) matrix, got "
+    raise _checks.refusal(ValueError, f"vee: X: expected a 3x3 so(3) or a 4x4 se(3) matrix, got "
                      f"{_checks._describe(X)}")
 
 
@@ -257,12 +261,12 @@ def _check_unit(w, name, sym, tol=1e-9):
         if wn is None:
             n2 = sp.simplify(sp.Matrix(w).dot(sp.Matrix(w)))
             if n2.is_number and abs(float(n2) - 1) > tol:
-                raise ValueError(f"{name}: expected norm 1, got norm sqrt({n2})")
+                raise _checks.refusal(ValueError, f"{name}: expected norm 1, got norm sqrt({n2})")
             return
         w = wn
     n = float(np.linalg.norm(w))
     if abs(n - 1) > tol:
-        raise ValueError(f"{name}: expected norm 1, got norm {n:.6g}")
+        raise _checks.refusal(ValueError, f"{name}: expected norm 1, got norm {n:.6g}")
 
 
 def is_rotation(R, tol: float = 1e-9) -> bool:
@@ -288,8 +292,9 @@ def _rotation_arg(R, name, tol=1e-6):
     Rn = _numbers(R)                # sympy numbers are checked like floats
     if Rn is not None and not is_rotation(Rn, tol):
         err = np.abs(Rn.T @ Rn - np.eye(3)).max()
-        raise ValueError(f"{name}: expected a rotation matrix (R^T R = I, det R = 1), got one "
-                         f"with |R^T R - I| = {err:.3g} and det R = {np.linalg.det(Rn):.6g}")
+        raise _checks.refusal(
+            ValueError, f"{name}: expected a rotation matrix (R^T R = I, det R = 1), got one "
+                        f"with |R^T R - I| = {err:.3g} and det R = {np.linalg.det(Rn):.6g}")
     return R
 
 
@@ -424,11 +429,13 @@ def _check_screw(S, name, sym, tol=1e-9):
     nw = np.linalg.norm(S[:3])
     if nw != 0:
         if abs(nw - 1) > tol:
-            raise ValueError(f"{name}: expected a unit angular part (or zero for a prismatic "
-                             f"joint), got |omega| = {nw:.6g}")
+            raise _checks.refusal(
+                ValueError, f"{name}: expected a unit angular part (or zero for a prismatic "
+                            f"joint), got |omega| = {nw:.6g}")
     elif abs(np.linalg.norm(S[3:]) - 1) > tol:
-        raise ValueError(f"{name}: with omega = 0 (prismatic), expected a unit linear part, "
-                         f"got |v| = {np.linalg.norm(S[3:]):.6g}")
+        raise _checks.refusal(
+            ValueError, f"{name}: with omega = 0 (prismatic), expected a unit linear part, "
+                        f"got |v| = {np.linalg.norm(S[3:]):.6g}")
 
 
 def _homogeneous_arg(H, name, tol=1e-6):
@@ -437,9 +444,11 @@ def _homogeneous_arg(H, name, tol=1e-6):
     if Hn is not None:
         _rotation_arg(Hn[:3, :3], name + " (rotation block)", tol)
         if np.abs(Hn[3] - [0, 0, 0, 1]).max() > tol:
-            raise ValueError(f"{name}: expected last row [0, 0, 0, 1], got {Hn[3].tolist()}")
+            raise _checks.refusal(
+                ValueError, f"{name}: expected last row [0, 0, 0, 1], got {Hn[3].tolist()}")
     elif H[3, :] != sp.Matrix([[0, 0, 0, 1]]):
-        raise ValueError(f"{name}: expected last row [0, 0, 0, 1], got {list(H[3, :])}")
+        raise _checks.refusal(
+            ValueError, f"{name}: expected last row [0, 0, 0, 1], got {list(H[3, :])}")
     return H
 
 
@@ -502,8 +511,9 @@ def rotation(axis, angle):
     """
     if isinstance(axis, str):
         if axis not in ("x", "y", "z"):
-            raise ValueError(f"rotation: axis: expected 'x', 'y', 'z' or a 3-vector, got "
-                             f"{axis[:40]!r}")
+            raise _checks.refusal(
+                ValueError, f"rotation: axis: expected 'x', 'y', 'z' or a 3-vector, got "
+                            f"{axis[:40]!r}")
         axis = np.eye(3)["xyz".index(axis)]
     angle = _angle(angle, "rotation: angle")
     sym = is_symbolic(axis)
@@ -511,7 +521,8 @@ def rotation(axis, angle):
     if not sym:
         n = np.linalg.norm(a)
         if n == 0:
-            raise ValueError("rotation: axis: expected a nonzero axis, got the zero vector")
+            raise _checks.refusal(
+                ValueError, "rotation: axis: expected a nonzero axis, got the zero vector")
         a = a / n
     return exp_so3(a, angle)
 
@@ -651,8 +662,9 @@ def revolute_screw(axis, point, pitch=0.0):
     else:
         n = np.linalg.norm(w)
         if n == 0:
-            raise ValueError("revolute_screw: axis: expected a nonzero axis, got the zero "
-                             "vector")
+            raise _checks.refusal(
+                ValueError, "revolute_screw: axis: expected a nonzero axis, got the zero "
+                            "vector")
         w = w / n
     v = -(hat(w) @ p) + _checks.scalar(pitch, "revolute_screw: pitch") * w
     return _stack([w, v], sym)
@@ -669,8 +681,9 @@ def prismatic_screw(direction):
     if not sym:
         n = np.linalg.norm(v)
         if n == 0:
-            raise ValueError("prismatic_screw: direction: expected a nonzero direction, got "
-                             "the zero vector")
+            raise _checks.refusal(
+                ValueError, "prismatic_screw: direction: expected a nonzero direction, got "
+                            "the zero vector")
         v = v / n
     return _stack([_zeros(3, 1, True) if sym else np.zeros(3), v], sym)
 
@@ -697,7 +710,8 @@ def spatial_inertia(mass, inertia):
     sym = is_symbolic(mass) or is_symbolic(inertia)
     m = _checks.scalar(mass, "spatial_inertia: mass")
     if isinstance(m, sp.Basic) and m.is_number and not float(m) > 0:
-        raise ValueError(f"spatial_inertia: mass: expected a positive mass, got {m}")
+        raise _checks.refusal(
+            ValueError, f"spatial_inertia: mass: expected a positive mass, got {m}")
     if is_symbolic(inertia):
         shape = _checks.to_sympy(inertia, "spatial_inertia: inertia").shape
     else:
@@ -797,10 +811,11 @@ class SerialChain:
                  else _checks._to_array(S, "SerialChain.from_screws: screws"))
         shape = S.shape
         if len(shape) != 2 or shape[0] != 6 or shape[1] < 1:
-            raise ValueError(f"SerialChain.from_screws: screws: expected a 6 x n array (one "
-                             f"column (omega, v) per joint, n >= 1), got shape {tuple(shape)}"
-                             + (" (did you pass n x 6? transpose it)" if len(shape) == 2
-                                and shape[1] == 6 else ""))
+            raise _checks.refusal(
+                ValueError, f"SerialChain.from_screws: screws: expected a 6 x n array (one "
+                            f"column (omega, v) per joint, n >= 1), got shape {tuple(shape)}"
+                            + (" (did you pass n x 6? transpose it)" if len(shape) == 2
+                               and shape[1] == 6 else ""))
         n = shape[1]
         S = _as_object_or_float(S, (6, n), "SerialChain.from_screws: screws")
         types = []
@@ -856,11 +871,13 @@ class SerialChain:
         if isinstance(items, np.ndarray) and items.ndim == 3:
             items = list(items)
         if not isinstance(items, (list, tuple)):
-            raise TypeError(f"SerialChain: {what}: expected a list of {n} {shape[0]}x{shape[1]} "
-                            f"matrices, got {_checks._describe(items)}")
+            raise _checks.refusal(
+                TypeError, f"SerialChain: {what}: expected a list of {n} {shape[0]}x{shape[1]} "
+                           f"matrices, got {_checks._describe(items)}")
         if len(items) != n:
-            raise ValueError(f"SerialChain: {what}: expected {n} entries (one per joint), got "
-                             f"{len(items)}")
+            raise _checks.refusal(
+                ValueError, f"SerialChain: {what}: expected {n} entries (one per joint), got "
+                            f"{len(items)}")
         return tuple(_freeze(_as_object_or_float(x, shape, f"SerialChain: {what}[{i}]"))
                      for i, x in enumerate(items))
 
@@ -875,21 +892,25 @@ class SerialChain:
         ('revolute', 'prismatic')
         """
         if not isinstance(joints, (list, tuple)) or not joints:
-            raise TypeError(f"SerialChain.from_joints: joints: expected a non-empty list of "
-                            f"joint tuples, got {_checks._describe(joints)}")
+            raise _checks.refusal(
+                TypeError, f"SerialChain.from_joints: joints: expected a non-empty list of "
+                           f"joint tuples, got {_checks._describe(joints)}")
         cols = []
         for i, j in enumerate(joints):
             if not isinstance(j, (list, tuple)) or not j or not isinstance(j[0], str):
-                raise TypeError(f"SerialChain.from_joints: joint {i}: expected a tuple "
-                                f"(kind, ...), got {_checks._describe(j)}")
+                raise _checks.refusal(
+                    TypeError, f"SerialChain.from_joints: joint {i}: expected a tuple "
+                               f"(kind, ...), got {_checks._describe(j)}")
             kind, args = j[0], j[1:]
             want = {"revolute": 2, "prismatic": 1, "helical": 3}.get(kind)
             if want is None:
-                raise ValueError(f"SerialChain.from_joints: joint {i}: unknown joint kind "
-                                 f"{kind!r}; expected one of {_JOINT_KINDS}")
+                raise _checks.refusal(
+                    ValueError, f"SerialChain.from_joints: joint {i}: unknown joint kind "
+                                f"{kind!r}; expected one of {_JOINT_KINDS}")
             if len(args) != want:
-                raise ValueError(f"SerialChain.from_joints: joint {i} ({kind}): expected "
-                                 f"{want} parameters after the kind, got {len(args)}")
+                raise _checks.refusal(
+                    ValueError, f"SerialChain.from_joints: joint {i} ({kind}): expected "
+                                f"{want} parameters after the kind, got {len(args)}")
             cols.append(prismatic_screw(*args) if kind == "prismatic" else revolute_screw(*args))
         sym = any(is_symbolic(c) for c in cols)
         S = (np.array(sp.Matrix.hstack(*[_S(c) for c in cols]).tolist(), dtype=object)
@@ -986,9 +1007,10 @@ class LongComputationWarning(RuntimeWarning):
 def _symbolic_size_guard(chain, fname):
     n = chain.n
     if n > SYMBOLIC_MAX_JOINTS:
-        raise ValueError(f"{fname}: chain: expected at most {SYMBOLIC_MAX_JOINTS} joints for "
-                         f"symbolic kinematics, got {n} (the expressions grow about twentyfold "
-                         f"every four joints; substitute numbers for q and the parameters)")
+        raise _checks.refusal(
+            ValueError, f"{fname}: chain: expected at most {SYMBOLIC_MAX_JOINTS} joints for "
+                        f"symbolic kinematics, got {n} (the expressions grow about twentyfold "
+                        f"every four joints; substitute numbers for q and the parameters)")
     if n > SYMBOLIC_WARN_JOINTS:
         warnings.warn(f"{fname}: symbolic kinematics of a {n}-joint chain: expect expressions "
                       f"of roughly 10^{1.1 + 0.32 * n:.0f} operations per entry and a long "
@@ -1081,7 +1103,7 @@ def link_poses(chain, q):
     """
     q, sym = _q_and_mode(chain, q, "link_poses")
     if chain.link_homes is None:
-        raise ValueError(f"link_poses: {chain!r} has no link_homes; build it with "
+        raise _checks.refusal(ValueError, f"link_poses: {chain!r} has no link_homes; build it with "
                          f"SerialChain.from_screws(..., link_homes=[...])")
     Ts = _prefix_products(chain, q, sym)
     poses = [Ts[i + 1] @ _mat(chain.link_homes[i], sym) for i in range(chain.n)]
@@ -1092,10 +1114,12 @@ def _link_index(chain, link, fname):
     if link is None:
         return None
     if isinstance(link, (bool, np.bool_)) or not isinstance(link, (int, np.integer)):
-        raise TypeError(f"{fname}: link: expected a link index 0..{chain.n - 1}, got "
-                        f"{_checks._describe(link)}")
+        raise _checks.refusal(
+            TypeError, f"{fname}: link: expected a link index 0..{chain.n - 1}, got "
+                       f"{_checks._describe(link)}")
     if not 0 <= link < chain.n:
-        raise ValueError(f"{fname}: link: expected an index 0..{chain.n - 1}, got {link}")
+        raise _checks.refusal(
+            ValueError, f"{fname}: link: expected an index 0..{chain.n - 1}, got {link}")
     return int(link)
 
 
@@ -1152,7 +1176,8 @@ def jacobian_body(chain, q, link=None):
         T = fk_space(chain, q)
     else:
         if chain.link_homes is None:
-            raise ValueError(f"jacobian_body: link={k} needs link_homes, and {chain!r} has none")
+            raise _checks.refusal(
+                ValueError, f"jacobian_body: link={k} needs link_homes, and {chain!r} has none")
         T = _prefix_products(chain, q, sym)[k + 1] @ _mat(chain.link_homes[k], sym)
     return _adjoint(_inverse_homogeneous(T, sym), sym) @ Js
 

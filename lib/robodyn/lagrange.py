@@ -76,7 +76,7 @@ def _dyn_chain(chain, fname):
     if not isinstance(chain, SerialChain):
         _checks.chain(chain, f"{fname}: chain")
     if chain.link_inertias is None or chain.link_homes is None:
-        raise ValueError(f"{fname}: {chain!r} has no link inertias; build it with "
+        raise _checks.refusal(ValueError, f"{fname}: {chain!r} has no link inertias; build it with "
                          f"SerialChain.from_screws(..., link_homes=[...], link_inertias=[...])")
     return chain
 
@@ -103,14 +103,16 @@ def _symbol_list(q, name, fname):
     if isinstance(q, sp.Symbol):
         q = [q]
     if not isinstance(q, (list, tuple)) or not q:
-        raise TypeError(f"{fname}: {name}: expected a non-empty list of sympy Symbols, got "
-                        f"{_checks._describe(q)}")
+        raise _checks.refusal(
+            TypeError, f"{fname}: {name}: expected a non-empty list of sympy Symbols, got "
+                       f"{_checks._describe(q)}")
     bad = [e for e in q if not isinstance(e, sp.Symbol)]
     if bad:
-        raise TypeError(f"{fname}: {name}: expected sympy Symbols, got {bad[0]!r} "
+        raise _checks.refusal(TypeError, f"{fname}: {name}: expected sympy Symbols, got {bad[0]!r} "
                         f"({type(bad[0]).__name__}); hint: q = sympy.symbols('q1:3')")
     if len(set(q)) != len(q):
-        raise ValueError(f"{fname}: {name}: expected distinct symbols, got {list(q)}")
+        raise _checks.refusal(
+            ValueError, f"{fname}: {name}: expected distinct symbols, got {list(q)}")
     return list(q)
 
 
@@ -297,24 +299,28 @@ def _coriolis_from_dM(dM, qd, n):
 def _check_M(M, q, fname):
     if not isinstance(M, sp.MatrixBase):
         if isinstance(M, np.ndarray) and not is_symbolic(M):
-            raise TypeError(f"{fname}: M: expected a sympy Matrix in the symbols q (Christoffel "
-                            f"symbols need derivatives), got a numeric array; hint: numeric "
-                            f"chains go through robodyn.dynamics.coriolis_matrix(chain, q, qd)")
+            raise _checks.refusal(
+                TypeError, f"{fname}: M: expected a sympy Matrix in the symbols q (Christoffel "
+                           f"symbols need derivatives), got a numeric array; hint: numeric "
+                           f"chains go through robodyn.dynamics.coriolis_matrix(chain, q, qd)")
         if not is_symbolic(M):
-            raise TypeError(f"{fname}: M: expected a sympy Matrix, got {_checks._describe(M)}")
+            raise _checks.refusal(
+                TypeError, f"{fname}: M: expected a sympy Matrix, got {_checks._describe(M)}")
     M = _checks.sym_matrix(M, f"{fname}: M")        # strings refused, numbers checked
     q = _symbol_list(q, "q", fname)
     n = len(q)
     if M.shape[0] != M.shape[1]:
-        raise ValueError(f"{fname}: M: expected a square {n}x{n} matrix (one row per "
-                         f"coordinate in q), got shape {M.shape}")
+        raise _checks.refusal(
+            ValueError, f"{fname}: M: expected a square {n}x{n} matrix (one row per "
+                        f"coordinate in q), got shape {M.shape}")
     if M.shape != (n, n):
-        raise ValueError(f"{fname}: M, q: expected a square {n}x{n} M (one row per coordinate "
-                         f"in q), got M of shape {M.shape} and {n} coordinates in q")
+        raise _checks.refusal(
+            ValueError, f"{fname}: M, q: expected a square {n}x{n} M (one row per coordinate "
+                        f"in q), got M of shape {M.shape} and {n} coordinates in q")
     for i in range(n):
         for j in range(i):
             if M[i, j] != M[j, i] and sp.expand(M[i, j] - M[j, i]) != 0:
-                raise ValueError(f"{fname}: M: expected a symmetric matrix, got "
+                raise _checks.refusal(ValueError, f"{fname}: M: expected a symmetric matrix, got "
                                  f"M[{i},{j}] - M[{j},{i}] = {sp.expand(M[i, j] - M[j, i])}")
     return sp.Matrix(M), q
 
@@ -352,8 +358,9 @@ def christoffel_symbols(M, q, kind=1):
     """
     fname = "christoffel_symbols"
     if kind not in (1, 2) or isinstance(kind, bool):
-        raise ValueError(f"{fname}: kind: expected 1 (first kind, eq. 5.13) or 2 (second kind, "
-                         f"eq. 5.16), got {kind!r}")
+        raise _checks.refusal(
+            ValueError, f"{fname}: kind: expected 1 (first kind, eq. 5.13) or 2 (second kind, "
+                        f"eq. 5.16), got {kind!r}")
     M, q = _check_M(M, q, fname)
     n = len(q)
     G1 = _first_kind(_dM(M, q), n)
@@ -362,8 +369,9 @@ def christoffel_symbols(M, q, kind=1):
     try:
         Minv = M.inv()
     except ValueError as err:                 # sympy: NonInvertibleMatrixError
-        raise ValueError(f"{fname}: M: expected an invertible mass matrix for the second kind "
-                         f"(eq. 5.16), got one whose inverse sympy cannot form ({err})") from None
+        raise _checks.refusal(
+            ValueError, f"{fname}: M: expected an invertible mass matrix for the second kind "
+                        f"(eq. 5.16), got one whose inverse sympy cannot form ({err})") from None
     G2 = [[[sum(Minv[i, l] * G1[l][j][k] for l in range(n)) for k in range(n)]
            for j in range(n)] for i in range(n)]
     return sp.ImmutableDenseNDimArray(G2, (n, n, n))
@@ -404,7 +412,7 @@ def coriolis_matrix(M, q, qd):
     M, q = _check_M(M, q, fname)
     n = len(q)
     if not isinstance(qd, (list, tuple, sp.MatrixBase, np.ndarray)) or len(qd) != n:
-        raise ValueError(f"{fname}: qd: expected {n} joint velocities, got "
+        raise _checks.refusal(ValueError, f"{fname}: qd: expected {n} joint velocities, got "
                          f"{_checks._describe(qd)}")
     qdv = _S(_checks.vector(qd, n, f"{fname}: qd"), f"{fname}: qd")
     return _coriolis_from_dM(_dM(M, q), qdv, n)
@@ -454,21 +462,23 @@ def euler_lagrange(L, q, qd, qdd=None, split=False):
         try:
             L = sp.sympify(L, strict=True)
         except sp.SympifyError:
-            raise TypeError(f"{fname}: L: expected a sympy expression, got "
+            raise _checks.refusal(TypeError, f"{fname}: L: expected a sympy expression, got "
                             f"{_checks._describe(L)}") from None
     q = _symbol_list(q, "q", fname)
     qd = _symbol_list(qd, "qd", fname)
     n = len(q)
     if len(qd) != n:
-        raise ValueError(f"{fname}: expected as many velocities as coordinates, got "
-                         f"len(q) = {n}, len(qd) = {len(qd)}")
+        raise _checks.refusal(
+            ValueError, f"{fname}: expected as many velocities as coordinates, got "
+                        f"len(q) = {n}, len(qd) = {len(qd)}")
     if qdd is None:
         qdd = [sp.Symbol(f"{s.name}_ddot") for s in q]
     qdd = _symbol_list(qdd, "qdd", fname)
     if len(qdd) != n:
-        raise ValueError(f"{fname}: expected {n} accelerations, got len(qdd) = {len(qdd)}")
+        raise _checks.refusal(
+            ValueError, f"{fname}: expected {n} accelerations, got len(qdd) = {len(qdd)}")
     if set(q) & set(qd):
-        raise ValueError(f"{fname}: q and qd share symbols {set(q) & set(qd)}")
+        raise _checks.refusal(ValueError, f"{fname}: q and qd share symbols {set(q) & set(qd)}")
     p = [sp.diff(L, v) for v in qd]
     Mm = sp.Matrix(n, n, lambda i, j: sp.diff(p[i], qd[j]))
     rest = sp.Matrix([sum(sp.diff(p[i], q[j]) * qd[j] for j in range(n)) - sp.diff(L, q[i])
@@ -552,8 +562,12 @@ class NumericEquations(NumericForm):
         else:
             q, u = self._args(fname, t, q=q, u=u)
             tau = self._tau(tau, fname)
-        with np.errstate(all="ignore"):
-            out = self.forward_dynamics(q, u, tau)
+        try:
+            with np.errstate(all="ignore"):
+                out = self.forward_dynamics(q, u, tau)
+        except _checks.ResultError as err:      # found by the compiled code: this result's
+            raise _checks.result_error(f"NumericEquations.{fname}", "finite numbers for "
+                                       "finite input", f"an overflow ({err})") from err
         return _checks.finite_result(out, f"NumericEquations.{fname}")
 
 
@@ -587,19 +601,19 @@ def _lambdified(M, C, G, q, qd, intermediates=()):
         checked: shape (n,) or (B, n), all alike, finite."""
         xs = []
         for name, v in vectors.items():
-            try:
-                x = np.asarray(v, dtype=float)
-            except (TypeError, ValueError):
-                raise ValueError(f"{fname}: {name}: expected {n} numbers, got {v!r}") from None
+            x = _checks.real_array(v, f"{fname}: {name}")     # no text, booleans, masks
             if x.ndim not in (1, 2) or x.shape[-1] != n:
-                raise ValueError(f"{fname}: {name}: expected shape ({n},) for one state or "
-                                 f"(B, {n}) for a batch of B states, got shape {x.shape}")
+                raise _checks.refusal(
+                    ValueError, f"{fname}: {name}: expected shape ({n},) for one state or "
+                                f"(B, {n}) for a batch of B states, got shape {x.shape}")
             if xs and x.shape != xs[0].shape:
                 first = next(iter(vectors))
-                raise ValueError(f"{fname}: {name}: expected the shape of {first} (all ({n},), "
-                                 f"or all (B, {n}) with the same B), got shape {x.shape}")
+                raise _checks.refusal(
+                    ValueError, f"{fname}: {name}: expected the shape of {first} (all ({n},), "
+                                f"or all (B, {n}) with the same B), got shape {x.shape}")
             if not np.all(np.isfinite(x)):
-                raise ValueError(f"{fname}: {name}: expected finite numbers, got {x!r}")
+                raise _checks.refusal(
+                    ValueError, f"{fname}: {name}: expected finite numbers, got {x!r}")
             xs.append(x)
         if xs[0].ndim == 1:
             return np.concatenate(xs).tolist(), None
@@ -608,12 +622,14 @@ def _lambdified(M, C, G, q, qd, intermediates=()):
     def call(name, fname, shape, **vectors):
         one, many = args(fname, **vectors)
         if many is None:
-            return np.array(fn(name, False)(*one), dtype=float).reshape(shape)
+            with _checks.overflow_guard(fname):         # math's OverflowError: the result's
+                out = np.array(fn(name, False)(*one), dtype=float).reshape(shape)
+            return _checks.finite_result(out, fname)
         cols = fn(name, True)(*many.T)
         out = np.empty((many.shape[0], len(cols)))
         for k, c in enumerate(cols):        # constants come back as scalars: broadcast
             out[:, k] = c
-        return out.reshape((many.shape[0],) + shape)
+        return _checks.finite_result(out.reshape((many.shape[0],) + shape), fname)
 
     def mass(q):
         return call("M", "M", (n, n), q=q)
@@ -645,7 +661,7 @@ def _lambdified(M, C, G, q, qd, intermediates=()):
                 f"the masses and inertias)") from None
         rhs = (np.asarray(tau, dtype=float) - out[..., n * n:])[..., None]
         y = np.linalg.solve(L, rhs)
-        return np.linalg.solve(np.swapaxes(L, -1, -2), y)[..., 0]
+        return _checks.finite_result(np.linalg.solve(np.swapaxes(L, -1, -2), y)[..., 0], fname)
 
     return NumericEquations(n, "lambdify", mass, coriolis, gravity, tau, forward_dynamics)
 
@@ -726,8 +742,9 @@ class EquationsOfMotion(MassMatrixForm):
             qdd = sp.Matrix(sp.symbols(f"qdd1:{self.n + 1}"))
         qdd = _S(list(qdd)) if not isinstance(qdd, sp.MatrixBase) else qdd
         if qdd.shape != (self.n, 1):
-            raise ValueError(f"EquationsOfMotion.tau: qdd: expected {self.n} accelerations, "
-                             f"got shape {qdd.shape}")
+            raise _checks.refusal(
+                ValueError, f"EquationsOfMotion.tau: qdd: expected {self.n} accelerations, "
+                            f"got shape {qdd.shape}")
         return self.M * qdd + self.C * self.qd + self.G
 
     def numeric(self, values=None, backend="auto"):
@@ -747,8 +764,9 @@ class EquationsOfMotion(MassMatrixForm):
         """:meth:`numeric`, its messages naming ``fname`` (the method the user called; the
         signature of :meth:`MassMatrixForm._numeric`, which callers of any form use)."""
         if not isinstance(backend, str) or backend not in ("auto", "c", "lambdify"):
-            raise ValueError(f"{fname}: backend: expected 'auto', 'c' or 'lambdify', got "
-                             f"{backend!r:.60}")
+            raise _checks.refusal(
+                ValueError, f"{fname}: backend: expected 'auto', 'c' or 'lambdify', got "
+                            f"{backend!r:.60}")
         names = {str(s): s for s in self.parameters()}
         sub = _checks.values_dict(values, f"{fname}: values", names=names)
         key = (backend, tuple(sorted((str(k), float(v)) for k, v in sub.items())))
@@ -762,9 +780,10 @@ class EquationsOfMotion(MassMatrixForm):
         free = set().union(M.free_symbols, C.free_symbols, G.free_symbols,
                            *(e.free_symbols for _, e in inter)) - known
         if free:
-            raise ValueError(f"{fname}: values: expected a number for each parameter, got none: "
-                             f"symbols {sorted(map(str, free))} have no value; pass "
-                             f"values={{symbol: number, ...}}")
+            raise _checks.refusal(
+                ValueError, f"{fname}: values: expected a number for each parameter, got none: "
+                            f"symbols {sorted(map(str, free))} have no value; pass "
+                            f"values={{symbol: number, ...}}")
         q, qd = list(self.q), list(self.qd)
         if backend == "lambdify":
             out = _lambdified(M, C, G, q, qd, inter)
@@ -823,9 +842,11 @@ def equations_of_motion(chain, gravity=DEFAULT_GRAVITY, q=None, qd=None, form="a
     _checks.distinct_symbols({"q": q, "qd": qd}, fname)
     for name, v in (("q", q), ("qd", qd)):
         if len(v) != n:
-            raise ValueError(f"{fname}: {name}: expected {n} symbols (one per joint), got {len(v)}")
+            raise _checks.refusal(
+                ValueError, f"{fname}: {name}: expected {n} symbols (one per joint), got {len(v)}")
     if form not in ("auto", "expanded", "nested"):
-        raise ValueError(f"{fname}: form: expected 'auto', 'expanded' or 'nested', got {form!r}")
+        raise _checks.refusal(
+            ValueError, f"{fname}: form: expected 'auto', 'expanded' or 'nested', got {form!r}")
     g = _gravity(gravity, fname)
     qv, qdv = sp.Matrix(q), sp.Matrix(qd)
     d = _choose(chain, form)
@@ -875,12 +896,14 @@ def generalized_forces(chain, q, wrenches, frame="body"):
     if not isinstance(chain, SerialChain):
         _checks.chain(chain, f"{fname}: chain")
     if frame not in ("body", "space"):
-        raise ValueError(f"{fname}: frame: expected 'body' or 'space', got {frame!r}")
+        raise _checks.refusal(
+            ValueError, f"{fname}: frame: expected 'body' or 'space', got {frame!r}")
     sym = _mode(chain, q, wrenches)
     W = _checks.matrix(wrenches, (chain.n, 6), f"{fname}: wrenches (one row (m, f) per link)")
     jac = jacobian_body if frame == "body" else jacobian_space
     if frame == "body" and chain.link_homes is None:
-        raise ValueError(f"{fname}: body-frame wrenches need link_homes, and {chain!r} has none")
+        raise _checks.refusal(
+            ValueError, f"{fname}: body-frame wrenches need link_homes, and {chain!r} has none")
     qv = _joints(chain, q, "q", fname)
     if sym:
         qv = _S(qv) if not isinstance(qv, sp.MatrixBase) else qv

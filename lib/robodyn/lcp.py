@@ -140,8 +140,9 @@ def lemke(A, b, *, max_pivots=None, tol=1e-12):
     tol = _checks.tolerance(tol, f"{fname}: tol")
     z, _ = _lemke(A, b, min(cap, MAX_PIVOTS), tol)
     if z is None:
-        raise ValueError(f"{fname}: A: expected an LCP that Lemke's method solves, got a "
-                         f"secondary ray (no solution, or A is not copositive-plus)")
+        raise _checks.refusal(
+            ValueError, f"{fname}: A: expected an LCP that Lemke's method solves, got a "
+                        f"secondary ray (no solution, or A is not copositive-plus)")
     _verified(A, b, z, fname)
     return z
 
@@ -154,9 +155,10 @@ def _verified(A, b, z, fname, rtol=1e-8):
     bad = not (np.all(np.isfinite(z)) and np.min(w, initial=0.0) >= -rtol * scale
                and abs(float(z @ w)) <= rtol * scale * max(1.0, float(np.sum(z))))
     if bad:
-        raise ValueError(f"{fname}: A: expected a solvable LCP, got an answer that fails "
-                         f"the complementarity test (min w = {np.min(w, initial=0.0):.3g}, "
-                         f"z.w = {float(z @ w):.3g}; an ill-conditioned or infeasible problem)")
+        raise _checks.refusal(
+            ValueError, f"{fname}: A: expected a solvable LCP, got an answer that fails "
+                        f"the complementarity test (min w = {np.min(w, initial=0.0):.3g}, "
+                        f"z.w = {float(z @ w):.3g}; an ill-conditioned or infeasible problem)")
     return w
 
 

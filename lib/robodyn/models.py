@@ -202,8 +202,9 @@ def random_chain(n, rng=None, prismatic=0.3, helical=0.0):
     helical = _checks.real_number(helical, "random_chain: helical", low=0, high=1,
                                   hint="a probability")
     if not 0 <= prismatic + helical <= 1:
-        raise ValueError(f"random_chain: prismatic, helical: expected 0 <= prismatic + "
-                         f"helical <= 1, got {prismatic} + {helical}")
+        raise _checks.refusal(
+            ValueError, f"random_chain: prismatic, helical: expected 0 <= prismatic + "
+                        f"helical <= 1, got {prismatic} + {helical}")
     rng = np.random.default_rng() if rng is None else rng
     from .kinematics import exp_so3, prismatic_screw
     S, homes, inertias = [], [], []
@@ -299,13 +300,15 @@ def rolling_disk(radius=None, mass=None, gravity=None, inertia_factors=(sp.Ratio
     g = sp.Symbol("g", positive=True) if gravity is None else _checks._exact(
         _checks.nonnegative(gravity, f"{fname}: gravity", hint="m/s^2, pointing down"))
     if not isinstance(inertia_factors, (tuple, list)) or len(inertia_factors) != 2:
-        raise ValueError(f"{fname}: inertia_factors: expected two numbers (a, b), got "
-                         f"{_checks._describe(inertia_factors)}")
+        raise _checks.refusal(
+            ValueError, f"{fname}: inertia_factors: expected two numbers (a, b), got "
+                        f"{_checks._describe(inertia_factors)}")
     a, b = (_checks._exact(_checks.positive(v, f"{fname}: inertia_factors[{k}]"))
             for k, v in enumerate(inertia_factors))
     if (b - 2 * a).is_positive:
-        raise ValueError(f"{fname}: inertia_factors: expected b <= 2a (the axial moment of a rigid "
-                         f"wheel is at most twice the diametral one), got a = {a}, b = {b}")
+        raise _checks.refusal(
+            ValueError, f"{fname}: inertia_factors: expected b <= 2a (the axial moment of a rigid "
+                        f"wheel is at most twice the diametral one), got a = {a}, b = {b}")
     return _rolling_disk(r, m, g, a, b)
 
 
@@ -409,8 +412,9 @@ def chaplygin_sleigh(offset=None, mass=None, length=None, width=None):
     b = _given(width, sp.Symbol("b", positive=True), _checks.positive, f"{fname}: width",
                "the plate's width in m")
     if (abs(a) - l / 2).is_positive:
-        raise ValueError(f"{fname}: offset: expected |offset| <= length / 2 = {l / 2} (the "
-                         f"blade under the plate), got {offset!r}")
+        raise _checks.refusal(
+            ValueError, f"{fname}: offset: expected |offset| <= length / 2 = {l / 2} (the "
+                        f"blade under the plate), got {offset!r}")
     return _chaplygin_sleigh(a, m, l, b)
 
 
@@ -472,8 +476,9 @@ def four_bar_kane(a=None, b=None, c=None, d=None, masses=None, gravity=None):
             masses = list(_checks.real_array(masses, f"{fname}: masses", shape=(3,),
                                              hint="three masses (m1, m2, m3) in kg"))
         if not isinstance(masses, (tuple, list)) or len(masses) != 3:
-            raise ValueError(f"{fname}: masses: expected three masses (m1, m2, m3), got "
-                             f"{_checks._describe(masses)}")
+            raise _checks.refusal(
+                ValueError, f"{fname}: masses: expected three masses (m1, m2, m3), got "
+                            f"{_checks._describe(masses)}")
         ms = tuple(_given(_checks.positive(v, f"{fname}: masses[{k}]"), None, _checks.positive,
                           f"{fname}: masses[{k}]", "a mass in kg")
                    for k, v in enumerate(masses))
@@ -509,8 +514,9 @@ def _four_bar_numbers(lengths, fname):
         lengths = list(_checks.real_array(lengths, f"{fname}: lengths", shape=(4,),
                                           hint="four lengths (a, b, c, d) in m"))
     if not isinstance(lengths, (tuple, list)) or len(lengths) != 4:
-        raise ValueError(f"{fname}: lengths: expected four lengths (a, b, c, d), got "
-                         f"{_checks._describe(lengths)}")
+        raise _checks.refusal(
+            ValueError, f"{fname}: lengths: expected four lengths (a, b, c, d), got "
+                        f"{_checks._describe(lengths)}")
     return [_checks.real_number(v, f"{fname}: lengths[{k}]", low=0, strict_low=True, hint="m")
             for k, v in enumerate(lengths)]
 
@@ -518,10 +524,11 @@ def _four_bar_numbers(lengths, fname):
 def _toggle(q, s, tol, fname):
     if abs(s) < tol:
         th = ", ".join(f"th{k + 1} = {v:.6g}" for k, v in enumerate(q))
-        raise ValueError(f"{fname}: q: the loop is singular at ({th}): coupler and rocker are "
-                         f"aligned (sin(th3 - th2) = {s:.3g}), a toggle position; the dependent "
-                         f"speeds u2, u3 cannot be solved for from the crank's u1 -- choose "
-                         f"another independent speed or stay away from the toggle")
+        raise _checks.refusal(
+            ValueError, f"{fname}: q: the loop is singular at ({th}): coupler and rocker are "
+                        f"aligned (sin(th3 - th2) = {s:.3g}), a toggle position; the dependent "
+                        f"speeds u2, u3 cannot be solved for from the crank's u1 -- choose "
+                        f"another independent speed or stay away from the toggle")
 
 
 def four_bar_dependent_speeds(q, u1, lengths, tol=1e-9):
@@ -590,9 +597,10 @@ def four_bar_close(q, lengths, tol=1e-12, max_iter=50):
         _toggle(q, np.sin(q[2] - q[1]), 1e-9, fname)
         J = np.array([[-b * np.sin(q[1]), -c * np.sin(q[2])], [b * np.cos(q[1]), c * np.cos(q[2])]])
         q[1:] -= np.linalg.solve(J, r)
-    raise ValueError(f"{fname}: q: the closure has no solution near the given configuration "
-                     f"(residual {np.max(np.abs(r)):.3g} m after {max_iter} Newton steps); "
-                     f"expected a q close to the loop")
+    raise _checks.refusal(
+        ValueError, f"{fname}: q: the closure has no solution near the given configuration "
+                    f"(residual {np.max(np.abs(r)):.3g} m after {max_iter} Newton steps); "
+                    f"expected a q close to the loop")
 
 
 # --------------------------------------------------------------------------

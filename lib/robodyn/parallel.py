@@ -35,7 +35,8 @@ import time
 import uuid
 from pathlib import Path
 
-from . import _checks, _files
+from . import _boundary, _checks, _files
+from . import errors as _errors
 
 __all__ = ["map_tasks", "TaskError", "ItemValueError", "ItemTypeError", "MAX_TASKS"]
 
@@ -236,12 +237,16 @@ class _Progress:
 # ----------------------------------------------------------------------------- the engines
 
 def _run_serial(func, todo, deliver, fname=_FNAME):
-    for i, key, item in todo:
-        try:
-            result = func(item)
-        except Exception as exc:
-            raise _task_error(key, exc, fname) from exc
-        deliver(i, key, result)
+    token = _errors.CALL.set(_errors.OPEN)      # func is the reader's code: its robodyn calls
+    try:                                        # are checked as in a worker process
+        for i, key, item in todo:
+            try:
+                result = func(item)
+            except Exception as exc:
+                raise _task_error(key, exc, fname) from exc
+            deliver(i, key, result)
+    finally:
+        _errors.CALL.reset(token)
 
 
 def _pool_context():
@@ -370,7 +375,7 @@ def map_tasks(func, items, *, keys=None, scheduler=None, workers=None, cache_dir
     >>> map_tasks(abs, [-1, -2], keys=["a", "a"], workers=1)
     Traceback (most recent call last):
     ...
-    ValueError: map_tasks: keys: expected distinct keys, got 'a' twice
+    robodyn.errors.ArgumentError: map_tasks: keys: expected distinct keys, got 'a' twice
     """
     return _map(_FNAME, func, items, keys, scheduler, workers, cache_dir, on_result, progress,
                 retries, description)
@@ -407,6 +412,11 @@ def _map(fname, func, items, keys=None, scheduler=None, workers=None, cache_dir=
     def deliver(i, key, result):
         if key in delivered:        # a task run twice (its first worker died after finishing)
             return
+        bad = _boundary.nonfinite(result)        # refused before it is stored or handed on
+        if bad:
+            raise _errors.ResultError(f"{fname}: result: expected finite results, got {bad} "
+                                      f"for item {key!r} (nothing was cached or handed to "
+                                      "on_result for it)")
         delivered.add(key)
         results[i] = result
         if cache_dir is not None:

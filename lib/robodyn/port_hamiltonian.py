@@ -444,12 +444,14 @@ def energy_momentum_step(form, x, dt, inputs=None, t=0.0, tol=1e-13, max_iter=60
 def _scheme_form(form, fname):
     """The energy--momentum scheme's form: a VMSForm without gravity."""
     if not isinstance(form, VMSForm):
-        raise TypeError(f"{fname}: form: expected a VMSForm (the energy-momentum scheme), got "
-                        f"{_checks.describe(form)}")
+        raise _checks.refusal(
+            TypeError, f"{fname}: form: expected a VMSForm (the energy-momentum scheme), got "
+                       f"{_checks.describe(form)}")
     if form.gravity is not None:
-        raise ValueError(f"{fname}: form: gravity makes the potential depend on the base pose; "
-                         "the scheme handles inputs and kinetic energy only (pass gravity forces "
-                         "as inputs or use simulate(method='RK45'))")
+        raise _checks.refusal(
+            ValueError, f"{fname}: form: gravity makes the potential depend on the base pose; "
+                        "the scheme handles inputs and kinetic energy only (pass gravity forces "
+                        "as inputs or use simulate(method='RK45'))")
 
 
 def _em_step(form, x, dt, inputs, t, tol, max_iter, fname):
@@ -600,8 +602,9 @@ def simulate(form, x0, t_span, method="RK45", dt=None, inputs=None, rtol=1e-9, a
     True
     """
     if not isinstance(form, (_VMSBase, StandardForm)):
-        raise TypeError(f"simulate: form: expected a VMS form (StandardForm, VMSForm, "
-                        f"DecoupledForm, ReducedEulerLagrange), got {_checks.describe(form)}")
+        raise _checks.refusal(
+            TypeError, f"simulate: form: expected a VMS form (StandardForm, VMSForm, "
+                       f"DecoupledForm, ReducedEulerLagrange), got {_checks.describe(form)}")
     x0 = ck.vms_state(x0, form.nb, form.n, "simulate: x0", ck.POSE_TOL)
     if not isinstance(method, str) or method not in ("RK45", "energy-momentum"):
         raise _checks.error("simulate: method", "'RK45' or 'energy-momentum'", method,
@@ -618,12 +621,14 @@ def simulate(form, x0, t_span, method="RK45", dt=None, inputs=None, rtol=1e-9, a
         _checks.steps(t1 - t0, dt, "simulate: dt", high=10**6, item_bytes=8 * (form.size + 10))
     if method == "energy-momentum":
         if dt is None:
-            raise ValueError("simulate: dt: needed for method='energy-momentum' (fixed step, s)")
+            raise _checks.refusal(
+                ValueError, "simulate: dt: needed for method='energy-momentum' (fixed step, s)")
         _scheme_form(form, "simulate")
     E0 = _energy(form, x0)
     if not np.isfinite(E0):
-        raise ValueError(f"simulate: x0: expected a state of finite energy, got {E0} (an "
-                         "overflow: the velocities are too large for float64 arithmetic)")
+        raise _checks.refusal(
+            ValueError, f"simulate: x0: expected a state of finite energy, got {E0} (an "
+                        "overflow: the velocities are too large for float64 arithmetic)")
     start = time.perf_counter()
     if method == "RK45":
         ts, xs, supplied, evals = _run_rk45(form, x0, t0, t1, inputs, rtol, atol, n_out)
@@ -633,10 +638,11 @@ def simulate(form, x0, t_span, method="RK45", dt=None, inputs=None, rtol=1e-9, a
     perr = _pose_errors(xs)
     if (momentum or form.gravity is not None) and perr.max() > ck.POSE_TOL:
         k = int(np.argmax(perr))
-        raise ValueError(f"simulate: result: expected base poses within {ck.POSE_TOL:g} of rigid "
-                         f"motions (the energy and momentum reports need them), got a drift of "
-                         f"{perr[k]:.3g} at t = {ts[k]:.6g} s (tighten rtol and atol, or use "
-                         f"method='energy-momentum')")
+        raise _checks.refusal(
+            ValueError, f"simulate: result: expected base poses within {ck.POSE_TOL:g} of rigid "
+                        f"motions (the energy and momentum reports need them), got a drift of "
+                        f"{perr[k]:.3g} at t = {ts[k]:.6g} s (tighten rtol and atol, or use "
+                        f"method='energy-momentum')")
     energy = np.array([_energy(form, x) for x in xs])
     mom = _momenta(form, xs) if momentum else np.zeros((len(xs), 6))
     _checks.finite_result([xs, energy, supplied, mom], "simulate")
@@ -654,7 +660,7 @@ def _time_span(t_span):
                             exc=TypeError)
     t0, t1 = (_checks.real_number(s, "simulate: t_span", hint="times in s") for s in t_span)
     if not t1 > t0:
-        raise ValueError(f"simulate: t_span: expected t1 > t0, got {t_span!r}")
+        raise _checks.refusal(ValueError, f"simulate: t_span: expected t1 > t0, got {t_span!r}")
     if t1 - t0 > 1e6:
         raise _checks.error("simulate: t_span", "a duration of at most 1e6 s", f"{t1 - t0:.3g} s")
     return t0, t1

@@ -136,8 +136,9 @@ def _torque_function(tau, n):
         def f(t, q, qd):
             u = _checks._to_array(tau(t, q, qd), "simulate: tau(t, q, qd)")
             if u.shape != (n,):
-                raise ValueError(f"simulate: tau(t, q, qd): expected a vector of {n} joint "
-                                 f"forces, got shape {u.shape} at t = {t:g}")
+                raise _checks.refusal(
+                    ValueError, f"simulate: tau(t, q, qd): expected a vector of {n} joint "
+                                f"forces, got shape {u.shape} at t = {t:g}")
             return _checks.finite(u, f"simulate: tau(t, q, qd) at t = {t:g}")
         return f
     u = _checks.vector(tau, n, f"simulate: tau (constant, one value per joint, or a callable "
@@ -215,24 +216,28 @@ def simulate(chain, q0, qd0, t_final, *, tau=None, gravity=DEFAULT_GRAVITY, dt=N
     if dt is not None:
         dt = float(_checks.positive(dt, f"{fname}: dt", hint="a time step in seconds"))
     elif method in _FIXED:
-        raise ValueError(f"{fname}: dt: expected a time step (s) for the fixed-step method "
-                         f"{method!r}, got None")
+        raise _checks.refusal(
+            ValueError, f"{fname}: dt: expected a time step (s) for the fixed-step method "
+                        f"{method!r}, got None")
     rtol = _checks.tolerance(rtol, f"{fname}: rtol")
     atol = _checks.tolerance(atol, f"{fname}: atol")
     if t_eval is not None:
         if method in _FIXED:
-            raise ValueError(f"{fname}: t_eval is for the adaptive methods; {method!r} outputs "
-                             f"every step (choose dt)")
+            raise _checks.refusal(
+                ValueError, f"{fname}: t_eval is for the adaptive methods; {method!r} outputs "
+                            f"every step (choose dt)")
         t_eval = _checks._to_array(t_eval, f"{fname}: t_eval")
         if t_eval.ndim != 1 or t_eval.size == 0:
-            raise ValueError(f"{fname}: t_eval: expected a 1-D array of times, got shape "
-                             f"{t_eval.shape}")
+            raise _checks.refusal(
+                ValueError, f"{fname}: t_eval: expected a 1-D array of times, got shape "
+                            f"{t_eval.shape}")
         _checks.finite(t_eval, f"{fname}: t_eval")
         if t_eval.min() < 0 or t_eval.max() > t_final or np.any(np.diff(t_eval) < 0):
-            raise ValueError(f"{fname}: t_eval: expected increasing times in [0, {t_final:g}], "
-                             f"got [{t_eval.min():g}, {t_eval.max():g}]")
+            raise _checks.refusal(
+                ValueError, f"{fname}: t_eval: expected increasing times in [0, {t_final:g}], "
+                            f"got [{t_eval.min():g}, {t_eval.max():g}]")
     if on_step is not None and not callable(on_step):
-        raise TypeError(f"{fname}: on_step: expected a callable on_step(t), got "
+        raise _checks.refusal(TypeError, f"{fname}: on_step: expected a callable on_step(t), got "
                         f"{_checks._describe(on_step)}")
     torque = _torque_function(tau, n)
     nfev = [0]
@@ -244,7 +249,7 @@ def simulate(chain, q0, qd0, t_final, *, tau=None, gravity=DEFAULT_GRAVITY, dt=N
 
     def rhs(t, y):
         if not np.isfinite(y).all():               # the state overflowed inside a step
-            raise _checks.ResultOverflow(f"{fname}: result: expected a finite state, got NaN "
+            raise _checks.refusal(_checks.ResultError, f"{fname}: result: expected a finite state, got NaN "
                                          f"or inf at t = {t:g} s (an overflow: the state or "
                                          f"the forces are too large for float64)")
         q, qd = y[:n], y[n:2 * n]
@@ -278,9 +283,10 @@ def _fixed_budget(method, rhs, y0, t_final, dt, max_steps):
     """Refuse a fixed-step run of more than ``max_steps`` steps, warn for a long one; both
     with an estimate from one timed evaluation of the right-hand side."""
     if not np.isfinite(t_final / dt):                # 1e308 / 0.01: an overflow to inf
-        raise ValueError(f"simulate: dt, t_final: expected at most max_steps = {max_steps} "
-                         f"steps, got t_final / dt = inf steps; take a larger dt, a shorter "
-                         f"t_final, an adaptive method, or raise max_steps")
+        raise _checks.refusal(
+            ValueError, f"simulate: dt, t_final: expected at most max_steps = {max_steps} "
+                        f"steps, got t_final / dt = inf steps; take a larger dt, a shorter "
+                        f"t_final, an adaptive method, or raise max_steps")
     N = _fixed_steps(t_final, dt)
     evals = 4 if method == "rk4" else 1
     start = time.perf_counter()
@@ -289,11 +295,12 @@ def _fixed_budget(method, rhs, y0, t_final, dt, max_steps):
     seconds = N * evals * per_eval
     memory = (N + 1) * len(y0) * 8 * 3          # states, plus the outputs derived from them
     if N > max_steps:
-        raise ValueError(f"simulate: dt, t_final: expected at most max_steps = {max_steps} "
-                         f"steps, got "
-                         f"dt = {dt:g} s for t_final = {t_final:g} s, i.e. {N} steps (about "
-                         f"{seconds:.3g} s and {memory / 1e6:.3g} MB here); take a larger dt, an "
-                         f"adaptive method, or raise max_steps")
+        raise _checks.refusal(
+            ValueError, f"simulate: dt, t_final: expected at most max_steps = {max_steps} "
+                        f"steps, got "
+                        f"dt = {dt:g} s for t_final = {t_final:g} s, i.e. {N} steps (about "
+                        f"{seconds:.3g} s and {memory / 1e6:.3g} MB here); take a larger dt, an "
+                        f"adaptive method, or raise max_steps")
     if seconds > LONG_RUN_SECONDS:
         warnings.warn(f"simulate: {N} {method} steps will take about {seconds:.0f} s here "
                       f"(pass on_step to see progress)", LongComputationWarning, stacklevel=3)
@@ -315,18 +322,20 @@ def _adaptive(solver_class, rhs, y0, t_final, rtol, atol, max_step, t_eval, on_s
         t_old = solver.t
         msg = solver.step()
         if solver.status == "failed":
-            raise ValueError(f"simulate: result: expected the {solver_class.__name__} solver "
-                             f"to advance, got a failure at t = {solver.t:g} s: {msg}")
+            raise _checks.refusal(
+                ValueError, f"simulate: result: expected the {solver_class.__name__} solver "
+                            f"to advance, got a failure at t = {solver.t:g} s: {msg}")
         steps.append(solver.t - t_old)
         _projected_steps(steps, solver, t_final, max_steps)
         if len(steps) >= max_steps and solver.status == "running":
             recent = float(np.mean(steps[-100:]))
             left = (t_final - solver.t) / recent
-            raise ValueError(f"simulate: max_steps: expected the run to end within "
-                             f"{max_steps} steps, got to t = {solver.t:.6g} s of "
-                             f"{t_final:g} s with recent steps of {recent:.3g} s (about "
-                             f"{left:.3g} more steps at that size); the motion is very fast "
-                             f"or stiff (huge initial speeds?), or raise max_steps / rtol")
+            raise _checks.refusal(
+                ValueError, f"simulate: max_steps: expected the run to end within "
+                            f"{max_steps} steps, got to t = {solver.t:.6g} s of "
+                            f"{t_final:g} s with recent steps of {recent:.3g} s (about "
+                            f"{left:.3g} more steps at that size); the motion is very fast "
+                            f"or stiff (huge initial speeds?), or raise max_steps / rtol")
         if t_eval is None:
             ts.append(solver.t)
             ys.append(solver.y.copy())
@@ -359,11 +368,12 @@ def _projected_steps(steps, solver, t_final, max_steps):
     solver._robodyn_largest = largest               # a running maximum: O(100) per check
     left = (t_final - solver.t) / (PROJECTION_MARGIN * largest) if largest > 0 else np.inf
     if len(steps) + left > max_steps:
-        raise ValueError(f"simulate: t_final, max_steps: expected a run that ends within "
-                         f"max_steps = {max_steps} steps, got t_final = {t_final:g} s with "
-                         f"steps of at most {largest:.3g} s so far (at t = {solver.t:.6g} s): "
-                         f"even {PROJECTION_MARGIN:g} times larger steps would need "
-                         f"{left:.3g} more; a shorter t_final or a larger max_steps")
+        raise _checks.refusal(
+            ValueError, f"simulate: t_final, max_steps: expected a run that ends within "
+                        f"max_steps = {max_steps} steps, got t_final = {t_final:g} s with "
+                        f"steps of at most {largest:.3g} s so far (at t = {solver.t:.6g} s): "
+                        f"even {PROJECTION_MARGIN:g} times larger steps would need "
+                        f"{left:.3g} more; a shorter t_final or a larger max_steps")
 
 
 def _fixed(method, rhs, accel, y0, n, t_final, dt, on_step):

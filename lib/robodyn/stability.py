@@ -598,7 +598,7 @@ def compass_gait_step(walker, z, *, tol=1e-12):
     >>> compass_gait_step(CompassGait(), [0.0, 0.0, 0.0])
     Traceback (most recent call last):
     ...
-    ValueError: compass_gait_step: z: expected a state from which the walker takes a step, got [0.0, 0.0, 0.0] (it falls)
+    robodyn.errors.ArgumentError: compass_gait_step: z: expected a state from which the walker takes a step, got [0.0, 0.0, 0.0] (it falls)
     """
     fname = "compass_gait_step"
     cg = _walker(walker, f"{fname}: walker")

@@ -15,6 +15,8 @@ import re
 
 import sympy as sp
 
+from . import _checks
+
 __all__ = ["parse_expression", "UnsafeExpressionError", "MAX_TEXT", "MAX_NODES", "MAX_POWER",
            "MAX_DEPTH"]
 
@@ -90,7 +92,8 @@ def parse_expression(text, names=None):
     robodyn.text_parser.UnsafeExpressionError: parse_expression: the name '__import__' is refused (names may not start with an underscore)
     """
     if not isinstance(text, str):
-        raise TypeError(f"parse_expression: text: expected a str, got {type(text).__name__}")
+        raise _checks.refusal(
+            TypeError, f"parse_expression: text: expected a str, got {type(text).__name__}")
     if len(text) > MAX_TEXT:
         _refuse(f"the text has {len(text)} characters, more than the {MAX_TEXT} allowed")
     allowed = None if names is None else _names(names)
@@ -124,12 +127,14 @@ def _names(names):
     if isinstance(names, dict):
         names = list(names)
     if not isinstance(names, (list, tuple, set, frozenset)) or len(names) > MAX_NODES:
-        raise TypeError(f"parse_expression: names: expected variable names (a list of str), "
-                        f"got {type(names).__name__}")
+        raise _checks.refusal(
+            TypeError, f"parse_expression: names: expected variable names (a list of str), "
+                       f"got {type(names).__name__}")
     bad = [n for n in names if not (isinstance(n, str) and _NAME.match(n) and len(n) <= 40)]
     if bad:
-        raise ValueError(f"parse_expression: names: expected plain variable names (letters, "
-                         f"digits, _), got {str(bad[0])[:60]!r}")
+        raise _checks.refusal(
+            ValueError, f"parse_expression: names: expected plain variable names (letters, "
+                        f"digits, _), got {str(bad[0])[:60]!r}")
     return set(names)
 
 

@@ -88,20 +88,22 @@ def moreau_jean(system, q0, qd0, t_final, h, *, t0=0.0, max_steps=10**6, tol=1e-
     """
     fname = "moreau_jean"
     if not isinstance(system, HybridSystem):
-        raise TypeError(f"{fname}: system: expected a HybridSystem, got "
+        raise _checks.refusal(TypeError, f"{fname}: system: expected a HybridSystem, got "
                         f"{_checks.describe(system)}")
     custom = [s.name for s in system.surfaces if s.impact is not None or s.terminal]
     if custom:
-        raise ValueError(f"{fname}: system: expected surfaces with the contact law only, got "
-                         f"{custom} with a custom impact map or terminal (hint: a walker's "
-                         f"leg exchange is a reset map; use simulate_hybrid)")
+        raise _checks.refusal(
+            ValueError, f"{fname}: system: expected surfaces with the contact law only, got "
+                        f"{custom} with a custom impact map or terminal (hint: a walker's "
+                        f"leg exchange is a reset map; use simulate_hybrid)")
     n = system.n
     q = np.array(_checks.real_array(q0, f"{fname}: q0", shape=(n,)), dtype=float)
     v = np.array(_checks.real_array(qd0, f"{fname}: qd0", shape=(n,)), dtype=float)
     t0 = _checks.real_number(t0, f"{fname}: t0")
     t_final = _checks.real_number(t_final, f"{fname}: t_final")
     if not (np.isfinite(t_final) and t_final > t0):
-        raise ValueError(f"{fname}: t_final: expected a finite time > t0 = {t0}, got {t_final}")
+        raise _checks.refusal(
+            ValueError, f"{fname}: t_final: expected a finite time > t0 = {t0}, got {t_final}")
     h = _checks.real_number(h, f"{fname}: h", low=0, strict_low=True)
     if h > t_final - t0:
         raise _checks.error(f"{fname}: h", f"a step at most the span t_final - t0 = "
@@ -110,8 +112,9 @@ def moreau_jean(system, q0, qd0, t_final, h, *, t0=0.0, max_steps=10**6, tol=1e-
     max_steps = _checks.size(max_steps, f"{fname}: max_steps", high=10**8)
     ratio = (t_final - t0) / h                  # inf when the span overflows: refused too
     if not ratio - 1e-9 <= max_steps:
-        raise ValueError(f"{fname}: t_final, h: expected at most max_steps = {max_steps} steps, "
-                         f"got (t_final - t0) / h = {ratio:.6g} (a larger h or a shorter run)")
+        raise _checks.refusal(
+            ValueError, f"{fname}: t_final, h: expected at most max_steps = {max_steps} steps, "
+                        f"got (t_final - t0) / h = {ratio:.6g} (a larger h or a shorter run)")
     steps = int(np.ceil(ratio - 1e-9))
     tol = _checks.tolerance(tol, f"{fname}: tol")
     surfs = system.surfaces
@@ -164,7 +167,7 @@ def _steps(system, fname, T, Q, V, L, A, mu_all, e_all, tol):
             v = v_free
         q = qm + 0.5 * hk * v
         if not (np.isfinite(q).all() and np.isfinite(v).all()):
-            raise _checks.ResultOverflow(f"{fname}: result: expected finite numbers for finite "
+            raise _checks.refusal(_checks.ResultError, f"{fname}: result: expected finite numbers for finite "
                                          f"input, got NaN or inf at t = {T[k + 1]:.6g} s (an "
                                          f"overflow: the state is too large for float64)")
         Q[k + 1], V[k + 1] = q, v

@@ -138,7 +138,7 @@ def _pose(model, base_pose, fname):
     from .kinematics import _homogeneous_arg
     H = np.asarray(_homogeneous_arg(base_pose, f"{fname}: base_pose"), dtype=float)
     if not model.floating and not np.allclose(H, np.eye(4), atol=1e-12):
-        raise ValueError(f"{fname}: base_pose: expected None for the fixed-base "
+        raise _checks.refusal(ValueError, f"{fname}: base_pose: expected None for the fixed-base "
                          f"{model.name!r} (its base is the ground frame), got a pose")
     return H
 
@@ -192,7 +192,7 @@ def body_poses(model, q, base_pose=None):
 
 def _frame(model, frame, fname):
     if not isinstance(frame, str) or frame not in model.frames:
-        raise ValueError(f"{fname}: frame: expected a link name of {model.name!r} (one of "
+        raise _checks.refusal(ValueError, f"{fname}: frame: expected a link name of {model.name!r} (one of "
                          f"{sorted(model.frames)[:12]}...), got {_checks.describe(frame)}")
     return model.frames[frame]
 
@@ -602,7 +602,7 @@ def equations(model, gravity=DEFAULT_GRAVITY, q=None, qd=None):
     fname = "equations"
     _model(model, fname)
     if model.floating:
-        raise ValueError(f"{fname}: model: expected a fixed base, got {model!r} (the symbolic "
+        raise _checks.refusal(ValueError, f"{fname}: model: expected a fixed base, got {model!r} (the symbolic "
                          f"equations of a floating tree are not built here; use the numeric "
                          f"rnea/crba/aba)")
     g = _gravity(gravity, fname)

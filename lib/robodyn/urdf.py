@@ -331,10 +331,10 @@ def _source_path(source, fname):
     if p.is_file():
         return p
     if source.endswith(".urdf") or source.count(os.sep) > 1:
-        raise ValueError(f"{fname}: source: expected a URDF file or a robot name of "
+        raise _checks.refusal(ValueError, f"{fname}: source: expected a URDF file or a robot name of "
                          f"example_robots(), got {source!r} (no such file)")
     near = [k for k in robots if source.lower() in k.lower()][:8]
-    raise ValueError(f"{fname}: source: expected a URDF path or one of the "
+    raise _checks.refusal(ValueError, f"{fname}: source: expected a URDF path or one of the "
                      f"{len(robots)} robots of example_robots(), got {source!r}"
                      + (f" (did you mean {', '.join(near)}?)" if near else ""))
 
@@ -681,14 +681,14 @@ def lock_joints(model, joints, q=None):
         raise _checks.error(f"{fname}: joints", "a list of joint names", joints, exc=TypeError)
     bad = [j for j in joints if j not in model.joint_names]
     if bad:
-        raise ValueError(f"{fname}: joints: {bad} are not joints of {model.name!r}; expected "
+        raise _checks.refusal(ValueError, f"{fname}: joints: {bad} are not joints of {model.name!r}; expected "
                          f"names among {list(model.joint_names)}")
     q = np.zeros(model.n) if q is None else _checks.vector(
         q, model.n, f"{fname}: q (one value per joint of the {model.n}-joint model)")
     q = np.asarray(q, dtype=float)
     locked = {model.joint_names.index(j) for j in joints}
     if len(locked) == model.n:
-        raise ValueError(f"{fname}: joints: expected to keep at least one joint of "
+        raise _checks.refusal(ValueError, f"{fname}: joints: expected to keep at least one joint of "
                          f"{model.name!r}, got all {model.n}")
     # where[i] = (new body, pose of old body i in it)
     where, new_of, parents, keep, placements = {-1: (-1, np.eye(4))}, {}, [], [], []
@@ -741,16 +741,16 @@ def serial_chain(model, tip=None):
     fname = "serial_chain"
     _model_arg(model, fname)
     if model.floating:
-        raise ValueError(f"{fname}: model: expected a fixed base, got {model!r} (a chain "
+        raise _checks.refusal(ValueError, f"{fname}: model: expected a fixed base, got {model!r} (a chain "
                          f"has its base welded to the ground)")
     if model.parents != tuple(range(-1, model.n - 1)):
         i = next(k for k, p in enumerate(model.parents) if p != k - 1)
-        raise ValueError(f"{fname}: model: expected a chain (each body the child of the one "
+        raise _checks.refusal(ValueError, f"{fname}: model: expected a chain (each body the child of the one "
                          f"before), got a tree: joint {model.joint_names[i]!r} hangs from body "
                          f"{model.parents[i]}; lock the branches you do not need with "
                          f"lock_joints(model, [...])")
     if tip is not None and (not isinstance(tip, str) or tip not in model.frames):
-        raise ValueError(f"{fname}: tip: expected a link name of {model.name!r} (one of "
+        raise _checks.refusal(ValueError, f"{fname}: tip: expected a link name of {model.name!r} (one of "
                          f"{sorted(model.frames)}), got {tip!r}")
     H, screws, homes, inertias = np.eye(4), [], [], []
     for i in range(model.n):
@@ -761,7 +761,7 @@ def serial_chain(model, tip=None):
         G = model.inertias[i]
         m = G[3, 3]
         if not m > 0:
-            raise ValueError(f"{fname}: model: body of joint {model.joint_names[i]!r} has no "
+            raise _checks.refusal(ValueError, f"{fname}: model: body of joint {model.joint_names[i]!r} has no "
                              f"mass; a SerialChain needs a positive mass per link (lock the "
                              f"joint with lock_joints, or use robodyn.trees)")
         Cx = G[:3, 3:] / m

@@ -159,28 +159,35 @@ class VehicleManipulator:
         """
         fname = "VehicleManipulator.from_chain"
         if not isinstance(chain, SerialChain):
-            raise TypeError(f"{fname}: chain: expected a SerialChain, got {_checks._describe(chain)}")
+            raise _checks.refusal(
+                TypeError, f"{fname}: chain: expected a SerialChain, got {_checks._describe(chain)}")
         if chain.symbolic:
-            raise TypeError(f"{fname}: chain: expected a numeric SerialChain, got a symbolic one")
+            raise _checks.refusal(
+                TypeError, f"{fname}: chain: expected a numeric SerialChain, got a symbolic one")
         if chain.link_inertias is None or chain.link_homes is None:
-            raise ValueError(f"{fname}: chain: {chain!r} has no link inertias; build it with "
-                             f"link_homes=... and link_inertias=...")
+            raise _checks.refusal(
+                ValueError, f"{fname}: chain: {chain!r} has no link inertias; build it with "
+                            f"link_homes=... and link_inertias=...")
         if not isinstance(base_joint, str):
-            raise TypeError(f"{fname}: base_joint: expected 'floating' or 'planar', got "
-                            f"{_checks._describe(base_joint)}")
+            raise _checks.refusal(
+                TypeError, f"{fname}: base_joint: expected 'floating' or 'planar', got "
+                           f"{_checks._describe(base_joint)}")
         if base_joint not in ("floating", "planar"):
-            raise ValueError(f"{fname}: base_joint: expected 'floating' or 'planar', got "
-                             f"{base_joint!r}")
+            raise _checks.refusal(
+                ValueError, f"{fname}: base_joint: expected 'floating' or 'planar', got "
+                            f"{base_joint!r}")
         G = _check_spatial_inertia(base_inertia, f"{fname}: base_inertia")
         if _checks.is_symbolic(G):
-            raise TypeError(f"{fname}: base_inertia: expected numbers, got sympy expressions")
+            raise _checks.refusal(
+                TypeError, f"{fname}: base_inertia: expected numbers, got sympy expressions")
         G = np.array(G, dtype=float)
         G.setflags(write=False)
         if mount is None:
             mount = np.eye(4)
         elif np.shape(mount) != (4, 4):
-            raise ValueError(f"{fname}: mount: expected a 4x4 pose of the arm's space frame in "
-                             f"the base frame, got shape {np.shape(mount)}")
+            raise _checks.refusal(
+                ValueError, f"{fname}: mount: expected a 4x4 pose of the arm's space frame in "
+                            f"the base frame, got shape {np.shape(mount)}")
         mount = np.array(_check_pose(mount, f"{fname}: mount"), dtype=float)
         mount.setflags(write=False)
         name = name or f"{base_joint} base + {chain.name}"
@@ -570,8 +577,9 @@ class VehicleManipulator:
         if gravity is not None:
             g = self._g(gravity, fname)
             if base_pose is None:
-                raise ValueError(f"{self.name}.{fname}: base_pose: needed when there is gravity "
-                                 f"(gravity acts along R^T g in the base frame)")
+                raise _checks.refusal(
+                    ValueError, f"{self.name}.{fname}: base_pose: needed when there is gravity "
+                                f"(gravity acts along R^T g in the base frame)")
             H = _check_pose(base_pose, f"{self.name}.{fname}: base_pose")
             gb = H[:3, :3].T @ g
         out = self._compiled("vms_rnea", q, v, qd, vd, qdd, gb)
@@ -757,8 +765,9 @@ class StandardForm:
 
     def __init__(self, vms, gravity=None):
         if not isinstance(vms, VehicleManipulator):
-            raise TypeError(f"StandardForm: vms: expected a VehicleManipulator, got "
-                            f"{_checks._describe(vms)}")
+            raise _checks.refusal(
+                TypeError, f"StandardForm: vms: expected a VehicleManipulator, got "
+                           f"{_checks._describe(vms)}")
         self.vms = vms
         self.gravity = None if gravity is None else _vec(gravity, 3, "StandardForm: gravity")
         self.nb, self.n = vms.nb, vms.n
@@ -778,7 +787,7 @@ class StandardForm:
         vms, fname = self.vms, "initial_state"
         H = np.eye(4) if pose is None else _check_pose(pose, f"{self.name}.{fname}: pose")
         if not vms.base_joint.contains(H, 1e-9):
-            raise ValueError(f"{self.name}.{fname}: pose: expected a pose in the "
+            raise _checks.refusal(ValueError, f"{self.name}.{fname}: pose: expected a pose in the "
                              f"{vms.base_joint.name} base's subgroup")
         v = np.zeros(self.nb) if v is None else self._arg(v, self.nb, fname, "v (base twist)")
         q = np.zeros(self.n) if q is None else self._arg(q, self.n, fname, "q (joint values)")
@@ -805,7 +814,8 @@ class StandardForm:
         _time(t, f"{self.name}.{fname}: t")
         H = None if pose is None else _check_pose(pose, f"{self.name}.{fname}: pose")
         if self.gravity is not None and H is None:
-            raise ValueError(f"{self.name}.{fname}: pose: needed when there is gravity")
+            raise _checks.refusal(
+                ValueError, f"{self.name}.{fname}: pose: needed when there is gravity")
         gb = None if self.gravity is None else H[:3, :3].T @ self.gravity
         f = vms._compiled("vms_rnea", q, nu[:self.nb], nu[self.nb:], None, None, gb)
         if f is not None:
@@ -844,7 +854,8 @@ class StandardForm:
         tau = np.zeros(self.n) if tau is None else self._arg(tau, self.n, fname,
                                                              "tau (joint torques)")
         if self.gravity is not None and pose is None:
-            raise ValueError(f"{self.name}.{fname}: pose: needed when there is gravity")
+            raise _checks.refusal(
+                ValueError, f"{self.name}.{fname}: pose: needed when there is gravity")
         return _finite(self._accelerations(q, nu, pose, w, tau), f"{self.name}.{fname}")
 
     def _accelerations(self, q, nu, pose, w, tau):
@@ -986,8 +997,9 @@ def planar_virtual_chain(vms, virtual_mass=1e-9):
     ('prismatic', 'prismatic', 'revolute')
     """
     if not isinstance(vms, VehicleManipulator) or vms.base_joint.name != "planar":
-        raise TypeError(f"planar_virtual_chain: vms: expected a VehicleManipulator with a planar "
-                        f"base, got {_checks._describe(vms)}")
+        raise _checks.refusal(
+            TypeError, f"planar_virtual_chain: vms: expected a VehicleManipulator with a planar "
+                       f"base, got {_checks._describe(vms)}")
     eps = _checks.real_number(virtual_mass, "planar_virtual_chain: virtual_mass", low=0.0,
                               strict_low=True, high=1e-3 * float(vms.base_inertia[3, 3]),
                               hint="a negligible mass (kg) and inertia (kg m^2), at most 1e-3 "

@@ -42,8 +42,9 @@ def _positive(x, name, fname):
 def _angle(x, name, fname, lo, hi):
     v = _checks.real_number(x, f"{fname}: {name}")
     if not lo <= v < hi:
-        raise ValueError(f"{fname}: {name}: expected an angle in [{lo:.4g}, {hi:.4g}) rad, got "
-                         f"{x!r}")
+        raise _checks.refusal(
+            ValueError, f"{fname}: {name}: expected an angle in [{lo:.4g}, {hi:.4g}) rad, got "
+                        f"{x!r}")
     return v
 
 
@@ -123,11 +124,13 @@ def ball_zeno_time(height, restitution, speed=0.0, slope=0.0, g=G):
     fname = "ball_zeno_time"
     h = _checks.real_number(height, f"{fname}: height", high=MAX_PARAMETER)
     if h < 0:
-        raise ValueError(f"{fname}: height: expected a height >= 0 (m), got {height!r}")
+        raise _checks.refusal(
+            ValueError, f"{fname}: height: expected a height >= 0 (m), got {height!r}")
     e = _checks.real_number(restitution, f"{fname}: restitution", low=0, high=1)
     if not e < 1:
-        raise ValueError(f"{fname}: restitution: expected e in [0, 1) (e = 1 bounces forever), "
-                         f"got {restitution!r}")
+        raise _checks.refusal(
+            ValueError, f"{fname}: restitution: expected e in [0, 1) (e = 1 bounces forever), "
+                        f"got {restitution!r}")
     v0 = _checks.real_number(speed, f"{fname}: speed", low=-MAX_PARAMETER, high=MAX_PARAMETER)
     slope = _angle(slope, "slope", fname, -np.pi / 2 + 1e-9, np.pi / 2)
     gn = _positive(g, "g", fname) * np.cos(slope)

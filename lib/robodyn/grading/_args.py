@@ -43,7 +43,7 @@ def path(x, name, *, none=False):
     >>> path("a\\0b", "f: path")
     Traceback (most recent call last):
     ...
-    ValueError: f: path: expected a file path (text without NUL, 1 to 4096 characters), got 'a\\x00b'
+    robodyn.errors.ArgumentError: f: path: expected a file path (text without NUL, 1 to 4096 characters), got 'a\\x00b'
     """
     if x is None and none:
         return None
@@ -132,7 +132,7 @@ def notebook(nb, name, *, submission=False, node=True):
     >>> notebook({"cells": []}, "f: nb")
     Traceback (most recent call last):
     ...
-    ValueError: f: nb: expected an nbformat v4 notebook (nbformat 4, nbformat_minor, metadata, a list of cells), got a dict lacking ['metadata', 'nbformat', 'nbformat_minor']
+    robodyn.errors.ArgumentError: f: nb: expected an nbformat v4 notebook (nbformat 4, nbformat_minor, metadata, a list of cells), got a dict lacking ['metadata', 'nbformat', 'nbformat_minor']
     """
     what = "a notebook (a dict with a list of cells)" if submission else \
         "an nbformat v4 notebook (nbformat 4, nbformat_minor, metadata, a list of cells)"

@@ -231,8 +231,9 @@ def _open(url, name):
     try:
         return _open_gradebook(url)
     except (sa.exc.SQLAlchemyError, OSError) as exc:
-        raise ValueError(f"{name}: expected a gradebook database that can be opened, got "
-                         f"{url[:200]!r} ({type(exc).__name__}: {str(exc)[:160]})") from None
+        raise _checks.refusal(
+            ValueError, f"{name}: expected a gradebook database that can be opened, got "
+                        f"{url[:200]!r} ({type(exc).__name__}: {str(exc)[:160]})") from None
 
 
 def _open_gradebook(url):

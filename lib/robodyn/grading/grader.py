@@ -415,8 +415,9 @@ def answer_key(ref):
         try:
             value = answers.decode(ref.answers[p.key], p, _inputs_of(ref, p.key))
         except ValueError as exc:
-            raise ValueError(f"answer_key: ref: the reference of {p.key!r} cannot be read "
-                             f"({str(exc)[:200]})") from None
+            raise _checks.refusal(
+                ValueError, f"answer_key: ref: the reference of {p.key!r} cannot be read "
+                            f"({str(exc)[:200]})") from None
         key[p.key] = answers.fingerprint(value, p, seed=_seed(p.key))
     return json.dumps(key, separators=(",", ":"), sort_keys=True)
 
@@ -458,8 +459,9 @@ def _read_instructor(path, name):
     try:
         return nbformat.read(path, as_version=4)
     except (OSError, ValueError, TypeError, AttributeError, KeyError, RecursionError) as exc:
-        raise ValueError(f"{name}: expected an instructor notebook (nbformat JSON), got a file "
-                         f"that is not one ({type(exc).__name__}: {str(exc)[:160]})") from None
+        raise _checks.refusal(
+            ValueError, f"{name}: expected an instructor notebook (nbformat JSON), got a file "
+                        f"that is not one ({type(exc).__name__}: {str(exc)[:160]})") from None
 
 
 # --------------------------------------------------------------------------
@@ -562,14 +564,15 @@ def load_json(data, *, max_bytes, max_depth):
     max_bytes = _checks.size(max_bytes, "load_json: max_bytes", high=2**40)
     max_depth = _checks.size(max_depth, "load_json: max_depth", high=10**6)
     if len(data) > max_bytes:
-        raise ValueError(f"load_json: data: larger than {max_bytes // 2**20} MiB "
+        raise _checks.refusal(ValueError, f"load_json: data: larger than {max_bytes // 2**20} MiB "
                          f"({len(data)} bytes, at most {max_bytes})")
     if json_depth(data) > max_depth:
-        raise ValueError(f"load_json: data: nested deeper than {max_depth} levels")
+        raise _checks.refusal(ValueError, f"load_json: data: nested deeper than {max_depth} levels")
     try:
         return json.loads(data.decode("utf-8", "replace"))
     except (ValueError, RecursionError, MemoryError) as exc:
-        raise ValueError(f"load_json: data: not valid JSON ({type(exc).__name__})") from None
+        raise _checks.refusal(
+            ValueError, f"load_json: data: not valid JSON ({type(exc).__name__})") from None
 
 
 def read_submission_bytes(path):
@@ -588,7 +591,7 @@ def _read_bytes(path, name):
     try:
         return _read_file(path)
     except ValueError as exc:
-        raise ValueError(f"{name}: {exc}") from None
+        raise _checks.refusal(ValueError, f"{name}: {exc}") from None
 
 
 def _read_file(path):
@@ -597,14 +600,17 @@ def _read_file(path):
                      os.O_CLOEXEC)
     except OSError as exc:
         if exc.errno == errno.ELOOP:
-            raise ValueError("it is a symbolic link (only regular files are graded)") from None
-        raise ValueError(f"it could not be opened ({exc.strerror})") from None
+            raise _checks.refusal(
+                ValueError, "it is a symbolic link (only regular files are graded)") from None
+        raise _checks.refusal(ValueError, f"it could not be opened ({exc.strerror})") from None
     try:
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):
-            raise ValueError("it is not a regular file (only regular files are graded)")
+            raise _checks.refusal(
+                ValueError, "it is not a regular file (only regular files are graded)")
         if st.st_size > MAX_NOTEBOOK_BYTES:
-            raise ValueError(f"the file is larger than {MAX_NOTEBOOK_BYTES // 2**20} MiB")
+            raise _checks.refusal(
+                ValueError, f"the file is larger than {MAX_NOTEBOOK_BYTES // 2**20} MiB")
         parts, n = [], 0
         while n <= MAX_NOTEBOOK_BYTES:
             block = os.read(fd, min(2**20, MAX_NOTEBOOK_BYTES + 1 - n))
@@ -613,10 +619,11 @@ def _read_file(path):
             parts.append(block)
             n += len(block)
         if n > MAX_NOTEBOOK_BYTES:
-            raise ValueError(f"the file is larger than {MAX_NOTEBOOK_BYTES // 2**20} MiB")
+            raise _checks.refusal(
+                ValueError, f"the file is larger than {MAX_NOTEBOOK_BYTES // 2**20} MiB")
         return b"".join(parts)
     except OSError as exc:
-        raise ValueError(f"it could not be read ({exc.strerror})") from None
+        raise _checks.refusal(ValueError, f"it could not be read ({exc.strerror})") from None
     finally:
         os.close(fd)
 
@@ -627,9 +634,9 @@ def _read_submission(path):
     try:
         data = load_json(raw, max_bytes=MAX_NOTEBOOK_BYTES, max_depth=MAX_JSON_DEPTH)
     except ValueError as exc:
-        raise ValueError(f"not a notebook: {exc}") from None
+        raise _checks.refusal(ValueError, f"not a notebook: {exc}") from None
     if not isinstance(data, dict) or not isinstance(data.get("cells"), list):
-        raise ValueError("not a notebook (no list of cells)")
+        raise _checks.refusal(ValueError, "not a notebook (no list of cells)")
     return data, raw
 
 
@@ -682,7 +689,8 @@ def parse_result(data, keys, n_cells):
     _need_bytes("parse_result", "data", data)
     if keys is not None and (not isinstance(keys, (list, tuple, set)) or
                              not all(isinstance(k, str) for k in keys)):
-        raise TypeError(f"parse_result: keys: expected None or a list of str, got {keys!r:.80}")
+        raise _checks.refusal(
+            TypeError, f"parse_result: keys: expected None or a list of str, got {keys!r:.80}")
     if keys is not None and not all(_PROBLEM_KEY.match(k) for k in keys):
         raise _checks.error("parse_result: keys", "problem keys (1 to 100 letters, digits, _ "
                             "and -)", repr(list(keys))[:120])
@@ -703,7 +711,7 @@ def parse_result(data, keys, n_cells):
 
 def _need_bytes(fn, name, v):
     if not isinstance(v, (bytes, bytearray, memoryview)):
-        raise TypeError(f"{fn}: {name}: expected bytes, got {type(v).__name__}")
+        raise _checks.refusal(TypeError, f"{fn}: {name}: expected bytes, got {type(v).__name__}")
 
 
 def _clean(text, limit=2000):
@@ -907,13 +915,15 @@ def _read_roster(path, name):
         with open(path, newline="", encoding="utf-8") as fh:
             rows = list(csv.DictReader(fh))
     except (OSError, UnicodeDecodeError, csv.Error) as exc:
-        raise ValueError(f"{name}: expected a roster CSV (UTF-8) that can be read, got "
-                         f"{str(path)[:200]!r} ({type(exc).__name__})") from None
+        raise _checks.refusal(
+            ValueError, f"{name}: expected a roster CSV (UTF-8) that can be read, got "
+                        f"{str(path)[:200]!r} ({type(exc).__name__})") from None
     if not rows or not {"file", "student"} <= set(rows[0]) or any(
             not isinstance(r.get("file"), str) or not isinstance(r.get("student"), str)
             for r in rows):
-        raise ValueError(f"{name}: expected the columns 'file' and 'student' (both in every "
-                         f"row) in {str(path)[:200]!r}")
+        raise _checks.refusal(
+            ValueError, f"{name}: expected the columns 'file' and 'student' (both in every "
+                        f"row) in {str(path)[:200]!r}")
     return {Path(r["file"].strip()).stem if r["file"].strip().endswith(".ipynb")
             else r["file"].strip(): r["student"].strip() for r in rows}
 
@@ -1040,14 +1050,15 @@ def _submission_files(folder):
     too: the grader refuses each in its own row, without opening it here)."""
     folder = Path(folder)
     if not folder.is_dir():
-        raise ValueError(f"grade: submissions: expected a folder, got {str(folder)!r}")
+        raise _checks.refusal(
+            ValueError, f"grade: submissions: expected a folder, got {str(folder)!r}")
     files = []
     with os.scandir(folder) as it:
         for entry in it:
             if entry.name.endswith(".ipynb"):
                 files.append(Path(entry.path))
                 if len(files) > MAX_SUBMISSIONS:
-                    raise ValueError(f"grade: submissions: expected at most "
+                    raise _checks.refusal(ValueError, f"grade: submissions: expected at most "
                                      f"{MAX_SUBMISSIONS} notebooks, got more")
     return sorted(files)
 
@@ -1158,7 +1169,7 @@ def grade(instructor_path, submissions, out_csv, *, limits=Limits(), seed=None,
     instructor_path = Path(instructor_path)
     files = _submission_files(submissions)
     if not files:
-        raise ValueError(f"grade: no *.ipynb files in {submissions}")
+        raise _checks.refusal(ValueError, f"grade: no *.ipynb files in {submissions}")
     ok, why = sandbox_status()
     if not ok and not unsafe and scheduler is None:
         raise SandboxUnavailable(f"grade: refusing to run submissions without a sandbox: {why}"
@@ -1180,7 +1191,8 @@ def grade(instructor_path, submissions, out_csv, *, limits=Limits(), seed=None,
                                         feedback_dir=feedback_dir, field=_cell_text)
         except ValueError as exc:              # named by the argument the user gave
             arg = "gradebook_db" if gradebook_db is not None else "out_csv"
-            raise ValueError(str(exc).replace("Records: url", f"grade: {arg}", 1)) from None
+            raise _checks.refusal(
+                ValueError, str(exc).replace("Records: url", f"grade: {arg}", 1)) from None
         seed = records.seed(seed)
         ref = reference(nb, seed=seed)
         records.define([(p.key, p.points) for p in ref.problems])

@@ -35,10 +35,12 @@ def _pdf_dpi():
     try:
         dpi = float(value)
     except ValueError:
-        raise ValueError(f"ROBODYN_PDF_DPI: expected a number of dots per inch, got "
-                         f"{value!r}") from None
+        raise _checks.refusal(
+            ValueError, f"ROBODYN_PDF_DPI: expected a number of dots per inch, got "
+                        f"{value!r}") from None
     if not 50 <= dpi <= 600:
-        raise ValueError(f"ROBODYN_PDF_DPI: expected a value in [50, 600], got {dpi:g}")
+        raise _checks.refusal(
+            ValueError, f"ROBODYN_PDF_DPI: expected a value in [50, 600], got {dpi:g}")
     return dpi
 
 
@@ -64,7 +66,7 @@ def _dpi_arg(dpi, fname):
         return None
     v = _real(dpi, f"{fname}: dpi", hint="dots per inch of the picture")
     if not 10 <= v <= 600:
-        raise ValueError(f"{fname}: dpi: expected a value in [10, 600], got {v:g}")
+        raise _checks.refusal(ValueError, f"{fname}: dpi: expected a value in [10, 600], got {v:g}")
     return v
 
 
@@ -86,7 +88,7 @@ def _figsize_arg(figsize, fname):
     what = f"{fname}: figsize"
     if isinstance(figsize, (str, bytes)) or not isinstance(figsize, (tuple, list, np.ndarray)) \
             or np.ndim(figsize) != 1 or len(figsize) != 2:
-        raise TypeError(f"{what}: expected (width, height) in inches, got "
+        raise _checks.refusal(TypeError, f"{what}: expected (width, height) in inches, got "
                         f"{_checks._describe(figsize)}")
     return tuple(_real(x, what, low=0, strict_low=True, high=30,
                        hint="positive inches, at most 30") for x in figsize)
@@ -94,7 +96,8 @@ def _figsize_arg(figsize, fname):
 
 def _text_arg(x, what):
     if x is not None and not isinstance(x, str):
-        raise TypeError(f"{what}: expected a str or None, got {_checks._describe(x)}")
+        raise _checks.refusal(
+            TypeError, f"{what}: expected a str or None, got {_checks._describe(x)}")
     if x is not None and len(x) > 2000:
         raise _checks.error(what, "a text of at most 2000 characters", f"{len(x)} characters")
     return x
@@ -103,7 +106,7 @@ def _text_arg(x, what):
 def _axes_arg(ax, fname, arg="ax"):
     from matplotlib.axes import Axes
     if not isinstance(ax, Axes):
-        raise TypeError(f"{fname}: {arg}: expected a matplotlib Axes"
+        raise _checks.refusal(TypeError, f"{fname}: {arg}: expected a matplotlib Axes"
                         f"{' or Figure' if arg == 'where' else ''} (e.g. fig.add_subplot() or "
                         f"fig.add_subplot(projection='3d')), got {_checks._describe(ax)}")
     return ax

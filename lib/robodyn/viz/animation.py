@@ -108,7 +108,7 @@ def animation(draw, frames, *, interval=40, figsize=(6, 4), title=None, alt=None
     """
     from matplotlib.animation import FuncAnimation
     if not callable(draw):
-        raise TypeError(f"animation: draw: expected a function draw(fig, i), got "
+        raise _checks.refusal(TypeError, f"animation: draw: expected a function draw(fig, i), got "
                         f"{_checks._describe(draw)}")
     seq = _frames_arg(frames)
     interval = _real(interval, "animation: interval", low=0, strict_low=True, high=60_000,
@@ -130,9 +130,10 @@ def animation(draw, frames, *, interval=40, figsize=(6, 4), title=None, alt=None
     probe = _new_figure(figsize, d or _DEFAULT_DPI)    # one frame first: errors and size
     one(probe, seq[0])
     if not probe.axes:
-        raise ValueError(f"animation: draw(fig, {seq[0]!r}) drew nothing into fig; make the axes "
-                         f"from fig (ax = fig.add_subplot()), not with plt.gca() or "
-                         f"plt.subplots()")
+        raise _checks.refusal(
+            ValueError, f"animation: draw(fig, {seq[0]!r}) drew nothing into fig; make the axes "
+                        f"from fig (ax = fig.add_subplot()), not with plt.gca() or "
+                        f"plt.subplots()")
     reduced = []
     size = _b64_len(len(_png_bytes(probe)))
     if d is None:

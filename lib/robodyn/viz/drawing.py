@@ -156,8 +156,9 @@ def _screw_artists(ax, S, centre, length, color, label=None):
     else:
         nv = np.linalg.norm(v)
         if nv < 1e-9:
-            raise ValueError("draw_screw_axis: S: expected a unit omega, or omega = 0 and a "
-                             "unit v, got S = 0")
+            raise _checks.refusal(
+                ValueError, "draw_screw_axis: S: expected a unit omega, or omega = 0 and a "
+                            "unit v, got S = 0")
         u = v / nv
         tail, tip = centre, centre + u * length
         style = "solid"
@@ -198,9 +199,10 @@ def _chain_q(chain, q, fname):
                             "build one with robodyn.models, e.g. models.planar_rr()",
                             exc=TypeError)
     if chain.symbolic:
-        raise TypeError(f"{fname}: chain: expected a chain with numeric parameters, got "
-                        f"{chain!r} (build it with numbers, e.g. planar_rr(1.0, 0.8), to draw "
-                        f"it)")
+        raise _checks.refusal(
+            TypeError, f"{fname}: chain: expected a chain with numeric parameters, got "
+                       f"{chain!r} (build it with numbers, e.g. planar_rr(1.0, 0.8), to draw "
+                       f"it)")
     q = _numeric(q, (chain.n,), f"{fname}: q (one value per joint of the {chain.n}-joint "
                                 f"chain)")
     if np.abs(q).max(initial=0.0) > 1e6:
@@ -287,8 +289,9 @@ def _draw_chain_args(fname, chain, q, frames=False, screws=False, link_frames=Fa
     screws = _checks.flag(screws, f"{fname}: screws")
     link_frames = _checks.flag(link_frames, f"{fname}: link_frames")
     if link_frames and chain.link_homes is None:
-        raise ValueError(f"{fname}: link_frames: expected False for {chain!r}, which has no "
-                         f"link frames (link_homes), got True")
+        raise _checks.refusal(
+            ValueError, f"{fname}: link_frames: expected False for {chain!r}, which has no "
+                        f"link frames (link_homes), got True")
     color = _color_arg(color, f"{fname}: color")
     length = None if length is None else _length_arg(length, f"{fname}: length")
     label = _label_arg(label, f"{fname}: label")

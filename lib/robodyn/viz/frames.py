@@ -119,9 +119,10 @@ def _drawn_figure(draw, values, figsize, dpi, title):
 
 def _check_drew(fig, values):
     if not fig.axes and not fig.images and not fig.artists and not fig.lines and not fig.texts:
-        raise ValueError(f"interactive_figure: draw(fig, {_kwargs(values)}) drew nothing into "
-                         f"fig; make the axes from fig (ax = fig.add_subplot()), not with "
-                         f"plt.gca() or plt.subplots()")
+        raise _checks.refusal(
+            ValueError, f"interactive_figure: draw(fig, {_kwargs(values)}) drew nothing into "
+                        f"fig; make the axes from fig (ax = fig.add_subplot()), not with "
+                        f"plt.gca() or plt.subplots()")
 
 
 def _animated_artists(fig):
@@ -224,7 +225,7 @@ def _render_reused(draw, values, figsize, dpi, title, palette, state):
     fig = entry["fig"]
     draw(fig, **values)
     if len(fig.axes) != entry["n_axes"]:
-        raise ValueError(f"interactive_figure: draw(fig, {_kwargs(values)}) with "
+        raise _checks.refusal(ValueError, f"interactive_figure: draw(fig, {_kwargs(values)}) with "
                          f"reuse_figure=True added axes to a figure it had already drawn; on "
                          f"later calls update the artists of fig.axes instead (build them only "
                          f"when fig.axes is empty)")

@@ -236,8 +236,9 @@ def interactive_figure(draw, params, *, figsize=(6, 4), title=None, alt=None, dp
     'text/plain'
     """
     if not callable(draw):
-        raise TypeError(f"interactive_figure: draw: expected a function draw(fig, **values), got "
-                        f"{_checks._describe(draw)}")
+        raise _checks.refusal(
+            TypeError, f"interactive_figure: draw: expected a function draw(fig, **values), got "
+                       f"{_checks._describe(draw)}")
     sliders = _params_arg(params)
     _check_signature(draw, sliders)
     figsize = _figsize_arg(figsize, "interactive_figure")
@@ -297,8 +298,9 @@ def _check_signature(draw, sliders):
     names = [n for n, p in ps.items() if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
     missing = [n for n in sliders if n not in names[1:]]
     if missing:
-        raise ValueError(f"interactive_figure: draw has no parameter {', '.join(missing)}; "
-                         f"expected draw(fig, {', '.join(sliders)}), got draw{sig}")
+        raise _checks.refusal(
+            ValueError, f"interactive_figure: draw has no parameter {', '.join(missing)}; "
+                        f"expected draw(fig, {', '.join(sliders)}), got draw{sig}")
 
 
 def _precompute(draw, grid, mode, figsize, title, dpi, layout, reuse=False):

@@ -430,7 +430,8 @@ class Scene:
         frame (``robodynLocal``), and its pose per instant (``robodynPose``, the top three rows
         of the 4x4 pose, row by row); the page's loader turns them into plotly's coordinates."""
         if not self._parts:
-            raise ValueError(f"{_FNAME}: the scene has no parts (add a line, triad, box...)")
+            raise _checks.refusal(
+                ValueError, f"{_FNAME}: the scene has no parts (add a line, triad, box...)")
         compact = _checks.flag(compact, f"{_FNAME}.to_plotly: compact")
         keep = self._keep
         data = self._traces(keep[0], compact, first=True)

@@ -52,10 +52,12 @@ class Slider:
         if d is not None:
             d = _real(d, "Slider: default")
             if not lo <= d <= hi:
-                raise ValueError(f"Slider: default: expected a value in [lo, hi] = [{lo}, {hi}], "
-                                 f"got {d}")
+                raise _checks.refusal(
+                    ValueError, f"Slider: default: expected a value in [lo, hi] = [{lo}, {hi}], "
+                                f"got {d}")
         if self.label is not None and not isinstance(self.label, str):
-            raise TypeError(f"Slider: label: expected a str, got {_checks._describe(self.label)}")
+            raise _checks.refusal(
+                TypeError, f"Slider: label: expected a str, got {_checks._describe(self.label)}")
         if self.label is not None and (len(self.label) > 200 or "\n" in self.label):
             raise _checks.error("Slider: label", "one line of at most 200 characters",
                                 f"{len(self.label)} characters")
@@ -113,26 +115,31 @@ def _slider_arg(name, spec):
             return Slider(*spec)
         except (TypeError, ValueError) as exc:
             raise type(exc)(f"interactive_figure: params[{name!r}] = {spec!r}: {exc}") from None
-    raise TypeError(f"interactive_figure: params[{name!r}]: expected viz.Slider(lo, hi, steps=..., "
-                    f"default=...) or a tuple (lo, hi, steps), got {_checks._describe(spec)}")
+    raise _checks.refusal(
+        TypeError, f"interactive_figure: params[{name!r}]: expected viz.Slider(lo, hi, steps=..., "
+                   f"default=...) or a tuple (lo, hi, steps), got {_checks._describe(spec)}")
 
 
 def _params_arg(params):
     if not isinstance(params, dict):
-        raise TypeError(f"interactive_figure: params: expected a dict name -> viz.Slider or "
-                        f"(lo, hi, steps), got {_checks._describe(params)}")
+        raise _checks.refusal(
+            TypeError, f"interactive_figure: params: expected a dict name -> viz.Slider or "
+                       f"(lo, hi, steps), got {_checks._describe(params)}")
     if not params:
-        raise ValueError("interactive_figure: params: expected 1 or 2 parameters, got none "
-                         "(for a figure without sliders draw it directly)")
+        raise _checks.refusal(
+            ValueError, "interactive_figure: params: expected 1 or 2 parameters, got none "
+                        "(for a figure without sliders draw it directly)")
     if len(params) > MAX_PARAMS:
-        raise ValueError(f"interactive_figure: params: expected at most {MAX_PARAMS} parameters, "
-                         f"got {len(params)} ({', '.join(map(str, params))}); fix the others as "
-                         f"default arguments of draw, e.g. def draw(fig, q1, q2, q3=0.5)")
+        raise _checks.refusal(
+            ValueError, f"interactive_figure: params: expected at most {MAX_PARAMS} parameters, "
+                        f"got {len(params)} ({', '.join(map(str, params))}); fix the others as "
+                        f"default arguments of draw, e.g. def draw(fig, q1, q2, q3=0.5)")
     out = {}
     for name, spec in params.items():
         if not isinstance(name, str) or not name.isidentifier():
-            raise ValueError(f"interactive_figure: params: expected parameter names that are "
-                             f"Python identifiers (keywords of draw), got {name!r}")
+            raise _checks.refusal(
+                ValueError, f"interactive_figure: params: expected parameter names that are "
+                            f"Python identifiers (keywords of draw), got {name!r}")
         out[name] = _slider_arg(name, spec)
     return out
 
