@@ -30,9 +30,9 @@ $(INSTALLED): requirements.txt requirements-reader.txt lib/pyproject.toml
 	$(PY) -m pip install --quiet -r requirements.txt
 	touch $@
 
-$(ASSETS): scripts/fetch_assets.sh
+$(ASSETS): scripts/fetch_assets.sh | $(INSTALLED)
 	command -v npm >/dev/null || (apt-get update && apt-get install -y npm)
-	bash scripts/fetch_assets.sh _assets
+	PIP="$(PY) -m pip" bash scripts/fetch_assets.sh _assets
 	touch $@
 
 # No MPLBACKEND here: the notebooks' kernels use matplotlib's inline backend, so plt.show()

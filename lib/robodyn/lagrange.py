@@ -275,23 +275,9 @@ def gravity_vector(chain, q, gravity=DEFAULT_GRAVITY):
 # Christoffel symbols and the Coriolis matrix
 # --------------------------------------------------------------------------
 
-def _dM(M, q):
-    n = len(q)
-    return [M.diff(q[k]) for k in range(n)]      # dM[k][i, j] = dM_ij / dq_k
-
-
-def _first_kind(dM, n):
-    return [[[(dM[k][i, j] + dM[j][i, k] - dM[i][j, k]) / 2 for k in range(n)]
-             for j in range(n)] for i in range(n)]
-
-
-def _coriolis_from_dM(dM, qd, n):
-    C = sp.zeros(n, n)
-    for i in range(n):
-        for j in range(n):
-            C[i, j] = sp.expand(sum((dM[k][i, j] + dM[j][i, k] - dM[i][j, k]) * qd[k]
-                                    for k in range(n)) / 2)
-    return C
+# dM[k][i, j] = dM_ij / dq_k; the Christoffel symbols (5.13) and C (5.14) from them: the
+# pure-sympy module robodyn.symbolic derives them, for the library and the book's pages alike
+from .symbolic import _coriolis_from_dM, _dM, _first_kind  # noqa: E402
 
 
 def _check_M(M, q, fname):
