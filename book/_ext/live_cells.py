@@ -7,8 +7,9 @@ cell becomes an editable text box and runs in the page, in Python compiled to We
 page); a cell that needs numpy, scipy, matplotlib or robodyn's numeric code says so and where to
 run it instead (the page's Colab and Binder buttons, or ``make lab``).
 
-Nothing is loaded before the click: the page gets ``_static/live.js`` and ``live.css`` only,
-and only if it has a live cell. The runtime comes from the book's own files
+Nothing is loaded before the click but ``_static/live.js`` (deferred: it does not hold up the
+first paint) and the ``live.css`` it adds, and only on a page with a live cell
+(``bench/bench_live_cells.py`` measures the first paint with and without them). The runtime comes from the book's own files
 (``scripts/fetch_assets.sh`` puts Pyodide's core, from npm, and the sympy and mpmath wheels, from
 PyPI, compiled to Pyodide's bytecode as ``packages.zip``, into ``_assets/pyodide/``), which this extension writes at the end of the build into
 ``_static/live/`` as JavaScript files that each hand the bytes of one file (base64) to the page:
@@ -104,15 +105,15 @@ def live_setups(notebook: Path) -> list[str | None]:
 
 
 def add_to_page(app, pagename, templatename, context, doctree):
-    """live.js and live.css on the pages with live cells only (nothing else before a click)."""
+    """live.js on the pages with live cells only (nothing else before a click)."""
     if app.builder.format != "html" or not LIVE_CELL.search(context.get("body", "")):
         return
     app.env.live_cell_pages = getattr(app.env, "live_cell_pages", set()) | {pagename}
     names = [n for n, _ in runtime_files()]
     source = Path(app.env.doc2path(pagename))
     setups = live_setups(source) if source.suffix == ".ipynb" else []
-    app.add_css_file("live.css")
-    app.add_js_file("live.js", **{
+    app.add_js_file("live.js", **{                # deferred; it adds live.css itself
+        "defer": "defer",
         "data-files": json.dumps([[n, script_name(n)] for n in names]),
         "data-setups": json.dumps(setups),
         "data-prelude": PRELUDE,

@@ -324,8 +324,8 @@ def christoffel_symbols(M, q, kind=1):
             Minv = M.inv()
         except ValueError as err:                 # sympy: NonInvertibleMatrixError
             raise ValueError(f"christoffel_symbols: M: expected an invertible mass matrix for "
-                             f"the second kind (eq. 5.16), got one sympy cannot invert "
-                             f"({err})") from None
+                             f"the second kind (eq. 5.16), got one whose inverse sympy cannot "
+                             f"form ({err})") from None
         G = [[[sum(Minv[i, l] * G[l][j][k] for l in range(n)) for k in range(n)]
               for j in range(n)] for i in range(n)]
     return sp.ImmutableDenseNDimArray(G, (n, n, n))

@@ -43,7 +43,8 @@
     const post = (type, data) => self.postMessage(Object.assign({type}, data));
 
     const t0 = performance.now();
-    const mark = (what) => { self.robodynTimes = self.robodynTimes || {}; self.robodynTimes[what] = Math.round(performance.now() - t0); };
+    const times = {};                 // ms since the worker began, per step of the start
+    const mark = (what) => { times[what] = Math.round(performance.now() - t0); };
     async function start(files, runner) {
       mark("received");
       for (const [name, b64] of Object.entries(files)) bytes[name] = decode(b64);
@@ -77,7 +78,7 @@
       try {
         if (msg.type === "start") {
           await start(msg.files, msg.runner);
-          post("ready", {times: self.robodynTimes});
+          post("ready", {times});
         } else if (msg.type === "run") {
           const run = pyodide.globals.get("_robodyn_live_run");
           const out = run(msg.code, msg.quiet ? 1 : 0);
@@ -352,6 +353,11 @@ def _robodyn_live_run(code, quiet):
 
   function setup() {
     const boxes = document.querySelectorAll("div.cell.tag_live");
+    // the stylesheet comes with the buttons: no render-blocking <link> in the page's head
+    const css = document.createElement("link");
+    css.rel = "stylesheet";
+    css.href = script.src.replace(/live\.js(\?.*)?$/, "live.css");
+    document.head.appendChild(css);
     boxes.forEach((box, i) => {
       const pre = box.querySelector(".cell_input pre");
       if (!pre) return;
