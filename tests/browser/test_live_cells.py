@@ -10,7 +10,8 @@ request off the machine aborted:
   numpy says where to run it; a cell that runs forever is stopped (Escape and the Stop button)
   and the next run starts Python again;
 * from a local server: a cell whose page sets up the chapter's state (robodyn_live.setup) runs
-  with the keyboard alone, and axe-core finds nothing on the live page;
+  with the keyboard alone (stopped with Escape while Python starts, then run), and axe-core
+  finds nothing on the live page;
 * the offline zip carries the runtime, and only pages with live cells load live.js.
 
 Pyodide's start costs seconds, so each origin starts it once. ``LIVE_HTML`` names another
@@ -180,9 +181,11 @@ def test_live_cells_from_the_offline_zip_on_disk(browser, bundle_site):
     wait_status(page, 0, "^(Done|Stopped with)")
     needs = output(page, 0).locator(".live-needs").inner_text()
     assert "numpy" in needs and "Colab" in needs and "make lab" in needs, needs
-    run_with_keyboard(page, 0, "rd.fk_space")
-    wait_status(page, 0, "^(Done|Stopped with)")
-    assert "robodyn.fk_space" in output(page, 0).locator(".live-needs").inner_text()
+    for code, needed in [("rd.fk_space", "robodyn.fk_space"),
+                         ("from robodyn import models", "robodyn.models")]:
+        run_with_keyboard(page, 0, code)
+        wait_status(page, 0, "^(Done|Stopped with)")
+        assert needed in output(page, 0).locator(".live-needs").inner_text(), code
 
     # a cell that runs forever: Escape stops it, Python starts again at the next run
     run_with_keyboard(page, 0, 'phi = sp.Symbol("phi", real=True)\nR = rd.rotation("x", phi)')
@@ -223,6 +226,10 @@ def test_live_cell_with_a_page_setup_from_a_server(browser, server):
     run = page.locator("button.live-run").first
     run.focus()
     page.keyboard.press("Enter")                       # the keyboard alone
+    wait_status(page, 0, "^Starting")
+    page.keyboard.press("Escape")                      # stopped while Python starts
+    assert wait_status(page, 0, "^(Stopped|Done|Failed)", 10_000).startswith("Stopped.")
+    page.keyboard.press("Enter")                       # the focus stayed on Run
     status = wait_status(page, 0, "^(Done|Failed|Stopped)", START)
     assert status.startswith("Done"), output(page, 0).inner_text()[:2000]
     assert output(page, 0).locator("mjx-container").count() == 3, "three equations, typeset"

@@ -121,6 +121,8 @@ def _needs_full(err):
     name = getattr(err, "name", None) or ""
     if not isinstance(err, ImportError):
         return None
+    if name == "robodyn" and getattr(err, "name_from", None):      # from robodyn import x
+        return f"robodyn.{err.name_from}"
     top = name.split(".")[0]
     if top in _NUMERIC or (top == "robodyn" and name != "robodyn.symbolic"):
         return name
@@ -191,7 +193,10 @@ def _robodyn_live_run(code, quiet):
     const worker = new Worker("data:text/javascript," + encodeURIComponent(src),
                               {type: "module", name: "robodyn-live"});
     state.worker = worker;
-    state.ready = payload().then((files) => new Promise((resolve, reject) => {
+    let abort;                        // Stop while Python is still starting
+    const stopped = new Promise((_, reject) => { abort = () => reject(new Error("stopped")); });
+    state.abortStart = abort;
+    const started = payload().then((files) => new Promise((resolve, reject) => {
       worker.onmessage = (e) => {
         const m = e.data;
         if (m.type === "ready") { window.robodynLive.times = m.times; resolve(); }
@@ -206,11 +211,14 @@ def _robodyn_live_run(code, quiet):
       worker.onerror = (e) => reject(new Error(e.message || "the worker failed"));
       worker.postMessage({type: "start", files, runner: RUNNER});
     }));
+    state.ready = Promise.race([started, stopped]);
     state.ready.catch(() => stopWorker());
     return state.ready;
   }
 
   function stopWorker() {
+    if (state.abortStart) state.abortStart();
+    state.abortStart = null;
     if (state.worker) state.worker.terminate();
     state.worker = null;
     state.ready = null;
@@ -409,10 +417,11 @@ def _robodyn_live_run(code, quiet):
       cells.push(cell);
     });
     document.addEventListener("keydown", (e) => {
-      if (e.key === "Escape" && state.pending.size) stopWorker();
+      if (e.key === "Escape" && cells.some((c) => c.busy)) stopWorker();
     });
   }
 
-  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", setup);
-  else setup();
+  // after the page's load: nothing of this runs before the page has painted
+  if (document.readyState === "complete") setup();
+  else window.addEventListener("load", setup);
 })();
