@@ -34,16 +34,17 @@ $(INSTALLED): requirements.txt requirements-reader.txt lib/pyproject.toml
 	$(PY) -m pip install --quiet -r requirements.txt
 	touch $@
 
-$(ASSETS): scripts/fetch_assets.sh
+$(ASSETS): scripts/fetch_assets.sh scripts/pyodide_precompile.mjs | $(INSTALLED)
 	command -v npm >/dev/null || (apt-get update && apt-get install -y npm)
-	bash scripts/fetch_assets.sh _assets
+	PIP="$(PY) -m pip" bash scripts/fetch_assets.sh _assets
 	touch $@
 
 # No MPLBACKEND here: the notebooks' kernels use matplotlib's inline backend, so plt.show()
 # puts each figure into the page (with Agg the book had none of them). After Sphinx: the
 # offline bundle _build/html/_downloads/robot-dynamics-interactively-html.zip (book/intro.md).
 $(BUILT): $(INSTALLED) $(ASSETS) _config.yml _toc.yml $(SOURCES) book/theme/book.css scripts/bundle_html.py \
-  scripts/site_address.py book/images/social-mark.png
+  scripts/site_address.py book/images/social-mark.png book/_ext/live_static/live.js \
+  book/_ext/live_static/live.css
 	@start=$$(date +%s); \
 	ROBODYN_STATIC=1 $(VENV)/bin/jupyter-book build . --all -W -n --keep-going; \
 	status=$$?; echo "book build: $$(( $$(date +%s) - start )) s"; exit $$status

@@ -277,23 +277,10 @@ def gravity_vector(chain, q, gravity=DEFAULT_GRAVITY):
 # Christoffel symbols and the Coriolis matrix
 # --------------------------------------------------------------------------
 
-def _dM(M, q):
-    n = len(q)
-    return [M.diff(q[k]) for k in range(n)]      # dM[k][i, j] = dM_ij / dq_k
-
-
-def _first_kind(dM, n):
-    return [[[(dM[k][i, j] + dM[j][i, k] - dM[i][j, k]) / 2 for k in range(n)]
-             for j in range(n)] for i in range(n)]
-
-
-def _coriolis_from_dM(dM, qd, n):
-    C = sp.zeros(n, n)
-    for i in range(n):
-        for j in range(n):
-            C[i, j] = sp.expand(sum((dM[k][i, j] + dM[j][i, k] - dM[i][j, k]) * qd[k]
-                                    for k in range(n)) / 2)
-    return C
+# dM[k][i, j] = dM_ij / dq_k; the Christoffel symbols (5.13) and C (5.14) from them: the
+# pure-sympy module robodyn.symbolic derives them, for the library and the book's pages alike
+from . import symbolic as _symbolic  # noqa: E402
+from .symbolic import _coriolis_from_dM, _dM  # noqa: E402
 
 
 def _check_M(M, q, fname):
@@ -362,19 +349,7 @@ def christoffel_symbols(M, q, kind=1):
             ValueError, f"{fname}: kind: expected 1 (first kind, eq. 5.13) or 2 (second kind, "
                         f"eq. 5.16), got {kind!r}")
     M, q = _check_M(M, q, fname)
-    n = len(q)
-    G1 = _first_kind(_dM(M, q), n)
-    if kind == 1:
-        return sp.ImmutableDenseNDimArray(G1, (n, n, n))
-    try:
-        Minv = M.inv()
-    except ValueError as err:                 # sympy: NonInvertibleMatrixError
-        raise _checks.refusal(
-            ValueError, f"{fname}: M: expected an invertible mass matrix for the second kind "
-                        f"(eq. 5.16), got one whose inverse sympy cannot form ({err})") from None
-    G2 = [[[sum(Minv[i, l] * G1[l][j][k] for l in range(n)) for k in range(n)]
-           for j in range(n)] for i in range(n)]
-    return sp.ImmutableDenseNDimArray(G2, (n, n, n))
+    return _symbolic.christoffel_symbols(M, q, kind)      # the pure-sympy derivation
 
 
 def coriolis_matrix(M, q, qd):
