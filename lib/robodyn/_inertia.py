@@ -51,7 +51,7 @@ def _check_spatial_inertia(G, name):
             m = _numbers(G[3, 3])
             if m is not None and not float(m.reshape(-1)[0]) > 0:
                 raise ValueError(f"{name}: expected a positive mass, got {G[3, 3]}")
-            return G
+            return _checks.spatial_inertia_matrix(G, name)      # decided under assumptions
         _check_spatial_inertia(Gn, name)
         return G
     m = G[3, 3]
