@@ -642,12 +642,15 @@ def flag(x, name: str) -> bool:
 # structure
 # --------------------------------------------------------------------------
 
-def spd(A, name: str, *, tol: float = DEFAULT_TOL):
+def spd(A, name: str, *, tol: float = DEFAULT_TOL, symbols: bool = False):
     """A symmetric positive definite matrix (e.g. a mass matrix), returned as given.
 
     Numeric: symmetric to ``tol`` relative to its largest entry, and a Cholesky factorisation
     exists. Symbolic: exactly symmetric; when all entries are numbers, positive definite by
-    its leading principal minors. Free symbols cannot be checked and pass.
+    its leading principal minors. With free symbols: ``symbols=True`` (a metric given by the
+    reader, :class:`robodyn.kinds.Metric`) decides it under their assumptions (:func:`decide`);
+    else (a matrix whose symbols may be intermediates or later parameters) only a diagonal entry
+    that is <= 0 is refused.
 
     >>> spd([[2.0, 0.0], [0.0, 1.0]], "f: M").shape
     (2, 2)
@@ -668,8 +671,9 @@ def spd(A, name: str, *, tol: float = DEFAULT_TOL):
                 if M[k, k].is_nonpositive:
                     raise error(name, "a symmetric positive definite matrix",
                                 f"the diagonal entry M[{k}, {k}] = {M[k, k]} <= 0", hint)
-            decide(M, name, "a symmetric positive definite matrix", _spd_test,
-                   prove=lambda m: _minors_proof(m, strict=True), hint=hint)
+            if symbols:
+                decide(M, name, "a symmetric positive definite matrix", _spd_test,
+                       prove=lambda m: _minors_proof(m, strict=True), hint=hint)
         else:
             for k in range(1, M.rows + 1):
                 if not sp.simplify(M[:k, :k].det()) > 0:
@@ -1144,12 +1148,13 @@ def _minors_proof(M, strict):
     negative (or, for definiteness, non-positive) for every value of the symbols."""
     import itertools
     n = M.rows
-    for k in range(1, n + 1):
+    for k in range(1, min(n, 3) + 1):          # small minors of small entries: bounded work
         for idx in itertools.combinations(range(n), k):
-            if k > 2 and n > 3:
+            sub = M.extract(list(idx), list(idx))
+            if k > 1 and (n > 6 or sum(sp.count_ops(e) for e in sub) > 60):
                 return None
-            d = M.extract(list(idx), list(idx)).det()
-            d = d if d.is_number else sp.factor(sp.expand(d))
+            d = sub.det()
+            d = d if d.is_number or k == 1 else sp.factor(sp.expand(d))
             if d.is_negative or (strict and d.is_nonpositive):
                 rows = ", ".join(str(i) for i in idx)
                 return f"the principal minor of rows {rows} = {d} (negative for every value of " \
@@ -1267,6 +1272,50 @@ def spatial_inertia_matrix(G, name: str, *, tol: float = 1e-9):
     return M
 
 
+def surface_geometry(phi, jacobian, tangent, q, name: str, *, rtol: float = 1e-4):
+    """A contact surface consistent with itself at the state ``q`` (numbers): its normal row
+    ``jacobian(q)`` is not zero and is the gradient of its gap ``phi`` (checked against central
+    differences of phi), and its ``tangent(q)`` row, when given, is not parallel to the normal
+    (it would count the normal impulse twice). ``name`` is ``"fname: system: surface 'floor'"``.
+
+    >>> surface_geometry(lambda q: q[1], lambda q: [1.0, 0.0], None, [0.0, 1.0], "f: surface 'floor'")
+    Traceback (most recent call last):
+    ...
+    ValueError: f: surface 'floor': jacobian: expected dphi/dq at the state (the gradient of phi), got jacobian(q) = [1.0, 0.0] where central differences of phi give [0.0, 1.0] at q = [0.0, 1.0] (the normal row must be the derivative of the gap)
+    """
+    q = np.asarray(q, dtype=float).reshape(-1)
+    J = np.asarray(jacobian(q), dtype=float).reshape(-1)
+    if J.shape != q.shape or not np.isfinite(J).all():
+        return                              # shapes and NaN: refused where the row is read
+    nJ = float(np.linalg.norm(J))
+    if nJ == 0.0:
+        raise error(f"{name}: jacobian", "a nonzero normal row dphi/dq",
+                    f"the zero row at q = {np.round(q, 9).tolist()}",
+                    "a contact without a normal direction lets the body pass through")
+    g = np.empty_like(q)
+    for i in range(q.size):
+        h = 1e-6 * max(1.0, abs(q[i]))
+        e = np.zeros_like(q)
+        e[i] = h
+        g[i] = (float(phi(q + e)) - float(phi(q - e))) / (2 * h)
+    if float(np.linalg.norm(J - g)) > rtol * max(nJ, float(np.linalg.norm(g)), 1e-12) + 1e-7:
+        raise error(f"{name}: jacobian", "dphi/dq at the state (the gradient of phi)",
+                    f"jacobian(q) = {np.round(J, 9).tolist()} where central differences of phi "
+                    f"give {np.round(g, 6).tolist()} at q = {np.round(q, 9).tolist()}",
+                    "the normal row must be the derivative of the gap")
+    if tangent is None:
+        return
+    T = np.asarray(tangent(q), dtype=float).reshape(-1)
+    if T.shape != q.shape or not np.isfinite(T).all():
+        return
+    nT = float(np.linalg.norm(T))
+    if nT > 0 and abs(float(T @ J)) > (1 - 1e-9) * nT * nJ:
+        raise error(f"{name}: tangent", "a tangent row independent of the normal row",
+                    f"tangent(q) = {np.round(T, 9).tolist()}, parallel to the normal "
+                    f"{np.round(J, 9).tolist()} at q = {np.round(q, 9).tolist()}",
+                    "the sliding velocity is not a normal velocity; the impulse would count twice")
+
+
 def restitution(e, name: str):
     """A coefficient of restitution in [0, 1] (number, or sympy number; a symbol passes).
 
@@ -1355,7 +1404,7 @@ def steps(t_final, dt, name: str, *, high: int = MAX_SIZE, item_bytes: int | Non
 
 __all__ += ["no_text", "expression", "sym_matrix", "rotation_matrix", "inertia_matrix",
             "decide", "pose_matrix", "unit_vector", "nonzero_vector", "screw_axis",
-            "UndecidedWarning", "spatial_inertia_matrix",
+            "UndecidedWarning", "spatial_inertia_matrix", "surface_geometry",
             "restitution", "time_symbol", "independent_of", "steps"]
 
 

@@ -17,6 +17,11 @@ def _jac(surface, q, n):
     if Jr.shape != (n,):
         raise ValueError(f"simulate_hybrid: surface {surface.name!r}: jacobian(q) must return "
                          f"{n} numbers, returned shape {Jr.shape}")
+    if not Jr.any():
+        raise ValueError(f"simulate_hybrid: surface {surface.name!r}: jacobian: expected a "
+                         f"nonzero normal row dphi/dq, got the zero row at q = "
+                         f"{np.asarray(q).tolist()} (a contact without a normal direction lets "
+                         f"the body pass through)")
     return Jr
 
 

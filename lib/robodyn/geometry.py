@@ -43,6 +43,7 @@ from . import _checks, dynamics
 from ._checks import is_symbolic
 from ._checks import to_sympy as _S
 from .kinematics import SerialChain, _prefix_products
+from .kinds import Metric
 
 __all__ = ["kinetic_energy_metric", "metric_inner_product", "levi_civita",
            "geodesic_acceleration", "covariant_acceleration", "gradient",
@@ -355,6 +356,7 @@ def levi_civita(chain_or_M, q):
         if det == 0:
             raise ValueError(f"{fname}: M: expected an invertible (positive definite) metric, "
                              f"got det M = 0")
+        Metric.check(M, f"{fname}: M")          # positive definite, under the assumptions
         return _symbolic_christoffel(M, qs, n)
     chain = _dynamic_chain(chain_or_M, fname, "chain_or_M")
     q = _joint_vector(chain, q, "q", fname)

@@ -506,7 +506,18 @@ def _hybrid_options(fname, system, q0, qd0, t_final, t0, method, rtol, atol, eve
                              f"got (t_final - t0) / dt_out = {count:.3g}")
         o.grid = t0 + dt_out * np.arange(1, int(count) + 1)
     _outside_surfaces(system, q0, o.event_tol, f"{fname}: q0")
+    _surfaces_consistent(system, q0, fname)
     return np.array(q0, dtype=float), np.array(qd0, dtype=float), o
+
+
+def _surfaces_consistent(system, q0, fname):
+    """Refuse surfaces that contradict themselves at the initial state (issue 37): a normal row
+    that is zero or is not dphi/dq, a tangent row parallel to the normal
+    (:func:`robodyn._checks.surface_geometry`)."""
+    q0 = np.asarray(q0, dtype=float)
+    for s in system.surfaces:
+        _checks.surface_geometry(s.phi, s.jacobian, s.tangent, q0,
+                                 f"{fname}: system: surface {s.name!r}")
 
 
 def _outside_surfaces(system, q, event_tol, name):

@@ -53,6 +53,7 @@ from ._kane_nested import _nested_terms
 from .equations import (TIME, FieldsForm, MassMatrixForm, _check_time, _check_values,
                         _numeric_vector, _result_errors, mass_matrix_form)
 from .kinematics import SerialChain
+from .kinds import Mass, Rotation, RotationalInertia
 
 __all__ = ["Particle", "RigidBody", "Force", "Torque", "KaneEquations", "kanes_equations",
            "ChainEquations", "equations_of_motion", "change_speeds", "Linearization",
@@ -119,7 +120,7 @@ class Particle:
     Matrix([[cos(q), sin(q), 0]])
     """
     name: str
-    mass: object
+    mass: Mass
     position: object
 
     def __post_init__(self):
@@ -134,10 +135,12 @@ class RigidBody:
     (3x3, body axes in N, functions of q and t) and the central ``inertia`` (3x3 in body axes,
     kg m^2). Its angular velocity is read off :math:`\\dot RR^T`.
 
-    Checked: a positive mass; R a rotation (R^T R = I, det R = 1; with symbols, at random values
-    of them); the inertia symmetric, positive semi-definite, principal moments obeying the
-    triangle inequality (only when it holds numbers: symbolic moments cannot be checked, only
-    diagonal entries that are negative numbers are refused).
+    Checked (:mod:`robodyn.kinds`): a positive :class:`~robodyn.kinds.Mass`; R a
+    :class:`~robodyn.kinds.Rotation` (R^T R = I, det R = 1); the inertia a
+    :class:`~robodyn.kinds.RotationalInertia` (symmetric, positive semi-definite, principal
+    moments obeying the triangle inequality). With symbols, each is decided under their
+    assumptions: refused when it fails for every value (a reflection, ``diag(a, a, -5 a)``),
+    a :class:`~robodyn.kinds.UndecidedWarning` when it fails for some.
 
     >>> q = sp.Symbol('q')
     >>> b = RigidBody('B', 1, [0, 0, 0], [[sp.cos(q), -sp.sin(q), 0], [sp.sin(q), sp.cos(q), 0],
@@ -146,10 +149,10 @@ class RigidBody:
     1
     """
     name: str
-    mass: object
+    mass: Mass
     position: object
-    orientation: object
-    inertia: object
+    orientation: Rotation
+    inertia: RotationalInertia
 
     def __post_init__(self):
         f = "RigidBody"

@@ -220,7 +220,7 @@ class Metric(Kind):
 
     @classmethod
     def check(cls, value, name: str) -> None:
-        _checks.spd(value, name)
+        _checks.spd(value, name, symbols=True)
 
 
 class TimeStep(Kind):

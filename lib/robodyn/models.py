@@ -25,6 +25,7 @@ from ._checks import is_symbolic
 from ._checks import to_sympy as _S
 from .constraints import ConstrainedSystem, Constraints, lagrangian_equations
 from .kinematics import SerialChain, homogeneous, revolute_screw, spatial_inertia
+from .kinds import Mass
 
 MAX_JOINTS = 1000
 """The most joints :func:`planar_chain` and :func:`random_chain` build."""
@@ -48,7 +49,7 @@ def _translation(p):
     return homogeneous(sp.eye(3) if sym else np.eye(3), p)
 
 
-def rod_inertia(mass, length, radius=0):
+def rod_inertia(mass: Mass, length, radius=0):
     r"""Spatial inertia of a uniform rod (a solid cylinder of ``radius``) along x, at its centre.
 
     :math:`I_c = \mathrm{diag}(mr^2/2,\ m(3r^2+l^2)/12,\ m(3r^2+l^2)/12)`; ``radius=0`` is the
@@ -465,6 +466,7 @@ def four_bar_kane(a=None, b=None, c=None, d=None, masses=None, gravity=None):
     sym = dict(zip("abcd", sp.symbols("a b c d", positive=True)))
     ls = [_given(v, sym[k], _checks.positive, f"{fname}: {k}", "a length in m")
           for k, v in zip("abcd", (a, b, c, d))]
+    _closable(ls, f"{fname}: a, b, c, d")
     if masses is None:
         ms = sp.symbols("m1:4", positive=True)
     else:
@@ -511,8 +513,23 @@ def _four_bar_numbers(lengths, fname):
     if not isinstance(lengths, (tuple, list)) or len(lengths) != 4:
         raise ValueError(f"{fname}: lengths: expected four lengths (a, b, c, d), got "
                          f"{_checks._describe(lengths)}")
-    return [_checks.real_number(v, f"{fname}: lengths[{k}]", low=0, strict_low=True, hint="m")
-            for k, v in enumerate(lengths)]
+    ls = [_checks.real_number(v, f"{fname}: lengths[{k}]", low=0, strict_low=True, hint="m")
+          for k, v in enumerate(lengths)]
+    _closable(ls, f"{fname}: lengths")
+    return ls
+
+
+def _closable(ls, name):
+    """Refuse four lengths (a, b, c, d) whose loop cannot close: one longer than the sum of the
+    other three (numbers, or sympy expressions whose difference is provably positive)."""
+    total = sum(ls)
+    for k, l in enumerate(ls):
+        gap = l - (total - l)
+        gap = gap if isinstance(gap, sp.Basic) else sp.Float(gap)
+        if gap.is_positive or (gap.is_number and float(gap) > 1e-12 * float(total)):
+            raise _checks.error(name, "four lengths that can close a loop (each at most the sum "
+                                "of the other three)", f"{'abcd'[k]} = {l} > {total - l}",
+                                "no configuration satisfies the loop closure")
 
 
 def _toggle(q, s, tol, fname):

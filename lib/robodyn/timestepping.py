@@ -23,7 +23,7 @@ import numpy as np
 from . import _checks
 from .contact import choose_method, solve_lcp, solve_modes
 from ._hybrid_segments import _jac, _tangent_row
-from .impacts import HybridSystem
+from .impacts import HybridSystem, _surfaces_consistent
 
 __all__ = ["TimeSteppingResult", "moreau_jean"]
 
@@ -121,6 +121,7 @@ def moreau_jean(system, q0, qd0, t_final, h, *, t0=0.0, max_steps=10**6, tol=1e-
             raise _checks.error(f"{fname}: q0", f"a state on or outside every surface (phi >= 0)",
                                 f"phi = {gap:.3g} for surface {s.name!r}",
                                 "the run would start inside the obstacle")
+    _surfaces_consistent(system, q, fname)
     p = len(surfs)
     mu_all = np.array([s.friction for s in surfs])
     e_all = np.array([s.restitution for s in surfs])
