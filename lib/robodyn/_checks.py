@@ -942,16 +942,18 @@ def decide(M, name: str, expected: str, test, *, prove=None, hint: str | None = 
     text of the failure. A numeric matrix, or a sympy one without symbols, is tested once. A
     sympy matrix with symbols is tested at ``trials`` values of its symbols drawn under their
     assumptions (:func:`_assumed_number`): holding at all, it passes; failing at some value,
-    ``prove(M)`` (simplification) may prove the failure for every value (its text, or None);
-    failing at every sampled value, or proven, it is refused; failing at some values only, it
-    passes with an :class:`UndecidedWarning` naming the argument and the failing value.
+    ``prove(M)`` (simplification, the symbols' assumptions) may prove the failure for every
+    value (its text, or None): proven, it is refused; not proven, it passes with an
+    :class:`UndecidedWarning` naming the argument and a failing value (a value that fails
+    at every sample may still hold at others: an axis (x, x, 0) is unit at x = 1/sqrt(2)).
 
     >>> a = sp.Symbol('a', positive=True)
-    >>> decide(sp.Matrix([[a, 0], [0, -1]]), "f: M", "a positive matrix",
-    ...        lambda v: None if (v > -1e-12).all() else "a negative entry")
+    >>> decide(sp.Matrix([[a, 0], [0, -a]]), "f: M", "a positive matrix",
+    ...        lambda v: None if (v > -1e-12).all() else "a negative entry",
+    ...        prove=lambda m: "-a < 0" if m[1, 1].is_negative else None)
     Traceback (most recent call last):
     ...
-    ValueError: f: M: expected a positive matrix, got a negative entry at every sampled value of its symbols (e.g. a = 0.53)
+    ValueError: f: M: expected a positive matrix, got -a < 0
     """
     if not isinstance(M, sp.MatrixBase):
         bad = test(np.asarray(M, dtype=float))
@@ -979,12 +981,12 @@ def decide(M, name: str, expected: str, test, *, prove=None, hint: str | None = 
     if why:
         raise error(name, expected, why, hint)
     at = ", ".join(f"{k} = {float(v):.2g}" for k, v in list(sub.items())[:4])
-    if len(fails) == tried:
-        raise error(name, expected, f"{bad} at every sampled value of its symbols (e.g. {at})",
-                    hint)
+    where = "at every sampled value of its symbols" if len(fails) == tried else \
+        "but not at other values of its symbols"
     import warnings
-    warnings.warn(f"{name}: could not decide whether it is {expected}: {bad} at {at}, but not "
-                  "at other values of its symbols", UndecidedWarning, stacklevel=3)
+    warnings.warn(f"{name}: could not decide whether it is {expected}: {bad} at {at}, {where} "
+                  "(give the symbols assumptions, e.g. positive=True, or numbers)",
+                  UndecidedWarning, stacklevel=3)
 
 
 def _constant(e):
@@ -1011,6 +1013,11 @@ def _rotation_proof(M):
     if d is not None and d != 1:
         return (f"det R = {d} for every value of its symbols"
                 + (" (a reflection)" if d == -1 else ""))
+    G = M.T * M - sp.eye(3)
+    for e in G:
+        c = _constant(e)
+        if c is not None and c != 0:
+            return f"R^T R - I with the entry {c} for every value of its symbols"
     return None
 
 
@@ -1080,10 +1087,10 @@ def unit_vector(v, n: int, name: str, *, tol: float = 1e-9):
     """A vector of length ``n`` and norm 1 (numeric or sympy, decided like a rotation).
 
     >>> a = sp.Symbol('a', positive=True)
-    >>> unit_vector([a, 0, 0], 3, "exp_so3: w")
+    >>> unit_vector([2 * sp.cos(a), 2 * sp.sin(a), 0], 3, "exp_so3: w")
     Traceback (most recent call last):
     ...
-    ValueError: exp_so3: w: expected a unit vector (norm 1), got norm 0.527 at every sampled value of its symbols (e.g. a = 0.53) (an axis is a direction: normalise it)
+    ValueError: exp_so3: w: expected a unit vector (norm 1), got |v|^2 = 4 for every value of its symbols (an axis is a direction: normalise it)
     """
     M = vector(v, n, name)
 
@@ -1092,6 +1099,21 @@ def unit_vector(v, n: int, name: str, *, tol: float = 1e-9):
         return None if abs(nv - 1) <= max(tol, 1e-9) else f"norm {nv:.3g}"
     decide(M, name, "a unit vector (norm 1)", test, prove=_norm_proof(1),
            hint="an axis is a direction: normalise it")
+    return M
+
+
+def real_vector(v, n: int, name: str):
+    """:func:`vector`, sympy entries also refused when they hold the imaginary unit.
+
+    >>> real_vector([0, 0, sp.I * sp.Symbol('a')], 3, "ad: V")
+    Traceback (most recent call last):
+    ...
+    TypeError: ad: V: expected real expressions, got I*a (holding the imaginary unit I) (robodyn works with real quantities)
+    """
+    M = vector(v, n, name)
+    if isinstance(M, sp.MatrixBase):
+        for e in M:
+            _real_expression(e, name)
     return M
 
 
@@ -1106,7 +1128,7 @@ def nonzero_vector(v, n: int, name: str, what: str = "direction"):
     M = vector(v, n, name)
 
     def test(a):
-        return "the zero vector" if float(np.abs(a).max()) == 0 else None
+        return "the zero vector" if float(np.abs(a).max()) <= 1e-12 else None
 
     def prove(m):
         zero = _constant(sp.expand(sum(e * e for e in m))) == 0
@@ -1404,7 +1426,7 @@ def steps(t_final, dt, name: str, *, high: int = MAX_SIZE, item_bytes: int | Non
 
 __all__ += ["no_text", "expression", "sym_matrix", "rotation_matrix", "inertia_matrix",
             "decide", "pose_matrix", "unit_vector", "nonzero_vector", "screw_axis",
-            "UndecidedWarning", "spatial_inertia_matrix", "surface_geometry",
+            "UndecidedWarning", "spatial_inertia_matrix", "surface_geometry", "real_vector",
             "restitution", "time_symbol", "independent_of", "steps"]
 
 

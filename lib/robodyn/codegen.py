@@ -713,10 +713,12 @@ def compile_equations(M: Metric, C, G, q, qd):
     ValueError: compile_equations: qd: expected symbols different from those of q, got q1 in both (a velocity needs its own symbol, or the code reads the wrong variable)
     """
     M, C, G, q, qd = _check_equations(M, C, G, q, qd)
-    free = (M.free_symbols | C.free_symbols | G.free_symbols) - set(q) - set(qd)
-    if free:
-        raise ValueError(f"compile_equations: symbols {sorted(map(str, free))} have no value; "
-                         "substitute numbers for them first")
+    for what, e in (("M", M), ("C", C), ("G", G)):
+        free = e.free_symbols - set(q) - set(qd)
+        if free:
+            raise _checks.error(f"compile_equations: {what}", "expressions in q and qd only",
+                                f"the symbols {sorted(map(str, free))}, which have no value",
+                                "substitute numbers for them first")
     Metric.check(M, "compile_equations: M")     # symmetric positive definite (issue 37)
     # the cache is keyed on the symbolic input: a warm start skips CSE and printing (seconds)
     key = hashlib.sha256((_CODEGEN_VERSION + np.__version__ + sysconfig.get_config_var(

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 import sympy as sp
 
+from .kinds import TimeStep
 from . import _checks
 from .equations import _check_values, _result_errors
 from .constraints import (METHODS, ConstrainedMotion, ConstrainedSystem, ConstraintWarning,
@@ -84,7 +85,7 @@ def _gains(alpha, beta, fname):
 
 
 def simulate_constrained(system, q0, qd0, t_final, *, values=None, method="udwadia_kalaba",
-                         tau=None, stabilization=None, alpha=None, beta=None, dt=0.01,
+                         tau=None, stabilization=None, alpha=None, beta=None, dt: TimeStep = 0.01,
                          integrator="DOP853", rtol=1e-9, atol=1e-9, project_initial=True):
     r"""Integrate a constrained system, recording the constraint residual along the motion.
 

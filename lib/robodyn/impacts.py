@@ -38,6 +38,7 @@ from typing import Callable
 import numpy as np
 import sympy as sp
 
+from .kinds import FrictionCoefficient, Restitution, Tolerance
 from . import _checks
 from ._hybrid_segments import (_SOLVERS, _choose_mode, _Contacts, _free_rhs, _jac, _segment,
                                _tangent_row, _watchers)
@@ -115,7 +116,8 @@ def _normal_rows(rows, p, fname):
                          hint=f"row indices in [0, {p}): one per row of J") for i in list(rows)]
 
 
-def impact_map(M, J, qd_minus, restitution, *, normal_rows=None, tol=1e-9):
+def impact_map(M, J, qd_minus, restitution: Restitution, *, normal_rows=None,
+               tol: Tolerance = 1e-9):
     r"""The velocity after an impact on the surfaces :math:`\phi(q) = 0`, eq. (hb-5-31).
 
     .. math:: \dot q^+ = \dot q^- - (1+e)\,M^{-1}J^T(JM^{-1}J^T)^{-1}J\dot q^-
@@ -271,10 +273,10 @@ class Surface:
     name: str
     phi: Callable
     jacobian: Callable
-    restitution: float = 1.0
+    restitution: Restitution = 1.0
     impact: Callable | None = None
     terminal: bool = False
-    friction: float = 0.0
+    friction: FrictionCoefficient = 0.0
     tangent: Callable | None = None
 
     def __post_init__(self):
@@ -942,7 +944,7 @@ MAX_NEWTON = 10_000
 """Largest ``max_iter`` that :func:`fixed_point` accepts."""
 
 
-def fixed_point(step, x0, *, tol=1e-9, max_iter=20, fd_step=1e-7):
+def fixed_point(step, x0, *, tol: Tolerance = 1e-9, max_iter=20, fd_step=1e-7):
     r"""A fixed point :math:`x^* = P(x^*)` of a map by Newton's method with a finite-difference
     Jacobian: :math:`x \leftarrow x - (DP - I)^{-1}(P(x) - x)`.
 

@@ -53,7 +53,7 @@ from ._kane_nested import _nested_terms
 from .equations import (TIME, FieldsForm, MassMatrixForm, _check_time, _check_values,
                         _numeric_vector, _result_errors, mass_matrix_form)
 from .kinematics import SerialChain
-from .kinds import Mass, Rotation, RotationalInertia
+from .kinds import Mass, Rotation, RotationalInertia, Tolerance
 
 __all__ = ["Particle", "RigidBody", "Force", "Torque", "KaneEquations", "kanes_equations",
            "ChainEquations", "equations_of_motion", "change_speeds", "Linearization",
@@ -1018,7 +1018,8 @@ class Linearization:
         return np.linalg.eigvals(self.numeric()[0])
 
 
-def linearize(eom, q0, u0=None, tau0=None, values=None, t0=0, equilibrium=True, tol=1e-9):
+def linearize(eom, q0, u0=None, tau0=None, values=None, t0=0, equilibrium=True,
+              tol: Tolerance = 1e-9):
     r"""Linearized equations of motion of any :class:`~robodyn.equations.MassMatrixForm`.
 
     With :math:`\dot q = K(q)u` and :math:`\dot u = M^{-1}(f + B\tau)`, the Jacobians at the

@@ -28,7 +28,6 @@ The kinds (each a thin class over one meaning function of :mod:`robodyn._checks`
 ============================  ==========================================================
 :class:`Rotation`             3x3, R^T R = I, det R = +1
 :class:`RigidPose`            4x4 [R p; 0 1], R a :class:`Rotation`
-:class:`UnitAxis`             3-vector of norm 1
 :class:`Direction`            non-zero 3-vector (normalised by the function)
 :class:`ScrewAxis`            6-vector (omega, v): unit omega, or omega = 0 and unit v
 :class:`ScrewAxes`            6 x n, each column a :class:`ScrewAxis`
@@ -52,7 +51,7 @@ import sympy as sp
 from . import _checks
 from ._checks import UndecidedWarning
 
-__all__ = ["Kind", "UndecidedWarning", "Rotation", "RigidPose", "UnitAxis", "Direction",
+__all__ = ["Kind", "UndecidedWarning", "Rotation", "RigidPose", "Direction",
            "ScrewAxis", "ScrewAxes", "Twist", "Wrench", "RotationalInertia", "SpatialInertia",
            "Mass", "Metric", "TimeStep", "Tolerance", "FrictionCoefficient", "Restitution",
            "KINDS"]
@@ -93,16 +92,6 @@ class RigidPose(Kind):
     @classmethod
     def check(cls, value, name: str, tol: float = 1e-6) -> None:
         _checks.pose_matrix(value, name, tol=tol)
-
-
-class UnitAxis(Kind):
-    """A unit 3-vector (an axis given with a separate angle)."""
-
-    expected = "a unit vector (norm 1)"
-
-    @classmethod
-    def check(cls, value, name: str) -> None:
-        _checks.unit_vector(value, 3, name)
 
 
 class Direction(Kind):
@@ -148,7 +137,7 @@ class Twist(Kind):
 
     @classmethod
     def check(cls, value, name: str) -> None:
-        _checks.vector(value, 6, name)
+        _checks.real_vector(value, 6, name)
 
 
 class Wrench(Kind):
@@ -158,7 +147,7 @@ class Wrench(Kind):
 
     @classmethod
     def check(cls, value, name: str) -> None:
-        _checks.vector(value, 6, name)
+        _checks.real_vector(value, 6, name)
 
 
 class RotationalInertia(Kind):

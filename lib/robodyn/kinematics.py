@@ -257,7 +257,7 @@ def _check_unit(w, name, sym, tol=1e-9):
     _checks.unit_vector(w, 3, name, tol=tol)
 
 
-def is_rotation(R, tol: float = 1e-9) -> bool:
+def is_rotation(R, tol: Tolerance = 1e-9) -> bool:
     r"""True if ``R`` is a numeric 3x3 matrix with :math:`R^TR = I` and :math:`\det R = 1`.
 
     >>> is_rotation(exp_so3([0.1, 0.2, 0.3])), is_rotation(2 * exp_so3([0.1, 0.2, 0.3]))
@@ -371,7 +371,7 @@ def exp_se3(V: Twist, theta=None):
            [ 0.,  0.,  0.,  1.]])
     """
     sym = is_symbolic(V) or is_symbolic(theta)
-    V = _sympy_if(_checks.vector(V, 6, "exp_se3: V"), sym, "exp_se3: V")
+    V = _sympy_if(_checks.real_vector(V, 6, "exp_se3: V"), sym, "exp_se3: V")
     w, v = _seg(V, 0, 3, sym), _seg(V, 3, 6, sym)
     W = hat(w)
     H = _eye(4, sym)
@@ -565,7 +565,7 @@ def ad(V: Twist):
     array([0., 0., 0., 0., 1., 0.])
     """
     sym = is_symbolic(V)
-    V = _checks.vector(V, 6, "ad: V")
+    V = _checks.real_vector(V, 6, "ad: V")
     A = _zeros(6, 6, sym)
     Wh = hat(_seg(V, 0, 3, sym))
     A[:3, :3] = Wh
@@ -583,7 +583,8 @@ def transform_twist(H_ab: RigidPose, V_b: Twist):
     sym = is_symbolic(H_ab) or is_symbolic(V_b)
     H_ab = _sympy_if(_homogeneous_arg(H_ab, "transform_twist: H_ab"), sym,
                      "transform_twist: H_ab")
-    V_b = _sympy_if(_checks.vector(V_b, 6, "transform_twist: V_b"), sym, "transform_twist: V_b")
+    V_b = _sympy_if(_checks.real_vector(V_b, 6, "transform_twist: V_b"), sym,
+                    "transform_twist: V_b")
     with np.errstate(all="ignore"):
         out = adjoint(H_ab) @ V_b
     return out if sym else _checks.finite_result(out, "transform_twist")
@@ -601,7 +602,7 @@ def transform_wrench(H_ab: RigidPose, W_b: Wrench):
     sym = is_symbolic(H_ab) or is_symbolic(W_b)
     H_ab = _sympy_if(_homogeneous_arg(H_ab, "transform_wrench: H_ab"), sym,
                      "transform_wrench: H_ab")
-    W_b = _sympy_if(_checks.vector(W_b, 6, "transform_wrench: W_b"), sym,
+    W_b = _sympy_if(_checks.real_vector(W_b, 6, "transform_wrench: W_b"), sym,
                     "transform_wrench: W_b")
     with np.errstate(all="ignore"):
         out = adjoint(inverse_homogeneous(H_ab)).T @ W_b
@@ -749,8 +750,8 @@ class SerialChain:
     (2, ('revolute', 'revolute'))
     """
 
-    screws: np.ndarray
-    home: np.ndarray
+    screws: ScrewAxes
+    home: RigidPose
     link_homes: tuple | None = None
     link_inertias: tuple | None = None
     joint_types: tuple = ()

@@ -25,7 +25,7 @@ from ._checks import is_symbolic
 from ._checks import to_sympy as _S
 from .constraints import ConstrainedSystem, Constraints, lagrangian_equations
 from .kinematics import SerialChain, homogeneous, revolute_screw, spatial_inertia
-from .kinds import Mass
+from .kinds import Mass, Tolerance
 
 MAX_JOINTS = 1000
 """The most joints :func:`planar_chain` and :func:`random_chain` build."""
@@ -163,7 +163,7 @@ def ur5_like():
     return SerialChain.from_screws(np.column_stack(S), home, homes, inertias, name="UR5-like")
 
 
-def planar_chain(n, length=1.0, mass=1.0):
+def planar_chain(n, length=1.0, mass: Mass = 1.0):
     r"""An n-link planar chain of identical uniform rods (revolute joints about z), the
     benchmark chain of the book's performance measurements.
 
@@ -541,7 +541,7 @@ def _toggle(q, s, tol, fname):
                          f"another independent speed or stay away from the toggle")
 
 
-def four_bar_dependent_speeds(q, u1, lengths, tol=1e-9):
+def four_bar_dependent_speeds(q, u1, lengths, tol: Tolerance = 1e-9):
     r"""The dependent speeds :math:`(u_2, u_3)` of :func:`four_bar_kane` at a configuration
     q (3,) rad for the crank rate ``u1`` (rad/s), ``lengths`` (a, b, c, d) in m:
 
@@ -584,7 +584,7 @@ def four_bar_closure(q, lengths):
                   a * np.sin(q[0]) + b * np.sin(q[1]) + c * np.sin(q[2])]), fname)
 
 
-def four_bar_close(q, lengths, tol=1e-12, max_iter=50):
+def four_bar_close(q, lengths, tol: Tolerance = 1e-12, max_iter=50):
     r"""Correct the drift: Newton's method on the closure for the dependent coordinates
     :math:`(\theta_2, \theta_3)` with the crank's :math:`\theta_1` held, from q (3,) rad.
     Returns the corrected q. Raises ValueError naming the configuration at a toggle

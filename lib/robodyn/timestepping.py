@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .kinds import Tolerance
 from . import _checks
 from .contact import choose_method, solve_lcp, solve_modes
 from ._hybrid_segments import _jac, _tangent_row
@@ -51,7 +52,7 @@ def _solve(Minv, Jn, Jt, mu, v, cn, tol, fname):
     return solve_lcp(Minv, Jn, Jt, mu, v, cn, method, tol, None, fname)
 
 
-def moreau_jean(system, q0, qd0, t_final, h, *, t0=0.0, max_steps=10**6, tol=1e-9):
+def moreau_jean(system, q0, qd0, t_final, h, *, t0=0.0, max_steps=10**6, tol: Tolerance = 1e-9):
     r"""Simulate a :class:`~robodyn.impacts.HybridSystem` with the Moreau–Jean midpoint scheme,
     eq. (iv-moreau-jean); each step's contact problem is solved by mode enumeration (exact) for
     a few active contacts, by Lemke's method or projected Gauss--Seidel for many
