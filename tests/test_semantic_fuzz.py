@@ -313,7 +313,7 @@ def test_every_parameter_with_a_role_declares_its_kind():
 @pytest.mark.parametrize("kind", sorted(CATALOGUE, key=lambda k: k.__name__))
 def test_each_kind_refuses_its_catalogue_directly(kind):
     """Each kind's own check refuses its whole catalogue, naming the argument given."""
-    base = np.eye(3) if kind is Metric else None
+    base = {Metric: np.eye(3), ScrewAxes: np.array([[0, 0, 1.0, 0, 0, 0]]).T}.get(kind)
     for label, value in CATALOGUE[kind](base):
         with warnings.catch_warnings(record=True) as seen:
             warnings.simplefilter("always")

@@ -601,7 +601,8 @@ def _uk_fast(M, F, A, b, fname, tol=1e-9, stacklevel=3, force=True):
 
 def _warn_inconsistent(A, qdd, b, tol, fname, stacklevel=3):
     r = float(np.linalg.norm(A @ qdd - b))
-    scale = max(1.0, float(np.linalg.norm(b)), float(np.linalg.norm(A) * np.linalg.norm(qdd)))
+    scale = max(float(np.linalg.norm(b)), float(np.linalg.norm(A) * np.linalg.norm(qdd)),
+                1e-300)                     # relative, as documented: small units too
     if r > tol * scale:
         warnings.warn(f"{fname}: the constraints are inconsistent (b is not in the range of A): "
                       f"no acceleration satisfies them; returning the least-squares one, residual "

@@ -203,7 +203,7 @@ def impact_map(M, J, qd_minus, restitution: Restitution, *, normal_rows=None,
         raise ValueError(f"{fname}: M: expected a square mass matrix, got shape {Ma.shape}")
     _checks.finite(Ma, f"{fname}: M")
     n = Ma.shape[0]
-    scale = max(1.0, float(np.max(np.abs(Ma))))
+    scale = float(np.max(np.abs(Ma))) or 1.0     # relative, as documented: small units too
     if np.max(np.abs(Ma - Ma.T)) > tol * scale:
         raise ValueError(f"{fname}: M: expected a symmetric mass matrix, got one with "
                          f"|M - M^T| = {np.max(np.abs(Ma - Ma.T)):.3g}")
@@ -223,7 +223,7 @@ def impact_map(M, J, qd_minus, restitution: Restitution, *, normal_rows=None,
     v = _checks.vector(qd_minus, n, f"{fname}: qd_minus")
     vn = Ja @ v
     for i in rows:
-        limit = tol * max(1.0, np.linalg.norm(Ja[i]) * np.linalg.norm(v))
+        limit = tol * np.linalg.norm(Ja[i]) * np.linalg.norm(v)      # relative, as documented
         if vn[i] > limit:
             raise ValueError(f"{fname}: J, qd_minus: expected a velocity approaching surface {i} "
                              f"((J qd)_{i} <= 0), got (J qd)_{i} = {vn[i]:.6g} > 0: the motion "
