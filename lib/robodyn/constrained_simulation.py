@@ -221,12 +221,16 @@ def simulate_constrained(system, q0, qd0, t_final, *, values=None, method="udwad
             vres.append(np.linalg.norm(psi))
             Fc.append(num.solve(a, v, t, force(t, a, v)).constraint_force)
             ke.append(0.5 * v @ num.mass_matrix(a, t) @ v)
-        res = np.array(res)
+        res, vres = np.array(res), np.array(vres)
         if res[-1] > 1e-3:
             warnings.warn(f"{fname}: the constraints drifted: residual |phi| = {res[-1]:.3g} at "
                           f"t = {t_final:g} s; use stabilization='baumgarte' or 'projection'",
                           ConstraintWarning, stacklevel=2)
-        return ConstrainedTrajectory(T, q, qd, np.array(Fc), res, np.array(vres), np.array(ke),
+        if vres[-1] > 1e-3 * max(1.0, float(np.abs(qd).max(initial=0.0))):
+            warnings.warn(f"{fname}: the velocity constraints do not hold: residual "
+                          f"|A qd - c| = {vres[-1]:.3g} at t = {t_final:g} s (from "
+                          f"{vres[0]:.3g} at the start)", ConstraintWarning, stacklevel=2)
+        return ConstrainedTrajectory(T, q, qd, np.array(Fc), res, vres, np.array(ke),
                                      count[0], stabilization or "none")
 
 
