@@ -935,7 +935,7 @@ def _assumed_substitution(M, rng):
 
 
 def decide(M, name: str, expected: str, test, *, prove=None, hint: str | None = None,
-           trials: int = 3):
+           trials: int = 3, identity: bool = True):
     """Decide a property of a matrix, numeric or sympy, and refuse it when it fails.
 
     ``test(a)`` takes a float array and returns None (the property holds) or the "got ..."
@@ -943,9 +943,12 @@ def decide(M, name: str, expected: str, test, *, prove=None, hint: str | None = 
     sympy matrix with symbols is tested at ``trials`` values of its symbols drawn under their
     assumptions (:func:`_assumed_number`): holding at all, it passes; failing at some value,
     ``prove(M)`` (simplification, the symbols' assumptions) may prove the failure for every
-    value (its text, or None): proven, it is refused; not proven, it passes with an
-    :class:`UndecidedWarning` naming the argument and a failing value (a value that fails
-    at every sample may still hold at others: an axis (x, x, 0) is unit at x = 1/sqrt(2)).
+    value (its text, or None): proven, it is refused. Not proven: with ``identity`` (a property
+    that must hold for every value of the symbols, as R(q) is a rotation at every q) a
+    failure at every sampled value is refused too; otherwise (a vector whose parameter may
+    take the one value that makes it unit: (x, x, 0) at x = 1/sqrt(2)) and for a failure at
+    some values only, it passes with an :class:`UndecidedWarning` naming the argument and a
+    failing value.
 
     >>> a = sp.Symbol('a', positive=True)
     >>> decide(sp.Matrix([[a, 0], [0, -a]]), "f: M", "a positive matrix",
@@ -981,6 +984,9 @@ def decide(M, name: str, expected: str, test, *, prove=None, hint: str | None = 
     if why:
         raise error(name, expected, why, hint)
     at = ", ".join(f"{k} = {float(v):.2g}" for k, v in list(sub.items())[:4])
+    if identity and len(fails) == tried:
+        raise error(name, expected, f"{bad} at every sampled value of its symbols (e.g. {at})",
+                    hint)
     where = "at every sampled value of its symbols" if len(fails) == tried else \
         "but not at other values of its symbols"
     import warnings
@@ -1098,7 +1104,7 @@ def unit_vector(v, n: int, name: str, *, tol: float = 1e-9):
         nv = float(np.linalg.norm(a))
         return None if abs(nv - 1) <= max(tol, 1e-9) else f"norm {nv:.3g}"
     decide(M, name, "a unit vector (norm 1)", test, prove=_norm_proof(1),
-           hint="an axis is a direction: normalise it")
+           hint="an axis is a direction: normalise it", identity=False)
     return M
 
 
@@ -1134,7 +1140,7 @@ def nonzero_vector(v, n: int, name: str, what: str = "direction"):
         zero = _constant(sp.expand(sum(e * e for e in m))) == 0
         return "the zero vector for every value of its symbols" if zero else None
     decide(M, name, f"a nonzero {what}", test, prove=prove,
-           hint=f"a {what} has a length to divide by")
+           hint=f"a {what} has a length to divide by", identity=False)
     return M
 
 
@@ -1161,7 +1167,7 @@ def screw_axis(S, name: str, *, tol: float = 1e-9):
             return f"|omega|^2 = {w2} for every value of its symbols"
         return None
     decide(M, name, "a screw axis (|omega| = 1, or omega = 0 and |v| = 1)", test, prove=prove,
-           hint="normalise the axis; a prismatic axis has a unit v")
+           hint="normalise the axis; a prismatic axis has a unit v", identity=False)
     return M
 
 
