@@ -12,9 +12,11 @@ semidefinite), not only the type, and refuses with the house message
 
 A symbolic value is decided by :func:`robodyn._checks.decide`: tested at values of its symbols
 drawn under their assumptions (``Symbol('m', positive=True)`` is sampled positive), refused when
-it fails at every sampled value or when simplification proves it wrong (a determinant that
-simplifies to -1, a principal minor negative for every value), passed with an
-:class:`UndecidedWarning` naming the argument when it holds at some values only.
+simplification proves it wrong (a determinant that simplifies to -1, a principal minor negative
+for every value), or, for a property that must hold at every value of the symbols (R(q) is a
+rotation at every q; an inertia, a metric), when it fails at every sampled value; otherwise
+passed with an :class:`UndecidedWarning` naming the argument and a failing value (an axis
+(x, x, 0) may be meant at x = 1/sqrt(2)).
 
 Contract (shared by the kinds and the boundary):
 
