@@ -15,9 +15,13 @@ from .contact import solve_modes
 def _jac(surface, q, n):
     Jr = np.asarray(surface.jacobian(q), dtype=float).reshape(-1)
     if Jr.shape != (n,):
-        raise _checks.refusal(
-            ValueError, f"simulate_hybrid: surface {surface.name!r}: jacobian(q) must return "
-                        f"{n} numbers, returned shape {Jr.shape}")
+        raise _checks.refusal(ValueError, f"simulate_hybrid: surface {surface.name!r}: jacobian(q) must return "
+                         f"{n} numbers, returned shape {Jr.shape}")
+    if not Jr.any():
+        raise _checks.refusal(ValueError, f"simulate_hybrid: surface {surface.name!r}: jacobian: expected a "
+                         f"nonzero normal row dphi/dq, got the zero row at q = "
+                         f"{np.asarray(q).tolist()} (a contact without a normal direction lets "
+                         f"the body pass through)")
     return Jr
 
 

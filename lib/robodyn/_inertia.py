@@ -53,9 +53,8 @@ def _check_spatial_inertia(G, name):
         if Gn is None:
             m = _numbers(G[3, 3])
             if m is not None and not float(m.reshape(-1)[0]) > 0:
-                raise _checks.refusal(
-                    ValueError, f"{name}: expected a positive mass, got {G[3, 3]}")
-            return G
+                raise _checks.refusal(ValueError, f"{name}: expected a positive mass, got {G[3, 3]}")
+            return _checks.spatial_inertia_matrix(G, name)      # decided under assumptions
         _check_spatial_inertia(Gn, name)
         return G
     m = G[3, 3]

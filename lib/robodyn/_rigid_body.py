@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .kinds import RigidPose, SpatialInertia, TimeStep, Tolerance
 from . import _checks
 from .dynamics import _ad6, _hat_np
 from .kinematics import _check_spatial_inertia, exp_se3
@@ -110,7 +111,7 @@ def _plain(x, size):
     return type(x) is np.ndarray and x.dtype == np.float64 and x.shape == (size,)
 
 
-def euler_poincare(inertia, V, W=None):
+def euler_poincare(inertia: SpatialInertia, V, W=None):
     r"""Body acceleration of one rigid body (paper §2.1, Euler--Poincaré):
     :math:`\mathcal I\dot{\mathcal V} = ad_{\mathcal V}^T\mathcal I\mathcal V + \mathcal W`.
 
@@ -164,7 +165,7 @@ def _dexp_inverse(u, x, order):
     return out
 
 
-def rigid_body_step(H, V, dt, accel):
+def rigid_body_step(H: RigidPose, V, dt: TimeStep, accel):
     r"""One fourth-order Runge--Kutta--Munthe-Kaas step of :math:`\dot H = H[\mathcal V]`,
     :math:`\dot{\mathcal V} = a(H, \mathcal V)` (body twist): the pose moves by one exponential,
     :math:`H_{k+1} = H_k\exp([\Theta])`, so it stays a rigid motion to rounding error.
@@ -189,7 +190,7 @@ def rigid_body_step(H, V, dt, accel):
     fname = "rigid_body_step"
     H = _check_pose(H, f"{fname}: H")
     V = _vec(V, 6, f"{fname}: V")
-    dt = _checks.real_number(dt, f"{fname}: dt", hint="a time step in s")
+    dt = _checks.real_number(dt, f"{fname}: dt", low=0, strict_low=True, hint="a time step in s")
     if not callable(accel):
         raise _checks.error(f"{fname}: accel", "a callable accel(H, V) -> 6 numbers", accel,
                             exc=TypeError)
@@ -268,7 +269,7 @@ def _pose_error(H):
                      np.abs(H[3] - (0, 0, 0, 1)).max()))
 
 
-def check_pose(H, name="check_pose: H", tol=1e-6):
+def check_pose(H: RigidPose, name="check_pose: H", tol: Tolerance = 1e-6):
     """A 4x4 rigid motion as a float array, or ValueError saying how far it is from one.
     ``name`` (text) labels H in the messages, e.g. ``"my_function: pose"``.
 
@@ -381,7 +382,7 @@ class Subgroup:
         S = self.basis
         return _finite(S.T @ _coadjoint(S @ p) @ S, f"Subgroup({self.name}).coadjoint")
 
-    def contains(self, H, tol=1e-9) -> bool:
+    def contains(self, H, tol: Tolerance = 1e-9) -> bool:
         """True when the pose H (a 4x4 rigid motion, refused if it is farther than
         max(tol, 1e-6) from one) lies in the subgroup, within ``tol`` (a positive number, at
         most 0.1)."""

@@ -49,6 +49,7 @@ from sympy.core.function import AppliedUndef
 from sympy.printing.c import C99CodePrinter
 
 from . import _checks
+from .kinds import Metric
 
 __all__ = ["compile_equations", "compiled_module", "CompileError", "cache_dir"]
 
@@ -723,7 +724,7 @@ def _fingerprint(matrices):
     return ";".join(f"{X.shape}:" + ",".join(digest(x) for x in X) for X in matrices)
 
 
-def compile_equations(M, C, G, q, qd):
+def compile_equations(M: Metric, C, G, q, qd):
     r"""A compiled module with ``M(q)``, ``C(q, qd)``, ``G(q)``, ``tau(q, qd, qdd)`` and
     ``forward_dynamics(q, qd, tau)`` for the equations of motion (5.14)
     :math:`M\ddot q + C\dot q + G = \tau`.
@@ -760,11 +761,13 @@ def compile_equations(M, C, G, q, qd):
     robodyn.errors.ArgumentError: compile_equations: qd: expected symbols different from those of q, got q1 in both (a velocity needs its own symbol, or the code reads the wrong variable)
     """
     M, C, G, q, qd = _check_equations(M, C, G, q, qd)
-    free = (M.free_symbols | C.free_symbols | G.free_symbols) - set(q) - set(qd)
-    if free:
-        raise _checks.refusal(
-            ValueError, f"compile_equations: symbols {sorted(map(str, free))} have no value; "
-                        "substitute numbers for them first")
+    for what, e in (("M", M), ("C", C), ("G", G)):
+        free = e.free_symbols - set(q) - set(qd)
+        if free:
+            raise _checks.error(f"compile_equations: {what}", "expressions in q and qd only",
+                                f"the symbols {sorted(map(str, free))}, which have no value",
+                                "substitute numbers for them first")
+    Metric.check(M, "compile_equations: M")     # symmetric positive definite (issue 37)
     # the cache is keyed on the symbolic input: a warm start skips CSE and printing (seconds)
     key = hashlib.sha256((_CODEGEN_VERSION + np.__version__ + sysconfig.get_config_var(
         "EXT_SUFFIX") + _fingerprint([M, C, G, sp.Matrix(q), sp.Matrix(qd)])).encode()

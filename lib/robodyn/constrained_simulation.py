@@ -13,6 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 import sympy as sp
 
+from .kinds import TimeStep
 from . import _checks
 from .equations import _check_values, _result_errors
 from .constraints import (METHODS, ConstrainedMotion, ConstrainedSystem, ConstraintWarning,
@@ -84,7 +85,7 @@ def _gains(alpha, beta, fname):
 
 
 def simulate_constrained(system, q0, qd0, t_final, *, values=None, method="udwadia_kalaba",
-                         tau=None, stabilization=None, alpha=None, beta=None, dt=0.01,
+                         tau=None, stabilization=None, alpha=None, beta=None, dt: TimeStep = 0.01,
                          integrator="DOP853", rtol=1e-9, atol=1e-9, project_initial=True):
     r"""Integrate a constrained system, recording the constraint residual along the motion.
 
@@ -224,12 +225,16 @@ def simulate_constrained(system, q0, qd0, t_final, *, values=None, method="udwad
             vres.append(np.linalg.norm(psi))
             Fc.append(num.solve(a, v, t, force(t, a, v)).constraint_force)
             ke.append(0.5 * v @ num.mass_matrix(a, t) @ v)
-        res = np.array(res)
+        res, vres = np.array(res), np.array(vres)
         if res[-1] > 1e-3:
             warnings.warn(f"{fname}: the constraints drifted: residual |phi| = {res[-1]:.3g} at "
                           f"t = {t_final:g} s; use stabilization='baumgarte' or 'projection'",
                           ConstraintWarning, stacklevel=2)
-        return ConstrainedTrajectory(T, q, qd, np.array(Fc), res, np.array(vres), np.array(ke),
+        if vres[-1] > 1e-3 * max(1.0, float(np.abs(qd).max(initial=0.0))):
+            warnings.warn(f"{fname}: the velocity constraints do not hold: residual "
+                          f"|A qd - c| = {vres[-1]:.3g} at t = {t_final:g} s (from "
+                          f"{vres[0]:.3g} at the start)", ConstraintWarning, stacklevel=2)
+        return ConstrainedTrajectory(T, q, qd, np.array(Fc), res, vres, np.array(ke),
                                      count[0], stabilization or "none")
 
 

@@ -45,9 +45,11 @@ from typing import NamedTuple
 
 import numpy as np
 import sympy as sp
+from sympy.core.function import AppliedUndef
 from scipy.linalg.lapack import dposv as _posv, dpotrf as _potrf, dpotrs as _potrs
 
 from . import _checks
+from .kinds import Metric, Tolerance
 from ._numeric_constraints import NumericConstraints, _pinv
 from .equations import (TIME, MassMatrixForm, NumericForm, _check_values, _spd_where_possible,
                         _values_key, mass_matrix_form)
@@ -239,6 +241,7 @@ class Constraints:
         _checks.time_symbol(self.t, f"{fname}: t", coordinates=list(q))
         for k, e in (("holonomic", phi), ("pfaffian", Ap), ("rate", c)):
             _checks.time_symbol(self.t, f"{fname}: {k} (or t)", exprs=[e])
+        _satisfiable(phi, Ap, c, list(q) + [self.t], fname)
         for k, v in (("q", q), ("holonomic", phi), ("pfaffian", Ap), ("rate", c)):
             object.__setattr__(self, k, v)
 
@@ -279,6 +282,25 @@ class Constraints:
             self._numeric[key] = NumericConstraints(self, qd, _second_order(self, qd)[1], values,
                                                     fname)
         return self._numeric[key]
+
+
+def _satisfiable(phi, Ap, c, variables, fname):
+    """Refuse constraints that cannot hold at any state: a holonomic row free of q and t that
+    is not zero (``holonomic=[1]``: 1 = 0), or non-zero under its symbols' assumptions
+    (``x**2 + 1`` with x real); a Pfaffian row of zeros with a rate that is not zero (0 = c).
+    A row that could be non-zero but is not provably so passes."""
+    for i, e in enumerate(phi):
+        fixed = not (e.free_symbols & set(variables)) and not e.atoms(AppliedUndef)
+        if (fixed and e.is_number and sp.simplify(e) != 0) or e.is_zero is False:
+            raise _checks.error(f"{fname}: holonomic", "constraints phi(q, t) = 0 that some "
+                                "state satisfies", f"row {i}: {e} = 0, which no q or t satisfies",
+                                "a constraint that cannot hold has no motion")
+    for i in range(Ap.shape[0]):
+        if all(sp.expand(x) == 0 for x in Ap.row(i)) and (
+                c[i].is_zero is False or (c[i].is_number and c[i] != 0)):
+            raise _checks.error(f"{fname}: rate", "a rate c_i = 0 where the Pfaffian row is zero "
+                                "(0 q' = c_i)", f"row {i}: 0 = {c[i]}",
+                                "a constraint that cannot hold has no motion")
 
 
 def _named_like_time(xs, t, fname, what):
@@ -370,7 +392,7 @@ class ConstrainedMotion(NamedTuple):
     constraint_force: object
 
 
-def lagrange_multipliers(M, F, A, b):
+def lagrange_multipliers(M: Metric, F, A, b):
     r"""Constrained accelerations and multipliers from :math:`M\ddot q = F + A^T\lambda`
     (eq. (5.19)--(5.20)) and :math:`A\ddot q = b` (eq. (18)), one linear (KKT) system:
 
@@ -493,7 +515,7 @@ def penrose_conditions(W, W_plus):
     return _checks.finite_result(out, fname)
 
 
-def udwadia_kalaba(M, F, A, b, tol=1e-9):
+def udwadia_kalaba(M: Metric, F, A, b, tol: Tolerance = 1e-9):
     r"""The Udwadia--Kalaba equation (review eq. (36)): :math:`M\ddot q = F + F^C` with
 
     .. math:: F^C = M^{1/2}\,(A M^{-1/2})^+\,(b - A M^{-1} F).
@@ -535,7 +557,9 @@ def udwadia_kalaba(M, F, A, b, tol=1e-9):
         M, F, A, b = _symbolic_system(M, F, A, b, fname)
         Minv = M.inv()
         Fc = A.T * (A * Minv * A.T).pinv() * (b - A * Minv * F)
-        return ConstrainedMotion(Minv * (F + Fc), Fc)
+        qdd = Minv * (F + Fc)
+        _warn_inconsistent_symbolic(A, qdd, b, _checks.tolerance(tol, f"{fname}: tol"), fname)
+        return ConstrainedMotion(qdd, Fc)
     M, L, F, A, b = _system(M, F, A, b, fname)
     tol = _checks.tolerance(tol, f"{fname}: tol")
     with np.errstate(all="ignore"):
@@ -592,7 +616,8 @@ def _uk_fast(M, F, A, b, fname, tol=1e-9, stacklevel=3, force=True):
 
 def _warn_inconsistent(A, qdd, b, tol, fname, stacklevel=3):
     r = float(np.linalg.norm(A @ qdd - b))
-    scale = max(1.0, float(np.linalg.norm(b)), float(np.linalg.norm(A) * np.linalg.norm(qdd)))
+    scale = max(float(np.linalg.norm(b)), float(np.linalg.norm(A) * np.linalg.norm(qdd)),
+                1e-300)                     # relative, as documented: small units too
     if r > tol * scale:
         warnings.warn(f"{fname}: the constraints are inconsistent (b is not in the range of A): "
                       f"no acceleration satisfies them; returning the least-squares one, residual "
@@ -600,7 +625,31 @@ def _warn_inconsistent(A, qdd, b, tol, fname, stacklevel=3):
     return r
 
 
-def constraint_projector(M, A):
+def _warn_inconsistent_symbolic(A, qdd, b, tol, fname, stacklevel=4):
+    """The sympy twin of :func:`_warn_inconsistent`: the residual A qdd - b at values of the
+    symbols drawn under their assumptions (zero after simplification when the constraints are
+    consistent); the same :class:`ConstraintWarning` when it is not zero."""
+    R = A * qdd - b
+    rng = np.random.default_rng(12345)
+    for _ in range(2):
+        sub = _checks._assumed_substitution(R, rng)
+        r = _checks._numbers(R, sub)
+        if r is None:
+            return
+        scale = max(1.0, float(np.abs(_checks._numbers(b, sub) if b.free_symbols else
+                                      np.array(b.evalf(), dtype=float)).max(initial=0.0)))
+        if float(np.linalg.norm(r)) > max(tol, 1e-9) * scale:
+            if R.applyfunc(sp.simplify).is_zero_matrix:
+                return
+            warnings.warn(f"{fname}: the constraints are inconsistent (b is not in the range of "
+                          f"A): no acceleration satisfies them; returning the least-squares one, "
+                          f"residual |A qdd - b| = {float(np.linalg.norm(r)):.3g} at "
+                          + ", ".join(f"{k} = {float(v):.2g}" for k, v in list(sub.items())[:4]),
+                          ConstraintWarning, stacklevel=stacklevel)
+            return
+
+
+def constraint_projector(M: Metric, A):
     r"""The M-orthogonal projector onto :math:`D = \ker A` (handbook §5.4.1):
 
     .. math:: P = I - M^{-1}A^T(AM^{-1}A^T)^+A,\qquad P^\perp = I - P.
@@ -640,7 +689,7 @@ def constraint_projector(M, A):
     return _checks.finite_result(out, fname)
 
 
-def constraint_connection(M, A, q):
+def constraint_connection(M: Metric, A, q):
     r"""Christoffel symbols :math:`\tilde\Gamma^k_{ij}` of the constraint connection
     (eq. (5.26)): :math:`\tilde\nabla_XY = \nabla_XY + (\nabla_XP^\perp)Y`, in coordinates
 

@@ -55,6 +55,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .kinds import FrictionCoefficient, Restitution, Tolerance
 from . import _checks
 from .lcp import MAX_SWEEPS, _lemke, contact_pgs
 
@@ -302,7 +303,8 @@ def choose_method(p, mu, Jt, method="auto"):
     return "lemke" if p + 3 * int(fr.sum()) <= AUTO_LEMKE else "pgs"
 
 
-def contact_impulse(M, Jn, qd_minus, restitution, *, friction=0.0, Jt=None, tol=1e-9,
+def contact_impulse(M, Jn, qd_minus, restitution: Restitution, *,
+                    friction: FrictionCoefficient = 0.0, Jt=None, tol: Tolerance = 1e-9,
                     method="auto", max_iter=None):
     r"""The velocity after an impact at p contacts at once: eq. (iv-contact-lcp).
 

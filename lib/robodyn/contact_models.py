@@ -14,6 +14,7 @@ import functools
 import numpy as np
 import sympy as sp
 
+from .kinds import FrictionCoefficient, Mass, Restitution
 from . import _checks
 from .contact import LimitReached
 from .equations import mass_matrix_form
@@ -51,7 +52,8 @@ def _energy(m, J, g):
     return energy
 
 
-def rod(restitution=0.5, friction=0.0, length=1.0, mass=1.0, g=G):
+def rod(restitution: Restitution = 0.5, friction: FrictionCoefficient = 0.0, length=1.0,
+        mass: Mass = 1.0, g=G):
     r"""A uniform rod, q = (x, y, θ) of its centre, over the ground y = 0; two contacts, its
     ends, :math:`\phi_\pm = y \pm \tfrac L2\sin\theta`, with tangent rows :math:`J_{t\pm} = (1,
     0, \mp\tfrac L2\sin\theta)`; inertia :math:`mL^2/12`.
@@ -77,7 +79,8 @@ def rod(restitution=0.5, friction=0.0, length=1.0, mass=1.0, g=G):
                         "rod")
 
 
-def ball(restitution=0.5, friction=0.3, radius=0.1, mass=1.0, g=G, inertia_ratio=0.4):
+def ball(restitution: Restitution = 0.5, friction: FrictionCoefficient = 0.3, radius=0.1,
+         mass: Mass = 1.0, g=G, inertia_ratio=0.4):
     r"""A ball of radius r, q = (x, y, θ), over the ground: :math:`\phi = y - r`; the contact
     point slides at :math:`\dot x + r\dot\theta` (:math:`J_t = (1, 0, r)`); inertia
     :math:`\kappa m r^2` with ``inertia_ratio`` :math:`\kappa` (2/5 a solid sphere).
@@ -103,7 +106,8 @@ def _block_form():
     return mass_matrix_form([x, y], [vx, vy], sp.diag(m, m), [0, -m * g], name="block")
 
 
-def block(friction=0.5, restitution=0.0, mass=1.0, g=G):
+def block(friction: FrictionCoefficient = 0.5, restitution: Restitution = 0.0, mass: Mass = 1.0,
+          g=G):
     r"""A block (a point mass) on the floor y = 0 with Coulomb friction :math:`\mu`.
 
     >>> block(0.3).surfaces[0].friction
@@ -122,7 +126,8 @@ def block(friction=0.5, restitution=0.0, mass=1.0, g=G):
     return HybridSystem(_block_form().numeric({"m": m, "g": g}), (floor,), energy, "block")
 
 
-def ball_impact_closed_form(vx, vy, omega, restitution, friction, radius=0.1,
+def ball_impact_closed_form(vx, vy, omega, restitution: Restitution,
+                            friction: FrictionCoefficient, radius=0.1,
                             inertia_ratio=0.4):
     r"""Closed form of a ball's impact on rough ground, eq. (iv-ball-friction).
 
@@ -154,7 +159,7 @@ def ball_impact_closed_form(vx, vy, omega, restitution, friction, radius=0.1,
     return vx - s * mu * P, -e * vy, w - s * mu * P / k / r, "slide"
 
 
-def block_stopping(speed, friction, g=G):
+def block_stopping(speed, friction: FrictionCoefficient, g=G):
     r"""Distance and time for a block sliding at ``speed`` to stop under Coulomb friction:
     :math:`d = v^2/(2\mu g)`, :math:`t = v/(\mu g)`, eq. (iv-block-stop).
 
@@ -168,7 +173,7 @@ def block_stopping(speed, friction, g=G):
     return _checks.finite_result((v * v / (2 * mu * g), v / (mu * g)), fname)
 
 
-def rod_flat_impact(vx, vy, restitution, friction=0.0):
+def rod_flat_impact(vx, vy, restitution: Restitution, friction: FrictionCoefficient = 0.0):
     r"""A flat rod landing on both ends at once with no spin: by symmetry the two impulses are
     equal and the rod does not turn, :math:`v_y^+ = -ev_y`, :math:`\omega^+ = 0`; the tangential
     velocity drops by :math:`\mu(1+e)|v_y|` or stops (sticking). Returns (vx+, vy+, ω+).
@@ -202,7 +207,8 @@ def _cradle_args(balls, restitution, speed, moving, fname):
     return N, e, v0
 
 
-def cradle_simultaneous(balls=5, restitution=1.0, speed=1.0, moving=1, method="auto"):
+def cradle_simultaneous(balls=5, restitution: Restitution = 1.0, speed=1.0, moving=1,
+                        method="auto"):
     r"""Newton's cradle by the simultaneous Newton impact law: the first ``moving`` balls
     (unit masses) hit the others, at rest and touching, at ``speed``; every contact takes
     its impulse at once, eq. (iv-contact-lcp) with :math:`J_n` rows :math:`x_{i+1}' - x_i'`.
@@ -225,7 +231,8 @@ def cradle_simultaneous(balls=5, restitution=1.0, speed=1.0, moving=1, method="a
     return res.qd_plus, res
 
 
-def cradle_sequential(balls=5, restitution=1.0, speed=1.0, moving=1, max_impacts=None):
+def cradle_sequential(balls=5, restitution: Restitution = 1.0, speed=1.0, moving=1,
+                      max_impacts=None):
     r"""Newton's cradle by sequential two-ball impacts: while two neighbours approach, the
     first approaching pair from the left collides alone (Newton's law for two equal masses,
     :math:`v_a^+ = \tfrac12((1-e)v_a + (1+e)v_b)`, :math:`v_b^+ = \tfrac12((1+e)v_a +

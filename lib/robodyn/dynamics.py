@@ -59,6 +59,7 @@ import numpy as np
 from . import _checks
 from ._checks import is_symbolic
 from .kinematics import SerialChain
+from .kinds import Mass, RotationalInertia
 
 __all__ = ["DEFAULT_GRAVITY", "IllConditionedWarning", "inverse_dynamics", "forward_dynamics",
            "crba", "coriolis_matrix", "gravity_torques", "mechanical_energy",
@@ -899,7 +900,7 @@ def _skew(v):
     return np.array([[0.0, -v[2], v[1]], [v[2], 0.0, -v[0]], [-v[1], v[0], 0.0]])
 
 
-def newton_euler_about_point(m, I_cm, c, omega):
+def newton_euler_about_point(m: Mass, I_cm: RotationalInertia, c, omega):
     r"""The Newton--Euler equations of a rigid body about a point P that is not its centre of
     mass (review eq. (37), corrected): :math:`\mathcal M\,(a_P, \alpha) + h = (F, \tau_P)` with
 

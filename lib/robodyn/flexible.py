@@ -97,7 +97,9 @@ def mode_shape(beta, L, x, derivative=0):
                               hint="the order of the derivative: 0, 1 or 2")
     beta = _checks.real_number(beta, "mode_shape: beta", low=0, strict_low=True)
     L = _checks.real_number(L, "mode_shape: L", low=0, strict_low=True, hint="a length in m")
+    _clamped_free_root(beta, "mode_shape: beta")
     x = _checks.real_array(x, "mode_shape: x")
+    _on_the_beam(x, L, "mode_shape: x")
     x = float(x) if x.ndim == 0 else x
     b = beta / L
     x = np.asarray(x, dtype=float)
@@ -114,6 +116,29 @@ def mode_shape(beta, L, x, derivative=0):
     else:
         out = b * b * (a1 * ep + (1 + sig) / 2 * em + c - sig * s)
     return _checks.finite_result(out, "mode_shape")
+
+
+def _clamped_free_root(beta, name, tol=1e-3):
+    """Refuse a ``beta`` that is not a root of the clamped--free frequency equation
+    :math:`1 + \cos\beta\cosh\beta = 0` (read as :math:`\cos\beta + 1/\cosh\beta = 0`,
+    bounded): the formula of :func:`mode_shape` is a mode only there."""
+    r = abs(np.cos(beta) + 1.0 / np.cosh(min(beta, 700.0)))
+    if r > tol:
+        k = int(np.clip(round(beta / np.pi + 0.5), 1, 10**6))
+        near = clamped_free_roots(min(k, 50))[-1] if k <= 50 else (k - 0.5) * np.pi
+        raise _checks.error(name, "a root beta*L of 1 + cos(bL) cosh(bL) = 0 (clamped-free: "
+                            "1.8751, 4.6941, 7.8548, ...)", f"{beta:.6g} (the nearest root is "
+                            f"{near:.6g})", "a mode shape exists only at a natural frequency: "
+                            "take the roots from clamped_free_roots(n)")
+
+
+def _on_the_beam(x, L, name):
+    """Refuse positions outside the beam [0, L]."""
+    lo, hi = float(np.min(x, initial=0.0)), float(np.max(x, initial=0.0))
+    if lo < -1e-12 * L or hi > L * (1 + 1e-12):
+        raise _checks.error(name, f"positions along the beam, in [0, L] = [0, {L:g}] m",
+                            f"values from {lo:.6g} to {hi:.6g}",
+                            "the assumed modes describe the beam only")
 
 
 @dataclass(frozen=True, eq=False)
@@ -163,6 +188,7 @@ class FlexibleLink(FieldsForm):
                                 "this is a numeric function: substitute numbers first",
                                 exc=TypeError)
         x = _checks.real_array(x, f"{fname}: x", hint="positions along the link in m")
+        _on_the_beam(x, self.length, f"{fname}: x")
         x = float(x) if x.ndim == 0 else x
         with _checks.overflow_guard(fname):
             w = sum(e * mode_shape(b, self.length, x) for e, b in zip(eta, self.betas))

@@ -43,6 +43,7 @@ from . import _checks, dynamics
 from ._checks import is_symbolic
 from ._checks import to_sympy as _S
 from .kinematics import SerialChain, _prefix_products
+from .kinds import Metric, Tolerance
 
 __all__ = ["kinetic_energy_metric", "metric_inner_product", "levi_civita",
            "geodesic_acceleration", "covariant_acceleration", "gradient",
@@ -358,9 +359,9 @@ def levi_civita(chain_or_M, q):
                 ValueError, f"{fname}: M: expected a symmetric metric, got M != M^T")
         det = sp.simplify(M.det())
         if det == 0:
-            raise _checks.refusal(
-                ValueError, f"{fname}: M: expected an invertible (positive definite) metric, "
-                            f"got det M = 0")
+            raise _checks.refusal(ValueError, f"{fname}: M: expected an invertible (positive definite) metric, "
+                             f"got det M = 0")
+        Metric.check(M, f"{fname}: M")          # positive definite, under the assumptions
         return _symbolic_christoffel(M, qs, n)
     chain = _dynamic_chain(chain_or_M, fname, "chain_or_M")
     q = _joint_vector(chain, q, "q", fname)
@@ -833,7 +834,7 @@ MAX_GEODESIC_POINTS = 10**6
 
 
 def geodesic(chain, q_start, q_end, duration=1.0, *, n_points=201, method="shooting",
-             tol=1e-10, rtol=1e-10, atol=1e-12, max_iterations=50, strict=True):
+             tol: Tolerance = 1e-10, rtol=1e-10, atol=1e-12, max_iterations=50, strict=True):
     r"""The geodesic of the kinetic-energy metric from ``q_start`` to ``q_end`` in time
     ``duration``: the force-free motion (eq. 5.17 with F = 0,
     :math:`\ddot q + \Gamma(\dot q,\dot q) = 0`) that reaches ``q_end``, found as a two-point

@@ -38,6 +38,7 @@ from typing import Callable
 import numpy as np
 import sympy as sp
 
+from .kinds import FrictionCoefficient, Restitution, Tolerance
 from . import _checks
 from ._hybrid_segments import (_SOLVERS, _choose_mode, _Contacts, _free_rhs, _jac, _segment,
                                _tangent_row, _watchers)
@@ -119,7 +120,8 @@ def _normal_rows(rows, p, fname):
                          hint=f"row indices in [0, {p}): one per row of J") for i in list(rows)]
 
 
-def impact_map(M, J, qd_minus, restitution, *, normal_rows=None, tol=1e-9):
+def impact_map(M, J, qd_minus, restitution: Restitution, *, normal_rows=None,
+               tol: Tolerance = 1e-9):
     r"""The velocity after an impact on the surfaces :math:`\phi(q) = 0`, eq. (hb-5-31).
 
     .. math:: \dot q^+ = \dot q^- - (1+e)\,M^{-1}J^T(JM^{-1}J^T)^{-1}J\dot q^-
@@ -210,7 +212,7 @@ def impact_map(M, J, qd_minus, restitution, *, normal_rows=None, tol=1e-9):
             ValueError, f"{fname}: M: expected a square mass matrix, got shape {Ma.shape}")
     _checks.finite(Ma, f"{fname}: M")
     n = Ma.shape[0]
-    scale = max(1.0, float(np.max(np.abs(Ma))))
+    scale = float(np.max(np.abs(Ma))) or 1.0     # relative, as documented: small units too
     if np.max(np.abs(Ma - Ma.T)) > tol * scale:
         raise _checks.refusal(
             ValueError, f"{fname}: M: expected a symmetric mass matrix, got one with "
@@ -233,7 +235,7 @@ def impact_map(M, J, qd_minus, restitution, *, normal_rows=None, tol=1e-9):
     v = _checks.vector(qd_minus, n, f"{fname}: qd_minus")
     vn = Ja @ v
     for i in rows:
-        limit = tol * max(1.0, np.linalg.norm(Ja[i]) * np.linalg.norm(v))
+        limit = tol * np.linalg.norm(Ja[i]) * np.linalg.norm(v)      # relative, as documented
         if vn[i] > limit:
             raise _checks.refusal(
                 ValueError, f"{fname}: J, qd_minus: expected a velocity approaching surface {i} "
@@ -284,10 +286,10 @@ class Surface:
     name: str
     phi: Callable
     jacobian: Callable
-    restitution: float = 1.0
+    restitution: Restitution = 1.0
     impact: Callable | None = None
     terminal: bool = False
-    friction: float = 0.0
+    friction: FrictionCoefficient = 0.0
     tangent: Callable | None = None
 
     def __post_init__(self):
@@ -536,7 +538,18 @@ def _hybrid_options(fname, system, q0, qd0, t_final, t0, method, rtol, atol, eve
                             f"got (t_final - t0) / dt_out = {count:.3g}")
         o.grid = t0 + dt_out * np.arange(1, int(count) + 1)
     _outside_surfaces(system, q0, o.event_tol, f"{fname}: q0")
+    _surfaces_consistent(system, q0, fname)
     return np.array(q0, dtype=float), np.array(qd0, dtype=float), o
+
+
+def _surfaces_consistent(system, q0, fname):
+    """Refuse surfaces that contradict themselves at the initial state (issue 37): a normal row
+    that is zero or is not dphi/dq, a tangent row parallel to the normal
+    (:func:`robodyn._checks.surface_geometry`)."""
+    q0 = np.asarray(q0, dtype=float)
+    for s in system.surfaces:
+        _checks.surface_geometry(s.phi, s.jacobian, s.tangent, q0,
+                                 f"{fname}: system: surface {s.name!r}")
 
 
 def _outside_surfaces(system, q, event_tol, name):
@@ -964,7 +977,7 @@ MAX_NEWTON = 10_000
 """Largest ``max_iter`` that :func:`fixed_point` accepts."""
 
 
-def fixed_point(step, x0, *, tol=1e-9, max_iter=20, fd_step=1e-7):
+def fixed_point(step, x0, *, tol: Tolerance = 1e-9, max_iter=20, fd_step=1e-7):
     r"""A fixed point :math:`x^* = P(x^*)` of a map by Newton's method with a finite-difference
     Jacobian: :math:`x \leftarrow x - (DP - I)^{-1}(P(x) - x)`.
 

@@ -53,6 +53,7 @@ from ._kane_nested import _nested_terms
 from .equations import (TIME, FieldsForm, MassMatrixForm, _check_time, _check_values,
                         _numeric_vector, _result_errors, mass_matrix_form)
 from .kinematics import SerialChain
+from .kinds import Mass, Rotation, RotationalInertia, Tolerance
 
 __all__ = ["Particle", "RigidBody", "Force", "Torque", "KaneEquations", "kanes_equations",
            "ChainEquations", "equations_of_motion", "change_speeds", "Linearization",
@@ -121,7 +122,7 @@ class Particle:
     Matrix([[cos(q), sin(q), 0]])
     """
     name: str
-    mass: object
+    mass: Mass
     position: object
 
     def __post_init__(self):
@@ -136,10 +137,12 @@ class RigidBody:
     (3x3, body axes in N, functions of q and t) and the central ``inertia`` (3x3 in body axes,
     kg m^2). Its angular velocity is read off :math:`\\dot RR^T`.
 
-    Checked: a positive mass; R a rotation (R^T R = I, det R = 1; with symbols, at random values
-    of them); the inertia symmetric, positive semi-definite, principal moments obeying the
-    triangle inequality (only when it holds numbers: symbolic moments cannot be checked, only
-    diagonal entries that are negative numbers are refused).
+    Checked (:mod:`robodyn.kinds`): a positive :class:`~robodyn.kinds.Mass`; R a
+    :class:`~robodyn.kinds.Rotation` (R^T R = I, det R = 1); the inertia a
+    :class:`~robodyn.kinds.RotationalInertia` (symmetric, positive semi-definite, principal
+    moments obeying the triangle inequality). With symbols, each is decided under their
+    assumptions: refused when it fails for every value (a reflection, ``diag(a, a, -5 a)``),
+    a :class:`~robodyn.kinds.UndecidedWarning` when it fails for some.
 
     >>> q = sp.Symbol('q')
     >>> b = RigidBody('B', 1, [0, 0, 0], [[sp.cos(q), -sp.sin(q), 0], [sp.sin(q), sp.cos(q), 0],
@@ -148,10 +151,10 @@ class RigidBody:
     1
     """
     name: str
-    mass: object
+    mass: Mass
     position: object
-    orientation: object
-    inertia: object
+    orientation: Rotation
+    inertia: RotationalInertia
 
     def __post_init__(self):
         f = "RigidBody"
@@ -1038,7 +1041,8 @@ class Linearization:
         return np.linalg.eigvals(self.numeric()[0])
 
 
-def linearize(eom, q0, u0=None, tau0=None, values=None, t0=0, equilibrium=True, tol=1e-9):
+def linearize(eom, q0, u0=None, tau0=None, values=None, t0=0, equilibrium=True,
+              tol: Tolerance = 1e-9):
     r"""Linearized equations of motion of any :class:`~robodyn.equations.MassMatrixForm`.
 
     With :math:`\dot q = K(q)u` and :math:`\dot u = M^{-1}(f + B\tau)`, the Jacobians at the

@@ -10,16 +10,53 @@ A kind checks the *meaning* (a rotation is proper orthogonal, an inertia positiv
 semidefinite), not only the type, and refuses with the house message
 ``function: argument: expected ..., got ...`` through :func:`robodyn._checks.error`.
 
+A symbolic value is decided by :func:`robodyn._checks.decide`: tested at values of its symbols
+drawn under their assumptions (``Symbol('m', positive=True)`` is sampled positive), refused when
+simplification proves it wrong (a determinant that simplifies to -1, a principal minor negative
+for every value), or, for a property that must hold at every value of the symbols (R(q) is a
+rotation at every q; an inertia, a metric), when it fails at every sampled value; otherwise
+passed with an :class:`UndecidedWarning` naming the argument and a failing value (an axis
+(x, x, 0) may be meant at x = 1/sqrt(2)).
+
 Contract (shared by the kinds and the boundary):
 
 * a kind is a subclass of :class:`Kind`; its class method ``check(value, name)`` returns
   nothing useful (the boundary ignores the return value) and raises on a wrong value;
 * ``expected`` is the short phrase of the house message ("a proper rotation matrix");
 * this module is on the ground floor: it imports only :mod:`robodyn._checks` (and numpy/sympy).
+
+The kinds (each a thin class over one meaning function of :mod:`robodyn._checks`):
+
+============================  ==========================================================
+:class:`Rotation`             3x3, R^T R = I, det R = +1
+:class:`RigidPose`            4x4 [R p; 0 1], R a :class:`Rotation`
+:class:`Direction`            non-zero 3-vector (normalised by the function)
+:class:`ScrewAxis`            6-vector (omega, v): unit omega, or omega = 0 and unit v
+:class:`ScrewAxes`            6 x n, each column a :class:`ScrewAxis`
+:class:`Twist`                6-vector (omega, v) of finite numbers or expressions
+:class:`Wrench`               6-vector (m, f) of finite numbers or expressions
+:class:`RotationalInertia`    3x3 symmetric, positive semi-definite, triangle inequality
+:class:`SpatialInertia`       6x6 [I_c + m[c][c]^T, m[c]; m[c]^T, m 1] of a rigid body
+:class:`Mass`                 a number or expression > 0
+:class:`Metric`               square, symmetric positive definite (mass matrix, metric)
+:class:`TimeStep`             a number > 0, seconds
+:class:`Tolerance`            a number in (0, 1]
+:class:`FrictionCoefficient`  a number >= 0
+:class:`Restitution`          a number in [0, 1]
+============================  ==========================================================
 """
 from __future__ import annotations
 
-__all__ = ["Kind"]
+import numpy as np
+import sympy as sp
+
+from . import _checks
+from ._checks import UndecidedWarning
+
+__all__ = ["Kind", "UndecidedWarning", "Rotation", "RigidPose", "Direction",
+           "ScrewAxis", "ScrewAxes", "Twist", "Wrench", "RotationalInertia", "SpatialInertia",
+           "Mass", "Metric", "TimeStep", "Tolerance", "FrictionCoefficient", "Restitution",
+           "KINDS"]
 
 
 class Kind:
@@ -31,6 +68,195 @@ class Kind:
     def check(cls, value, name: str) -> None:
         """Refuse ``value`` (raise) when it is not of this kind; ``name`` is ``"fname: arg"``."""
         return None
+
+
+class Rotation(Kind):
+    """A rotation matrix: 3x3, R^T R = I, det R = +1 (a reflection is refused).
+
+    >>> Rotation.check(np.diag([1.0, 1.0, -1.0]), "log_so3: R")
+    Traceback (most recent call last):
+    ...
+    robodyn.errors.ArgumentError: log_so3: R: expected a rotation matrix (R^T R = I, det R = +1), got det R = -1 (a reflection) (orthonormal columns, no scaling or reflection)
+    """
+
+    expected = "a rotation matrix (R^T R = I, det R = +1)"
+
+    @classmethod
+    def check(cls, value, name: str, tol: float = 1e-6) -> None:
+        _checks.rotation_matrix(value, name, tol=tol)
+
+
+class RigidPose(Kind):
+    """A homogeneous transform [R p; 0 1] with R a proper rotation."""
+
+    expected = "a homogeneous transform [R p; 0 1] with R a rotation"
+
+    @classmethod
+    def check(cls, value, name: str, tol: float = 1e-6) -> None:
+        _checks.pose_matrix(value, name, tol=tol)
+
+
+class Direction(Kind):
+    """A non-zero 3-vector, normalised by the function it is given to (on both paths)."""
+
+    expected = "a nonzero direction"
+
+    @classmethod
+    def check(cls, value, name: str) -> None:
+        _checks.nonzero_vector(value, 3, name)
+
+
+class ScrewAxis(Kind):
+    """A screw axis (omega, v): unit omega, or omega = 0 and unit v."""
+
+    expected = "a screw axis (|omega| = 1, or omega = 0 and |v| = 1)"
+
+    @classmethod
+    def check(cls, value, name: str) -> None:
+        _checks.screw_axis(value, name)
+
+
+class ScrewAxes(Kind):
+    """A 6 x n array whose columns are screw axes."""
+
+    expected = "a 6 x n array of screw axes"
+
+    @classmethod
+    def check(cls, value, name: str) -> None:
+        S = _checks.sym_matrix(value, name) if _checks.is_symbolic(value) else \
+            _checks.real_array(value, name)
+        if len(S.shape) != 2 or S.shape[0] != 6 or S.shape[1] < 1:
+            raise _checks.error(name, "a 6 x n array (one screw axis per column)",
+                                f"shape {tuple(S.shape)}")
+        for j in range(S.shape[1]):
+            _checks.screw_axis(S[:, j], f"{name} (column {j})")
+
+
+class Twist(Kind):
+    """A twist (omega, v): a 6-vector of finite real numbers or real expressions."""
+
+    expected = "a 6-vector (omega, v)"
+
+    @classmethod
+    def check(cls, value, name: str) -> None:
+        _checks.real_vector(value, 6, name)
+
+
+class Wrench(Kind):
+    """A wrench (m, f): a 6-vector of finite real numbers or real expressions."""
+
+    expected = "a 6-vector (m, f)"
+
+    @classmethod
+    def check(cls, value, name: str) -> None:
+        _checks.real_vector(value, 6, name)
+
+
+class RotationalInertia(Kind):
+    """A central rotational inertia: 3x3 symmetric, positive semi-definite, principal moments
+    obeying the triangle inequality; a 3-vector is read as its diagonal.
+
+    >>> a = sp.Symbol('a', positive=True)
+    >>> RotationalInertia.check(sp.diag(a, a, -5 * a), "RigidBody: inertia")
+    Traceback (most recent call last):
+    ...
+    robodyn.errors.ArgumentError: RigidBody: inertia: expected a rotational inertia (symmetric, positive semi-definite, triangle inequality), got the principal minor of rows 2 = -5*a (negative for every value of its symbols)
+    """
+
+    expected = "a rotational inertia (symmetric, positive semi-definite, triangle inequality)"
+
+    @classmethod
+    def check(cls, value, name: str) -> None:
+        I = value
+        if not isinstance(value, sp.MatrixBase):
+            a = np.asarray(value, dtype=object)
+            if a.ndim == 1 or (a.ndim == 2 and 1 in a.shape and a.size == 3):
+                d = _checks.vector(value, 3, name)
+                I = sp.diag(*list(d)) if isinstance(d, sp.MatrixBase) else np.diag(d)
+        elif value.shape in ((3, 1), (1, 3)):
+            I = sp.diag(*list(value))
+        _checks.inertia_matrix(I, name)
+
+
+class SpatialInertia(Kind):
+    """A 6x6 spatial inertia of a rigid body, ordered (omega, v)."""
+
+    expected = "a spatial inertia of a rigid body"
+
+    @classmethod
+    def check(cls, value, name: str) -> None:
+        _checks.spatial_inertia_matrix(value, name)
+
+
+class Mass(Kind):
+    """A mass: a number > 0, or an expression not negative under its symbols' assumptions.
+
+    >>> Mass.check(-sp.Symbol('m', positive=True), "spatial_inertia: mass")
+    Traceback (most recent call last):
+    ...
+    robodyn.errors.ArgumentError: spatial_inertia: mass: expected a positive quantity, got -m (not positive under its symbols' assumptions) (a mass)
+    """
+
+    expected = "a positive mass"
+
+    @classmethod
+    def check(cls, value, name: str) -> None:
+        _checks.positive(value, name, hint="a mass")
+
+
+class Metric(Kind):
+    """A square symmetric positive definite matrix (a mass matrix, a Riemannian metric)."""
+
+    expected = "a symmetric positive definite matrix"
+
+    @classmethod
+    def check(cls, value, name: str) -> None:
+        _checks.spd(value, name, symbols=True)
+
+
+class TimeStep(Kind):
+    """A time step: a finite number > 0 (s)."""
+
+    expected = "a positive time step"
+
+    @classmethod
+    def check(cls, value, name: str) -> None:
+        _checks.real_number(value, name, low=0, strict_low=True, hint="a time step, s")
+
+
+class Tolerance(Kind):
+    """A tolerance: a number in (0, 1]."""
+
+    expected = "a tolerance in (0, 1]"
+
+    @classmethod
+    def check(cls, value, name: str) -> None:
+        _checks.tolerance(value, name)
+
+
+class FrictionCoefficient(Kind):
+    """A Coulomb friction coefficient: a number >= 0."""
+
+    expected = "a friction coefficient >= 0"
+
+    @classmethod
+    def check(cls, value, name: str) -> None:
+        _checks.nonnegative(value, name, hint="a Coulomb friction coefficient")
+
+
+class Restitution(Kind):
+    """A coefficient of restitution in [0, 1]."""
+
+    expected = "a coefficient of restitution in [0, 1]"
+
+    @classmethod
+    def check(cls, value, name: str) -> None:
+        _checks.restitution(value, name)
+
+
+KINDS = tuple(k for k in list(globals().values())
+              if isinstance(k, type) and issubclass(k, Kind) and k is not Kind)
+"""Every kind of this module."""
 
 
 from ._boundary import seal as _seal  # noqa: E402 -- the one boundary: last, over the finished module

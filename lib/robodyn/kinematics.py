@@ -27,6 +27,8 @@ from . import _checks
 from ._checks import is_symbolic
 from ._checks import to_sympy as _S
 from ._inertia import _check_rotational_inertia, _check_spatial_inertia, _numbers  # noqa: F401
+from .kinds import (Direction, Mass, RigidPose, Rotation, RotationalInertia,  # noqa: F401
+                    ScrewAxes, ScrewAxis, SpatialInertia, Tolerance, Twist, Wrench)
 
 __all__ = [
     "hat", "vee", "exp_so3", "log_so3", "exp_se3", "log_se3", "rotation",
@@ -254,22 +256,12 @@ def exp_so3(w, theta=None):
 
 
 def _check_unit(w, name, sym, tol=1e-9):
-    """A unit vector; sympy entries are checked too: numbers numerically, expressions when
-    their squared norm simplifies to a number."""
-    if sym:
-        wn = _numbers(w)
-        if wn is None:
-            n2 = sp.simplify(sp.Matrix(w).dot(sp.Matrix(w)))
-            if n2.is_number and abs(float(n2) - 1) > tol:
-                raise _checks.refusal(ValueError, f"{name}: expected norm 1, got norm sqrt({n2})")
-            return
-        w = wn
-    n = float(np.linalg.norm(w))
-    if abs(n - 1) > tol:
-        raise _checks.refusal(ValueError, f"{name}: expected norm 1, got norm {n:.6g}")
+    """A unit vector, numeric or sympy alike (:func:`robodyn._checks.unit_vector`: symbols
+    sampled under their assumptions)."""
+    _checks.unit_vector(w, 3, name, tol=tol)
 
 
-def is_rotation(R, tol: float = 1e-9) -> bool:
+def is_rotation(R, tol: Tolerance = 1e-9) -> bool:
     r"""True if ``R`` is a numeric 3x3 matrix with :math:`R^TR = I` and :math:`\det R = 1`.
 
     >>> is_rotation(exp_so3([0.1, 0.2, 0.3])), is_rotation(2 * exp_so3([0.1, 0.2, 0.3]))
@@ -287,18 +279,13 @@ def is_rotation(R, tol: float = 1e-9) -> bool:
 
 
 def _rotation_arg(R, name, tol=1e-6):
-    """Check a rotation matrix (numeric: orthonormal with det 1)."""
+    """Check a rotation matrix, numeric or sympy alike (the meaning of :class:`Rotation`)."""
     R = _checks.matrix(R, (3, 3), name)
-    Rn = _numbers(R)                # sympy numbers are checked like floats
-    if Rn is not None and not is_rotation(Rn, tol):
-        err = np.abs(Rn.T @ Rn - np.eye(3)).max()
-        raise _checks.refusal(
-            ValueError, f"{name}: expected a rotation matrix (R^T R = I, det R = 1), got one "
-                        f"with |R^T R - I| = {err:.3g} and det R = {np.linalg.det(Rn):.6g}")
+    _checks.rotation_matrix(R, name, tol=tol)
     return R
 
 
-def log_so3(R, tol: float = 1e-6):
+def log_so3(R: Rotation, tol: Tolerance = 1e-6):
     r"""Exponential coordinates :math:`\omega\theta` of a rotation, with :math:`\theta\in[0,\pi]`.
 
     Inverse of :func:`exp_so3`. The angle is :math:`\theta = \operatorname{atan2}(\|r\|,
@@ -358,7 +345,7 @@ def log_so3(R, tol: float = 1e-6):
     return w * theta
 
 
-def exp_se3(V, theta=None):
+def exp_se3(V: Twist, theta=None):
     r"""Homogeneous matrix of exponential coordinates :math:`\mathcal S\theta` (a screw motion).
 
     With one argument, ``V = (omega, v)`` holds the coordinates :math:`\mathcal S\theta`;
@@ -388,7 +375,7 @@ def exp_se3(V, theta=None):
            [ 0.,  0.,  0.,  1.]])
     """
     sym = is_symbolic(V) or is_symbolic(theta)
-    V = _sympy_if(_checks.vector(V, 6, "exp_se3: V"), sym, "exp_se3: V")
+    V = _sympy_if(_checks.real_vector(V, 6, "exp_se3: V"), sym, "exp_se3: V")
     w, v = _seg(V, 0, 3, sym), _seg(V, 3, 6, sym)
     W = hat(w)
     H = _eye(4, sym)
@@ -420,39 +407,19 @@ def exp_se3(V, theta=None):
 
 
 def _check_screw(S, name, sym, tol=1e-9):
-    """A screw axis: unit omega, or omega = 0 and unit v (sympy numbers checked too)."""
-    if sym:
-        S = _numbers(S)
-        if S is None:
-            return
-        S = S.reshape(-1)
-    nw = np.linalg.norm(S[:3])
-    if nw != 0:
-        if abs(nw - 1) > tol:
-            raise _checks.refusal(
-                ValueError, f"{name}: expected a unit angular part (or zero for a prismatic "
-                            f"joint), got |omega| = {nw:.6g}")
-    elif abs(np.linalg.norm(S[3:]) - 1) > tol:
-        raise _checks.refusal(
-            ValueError, f"{name}: with omega = 0 (prismatic), expected a unit linear part, "
-                        f"got |v| = {np.linalg.norm(S[3:]):.6g}")
+    """A screw axis: unit omega, or omega = 0 and unit v, numeric or sympy alike (the meaning
+    of :class:`ScrewAxis`)."""
+    _checks.screw_axis(S, name, tol=tol)
 
 
 def _homogeneous_arg(H, name, tol=1e-6):
+    """A rigid pose, numeric or sympy alike (the meaning of :class:`RigidPose`)."""
     H = _checks.matrix(H, (4, 4), name)
-    Hn = _numbers(H)                # sympy numbers are checked like floats
-    if Hn is not None:
-        _rotation_arg(Hn[:3, :3], name + " (rotation block)", tol)
-        if np.abs(Hn[3] - [0, 0, 0, 1]).max() > tol:
-            raise _checks.refusal(
-                ValueError, f"{name}: expected last row [0, 0, 0, 1], got {Hn[3].tolist()}")
-    elif H[3, :] != sp.Matrix([[0, 0, 0, 1]]):
-        raise _checks.refusal(
-            ValueError, f"{name}: expected last row [0, 0, 0, 1], got {list(H[3, :])}")
+    _checks.pose_matrix(H, name, tol=tol)
     return H
 
 
-def log_se3(H, tol: float = 1e-6):
+def log_se3(H: RigidPose, tol: Tolerance = 1e-6):
     r"""Exponential coordinates :math:`\mathcal S\theta = (\omega\theta, v\theta)` of a rigid motion.
 
     Inverse of :func:`exp_se3`: :math:`\omega\theta` = ``log_so3(R)`` and, with
@@ -534,7 +501,7 @@ def _angle(x, name):
     return float(x) if isinstance(x, sp.Float) else x
 
 
-def homogeneous(R, p):
+def homogeneous(R: Rotation, p):
     r"""The 4x4 homogeneous matrix :math:`H = [R\ p;\ 0\ 1]` of a rotation and a translation.
 
     >>> homogeneous(np.eye(3), [1, 2, 3])[:3, 3]
@@ -550,7 +517,7 @@ def homogeneous(R, p):
     return H
 
 
-def inverse_homogeneous(H):
+def inverse_homogeneous(H: RigidPose):
     r""":math:`H^{-1} = [R^T\ -R^T\xi;\ 0\ 1]`, without a general matrix inverse.
 
     >>> H = exp_se3([0.1, 0.2, 0.3, 1.0, 2.0, 3.0])
@@ -571,7 +538,7 @@ def _inverse_homogeneous(H, sym):
     return Hi
 
 
-def adjoint(H):
+def adjoint(H: RigidPose):
     r"""The 6x6 adjoint :math:`\mathrm{Ad}_H = [R\ 0;\ [\xi]R\ R]` of a rigid motion.
 
     For ``H = H_ab``, :math:`V_a = \mathrm{Ad}_{H_{ab}} V_b` maps a twist written in *b* to
@@ -595,7 +562,7 @@ def _adjoint(H, sym):
     return A
 
 
-def ad(V):
+def ad(V: Twist):
     r"""The 6x6 matrix :math:`\mathrm{ad}_V = [[\omega]\ 0;\ [v]\ [\omega]]` of a twist (its Lie bracket).
 
     :math:`\mathrm{ad}_{V_1} V_2 = [V_1, V_2]`, and :math:`-\mathrm{ad}_V^T` acts on wrenches.
@@ -604,7 +571,7 @@ def ad(V):
     array([0., 0., 0., 0., 1., 0.])
     """
     sym = is_symbolic(V)
-    V = _checks.vector(V, 6, "ad: V")
+    V = _checks.real_vector(V, 6, "ad: V")
     A = _zeros(6, 6, sym)
     Wh = hat(_seg(V, 0, 3, sym))
     A[:3, :3] = Wh
@@ -613,7 +580,7 @@ def ad(V):
     return A
 
 
-def transform_twist(H_ab, V_b):
+def transform_twist(H_ab: RigidPose, V_b: Twist):
     r"""A twist written in frame *b*, rewritten in frame *a*: :math:`V_a = \mathrm{Ad}_{H_{ab}} V_b`.
 
     >>> np.round(transform_twist(homogeneous(np.eye(3), [1, 0, 0]), [0, 0, 1, 0, 0, 0]), 12)
@@ -622,13 +589,14 @@ def transform_twist(H_ab, V_b):
     sym = is_symbolic(H_ab) or is_symbolic(V_b)
     H_ab = _sympy_if(_homogeneous_arg(H_ab, "transform_twist: H_ab"), sym,
                      "transform_twist: H_ab")
-    V_b = _sympy_if(_checks.vector(V_b, 6, "transform_twist: V_b"), sym, "transform_twist: V_b")
+    V_b = _sympy_if(_checks.real_vector(V_b, 6, "transform_twist: V_b"), sym,
+                    "transform_twist: V_b")
     with np.errstate(all="ignore"):
         out = adjoint(H_ab) @ V_b
     return out if sym else _checks.finite_result(out, "transform_twist")
 
 
-def transform_wrench(H_ab, W_b):
+def transform_wrench(H_ab: RigidPose, W_b: Wrench):
     r"""A wrench written in frame *b*, rewritten in *a*: :math:`W_a = \mathrm{Ad}_{H_{ab}}^{-T} W_b
     = \mathrm{Ad}_{H_{ba}}^T W_b`.
 
@@ -640,55 +608,52 @@ def transform_wrench(H_ab, W_b):
     sym = is_symbolic(H_ab) or is_symbolic(W_b)
     H_ab = _sympy_if(_homogeneous_arg(H_ab, "transform_wrench: H_ab"), sym,
                      "transform_wrench: H_ab")
-    W_b = _sympy_if(_checks.vector(W_b, 6, "transform_wrench: W_b"), sym,
+    W_b = _sympy_if(_checks.real_vector(W_b, 6, "transform_wrench: W_b"), sym,
                     "transform_wrench: W_b")
     with np.errstate(all="ignore"):
         out = adjoint(inverse_homogeneous(H_ab)).T @ W_b
     return out if sym else _checks.finite_result(out, "transform_wrench")
 
 
-def revolute_screw(axis, point, pitch=0.0):
+def revolute_screw(axis: Direction, point, pitch=0.0):
     r"""Screw axis :math:`\mathcal S = (\omega,\ -\omega\times p + h\omega)` of a revolute
-    (``pitch`` 0) or helical joint about the unit ``axis`` through ``point``.
+    (``pitch`` 0) or helical joint about ``axis`` through ``point``; the axis is normalised
+    (numbers and sympy alike), so only its direction counts.
 
     >>> revolute_screw([0, 0, 1], [1, 0, 0])
     array([ 0.,  0.,  1.,  0., -1.,  0.])
     """
     sym = is_symbolic(axis) or is_symbolic(point) or is_symbolic(pitch)
-    w = _checks.vector(axis, 3, "revolute_screw: axis")
+    w = _checks.nonzero_vector(axis, 3, "revolute_screw: axis", "axis")
     p = _checks.vector(point, 3, "revolute_screw: point")
     if sym:
-        w, p = _S(w), _S(p)
+        w, p = _normalised(_S(w)), _S(p)
     else:
-        n = np.linalg.norm(w)
-        if n == 0:
-            raise _checks.refusal(
-                ValueError, "revolute_screw: axis: expected a nonzero axis, got the zero "
-                            "vector")
-        w = w / n
+        w = w / np.linalg.norm(w)
     v = -(hat(w) @ p) + _checks.scalar(pitch, "revolute_screw: pitch") * w
     return _stack([w, v], sym)
 
 
-def prismatic_screw(direction):
+def _normalised(w):
+    """A sympy direction divided by its norm, as the numeric path does (the norm simplified
+    first, so that a unit axis such as (cos a, sin a, 0) is kept as written)."""
+    n2 = sp.simplify(w.dot(w))
+    return w if n2 == 1 else (w / sp.sqrt(n2)).applyfunc(sp.simplify)
+
+
+def prismatic_screw(direction: Direction):
     r"""Screw axis :math:`\mathcal S = (0, v)` of a prismatic joint along the unit ``direction``.
 
     >>> prismatic_screw([2, 0, 0])
     array([0., 0., 0., 1., 0., 0.])
     """
     sym = is_symbolic(direction)
-    v = _checks.vector(direction, 3, "prismatic_screw: direction")
-    if not sym:
-        n = np.linalg.norm(v)
-        if n == 0:
-            raise _checks.refusal(
-                ValueError, "prismatic_screw: direction: expected a nonzero direction, got "
-                            "the zero vector")
-        v = v / n
+    v = _checks.nonzero_vector(direction, 3, "prismatic_screw: direction")
+    v = _normalised(_S(v)) if sym else v / np.linalg.norm(v)
     return _stack([_zeros(3, 1, True) if sym else np.zeros(3), v], sym)
 
 
-def spatial_inertia(mass, inertia):
+def spatial_inertia(mass: Mass, inertia: RotationalInertia):
     r"""The 6x6 spatial inertia :math:`\mathcal I = \mathrm{diag}(I_c,\ m\mathbf 1_3)` in a frame at the
     centre of mass, ordered (omega, v) like twists.
 
@@ -708,6 +673,9 @@ def spatial_inertia(mass, inertia):
     array([0.1, 0.2, 0.3, 2. , 2. , 2. ])
     """
     sym = is_symbolic(mass) or is_symbolic(inertia)
+    if sym:                         # the meaning, decided under the symbols' assumptions
+        Mass.check(mass, "spatial_inertia: mass")
+        RotationalInertia.check(inertia, "spatial_inertia: inertia")
     m = _checks.scalar(mass, "spatial_inertia: mass")
     if isinstance(m, sp.Basic) and m.is_number and not float(m) > 0:
         raise _checks.refusal(
@@ -789,8 +757,8 @@ class SerialChain:
     (2, ('revolute', 'revolute'))
     """
 
-    screws: np.ndarray
-    home: np.ndarray
+    screws: ScrewAxes
+    home: RigidPose
     link_homes: tuple | None = None
     link_inertias: tuple | None = None
     joint_types: tuple = ()
@@ -798,7 +766,8 @@ class SerialChain:
     _cache: dict = field(default_factory=dict, repr=False, compare=False)
 
     @classmethod
-    def from_screws(cls, screws, home, link_homes=None, link_inertias=None, name="chain"):
+    def from_screws(cls, screws: ScrewAxes, home: RigidPose, link_homes=None, link_inertias=None,
+                    name="chain"):
         """A chain from its space-frame screw axes (6 x n, columns (omega, v)) and home pose.
 
         Raises ``ValueError`` for a wrong shape, a screw that is neither unit-angular nor
@@ -822,24 +791,23 @@ class SerialChain:
         for i in range(n):
             col = S[:, i]
             if is_symbolic(col):
+                _check_screw(col, f"SerialChain.from_screws: screws (joint {i})", True, tol=1e-6)
                 w = _S(col[:3])
                 types.append("prismatic" if w == sp.zeros(3, 1) else "revolute")
                 continue
-            _check_screw(col, f"SerialChain.from_screws: screw of joint {i}", False, tol=1e-6)
+            _check_screw(col, f"SerialChain.from_screws: screws (joint {i})", False, tol=1e-6)
             if np.linalg.norm(col[:3]) == 0:
                 types.append("prismatic")
             else:
                 pitch = col[:3] @ col[3:]
                 types.append("helical" if abs(pitch) > 1e-12 else "revolute")
         M = _as_object_or_float(home, (4, 4), "SerialChain.from_screws: home")
-        if not is_symbolic(M):
-            _homogeneous_arg(M, "SerialChain.from_screws: home")
+        _homogeneous_arg(M, "SerialChain.from_screws: home")
         homes = cls._link_list(link_homes, n, "link_homes", (4, 4))
         inertias = cls._link_list(link_inertias, n, "link_inertias", (6, 6))
         if homes is not None:
             for i, L in enumerate(homes):
-                if not is_symbolic(L):
-                    _homogeneous_arg(L, f"SerialChain.from_screws: link_homes[{i}]")
+                _homogeneous_arg(L, f"SerialChain.from_screws: link_homes[{i}]")
         if inertias is not None:
             for i, G in enumerate(inertias):
                 _check_spatial_inertia(G, f"SerialChain.from_screws: link_inertias[{i}]")
@@ -882,7 +850,8 @@ class SerialChain:
                      for i, x in enumerate(items))
 
     @classmethod
-    def from_joints(cls, joints, home, link_homes=None, link_inertias=None, name="chain"):
+    def from_joints(cls, joints, home: RigidPose, link_homes=None, link_inertias=None,
+                    name="chain"):
         """A chain from joint descriptions at q = 0, each one of
         ``('revolute', axis, point)``, ``('prismatic', direction)`` or
         ``('helical', axis, point, pitch)``.

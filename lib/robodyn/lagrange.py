@@ -52,6 +52,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import sympy as sp
+from sympy.core.function import AppliedUndef
 
 from . import _checks
 from ._checks import is_symbolic
@@ -403,7 +404,9 @@ def euler_lagrange(L, q, qd, qdd=None, split=False):
     with the time derivative by the chain rule,
     :math:`\frac{d}{dt}\frac{\partial L}{\partial\dot q_i} = \sum_j\frac{\partial^2L}{\partial\dot q_i
     \partial\dot q_j}\ddot q_j + \frac{\partial^2L}{\partial\dot q_i\partial q_j}\dot q_j`
-    (plus :math:`\partial^2L/\partial\dot q_i\partial t` if L depends on ``t``: not supported).
+    plus :math:`\partial^2L/\partial\dot q_i\partial t` when L depends explicitly on time (a
+    Symbol named ``t``, e.g. :data:`robodyn.equations.TIME`: a driven system). Functions of
+    time such as ``q(t)`` are refused (q and qd are plain Symbols here).
     The equations of motion are :math:`E = Y`.
 
     Parameters
@@ -454,9 +457,17 @@ def euler_lagrange(L, q, qd, qdd=None, split=False):
             ValueError, f"{fname}: expected {n} accelerations, got len(qdd) = {len(qdd)}")
     if set(q) & set(qd):
         raise _checks.refusal(ValueError, f"{fname}: q and qd share symbols {set(q) & set(qd)}")
+    undef = L.atoms(AppliedUndef)
+    if undef:
+        raise _checks.error(f"{fname}: L", "an expression in the Symbols q, qd (and t)",
+                            f"one holding the function {sorted(map(str, undef))[0]}",
+                            "q and qd are Symbols here: write q1 for q1(t); the time derivative "
+                            "is taken by the chain rule")
+    times = [v for v in L.free_symbols if v.name == "t" and v not in set(q) | set(qd)]
     p = [sp.diff(L, v) for v in qd]
     Mm = sp.Matrix(n, n, lambda i, j: sp.diff(p[i], qd[j]))
-    rest = sp.Matrix([sum(sp.diff(p[i], q[j]) * qd[j] for j in range(n)) - sp.diff(L, q[i])
+    rest = sp.Matrix([sum(sp.diff(p[i], q[j]) * qd[j] for j in range(n))
+                      + sum(sp.diff(p[i], t) for t in times) - sp.diff(L, q[i])
                       for i in range(n)])
     if split:
         return Mm, rest

@@ -29,6 +29,7 @@ import math
 
 import numpy as np
 
+from .kinds import Tolerance
 from . import _checks
 
 __all__ = ["lemke", "MAX_PIVOTS", "MAX_SWEEPS"]
@@ -96,7 +97,7 @@ def _lemke(A, b, max_pivots, tol):
                        f"perturbed problem)")
 
 
-def lemke(A, b, *, max_pivots=None, tol=1e-12):
+def lemke(A, b, *, max_pivots=None, tol: Tolerance = 1e-12):
     r"""Solve LCP(A, b), eq. (iv-lcp), by Lemke's complementary pivoting method.
 
     Parameters

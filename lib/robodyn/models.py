@@ -25,6 +25,7 @@ from ._checks import is_symbolic
 from ._checks import to_sympy as _S
 from .constraints import ConstrainedSystem, Constraints, lagrangian_equations
 from .kinematics import SerialChain, homogeneous, revolute_screw, spatial_inertia
+from .kinds import Mass, Tolerance
 
 MAX_JOINTS = 1000
 """The most joints :func:`planar_chain` and :func:`random_chain` build."""
@@ -48,7 +49,7 @@ def _translation(p):
     return homogeneous(sp.eye(3) if sym else np.eye(3), p)
 
 
-def rod_inertia(mass, length, radius=0):
+def rod_inertia(mass: Mass, length, radius=0):
     r"""Spatial inertia of a uniform rod (a solid cylinder of ``radius``) along x, at its centre.
 
     :math:`I_c = \mathrm{diag}(mr^2/2,\ m(3r^2+l^2)/12,\ m(3r^2+l^2)/12)`; ``radius=0`` is the
@@ -162,7 +163,7 @@ def ur5_like():
     return SerialChain.from_screws(np.column_stack(S), home, homes, inertias, name="UR5-like")
 
 
-def planar_chain(n, length=1.0, mass=1.0):
+def planar_chain(n, length=1.0, mass: Mass = 1.0):
     r"""An n-link planar chain of identical uniform rods (revolute joints about z), the
     benchmark chain of the book's performance measurements.
 
@@ -469,6 +470,7 @@ def four_bar_kane(a=None, b=None, c=None, d=None, masses=None, gravity=None):
     sym = dict(zip("abcd", sp.symbols("a b c d", positive=True)))
     ls = [_given(v, sym[k], _checks.positive, f"{fname}: {k}", "a length in m")
           for k, v in zip("abcd", (a, b, c, d))]
+    _closable(ls, f"{fname}: a, b, c, d")
     if masses is None:
         ms = sp.symbols("m1:4", positive=True)
     else:
@@ -514,11 +516,25 @@ def _four_bar_numbers(lengths, fname):
         lengths = list(_checks.real_array(lengths, f"{fname}: lengths", shape=(4,),
                                           hint="four lengths (a, b, c, d) in m"))
     if not isinstance(lengths, (tuple, list)) or len(lengths) != 4:
-        raise _checks.refusal(
-            ValueError, f"{fname}: lengths: expected four lengths (a, b, c, d), got "
-                        f"{_checks._describe(lengths)}")
-    return [_checks.real_number(v, f"{fname}: lengths[{k}]", low=0, strict_low=True, hint="m")
-            for k, v in enumerate(lengths)]
+        raise _checks.refusal(ValueError, f"{fname}: lengths: expected four lengths (a, b, c, d), got "
+                         f"{_checks._describe(lengths)}")
+    ls = [_checks.real_number(v, f"{fname}: lengths[{k}]", low=0, strict_low=True, hint="m")
+          for k, v in enumerate(lengths)]
+    _closable(ls, f"{fname}: lengths")
+    return ls
+
+
+def _closable(ls, name):
+    """Refuse four lengths (a, b, c, d) whose loop cannot close: one longer than the sum of the
+    other three (numbers, or sympy expressions whose difference is provably positive)."""
+    total = sum(ls)
+    for k, l in enumerate(ls):
+        gap = l - (total - l)
+        gap = gap if isinstance(gap, sp.Basic) else sp.Float(gap)
+        if gap.is_positive or (gap.is_number and float(gap) > 1e-12 * float(total)):
+            raise _checks.error(name, "four lengths that can close a loop (each at most the sum "
+                                "of the other three)", f"{'abcd'[k]} = {l} > {total - l}",
+                                "no configuration satisfies the loop closure")
 
 
 def _toggle(q, s, tol, fname):
@@ -531,7 +547,7 @@ def _toggle(q, s, tol, fname):
                         f"another independent speed or stay away from the toggle")
 
 
-def four_bar_dependent_speeds(q, u1, lengths, tol=1e-9):
+def four_bar_dependent_speeds(q, u1, lengths, tol: Tolerance = 1e-9):
     r"""The dependent speeds :math:`(u_2, u_3)` of :func:`four_bar_kane` at a configuration
     q (3,) rad for the crank rate ``u1`` (rad/s), ``lengths`` (a, b, c, d) in m:
 
@@ -574,7 +590,7 @@ def four_bar_closure(q, lengths):
                   a * np.sin(q[0]) + b * np.sin(q[1]) + c * np.sin(q[2])]), fname)
 
 
-def four_bar_close(q, lengths, tol=1e-12, max_iter=50):
+def four_bar_close(q, lengths, tol: Tolerance = 1e-12, max_iter=50):
     r"""Correct the drift: Newton's method on the closure for the dependent coordinates
     :math:`(\theta_2, \theta_3)` with the crank's :math:`\theta_1` held, from q (3,) rad.
     Returns the corrected q. Raises ValueError naming the configuration at a toggle

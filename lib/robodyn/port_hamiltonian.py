@@ -42,6 +42,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .kinds import SpatialInertia, TimeStep, Tolerance
 from . import _checks
 from . import _ph_checks as ck
 from ._ph_checks import checked
@@ -307,7 +308,7 @@ class BaseForm:
     1.15
     """
 
-    def __init__(self, inertia, base_joint="floating"):
+    def __init__(self, inertia: SpatialInertia, base_joint="floating"):
         if not isinstance(base_joint, str) or base_joint not in ("floating", "planar"):
             raise _checks.error("BaseForm: base_joint", "'floating' or 'planar'", base_joint,
                                 exc=ValueError if isinstance(base_joint, str) else TypeError)
@@ -403,7 +404,8 @@ def _cayley(xi):
     return F
 
 
-def energy_momentum_step(form, x, dt, inputs=None, t=0.0, tol=1e-13, max_iter=60):
+def energy_momentum_step(form, x, dt: TimeStep, inputs=None, t=0.0, tol: Tolerance = 1e-13,
+                         max_iter=60):
     r"""One step of the energy--momentum scheme for the VMS form (ph-47).
 
     A discrete gradient (Gonzalez) :math:`\bar\nabla H` of the reduced state y = (p, q, pi)

@@ -39,6 +39,7 @@ import numpy as np
 import sympy as sp
 from scipy.integrate import solve_ivp
 
+from .kinds import Tolerance
 from . import _checks
 from .impacts import fixed_point as _newton_fixed_point
 from .walkers import CompassGait, RimlessWheel, _compass_equations
@@ -228,7 +229,7 @@ class VariationalStride:
 
 
 def variational_stride(field, field_jacobian, guard, guard_gradient, reset, reset_jacobian,
-                       x0, section_normal, basis, *, t_max=10.0, tol=1e-12):
+                       x0, section_normal, basis, *, t_max=10.0, tol: Tolerance = 1e-12):
     r"""Integrate :math:`\dot x = f(x)` with :math:`\dot\Phi = \partial f/\partial x\,\Phi`
     from ``x0`` to the guard :math:`g(x) = 0` (crossed downward), then jump through the reset
     with the saltation matrix, eq. (iv-poincare-jacobian):
@@ -534,7 +535,7 @@ def _params(walker, tol, t_max):
                      t_max], dtype=float)
 
 
-def walk(walker, z0, strides, *, tol=1e-11, t_max=5.0):
+def walk(walker, z0, strides, *, tol: Tolerance = 1e-11, t_max=5.0):
     r"""Strides of the compass gait from points of its section, in compiled code.
 
     A point of the section (just after a heel strike, :math:`\theta_s + \theta_w = 2\gamma`)
@@ -588,7 +589,7 @@ def walk(walker, z0, strides, *, tol=1e-11, t_max=5.0):
     return out, status, dur
 
 
-def compass_gait_step(walker, z, *, tol=1e-12):
+def compass_gait_step(walker, z, *, tol: Tolerance = 1e-12):
     """One stride (the Poincaré map P) from the section point z, compiled; ValueError naming
     z when the walker fails before the next heel strike (it falls, ...).
 
@@ -713,7 +714,7 @@ def _compass_pieces(cg):
                 section_normal=np.array([1.0, 1.0, 0.0, 0.0]), basis=basis)
 
 
-def compass_gait_variational(walker, z, *, tol=1e-12):
+def compass_gait_variational(walker, z, *, tol: Tolerance = 1e-12):
     r"""One stride of the compass gait from the section point z with its linearization
     (:func:`variational_stride` on the walker's symbolic equations and their derivatives):
     the states before and after the heel strike, :math:`\Phi(T)`, the saltation matrix S,
@@ -742,7 +743,7 @@ def _compass_stride(cg, z, tol, fname, what):
                    fname, what)
 
 
-def compass_gait_jacobian(walker, z, *, method="saltation", tol=1e-12):
+def compass_gait_jacobian(walker, z, *, method="saltation", tol: Tolerance = 1e-12):
     r"""The Jacobian (3 x 3) of the compass gait's step map at the section point z:
     ``"saltation"`` by the variational equations through the impact (:func:`variational_stride`,
     scipy's DOP853 on the symbolic equations' derivatives), ``"fd"`` by central differences of
@@ -786,7 +787,8 @@ class Gait:
         return bool(np.all(np.abs(self.multipliers) < 1.0))
 
 
-def compass_gait_gait(walker, z0=(-0.2186688, 1.0923836, 0.3773740), *, period=1, tol=1e-10,
+def compass_gait_gait(walker, z0=(-0.2186688, 1.0923836, 0.3773740), *, period=1,
+                      tol: Tolerance = 1e-10,
                       max_iter=30):
     r"""A periodic gait: a fixed point of :math:`P^k` (k = ``period``) by Newton's method
     (:func:`robodyn.impacts.fixed_point`, at most ``max_iter`` iterations, RuntimeError then),
@@ -887,7 +889,7 @@ def _bifurcation_cell(args):
 
 
 def bifurcation_diagram(walker, slopes, *, z0=(-0.2186688, 1.0923836, 0.3773740),
-                        transient=300, keep=64, tol=1e-10, **options):
+                        transient=300, keep=64, tol: Tolerance = 1e-10, **options):
     r"""The stance angle just after heel strike, :math:`\theta_s`, of the last ``keep``
     strides after ``transient`` strides, for each slope (the walker's other parameters kept):
     one point per slope for a period-one gait, two for period two, a smear for chaos.
@@ -942,7 +944,7 @@ def _basin_row(args):
 
 
 def basin_of_attraction(walker, theta, rate, *, swing_rate=None, gait=None, strides=40,
-                        tol=1e-9, radius=1e-3, **options):
+                        tol: Tolerance = 1e-9, radius=1e-3, **options):
     r"""The basin of attraction of a gait on a plane of the section: the grid of
     :math:`(\theta_s, \dot\theta_s)` with :math:`\dot\theta_w` = ``swing_rate`` (default the
     gait's), each point walked ``strides`` strides (:func:`walk`).

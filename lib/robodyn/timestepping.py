@@ -20,10 +20,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .kinds import Tolerance
 from . import _checks
 from .contact import choose_method, solve_lcp, solve_modes
 from ._hybrid_segments import _jac, _tangent_row
-from .impacts import HybridSystem
+from .impacts import HybridSystem, _surfaces_consistent
 
 __all__ = ["TimeSteppingResult", "moreau_jean"]
 
@@ -51,7 +52,7 @@ def _solve(Minv, Jn, Jt, mu, v, cn, tol, fname):
     return solve_lcp(Minv, Jn, Jt, mu, v, cn, method, tol, None, fname)
 
 
-def moreau_jean(system, q0, qd0, t_final, h, *, t0=0.0, max_steps=10**6, tol=1e-9):
+def moreau_jean(system, q0, qd0, t_final, h, *, t0=0.0, max_steps=10**6, tol: Tolerance = 1e-9):
     r"""Simulate a :class:`~robodyn.impacts.HybridSystem` with the Moreau–Jean midpoint scheme,
     eq. (iv-moreau-jean); each step's contact problem is solved by mode enumeration (exact) for
     a few active contacts, by Lemke's method or projected Gauss--Seidel for many
@@ -124,6 +125,7 @@ def moreau_jean(system, q0, qd0, t_final, h, *, t0=0.0, max_steps=10**6, tol=1e-
             raise _checks.error(f"{fname}: q0", f"a state on or outside every surface (phi >= 0)",
                                 f"phi = {gap:.3g} for surface {s.name!r}",
                                 "the run would start inside the obstacle")
+    _surfaces_consistent(system, q, fname)
     p = len(surfs)
     mu_all = np.array([s.friction for s in surfs])
     e_all = np.array([s.restitution for s in surfs])

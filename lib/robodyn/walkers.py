@@ -18,6 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 import sympy as sp
 
+from .kinds import Mass, Restitution
 from . import _checks, lagrange, models
 from .equations import mass_matrix_form
 from .impacts import HybridSystem, ImpactResult, Surface, fixed_point, impact_map, return_map
@@ -84,7 +85,7 @@ def _ball_form():
     return mass_matrix_form([x, y], [vx, vy], sp.diag(m, m), [0, -m * g], name="ball")
 
 
-def bouncing_ball(restitution=0.8, slope=0.0, mass=1.0, g=G):
+def bouncing_ball(restitution: Restitution = 0.8, slope=0.0, mass: Mass = 1.0, g=G):
     r"""A point mass over the ground line through the origin at angle ``slope`` (rad).
 
     State q = (x, y) in metres; :math:`\phi(q) = x\sin\gamma + y\cos\gamma` (height above the
@@ -110,7 +111,7 @@ def bouncing_ball(restitution=0.8, slope=0.0, mass=1.0, g=G):
     return HybridSystem(form, (ground,), energy, "bouncing ball")
 
 
-def ball_zeno_time(height, restitution, speed=0.0, slope=0.0, g=G):
+def ball_zeno_time(height, restitution: Restitution, speed=0.0, slope=0.0, g=G):
     r"""Closed-form time at which a ball's bounces accumulate.
 
     With normal height :math:`h` and normal speed :math:`v_0` (positive away from the ground) and
@@ -149,7 +150,8 @@ def _pendulum_form():
                             name="pendulum")
 
 
-def pendulum_against_wall(wall_angle=0.3, restitution=0.7, length=1.0, mass=1.0, g=G):
+def pendulum_against_wall(wall_angle=0.3, restitution: Restitution = 0.7, length=1.0,
+                          mass: Mass = 1.0, g=G):
     r"""A point-mass pendulum (angle :math:`\theta` from the downward vertical) and a wall at
     :math:`\theta = ` ``wall_angle``: :math:`\phi = \theta_w - \theta`; at the wall
     :math:`\dot\theta^+ = -e\dot\theta^-`.
@@ -191,7 +193,8 @@ def _rr_numeric(l1, l2, m1, m2, g):
     return eom, eom.numeric()
 
 
-def rr_arm_against_wall(wall_x=1.6, restitution=0.5, l1=1.0, l2=1.0, m1=1.0, m2=1.0, g=G):
+def rr_arm_against_wall(wall_x=1.6, restitution: Restitution = 0.5, l1=1.0, l2=1.0, m1=1.0,
+                        m2=1.0, g=G):
     r"""The planar RR arm (:func:`robodyn.models.planar_rr`, vertical plane) and a wall
     :math:`x = x_w`. Two surfaces: the tip, :math:`\phi_t = x_w - l_1\cos q_1 - l_2\cos(q_1+q_2)`,
     and the elbow, :math:`\phi_e = x_w - l_1\cos q_1`; both hit at once give one impact with
@@ -256,7 +259,7 @@ class RimlessWheel:
     """
     spokes: int = 8
     length: float = 1.0
-    mass: float = 1.0
+    mass: Mass = 1.0
     slope: float = 0.08
     g: float = G
 

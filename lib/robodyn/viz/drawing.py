@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..kinds import RigidPose
 from .. import _checks
 from ..kinematics import SerialChain, adjoint, fk_space, jacobian_space, link_poses
 from ._common import _DEFAULT_DPI, _axes_arg, _color_arg, _figsize_arg, _real
@@ -59,7 +60,7 @@ def _line(ax, pts, **kw):
     return ax.plot(pts[:, 0], pts[:, 1], **kw)[0]
 
 
-def draw_frame(ax, H, length=0.2, label=None):
+def draw_frame(ax, H: RigidPose, length=0.2, label=None):
     """Draw the x, y, z axes of the pose ``H`` (4x4, in the axes' world frame) as red, green and
     blue segments of ``length`` from its origin. On 2D axes only x and y are drawn, projected on
     the xy plane.

@@ -29,6 +29,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ..kinds import Direction
 from .. import _checks
 from ._common import _env_on, _pdf_dpi, _quick
 
@@ -264,7 +265,7 @@ class Scene:
         return self._add("box", moving, poses=H, size=s, name=_name(name, f"{_FNAME}.box: name"),
                          color=_color(color, f"{_FNAME}.box: color"), opacity=op)
 
-    def screw_axis(self, point, direction, pitch, *, length=1.0, name="screw axis",
+    def screw_axis(self, point, direction: Direction, pitch, *, length=1.0, name="screw axis",
                    color="#9467bd"):
         """A screw axis: the line through ``point`` along ``direction``, with a helix of one turn
         whose advance is the ``pitch`` (m per radian × 2π) -- the pitch made visible."""
