@@ -977,7 +977,7 @@ def decide(M, name: str, expected: str, test, *, prove=None, hint: str | None = 
     ...        prove=lambda m: "-a < 0" if m[1, 1].is_negative else None)
     Traceback (most recent call last):
     ...
-    ValueError: f: M: expected a positive matrix, got -a < 0
+    robodyn.errors.ArgumentError: f: M: expected a positive matrix, got -a < 0
     """
     if not isinstance(M, sp.MatrixBase):
         bad = test(np.asarray(M, dtype=float))
@@ -1085,7 +1085,7 @@ def pose_matrix(H, name: str, *, tol: float = 1e-9):
     >>> pose_matrix(np.diag([1.0, 1.0, -1.0, 1.0]), "adjoint: H")
     Traceback (most recent call last):
     ...
-    ValueError: adjoint: H (rotation block): expected a rotation matrix (R^T R = I, det R = +1), got det R = -1 (a reflection) (orthonormal columns, no scaling or reflection)
+    robodyn.errors.ArgumentError: adjoint: H (rotation block): expected a rotation matrix (R^T R = I, det R = +1), got det R = -1 (a reflection) (orthonormal columns, no scaling or reflection)
     """
     M = sym_matrix(H, name, (4, 4)) if is_symbolic(H) else matrix(H, (4, 4), name)
     last = [M[3, k] for k in range(4)]
@@ -1117,7 +1117,7 @@ def unit_vector(v, n: int, name: str, *, tol: float = 1e-9):
     >>> unit_vector([2 * sp.cos(a), 2 * sp.sin(a), 0], 3, "exp_so3: w")
     Traceback (most recent call last):
     ...
-    ValueError: exp_so3: w: expected a unit vector (norm 1), got |v|^2 = 4 for every value of its symbols (an axis is a direction: normalise it)
+    robodyn.errors.ArgumentError: exp_so3: w: expected a unit vector (norm 1), got |v|^2 = 4 for every value of its symbols (an axis is a direction: normalise it)
     """
     M = vector(v, n, name)
 
@@ -1135,7 +1135,7 @@ def real_vector(v, n: int, name: str):
     >>> real_vector([0, 0, sp.I * sp.Symbol('a')], 3, "ad: V")
     Traceback (most recent call last):
     ...
-    TypeError: ad: V: expected real expressions, got I*a (holding the imaginary unit I) (robodyn works with real quantities)
+    robodyn.errors.ArgumentTypeError: ad: V: expected real expressions, got I*a (holding the imaginary unit I) (robodyn works with real quantities)
     """
     M = vector(v, n, name)
     if isinstance(M, sp.MatrixBase):
@@ -1150,7 +1150,7 @@ def nonzero_vector(v, n: int, name: str, what: str = "direction"):
     >>> nonzero_vector([0, 0, 0], 3, "prismatic_screw: direction")
     Traceback (most recent call last):
     ...
-    ValueError: prismatic_screw: direction: expected a nonzero direction, got the zero vector (a direction has a length to divide by)
+    robodyn.errors.ArgumentError: prismatic_screw: direction: expected a nonzero direction, got the zero vector (a direction has a length to divide by)
     """
     M = vector(v, n, name)
 
@@ -1171,7 +1171,7 @@ def screw_axis(S, name: str, *, tol: float = 1e-9):
     >>> screw_axis([0, 0, 2, 0, 0, 0], "exp_se3: V")
     Traceback (most recent call last):
     ...
-    ValueError: exp_se3: V: expected a screw axis (|omega| = 1, or omega = 0 and |v| = 1), got |omega| = 2 (normalise the axis; a prismatic axis has a unit v)
+    robodyn.errors.ArgumentError: exp_se3: V: expected a screw axis (|omega| = 1, or omega = 0 and |v| = 1), got |omega| = 2 (normalise the axis; a prismatic axis has a unit v)
     """
     M = vector(S, 6, name)
 
@@ -1307,7 +1307,7 @@ def spatial_inertia_matrix(G, name: str, *, tol: float = 1e-9):
     >>> spatial_inertia_matrix(np.diag([1.0, 1.0, -5.0, 1.0, 1.0, 1.0]), "f: G")
     Traceback (most recent call last):
     ...
-    ValueError: f: G: expected a spatial inertia of a rigid body, got principal moments [-5.0, 1.0, 1.0] (moments of inertia are never negative)
+    robodyn.errors.ArgumentError: f: G: expected a spatial inertia of a rigid body, got principal moments [-5.0, 1.0, 1.0] (moments of inertia are never negative)
     """
     M = sym_matrix(G, name, (6, 6)) if is_symbolic(G) else matrix(G, (6, 6), name)
 
@@ -1330,7 +1330,7 @@ def surface_geometry(phi, jacobian, tangent, q, name: str, *, rtol: float = 1e-4
     >>> surface_geometry(lambda q: q[1], lambda q: [1.0, 0.0], None, [0.0, 1.0], "f: surface 'floor'")
     Traceback (most recent call last):
     ...
-    ValueError: f: surface 'floor': jacobian: expected dphi/dq at the state (the gradient of phi), got jacobian(q) = [1.0, 0.0] where central differences of phi give [0.0, 1.0] at q = [0.0, 1.0] (the normal row must be the derivative of the gap)
+    robodyn.errors.ArgumentError: f: surface 'floor': jacobian: expected dphi/dq at the state (the gradient of phi), got jacobian(q) = [1.0, 0.0] where central differences of phi give [0.0, 1.0] at q = [0.0, 1.0] (the normal row must be the derivative of the gap)
     """
     q = np.asarray(q, dtype=float).reshape(-1)
     J = np.asarray(jacobian(q), dtype=float).reshape(-1)

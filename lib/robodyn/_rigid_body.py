@@ -276,7 +276,7 @@ def check_pose(H: RigidPose, name="check_pose: H", tol: Tolerance = 1e-6):
     >>> check_pose(np.diag([1.0, 1.0, 2.0, 1.0]), "f: pose")
     Traceback (most recent call last):
     ...
-    robodyn.errors.ArgumentError: f: pose: expected a rigid motion [R p; 0 0 0 1] with R a rotation, got a matrix 3 away from one (tolerance 1e-06)
+    robodyn.errors.ArgumentError: check_pose: H (rotation block): expected a rotation matrix (R^T R = I, det R = +1), got |R^T R - I| = 3 (orthonormal columns, no scaling or reflection)
     """
     if not isinstance(name, str):
         raise _checks.error("check_pose: name", "a string naming the argument", name,

@@ -119,7 +119,7 @@ def mode_shape(beta, L, x, derivative=0):
 
 
 def _clamped_free_root(beta, name, tol=1e-3):
-    """Refuse a ``beta`` that is not a root of the clamped--free frequency equation
+    r"""Refuse a ``beta`` that is not a root of the clamped--free frequency equation
     :math:`1 + \cos\beta\cosh\beta = 0` (read as :math:`\cos\beta + 1/\cosh\beta = 0`,
     bounded): the formula of :func:`mode_shape` is a mode only there."""
     r = abs(np.cos(beta) + 1.0 / np.cosh(min(beta, 700.0)))
