@@ -539,20 +539,53 @@ MAX_JSON_DEPTH = 100
 """Deepest nesting of a submitted notebook's JSON (nbformat needs about 8)."""
 MAX_RESULT_DEPTH = 64
 """Deepest nesting of what comes back from a sandbox."""
-_STRING = re.compile(rb'"(?:[^"\\]|\\.)*"', re.S)
+_DEPTH_CHUNK = 2**18
+"""Bytes :func:`json_depth` reads at a time (its memory: a few tens of times this)."""
 
 
 def json_depth(data):
     """The deepest nesting of brackets in the JSON text ``data`` (bytes), strings skipped;
-    linear time, no recursion.
+    linear time, no recursion, and memory bounded by :data:`_DEPTH_CHUNK` whatever the size
+    of ``data`` (it is read a chunk at a time; the state carried between chunks: inside a
+    string or not, the run of backslashes before the chunk, the depth).
 
     >>> json_depth(b'{"a": [1, [2, "[[["]]}')
     3
+    >>> json_depth(b'["[[[[", {"a": [[]]}]')
+    4
     """
     _need_bytes("json_depth", "data", data)
-    body = np.frombuffer(_STRING.sub(b'""', bytes(data)), dtype=np.uint8)
-    step = np.isin(body, (91, 123)).astype(np.int64) - np.isin(body, (93, 125))
-    return int(np.cumsum(step).max(initial=0))
+    view = memoryview(data).cast("B")
+    inside, run, depth, deepest = False, 0, 0, 0
+    for start in range(0, len(view), _DEPTH_CHUNK):
+        b = np.frombuffer(view[start:start + _DEPTH_CHUNK], dtype=np.uint8)
+        inside, run, depth, deepest = _depth_chunk(b, inside, run, depth, deepest)
+    return deepest
+
+
+def _depth_chunk(b, inside, run, depth, deepest):
+    """One chunk of :func:`json_depth`: ``(inside, run, depth, deepest)`` after it."""
+    n = len(b)
+    pos = np.arange(n)
+    slash = b == 92
+    last_plain = np.maximum.accumulate(np.where(slash, -1, pos))   # last non-backslash <= i
+    before = np.empty(n, dtype=np.int64)                  # backslashes just before i
+    before[0] = run
+    before[1:] = pos[1:] - 1 - last_plain[:-1]
+    carried = np.zeros(n, dtype=bool)
+    carried[1:] = last_plain[:-1] < 0                     # a run from the previous chunk
+    before[carried] += run
+    quote = (b == 34) & (before % 2 == 0)                 # an unescaped quote
+    toggles = np.cumsum(quote) % 2 == 1                   # odd count so far: state flipped
+    in_str = toggles ^ inside                             # inside a string after position i
+    outside = ~(in_str | quote)                           # neither in a string nor its quote
+    step = np.where(outside & ((b == 91) | (b == 123)), 1, 0) - \
+        np.where(outside & ((b == 93) | (b == 125)), 1, 0)
+    level = depth + np.cumsum(step)
+    deepest = max(deepest, int(level.max(initial=depth)))
+    tail = n - 1 - int(last_plain[-1])
+    run = run + n if last_plain[-1] < 0 else tail
+    return bool(in_str[-1]), run, int(level[-1]), deepest
 
 
 def load_json(data, *, max_bytes, max_depth):
