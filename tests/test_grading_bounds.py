@@ -83,3 +83,21 @@ def test_parsing_a_large_notebook_costs_a_small_multiple_of_its_size(tmp_path, w
     bound = (3 if what == "depth" else 8) * size
     print(f"{what}: peak RSS grew by {grew / MB:.1f} MiB for a {size / MB:.1f} MB notebook")
     assert grew <= bound, f"{grew / MB:.0f} MiB for a {size / MB:.1f} MB notebook"
+
+
+def test_table_and_pages_are_written_readable_and_whole(tmp_path):
+    """The CSV and the feedback pages get the mode of an ordinary new file (0o666 less the
+    umask: 0644 under umask 022, 0640 under 027), still replaced atomically (no temporary
+    file left behind, the old content or the new)."""
+    from robodyn.grading import gradebook
+    for mask in (0o022, 0o027):
+        old = os.umask(mask)
+        try:
+            p = tmp_path / f"scores{mask:o}.csv"
+            gradebook.write_atomic(p, "a,b\n")
+            gradebook.write_atomic(p, "a,b\n1,2\n")
+        finally:
+            os.umask(old)
+        assert stat.S_IMODE(p.stat().st_mode) == 0o666 & ~mask
+        assert p.read_text() == "a,b\n1,2\n"
+    assert sorted(f.name for f in tmp_path.iterdir()) == ["scores22.csv", "scores27.csv"]

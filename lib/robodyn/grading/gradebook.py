@@ -30,11 +30,12 @@ import html
 import io
 import json
 import os
+import tempfile
 import time
 import unicodedata
 from pathlib import Path
 
-from .. import _checks, _files
+from .. import _checks
 from . import _args
 
 __all__ = ["manual_cells", "manual_answers", "console_text", "gradebook_url", "write_atomic",
@@ -160,12 +161,16 @@ def console_text(text, limit=200, *, escape=True):
 
 def write_atomic(path, data):
     """Write ``data`` (str or bytes) to ``path`` through a temporary file in the same folder
-    that then replaces it: readers see the old file or the new one, never a part.
+    that then replaces it: readers see the old file or the new one, never a part. The file
+    gets the mode an ordinary new file of the instructor's gets (``0o666`` less the umask:
+    ``rw-r--r--`` under the usual umask 022), not the temporary file's private ``0o600``.
 
     >>> import tempfile, pathlib
     >>> p = pathlib.Path(tempfile.mkdtemp()) / "x.txt"
     >>> write_atomic(p, "one"); write_atomic(p, "two"); p.read_text()
     'two'
+    >>> oct(p.stat().st_mode & 0o777) == oct(0o666 & ~_umask())
+    True
     """
     _args.path(path, "write_atomic: path")
     if not isinstance(data, (str, bytes)):
@@ -173,8 +178,39 @@ def write_atomic(path, data):
                             _checks.describe(data), exc=TypeError)
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    _files.replace_atomic(path, data.encode("utf-8") if isinstance(data, str) else data,
-                          prefix=f".{path.name[:40]}.")
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name[:40]}.", suffix=".part")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data.encode("utf-8") if isinstance(data, str) else data)
+            f.flush()
+            os.fchmod(f.fileno(), 0o666 & ~_umask())
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+def _umask():
+    """The process's umask, read without changing it (``/proc/self/status``; where that is
+    missing, set and restored at once).
+
+    >>> 0 <= _umask() <= 0o777
+    True
+    """
+    try:
+        with open("/proc/self/status", encoding="ascii") as fh:
+            for line in fh:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError):
+        pass
+    old = os.umask(0o022)
+    os.umask(old)
+    return old
 
 
 def gradebook_url(where):
