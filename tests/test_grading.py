@@ -581,3 +581,18 @@ def test_notes_name_the_notebooks_own_cells():
     note = grader._cell_note({"index": answer, "status": "error", "error": "ZeroDivisionError"},
                              plan)
     assert note == f'cell {number} crashed: "ZeroDivisionError"'
+
+
+def test_the_instructor_page_lists_every_problem_of_every_set():
+    """The table of book/assignments/index.md numbers, for each set, exactly the problems
+    1..n that `generate` reports (n: the set's answer cells, one per Problem)."""
+    import re
+    page = (SETS / "index.md").read_text(encoding="utf-8")
+    rows = {m.group(1): m.group(2) for m in re.finditer(
+        r"^\| \[[IVX]+: [^\]]*\]\(([^)]+)\.ipynb\) \| (.*) \|$", page, re.M)}
+    assert sorted(rows) == sorted(p.stem for p in SOURCES)
+    for src in SOURCES:
+        n = sum(1 for c in read(src).cells if c.cell_type == "code"
+                and (markup.meta(c) or {}).get("grade_id", "").endswith("_answer"))
+        listed = [int(k) for k in re.findall(r"(?:^|· |, | and )(\d+) (?=\S)", rows[src.stem])]
+        assert listed == list(range(1, n + 1)), (src.stem, listed, n)
