@@ -36,7 +36,7 @@ import unicodedata
 from pathlib import Path
 
 from .. import _checks
-from . import _args
+from . import _args, _identity
 
 __all__ = ["manual_cells", "manual_answers", "console_text", "gradebook_url", "write_atomic",
            "open_gradebook", "Records", "MAX_MANUAL_CHARS"]
@@ -363,6 +363,7 @@ class Records:
         self._meta, self._rows, self._runs = _tables()
         self._meta.create_all(self.gb.engine)
         self.rows = {}
+        self._file_of = {}                     # student id -> the file key of its row
         self._csv_cost, self._csv_at, self._csv_dirty = 0.0, 0.0, False
 
     def define(self, problems):
@@ -522,16 +523,27 @@ class Records:
         Returns False when the file was in the gradebook already (nothing written)."""
         _args.row(row, "Records.add: row", keys=("file", "student"))
         record = _checks.flag(record, "Records.add: record")
+        if not _identity.is_student_id(row["student"]):
+            raise _checks.error("Records.add: row", f"a row whose 'student' is a checked "
+                                f"student id ({_identity.RULE}, as "
+                                f"_identity.student_id returns it)",
+                                repr(console_text(row["student"], 80)))
+        other = self._file_of.get(row["student"])
+        if other is not None and other != _key(row):
+            raise _checks.error("Records.add: row", "one file per student id (two files of "
+                                "one id are held back, never one written over the other)",
+                                f"a second file for {row['student']!r}")
         if record:
             written = self._write_gradebook(row)
             if written is False:
                 return False
             row = written
         self.rows[_key(row)] = row
+        self._file_of[row["student"]] = _key(row)
         self._csv_dirty = True
         self.flush(force=False)
         if self.feedback_dir is not None and self.page is not None:
-            page = self.feedback_dir / f"{Path(row['file']).stem}.html"
+            page = self.feedback_dir / f"{row['student']}.html"     # a checked id: a name
             if record or not page.exists():          # a row from the gradebook: its page
                 write_atomic(page, self.page(row))
         return True
