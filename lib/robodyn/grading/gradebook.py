@@ -12,7 +12,11 @@ Each submission's row is written **as it arrives** (:class:`Records`):
    committed, and a half-written submission cannot exist;
 2. into the score table (CSV), rewritten whole into a temporary file that then replaces it
    (``os.replace``), so a reader sees the old table or the new one, never a torn one;
-3. into the student's feedback page (HTML, written the same way).
+3. into the student's feedback page ``<student id>.html`` (HTML, written the same way).
+
+Only checked student ids are written (:mod:`robodyn.grading._identity`; :meth:`Records.add`
+refuses another), one file per id (a second file for an id is refused, never written over
+the first).
 
 A rerun reads ``robodyn_graded`` and grades only the files not in it (**resume**); a row is
 written at most once (the key is the primary key: a second delivery of the same file is

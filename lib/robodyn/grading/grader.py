@@ -343,7 +343,10 @@ def _tail(path, n=600):
 # --------------------------------------------------------------------------
 
 def _code_cells(nb):
-    return [c.source for c in nb.cells if c.cell_type == "code"]
+    """The instructor notebook's code, without its self-test (which needs the key the run
+    is making)."""
+    return [c.source for c in nb.cells if c.cell_type == "code" and
+            (markup.meta(c) or {}).get("grade_id") != markup.SELF_TEST_ID]
 
 
 @dataclass
@@ -475,9 +478,11 @@ def generate(instructor_path, out_dir, *, progress=None):
     markup.set_answer_key(keyless, None)  # changed reference never fails on the old key
     ref = reference(keyless)
     key = answer_key(ref)
-    if markup.set_answer_key(nb, key):
+    changed = markup.set_answer_key(nb, key)
+    changed = markup.set_self_test(nb, key) or changed     # what nbgrader releases: the same
+    if changed:
         nbformat.write(nb, instructor_path)
-        say(f"  answer key updated in {instructor_path}")
+        say(f"  answer key and self-test updated in {instructor_path}")
     student = markup.student_version(nb)
     out = out_dir / instructor_path.name
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -1245,7 +1250,10 @@ def grade(instructor_path, submissions, out_csv, *, limits=Limits(), seed=None,
     ``gradebook.db`` beside ``out_csv``); ``assignment``: its name there (default: the
     instructor notebook's name). A rerun grades only the files not in the gradebook yet, with
     the seed of the first run unless ``seed`` is given. ``roster``: a CSV
-    (:func:`read_roster`) naming the students; else the file names do.
+    (:func:`read_roster`) naming the students; else the file names do. Each student id is
+    decided once, before any grading (:mod:`robodyn.grading._identity`: normalised, checked,
+    unique); a file with no id, not in the roster, or sharing its id with another file is held
+    back -- not graded, not written -- and listed in ``<out_csv stem>.held-back.csv``.
 
     Raises SandboxUnavailable when there is no sandbox here and ``unsafe`` is False.
     """
