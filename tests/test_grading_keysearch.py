@@ -142,3 +142,22 @@ def test_the_measure_counts_boxes():
     assert _exposure.box(np.stack([a + w * w], axis=1), p, pts, 1e-9) == sizes[-1]
     assert _exposure.box(np.stack([a ** 5], axis=1), p, pts, 1e-9) == sizes[5]
     assert _exposure.box(np.stack([np.exp(a)], axis=1), p, pts, 1e-9) == math.inf
+
+
+def test_the_instructor_page_names_every_problem_checked_for_form_only():
+    """book/assignments/index.md lists exactly the problems whose published key holds their
+    form only (constants and searchable answers)."""
+    import json
+    import re
+    roman = {"I": 1, "II": 2, "III": 3, "IV": 4, "V": 5, "VI": 6}
+    text = " ".join((SETS / "index.md").read_text(encoding="utf-8").split())
+    listed = text.split("problems, constants included, are ", 1)[1].split(" (", 1)[0]
+    named = set()
+    for part, a, b in re.findall(r"\b([IVX]+)\.(\d+)(?:–[IVX]+\.(\d+))?", listed):
+        named |= {(roman[part], k) for k in range(int(a), int(b or a) + 1)}
+    keyed = set()
+    for path in STUDENT:
+        n = int(re.match(r"part(\d)_", path.name).group(1))
+        key = json.loads(markup.answer_key_json(nbformat.read(path, as_version=4)))
+        keyed |= {(n, int(k[1:])) for k, v in key.items() if "hash" not in v}
+    assert named == keyed, (sorted(named - keyed), sorted(keyed - named))

@@ -158,8 +158,10 @@ def test_nbgrader_releases_the_book_notebook_and_marks_as_the_grader(tmp_path):
     nbgrader's checksums, the self-test); submissions made from the book's notebook -- all
     right, half right, blank, and all right with the written argument, which is then graded
     by hand -- get from ``autograde`` the same points, problem by problem, as from
-    ``python -m robodyn.grading grade``; the hand-graded point waits in both, and nbgrader's
-    total after the hand grading is the grader's total plus that grade."""
+    ``python -m robodyn.grading grade``; the written argument waits for its grade by hand in
+    both (where the cell still holds the release's text, nbgrader scores it 0 at once and the
+    grader says it holds no answer), and nbgrader's total after the hand grading is the
+    grader's total plus that grade."""
     import csv
     from nbgrader.api import Gradebook
     src = SOURCES[0]
@@ -208,8 +210,15 @@ def test_nbgrader_releases_the_book_notebook_and_marks_as_the_grader(tmp_path):
                 assert theirs[f"{k}_check"] == float(ours[student][k]), (student, k)
             assert nb.code_score == float(ours[student]["total"])
             waiting = {g.name for g in nb.grades if g.needs_manual_grade}
-            assert waiting == {m["grade_id"] for m in manual}
             assert float(ours[student]["awaiting"]) == sum(m["points"] for m in manual)
+            if student == "argued":              # an argument to grade by hand, in both
+                assert waiting == {m["grade_id"] for m in manual}
+                assert all(not ours[student][f"{m['grade_id']} feedback"].endswith(
+                    "holds no answer") for m in manual)
+            else:                                # the release's text: nothing to grade
+                assert not waiting and all(theirs[m["grade_id"]] == 0 for m in manual)
+                assert all(ours[student][f"{m['grade_id']} feedback"].endswith(
+                    "the cell holds no answer") for m in manual)
         assert ours["right"]["total"] == ours["argued"]["total"] == "13.0"
         assert ours["blank"]["total"] == "0.0" and 0 < float(ours["half"]["total"]) < 13
         grade = gb.find_grade(manual[0]["grade_id"], name, "ps", "argued")   # the formgrader's

@@ -34,12 +34,11 @@ import html
 import io
 import json
 import os
-import tempfile
 import time
 import unicodedata
 from pathlib import Path
 
-from .. import _checks
+from .. import _checks, _files
 from . import _args, _identity
 
 __all__ = ["manual_cells", "manual_answers", "console_text", "gradebook_url", "write_atomic",
@@ -167,7 +166,8 @@ def write_atomic(path, data):
     """Write ``data`` (str or bytes) to ``path`` through a temporary file in the same folder
     that then replaces it: readers see the old file or the new one, never a part. The file
     gets the mode an ordinary new file of the instructor's gets (``0o666`` less the umask:
-    ``rw-r--r--`` under the usual umask 022), not the temporary file's private ``0o600``.
+    ``rw-r--r--`` under the usual umask 022), not the temporary file's private ``0o600``
+    (widened just after the replacement: the owner reads it throughout).
 
     >>> import tempfile, pathlib
     >>> p = pathlib.Path(tempfile.mkdtemp()) / "x.txt"
@@ -182,20 +182,9 @@ def write_atomic(path, data):
                             _checks.describe(data), exc=TypeError)
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name[:40]}.", suffix=".part")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data.encode("utf-8") if isinstance(data, str) else data)
-            f.flush()
-            os.fchmod(f.fileno(), 0o666 & ~_umask())
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+    _files.replace_atomic(path, data.encode("utf-8") if isinstance(data, str) else data,
+                          prefix=f".{path.name[:40]}.")
+    os.chmod(path, 0o666 & ~_umask())        # the temporary file's private mode, widened
 
 
 def _umask():
