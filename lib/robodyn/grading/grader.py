@@ -449,7 +449,7 @@ def _box(fp, value, p):
 
 def _guarded(fp, value, p):
     """A key entry, or its form only when its answer can be found by trying at most
-    :data:`robodyn.grading._exposure.BUDGET` candidates (:func:`searchable`)."""
+    :data:`robodyn.grading._exposure.BUDGET` candidates (:func:`_searchable`)."""
     if "hash" not in fp or not isinstance(fp["points"], dict):
         return fp                                  # a constant's, or a function's samples
     if _box(fp, value, p) <= _exposure.BUDGET:
