@@ -107,7 +107,9 @@ def test_nbgrader_round_trip(src, tmp_path):
 @pytest.mark.slow
 def test_validate_tells_the_truth(tmp_path):
     """nbgrader's Validate on a student notebook of set I with 1 of 8 answers right and one
-    transposed: it fails on the 7 other check cells (blank or wrong), names the transpose,
+    transposed: it fails on the 7 other check cells (blank or wrong) and on the blank written
+    argument (the notebook carries nbgrader's checksums, so Validate sees it is unchanged, as
+    in nbgrader's own release), names the transpose,
     and does not fail on the right one (the check cells' ``problems.test``)."""
     release = ROOT / "book" / "assignments" / SOURCES[0].name
     nb = nbformat.read(release, as_version=4)
@@ -128,7 +130,8 @@ def test_validate_tells_the_truth(tmp_path):
     r = subprocess.run([sys.executable, "-m", "nbgrader", "validate", str(path)], cwd=tmp_path,
                        env=env, capture_output=True, text=True, timeout=600)
     out = r.stdout
-    assert "Success" not in out and "VALIDATION FAILED ON 7 CELL(S)" in out, out[-3000:]
+    assert "Success" not in out and "VALIDATION FAILED ON 8 CELL(S)" in out, out[-3000:]
+    assert out.count("You did not provide a response") == 1          # the written argument
     assert 'problems.test("p1", R)' not in out and 'problems.test("p5", J_p)' in out
     flat = " ".join(out.split())
     assert "it is the transpose of the answer" in flat and "not answered yet" in out
