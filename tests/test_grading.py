@@ -174,11 +174,21 @@ def test_self_test_source_without_a_constant_answer():
 
 
 def test_student_version_refuses_a_taken_self_test_id():
-    nb = _broken(lambda nb: nb.cells[0].metadata["nbgrader"].update(grade_id="self_test"))
+    def take(nb):                 # the instructor notebook's own self-test cell, elsewhere
+        nb.cells = [c for c in nb.cells if (markup.meta(c) or {}).get("grade_id")
+                    != markup.SELF_TEST_ID]
+        nb.cells[0].metadata["nbgrader"].update(grade_id="self_test")
+    nb = _broken(take)
     with pytest.raises(markup.MarkupError, match="'self_test' is reserved"):
         markup.student_version(nb)
-    no_key = _broken(lambda nb: setattr(_cell(nb, markup.KEY_ID), "source",
-                                        "problems.load_key(None)"))
+    twice = _broken(lambda nb: nb.cells[0].metadata["nbgrader"].update(grade_id="self_test"))
+    with pytest.raises(markup.MarkupError, match="duplicate grade_id 'self_test'"):
+        markup.student_version(twice)
+    def keyless(nb):              # as before the first `generate`: no key, no self-test
+        nb.cells = [c for c in nb.cells if (markup.meta(c) or {}).get("grade_id")
+                    != markup.SELF_TEST_ID]
+        _cell(nb, markup.KEY_ID).source = "problems.load_key(None)"
+    no_key = _broken(keyless)
     assert markup.answer_key_json(no_key) is None
     assert not any(markup.meta(c) and markup.meta(c)["grade_id"] == markup.SELF_TEST_ID
                    for c in markup.student_version(no_key).cells)
@@ -550,8 +560,8 @@ def test_set_v_graded(tmp_path):
 
 def test_roster_names_the_students(tmp_path):
     roster = tmp_path / "roster.csv"
-    roster.write_text("file,student\nalice.ipynb,s1234567\nbob,s7654321\n")
-    assert grader.read_roster(roster) == {"alice": "s1234567", "bob": "s7654321"}
+    roster.write_text("file,student\nalice.ipynb,s1234567\nbob,S7654321\n")
+    assert grader.read_roster(roster) == {"alice.ipynb": "s1234567", "bob.ipynb": "s7654321"}
     bad = tmp_path / "bad.csv"
     bad.write_text("name,id\nalice,1\n")
     with pytest.raises(ValueError, match="expected the columns 'file' and 'student'"):
@@ -581,3 +591,18 @@ def test_notes_name_the_notebooks_own_cells():
     note = grader._cell_note({"index": answer, "status": "error", "error": "ZeroDivisionError"},
                              plan)
     assert note == f'cell {number} crashed: "ZeroDivisionError"'
+
+
+def test_the_instructor_page_lists_every_problem_of_every_set():
+    """The table of book/assignments/index.md numbers, for each set, exactly the problems
+    1..n that `generate` reports (n: the set's answer cells, one per Problem)."""
+    import re
+    page = (SETS / "index.md").read_text(encoding="utf-8")
+    rows = {m.group(1): m.group(2) for m in re.finditer(
+        r"^\| \[[IVX]+: [^\]]*\]\(([^)]+)\.ipynb\) \| (.*) \|$", page, re.M)}
+    assert sorted(rows) == sorted(p.stem for p in SOURCES)
+    for src in SOURCES:
+        n = sum(1 for c in read(src).cells if c.cell_type == "code"
+                and (markup.meta(c) or {}).get("grade_id", "").endswith("_answer"))
+        listed = [int(k) for k in re.findall(r"(?:^|· |, | and )(\d+) (?=\S)", rows[src.stem])]
+        assert listed == list(range(1, n + 1)), (src.stem, listed, n)

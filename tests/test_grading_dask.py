@@ -302,8 +302,10 @@ def test_console_text_and_file_ids():
 
 def test_a_hostile_file_name_is_shown_clean_and_kept_apart(tmp_path):
     rec = _records(tmp_path)
-    for raw in ("x\ny\x1b[2J.ipynb", "x\ry\x1b[2J.ipynb"):          # same once cleaned crudely
-        assert rec.add(_row("x", id=raw, file=gradebook.console_text(raw, 300)))
+    for sid, raw in (("x1", "x\ny\x1b[2J.ipynb"), ("x2", "x\ry\x1b[2J.ipynb")):   # same once
+        assert rec.add(_row(sid, id=raw, file=gradebook.console_text(raw, 300)))   # cleaned
+    with pytest.raises(ValueError, match="a second file for 'x1'"):    # one file per id
+        rec.add(_row("x1", id="x1-again.ipynb"))
     rec.close()
     text = (tmp_path / "scores.csv").read_text()
     assert "\x1b" not in text and text.count("\n") == 3            # header and two rows

@@ -12,7 +12,11 @@ Each submission's row is written **as it arrives** (:class:`Records`):
    committed, and a half-written submission cannot exist;
 2. into the score table (CSV), rewritten whole into a temporary file that then replaces it
    (``os.replace``), so a reader sees the old table or the new one, never a torn one;
-3. into the student's feedback page (HTML, written the same way).
+3. into the student's feedback page ``<student id>.html`` (HTML, written the same way).
+
+Only checked student ids are written (:mod:`robodyn.grading._identity`; :meth:`Records.add`
+refuses another), one file per id (a second file for an id is refused, never written over
+the first).
 
 A rerun reads ``robodyn_graded`` and grades only the files not in it (**resume**); a row is
 written at most once (the key is the primary key: a second delivery of the same file is
@@ -35,7 +39,7 @@ import unicodedata
 from pathlib import Path
 
 from .. import _checks, _files
-from . import _args
+from . import _args, _identity
 
 __all__ = ["manual_cells", "manual_answers", "console_text", "gradebook_url", "write_atomic",
            "open_gradebook", "Records", "MAX_MANUAL_CHARS"]
@@ -160,12 +164,17 @@ def console_text(text, limit=200, *, escape=True):
 
 def write_atomic(path, data):
     """Write ``data`` (str or bytes) to ``path`` through a temporary file in the same folder
-    that then replaces it: readers see the old file or the new one, never a part.
+    that then replaces it: readers see the old file or the new one, never a part. The file
+    gets the mode an ordinary new file of the instructor's gets (``0o666`` less the umask:
+    ``rw-r--r--`` under the usual umask 022), not the temporary file's private ``0o600``
+    (widened just after the replacement: the owner reads it throughout).
 
     >>> import tempfile, pathlib
     >>> p = pathlib.Path(tempfile.mkdtemp()) / "x.txt"
     >>> write_atomic(p, "one"); write_atomic(p, "two"); p.read_text()
     'two'
+    >>> oct(p.stat().st_mode & 0o777) == oct(0o666 & ~_umask())
+    True
     """
     _args.path(path, "write_atomic: path")
     if not isinstance(data, (str, bytes)):
@@ -175,6 +184,26 @@ def write_atomic(path, data):
     path.parent.mkdir(parents=True, exist_ok=True)
     _files.replace_atomic(path, data.encode("utf-8") if isinstance(data, str) else data,
                           prefix=f".{path.name[:40]}.")
+    os.chmod(path, 0o666 & ~_umask())        # the temporary file's private mode, widened
+
+
+def _umask():
+    """The process's umask, read without changing it (``/proc/self/status``; where that is
+    missing, set and restored at once).
+
+    >>> 0 <= _umask() <= 0o777
+    True
+    """
+    try:
+        with open("/proc/self/status", encoding="ascii") as fh:
+            for line in fh:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError):
+        pass
+    old = os.umask(0o022)
+    os.umask(old)
+    return old
 
 
 def gradebook_url(where):
@@ -328,6 +357,7 @@ class Records:
         self._meta, self._rows, self._runs = _tables()
         self._meta.create_all(self.gb.engine)
         self.rows = {}
+        self._file_of = {}                     # student id -> the file key of its row
         self._csv_cost, self._csv_at, self._csv_dirty = 0.0, 0.0, False
 
     def define(self, problems):
@@ -487,16 +517,27 @@ class Records:
         Returns False when the file was in the gradebook already (nothing written)."""
         _args.row(row, "Records.add: row", keys=("file", "student"))
         record = _checks.flag(record, "Records.add: record")
+        if not _identity.is_student_id(row["student"]):
+            raise _checks.error("Records.add: row", f"a row whose 'student' is a checked "
+                                f"student id ({_identity.RULE}, as "
+                                f"_identity.student_id returns it)",
+                                repr(console_text(row["student"], 80)))
+        other = self._file_of.get(row["student"])
+        if other is not None and other != _key(row):
+            raise _checks.error("Records.add: row", "one file per student id (two files of "
+                                "one id are held back, never one written over the other)",
+                                f"a second file for {row['student']!r}")
         if record:
             written = self._write_gradebook(row)
             if written is False:
                 return False
             row = written
         self.rows[_key(row)] = row
+        self._file_of[row["student"]] = _key(row)
         self._csv_dirty = True
         self.flush(force=False)
         if self.feedback_dir is not None and self.page is not None:
-            page = self.feedback_dir / f"{Path(row['file']).stem}.html"
+            page = self.feedback_dir / f"{row['student']}.html"     # a checked id: a name
             if record or not page.exists():          # a row from the gradebook: its page
                 write_atomic(page, self.page(row))
         return True

@@ -29,6 +29,7 @@ import csv
 import errno
 import functools
 import hashlib
+import io
 import json
 import os
 import re
@@ -49,7 +50,7 @@ import nbformat
 import numpy as np
 
 from .. import _checks, answers, parallel
-from . import _args, gradebook, jail, markup
+from . import _args, _exposure, _identity, gradebook, jail, markup
 
 MAX_NOTEBOOK_BYTES = _args.MAX_NOTEBOOK
 MAX_RESULT_BYTES = 8 * 2**20
@@ -342,7 +343,10 @@ def _tail(path, n=600):
 # --------------------------------------------------------------------------
 
 def _code_cells(nb):
-    return [c.source for c in nb.cells if c.cell_type == "code"]
+    """The instructor notebook's code, without its self-test (which needs the key the run
+    is making)."""
+    return [c.source for c in nb.cells if c.cell_type == "code" and
+            (markup.meta(c) or {}).get("grade_id") != markup.SELF_TEST_ID]
 
 
 @dataclass
@@ -415,11 +419,42 @@ def answer_key(ref):
         try:
             value = answers.decode(ref.answers[p.key], p, _inputs_of(ref, p.key))
         except ValueError as exc:
-            raise _checks.refusal(
-                ValueError, f"answer_key: ref: the reference of {p.key!r} cannot be read "
-                            f"({str(exc)[:200]})") from None
-        key[p.key] = answers.fingerprint(value, p, seed=_seed(p.key))
+            raise _checks.refusal(ValueError, f"answer_key: ref: the reference of {p.key!r} cannot be read "
+                             f"({str(exc)[:200]})") from None
+        key[p.key] = _guarded(answers.fingerprint(value, p, seed=_seed(p.key)), value, p)
     return json.dumps(key, separators=(",", ":"), sort_keys=True)
+
+
+def _searchable(ref):
+    """``{problem key: candidates}`` of a set's symbolic answers: how many candidate answers
+    of the problem's own symbols an attacker must try to find each reference from its key's
+    digest (:mod:`robodyn.grading._exposure`; ``inf``: not in that grammar). A problem at
+    most :data:`robodyn.grading._exposure.BUDGET` gets a key of form only."""
+    _reference_arg(ref, "_searchable")
+    out = {}
+    for p in ref.problems:
+        value = answers.decode(ref.answers[p.key], p, _inputs_of(ref, p.key))
+        fp = answers.fingerprint(value, p, seed=_seed(p.key))
+        if "hash" in fp and isinstance(fp["points"], dict):
+            out[p.key] = _box(fp, value, p)
+    return out
+
+
+def _box(fp, value, p):
+    pts = {k: np.asarray(v, dtype=float) for k, v in fp["points"].items()}
+    kind, val = answers._value_arg(value, p, "answer_key: ref", reference=True)
+    R = answers._reference_values(kind, val, p, tuple(fp["shape"]), pts, "answer_key: ref")
+    return _exposure.box(R, p, pts, fp["tol"])
+
+
+def _guarded(fp, value, p):
+    """A key entry, or its form only when its answer can be found by trying at most
+    :data:`robodyn.grading._exposure.BUDGET` candidates (:func:`_searchable`)."""
+    if "hash" not in fp or not isinstance(fp["points"], dict):
+        return fp                                  # a constant's, or a function's samples
+    if _box(fp, value, p) <= _exposure.BUDGET:
+        return {"points": fp["points"], "shape": fp["shape"]}
+    return fp
 
 
 def _seed(text):
@@ -443,9 +478,11 @@ def generate(instructor_path, out_dir, *, progress=None):
     markup.set_answer_key(keyless, None)  # changed reference never fails on the old key
     ref = reference(keyless)
     key = answer_key(ref)
-    if markup.set_answer_key(nb, key):
+    changed = markup.set_answer_key(nb, key)
+    changed = markup.set_self_test(nb, key) or changed     # what nbgrader releases: the same
+    if changed:
         nbformat.write(nb, instructor_path)
-        say(f"  answer key updated in {instructor_path}")
+        say(f"  answer key and self-test updated in {instructor_path}")
     student = markup.student_version(nb)
     out = out_dir / instructor_path.name
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -541,20 +578,53 @@ MAX_JSON_DEPTH = 100
 """Deepest nesting of a submitted notebook's JSON (nbformat needs about 8)."""
 MAX_RESULT_DEPTH = 64
 """Deepest nesting of what comes back from a sandbox."""
-_STRING = re.compile(rb'"(?:[^"\\]|\\.)*"', re.S)
+_DEPTH_CHUNK = 2**18
+"""Bytes :func:`json_depth` reads at a time (its memory: a few tens of times this)."""
 
 
 def json_depth(data):
     """The deepest nesting of brackets in the JSON text ``data`` (bytes), strings skipped;
-    linear time, no recursion.
+    linear time, no recursion, and memory bounded by :data:`_DEPTH_CHUNK` whatever the size
+    of ``data`` (it is read a chunk at a time; the state carried between chunks: inside a
+    string or not, the run of backslashes before the chunk, the depth).
 
     >>> json_depth(b'{"a": [1, [2, "[[["]]}')
     3
+    >>> json_depth(b'["[[[[", {"a": [[]]}]')
+    4
     """
     _need_bytes("json_depth", "data", data)
-    body = np.frombuffer(_STRING.sub(b'""', bytes(data)), dtype=np.uint8)
-    step = np.isin(body, (91, 123)).astype(np.int64) - np.isin(body, (93, 125))
-    return int(np.cumsum(step).max(initial=0))
+    view = memoryview(data).cast("B")
+    inside, run, depth, deepest = False, 0, 0, 0
+    for start in range(0, len(view), _DEPTH_CHUNK):
+        b = np.frombuffer(view[start:start + _DEPTH_CHUNK], dtype=np.uint8)
+        inside, run, depth, deepest = _depth_chunk(b, inside, run, depth, deepest)
+    return deepest
+
+
+def _depth_chunk(b, inside, run, depth, deepest):
+    """One chunk of :func:`json_depth`: ``(inside, run, depth, deepest)`` after it."""
+    n = len(b)
+    pos = np.arange(n)
+    slash = b == 92
+    last_plain = np.maximum.accumulate(np.where(slash, -1, pos))   # last non-backslash <= i
+    before = np.empty(n, dtype=np.int64)                  # backslashes just before i
+    before[0] = run
+    before[1:] = pos[1:] - 1 - last_plain[:-1]
+    carried = np.zeros(n, dtype=bool)
+    carried[1:] = last_plain[:-1] < 0                     # a run from the previous chunk
+    before[carried] += run
+    quote = (b == 34) & (before % 2 == 0)                 # an unescaped quote
+    toggles = np.cumsum(quote) % 2 == 1                   # odd count so far: state flipped
+    in_str = toggles ^ inside                             # inside a string after position i
+    outside = ~(in_str | quote)                           # neither in a string nor its quote
+    step = np.where(outside & ((b == 91) | (b == 123)), 1, 0) - \
+        np.where(outside & ((b == 93) | (b == 125)), 1, 0)
+    level = depth + np.cumsum(step)
+    deepest = max(deepest, int(level.max(initial=depth)))
+    tail = n - 1 - int(last_plain[-1])
+    run = run + n if last_plain[-1] < 0 else tail
+    return bool(in_str[-1]), run, int(level[-1]), deepest
 
 
 def load_json(data, *, max_bytes, max_depth):
@@ -756,7 +826,8 @@ def judge(ref, got, seed, *, budget=JUDGE_BUDGET):
         return {}
     job = {"problems": [p.to_dict() for p in ref.problems], "references": ref.answers,
            "inputs": ref.inputs, "answers": got, "seed": int(seed), "budget": float(budget)}
-    total = budget * max(1, len(ref.problems)) + 30
+    total = budget * max(1, len(ref.problems)) + 30     # CPU seconds (the judge's timer)
+    wall = WALL_FACTOR * total                           # its backstop, for a loaded machine
     env = {"PYTHONPATH": _python_path(), "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
            "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "PYTHONWARNINGS": "ignore",
            "HOME": tempfile.gettempdir()}
@@ -766,13 +837,13 @@ def judge(ref, got, seed, *, budget=JUDGE_BUDGET):
     try:
         r = subprocess.run([sys.executable, "-X", "utf8", "-m", "robodyn.grading.judge"],
                            input=json.dumps(job).encode(), capture_output=True, env=env,
-                           timeout=total, preexec_fn=pre, cwd=tempfile.gettempdir())
+                           timeout=wall, preexec_fn=pre, cwd=tempfile.gettempdir())
         stdout = r.stdout
         if r.returncode:
             why += f" (exit {r.returncode}: {r.stderr.decode(errors='replace')[-200:]})"
     except subprocess.TimeoutExpired as exc:
         stdout = exc.stdout or b""
-        why = f"the comparison exceeded its {total:g} s budget"
+        why = f"the comparison exceeded its {wall:g} s budget of wall-clock time"
     for line in stdout.decode("utf-8", "replace").splitlines():
         try:
             d = json.loads(line)
@@ -904,8 +975,10 @@ def _cell_text(value):
 
 
 def read_roster(path):
-    """A roster CSV: columns ``file`` (the notebook's file name, with or without
-    ``.ipynb``) and ``student`` (the id to show); returns ``{file stem: id}``."""
+    """A roster CSV: columns ``file`` (the notebook's exact file name, with or without
+    ``.ipynb``) and ``student`` (the student's id: NFKC-normalised, case-folded and checked,
+    :data:`robodyn.grading._identity.RULE`); returns ``{file name with .ipynb: id}``. A roster
+    whose id is not one, or that lists one file twice, is refused naming the row."""
     return _read_roster(path, "read_roster: path")
 
 
@@ -921,11 +994,22 @@ def _read_roster(path, name):
     if not rows or not {"file", "student"} <= set(rows[0]) or any(
             not isinstance(r.get("file"), str) or not isinstance(r.get("student"), str)
             for r in rows):
-        raise _checks.refusal(
-            ValueError, f"{name}: expected the columns 'file' and 'student' (both in every "
-                        f"row) in {str(path)[:200]!r}")
-    return {Path(r["file"].strip()).stem if r["file"].strip().endswith(".ipynb")
-            else r["file"].strip(): r["student"].strip() for r in rows}
+        raise _checks.refusal(ValueError, f"{name}: expected the columns 'file' and 'student' (both in every "
+                         f"row) in {str(path)[:200]!r}")
+    out = {}
+    for i, r in enumerate(rows, 2):
+        f = r["file"].strip()
+        f = f if f.endswith(_identity.SUFFIX) else f + _identity.SUFFIX
+        try:
+            sid = _identity.student_id(r["student"].strip())
+        except ValueError as exc:
+            raise _checks.refusal(ValueError, f"{name}: line {i}: expected a student id ({_identity.RULE}), "
+                             f"got {gradebook.console_text(r['student'], 80)!r}: {exc}") from None
+        if f in out:
+            raise _checks.refusal(ValueError, f"{name}: line {i}: the file {gradebook.console_text(f, 80)!r} "
+                             f"is listed twice")
+        out[f] = sid
+    return out
 
 
 def feedback_html(row, ref, title, *, manual=()):
@@ -1074,15 +1158,15 @@ def _run_tasks(job, todo, records, *, scheduler, jobs, say, total, already):
 
     def arrived(key, row):
         name = name_of[key]
-        path, student = todo.pop(name, (name, None))
+        if name not in todo:                          # delivered twice: the first counts
+            return
+        path, student = todo.pop(name)
         if not isinstance(row, dict):                 # never the run's failure
             row = _failed_row(job, path, student, "the grading returned no row")
         row["id"] = name                              # the file's name, as valid text
-        shown = row.get("file") if isinstance(row.get("file"), str) else name
-        row["file"] = gradebook.console_text(shown, 300)    # what is shown: never raw
-        name_shown = row["file"]
-        row["student"] = gradebook.console_text(
-            _file_id(str(row.get("student") or Path(path).stem)), 128)
+        row["file"] = gradebook.console_text(name, 300, escape=False)   # shown: never raw
+        name_shown = gradebook.console_text(name, 300)
+        row["student"] = student                      # decided once, never the task's word
         if not records.add(row, record=not row.get("sandbox_failed")):
             return                                          # in the gradebook already
         counted[0] += 1
@@ -1121,6 +1205,43 @@ def _run_tasks(job, todo, records, *, scheduler, jobs, say, total, already):
                                 "dying; a rerun tries it again"), record=False)
 
 
+def _who(files, roster, records, out_csv, say):
+    """The files to grade now, ``{file key: (path, student id)}``, each id decided once
+    (:mod:`robodyn.grading._identity`: the roster's, else the file's name, checked and
+    normalised, unique); the rows of files graded by an earlier run are added to ``records``.
+    The files held back are listed on the console and in ``<csv stem>.held-back.csv`` beside
+    the table (removed when none is)."""
+    graded = records.graded()
+    taken = {row.get("student"): key for key, row in graded.items()}
+    who = _identity.assign([(f.name, str(f)) for f in files], roster, key=_file_id,
+                           taken=taken)
+    held = list(who.held)
+    for key, (_, sid) in sorted(who.accepted.items()):
+        if key in graded:
+            if graded[key].get("student") == sid:
+                records.add(graded[key], record=False)
+            else:
+                held.append((key, f"graded earlier as the student "
+                                  f"{graded[key].get('student')!r}, now {sid!r}: held back"))
+    held_keys = {k for k, _ in held}
+    report = out_csv.with_name(out_csv.stem + ".held-back.csv")
+    if held:
+        buf = io.StringIO()
+        w = csv.writer(buf)
+        w.writerow(["file", "reason"])
+        for key, why in sorted(held):
+            shown = gradebook.console_text(key, 300)
+            w.writerow([_cell_text(shown), _cell_text(why)])
+            say(f"  HELD BACK {gradebook.console_text(shown, 120)}: "
+                f"{gradebook.console_text(why, 300)}")
+        gradebook.write_atomic(report, buf.getvalue())
+        say(f"  {len(held)} file(s) held back, not graded: listed in {report}")
+    elif report.exists():
+        report.unlink()
+    return {k: v for k, v in who.accepted.items()
+            if k not in records.rows and k not in held_keys}
+
+
 def grade(instructor_path, submissions, out_csv, *, limits=Limits(), seed=None,
           progress=None, jobs=1, unsafe=False, roster=None, feedback_dir=None, scheduler=None,
           gradebook_db=None, assignment=None):
@@ -1138,7 +1259,10 @@ def grade(instructor_path, submissions, out_csv, *, limits=Limits(), seed=None,
     ``gradebook.db`` beside ``out_csv``); ``assignment``: its name there (default: the
     instructor notebook's name). A rerun grades only the files not in the gradebook yet, with
     the seed of the first run unless ``seed`` is given. ``roster``: a CSV
-    (:func:`read_roster`) naming the students; else the file names do.
+    (:func:`read_roster`) naming the students; else the file names do. Each student id is
+    decided once, before any grading (:mod:`robodyn.grading._identity`: normalised, checked,
+    unique); a file with no id, not in the roster, or sharing its id with another file is held
+    back -- not graded, not written -- and listed in ``<out_csv stem>.held-back.csv``.
 
     Raises SandboxUnavailable when there is no sandbox here and ``unsafe`` is False.
     """
@@ -1174,7 +1298,7 @@ def grade(instructor_path, submissions, out_csv, *, limits=Limits(), seed=None,
     if not ok and not unsafe and scheduler is None:
         raise SandboxUnavailable(f"grade: refusing to run submissions without a sandbox: {why}"
                                  f" (run with --unsafe to accept that, see the instructor page)")
-    names = _read_roster(roster, "grade: roster") if roster is not None else {}
+    names = _read_roster(roster, "grade: roster") if roster is not None else None
     nb = _read_instructor(instructor_path, "grade: instructor_path")
     markup.validate(nb)
     release = markup.student_version(nb)
@@ -1207,12 +1331,7 @@ def grade(instructor_path, submissions, out_csv, *, limits=Limits(), seed=None,
         else:
             say(f"  each submission in its own bubblewrap sandbox; process limit: "
                 f"{jail.ProcessLimit.describe()}")
-        present = {_file_id(f.name) for f in files}
-        for name, row in records.graded().items():
-            if name in present:
-                records.add(row, record=False)
-        todo = {_file_id(f.name): (str(f), names.get(f.stem))
-                for f in files if _file_id(f.name) not in records.rows}
+        todo = _who(files, names, records, out_csv, say)
         where = f"the Dask cluster at {scheduler}" if isinstance(scheduler, str) else \
             ("a Dask cluster" if scheduler is not None else f"{max(1, int(jobs))} local process(es)")
         say(f"  {len(records.rows)} graded already (in the gradebook), {len(todo)} to grade "

@@ -4,8 +4,10 @@ robodyn.grading.judge``.
 It reads a job (JSON) on standard input -- the problems, the encoded references and inputs,
 one submission's encoded answers, a seed and a time budget per problem -- and writes one JSON
 line per problem, as soon as it is judged: ``{"key", "score", "text", "mistake"}``. Each
-comparison runs under a timer (``budget`` s); one that runs out scores 0 with a message. The
-grader runs this process with a memory limit and kills it at ``budget`` × problems + 30 s;
+comparison runs under a timer of CPU time (``budget`` s, ``ITIMER_PROF``: a loaded machine
+does not fail an honest answer); one that runs out scores 0 with a message. The grader runs this
+process with a memory limit, CPU time ``budget`` × problems + 30 s and a wall-clock backstop
+of three times that;
 problems it never reported score 0 with a message too (:func:`robodyn.grading.grader.judge`).
 Answers arrive as JSON and are read by :func:`robodyn.answers.decode` (text only through the
 whitelist of :func:`robodyn.answers.parse_expression`).
@@ -83,17 +85,17 @@ def main():
     job = json.loads(sys.stdin.read())
     budget = float(job["budget"])
     rng = np.random.default_rng(int(job["seed"]))
-    signal.signal(signal.SIGALRM, _alarm)
+    signal.signal(signal.SIGPROF, _alarm)
     for d in job["problems"]:
         p = answers.Problem.from_dict(d)
         try:
-            signal.setitimer(signal.ITIMER_REAL, budget)
+            signal.setitimer(signal.ITIMER_PROF, budget)
             score, text, mistake = judge_one(p, job["references"][p.key],
                                              job["answers"].get(p.key, {"type": "none"}),
                                              job["inputs"].get(p.key), rng)
         except OverBudget:
             score, text, mistake = 0.0, (f"✘ the answer took longer than the {budget:g} s "
-                                         f"budget of the comparison (too large an "
+                                         f"(CPU time) budget of the comparison (too large an "
                                          f"expression?)"), "budget"
         except MemoryError:
             score, text, mistake = 0.0, "✘ the comparison ran out of memory (too large an " \
@@ -102,7 +104,7 @@ def main():
             score, text, mistake = 0.0, f"✘ the answer could not be read: {str(exc)[:300]}", \
                 "type"
         finally:
-            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.setitimer(signal.ITIMER_PROF, 0)
         sys.stdout.write(json.dumps({"key": p.key, "score": score, "text": text,
                                      "mistake": mistake}) + "\n")
         sys.stdout.flush()

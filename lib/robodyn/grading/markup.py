@@ -299,8 +299,11 @@ def student_version(nb):
     removed, outputs cleared; the nbgrader metadata stays, so nbgrader and this package both
     recognise the cells. When the notebook holds an answer key, the self-test cell
     (:func:`self_test_source`, grade_id ``self_test``, tag ``check``) follows its last test
-    cell. Raises MarkupError (from :func:`validate`) for broken markup, or when the reserved
-    grade_id ``self_test`` is already taken.
+    cell (its source refreshed where the instructor notebook has it already). The cells'
+    metadata is what nbgrader's own release gives them: ``deletable``/``editable`` (its
+    ``LockCells``), nbgrader's checksum and cell type (its ``ComputeChecksums``). Raises
+    MarkupError (from :func:`validate`) for broken markup, or when the reserved grade_id
+    ``self_test`` is taken by a cell that is not the self-test.
 
     >>> cell = nbformat.v4.new_code_cell("x = None\n### BEGIN SOLUTION\nx = 42\n### END SOLUTION")
     >>> cell.metadata["nbgrader"] = nbgrader_metadata("p1_answer", solution=True)
@@ -315,6 +318,8 @@ def student_version(nb):
         if cell.cell_type == "code":
             cell.outputs = []
             cell.execution_count = None
+        for k in ("collapsed", "scrolled"):           # nbgrader's ClearOutput
+            cell.metadata.pop(k, None)
         if m is None:
             continue
         if m["solution"]:
@@ -324,21 +329,119 @@ def student_version(nb):
                 cell.source = _strip(cell.source, BEGIN_SOLUTION, END_SOLUTION, CODE_STUB)
         if m["grade"]:
             cell.source = _strip(cell.source, BEGIN_HIDDEN, END_HIDDEN, None).rstrip()
-            if cell.cell_type == "code":             # its assert fails for a wrong answer;
-                tags = cell.metadata.setdefault("tags", [])   # Run All goes on past it
-                tags.extend(t for t in (RAISES, BOOK_REMOVED) if t not in tags)
+        _tag(cell)
     key_json = _key_json(out)
     if key_json is not None:
-        if any((_meta(c) or {}).get("grade_id") == SELF_TEST_ID for c in out.cells):
-            raise MarkupError(f"student_version: nb: the grade_id {SELF_TEST_ID!r} is "
-                              f"reserved for the self-test cell")
-        test = nbformat.v4.new_code_cell(self_test_source(key_json))
-        test.id = "self-test"
-        test.metadata = {"nbgrader": nbgrader_metadata(SELF_TEST_ID, locked=True),
-                         "tags": ["check"]}
-        graded = [i for i, c in enumerate(out.cells) if (_meta(c) or {}).get("grade")]
-        out.cells.insert(graded[-1] + 1 if graded else len(out.cells), test)
+        _put_self_test(out, key_json, "student_version")
+    for cell in out.cells:                           # nbgrader's LockCells, ComputeChecksums
+        _lock_and_sum(cell)
     return out
+
+
+def _tag(cell):
+    """The tags of a test cell: its assert fails for a wrong answer; Run All goes on past it,
+    and the book's page leaves the traceback out."""
+    m = _meta(cell)
+    if m and m["grade"] and cell.cell_type == "code":
+        tags = cell.metadata.setdefault("tags", [])
+        tags.extend(t for t in (RAISES, BOOK_REMOVED) if t not in tags)
+
+
+def _is_self_test(cell):
+    m = _meta(cell) or {}
+    return (m.get("grade_id") == SELF_TEST_ID and cell.cell_type == "code"
+            and m.get("locked") and not m.get("grade") and not m.get("solution")
+            and "check" in cell.metadata.get("tags", [])
+            and cell.source.startswith(_SELF_TEST.splitlines()[0]))
+
+
+def _put_self_test(nb, key_json, fname):
+    """Write the self-test of ``key_json`` into its cell (inserted after the last test cell
+    when there is none); a cell of another kind holding its grade_id is refused. True when
+    the notebook changed."""
+    src = self_test_source(key_json)
+    taken = [c for c in nb.cells if (_meta(c) or {}).get("grade_id") == SELF_TEST_ID]
+    if taken and not _is_self_test(taken[0]):
+        raise MarkupError(f"{fname}: nb: the grade_id {SELF_TEST_ID!r} is reserved for the "
+                          f"self-test cell")
+    if taken:
+        changed = taken[0].source != src
+        taken[0].source = src
+        return changed
+    test = nbformat.v4.new_code_cell(src)
+    test.id = "self-test"
+    test.metadata = {"nbgrader": nbgrader_metadata(SELF_TEST_ID, locked=True),
+                     "tags": ["check"]}
+    graded = [i for i, c in enumerate(nb.cells) if (_meta(c) or {}).get("grade")]
+    nb.cells.insert(graded[-1] + 1 if graded else len(nb.cells), test)
+    return True
+
+
+def _lock_and_sum(cell):
+    """What nbgrader's release does to a cell's metadata (its ``LockCells`` with the default
+    settings, its ``ComputeChecksums``): answer cells cannot be deleted, tests and locked
+    cells neither deleted nor edited; graded, answer and locked cells carry nbgrader's
+    checksum (:func:`nbgrader_checksum`) and their cell type."""
+    m = _meta(cell)
+    if m is None:
+        return
+    grade, solution = bool(m.get("grade")), bool(m.get("solution"))
+    locked = not solution and (grade or bool(m.get("locked")))      # nbgrader's is_locked
+    if solution:
+        cell.metadata["deletable"] = False
+    elif grade or locked:
+        cell.metadata["deletable"] = False
+        cell.metadata["editable"] = False
+    if grade or solution or locked:
+        m["checksum"] = nbgrader_checksum(cell)
+        m["cell_type"] = cell.cell_type
+
+
+def nbgrader_checksum(cell):
+    """nbgrader's checksum of a cell (``nbgrader.utils.compute_checksum``: MD5 of the source,
+    the cell type, whether it is graded, an answer, locked, its grade_id and points), which
+    its autograder compares with the released cell's.
+
+    >>> c = nbformat.v4.new_code_cell("x = 1")
+    >>> c.metadata["nbgrader"] = nbgrader_metadata("t", grade=True, locked=True, points=1)
+    >>> len(nbgrader_checksum(c))
+    32
+    """
+    import hashlib
+    _args.cell(cell, "nbgrader_checksum: cell")
+    m = _meta(cell)
+    if not m or not isinstance(m.get("grade_id"), str):
+        raise _checks.error("nbgrader_checksum: cell", "a cell with nbgrader metadata and a "
+                            "grade_id", "a cell without", exc=TypeError)
+    grade, solution = bool(m.get("grade")), bool(m.get("solution"))
+    locked = not solution and (grade or bool(m.get("locked")))
+    src = cell.source if isinstance(cell.source, str) else "".join(cell.source)
+    h = hashlib.md5()
+    for part in (src, cell.cell_type, str(grade), str(solution), str(locked), m["grade_id"]):
+        h.update(part.encode("utf-8"))
+    if grade:
+        h.update(str(float(m["points"])).encode("utf-8"))
+    return h.hexdigest()
+
+
+def set_self_test(nb, key_json):
+    """Write the self-test of the answer key ``key_json`` (:func:`self_test_source`) into the
+    instructor notebook ``nb`` (in place; inserted after its last test cell when it has none)
+    and tag its test cells as the student version does, so that the notebook nbgrader's own
+    ``generate_assignment`` releases is the book's student notebook. True when it changed."""
+    nb = _args.notebook(nb, "set_self_test: nb", node=False)
+    _key_text(key_json, "set_self_test: key_json")
+    before = json.dumps([[c.get("source"), c.get("metadata")] for c in nb["cells"]],
+                        sort_keys=True, default=str)
+    node = nbformat.from_dict(nb) if not isinstance(nb, nbformat.NotebookNode) else nb
+    for cell in node.cells:
+        _tag(cell)
+    _put_self_test(node, key_json, "set_self_test")
+    if node is not nb:
+        nb["cells"] = node["cells"]
+    after = json.dumps([[c.get("source"), c.get("metadata")] for c in nb["cells"]],
+                       sort_keys=True, default=str)
+    return before != after
 
 
 def set_answer_key(nb, key_json):
