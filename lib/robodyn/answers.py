@@ -53,6 +53,7 @@ from ._answer_values import (MAX_NESTED_ENTRIES, MAX_SYMBOLIC_DEGREE,  # noqa: F
                              _Samples, _scaled, _shape_of, _shape_str, _swap_halves,
                              _symbolic_equal, _to_grid, _within_budget)
 from .text_parser import MAX_TEXT, UnsafeExpressionError, parse_expression
+from .errors import RobodynError
 
 __all__ = ["parse_expression", "UnsafeExpressionError", "Feedback", "Problem", "ProblemSet",
            "compare", "equivalent", "encode", "decode", "fingerprint"]
@@ -105,7 +106,7 @@ def _fb(status, message, mistake=None):
 # problems
 # --------------------------------------------------------------------------
 
-class UnknownProblemError(KeyError, ValueError):
+class UnknownProblemError(RobodynError, KeyError, ValueError):
     """A problem key that the set does not have (a KeyError for mappings, a ValueError for the
     argument checks)."""
 

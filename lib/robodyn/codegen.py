@@ -50,13 +50,14 @@ from sympy.printing.c import C99CodePrinter
 
 from . import _checks
 from .kinds import Metric
+from .errors import RobodynError
 
 __all__ = ["compile_equations", "compiled_module", "CompileError", "cache_dir"]
 
 _CODEGEN_VERSION = "6"          # bump when the C template changes
 
 
-class CompileError(RuntimeError):
+class CompileError(RobodynError, RuntimeError):
     """The C code could not be compiled or loaded (no compiler, no headers, a compiler error)."""
 
 

@@ -58,11 +58,12 @@ import numpy as np
 from .kinds import FrictionCoefficient, Restitution, Tolerance
 from . import _checks
 from .lcp import MAX_SWEEPS, _lemke, contact_pgs
+from .errors import RobodynError
 
 __all__ = ["ContactResult", "contact_impulse", "MAX_MODES", "LimitReached"]
 
 
-class LimitReached(ValueError, RuntimeError):
+class LimitReached(RobodynError, ValueError, RuntimeError):
     """A computation whose arguments allow no finite answer within its cap (an inelastic
     collapse of impacts, a motion that never reaches the surface asked for). A ValueError that
     names the arguments responsible; also a RuntimeError, as these were before."""

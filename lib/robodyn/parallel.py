@@ -37,6 +37,7 @@ from pathlib import Path
 
 from . import _boundary, _checks, _files
 from . import errors as _errors
+from .errors import RobodynError
 
 __all__ = ["map_tasks", "TaskError", "ItemValueError", "ItemTypeError", "MAX_TASKS"]
 
@@ -50,7 +51,7 @@ MAX_KEY_LENGTH = 200
 _FNAME = "map_tasks"
 
 
-class TaskError(RuntimeError):
+class TaskError(RobodynError, RuntimeError):
     """``func`` raised for one item (its key is ``key``; the original error is the cause).
 
     When ``func`` refused the item with a ``ValueError`` or ``TypeError`` (the item is outside

@@ -16,6 +16,7 @@ import re
 import sympy as sp
 
 from . import _checks
+from .errors import RobodynError
 
 __all__ = ["parse_expression", "UnsafeExpressionError", "MAX_TEXT", "MAX_NODES", "MAX_POWER",
            "MAX_DEPTH"]
@@ -44,7 +45,7 @@ _BINOPS = {ast.Add: lambda a, b: a + b, ast.Sub: lambda a, b: a - b,
            ast.Pow: None}
 
 
-class UnsafeExpressionError(ValueError):
+class UnsafeExpressionError(RobodynError, ValueError):
     """A text answer that :func:`parse_expression` refuses (unsafe or unsupported syntax)."""
 
 

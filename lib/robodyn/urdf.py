@@ -33,6 +33,7 @@ from pathlib import Path
 import numpy as np
 
 from . import _checks
+from .errors import RobodynError
 
 __all__ = ["RobotModel", "load_urdf", "example_robots", "lock_joints", "serial_chain",
            "URDFError", "NO_LIMIT", "INERTIA_TOL"]
@@ -47,7 +48,7 @@ written with few digits) and accepted; the merged bodies must be positive semi-d
 _MOVING = {"revolute": "revolute", "continuous": "revolute", "prismatic": "prismatic"}
 
 
-class URDFError(ValueError):
+class URDFError(RobodynError, ValueError):
     """A URDF file that describes no robot robodyn can model (the message names the link or
     joint and says why)."""
 

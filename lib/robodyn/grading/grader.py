@@ -51,6 +51,7 @@ import numpy as np
 
 from .. import _checks, answers, parallel
 from . import _args, _exposure, _identity, gradebook, jail, markup
+from ..errors import RobodynError
 
 MAX_NOTEBOOK_BYTES = _args.MAX_NOTEBOOK
 MAX_RESULT_BYTES = 8 * 2**20
@@ -94,7 +95,7 @@ def _python_path():
     return os.pathsep.join([here] + rest)
 
 
-class SandboxUnavailable(RuntimeError):
+class SandboxUnavailable(RobodynError, RuntimeError):
     """No namespace sandbox here (no bwrap, or the kernel refuses user namespaces): the grader
     refuses to run submissions unless told ``unsafe``."""
 

@@ -35,6 +35,7 @@ import nbformat
 
 from .. import _checks
 from . import _args
+from ..errors import RobodynError
 
 BEGIN_SOLUTION = "### BEGIN SOLUTION"
 END_SOLUTION = "### END SOLUTION"
@@ -64,7 +65,7 @@ _REQUIRED = ("schema_version", "grade", "locked", "solution")
 _GRADE_ID = re.compile(r"[a-zA-Z0-9_\-]*\Z")
 
 
-class MarkupError(ValueError):
+class MarkupError(RobodynError, ValueError):
     """A notebook that breaks nbgrader's format or the book's conventions for problem sets."""
 
 
