@@ -5,7 +5,7 @@ One module per part of the book; the names below are the public API.
 * :mod:`robodyn.kinematics` -- rigid motion, twists and wrenches, serial chains (Part I)
 * :mod:`robodyn.models` -- the book's robots and example systems, one home for each
 * :mod:`robodyn.equations` -- the one interface of every method's equations of motion
-  (mass matrix, forcing, numeric right-hand side) and :func:`max_difference` to compare them
+  (mass matrix, forcing, numeric right-hand side) and :func:`~robodyn.equations.max_difference` to compare them
 * :mod:`robodyn.lagrange` -- symbolic Lagrangian dynamics: M, C, G, Christoffel symbols,
   generalized forces (Part II)
 * :mod:`robodyn.codegen` -- compiled (C) numeric twins of symbolic equations of motion
@@ -34,9 +34,9 @@ One module per part of the book; the names below are the public API.
   imports matplotlib and ipywidgets; import it explicitly)
 * :mod:`robodyn.parallel` -- one function over many independent items (sweeps, grading): local
   processes or a Dask cluster, with resume from a cache and retries of dead workers
-* :mod:`robodyn.errors` -- the errors every function raises: catch :class:`RobodynError`
-  (:class:`ArgumentError`, :class:`ResultError` are also ``ValueError``,
-  :class:`ArgumentTypeError` a ``TypeError``); ``with robodyn.checks(False): ...`` skips the
+* :mod:`robodyn.errors` -- the errors every function raises: catch :class:`~robodyn.errors.RobodynError`
+  (:class:`~robodyn.errors.ArgumentError`, :class:`~robodyn.errors.ResultError` are also ``ValueError``,
+  :class:`~robodyn.errors.ArgumentTypeError` a ``TypeError``); ``with robodyn.checks(False): ...`` skips the
   checks of each public call in a hot loop
 * :mod:`robodyn.answers` -- forgiving answer checking for the problem sets (Assignments);
   :mod:`robodyn.grading` generates their student notebooks and grades submissions (import it

@@ -1,5 +1,5 @@
 """Numeric twins of :class:`robodyn.constraints.Constraints` (private; moved out of
-:mod:`robodyn.constraints`, which imports :class:`NumericConstraints` and ``_pinv`` from here,
+:mod:`robodyn.constraints`, which imports ``NumericConstraints`` and ``_pinv`` from here,
 to keep that module under its size limit)."""
 from __future__ import annotations
 

@@ -239,7 +239,7 @@ class VMSForm(_VMSBase):
         momentum rates by (ph-47) itself (the compiled co-energy gradient and the coadjoint
         term); :math:`\dot{\mathcal M} = C + C^T` from the Christoffel Coriolis matrix of the
         arm behind six virtual base joints (compiled, O(n^2); equal to
-        :math:`\sum_k\partial_k\mathcal M\dot q_k` of :meth:`mass_matrix_derivatives`, which
+        :math:`\sum_k\partial_k\mathcal M\dot q_k` of ``mass_matrix_derivatives``, which
         the checked route for other arguments than plain float64 arrays uses).
 
         >>> from robodyn.models import planar_rr
@@ -508,7 +508,7 @@ class ReducedEulerLagrange(_VMSBase):
     ``sign=+1`` puts :math:`+E_b^T` in the (2,1) block, the sign printed in [28].
 
     Derivatives of :math:`\mathcal M` are complex steps, not the Lie-bracket formula of
-    :meth:`VehicleManipulator.mass_matrix_derivatives`: an independent route.
+    :meth:`~robodyn.vehicle.VehicleManipulator.mass_matrix_derivatives`: an independent route.
 
     **State**: pose (12), :math:`\hat v` (nb), q (n), :math:`\dot q` (n).
 

@@ -78,7 +78,7 @@ class Feedback:
     mistake: str | None = None
     key: str = ""
     fraction: float | None = None
-    """For a wrong answer whose entries are partly right: the share of right entries (the
+    """The share of right entries of a wrong answer whose entries are partly right (the
     grader's partial credit); None otherwise."""
 
     @property
@@ -180,7 +180,7 @@ class Problem:
 
     @classmethod
     def from_dict(cls, d):
-        """The Problem back from :meth:`to_dict` (JSON-safe lists become tuples); every field
+        """The Problem back from ``to_dict`` (JSON-safe lists become tuples); every field
         is checked as by ``Problem(...)``, errors naming ``Problem.from_dict: d``.
 
         >>> p = Problem("p1", "J", variables={"q": (0.0, 1.0)})

@@ -100,7 +100,7 @@ def simulate_constrained(system, q0, qd0, t_final, *, values=None, method="udwad
       damped at :math:`\alpha = \beta`; errors decay like :math:`e^{-\alpha t}`. Gains far above
       the motion's own frequencies make the equations stiff.
     * ``stabilization='projection'``: after every output interval ``dt`` put (q, q̇) back onto
-      the constraint manifold (:meth:`NumericConstraints.project`; velocities M-orthogonally).
+      the constraint manifold (``NumericConstraints.project``; velocities M-orthogonally).
 
     Parameters
     ----------
@@ -108,7 +108,7 @@ def simulate_constrained(system, q0, qd0, t_final, *, values=None, method="udwad
     q0, qd0 : (n,) initial state (made admissible first by projection)
     t_final : float > 0, s
     values : parameter values of a symbolic model
-    method : one of :data:`METHODS`
+    method : one of ``METHODS``
     tau : None or callable ``tau(t, q, qd) -> (n,)``, forces along the coordinates
     stabilization : None, ``'baumgarte'`` or ``'projection'``
     alpha, beta : Baumgarte gains, 1/s (needed for ``'baumgarte'``)

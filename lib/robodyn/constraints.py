@@ -182,7 +182,7 @@ class Constraints:
     holonomic : list of h expressions :math:`\varphi_i(q, t)` (each = 0)
     pfaffian : p x n matrix :math:`A_p(q, t)` (a list of rows), optional
     rate : p expressions :math:`c(q, t)`, default zeros
-    t : the time Symbol (default :data:`robodyn.equations.TIME`)
+    t : the time Symbol (default ``robodyn.equations.TIME``)
 
     Raises
     ------
@@ -271,7 +271,7 @@ class Constraints:
         return A, c
 
     def numeric(self, values=None, qd=None):
-        """:class:`NumericConstraints` with ``values`` (symbol or name -> number) substituted."""
+        """``NumericConstraints`` with ``values`` (symbol or name -> number) substituted."""
         return self._numeric_for(values, "Constraints.numeric")
 
     def _numeric_for(self, values, fname):
@@ -867,7 +867,7 @@ class ConstrainedSystem:
 
     def numeric(self, values=None, method="udwadia_kalaba"):
         """A :class:`~robodyn.equations.NumericForm` of the constrained motion solved by
-        ``method`` (one of :data:`METHODS`), with k = n inputs (joint forces); cached."""
+        ``method`` (one of ``METHODS``), with k = n inputs (joint forces); cached."""
         _checks.choice(method, "ConstrainedSystem.numeric: method", METHODS)
         key = (method, _values_key(values, "ConstrainedSystem.numeric"))
         if key not in self._cache:

@@ -24,12 +24,12 @@ of resting and sliding contact, with the same solver.
 
 **Which solver.** ``contact_impulse(..., method=...)`` chooses among three solvers of the
 same problem; ``method="auto"`` (the default) picks the first that fits
-(:func:`choose_method`): the mode enumeration below for small contact sets (at most
-:data:`AUTO_ENUMERATE` modes: four frictional or eight frictionless contacts), Lemke's
+(``choose_method``): the mode enumeration below for small contact sets (at most
+``AUTO_ENUMERATE`` modes: four frictional or eight frictionless contacts), Lemke's
 pivoting method (:func:`robodyn.lcp.lemke`; exact) on the Delassus LCP of the frictionless
 problem or on Stewart and Trinkle's (1996) form of the frictional one with the planar cone's
 two edges (unknowns :math:`\Lambda_n, \beta^+, \beta^-, \gamma`, with :math:`\Lambda_t =
-\beta^+ - \beta^-` and :math:`\gamma` the sliding speed) up to :data:`AUTO_LEMKE` unknowns,
+\beta^+ - \beta^-` and :math:`\gamma` the sliding speed) up to ``AUTO_LEMKE`` unknowns,
 and else projected Gauss--Seidel on the Delassus matrix (iterative, to ``tol``; compiled), the
 one that solves a hundred frictional contacts in milliseconds. The enumeration is kept as the
 reference the others are tested against (tests/test_contact_solvers.py). Where friction
@@ -69,7 +69,7 @@ class LimitReached(RobodynError, ValueError, RuntimeError):
     names the arguments responsible; also a RuntimeError, as these were before."""
 
 MAX_MODES = 4096
-"""Bound on the number of contact modes enumerated (4**6: six frictional contacts at once)."""
+"""Bound on the number of contact modes enumerated (4**6, six frictional contacts at once)."""
 
 _LOG2_MAX_MODES = math.log2(MAX_MODES)
 
@@ -294,7 +294,7 @@ def solve_lcp(Minv, Jn, Jt, mu, v0, cn, method, tol, max_iter, fname):
 
 def choose_method(p, mu, Jt, method="auto"):
     """The solver ``method="auto"`` picks for p contacts: enumeration up to
-    :data:`AUTO_ENUMERATE` modes, Lemke up to :data:`AUTO_LEMKE` unknowns, else 'pgs'."""
+    ``AUTO_ENUMERATE`` modes, Lemke up to ``AUTO_LEMKE`` unknowns, else 'pgs'."""
     if method != "auto":
         return method
     fr = (np.asarray(mu) > 0) & np.any(np.asarray(Jt) != 0.0, axis=1)
@@ -329,8 +329,8 @@ def contact_impulse(M, Jn, qd_minus, restitution: Restitution, *,
         reference), ``"lemke"`` (Lemke's pivoting on the Delassus LCP, or on Stewart and
         Trinkle's planar cone with friction: exact), ``"pgs"`` (projected Gauss--Seidel:
         iterative, to ``tol``, the fastest for hundreds of contacts) or ``"auto"``:
-        enumeration up to :data:`AUTO_ENUMERATE` modes, Lemke up to :data:`AUTO_LEMKE`
-        unknowns, else projected Gauss--Seidel (see :func:`choose_method`)
+        enumeration up to ``AUTO_ENUMERATE`` modes, Lemke up to ``AUTO_LEMKE``
+        unknowns, else projected Gauss--Seidel (see ``choose_method``)
     max_iter : cap on Lemke's pivots or on the Gauss--Seidel sweeps (default 50 (k + 1) for k
         LCP unknowns, 2000 + 50 p sweeps); at most :data:`~robodyn.lcp.MAX_SWEEPS`
 

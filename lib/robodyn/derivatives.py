@@ -402,7 +402,7 @@ def linearized_dynamics(chain, q, qd, tau, gravity=DEFAULT_GRAVITY):
 def vms_rnea_derivatives(vms, q, v, qd, vd, qdd, base_pose=None, gravity=None):
     r"""The partial derivatives of a vehicle--manipulator system's inverse dynamics
     :math:`(\mathrm w, \tau) = \mathcal M(q)(\dot v, \ddot q) + \mathcal C(v, q, \dot q)(v,
-    \dot q) - (\text{gravity})` (eq. (ph-21), :meth:`VehicleManipulator.inverse_dynamics`)
+    \dot q) - (\text{gravity})` (eq. (ph-21), :meth:`~robodyn.vehicle.VehicleManipulator.inverse_dynamics`)
     with respect to the configuration (base pose along its local tangent,
     :math:`H\to He^{[S_b\delta]}`, then q) and to the velocity :math:`(v, \dot q)`, exactly.
 

@@ -35,12 +35,12 @@ acceleration :math:`(0, -g)`. Twists are (omega, v), wrenches (m, f), as everywh
 :mod:`robodyn`.
 
 Two implementations compute the same formulas. The numpy one vectorizes a batch (a leading
-axis of B states), processed in chunks of :data:`CHUNK` states, and loops over the joints in
+axis of B states), processed in chunks of ``CHUNK`` states, and loops over the joints in
 Python; it checks and converts any input. The C one (``_engine.c``, compiled and cached by
 :mod:`robodyn.codegen` on first use) loops over states and joints in C; it takes float64,
 C-contiguous, finite arrays and leaves everything else to the numpy path; the chain's constant
 data are checked and copied into it once (a handle cached on the chain), so a call costs one
-look-up (:func:`_fast`), the engine's checks of its own arrays and the algorithm. :data:`ENGINE`
+look-up (:func:`_fast`), the engine's checks of its own arrays and the algorithm. ``ENGINE``
 chooses: ``"auto"`` (C where it applies, the default) or ``"numpy"``. ``bench/bench_dynamics.py``
 measures the speed against Pinocchio and Modern Robotics.
 

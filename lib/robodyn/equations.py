@@ -25,7 +25,7 @@ The interface (the names of sympy.physics.mechanics, so a reader meets one vocab
   u`), ``rhs(t, x, tau)`` for the state :math:`x = (q, u)` (ready for
   ``scipy.integrate.solve_ivp``) and ``coordinate_accelerations(q, qd, t, tau)``
   (:math:`\ddot q`, the quantity every method must agree on).
-* :func:`max_difference` -- the largest difference of :math:`\ddot q` between two forms at
+* :func:`~robodyn.equations.max_difference` -- the largest difference of :math:`\ddot q` between two forms at
   sample states: the one-line proof that two methods give the same motion.
 
 A method whose state is not (q, u) (a floating base on SE(3), momenta) still offers a
@@ -112,7 +112,7 @@ class MassMatrixForm:
 
     Subclasses provide the attributes ``q``, ``u``, ``mass_matrix``, ``forcing`` and may
     override ``kinematics`` (default ``u``: speeds are :math:`\dot q`), ``input_matrix``
-    (default the m x m identity) and ``t`` (default :data:`TIME`)."""
+    (default the m x m identity) and ``t`` (default ``TIME``)."""
 
     t = TIME
 
@@ -123,7 +123,7 @@ class MassMatrixForm:
 
     @property
     def input_matrix(self):
-        """B, m x k (default: the identity, one input per speed)."""
+        """The input matrix B (m x k; by default the identity, one input per speed)."""
         return sp.eye(self.u.shape[0])
 
     def parameters(self):

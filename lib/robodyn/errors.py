@@ -1,19 +1,19 @@
 """robodyn's errors: one base class to catch, and the reader's call they are named after.
 
-Every refusal of robodyn is a :class:`RobodynError`, and also the builtin class that fits, so
+Every refusal of robodyn is a :class:`~robodyn.errors.RobodynError`, and also the builtin class that fits, so
 code written against ``ValueError``/``TypeError`` keeps working:
 
-* :class:`ArgumentError` (``ValueError``) -- an argument has the right type but a wrong value
+* :class:`~robodyn.errors.ArgumentError` (``ValueError``) -- an argument has the right type but a wrong value
   (NaN, a negative mass, a reflection where a rotation goes);
-* :class:`ArgumentTypeError` (``TypeError``) -- an argument of the wrong type (text where
+* :class:`~robodyn.errors.ArgumentTypeError` (``TypeError``) -- an argument of the wrong type (text where
   numbers go, a complex number, a boolean array);
-* :class:`ResultError` (``ValueError``) -- finite input whose result is not finite (an
+* :class:`~robodyn.errors.ResultError` (``ValueError``) -- finite input whose result is not finite (an
   overflow of float64, a singular problem).
 
 Each message has the house form ``function: argument: expected ..., got ...`` and names the
 function **the reader called**, also when the refusal was found by an inner function: the
 boundary of the public API (:mod:`robodyn._boundary`) records the reader's call in a context
-variable (:data:`CALL`) on entry, and :func:`robodyn._checks.error` reads it where the error is
+variable (``CALL``) on entry, and :func:`robodyn._checks.error` reads it where the error is
 raised. Nothing is renamed afterwards: the exception keeps its class, attributes and frames.
 Exceptions of other libraries and of the reader's own callbacks pass through unchanged (a note
 says which robodyn call they went through).
@@ -74,7 +74,7 @@ CALL: contextvars.ContextVar = contextvars.ContextVar("robodyn_call", default=No
 """The reader's call under way in this context (a :class:`Call`), or None."""
 
 OPEN = Call("", ())
-"""The value of :data:`CALL` while robodyn runs the reader's code (``map_tasks``' func): the
+"""The value of ``CALL`` while robodyn runs the reader's code (``map_tasks``' func): the
 robodyn calls made there are the reader's own."""
 
 _IDENT = re.compile(r"[A-Za-z_]\w*")

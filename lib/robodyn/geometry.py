@@ -877,7 +877,7 @@ def geodesic(chain, q_start, q_end, duration=1.0, *, n_points=201, method="shoot
         when the solver does not reach ``q_end`` to ``tol`` (the message gives the residual),
         when collocation stops without converging (``solve_bvp`` status 1, "maximum number of
         mesh nodes exceeded", or 2, a singular Jacobian), or when the kinetic energy along the
-        result varies by more than :data:`GEODESIC_ENERGY_RTOL` of its mean (then it is no
+        result varies by more than ``GEODESIC_ENERGY_RTOL`` of its mean (then it is no
         geodesic); with ``strict=False`` a ``RuntimeWarning`` instead.
 
     Examples

@@ -565,7 +565,7 @@ def _outside_surfaces(system, q, event_tol, name):
 
 class _HybridRun:
     """One run of :func:`simulate_hybrid`: its state (t, q, qd, the contact status, a pending
-    impact, a Zeno stop time), its records, and its steps as methods -- :meth:`start` (the
+    impact, a Zeno stop time), its records, and its steps as methods -- ``start`` (the
     initial contact set), :meth:`apply_impact`, :meth:`integrate` (one segment of motion in
     one contact mode), :meth:`after_segment` (what the segment ended with), :meth:`trajectory`."""
 

@@ -960,7 +960,7 @@ def _exps(chain, q, which, sym):
 
 
 SYMBOLIC_WARN_JOINTS = 12
-"""Symbolic kinematics of chains with more joints than this warns: the expressions grow about
+"""Symbolic kinematics of chains with more joints than this warns, as the expressions grow about
 twentyfold every four joints (measured: 245 operations in one entry of fk at 4 joints, 4505 at
 8, 88715 at 12), and everything built on them (Jacobians, dynamics) with them."""
 

@@ -357,7 +357,7 @@ def coriolis_matrix(M, q, qd):
     r"""The Coriolis matrix :math:`C_{ij}(q,\dot q) = \sum_k\Gamma_{ijk}(q)\dot q_k` of eq. (5.14),
     from the Christoffel symbols of the first kind (5.13).
 
-    ``M`` is a symbolic mass matrix in the symbols ``q``, or a :class:`SerialChain`: a numeric
+    ``M`` is a symbolic mass matrix in the symbols ``q``, or a :class:`~robodyn.kinematics.SerialChain`: a numeric
     chain with numeric q, qd goes to :func:`robodyn.dynamics.coriolis_matrix` (exact, O(n^2)); a
     symbolic one is derived here.
 
@@ -405,7 +405,7 @@ def euler_lagrange(L, q, qd, qdd=None, split=False):
     :math:`\frac{d}{dt}\frac{\partial L}{\partial\dot q_i} = \sum_j\frac{\partial^2L}{\partial\dot q_i
     \partial\dot q_j}\ddot q_j + \frac{\partial^2L}{\partial\dot q_i\partial q_j}\dot q_j`
     plus :math:`\partial^2L/\partial\dot q_i\partial t` when L depends explicitly on time (a
-    Symbol named ``t``, e.g. :data:`robodyn.equations.TIME`: a driven system). Functions of
+    Symbol named ``t``, e.g. ``robodyn.equations.TIME``: a driven system). Functions of
     time such as ``q(t)`` are refused (q and qd are plain Symbols here).
     The equations of motion are :math:`E = Y`.
 

@@ -9,7 +9,7 @@ matrix G and outputs :math:`y = G^T\partial H/\partial x`, with
 * :class:`FixedBaseForm` -- a fixed-base arm, state (q, pi), eq. (ph-23); its ports
   (actuators, end-effector interaction wrench, gravity) by :meth:`FixedBaseForm.ports`;
   :meth:`FixedBaseForm.numeric_form` is the shared :class:`~robodyn.equations.NumericForm`
-  (speeds u = pi), so :func:`robodyn.max_difference` compares it with Lagrange's equations.
+  (speeds u = pi), so :func:`~robodyn.equations.max_difference` compares it with Lagrange's equations.
 * :class:`BaseForm` -- one body on a Lie group, Lie--Poisson: :math:`\dot p = \widetilde{ad}_p
   \partial H/\partial p + w` (ph-37).
 * :class:`VMSForm` -- the vehicle--manipulator form (ph-47) with the Hamiltonian (ph-49).
@@ -567,12 +567,12 @@ class PHTrajectory:
 
     @property
     def energy_error(self) -> float:
-        """max |E(t) - E(0) - supplied(t)| (J)."""
+        """max ``|E(t) - E(0) - supplied(t)|`` (J)."""
         return float(np.abs(self.energy - self.energy[0] - self.supplied).max())
 
     @property
     def momentum_error(self) -> float:
-        """max |momentum(t) - momentum(0)| (N s, N m s)."""
+        """max ``|momentum(t) - momentum(0)|`` (N s, N m s)."""
         return float(np.abs(self.momentum - self.momentum[0]).max())
 
 
@@ -584,7 +584,7 @@ def simulate(form, x0, t_span, method="RK45", dt=None, inputs=None, rtol=1e-9, a
     12 numbers and drifts off SE(3) by the integration error) or ``"energy-momentum"``
     (:func:`energy_momentum_step`, fixed step ``dt``, :class:`VMSForm` only). ``inputs``:
     a pair (w, tau) or a callable ``inputs(t, x) -> (w, tau)``. Output on ``n_out`` points
-    (RK45) or every step (energy-momentum). The right-hand sides of :class:`StandardForm` and
+    (RK45) or every step (energy-momentum). The right-hand sides of :class:`~robodyn.vehicle.StandardForm` and
     :class:`VMSForm` and the scheme's co-energy gradient run in O(n) in the compiled engine
     (see :mod:`robodyn.vehicle`); the reports are computed for all output states at once.
     The energy (with gravity) and momentum reports need the output poses within 1e-6 of rigid

@@ -169,7 +169,7 @@ def simulate(chain, q0, qd0, t_final, *, tau=None, gravity=DEFAULT_GRAVITY, dt=N
     t_eval : array_like, optional -- output times in [0, t_final] (adaptive methods: from the
         solver's dense output); default: every accepted step
     on_step : callable ``on_step(t)``, optional -- called after every accepted step (progress)
-    max_steps : int, default :data:`MAX_STEPS` -- the most steps the run may take (at most
+    max_steps : int, default ``MAX_STEPS`` -- the most steps the run may take (at most
         1e8). A fixed-step run needing more is refused before it starts, with the time and
         memory it would take; an adaptive run stops there with a ValueError (an initial speed
         of 1e6 rad/s or a stiff system makes the steps tiny).
@@ -189,7 +189,7 @@ def simulate(chain, q0, qd0, t_final, *, tau=None, gravity=DEFAULT_GRAVITY, dt=N
     -----
     LongComputationWarning
         when a fixed-step run is estimated (from a timed evaluation) to take more than
-        :data:`LONG_RUN_SECONDS`.
+        ``LONG_RUN_SECONDS``.
 
     Examples
     --------

@@ -27,7 +27,7 @@ MAX_TEXT = 20_000
 MAX_NODES = 4_000
 """Most syntax-tree nodes in one text."""
 MAX_POWER = 12
-"""Largest |exponent| of a power; nested powers may multiply to at most ``MAX_POWER``."""
+"""Largest ``|exponent|`` of a power; nested powers may multiply to at most ``MAX_POWER``."""
 MAX_DEPTH = 60
 """Deepest nesting of a text's syntax tree (deeper trees are refused before any work)."""
 _FUNCTIONS = {

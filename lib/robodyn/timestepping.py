@@ -44,7 +44,7 @@ class TimeSteppingResult:
 
 def _solve(Minv, Jn, Jt, mu, v, cn, tol, fname):
     """One step's contact problem: the enumeration for a few contacts, else Lemke or
-    projected Gauss--Seidel (:func:`~robodyn.contact.choose_method`)."""
+    projected Gauss--Seidel (``choose_method``)."""
     p = len(mu)
     method = choose_method(p, mu, Jt)
     if method == "enumerate":
@@ -56,7 +56,7 @@ def moreau_jean(system, q0, qd0, t_final, h, *, t0=0.0, max_steps=10**6, tol: To
     r"""Simulate a :class:`~robodyn.impacts.HybridSystem` with the Moreau–Jean midpoint scheme,
     eq. (iv-moreau-jean); each step's contact problem is solved by mode enumeration (exact) for
     a few active contacts, by Lemke's method or projected Gauss--Seidel for many
-    (:func:`~robodyn.contact.choose_method`).
+    (``choose_method``).
 
     Parameters
     ----------

@@ -137,7 +137,7 @@ class RobotModel:
 
     @property
     def nv(self) -> int:
-        """Number of velocities: ``n``, plus 6 with a floating base."""
+        """The number of velocities, ``n``, plus 6 with a floating base."""
         return self.n + (6 if self.floating else 0)
 
     @property

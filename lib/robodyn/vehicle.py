@@ -18,7 +18,7 @@ the base wrench ``w`` is the matching body wrench. Everything else is a 1-D floa
 * :class:`VehicleManipulator` -- the model value; ``mass_matrix(q)`` the locked mass matrix
   :math:`\mathcal M(q)` of (ph-21) and its blocks, ``bias``/``forcing`` by Newton--Euler,
   ``link_poses``, ``mass_matrix_derivatives`` (the exact :math:`\partial\mathcal M/\partial q_k`).
-* :class:`StandardForm` -- the numeric equations (ph-21) in the shared interface of
+* :class:`~robodyn.vehicle.StandardForm` -- the numeric equations (ph-21) in the shared interface of
   :mod:`robodyn.equations`.
 
 Speed: the mass matrix, the velocity and gravity terms, inverse dynamics, the accelerations and
@@ -32,7 +32,7 @@ its own name and returns finite numbers or raises ``name: result``; on the integ
 path (``StandardForm.rhs`` and ``accelerations`` with clean float64 arrays) those checks are
 done in plain floats, a microsecond or two, instead of by the general checks.
 
-:class:`Subgroup`, :data:`SUBGROUPS`, :func:`coadjoint`, :func:`euler_poincare`,
+:class:`Subgroup`, ``SUBGROUPS``, :func:`coadjoint`, :func:`euler_poincare`,
 :func:`dexp_inverse`, :func:`rigid_body_step`, :func:`check_pose` and :func:`pose_error` are
 written in the private ``robodyn._rigid_body`` (this module stays under 1200 lines) and are
 this module's names.
@@ -664,7 +664,7 @@ def mechanical_energy(vms, pose, v, q, qd, gravity=None):
     Parameters
     ----------
     vms : VehicleManipulator; pose : array_like (4, 4), the base pose (within
-    :data:`RHS_POSE_TOL` of a rigid motion: a state's pose after integration);
+    ``RHS_POSE_TOL`` of a rigid motion: a state's pose after integration);
     v : (nb,) base body twist; q, qd : (n,)
 
     >>> from robodyn.models import planar_rr
@@ -877,7 +877,7 @@ class StandardForm:
         """dx/dt of the state (class docstring), ready for ``scipy.integrate.solve_ivp``.
 
         Every call checks t (a finite number), x (``size`` finite numbers, its first 12 a
-        rigid motion within :data:`RHS_POSE_TOL`), inputs, and the result (finite). For the
+        rigid motion within ``RHS_POSE_TOL``), inputs, and the result (finite). For the
         integrator's own calls (a float t, a float64 state, no inputs) these checks run in
         :meth:`_rhs_clean` at a few microseconds; anything else takes the general path."""
         if inputs is None:
@@ -904,7 +904,7 @@ class StandardForm:
         """:meth:`rhs` without inputs when its checks pass on clean data, else None (then the
         general path checks again and says what is wrong): t a finite float, x a plain
         float64 vector of ``size`` numbers (the engine declines NaN/inf), the pose in x within
-        :data:`RHS_POSE_TOL` of a rigid motion (:func:`_pose_error12`, the measure of
+        ``RHS_POSE_TOL`` of a rigid motion (:func:`_pose_error12`, the measure of
         :func:`pose_error`), a finite result."""
         if not (isinstance(t, float) and _plain(x, self.size) and math.isfinite(t)
                 and _pose_error12(x) <= RHS_POSE_TOL):
@@ -931,7 +931,7 @@ class PlanarCoordinates:
     R(\theta)(v_x, v_y)`, :math:`\dot\theta = \omega_z`, :math:`\dot q = \dot q`; mass matrix
     and forcing those of (ph-21), inputs the base body wrench (m_z, f_x, f_y) and the joint
     torques. The coordinates are those of the same robot built as a chain with virtual joints
-    (prismatic x, prismatic y, revolute z, then the arm), so :func:`robodyn.max_difference`
+    (prismatic x, prismatic y, revolute z, then the arm), so :func:`~robodyn.equations.max_difference`
     (with ``tau=False``: the two forms' inputs differ) compares it with
     :func:`robodyn.lagrange.equations_of_motion` of that chain.
     """

@@ -12,7 +12,7 @@ Grading one set:
    added, with the locked cells (setup) taken from the generated student notebook and the test
    cells left out. It gets the names of the answer variables and the inputs of function
    answers -- never the references -- and sends back the student's answers as JSON. Where no
-   sandbox can start, the grader refuses, unless told ``unsafe`` (:data:`UNSAFE_NOTE`).
+   sandbox can start, the grader refuses, unless told ``unsafe`` (``UNSAFE_NOTE``).
 3. The answers are compared with the references in a limited process of its own
    (:mod:`robodyn.grading.judge`: memory limit, a time budget per problem; text only through
    the restricted parser), at fresh random points; the score table (CSV) gets the points --
@@ -141,7 +141,7 @@ def run_cells(cells, problems, *, inputs=None, limits=Limits(), sandboxed=True,
     ``limits`` for the submission as a unit, and with ``notebook`` (the submission's bytes, or
     a path read by :func:`read_submission_bytes`) copied into its working folder; raises
     SandboxUnavailable where there is none, unless ``unsafe`` (then: the limits and an audit
-    hook only, see :data:`UNSAFE_NOTE`). Not ``sandboxed`` (the instructor's trusted
+    hook only, see ``UNSAFE_NOTE``). Not ``sandboxed`` (the instructor's trusted
     notebook): a plain process in a temporary folder.
     """
     cells, problems, inputs, notebook = _args.run_cells_args(
@@ -585,7 +585,7 @@ _DEPTH_CHUNK = 2**18
 
 def json_depth(data):
     """The deepest nesting of brackets in the JSON text ``data`` (bytes), strings skipped;
-    linear time, no recursion, and memory bounded by :data:`_DEPTH_CHUNK` whatever the size
+    linear time, no recursion, and memory bounded by ``_DEPTH_CHUNK`` whatever the size
     of ``data`` (it is read a chunk at a time; the state carried between chunks: inside a
     string or not, the run of backslashes before the chunk, the depth).
 
@@ -650,7 +650,7 @@ def read_submission_bytes(path):
     """The bytes of a submitted file, read safely: opened without following a symlink and
     without blocking (a FIFO), refused unless a regular file (no symlink -- to the instructor
     notebook, a classmate's file or /dev/zero --, FIFO, device, folder), at most
-    :data:`MAX_NOTEBOOK_BYTES` read whatever ``stat`` says. ValueError with the reason."""
+    ``MAX_NOTEBOOK_BYTES`` read whatever ``stat`` says. ValueError with the reason."""
     return _read_bytes(path, "read_submission_bytes: path")
 
 

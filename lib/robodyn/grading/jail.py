@@ -1,6 +1,6 @@
 """The sandbox of one submission: Linux namespaces through bubblewrap (``bwrap``).
 
-:func:`start` runs ``python -m robodyn.grading.sandbox`` for one submission in a new
+``start`` runs ``python -m robodyn.grading.sandbox`` for one submission in a new
 sandbox, inside a :class:`Unit` (the limits of the submission as a whole). What the
 submission's processes get:
 
@@ -94,7 +94,7 @@ def bwrap_path():
 
 
 def available():
-    """``(True, '')`` when a bubblewrap sandbox (as :func:`start` makes it: unprivileged user,
+    """``(True, '')`` when a bubblewrap sandbox (as ``start`` makes it: unprivileged user,
     seccomp, its own namespaces) starts here; else ``(False, reason)``. Probed once."""
     if "ok" not in _PROBE:
         exe = bwrap_path()

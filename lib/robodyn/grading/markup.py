@@ -51,7 +51,7 @@ SELF_TEST_ID = "self_test"
 SCHEMA_VERSION = 3
 RAISES = "raises-exception"
 BOOK_REMOVED = "remove-output"
-"""Also on the student version's check cells: the rendered book shows the blank problem set,
+"""The tag also on the student version's check cells, as the rendered book shows the blank problem set,
 whose every check fails ("not answered yet"); the page leaves those tracebacks out (Jupyter
 Book's tag), the notebook itself keeps them."""
 """The tag of the student notebooks' test cells: their visible check (``problems.test``)

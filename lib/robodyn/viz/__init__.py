@@ -5,27 +5,27 @@ Computing modules never plot, and nothing here derives: the drawing primitives t
 matplotlib ``Axes`` and numbers the computing modules produced (poses, screw axes, a chain and its
 joint values) and return the artists they made.
 
-* :func:`interactive_figure` -- a figure with up to two sliders. One object, two renderings: a live
+* :func:`~robodyn.viz.interactive.interactive_figure` -- a figure with up to two sliders. One object, two renderings: a live
   ipywidgets view in a Jupyter kernel, and a static HTML version (precomputed PNG frames switched by
   a tiny inline script) for the rendered book. With ``reuse_figure=True`` the draw function builds
-  its figure once and then updates it; :func:`animated` and :func:`clear_animated` mark and clear
+  its figure once and then updates it; :func:`~robodyn.viz.frames.animated` and :func:`~robodyn.viz.frames.clear_animated` mark and clear
   the moving parts, which alone are redrawn per frame (the 100 ms budget of a slider move).
-* :class:`Scene` -- a 3D scene the reader turns with the mouse (WebGL, plotly.js), with a time
+* :class:`~robodyn.viz.scene.Scene` -- a 3D scene the reader turns with the mouse (WebGL, plotly.js), with a time
   slider and play/pause; a matplotlib still for the PDF.
 * :func:`animation` -- motion, as matplotlib's JavaScript player (``FuncAnimation.to_jshtml``),
   made offline-safe and given alt text.
-* :func:`draw_frame`, :func:`draw_screw_axis`, :func:`draw_chain`, :func:`set_equal_aspect`,
-  :func:`arm_figure` -- drawing primitives for 2D and 3D axes.
+* :func:`~robodyn.viz.drawing.draw_frame`, :func:`~robodyn.viz.drawing.draw_screw_axis`, :func:`~robodyn.viz.drawing.draw_chain`, :func:`~robodyn.viz.drawing.set_equal_aspect`,
+  :func:`~robodyn.viz.drawing.arm_figure` -- drawing primitives for 2D and 3D axes.
 
 Figures are built on :class:`matplotlib.figure.Figure` with an Agg canvas, never through
-``pyplot``: importing this module or calling :func:`interactive_figure` does not touch the pyplot
+``pyplot``: importing this module or calling :func:`~robodyn.viz.interactive.interactive_figure` does not touch the pyplot
 backend (so it works headless and leaves Jupyter's inline backend alone), and no figure is
 printed twice in a notebook.
 
 Environment variables
 ---------------------
 ``ROBODYN_STATIC=1``
-    set by the book build: :func:`interactive_figure` precomputes the full frame grid.
+    set by the book build: :func:`~robodyn.viz.interactive.interactive_figure` precomputes the full frame grid.
 ``ROBODYN_QUICK=1`` (:func:`robodyn.quick_mode`)
     set by the tests: a small grid (at most 3 values per parameter, all on the full grid) and at
     most 5 animation frames.

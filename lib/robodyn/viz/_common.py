@@ -23,7 +23,7 @@ _CSS_DPI = 100           # CSS pixels per figure inch in the static HTML (stable
 
 
 class BudgetWarning(UserWarning):
-    """The frame grid or dpi of a figure was reduced to stay within :data:`FRAME_BUDGET_BYTES`."""
+    """The frame grid or dpi of a figure was reduced to stay within ``FRAME_BUDGET_BYTES``."""
 
 
 def _pdf_dpi():

@@ -69,13 +69,13 @@ def animation(draw, frames, *, interval=40, figsize=(6, 4), title=None, alt=None
     The figure is never shown by pyplot, so a notebook prints it once.
 
     The HTML is what ``to_jshtml()`` makes (matplotlib's ``HTMLWriter``), with the frames stored as
-    palette PNGs (as in :func:`interactive_figure`), the player's external icon font replaced by
+    palette PNGs (as in :func:`~robodyn.viz.interactive.interactive_figure`), the player's external icon font replaced by
     plain glyphs (it works offline) and alt text on its image.
 
-    Page-weight budget, :data:`FRAME_BUDGET_BYTES` = 2 MB of frame data: the dpi (``dpi=None``:
+    Page-weight budget, ``FRAME_BUDGET_BYTES`` = 2 MB of frame data: the dpi (``dpi=None``:
     100 or lower, not below 60) is chosen from the measured size of the first frame; if even
     that does not fit, frames are dropped evenly and the interval stretched so the duration
-    stays. A :class:`BudgetWarning` says what was reduced.
+    stays. A :class:`~robodyn.viz.BudgetWarning` says what was reduced.
 
     Parameters
     ----------

@@ -82,7 +82,7 @@ def draw_frame(ax, H: RigidPose, length=0.2, label=None):
 
 
 def _frame_artists(ax, H, length, label=None):
-    """The artists of :func:`draw_frame` on checked arguments."""
+    """The artists of :func:`~robodyn.viz.drawing.draw_frame` on checked arguments."""
     p, R = H[:3, 3], H[:3, :3]
     k = 3 if _is3d(ax) else 2
     arts = [_line(ax, [p, p + length * R[:, i]], color=_AXIS_COLORS[i], lw=1.8,
@@ -178,7 +178,7 @@ def _arrow(ax, tail, tip, color):
 
 
 def chain_points(chain, q):
-    """The points of the polyline :func:`draw_chain` draws, (k, 3) in the world frame: the base
+    """The points of the polyline :func:`~robodyn.viz.drawing.draw_chain` draws, (k, 3) in the world frame: the base
     origin, for each revolute or helical joint the point of its current axis nearest the previous
     point, and the end-effector position. Prismatic joints add no point.
 
@@ -232,9 +232,9 @@ def draw_chain(ax, chain, q, frames=False, screws=False, link_frames=False, colo
     """Draw a serial chain at ``q`` as a polyline of its links, with joints as markers.
 
     The polyline (:func:`chain_points`) starts at the base origin, visits, for each revolute or
-    helical joint, the point of its current axis (column i of :func:`~robodyn.jacobian_space`)
+    helical joint, the point of its current axis (column i of :func:`~robodyn.kinematics.jacobian_space`)
     nearest the previous point, and ends at the end-effector position of
-    :func:`~robodyn.fk_space`; prismatic joints add no point. On 2D axes the xy projection is
+    :func:`~robodyn.kinematics.fk_space`; prismatic joints add no point. On 2D axes the xy projection is
     drawn (planar robots), on 3D axes the chain itself; the aspect is made equal.
 
     Parameters
@@ -245,9 +245,9 @@ def draw_chain(ax, chain, q, frames=False, screws=False, link_frames=False, colo
     frames : bool
         draw the end-effector frame.
     screws : bool
-        draw each joint's current screw axis (:func:`draw_screw_axis`).
+        draw each joint's current screw axis (:func:`~robodyn.viz.drawing.draw_screw_axis`).
     link_frames : bool
-        draw the link centre-of-mass frames (:func:`~robodyn.link_poses`).
+        draw the link centre-of-mass frames (:func:`~robodyn.kinematics.link_poses`).
     color : matplotlib colour of the links.
     length : float, optional
         length of frame axes and screw arrows; default 15% of the chain's extent.
@@ -284,7 +284,7 @@ def draw_chain(ax, chain, q, frames=False, screws=False, link_frames=False, colo
 
 def _draw_chain_args(fname, chain, q, frames=False, screws=False, link_frames=False,
                      color="0.25", length=None, label=None, radius=None):
-    """The checked arguments of :func:`draw_chain`, named for ``fname`` (the function called)."""
+    """The checked arguments of :func:`~robodyn.viz.drawing.draw_chain`, named for ``fname`` (the function called)."""
     chain, q = _chain_q(chain, q, fname)
     frames = _checks.flag(frames, f"{fname}: frames")
     screws = _checks.flag(screws, f"{fname}: screws")
@@ -301,7 +301,7 @@ def _draw_chain_args(fname, chain, q, frames=False, screws=False, link_frames=Fa
 
 
 def _draw_chain(ax, chain, q, frames, screws, link_frames, color, length, label, radius, fname):
-    """:func:`draw_chain` on checked arguments."""
+    """:func:`~robodyn.viz.drawing.draw_chain` on checked arguments."""
     pts = _chain_points(chain, q, fname)
     extent = max(np.ptp(pts, axis=0).max(), np.linalg.norm(pts, axis=1).max(), 1e-3)
     L = 0.15 * extent if length is None else length
@@ -365,7 +365,7 @@ def set_equal_aspect(ax, radius=None, centre=None):
 
 
 def _equal_aspect(ax, radius, centre):
-    """:func:`set_equal_aspect` on checked arguments."""
+    """:func:`~robodyn.viz.drawing.set_equal_aspect` on checked arguments."""
     three = _is3d(ax)
     if radius is not None:
         c = np.zeros(3) if centre is None else centre

@@ -1,5 +1,5 @@
 """Rendering frames: a draw function to PNG bytes on an Agg canvas, and the figure reuse that
-redraws only the animated artists (:func:`animated`, :func:`clear_animated`)."""
+redraws only the animated artists (:func:`~robodyn.viz.frames.animated`, :func:`~robodyn.viz.frames.clear_animated`)."""
 from __future__ import annotations
 
 import gc
@@ -74,7 +74,7 @@ def _render_frame(draw, values, figsize, dpi, title, palette=True, layout=None, 
     each frame is drawn into a fresh figure, and the layout is frozen: the first frame is laid out
     by matplotlib's constrained layout and its axes positions are stored; later frames with the
     same axes reuse them, so the axes do not jump between frames and the costly layout pass runs
-    once. With ``reuse`` (see :func:`interactive_figure`) one figure per dpi is kept in ``layout``
+    once. With ``reuse`` (see :func:`~robodyn.viz.interactive.interactive_figure`) one figure per dpi is kept in ``layout``
     and handed to ``draw`` again, which updates its artists; see :func:`_render_reused`.
     """
     t0 = time.perf_counter()
@@ -179,7 +179,7 @@ def clear_animated(where):
     """Remove the animated artists of the previous frame (lines, patches, texts and annotations,
     collections, images) from one axes, or from every axes of a figure, keeping the axes' own
     title and labels: a draw function with ``reuse_figure=True`` calls it, then draws the new
-    frame's moving parts (e.g. :func:`draw_chain`) and marks them with :func:`animated`.
+    frame's moving parts (e.g. :func:`~robodyn.viz.drawing.draw_chain`) and marks them with :func:`~robodyn.viz.frames.animated`.
     Artists it updates in place instead (``set_data``) belong on other axes.
 
     >>> from matplotlib.figure import Figure

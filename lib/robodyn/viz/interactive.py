@@ -21,7 +21,7 @@ from .sliders import _params_arg, _quick_grid
 
 
 class InteractiveFigure:
-    """What :func:`interactive_figure` returns: displays as a live widget in a Jupyter kernel and
+    """What :func:`~robodyn.viz.interactive.interactive_figure` returns: displays as a live widget in a Jupyter kernel and
     as static HTML with working sliders in the rendered book.
 
     Attributes
@@ -29,9 +29,9 @@ class InteractiveFigure:
     html : str
         the static rendering (``text/html``).
     frames : int
-        number of precomputed frames in :attr:`html`.
+        number of precomputed frames in ``html``.
     frame_bytes : int
-        bytes of frame data (base64 text) in :attr:`html`, <= :data:`FRAME_BUDGET_BYTES`.
+        bytes of frame data (base64 text) in ``html``, <= ``FRAME_BUDGET_BYTES``.
     dpi : float
         dpi of the precomputed frames.
     mode : str
@@ -160,16 +160,16 @@ def interactive_figure(draw, params, *, figsize=(6, 4), title=None, alt=None, dp
     :func:`robodyn.quick_mode` is on (tests); otherwise (a reader's live kernel) only the default
     frame, with the sliders disabled.
 
-    **Page-weight budget**: at most :data:`FRAME_BUDGET_BYTES` = 2 MB of frame data (base64 text)
+    **Page-weight budget**: at most ``FRAME_BUDGET_BYTES`` = 2 MB of frame data (base64 text)
     per figure. The dpi (``dpi=None``: 100, or lower) and, if that is not enough, the number of
-    steps are chosen automatically from measured PNG sizes; a :class:`BudgetWarning` says when the
+    steps are chosen automatically from measured PNG sizes; a :class:`~robodyn.viz.BudgetWarning` says when the
     grid or the dpi was reduced.
 
     Parameters
     ----------
     draw : callable ``draw(fig, **values)``
     params : dict
-        name -> :class:`Slider` or a tuple ``(lo, hi, steps)``; at most 2 entries, names are the
+        name -> :class:`~robodyn.viz.sliders.Slider` or a tuple ``(lo, hi, steps)``; at most 2 entries, names are the
         keyword arguments of ``draw``.
     figsize : (float, float)
         inches.

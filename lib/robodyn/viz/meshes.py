@@ -11,8 +11,8 @@ down to at most ``max_faces``. The simplified mesh is cached in ``$ROBODYN_CACHE
 ``~/.cache/robodyn/meshes``), keyed by the file's bytes and the settings, so a notebook that draws
 the Panda reads its 10 MB of visual meshes once.
 
-:class:`~robodyn.viz.Scene` places a mesh with :meth:`~robodyn.viz.Scene.mesh` (a pose, or one per
-instant) and a whole loaded robot with :meth:`~robodyn.viz.Scene.robot`.
+:class:`~robodyn.viz.scene.Scene` places a mesh with :meth:`~robodyn.viz.scene.Scene.mesh` (a pose, or one per
+instant) and a whole loaded robot with :meth:`~robodyn.viz.scene.Scene.robot`.
 """
 from __future__ import annotations
 

@@ -1,9 +1,9 @@
 """Three-dimensional scenes the reader can turn: WebGL, a time slider, offline.
 
-A :class:`Scene` collects parts -- frames as arrow triads, links and paths as lines, joints and
+A :class:`~robodyn.viz.scene.Scene` collects parts -- frames as arrow triads, links and paths as lines, joints and
 contact points as markers, bodies as boxes, screw axes, planes -- each either fixed or moving
 (one value per instant of the scene's ``times``), from the poses and points the computing
-modules produce. One object, two renderings, as :func:`~robodyn.viz.interactive_figure`:
+modules produce. One object, two renderings, as :func:`~robodyn.viz.interactive.interactive_figure`:
 
 * ``text/html``: a WebGL scene drawn by plotly.js (its ``gl3d`` bundle, fetched from npm at build
   time by ``scripts/fetch_assets.sh``, never from a CDN). Drag to turn, scroll to zoom, the
@@ -327,8 +327,8 @@ class Scene:
         """A robot read from a URDF (:func:`robodyn.urdf.load_urdf`) drawn with its meshes, at
         joint values ``q`` ((n,) still, or (T, n) one per instant).
 
-        Each mesh of the model (``model.meshes``) is read once (:func:`~robodyn.viz.meshes.
-        read_mesh`, cached) and placed at (pose of its body) @ (its pose in the body), the
+        Each mesh of the model (``model.meshes``) is read once (:func:`~robodyn.viz.meshes.read_mesh`,
+        cached) and placed at (pose of its body) @ (its pose in the body), the
         bodies' poses from the model's forward kinematics. ``meshes``: ``'visual'`` (simplified
         toward ``max_faces`` triangles each) or ``'collision'`` (kept as they are, coarse
         already). ``base_poses``: the base body's pose (4x4) or one per instant (a floating

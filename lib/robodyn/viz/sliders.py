@@ -1,4 +1,4 @@
-"""Sliders of an interactive figure: :class:`Slider` and the parameter grids."""
+"""Sliders of an interactive figure: :class:`~robodyn.viz.sliders.Slider` and the parameter grids."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -11,7 +11,7 @@ from ._common import MAX_PARAMS, _QUICK_STEPS, _real
 
 @dataclass(frozen=True)
 class Slider:
-    """One slider of an :func:`interactive_figure`: ``steps`` equally spaced values from ``lo``
+    """One slider of an :func:`~robodyn.viz.interactive.interactive_figure`: ``steps`` equally spaced values from ``lo``
     to ``hi`` (both included).
 
     Parameters
