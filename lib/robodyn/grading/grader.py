@@ -153,7 +153,7 @@ def run_cells(cells, problems, *, inputs=None, limits=Limits(), sandboxed=True,
             raise SandboxUnavailable(f"run_cells: no sandbox here: {why}")
     if inside and notebook is not None and not isinstance(notebook, (bytes, bytearray)):
         notebook = _read_bytes(notebook, "run_cells: notebook")
-    private = tempfile.mkdtemp(prefix="robodyn-grade-")
+    private = jail.scratch("grade")
     work = os.path.join(private, "work")
     os.mkdir(work, 0o700)
     env = _environment(inside)
