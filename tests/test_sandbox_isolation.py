@@ -369,7 +369,8 @@ def test_no_host_path_inside(tmp_path, user, monkeypatch):
         for part in ("/proc/self/mountinfo", "environ", "self fds", "sys", "robodyn error",
                      "numpy error", "1 exe"):
             assert f"== {part}" in text, part
-        assert "overlay / /opt/venv/lib" in text and "/opt/robodyn/robodyn/" in text
+        assert " / /opt/venv/lib ro" in text and "overlay overlay ro,lowerdir=h" in text
+        assert "/opt/robodyn/robodyn/" in text
         forbidden = {"checkout": str(ROOT), "venv": os.path.realpath(sys.prefix),
                      "TMPDIR": str(tmp), "pytest folder": str(tmp_path),
                      "grader's temporary folder name": "robodyn-grade-"}
@@ -458,7 +459,6 @@ def test_a_killed_grader_leaves_nothing_after_the_next_run(user):
         assert r.returncode == 0, r.stderr[-2000:]
         assert _left(dead, tmp) == []
         assert _left(live, tmp), "the live run's folder was removed"
-        assert all(p.poll() is None for p in procs[1:]) or True
     finally:
         for p in procs:
             try:

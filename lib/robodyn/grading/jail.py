@@ -185,9 +185,9 @@ _TAGGED = re.compile(r"robodyn-(grade|jail)-(\d+)-(\d+)-[0-9a-f]{12}\Z")
 
 def _started(pid):
     """The start time of process ``pid`` (clock ticks since boot), or None when there is no
-    such process."""
+    such process (or only its exit status: a zombie)."""
     fields = _read(f"/proc/{pid}/stat").rpartition(")")[2].split()
-    return int(fields[19]) if len(fields) > 19 else None
+    return int(fields[19]) if len(fields) > 19 and fields[0] not in "ZX" else None
 
 
 def _owner_tag():
