@@ -150,8 +150,6 @@ _ADVICE = (
                                 "for namespaces, and inside Docker start the container with "
                                 "`--security-opt seccomp=unconfined --security-opt "
                                 "apparmor=unconfined`"),
-    ("overlay", "this kernel cannot mount overlay file systems in a user namespace (Linux "
-                "5.11 or later can): grade as root, or on a newer kernel"),
     ("Permission denied", "a file the sandbox needs is not readable (the Python installation, "
                           "the virtual environment, robodyn): make them readable by their "
                           "owner, then grade again"),
@@ -170,7 +168,9 @@ def _advice(text, returncode=None):
     low = text.lower()
     steps = [a for key, a in _ADVICE if key.lower() in low]
     if returncode in (124, 125) and not steps:                # the private mounts failed
-        steps = [dict(_ADVICE)["overlay"]]
+        steps = ["this kernel refuses the launch's private mount namespace (user namespaces "
+                 "for an ordinary user): grade as root, or see the advice for namespaces on "
+                 "the instructor page"]
     if not steps:
         steps = ["run `bwrap --ro-bind / / --unshare-all true` as the grading user: its "
                  "message is the kernel's own reason; the instructor page lists the usual "
@@ -569,8 +569,10 @@ def _private_mounts(staged, program):
     ``STAGE/h<i>``, named relative to ``STAGE``; for a file, a bind. bwrap then binds
     ``STAGE/t<i>``: inside, ``/proc/self/mountinfo`` shows ``overlay / ... lowerdir=h<i>:e``
     -- no host path -- and the unprivileged user needs no access to the host folders (a
-    Python or a checkout below a 0700 folder such as /root). ``program``: the folder of
-    bwrap's installation, bound at ``STAGE/b`` (None: bwrap is the system's)."""
+    Python or a checkout below a 0700 folder such as /root). A kernel that cannot mount an
+    overlay there (before Linux 5.11, as an ordinary user) gets a bind instead: the sandbox
+    works, and its mountinfo names the host folder. ``program``: the folder of bwrap's
+    installation, bound at ``STAGE/tb`` (None: bwrap is the system's)."""
     if os.geteuid() != 0:
         uid, gid = os.getuid(), os.getgid()
         if _LIBC.unshare(_CLONE_NEWUSER | _CLONE_NEWNS) != 0:
@@ -599,8 +601,9 @@ def _private_mounts(staged, program):
         else:
             os.mkdir(f"h{i}")
             os.mkdir(f"t{i}")
-            ok = _mount(src, f"h{i}", None, _MS_BIND | _MS_REC, None) and _mount(
-                "overlay", f"t{i}", "overlay", _MS_RDONLY, f"lowerdir=h{i}:e")
+            ok = _mount(src, f"h{i}", None, _MS_BIND | _MS_REC, None) and (_mount(
+                "overlay", f"t{i}", "overlay", _MS_RDONLY, f"lowerdir=h{i}:e") or
+                _mount(src, f"t{i}", None, _MS_BIND | _MS_REC, None))  # no overlay: a bind
         os.close(fd)
         if not ok:
             os._exit(125)
