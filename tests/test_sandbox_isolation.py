@@ -321,6 +321,11 @@ add("numpy error", lambda: numpy.zeros(-1))
 add("open error", lambda: open("/no/such/file"))
 add("import error", lambda: __import__("no_such_module_anywhere"))
 add("files", lambda: (robodyn.__file__, numpy.__file__, sympy.__file__, os.__file__))
+import glob
+for pth in sorted(glob.glob("/opt/venv/lib/*/site-packages/*.pth")):
+    add(pth, lambda pth=pth: read(pth))
+add("editable finders", lambda: {n: {k: repr(v)[:2000] for k, v in vars(m).items()}
+                                 for n, m in list(sys.modules.items()) if "editable" in n})
 import importlib.metadata as md
 add("dist", lambda: [(d.metadata["Name"], d.read_text("direct_url.json")) for d in
                      md.distributions()][:2000])
@@ -329,6 +334,17 @@ for i in range(CHUNKS):
     globals()[f"c{i}"] = text[i * 15000:(i + 1) * 15000]
 '''
 CHUNKS = 80
+
+
+def _editable_target():
+    """The folder an editable install of robodyn in this environment points to, or None."""
+    import importlib.metadata as md
+    try:
+        url = json.loads(md.distribution("robodyn").read_text("direct_url.json") or "{}")
+    except (md.PackageNotFoundError, ValueError):
+        return None
+    u = url.get("url", "")
+    return u[len("file://"):] if u.startswith("file://") and len(u) > 8 else None
 
 
 @pytest.mark.parametrize("user", USERS)
@@ -365,6 +381,9 @@ def test_no_host_path_inside(tmp_path, user, monkeypatch):
                      "grader's temporary folder name": "robodyn-grade-"}
         if jail._base() is not None:
             forbidden["Python installation"] = jail._base()
+        editable = _editable_target()
+        if editable:
+            forbidden["the checkout of the venv's editable robodyn"] = editable
         for what, path in forbidden.items():
             assert path not in text, (what, path, text[max(0, text.find(path) - 300):
                                                        text.find(path) + 200])
