@@ -146,6 +146,10 @@ NOT_THE_ROLE = {
     ("robodyn.viz.draw_chain", "screws"): "a flag: draw the screw axes",
     ("robodyn.contact.ContactResult", "restitution"): "a result, built by the library",
     ("robodyn.impacts.ImpactResult", "restitution"): "a result, built by the library",
+    **{("robodyn.symbolic." + f, arg): "the book pages' pure-sympy module (no numpy, so no "
+       "kinds): it checks the same meaning itself (tests/test_symbolic.py)"
+       for f, arg in (("homogeneous", "R"), ("adjoint", "H"), ("inverse_homogeneous", "H"),
+                      ("revolute_screw", "axis"), ("rotation", "axis"))},
 }
 """Parameters whose name matches a role but which are not that kind, with the reason."""
 

@@ -242,3 +242,21 @@ def test_page_setups_make_the_chapters_state(notebook):
             assert all(sp.simplify(e) == 0 for e in sp.flatten(sp.Array(x) - sp.Array(y))), n
         else:
             assert x == y, n
+
+
+def test_the_meaning_is_checked_in_pure_sympy():
+    """The page's module checks what its arguments mean, as robodyn.kinds does in the library:
+    a reflection is no rotation (for every value of its symbol), a non-pose is no pose, the zero
+    vector no axis."""
+    th = sp.Symbol("theta", real=True)
+    reflection = sp.diag(1, 1, -1) * sp.rot_axis3(th)
+    for call, where in ((lambda: symbolic.homogeneous(reflection, [0, 0, 0]), "homogeneous: R"),
+                        (lambda: symbolic.adjoint(sp.diag(1, 1, 1, 2)), "adjoint: H"),
+                        (lambda: symbolic.inverse_homogeneous(sp.diag(2, 1, 1, 1)),
+                         "inverse_homogeneous: H"),
+                        (lambda: symbolic.revolute_screw([0, 0, 0], [1, 0, 0]),
+                         "revolute_screw: axis"),
+                        (lambda: symbolic.rotation([0, 0, 0], th), "rotation: axis")):
+        with pytest.raises(ValueError, match=where):
+            call()
+    assert symbolic.homogeneous(sp.rot_axis3(th), [1, 0, 0])[3, 3] == 1

@@ -1090,7 +1090,7 @@ def pose_matrix(H, name: str, *, tol: float = 1e-9):
     M = sym_matrix(H, name, (4, 4)) if is_symbolic(H) else matrix(H, (4, 4), name)
     last = [M[3, k] for k in range(4)]
     if isinstance(M, sp.MatrixBase):
-        ok = all(_constant(sp.sympify(e) - w) == 0 for e, w in zip(last, (0, 0, 0, 1)))
+        ok = all(_constant(sp.sympify(e, strict=True) - w) == 0 for e, w in zip(last, (0, 0, 0, 1)))
     else:
         ok = float(np.abs(np.asarray(last) - [0, 0, 0, 1]).max()) <= max(tol, 1e-7)
     rotation_matrix(M[:3, :3], f"{name} (rotation block)", tol=tol)

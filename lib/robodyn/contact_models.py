@@ -324,7 +324,7 @@ def _hertz_restitution(chi):
     return -float(sol.y_events[0][0][1])
 
 
-def hertz_damping(restitution, speed=1.0, stiffness=1.0):
+def hertz_damping(restitution: Restitution, speed=1.0, stiffness=1.0):
     r"""Hunt and Crossley's damping :math:`c` of eq. (iv-cradle-hertz) that gives the coefficient
     of restitution ``restitution`` in a two-ball collision at the approach speed ``speed``.
 

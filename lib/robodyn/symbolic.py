@@ -81,6 +81,47 @@ def _matrix(x, shape, where):
     return M.applyfunc(lambda e: _expr(e, where))
 
 
+def _zero(e):
+    """True when ``e`` simplifies to 0, False when it simplifies to a nonzero number, else None
+    (undecided: symbols whose values decide it)."""
+    e = sp.simplify(e)
+    if e == 0:
+        return True
+    return False if e.is_number else None
+
+
+def _rotation(R, where):
+    """A proper rotation matrix, decided in pure sympy (``robodyn.kinds.Rotation``'s meaning for
+    the book's pages, which have no numpy): refused when R^T R - I or det R - 1 simplifies to a
+    nonzero number (a scaling, a shear, a reflection)."""
+    R = _matrix(R, (3, 3), where)
+    gram = [_zero(e) for e in (R.T * R - sp.eye(3))]
+    det = _zero(R.det() - 1)
+    if False in gram or det is False:
+        raise ArgumentError(f"{where}: expected a rotation matrix (R^T R = I, det R = +1), got "
+                            + ("det R = " + str(sp.simplify(R.det())) if det is False
+                               else "R^T R != I") + " (a reflection or a scaling is no rotation)")
+    return R
+
+
+def _pose(H, where):
+    """A homogeneous transform [R p; 0 1] with R a proper rotation (pure sympy)."""
+    H = _matrix(H, (4, 4), where)
+    if any(_zero(H[3, k] - v) is False for k, v in enumerate((0, 0, 0, 1))):
+        raise ArgumentError(f"{where}: expected a homogeneous transform, last row [0, 0, 0, 1], "
+                            f"got {list(H[3, :])}")
+    _rotation(H[:3, :3], f"{where} (rotation block)")
+    return H
+
+
+def _direction(v, where):
+    """A nonzero 3-vector (pure sympy): refused when its squared length simplifies to 0."""
+    v = _matrix(v, (3, 1), where)
+    if _zero(v.dot(v)) is True:
+        raise ArgumentError(f"{where}: expected a nonzero direction, got the zero vector")
+    return v
+
+
 def _symbols(xs, n, where):
     """A list of n sympy Symbols (or n of any length when n is None)."""
     if isinstance(xs, (str, bytes)) or not hasattr(xs, "__iter__"):
@@ -173,7 +214,7 @@ def rotation(axis, angle):
             raise ArgumentError(f"rotation: axis: expected 'x', 'y', 'z' or a 3-vector, got "
                              f"{axis[:40]!r}")
         axis = sp.eye(3)[:, "xyz".index(axis)]
-    return exp_so3(_matrix(axis, (3, 1), "rotation: axis"), _expr(angle, "rotation: angle"))
+    return exp_so3(_direction(axis, "rotation: axis"), _expr(angle, "rotation: angle"))
 
 
 def homogeneous(R, p):
@@ -183,7 +224,7 @@ def homogeneous(R, p):
     Matrix([[1, 2, 3]])
     """
     H = sp.eye(4)
-    H[:3, :3] = _matrix(R, (3, 3), "homogeneous: R")
+    H[:3, :3] = _rotation(R, "homogeneous: R")
     H[:3, 3] = _matrix(p, (3, 1), "homogeneous: p")
     return H
 
@@ -194,7 +235,7 @@ def inverse_homogeneous(H):
     >>> inverse_homogeneous(homogeneous(sp.eye(3), [1, 2, 3]))[:3, 3].T
     Matrix([[-1, -2, -3]])
     """
-    H = _matrix(H, (4, 4), "inverse_homogeneous: H")
+    H = _pose(H, "inverse_homogeneous: H")
     R, p = H[:3, :3], H[:3, 3]
     Hi = sp.eye(4)
     Hi[:3, :3] = R.T
@@ -212,7 +253,7 @@ def adjoint(H):
     [1,  0, 0],
     [0,  0, 0]])
     """
-    H = _matrix(H, (4, 4), "adjoint: H")
+    H = _pose(H, "adjoint: H")
     R, p = H[:3, :3], H[:3, 3]
     A = sp.zeros(6, 6)
     A[:3, :3] = R
@@ -245,7 +286,7 @@ def revolute_screw(axis, point, pitch=0):
     >>> revolute_screw([0, 0, 1], [a, 0, 0]).T
     Matrix([[0, 0, 1, 0, -a, 0]])
     """
-    w = _matrix(axis, (3, 1), "revolute_screw: axis")
+    w = _direction(axis, "revolute_screw: axis")
     p = _matrix(point, (3, 1), "revolute_screw: point")
     v = -(hat(w) @ p) + _expr(pitch, "revolute_screw: pitch") * w
     return sp.Matrix.vstack(w, v)

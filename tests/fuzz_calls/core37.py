@@ -8,6 +8,4 @@ CALLS = {
     # shooting method reaches in about a second (from the doctest's end point it takes 20 s)
     "robodyn.geometry.geodesic": lambda: ((planar_rr(), [0.0, 0.0], [0.2, 0.1]),
                                           {"n_points": 51}),
-    "robodyn.kinds.Kind": lambda: ((), {}),
-    "robodyn.kinds.Kind.check": lambda: ((np.array([1.0, 2.0]), "f: x"), {}),
 }
