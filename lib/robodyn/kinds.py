@@ -125,11 +125,13 @@ class ScrewAxes(Kind):
     def check(cls, value, name: str) -> None:
         S = _checks.sym_matrix(value, name) if _checks.is_symbolic(value) else \
             _checks.real_array(value, name)
-        if len(S.shape) != 2 or S.shape[0] != 6 or S.shape[1] < 1:
-            raise _checks.error(name, "a 6 x n array (one screw axis per column)",
-                                f"shape {tuple(S.shape)}")
-        for j in range(S.shape[1]):
-            _checks.screw_axis(S[:, j], f"{name} (column {j})")
+        shape = tuple(S.shape)
+        if len(shape) != 2 or shape[0] != 6 or shape[1] < 1:
+            raise _checks.error(name, "a 6 x n array (one column (omega, v) per joint, n >= 1)",
+                                f"shape {shape}", "did you pass n x 6? transpose it"
+                                if len(shape) == 2 and shape[1] == 6 else None)
+        for j in range(shape[1]):
+            _checks.screw_axis(S[:, j], f"{name} (joint {j})", tol=1e-6)
 
 
 class Twist(Kind):
