@@ -432,7 +432,7 @@ def _check_kinds(spec, name, args, kwargs):
     """``Kind.check(value, "name: arg")`` for every argument passed whose parameter has a kind
     (an optional kind, ``Kind | None``, lets None pass)."""
     n = len(args)
-    for i, arg, kind, check, optional in spec.kinds:
+    for i, arg, kind, check, optional, tol in spec.kinds:
         if i < n:
             v = args[i]
         elif arg in kwargs:
@@ -441,7 +441,12 @@ def _check_kinds(spec, name, args, kwargs):
             continue                    # the default: the function's own
         if v is None and optional:
             continue
-        check(kind, v, f"{name}: {arg}")
+        if tol is None:
+            check(kind, v, f"{name}: {arg}")
+            continue
+        t = args[tol[0]] if tol[0] < n else kwargs.get("tol", tol[1])
+        ok = isinstance(t, (int, float)) and not isinstance(t, bool) and 0 < t < 1
+        check(kind, v, f"{name}: {arg}", **({"tol": float(t)} if ok else {}))
 
 
 def _raised_by_robodyn(exc):
@@ -599,18 +604,24 @@ def _annotations(f):
 
 
 def _kinds(f, params):
-    """``((index, name, Kind, check, optional), ...)`` of the parameters annotated with a kind
+    """``((index, name, Kind, check, optional, tol), ...)`` of the parameters annotated with a kind
     (``check(Kind, value, name)`` is the kind's own check function, not its sealed twin)."""
     if _kind_base() is None or not getattr(f, "__annotations__", None):
         return ()
     ann = _annotations(f)
     out = []
+    tol = next(((i if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) else 10**9,
+                 p.default) for i, p in enumerate(params) if p.name == "tol"), None)
     for i, p in enumerate(params):
         k = _kind_of(ann.get(p.name))
         if k is not None:
             index = i if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) else 10**9
-            fn = k[0].check.__func__
-            out.append((index, p.name, k[0], getattr(fn, "__wrapped__", fn), k[1]))
+            fn = getattr(k[0].check.__func__, "__wrapped__", k[0].check.__func__)
+            # a kind whose check takes a tolerance gets the function's own ``tol`` (log_so3's
+            # tol decides what it calls a rotation), not the kind's default
+            own_tol = tol if "tol" in inspect.signature(fn).parameters and p.name != "tol" \
+                else None
+            out.append((index, p.name, k[0], fn, k[1], own_tol))
     return tuple(out)
 
 
@@ -625,7 +636,7 @@ class _Spec:
     raw: frozenset                  # parameters not scanned at all (opaque by design)
     nonfinite_result: bool          # the result may hold NaN/inf by design
     method: bool
-    kinds: tuple = ()               # (index, name, Kind, check, optional): declared kinds
+    kinds: tuple = ()               # (index, name, Kind, check, optional, tol): declared kinds
     member: str | None = None       # "method", "classmethod", "__init__", "__call__": named
     #                                 after the class used at the call
     open: bool = False              # runs the reader's code (tasks): robodyn calls made from

@@ -1255,7 +1255,8 @@ def inertia_matrix(I, name: str, *, tol: float = 1e-9):
     if is_symbolic(I):
         M = sym_matrix(I, name, (3, 3))
         if not (M - M.T).applyfunc(sp.expand).is_zero_matrix:
-            raise error(name, "a symmetric 3x3 matrix", f"{M.tolist()}")
+            raise error(name, "a symmetric 3x3 matrix",
+                        f"M - M^T = {(M - M.T).applyfunc(sp.expand).tolist()}")
         if M.free_symbols or M.atoms(sp.core.function.AppliedUndef):
             decide(M, name, "a rotational inertia (symmetric, positive semi-definite, triangle "
                    "inequality)", _inertia_test(tol), prove=_inertia_proof)
@@ -1264,7 +1265,8 @@ def inertia_matrix(I, name: str, *, tol: float = 1e-9):
         return M
     a = matrix(I, (3, 3), name)
     if float(np.abs(a - a.T).max()) > tol * float(np.abs(a).max()):
-        raise error(name, "a symmetric 3x3 matrix", a.tolist())
+        raise error(name, "a symmetric 3x3 matrix",
+                    f"asymmetry {float(np.abs(a - a.T).max()):.3g}")
     _inertia_numbers(a, name, tol)
     return a
 
