@@ -240,15 +240,15 @@ def test_moreau_jean_agrees_with_the_event_driven_simulator():
 # --------------------------------------------------------------------------
 
 def test_bad_input_is_refused():
-    with pytest.raises(ValueError, match=r"Surface 's': friction: expected .*non-negative"
-                                         r".*Coulomb coefficient mu >= 0"):
+    with pytest.raises(ValueError, match=r"Surface.*: friction: expected .*non-negative"
+                                         r".*Coulomb"):
         Surface("s", lambda q: q[0], lambda q: [1.0], 0.5, friction=-0.1,
                 tangent=lambda q: [0.0])
     with pytest.raises(ValueError, match="Surface 's': tangent: expected a tangent row"):
         Surface("s", lambda q: q[0], lambda q: [1.0], 0.5, friction=0.3)
-    with pytest.raises(ValueError, match="restitution: expected a coefficient e in"):
+    with pytest.raises(ValueError, match="restitution: expected a coefficient (e|of restitution) in"):
         Surface("s", lambda q: q[0], lambda q: [1.0], 1.5)
-    with pytest.raises(ValueError, match=r"contact_impulse: restitution: expected restitutions"):
+    with pytest.raises(ValueError, match=r"contact_impulse: restitution(\\[1\\])?: expected (restitutions|a coefficient of restitution)"):
         contact_impulse(np.eye(2), [[0, 1], [1, 0]], [-1, -1], [0.5, 1.2])
     with pytest.raises(ValueError, match=r"contact_impulse: friction: expected friction"):
         contact_impulse(np.eye(2), [0, 1], [0, -1], 0.5, friction=-1, Jt=[1, 0])
@@ -286,7 +286,7 @@ def test_impact_map_exact_numbers_run_the_numeric_checks():
         impact_map(sp.eye(2), [0, 1], [sp.Integer(1), sp.Integer(3)], sp.Rational(1, 2))
     with pytest.raises(ValueError, match="positive definite"):
         impact_map(sp.diag(1, -1), [0, 1], [sp.Integer(1), sp.Integer(-3)], sp.Rational(1, 2))
-    with pytest.raises(ValueError, match="restitution: expected a coefficient e in"):
+    with pytest.raises(ValueError, match="restitution: expected a coefficient (e|of restitution) in"):
         impact_map(sp.eye(2), [0, 1], [1, -3], -sp.Symbol("e", positive=True))
     r = impact_map(sp.eye(2), [0, 1], [1, -3], sp.Symbol("e", positive=True))
     assert sp.simplify(r.qd_plus[1] - 3 * sp.Symbol("e", positive=True)) == 0

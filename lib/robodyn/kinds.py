@@ -237,23 +237,34 @@ class Tolerance(Kind):
 
 
 class FrictionCoefficient(Kind):
-    """A Coulomb friction coefficient: a number >= 0."""
+    """A Coulomb friction coefficient: a number >= 0, or one per contact (a list or 1-D array of
+    them, as :func:`robodyn.contact.contact_impulse` takes)."""
 
-    expected = "a friction coefficient >= 0"
+    expected = "a friction coefficient >= 0 (or one per contact)"
 
     @classmethod
     def check(cls, value, name: str) -> None:
-        _checks.nonnegative(value, name, hint="a Coulomb friction coefficient")
+        for k, v in _per_contact(value):
+            _checks.nonnegative(v, name + k, hint="a Coulomb friction coefficient")
 
 
 class Restitution(Kind):
-    """A coefficient of restitution in [0, 1]."""
+    """A coefficient of restitution in [0, 1], or one per contact (a list or 1-D array)."""
 
-    expected = "a coefficient of restitution in [0, 1]"
+    expected = "a coefficient of restitution in [0, 1] (or one per contact)"
 
     @classmethod
     def check(cls, value, name: str) -> None:
-        _checks.restitution(value, name)
+        for k, v in _per_contact(value):
+            _checks.restitution(v, name + k)
+
+
+def _per_contact(value):
+    """``("", value)`` for a scalar; ``("[k]", entry)`` for each entry of a list, tuple or 1-D
+    array of coefficients (one per contact)."""
+    if isinstance(value, (list, tuple)) or (isinstance(value, np.ndarray) and value.ndim == 1):
+        return [(f"[{k}]", v) for k, v in enumerate(value)]
+    return [("", value)]
 
 
 KINDS = tuple(k for k in list(globals().values())
