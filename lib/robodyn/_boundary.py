@@ -494,6 +494,7 @@ def _call_name(spec, args):
 
 
 def _reader_call(f, spec, args, kwargs):
+    __tracebackhide__ = True        # plumbing: IPython and pytest leave it out of tracebacks
     name = spec.name if spec.member is None else _call_name(spec, args)
     pos = args[1:] if spec.method else args
     infinite = _check_arguments(spec, name, pos, kwargs)
@@ -534,6 +535,7 @@ def _reader_call(f, spec, args, kwargs):
 def _wrap(f, spec):
     @functools.wraps(f)
     def sealed(*args, **kwargs):
+        __tracebackhide__ = True    # plumbing: IPython and pytest leave it out of tracebacks
         caller = _getframe(1).f_code.co_filename
         if caller.startswith(_INSIDE):
             if _CALL.get() is not _OPEN:

@@ -1102,6 +1102,9 @@ class ProblemSet:
                             f"(finite real values of the answer's shape), got one the "
                             f"self-check refuses: {fb.message}")
         if fb.status not in ("correct", "form") and fb.mistake != "no-key":
+            # the student's notebook shows the verdict, not the library's frames (IPython
+            # leaves out frames marked so; nbgrader's Validate still sees the failure)
+            __tracebackhide__ = True                # noqa: F841
             import textwrap                         # short lines: Validate cuts long ones
             raise AssertionError("the self-check says\n" + textwrap.fill(str(fb), 76))
         print(fb)
