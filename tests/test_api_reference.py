@@ -7,23 +7,16 @@ the build); this test reads the built site's inventory (``_build/html/objects.in
 library -- found by the API fuzzer's introspection, so a new one cannot escape -- that the
 reference does not document, and for a public module that no API page names.
 """
-import importlib.util
 import re
 from pathlib import Path
 
 import pytest
 
+import _fuzz_api_support as fz  # the fuzzer's introspection of the public API
+
 ROOT = Path(__file__).resolve().parent.parent
 INVENTORY = ROOT / "_build" / "html" / "objects.inv"
 API = ROOT / "book" / "api"
-
-
-def _support():
-    spec = importlib.util.spec_from_file_location("_fuzz_api_support",
-                                                  ROOT / "tests" / "_fuzz_api_support.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def documented_modules():
@@ -33,7 +26,7 @@ def documented_modules():
 
 
 def test_every_public_module_has_a_section():
-    missing = sorted(set(_support().public_modules()) - documented_modules())
+    missing = sorted(set(fz.public_modules()) - documented_modules())
     assert not missing, f"public modules with no section in book/api/: {missing}"
 
 
@@ -48,7 +41,7 @@ def _inventory():
 def test_every_public_callable_is_documented():
     names = _inventory()
     missing = []
-    for qual, (kind, obj, owner) in _support().public_callables().items():
+    for qual, (kind, obj, owner) in fz.public_callables().items():
         target = obj if owner is None else owner
         home = f"{target.__module__}.{target.__qualname__}"
         if owner is not None:

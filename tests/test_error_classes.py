@@ -5,27 +5,19 @@ catches everything robodyn raises on purpose; warnings are warnings, not errors.
 two interrupts (a cell over its time, a comparison over its budget) are BaseExceptions like
 KeyboardInterrupt on purpose, so that ``except Exception`` in a student's code cannot swallow
 them: they are signals inside the sandbox, never raised to a reader."""
-import importlib.util
-from pathlib import Path
 
 import robodyn
 
-ROOT = Path(__file__).resolve().parent.parent
+import _fuzz_api_support as fz  # the fuzzer's introspection of the public API
 
 
-def _support():
-    spec = importlib.util.spec_from_file_location("_fuzz_api_support",
-                                                  ROOT / "tests" / "_fuzz_api_support.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 INTERRUPTS = {"robodyn.grading.sandbox.CellTimeout", "robodyn.grading.judge.OverBudget"}
 
 
 def public_exception_classes():
-    return {q: obj for q, (kind, obj, owner) in _support().public_callables().items()
+    return {q: obj for q, (kind, obj, owner) in fz.public_callables().items()
             if kind == "class" and issubclass(obj, BaseException)
             and not issubclass(obj, Warning)}
 
