@@ -10,9 +10,6 @@ import robodyn
 
 import _fuzz_api_support as fz  # the fuzzer's introspection of the public API
 
-
-
-
 INTERRUPTS = {"robodyn.grading.sandbox.CellTimeout", "robodyn.grading.judge.OverBudget"}
 
 
