@@ -7,6 +7,13 @@ SHELL := /bin/bash
 VENV ?= .venv
 PY := $(VENV)/bin/python
 INSTALLED := $(VENV)/.installed
+# The reader's venv (`make lab`, and the kernel `make test` runs the notebooks in; see below).
+# Set here, before any rule names them: a rule's prerequisites are expanded when it is read.
+READER_VENV ?= .venv-reader
+READER_INSTALLED := $(READER_VENV)/.installed
+READER_KERNEL := robodyn-reader
+READER_KERNELS := $(abspath $(READER_VENV))/test-kernels
+READER_HASH = $$(cat requirements-reader.txt lib/pyproject.toml | sha256sum | cut -c1-16)
 ASSETS := _assets/.fetched
 BUILT := _build/html/.built
 PDF := _build/latex/robot-dynamics-interactively.pdf
@@ -119,11 +126,7 @@ bench-summary: $(INSTALLED)
 # runs every notebook under nbval in a kernel of this venv (READER_KERNEL, a kernelspec kept
 # inside the venv, off JupyterLab's kernel list), so the chapters are proven to run in the
 # reader's set without running them twice.
-READER_VENV ?= .venv-reader
-READER_INSTALLED := $(READER_VENV)/.installed
-READER_KERNEL := robodyn-reader
-READER_KERNELS := $(abspath $(READER_VENV))/test-kernels
-READER_HASH = $$(cat requirements-reader.txt lib/pyproject.toml | sha256sum | cut -c1-16)
+# (READER_VENV and its names are set at the top: `test` needs them as prerequisites.)
 
 $(READER_INSTALLED): requirements-reader.txt lib/pyproject.toml
 	@if [ -f $(READER_VENV)/pyvenv.cfg ]; then echo "make: the reader's set changed: making $(READER_VENV) again"; rm -rf $(READER_VENV); fi
