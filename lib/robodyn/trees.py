@@ -537,7 +537,7 @@ def aba_derivatives(model, q, qd, tau, base_pose=None, gravity=DEFAULT_GRAVITY):
     r"""The partial derivatives of :func:`aba`: :math:`(\partial\dot\nu/\partial q,
     \partial\dot\nu/\partial\nu, M^{-1})`, from
     :math:`\partial\dot\nu/\partial x = -M^{-1}\,\partial\tau/\partial x` at
-    :math:`\dot\nu = \) :func:`aba` (the derivative of the identity
+    :math:`\dot\nu` = :func:`aba` (the derivative of the identity
     :math:`\mathrm{rnea}(q, \nu, \mathrm{aba}(q, \nu, \tau)) = \tau`).
 
     >>> from robodyn.urdf import load_urdf
