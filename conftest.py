@@ -23,6 +23,10 @@ import zlib
 
 import pytest
 
+collect_ignore = ["book/assignments/nbgrader_config.py"]
+"""nbgrader's configuration file: nbgrader runs it with ``get_config`` defined (imported by
+``--doctest-modules`` it would fail); tests/test_nbgrader.py runs nbgrader on it."""
+
 PAGE_BUCKETS = 4
 """Buckets of pages for each parametrized page test of tests/browser/test_pages.py."""
 

@@ -248,9 +248,9 @@ def test_bad_input_is_refused():
         Surface("s", lambda q: q[0], lambda q: [1.0], 0.5, friction=0.3)
     with pytest.raises(ValueError, match="restitution: expected a coefficient (e|of restitution) in"):
         Surface("s", lambda q: q[0], lambda q: [1.0], 1.5)
-    with pytest.raises(ValueError, match=r"contact_impulse: restitution(\\[1\\])?: expected (restitutions|a coefficient of restitution)"):
+    with pytest.raises(ValueError, match=r"contact_impulse: restitution(\[1\])?: expected (restitutions|a coefficient of restitution)"):
         contact_impulse(np.eye(2), [[0, 1], [1, 0]], [-1, -1], [0.5, 1.2])
-    with pytest.raises(ValueError, match=r"contact_impulse: friction: expected friction"):
+    with pytest.raises(ValueError, match=r"contact_impulse: friction: expected (friction|a non-negative number)"):
         contact_impulse(np.eye(2), [0, 1], [0, -1], 0.5, friction=-1, Jt=[1, 0])
     with pytest.raises(ValueError, match="gradient vanishes at the contact"):
         contact_impulse(np.eye(2), [0, 0], [0, -1], 0.5)

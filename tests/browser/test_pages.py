@@ -495,6 +495,10 @@ def test_offline_bundle():
         prefix = f"{BUNDLE_NAME}/"
         assert all(n.startswith(prefix) for n in names), "members outside the top folder"
         inside = {n[len(prefix):] for n in names}
+        # the bundle's own README.txt (what the folder is, the one line that serves it)
+        assert "README.txt" in inside, "the bundle has no README.txt"
+        assert "python3 -m http.server" in zf.read(f"{prefix}README.txt").decode()
+        inside.discard("README.txt")
         site = {p.relative_to(HTML).as_posix() for p in HTML.rglob("*") if p.is_file()}
         # not in the bundle: itself, the Makefile's stamp, the online site's 404 page and the
         # PDF (make site copies it into the site after the bundle is made)

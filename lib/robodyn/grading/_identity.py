@@ -53,7 +53,7 @@ def student_id(text):
     >>> student_id("..")
     Traceback (most recent call last):
     ...
-    ValueError: not a student id: it must begin with an ASCII letter or a digit, got '..'
+    robodyn.errors.ArgumentError: not a student id: it must begin with an ASCII letter or a digit, got '..'
     """
     if not isinstance(text, str):
         raise ArgumentTypeError(f"student_id: text: expected text (str), got {type(text).__name__}")
