@@ -203,7 +203,7 @@ def _kernel(name, inputs, outputs, exprs):
     return "\n".join(lines)
 
 
-_TEMPLATE = r"""
+_PRELUDE = r"""
 #define PY_SSIZE_T_CLEAN
 #define NPY_NO_DEPRECATED_API NPY_1_7_API_VERSION
 #include <Python.h>
@@ -344,6 +344,12 @@ static const char *const N_QQD[] = {{"q", "qd"}};
 static const char *const N_QQDQDD[] = {{"q", "qd", "qdd"}};
 static const char *const N_QQDTAU[] = {{"q", "qd", "tau"}};
 
+"""
+"""The head of every generated module: the kernels, then the argument checks (``vec``,
+``parse``), ``finite_out`` and ``result`` (a ``str.format`` template: ``n``, ``kernels``).
+:mod:`robodyn.recursive_codegen` shares it."""
+
+_TEMPLATE = _PRELUDE + r"""
 static PyObject *py_M(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {{
     PyArrayObject *a[1];
@@ -553,7 +559,8 @@ BUILD_TIMEOUT = 600
 
 _WHAT = (("robodyn_engine", "the dynamics engine"), ("robodyn_eom", "the equations of motion"),
          ("robodyn_nested", "the equations of motion"), ("robodyn_gait", "the walker's kernel"),
-         ("robodyn_pgs", "the contact solver"))
+         ("robodyn_pgs", "the contact solver"),
+         ("robodyn_recursive", "the robot's recursive dynamics"))
 """What each compiled module is, in the reader's words (by its name's prefix)."""
 
 

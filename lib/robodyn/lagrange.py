@@ -682,6 +682,7 @@ class EquationsOfMotion(MassMatrixForm):
     gravity: tuple
     name: str = "chain"
     intermediates: tuple = ()
+    _recursion: tuple = field(default=(), repr=False, compare=False)
     _cache: dict = field(default_factory=dict, repr=False, compare=False)
 
     @property
@@ -715,7 +716,8 @@ class EquationsOfMotion(MassMatrixForm):
         for w, e in self.intermediates:
             done[w] = e.xreplace(done)
         M, C, G = (X.xreplace(done) for X in (self.M, self.C, self.G))
-        return EquationsOfMotion(self.q, self.qd, M, C, G, self.gravity, self.name)
+        return EquationsOfMotion(self.q, self.qd, M, C, G, self.gravity, self.name, (),
+                                 self._recursion)
 
     def rhs(self, values=None, backend="auto"):
         r"""The numeric right-hand side ``f(t, x, tau=None)`` of :math:`x = (q, \dot q)`."""
@@ -742,6 +744,13 @@ class EquationsOfMotion(MassMatrixForm):
         a second or two to build the first time, then cached on disk), ``"lambdify"`` makes
         Python functions, ``"auto"`` (default) tries C and falls back to lambdify with a
         :class:`RuntimeWarning` saying why.
+
+        With C code, equations derived from a numeric chain (a robot read from its URDF, every
+        length and mass a number) get their ``forward_dynamics`` and ``tau`` from the
+        articulated-body and Newton--Euler recursions written out for that chain
+        (:mod:`robodyn.recursive_codegen`): the same :math:`\ddot q` and :math:`\tau`, in
+        O(n) operations per state instead of forming and factoring :math:`M`; ``M``, ``C``
+        and ``G`` are always the compiled symbolic matrices.
 
         Raises ValueError naming the symbols left without a value, or an unknown backend."""
         return self._numeric(values, "EquationsOfMotion.numeric", backend)
@@ -783,8 +792,26 @@ class EquationsOfMotion(MassMatrixForm):
                 warnings.warn(f"{fname}: no compiled code ({err}); using lambdify (slower)",
                               RuntimeWarning, stacklevel=3)
                 out = _lambdified(M, C, G, q, qd, inter)
+        if self._recursion and not sub and out.backend == "c":
+            out = _recursive(out, self._recursion, self.gravity)
         self._cache[key] = out
         return out
+
+
+def _recursive(out, robot, gravity):
+    """``out`` with its ``forward_dynamics`` and ``tau`` the compiled articulated-body and
+    Newton--Euler recursions of the chain (:mod:`robodyn.recursive_codegen`): the same
+    equations, O(n) per state instead of forming and factoring M. ``out`` unchanged for a
+    symbolic gravity or where the C compiler fails."""
+    from .codegen import CompileError
+    from .recursive_codegen import _compile
+    if any(is_symbolic(g) for g in gravity):
+        return out
+    try:
+        mod = _compile(robot, np.array(gravity, dtype=float))
+    except CompileError:
+        return out
+    return NumericEquations(out.n, "c", out.M, out.C, out.G, mod.tau, mod.forward_dynamics)
 
 
 def equations_of_motion(chain, gravity=DEFAULT_GRAVITY, q=None, qd=None, form="auto"):
@@ -843,7 +870,9 @@ def equations_of_motion(chain, gravity=DEFAULT_GRAVITY, q=None, qd=None, form="a
         M, C, G, inter = d.mass_matrix(q), d.coriolis(q, qd), d.gravity(q, gs), ()
     gt = tuple(float(x) if not is_symbolic(x) else x for x in (list(g) if not
                isinstance(g, sp.MatrixBase) else list(g)))
-    return EquationsOfMotion(qv, qdv, M, C, G, gt, chain.name, tuple(inter))
+    from .recursive_codegen import _chain_data
+    robot = _chain_data(chain) or ()
+    return EquationsOfMotion(qv, qdv, M, C, G, gt, chain.name, tuple(inter), robot)
 
 
 # --------------------------------------------------------------------------
