@@ -10,8 +10,11 @@ and of the Panda's symbolic equations (issue 38), measured in one run.
   ``pin.computeRNEADerivatives`` and ``pin.computeABADerivatives``. Target: ratio <= 1.5.
 * The Franka Panda (fingers locked, ``urdf.serial_chain``): the time to derive M, C
   (Christoffel) and G symbolically with ``lagrange.equations_of_motion`` (target <= 5 s), and
-  the generated C forward dynamics on one state against ``pin.aba`` on the same reduced model
-  (target <= 1).
+  the generated C forward dynamics that ``eom.numeric()`` compiles (the articulated-body
+  algorithm written out for the arm, ``robodyn.recursive_codegen``) against ``pin.aba`` on the
+  same reduced model (target <= 1): one state per call from Python (both), and a batch of
+  1000 states (one call, against a Python loop of ``pin.aba`` and ``pin.abaInParallel`` with
+  one thread); the closed-form C it replaces, and the UR5, for reference.
 
 Every pair is checked to give the same numbers before it is timed. One BLAS thread (set
 below, before numpy loads). Usage from the repository root::
@@ -87,7 +90,12 @@ def tree_rows(name, budget):
 
 
 def panda_rows(budget):
-    """The Panda's symbolic M, C, G: derivation time, and its generated C on one state."""
+    """The Panda's symbolic M, C, G: derivation time; the generated C forward dynamics that
+    ``eom.numeric()`` compiles (the articulated-body algorithm written out for the arm,
+    :mod:`robodyn.recursive_codegen`) on one state and on a batch, against Pinocchio on the
+    same reduced model; for reference the C of the closed-form M, C, G (nested form, Cholesky
+    solve) it replaces. Returns (derivation s, rows (task, ours s, reference s, what))."""
+    from robodyn import lagrange as lg
     m = urdf.load_urdf("panda")
     fingers = ["panda_finger_joint1", "panda_finger_joint2"]
     chain = urdf.serial_chain(urdf.lock_joints(m, fingers), tip="panda_hand")
@@ -95,14 +103,55 @@ def panda_rows(budget):
     eom = lagrange.equations_of_motion(chain, gravity=dynamics.DEFAULT_GRAVITY)
     t_derive = time.perf_counter() - t
     fd = eom.numeric(backend="c").forward_dynamics
+    closed = lg._compiled(eom.M, eom.C, eom.G, list(eom.q), list(eom.qd),
+                          eom.intermediates).forward_dynamics
     pm = pin.buildModelFromUrdf(m.source)
     pr = pin.buildReducedModel(pm, [pm.getJointId(f) for f in fingers], pin.neutral(pm))
     d = pr.createData()
-    q, qd, tau = np.random.default_rng(1).normal(size=(3, 7))
-    assert np.allclose(fd(q, qd, tau), pin.aba(pr, d, q, qd, tau), rtol=1e-9, atol=1e-8)
-    t_c, t_pin = paired_time(lambda: fd(q, qd, tau), lambda: pin.aba(pr, d, q, qd, tau),
-                               budget, rounds=41)
-    return t_derive, t_c, t_pin
+    rng = np.random.default_rng(1)
+    q, qd, tau = rng.normal(size=(3, 7))
+    B = 1000
+    Q, QD, T = rng.normal(size=(3, B, 7))
+    Qt, QDt, Tt = (np.asfortranarray(X.T) for X in (Q, QD, T))   # Pinocchio's (n, B)
+    ref = np.array([pin.aba(pr, d, *x) for x in zip(Q, QD, T)])
+    for f in (fd, closed):
+        assert np.allclose(f(q, qd, tau), pin.aba(pr, d, q, qd, tau), rtol=1e-10, atol=1e-9)
+        assert np.allclose(f(Q, QD, T), ref, rtol=1e-10, atol=1e-8)
+    rows = [("Panda generated C forward dynamics (recursive), one state",
+             *paired_time(lambda: fd(q, qd, tau), lambda: pin.aba(pr, d, q, qd, tau),
+                          budget, rounds=41), "pin.aba"),
+            ("Panda generated C forward dynamics (recursive), batch of 1000 states in one "
+             "call, per state",
+             *(t / B for t in paired_time(lambda: fd(Q, QD, T), lambda: [
+                 pin.aba(pr, d, *x) for x in zip(Q, QD, T)], budget, rounds=11)),
+             "a Python loop of pin.aba")]
+    if hasattr(pin, "abaInParallel"):
+        pool = pin.ModelPool(pr, 1)
+        assert np.allclose(pin.abaInParallel(1, pool, Qt, QDt, Tt).T, ref, rtol=1e-10, atol=1e-8)
+        rows.append(("Panda generated C forward dynamics (recursive), batch of 1000 states, "
+                     "per state",
+                     *(t / B for t in paired_time(lambda: fd(Q, QD, T), lambda: pin.abaInParallel(
+                         1, pool, Qt, QDt, Tt), budget, rounds=11)),
+                     "pin.abaInParallel, 1 thread"))
+    rows.append(("Panda closed-form C forward dynamics (nested M, C, G, Cholesky), one state "
+                 "(what the recursion replaces)",
+                 *paired_time(lambda: closed(q, qd, tau), lambda: pin.aba(pr, d, q, qd, tau),
+                              budget / 2, rounds=21), "pin.aba"))
+    return t_derive, rows
+
+
+def ur5_rows(budget):
+    """The UR5 of example-robot-data: recursive_codegen's forward dynamics against pin.aba."""
+    from robodyn import recursive_codegen
+    m = urdf.load_urdf("ur5")
+    fd = recursive_codegen.compile_recursive(m).forward_dynamics
+    pm = pin.buildModelFromUrdf(m.source)
+    d = pm.createData()
+    q, qd, tau = np.random.default_rng(2).normal(size=(3, 6))
+    assert np.allclose(fd(q, qd, tau), pin.aba(pm, d, q, qd, tau), rtol=1e-10, atol=1e-9)
+    return [("UR5 generated C forward dynamics (recursive), one state",
+             *paired_time(lambda: fd(q, qd, tau), lambda: pin.aba(pm, d, q, qd, tau), budget,
+                          rounds=41), "pin.aba")]
 
 
 def main(argv=None):
@@ -116,11 +165,12 @@ def main(argv=None):
         for task, ours, ref, what in tree_rows(name, budget):
             print(f"ROW | {task} | {ours * 1e6:.2f} us | {ref * 1e6:.2f} us ({what}) | "
                   f"{ours / ref:.2f}", flush=True)
-    t_derive, t_c, t_pin = panda_rows(budget)
+    t_derive, rows = panda_rows(budget)
     print(f"ROW | Panda symbolic M, C, G (lagrange, real inertias), derivation | "
           f"{t_derive:.2f} s | 5.00 s (the issue's target) | {t_derive / 5:.2f}", flush=True)
-    print(f"ROW | Panda generated C forward dynamics, one state | {t_c * 1e6:.2f} us | "
-          f"{t_pin * 1e6:.2f} us (pin.aba) | {t_c / t_pin:.2f}", flush=True)
+    for task, ours, ref, what in rows + ur5_rows(budget / 2):
+        print(f"ROW | {task} | {ours * 1e6:.3f} us | {ref * 1e6:.3f} us ({what}) | "
+              f"{ours / ref:.2f}", flush=True)
 
 
 if __name__ == "__main__":

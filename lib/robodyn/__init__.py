@@ -8,7 +8,9 @@ One module per part of the book; the names below are the public API.
   (mass matrix, forcing, numeric right-hand side) and :func:`~robodyn.equations.max_difference` to compare them
 * :mod:`robodyn.lagrange` -- symbolic Lagrangian dynamics: M, C, G, Christoffel symbols,
   generalized forces (Part II)
-* :mod:`robodyn.codegen` -- compiled (C) numeric twins of symbolic equations of motion
+* :mod:`robodyn.codegen` -- compiled (C) numeric twins of symbolic equations of motion;
+  :mod:`robodyn.recursive_codegen` -- a robot's forward and inverse dynamics as generated C
+  (the articulated-body and Newton--Euler recursions written out for it)
 * :mod:`robodyn.dynamics` -- numeric O(n) algorithms: RNEA, ABA, CRBA, Coriolis matrix;
   :mod:`robodyn.derivatives` -- their analytic derivatives and the linearization at a state
 * :mod:`robodyn.simulation` -- simulation with energy and step-size reports
