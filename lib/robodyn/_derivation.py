@@ -49,6 +49,8 @@ from fractions import Fraction
 
 import numpy as np
 import sympy as sp
+from mpmath.libmp import from_float as _from_float
+from sympy.core.mul import _mulsort
 
 from . import _checks
 from ._checks import _exact
@@ -554,6 +556,25 @@ def op_count(X):
 # hands out each quantity used more than once as a named intermediate Symbol with its
 # definition.
 
+def _float(v):
+    """``sp.Float(v)`` of a Python number, built directly from its binary value (53 bits, the
+    same object sympy makes, without its general parsing: the nested form makes thousands)."""
+    return sp.Float._new(_from_float(float(v), 53, "n"), 53, zero=False)
+
+
+def _product(a, b):
+    """``sp.Mul(a, b)`` of two factors, built as sympy builds it when nothing combines (no
+    numbers, powers or repeated factors: the intermediates, cosines and sums of the nested
+    form), without its general flattening; else ``sp.Mul``."""
+    factors = sp.Mul.make_args(a) + sp.Mul.make_args(b)
+    if any(f.is_Number or f.is_Pow or not f.is_commutative for f in factors) or \
+            len(set(factors)) < len(factors):
+        return sp.Mul(a, b)
+    factors = list(factors)
+    _mulsort(factors)
+    return sp.Mul._from_args(tuple(factors), True)
+
+
 class Tape:
     """A straight-line program. Operands are numbers (exact ``mpq`` or float) or node
     references ``("w", i)``; node ``i`` is ``defs[i]``: ``("cos", k)``, ``("sin", k)``,
@@ -692,7 +713,7 @@ class Tape:
                 uses[j] = uses.get(j, 0) + 1
                 stack.append(j)
         num = (lambda v: sp.Rational(int(v.numerator), int(v.denominator))) if self.exact \
-            else sp.Float
+            else _float
         expr, inter, count = {}, [], 0
         pairs = {}                # inlined linear combinations: node -> (c0, {expr: coef})
         for i in sorted(seen):                      # children before parents
@@ -707,7 +728,7 @@ class Tape:
             elif kind == "p":
                 e = d[1]
             elif kind == "mul":
-                e = sp.Mul(expr[d[1]], expr[d[2]])
+                e = _product(expr[d[1]], expr[d[2]])
             else:                                   # flatten inlined sums into this one
                 c0, acc = d[1], {}
                 for j, c in d[2]:

@@ -443,15 +443,23 @@ def _canonical_sum(terms):
 def _times(c, base):
     """c * base for a sympy Number c and a product base without a numeric factor, built as
     sympy's Mul would build it (the number first), without its general flattening."""
+    comm = base.is_commutative              # a number commutes: the product's is the base's
     if base.is_Mul and base.args[0].is_Number:
-        c, base = c * base.args[0], sp.Mul._from_args(base.args[1:])
+        c, base = c * base.args[0], sp.Mul._from_args(base.args[1:], comm)
     if c == 1:
         return base
     if base is sp.S.One:
         return c
     if base.is_Mul:
-        return sp.Mul._from_args((c,) + base.args)
-    return sp.Mul._from_args((c, base))
+        return sp.Mul._from_args((c,) + base.args, comm)
+    return sp.Mul._from_args((c, base), comm)
+
+
+def _commutative(args):
+    """``fuzzy_and`` of the arguments' ``is_commutative`` (what ``_from_args`` computes when
+    not told), in one pass over a set."""
+    seen = {a.is_commutative for a in args}
+    return True if seen == {True} else False if False in seen else None
 
 
 def _add(terms):
@@ -464,7 +472,8 @@ def _add(terms):
     numbers = [t for t in terms if t.is_Number]
     rest = [t for t in terms if not t.is_Number]
     _addsort(rest)
-    return sp.Add._from_args(numbers + rest)
+    args = numbers + rest
+    return sp.Add._from_args(args, _commutative(args))
 
 
 class _NotTrigPolynomial(Exception):
