@@ -349,8 +349,7 @@ static const char *const N_QQDTAU[] = {{"q", "qd", "tau"}};
 ``parse``), ``finite_out`` and ``result`` (a ``str.format`` template: ``n``, ``kernels``).
 :mod:`robodyn.recursive_codegen` shares it."""
 
-_TEMPLATE = _PRELUDE + r"""
-static PyObject *py_M(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+_TEMPLATE = _PRELUDE + r"""static PyObject *py_M(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {{
     PyArrayObject *a[1];
     npy_intp b = parse(args, nargs, 1, "M", N_Q, a);
@@ -501,7 +500,9 @@ static PyMethodDef methods[] = {{
     {{NULL, NULL, 0, NULL}}
 }};
 
-static struct PyModuleDef module = {{PyModuleDef_HEAD_INIT, "{modname}", NULL, -1, methods}};
+"""
+
+_MODULE_INIT = r"""static struct PyModuleDef module = {{PyModuleDef_HEAD_INIT, "{modname}", NULL, -1, methods}};
 
 PyMODINIT_FUNC PyInit_{modname}(void)
 {{
@@ -521,6 +522,10 @@ PyMODINIT_FUNC PyInit_{modname}(void)
     return PyModule_Create(&module);
 }}
 """
+"""The end of every generated module: its definition (``methods``, the method table) and
+``PyInit`` (``linalg_error`` and the errors of :mod:`robodyn.errors` looked up once)."""
+
+_TEMPLATE = _TEMPLATE + _MODULE_INIT
 
 
 def _source(M, C, G, q, qd, modname):

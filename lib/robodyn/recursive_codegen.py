@@ -43,7 +43,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import _checks
-from .codegen import _PRELUDE, compiled_module
+from .codegen import _MODULE_INIT, _PRELUDE, compiled_module
 from .kinematics import SerialChain
 from .urdf import RobotModel, _move_inertia
 
@@ -512,24 +512,6 @@ static PyMethodDef methods[] = {{
     {{NULL, NULL, 0, NULL}}
 }};
 
-static struct PyModuleDef module = {{PyModuleDef_HEAD_INIT, "{modname}", NULL, -1, methods}};
-
-PyMODINIT_FUNC PyInit_{modname}(void)
-{{
-    import_array();
-    PyObject *linalg = PyImport_ImportModule("numpy.linalg");
-    if (linalg == NULL) return NULL;
-    linalg_error = PyObject_GetAttrString(linalg, "LinAlgError");
-    Py_DECREF(linalg);
-    PyObject *errors = PyImport_ImportModule("robodyn.errors");
-    if (errors == NULL || linalg_error == NULL) return NULL;
-    arg_error = PyObject_GetAttrString(errors, "ArgumentError");
-    arg_type_error = PyObject_GetAttrString(errors, "ArgumentTypeError");
-    result_error = PyObject_GetAttrString(errors, "ResultError");
-    Py_DECREF(errors);
-    if (arg_error == NULL || arg_type_error == NULL || result_error == NULL) return NULL;
-    return PyModule_Create(&module);
-}}
 """
 
 
@@ -558,7 +540,8 @@ def _compile(robot, gravity):
     """compile_recursive of checked data (``_robot``'s tuple, a float 3-vector)."""
     rec = _Recursion(robot, gravity)
     kernels = _aba_kernel(rec) + "\n\n" + _rnea_kernel(rec)
-    source = (_PRELUDE + _METHODS).format(n=rec.n, kernels=kernels, modname="MODNAME")
+    source = (_PRELUDE + _METHODS + _MODULE_INIT).format(n=rec.n, kernels=kernels,
+                                                         modname="MODNAME")
     return compiled_module(source, "robodyn_recursive")
 
 
