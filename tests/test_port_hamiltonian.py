@@ -749,6 +749,12 @@ def test_a_chain_given_as_a_tree_equals_the_chain_vehicle():
     g = np.array([0.0, 0.0, -9.81])
     assert np.allclose(vt_.gravity_forces(q, H, g), vc.gravity_forces(q, H, g), atol=1e-12)
     assert abs(vt_.potential_energy(q, H, g) - vc.potential_energy(q, H, g)) < 1e-12
+    acc = rng.normal(size=12)
+    assert np.allclose(vt_.inverse_dynamics(q, nu[:6], nu[6:], acc[:6], acc[6:], H, g),
+                       vc.inverse_dynamics(q, nu[:6], nu[6:], acc[:6], acc[6:], H, g),
+                       atol=1e-11 * scale)
+    assert vt_.link_twists(q, nu[:6], nu[6:]).shape == (6, 6)
+    assert abs(vt_.kinetic_energy(q, nu[:6], nu[6:]) - vc.kinetic_energy(q, nu[:6], nu[6:])) < 1e-12
     assert np.allclose(vt_.total_momentum(H, q, nu[:6], nu[6:]),
                        vc.total_momentum(H, q, nu[:6], nu[6:]), atol=1e-12)
     x0 = ph.VMSForm(vc).state(H, nu[:6], q, nu[6:])

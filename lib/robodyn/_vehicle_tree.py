@@ -55,7 +55,14 @@ def ancestry(model):
 
 
 def frames(model, q):
-    """:class:`TreeFrames` at q (a float or complex array of ``model.n`` numbers)."""
+    """:class:`TreeFrames` at q (a float or complex array of ``model.n`` numbers).
+
+    >>> from robodyn.urdf import load_urdf
+    >>> solo = load_urdf("solo12", floating_base=True)
+    >>> F = frames(solo, np.zeros(12))
+    >>> F.s.shape, bool(np.allclose(F.Ic[0], F.I[0] + F.I[1] + F.I[2]))   # leg 1: bodies 0-2
+    ((12, 6), True)
+    """
     n = model.n
     dt = complex if np.iscomplexobj(q) else float
     W = np.empty((n, 4, 4), dtype=dt)

@@ -18,6 +18,10 @@ the base wrench ``w`` is the matching body wrench. Everything else is a 1-D floa
 * :class:`VehicleManipulator` -- the model value; ``mass_matrix(q)`` the locked mass matrix
   :math:`\mathcal M(q)` of (ph-21) and its blocks, ``bias``/``forcing`` by Newton--Euler,
   ``link_poses``, ``mass_matrix_derivatives`` (the exact :math:`\partial\mathcal M/\partial q_k`).
+* :meth:`VehicleManipulator.from_tree` -- the same model for a floating base carrying a
+  kinematic **tree** read from a URDF (a quadruped, a humanoid): the chain's formulas with the
+  path from the base in place of "the joints before" (private ``robodyn._vehicle_tree``), the
+  compiled tree engine of :mod:`robodyn.trees` in place of ``_engine.c``.
 * :class:`~robodyn.vehicle.StandardForm` -- the numeric equations (ph-21) in the shared interface of
   :mod:`robodyn.equations`.
 
@@ -123,7 +127,10 @@ class VehicleManipulator:
     r"""A vehicle--manipulator system: a base body in a subgroup of SE(3) carrying a serial arm,
     an immutable value (paper §2.3).
 
-    Build it with :meth:`from_chain`. Attributes: ``chain`` (the arm, a
+    Build it with :meth:`from_chain`, or with :meth:`from_tree` for a floating base carrying a
+    kinematic tree read from a URDF (then ``chain`` is None and ``tree`` the
+    :class:`~robodyn.urdf.RobotModel`; the end-effector methods, a chain's, are refused).
+    Attributes: ``chain`` (the arm, a
     :class:`~robodyn.kinematics.SerialChain` with inertias), ``base_inertia`` (6x6 spatial
     inertia of the base in its own frame {b}, (omega, v) order), ``base_joint`` (a
     :class:`Subgroup`: floating or planar), ``mount`` (4x4 pose of the arm's space frame in
@@ -403,11 +410,12 @@ class VehicleManipulator:
         _, nu, info = _dposv(M, mom)
         if info != 0:
             return None
-        if F is None:
-            dq = _fast("rnea_derivatives", m, q, np.zeros(6 + n), nu, _I4, np.zeros(3))[0]
-            dT = 0.5 * (nu @ dq[:, 6:])
+        d = None if F is not None else _fast("rnea_derivatives", m, q, np.zeros(6 + n), nu,
+                                              _I4, np.zeros(3))
+        if d is not None:
+            dT = 0.5 * (nu @ d[0][:, 6:])
         else:
-            dT = vt.cotangent(m, F, nu[:6], nu[6:])
+            dT = vt.cotangent(m, vt.frames(m, q) if F is None else F, nu[:6], nu[6:])
         return 0.5 * float(mom @ nu), np.concatenate([nu[:6], -dT, nu[6:]])
 
     def _mass6_at(self, q):
