@@ -53,6 +53,10 @@ from . import _checks
 from . import dynamics as _dynamics
 from .dynamics import _ad6, _engine, _hat_np, coriolis_matrix
 from .kinematics import SerialChain, _check_spatial_inertia
+# a base carrying a kinematic tree (VehicleManipulator.from_tree): its numbers, its engine
+from . import _vehicle_tree as _tree
+from .trees import _fast as _tree_engine
+from .urdf import RobotModel
 # the first half (rigid bodies, subgroups) lives in _rigid_body; its public names are this
 # module's, and port_hamiltonian takes the shared helpers from here
 from ._rigid_body import (  # noqa: F401
@@ -175,7 +179,6 @@ class VehicleManipulator:
         >>> solo.nb, solo.n, solo.mass_matrix(np.zeros(12)).shape
         (6, 12, (18, 18))
         """
-        from .urdf import RobotModel
         fname = "VehicleManipulator.from_tree"
         if not isinstance(model, RobotModel):
             raise _checks.error(f"{fname}: model", "a RobotModel (robodyn.urdf.load_urdf)",
@@ -359,8 +362,6 @@ class VehicleManipulator:
         """:meth:`_compiled` for a tree: the compiled tree engine of :mod:`robodyn.trees` on
         clean float64 arrays (the co-energy gradient by numpy in O(n) without the engine), or
         None."""
-        from . import _vehicle_tree as vt
-        from .trees import _fast
         m, n = self.tree, self.n
         z3 = np.zeros(3)
         if name == "vms_rhs":
@@ -370,7 +371,7 @@ class VehicleManipulator:
                 return None
             H = _pose_of(x)
             gb = z3 if g is None else H[:3, :3].T @ g
-            acc = _fast("aba", m, x[18:18 + n], np.concatenate([x[12:18], x[18 + n:]]),
+            acc = _tree_engine("aba", m, x[18:18 + n], np.concatenate([x[12:18], x[18 + n:]]),
                         np.concatenate([w, tau]), _I4, gb)
             return None if acc is None else np.concatenate(
                 [_pose_rate(H, x[12:18]), acc[:6], x[18 + n:], acc[6:]])
@@ -378,7 +379,7 @@ class VehicleManipulator:
         if not _plain(q, n):
             return None
         if name == "vms_crba":
-            return _fast("crba", m, q)
+            return _tree_engine("crba", m, q)
         if name == "vms_hamiltonian":
             return self._tree_hamiltonian(q, args[1])
         v, qd, a1, a2, gb = args[1:]
@@ -388,7 +389,7 @@ class VehicleManipulator:
         nu = np.concatenate([v, qd])
         u = np.concatenate([np.zeros(6) if a1 is None else a1, np.zeros(n) if a2 is None else a2])
         # vms_aba: (q, v, qd, w, tau, gb); vms_rnea: (q, v, qd, vd, qdd, gb)
-        return _fast("aba" if name == "vms_aba" else "rnea", m, q, nu, u, _I4,
+        return _tree_engine("aba" if name == "vms_aba" else "rnea", m, q, nu, u, _I4,
                      z3 if gb is None else gb)
 
     def _tree_hamiltonian(self, q, mom):
@@ -397,25 +398,23 @@ class VehicleManipulator:
         with :math:`\partial T/\partial q_k = \tfrac12\nu^T\partial_k(\mathcal M\nu)`, the
         RNEA's q-derivative at zero velocity and acceleration nu (compiled), or in numpy
         :math:`h_k^Tad_{t_k}s_k` (``_vehicle_tree.cotangent``); None where M is singular."""
-        from . import _vehicle_tree as vt
-        from .trees import _fast
         m, n = self.tree, self.n
         if not _plain(mom, 6 + n):
             return None
-        M = _fast("crba", m, q)
+        M = _tree_engine("crba", m, q)
         F = None
         if M is None:                   # no engine: numpy, O(n) after M
-            F = vt.frames(m, q)
-            M = vt.mass6(m, self.base_inertia, F)
+            F = _tree.frames(m, q)
+            M = _tree.mass6(m, self.base_inertia, F)
         _, nu, info = _dposv(M, mom)
         if info != 0:
             return None
-        d = None if F is not None else _fast("rnea_derivatives", m, q, np.zeros(6 + n), nu,
-                                              _I4, np.zeros(3))
+        d = None if F is not None else _tree_engine("rnea_derivatives", m, q, np.zeros(6 + n),
+                                                    nu, _I4, np.zeros(3))
         if d is not None:
             dT = 0.5 * (nu @ d[0][:, 6:])
         else:
-            dT = vt.cotangent(m, vt.frames(m, q) if F is None else F, nu[:6], nu[6:])
+            dT = _tree.cotangent(m, _tree.frames(m, q) if F is None else F, nu[:6], nu[6:])
         return 0.5 * float(mom @ nu), np.concatenate([nu[:6], -dT, nu[6:]])
 
     def _mass6_at(self, q):
@@ -426,8 +425,7 @@ class VehicleManipulator:
     def _frames(self, q):
         """Kinematics at q (float or complex array of length n), in the base frame."""
         if self.tree is not None:
-            from ._vehicle_tree import frames
-            return frames(self.tree, q)
+            return _tree.frames(self.tree, q)
         S, L, G = self._data()
         hats = self._cache.setdefault("hats", [(_hat_np(Si[:3]), _hat_np(Si[:3]) @ _hat_np(Si[:3]))
                                                for Si in S])
@@ -522,8 +520,7 @@ class VehicleManipulator:
     def _link_twists(self, q, v, qd):
         F = self._frames(q)
         if self.tree is not None:       # summed along each body's path from the base
-            from ._vehicle_tree import twists
-            t = twists(self.tree, F, self.base_joint.basis @ v, qd)[1:]
+            t = _tree.twists(self.tree, F, self.base_joint.basis @ v, qd)[1:]
         else:
             t = self.base_joint.basis @ v + np.cumsum(F.s * qd[:, None], axis=0)
         return np.array([_adj_inv(F.T[i]) @ t[i] for i in range(self.n)])
@@ -542,8 +539,7 @@ class VehicleManipulator:
     # -- the locked mass matrix (ph-21) -------------------------------------
     def _mass6(self, F):
         if self.tree is not None:
-            from ._vehicle_tree import mass6
-            return mass6(self.tree, self.base_inertia, F)
+            return _tree.mass6(self.tree, self.base_inertia, F)
         n = self.n
         M = np.zeros((6 + n, 6 + n), dtype=F.s.dtype)
         M[:6, :6] = self.base_inertia + F.Ic[0]
@@ -649,8 +645,7 @@ class VehicleManipulator:
 
     def _dmass(self, F):
         if self.tree is not None:
-            from ._vehicle_tree import dmass
-            return dmass(self.tree, F)
+            return _tree.dmass(self.tree, F)
         n = self.n
         out = np.empty((n, self.dof, self.dof))
         for k in range(n):
@@ -680,8 +675,7 @@ class VehicleManipulator:
 
     def _bias(self, F, v, qd):
         if self.tree is not None:
-            from ._vehicle_tree import bias
-            return bias(self.tree, self.base_inertia, F, self.base_joint.basis @ v, qd)
+            return _tree.bias(self.tree, self.base_inertia, F, self.base_joint.basis @ v, qd)
         n = self.n
         t = self.base_joint.basis @ v
         tb = t
@@ -776,8 +770,7 @@ class VehicleManipulator:
         C = self.base_inertia[:3, 3:] / mb
         cb = H[:3, :3] @ np.array([C[2, 1], C[0, 2], C[1, 0]]) + H[:3, 3]
         if self.tree is not None:       # sum of m_i c_i in {b}, then in space
-            from ._vehicle_tree import first_moments
-            mc = first_moments(self.tree, self._frames(q).T).sum(axis=0)
+            mc = _tree.first_moments(self.tree, self._frames(q).T).sum(axis=0)
             return float(-mb * g @ cb - g @ (H[:3, :3] @ mc + self.tree.inertias[:, 3, 3].sum()
                                              * H[:3, 3]))
         _, _, G = self._data()
