@@ -604,3 +604,176 @@ def test_ph47_accelerations_fast_path_equal_the_standard_form_and_dM(kind):
         f47.accelerations(q, bad)
     with pytest.raises(ValueError, match=r"accelerations: tau"):
         f47.accelerations(q, nu, tau=np.full(vms.n, np.inf))
+
+
+# --------------------------------------------------------------------------- a base carrying a tree
+
+def _tree_vms(name):
+    from robodyn import urdf
+    model = urdf.load_urdf(name, floating_base=True)
+    return model, VehicleManipulator.from_tree(model)
+
+
+def _pin_tree(model):
+    """Pinocchio's free-flyer model of the same URDF and the map of its velocities to ours."""
+    pm = pin.buildModelFromUrdf(model.source, pin.JointModelFreeFlyer())
+    joints = [pm.joints[pm.getJointId(nm)] for nm in model.joint_names]
+    assert all(j.nq == 1 for j in joints)
+    P = np.array([3, 4, 5, 0, 1, 2] + [j.idx_v for j in joints])
+    return pm, joints, P
+
+
+def _rel(a, b):
+    return float(np.abs(np.asarray(a) - b).max() / np.abs(b).max())
+
+
+@pytest.mark.equation("ph-47")
+@pytest.mark.parametrize("name", ["solo12", "go1"])
+def test_tree_vms_equals_tree_aba_and_pinocchio_free_flyer(name):
+    """A floating base carrying a tree (a quadruped from its URDF): the mass matrix and the
+    accelerations of every VMS form equal robodyn.trees' CRBA/ABA and Pinocchio's on the same
+    file, with base wrenches and joint torques, at random states (relative 1e-9)."""
+    from robodyn import trees
+    model, vms = _tree_vms(name)
+    pm, joints, P = _pin_tree(model)
+    d = pm.createData()
+    rng = np.random.default_rng(38)
+    forms = [ph.VMSForm(vms), ph.DecoupledForm(vms), StandardForm(vms)]
+    for _ in range(3):
+        q, nu, u = rng.uniform(-1.2, 1.2, vms.n), rng.normal(size=vms.dof), rng.normal(size=vms.dof)
+        H = rd.exp_se3(rng.normal(size=6))
+        qp = pin.neutral(pm)
+        qp[:3], qp[3:7] = H[:3, 3], Rotation.from_matrix(H[:3, :3]).as_quat()
+        for qi, j in zip(q, joints):
+            qp[j.idx_q] = qi
+        vp, up = np.zeros(pm.nv), np.zeros(pm.nv)
+        vp[P], up[P] = nu, u
+        pm.gravity.linear[:] = 0.0
+        Mp = pin.crba(pm, d, qp)
+        Mp = np.triu(Mp) + np.triu(Mp, 1).T
+        assert _rel(vms.mass_matrix(q), Mp[np.ix_(P, P)]) < 1e-9
+        a_pin = pin.aba(pm, d, qp, vp, up)[P]
+        a_tree = trees.aba(model, q, nu, u, gravity=np.zeros(3))
+        for f in forms:
+            a = f.accelerations(q, nu, w=u[:6], tau=u[6:])
+            assert _rel(a, a_pin) < 1e-9, (name, f)
+            assert _rel(a, a_tree) < 1e-9, (name, f)
+        # with gravity: the base pose sets its direction in {b}
+        g = np.array([0.0, 0.0, -9.81])
+        pm.gravity.linear[:] = g
+        a_pin = pin.aba(pm, d, qp, vp, up)[P]
+        a = ph.VMSForm(vms, gravity=g).accelerations(q, nu, pose=H, w=u[:6], tau=u[6:])
+        assert _rel(a, a_pin) < 1e-9
+        assert _rel(StandardForm(vms, g).accelerations(q, nu, pose=H, w=u[:6], tau=u[6:]),
+                    a_pin) < 1e-9
+
+
+@pytest.mark.equation("ph-49")
+def test_tree_mass_matrix_derivatives_and_coenergy_gradient_are_exact():
+    """dM/dq of the tree against complex steps of its mass matrix (no Lie brackets); the
+    co-energy gradient three ways: the compiled RNEA derivatives, the O(n) subtree momenta
+    h_k^T ad_{t_k} s_k, and -1/2 nu^T dM nu."""
+    from robodyn import _vehicle_tree as vt
+    model, vms = _tree_vms("solo12")
+    rng = np.random.default_rng(5)
+    q, nu = rng.normal(size=vms.n), rng.normal(size=vms.dof)
+    dM = vms.mass_matrix_derivatives(q)
+    cs = np.array([vms._mass6(vms._frames(q + 1e-30j * e)).imag / 1e-30 for e in np.eye(vms.n)])
+    assert np.abs(dM - cs).max() < 1e-12 * np.abs(dM).max()
+    f = ph.VMSForm(vms)
+    x = f.state(np.eye(4), nu[:6], q, nu[6:])
+    g = f.gradient(x)
+    assert np.allclose(g[:6], nu[:6], atol=1e-12) and np.allclose(g[18:], nu[6:], atol=1e-12)
+    dT = vt.cotangent(model, vms._frames(q), nu[:6], nu[6:])
+    assert np.abs(g[6:18] + dT).max() < 1e-10
+    assert np.abs(g[6:18] + 0.5 * np.einsum("i,kij,j->k", nu, dM, nu)).max() < 1e-10
+    assert abs(f.hamiltonian(x) - vms.kinetic_energy(q, nu[:6], nu[6:])) < 1e-12
+
+
+@pytest.mark.equation("ph-50")
+def test_tree_energy_momentum_scheme_conserves_energy_and_momentum():
+    """Solo 12 thrown in free flight: the energy-momentum scheme keeps the energy (summed body
+    by body, not from M) and the spatial momentum to 1e-10, the pose on SE(3), and the centre
+    of mass moves on a straight line; RK45 at the same length drifts more."""
+    from robodyn import trees
+    model, vms = _tree_vms("solo12")
+    rng = np.random.default_rng(12)
+    f = ph.VMSForm(vms)
+    x0 = f.state(np.eye(4), 0.5 * rng.normal(size=6), np.zeros(12), 2.0 * rng.normal(size=12))
+    em = ph.simulate(f, x0, (0, 0.3), method="energy-momentum", dt=0.02)
+    assert em.energy_error < 1e-10 and em.momentum_error < 1e-10
+    assert em.pose_error.max() < 1e-12
+    E = [vms.kinetic_energy(x[18:30], *np.split(f.velocities(x), [6])) for x in em.x]
+    assert np.ptp(E) < 1e-10
+
+    def off_line(tr):
+        """How far the centre of mass (from the bodies' poses and masses) leaves the line."""
+        com = []
+        for x in tr.x:
+            H = np.eye(4)
+            H[:3, :3], H[:3, 3] = x[:9].reshape(3, 3), x[9:12]
+            W = trees.body_poses(model, x[18:30], H)
+            G = np.concatenate([model.base_inertia[None], model.inertias])
+            mc = np.einsum("kij,kj->ki", W[:, :3, :3], np.stack([G[:, 2, 4], G[:, 0, 5],
+                                                                 G[:, 1, 3]], 1))
+            com.append((mc + G[:, 3, 3][:, None] * W[:, :3, 3]).sum(0) / model.total_mass)
+        com = np.array(com)
+        return np.abs(com - com[0] - np.outer(tr.t / tr.t[-1], com[-1] - com[0])).max()
+
+    # the momentum is kept exactly, the positions to second order: the centre of mass leaves
+    # its line by O(h^2) (a quarter at half the step), and RK45 at a tight tolerance keeps it
+    fine = ph.simulate(f, x0, (0, 0.3), method="energy-momentum", dt=0.01)
+    assert off_line(em) < 1e-5 and 3.5 < off_line(em) / off_line(fine) < 4.5
+    assert off_line(ph.simulate(f, x0, (0, 0.3), rtol=1e-11, atol=1e-13, n_out=16)) < 1e-9
+    rk = ph.simulate(f, x0, (0, 0.3), rtol=1e-6, atol=1e-8, n_out=16)
+    assert rk.energy_error > 100 * em.energy_error
+
+
+def test_a_chain_given_as_a_tree_equals_the_chain_vehicle():
+    """The UR5 read from its URDF twice: as a floating-base tree (parents -1, 0, 1, ...) and as
+    a serial chain on the same base body. Mass matrix, its derivatives, every form's
+    accelerations, gravity, energy and a scheme trajectory agree."""
+    from robodyn import urdf
+    model, vt_ = _tree_vms("ur5")
+    vc = VehicleManipulator.from_chain(urdf.serial_chain(urdf.load_urdf("ur5")), model.base_inertia)
+    rng = np.random.default_rng(3)
+    q, nu = rng.normal(size=6), rng.normal(size=12)
+    scale = np.abs(vc.mass_matrix(q)).max()
+    assert np.abs(vt_.mass_matrix(q) - vc.mass_matrix(q)).max() < 1e-13 * scale
+    assert np.abs(vt_.mass_matrix_derivatives(q) - vc.mass_matrix_derivatives(q)).max() < 1e-13 * scale
+    assert np.abs(vt_.bias(q, nu[:6], nu[6:]) - vc.bias(q, nu[:6], nu[6:])).max() < 1e-12 * scale
+    for F in (ph.VMSForm, ph.DecoupledForm, ph.ReducedEulerLagrange, ph.BoltzmannHamel, StandardForm):
+        a = F(vc).accelerations(q, nu)
+        assert _rel(F(vt_).accelerations(q, nu), a) < 1e-10, F
+    H = rd.exp_se3(rng.normal(size=6))
+    g = np.array([0.0, 0.0, -9.81])
+    assert np.allclose(vt_.gravity_forces(q, H, g), vc.gravity_forces(q, H, g), atol=1e-12)
+    assert abs(vt_.potential_energy(q, H, g) - vc.potential_energy(q, H, g)) < 1e-12
+    acc = rng.normal(size=12)
+    assert np.allclose(vt_.inverse_dynamics(q, nu[:6], nu[6:], acc[:6], acc[6:], H, g),
+                       vc.inverse_dynamics(q, nu[:6], nu[6:], acc[:6], acc[6:], H, g),
+                       atol=1e-11 * scale)
+    assert vt_.link_twists(q, nu[:6], nu[6:]).shape == (6, 6)
+    assert abs(vt_.kinetic_energy(q, nu[:6], nu[6:]) - vc.kinetic_energy(q, nu[:6], nu[6:])) < 1e-12
+    assert np.allclose(vt_.total_momentum(H, q, nu[:6], nu[6:]),
+                       vc.total_momentum(H, q, nu[:6], nu[6:]), atol=1e-12)
+    x0 = ph.VMSForm(vc).state(H, nu[:6], q, nu[6:])
+    a = ph.simulate(ph.VMSForm(vc), x0, (0, 0.1), method="energy-momentum", dt=0.02)
+    b = ph.simulate(ph.VMSForm(vt_), x0, (0, 0.1), method="energy-momentum", dt=0.02)
+    assert np.abs(a.x - b.x).max() < 1e-9
+
+
+def test_tree_vehicle_bad_input_and_pickling():
+    import pickle
+    from robodyn import urdf
+    with pytest.raises(TypeError, match="from_tree: model: expected a RobotModel"):
+        VehicleManipulator.from_tree(rd.models.planar_rr())
+    with pytest.raises(ValueError, match="from_tree: model: expected a model with a floating base"):
+        VehicleManipulator.from_tree(urdf.load_urdf("ur5"))
+    _, vms = _tree_vms("solo12")
+    with pytest.raises(ValueError, match="end_effector_pose: self: expected a vehicle carrying a chain"):
+        vms.end_effector_pose(np.zeros(12))
+    with pytest.raises(ValueError, match=r"mass_matrix: q \(12 joint values\)"):
+        vms.mass_matrix(np.zeros(3))
+    q = np.linspace(-1, 1, 12)
+    assert np.array_equal(pickle.loads(pickle.dumps(vms)).mass_matrix(q), vms.mass_matrix(q))

@@ -12,7 +12,9 @@ matrix G and outputs :math:`y = G^T\partial H/\partial x`, with
   (speeds u = pi), so :func:`~robodyn.equations.max_difference` compares it with Lagrange's equations.
 * :class:`BaseForm` -- one body on a Lie group, Lie--Poisson: :math:`\dot p = \widetilde{ad}_p
   \partial H/\partial p + w` (ph-37).
-* :class:`VMSForm` -- the vehicle--manipulator form (ph-47) with the Hamiltonian (ph-49).
+* :class:`VMSForm` -- the vehicle--manipulator form (ph-47) with the Hamiltonian (ph-49); the
+  vehicle carries a chain or, built by ``VehicleManipulator.from_tree``, a kinematic tree
+  read from a URDF (a quadruped in free flight).
 * :class:`DecoupledForm` -- the inertially-decoupled form (ph-59): locked velocity, reduced
   inertia, the change of coordinates :math:`\Phi(p, q)`.
 * :class:`ReducedEulerLagrange` -- the Lagrangian counterpart (ph-85) with (ph-87), its

@@ -18,6 +18,10 @@ the base wrench ``w`` is the matching body wrench. Everything else is a 1-D floa
 * :class:`VehicleManipulator` -- the model value; ``mass_matrix(q)`` the locked mass matrix
   :math:`\mathcal M(q)` of (ph-21) and its blocks, ``bias``/``forcing`` by Newton--Euler,
   ``link_poses``, ``mass_matrix_derivatives`` (the exact :math:`\partial\mathcal M/\partial q_k`).
+* :meth:`VehicleManipulator.from_tree` -- the same model for a floating base carrying a
+  kinematic **tree** read from a URDF (a quadruped, a humanoid): the chain's formulas with the
+  path from the base in place of "the joints before" (private ``robodyn._vehicle_tree``), the
+  compiled tree engine of :mod:`robodyn.trees` in place of ``_engine.c``.
 * :class:`~robodyn.vehicle.StandardForm` -- the numeric equations (ph-21) in the shared interface of
   :mod:`robodyn.equations`.
 
@@ -49,6 +53,10 @@ from . import _checks
 from . import dynamics as _dynamics
 from .dynamics import _ad6, _engine, _hat_np, coriolis_matrix
 from .kinematics import SerialChain, _check_spatial_inertia
+# a base carrying a kinematic tree (VehicleManipulator.from_tree): its numbers, its engine
+from . import _vehicle_tree as _tree
+from .trees import _fast as _tree_engine
+from .urdf import RobotModel
 # the first half (rigid bodies, subgroups) lives in _rigid_body; its public names are this
 # module's, and port_hamiltonian takes the shared helpers from here
 from ._rigid_body import (  # noqa: F401
@@ -123,7 +131,10 @@ class VehicleManipulator:
     r"""A vehicle--manipulator system: a base body in a subgroup of SE(3) carrying a serial arm,
     an immutable value (paper §2.3).
 
-    Build it with :meth:`from_chain`. Attributes: ``chain`` (the arm, a
+    Build it with :meth:`from_chain`, or with :meth:`from_tree` for a floating base carrying a
+    kinematic tree read from a URDF (then ``chain`` is None and ``tree`` the
+    :class:`~robodyn.urdf.RobotModel`; the end-effector methods, a chain's, are refused).
+    Attributes: ``chain`` (the arm, a
     :class:`~robodyn.kinematics.SerialChain` with inertias), ``base_inertia`` (6x6 spatial
     inertia of the base in its own frame {b}, (omega, v) order), ``base_joint`` (a
     :class:`Subgroup`: floating or planar), ``mount`` (4x4 pose of the arm's space frame in
@@ -145,6 +156,51 @@ class VehicleManipulator:
     mount: np.ndarray
     name: str = "VMS"
     _cache: dict = field(default_factory=dict, repr=False, compare=False)
+    tree: object = None
+
+    @classmethod
+    def from_tree(cls, model, name=None):
+        r"""A VMS whose floating base carries a kinematic **tree**: a
+        :class:`~robodyn.urdf.RobotModel` loaded with ``floating_base=True`` (a quadruped, a
+        humanoid). The base is the model's base body (its inertia ``model.base_inertia``, its
+        frame {b} the URDF root link's), on SE(3); the joints are the tree's, in its order; a
+        serial chain is the tree with ``parents = (-1, 0, 1, ...)``. The mass matrix, its
+        derivatives, the velocity terms and the forms of :mod:`robodyn.port_hamiltonian` are
+        those of the chain with the path from the base in place of "the joints before"
+        (private ``robodyn._vehicle_tree``); the compiled tree engine of
+        :mod:`robodyn.trees` runs the composite bodies, Newton--Euler, the articulated bodies
+        and the co-energy gradient (:math:`\partial T/\partial q_k = \tfrac12\nu^T
+        \partial_k(\mathcal M\nu)`, from the derivatives of the RNEA) when it is built.
+
+        Raises TypeError for a model that is not a RobotModel, ValueError for a fixed-base one.
+
+        >>> from robodyn.urdf import load_urdf
+        >>> solo = VehicleManipulator.from_tree(load_urdf("solo12", floating_base=True))
+        >>> solo.nb, solo.n, solo.mass_matrix(np.zeros(12)).shape
+        (6, 12, (18, 18))
+        """
+        fname = "VehicleManipulator.from_tree"
+        if not isinstance(model, RobotModel):
+            raise _checks.error(f"{fname}: model", "a RobotModel (robodyn.urdf.load_urdf)",
+                                model, exc=TypeError)
+        if not model.floating:
+            raise _checks.refusal(
+                ValueError, f"{fname}: model: expected a model with a floating base, got the "
+                            f"fixed-base {model.name!r}; load it with "
+                            f"load_urdf(..., floating_base=True)")
+        name = name or f"floating base + {model.name}"
+        if not isinstance(name, str):
+            raise _checks.error(f"{fname}: name", "a string", name, exc=TypeError)
+        _check_spatial_inertia(model.base_inertia, f"{fname}: model.base_inertia")
+        G = np.array(model.base_inertia, dtype=float)
+        G.setflags(write=False)
+        mount = np.eye(4)
+        mount.setflags(write=False)
+        _CHECKED.append(True)
+        try:
+            return cls(None, G, SUBGROUPS["floating"], mount, name, tree=model)
+        finally:
+            _CHECKED.pop()
 
     @classmethod
     def from_chain(cls, chain, base_inertia, base_joint="floating", mount=None, name=None):
@@ -203,6 +259,11 @@ class VehicleManipulator:
         """Calling the class directly runs :meth:`from_chain`'s checks (one boundary)."""
         if _CHECKED:
             return
+        if self.tree is not None:
+            ref = VehicleManipulator.from_tree(self.tree, self.name)
+            for f in ("base_inertia", "base_joint", "mount"):
+                object.__setattr__(self, f, getattr(ref, f))
+            return
         joint = self.base_joint
         if isinstance(joint, Subgroup):
             joint = joint.name
@@ -218,14 +279,15 @@ class VehicleManipulator:
 
     @property
     def n(self) -> int:
-        return self.chain.n
+        return self.chain.n if self.tree is None else self.tree.n
 
     @property
     def dof(self) -> int:
         return self.nb + self.n
 
     def __repr__(self):
-        return f"VehicleManipulator({self.name!r}, nb={self.nb}, n={self.n})"
+        tree = "" if self.tree is None else f", tree={self.tree.name!r}"
+        return f"VehicleManipulator({self.name!r}, nb={self.nb}, n={self.n}{tree})"
 
     # -- argument checks -------------------------------------------------------
     # (``fname`` is the method the user called: every message names it and the argument)
@@ -284,6 +346,8 @@ class VehicleManipulator:
         a plain 1-D float64 array of the right length, finite numbers) would pass it unchanged,
         so a caller may try it before those checks, as :mod:`robodyn.dynamics` does: it
         refuses nothing they accept and accepts nothing they refuse."""
+        if self.tree is not None:
+            return self._tree_compiled(name, *args)
         eng = _engine()
         if eng is None:
             return None
@@ -294,6 +358,65 @@ class VehicleManipulator:
                                                     *data[4:])
         return f(*args)
 
+    def _tree_compiled(self, name, *args):
+        """:meth:`_compiled` for a tree: the compiled tree engine of :mod:`robodyn.trees` on
+        clean float64 arrays (the co-energy gradient by numpy in O(n) without the engine), or
+        None."""
+        m, n = self.tree, self.n
+        z3 = np.zeros(3)
+        if name == "vms_rhs":
+            x, w, tau, g = args
+            if not (_plain(x, 18 + 2 * n) and _plain(w, 6) and _plain(tau, n)
+                    and (g is None or _plain(g, 3))):
+                return None
+            H = _pose_of(x)
+            gb = z3 if g is None else H[:3, :3].T @ g
+            acc = _tree_engine("aba", m, x[18:18 + n], np.concatenate([x[12:18], x[18 + n:]]),
+                        np.concatenate([w, tau]), _I4, gb)
+            return None if acc is None else np.concatenate(
+                [_pose_rate(H, x[12:18]), acc[:6], x[18 + n:], acc[6:]])
+        q = args[0]
+        if not _plain(q, n):
+            return None
+        if name == "vms_crba":
+            return _tree_engine("crba", m, q)
+        if name == "vms_hamiltonian":
+            return self._tree_hamiltonian(q, args[1])
+        v, qd, a1, a2, gb = args[1:]
+        if not (_plain(v, 6) and _plain(qd, n) and all(
+                e is None or _plain(e, k) for e, k in ((a1, 6), (a2, n), (gb, 3)))):
+            return None
+        nu = np.concatenate([v, qd])
+        u = np.concatenate([np.zeros(6) if a1 is None else a1, np.zeros(n) if a2 is None else a2])
+        # vms_aba: (q, v, qd, w, tau, gb); vms_rnea: (q, v, qd, vd, qdd, gb)
+        return _tree_engine("aba" if name == "vms_aba" else "rnea", m, q, nu, u, _I4,
+                     z3 if gb is None else gb)
+
+    def _tree_hamiltonian(self, q, mom):
+        r"""(H, dH/dy) of (ph-49) at a clean q and momenta (p, pi) of a tree: nu by Cholesky
+        of the composite-body M; :math:`\partial H/\partial q = -\partial T/\partial q`
+        with :math:`\partial T/\partial q_k = \tfrac12\nu^T\partial_k(\mathcal M\nu)`, the
+        RNEA's q-derivative at zero velocity and acceleration nu (compiled), or in numpy
+        :math:`h_k^Tad_{t_k}s_k` (``_vehicle_tree.cotangent``); None where M is singular."""
+        m, n = self.tree, self.n
+        if not _plain(mom, 6 + n):
+            return None
+        M = _tree_engine("crba", m, q)
+        F = None
+        if M is None:                   # no engine: numpy, O(n) after M
+            F = _tree.frames(m, q)
+            M = _tree.mass6(m, self.base_inertia, F)
+        _, nu, info = _dposv(M, mom)
+        if info != 0:
+            return None
+        d = None if F is not None else _tree_engine("rnea_derivatives", m, q, np.zeros(6 + n),
+                                                    nu, _I4, np.zeros(3))
+        if d is not None:
+            dT = 0.5 * (nu @ d[0][:, 6:])
+        else:
+            dT = _tree.cotangent(m, _tree.frames(m, q) if F is None else F, nu[:6], nu[6:])
+        return 0.5 * float(mom @ nu), np.concatenate([nu[:6], -dT, nu[6:]])
+
     def _mass6_at(self, q):
         """The unprojected (6 + n) mass matrix at a checked q."""
         M = self._compiled("vms_crba", q, full=True)
@@ -301,6 +424,8 @@ class VehicleManipulator:
 
     def _frames(self, q):
         """Kinematics at q (float or complex array of length n), in the base frame."""
+        if self.tree is not None:
+            return _tree.frames(self.tree, q)
         S, L, G = self._data()
         hats = self._cache.setdefault("hats", [(_hat_np(Si[:3]), _hat_np(Si[:3]) @ _hat_np(Si[:3]))
                                                for Si in S])
@@ -334,7 +459,8 @@ class VehicleManipulator:
     # -- kinematics (paper §2.3.1-2.3.2) ------------------------------------
     def link_poses(self, q, base_pose=None):
         r"""Poses of the link centres of mass, :math:`H^s_i = H^s_b H^b_i(q)` (paper §2.3.1),
-        ndarray(n, 4, 4); in the base frame when ``base_pose`` is None."""
+        ndarray(n, 4, 4); in the base frame when ``base_pose`` is None. For a tree
+        (:meth:`from_tree`): the bodies' URDF frames, whose inertias the model gives."""
         q = self._q(q, "link_poses")
         T = self._frames(q).T
         if base_pose is None:
@@ -342,8 +468,17 @@ class VehicleManipulator:
         H = _check_pose(base_pose, f"{self.name}.link_poses: base_pose")
         return self._fin(H @ T, "link_poses")
 
+    def _chain_only(self, fname):
+        """Refuse a chain's own question (its end effector) for a tree."""
+        if self.tree is not None:
+            raise _checks.refusal(
+                ValueError, f"{self.name}.{fname}: self: expected a vehicle carrying a chain (one "
+                            f"end effector), got one carrying the tree {self.tree.name!r}; use "
+                            f"robodyn.trees.frame_pose or frame_jacobian with a link name")
+
     def end_effector_pose(self, q, base_pose=None):
         """Pose of the end-effector frame (the chain's home frame carried along), 4x4."""
+        self._chain_only("end_effector_pose")
         q = self._q(q, "end_effector_pose")
         F = self._frames(q)
         E = F.P[-1] @ self._cache["home"]
@@ -355,6 +490,7 @@ class VehicleManipulator:
     def joint_points(self, q, base_pose=None):
         """Points to draw the robot: base origin, mount, each joint-frame origin and the end
         effector, ndarray(n + 3, 3), in the space frame when ``base_pose`` is given."""
+        self._chain_only("joint_points")
         q = self._q(q, "joint_points")
         F = self._frames(q)
         pts = [np.zeros(3), F.P[0][:3, 3]]
@@ -383,7 +519,10 @@ class VehicleManipulator:
 
     def _link_twists(self, q, v, qd):
         F = self._frames(q)
-        t = self.base_joint.basis @ v + np.cumsum(F.s * qd[:, None], axis=0)
+        if self.tree is not None:       # summed along each body's path from the base
+            t = _tree.twists(self.tree, F, self.base_joint.basis @ v, qd)[1:]
+        else:
+            t = self.base_joint.basis @ v + np.cumsum(F.s * qd[:, None], axis=0)
         return np.array([_adj_inv(F.T[i]) @ t[i] for i in range(self.n)])
 
     def kinetic_energy(self, q, v, qd):
@@ -392,13 +531,15 @@ class VehicleManipulator:
         fname = "kinetic_energy"
         q, v, qd = self._q(q, fname), self._v(v, fname), self._q(qd, fname, "qd")
         V = self._link_twists(q, v, qd)
-        _, _, G = self._data()
+        G = self._data()[2] if self.tree is None else self.tree.inertias
         vb = self.base_joint.basis @ v
         return self._fin(float(0.5 * vb @ self.base_inertia @ vb
                                + 0.5 * np.einsum("ni,nij,nj->", V, G, V)), fname)
 
     # -- the locked mass matrix (ph-21) -------------------------------------
     def _mass6(self, F):
+        if self.tree is not None:
+            return _tree.mass6(self.tree, self.base_inertia, F)
         n = self.n
         M = np.zeros((6 + n, 6 + n), dtype=F.s.dtype)
         M[:6, :6] = self.base_inertia + F.Ic[0]
@@ -483,7 +624,11 @@ class VehicleManipulator:
         r""":math:`\dot{\mathcal M} = \sum_k \partial_k\mathcal M\,\dot q_k` at checked
         (q, qd) as :math:`C + C^T` of the virtual chain's Christoffel Coriolis matrix
         (:func:`~robodyn.dynamics.coriolis_matrix`, compiled) at zero virtual joints and
-        virtual velocities, projected on the base's subgroup; O(n^2). ``half``: C alone."""
+        virtual velocities, projected on the base's subgroup; O(n^2). ``half``: C alone
+        (for a tree: :math:`\sum_k\partial_k\mathcal M\dot q_k`, halved)."""
+        if self.tree is not None:
+            Md = np.einsum("kij,k->ij", self._dmass(self._frames(q)), qd)
+            return 0.5 * Md if half else Md
         ch = self._virtual_chain()
         qq, vv = self._cache["virtual:q"], self._cache["virtual:qd"]
         qq[6:], vv[6:] = q, qd                    # zero virtual joints and velocities
@@ -499,6 +644,8 @@ class VehicleManipulator:
         return C if half else C + C.T
 
     def _dmass(self, F):
+        if self.tree is not None:
+            return _tree.dmass(self.tree, F)
         n = self.n
         out = np.empty((n, self.dof, self.dof))
         for k in range(n):
@@ -527,6 +674,8 @@ class VehicleManipulator:
         return self._fin(self._bias(self._frames(q), v, qd) if b is None else b, "bias")
 
     def _bias(self, F, v, qd):
+        if self.tree is not None:
+            return _tree.bias(self.tree, self.base_inertia, F, self.base_joint.basis @ v, qd)
         n = self.n
         t = self.base_joint.basis @ v
         tb = t
@@ -617,11 +766,15 @@ class VehicleManipulator:
 
     def _potential_energy(self, q, H, g):
         """:meth:`potential_energy` at checked q, pose and gravity."""
-        _, _, G = self._data()
-        T = H @ self._frames(q).T
         mb = self.base_inertia[3, 3]
         C = self.base_inertia[:3, 3:] / mb
         cb = H[:3, :3] @ np.array([C[2, 1], C[0, 2], C[1, 0]]) + H[:3, 3]
+        if self.tree is not None:       # sum of m_i c_i in {b}, then in space
+            mc = _tree.first_moments(self.tree, self._frames(q).T).sum(axis=0)
+            return float(-mb * g @ cb - g @ (H[:3, :3] @ mc + self.tree.inertias[:, 3, 3].sum()
+                                             * H[:3, 3]))
+        _, _, G = self._data()
+        T = H @ self._frames(q).T
         return float(-mb * g @ cb - sum(G[i][3, 3] * g @ T[i][:3, 3] for i in range(self.n)))
 
     def total_momentum(self, base_pose, q, v, qd):
@@ -638,6 +791,7 @@ class VehicleManipulator:
     def end_effector_jacobian(self, q):
         r"""Body Jacobian of the end effector with respect to (v, :math:`\dot q`), 6 x (nb + n):
         :math:`\mathcal V_e = Ad_{H^e_b}(S_b v + \sum_k s_k\dot q_k)`."""
+        self._chain_only("end_effector_jacobian")
         q = self._q(q, "end_effector_jacobian")
         F = self._frames(q)
         E = F.P[-1] @ self._cache["home"]
