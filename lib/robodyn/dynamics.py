@@ -156,7 +156,7 @@ class IllConditionedWarning(RuntimeWarning):
 def _chain_data(chain, fname):
     """Check a numeric chain with inertias; return its constant data (cached on the chain)."""
     if not isinstance(chain, SerialChain):
-        _checks.chain(chain, f"{fname}: chain")
+        _checks.chain(chain, f"{fname}: chain", SerialChain)
     data = chain._cache.get("dyn:data")
     if data is not None:
         return data

@@ -58,7 +58,7 @@ __all__ = ["kinetic_energy_metric", "metric_inner_product", "levi_civita",
 def _dynamic_chain(chain, fname, name="chain"):
     """A SerialChain with link frames and inertias, or a clear error naming ``fname: name``."""
     if not isinstance(chain, SerialChain):
-        _checks.chain(chain, f"{fname}: {name}")
+        _checks.chain(chain, f"{fname}: {name}", SerialChain)
     if chain.link_inertias is None or chain.link_homes is None:
         raise _checks.refusal(
             ValueError, f"{fname}: {chain!r} has no link inertias, so it has no kinetic-energy "

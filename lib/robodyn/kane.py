@@ -895,7 +895,7 @@ def equations_of_motion(chain, speeds=None, gravity=DEFAULT_GRAVITY, q=None, u=N
     """
     fname = "kane.equations_of_motion"
     if not isinstance(chain, SerialChain):
-        _checks.chain(chain, f"{fname}: chain")
+        _checks.chain(chain, f"{fname}: chain", SerialChain)
     if chain.link_inertias is None or chain.link_homes is None:
         raise _checks.refusal(ValueError, f"{fname}: {chain!r} has no link inertias; build it with "
                          f"SerialChain.from_screws(..., link_homes=[...], link_inertias=[...])")

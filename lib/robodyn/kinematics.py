@@ -934,7 +934,7 @@ class SerialChain:
 
 def _chain_arg(chain, fname):
     if not isinstance(chain, SerialChain):
-        _checks.chain(chain, f"{fname}: chain")
+        _checks.chain(chain, f"{fname}: chain", SerialChain)
     return chain
 
 

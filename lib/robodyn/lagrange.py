@@ -75,7 +75,7 @@ DEFAULT_GRAVITY = (0.0, 0.0, -9.81)
 
 def _dyn_chain(chain, fname):
     if not isinstance(chain, SerialChain):
-        _checks.chain(chain, f"{fname}: chain")
+        _checks.chain(chain, f"{fname}: chain", SerialChain)
     if chain.link_inertias is None or chain.link_homes is None:
         raise _checks.refusal(ValueError, f"{fname}: {chain!r} has no link inertias; build it with "
                          f"SerialChain.from_screws(..., link_homes=[...], link_inertias=[...])")
@@ -880,7 +880,7 @@ def generalized_forces(chain, q, wrenches, frame="body"):
     """
     fname = "generalized_forces"
     if not isinstance(chain, SerialChain):
-        _checks.chain(chain, f"{fname}: chain")
+        _checks.chain(chain, f"{fname}: chain", SerialChain)
     if frame not in ("body", "space"):
         raise _checks.refusal(
             ValueError, f"{fname}: frame: expected 'body' or 'space', got {frame!r}")

@@ -49,7 +49,7 @@ from ._ph_checks import checked
 from ._ph_forms import (BoltzmannHamel, DecoupledForm, ReducedEulerLagrange, VMSForm, _VMSBase,
                         base_momentum6)
 from .dynamics import _ad6, gravity_torques
-from .kinematics import _check_spatial_inertia, jacobian_body
+from .kinematics import SerialChain, _check_spatial_inertia, jacobian_body
 from .vehicle import (SUBGROUPS, StandardForm, VehicleManipulator, _adj_inv, _coadjoint,
                       _pose_of, _pose_rate)
 
@@ -115,7 +115,7 @@ class FixedBaseForm:
     """
 
     def __init__(self, chain, gravity=None):
-        self.chain = _checks.chain(chain, "FixedBaseForm: chain")
+        self.chain = _checks.chain(chain, "FixedBaseForm: chain", SerialChain)
         self.gravity = None if gravity is None else ck.vec(gravity, 3, "FixedBaseForm: gravity")
         self.vms = VehicleManipulator.from_chain(chain, _dummy_base(), "floating")
         self.n = chain.n
