@@ -13,7 +13,7 @@ from scipy.spatial.transform import Rotation
 import robodyn as rd
 from robodyn import port_hamiltonian as ph
 from robodyn import _ph_forms
-from robodyn.vehicle import (SUBGROUPS, PlanarCoordinates, StandardForm, VehicleManipulator,
+from robodyn.port_hamiltonian import (SUBGROUPS, PlanarCoordinates, StandardForm, VehicleManipulator,
                              check_pose, coadjoint, planar_virtual_chain, euler_poincare, pose_error, rigid_body_step)
 
 import reference as ref

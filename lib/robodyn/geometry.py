@@ -42,7 +42,7 @@ from scipy import integrate, optimize
 from . import _checks, dynamics
 from ._checks import is_symbolic
 from ._checks import to_sympy as _S
-from .kinematics import SerialChain, _prefix_products
+from .rigid_motion._kinematics import SerialChain, _prefix_products
 from .kinds import Metric, Tolerance
 
 __all__ = ["kinetic_energy_metric", "metric_inner_product", "levi_civita",
