@@ -279,7 +279,7 @@ def _last_calls():
                                                                                   "m": 2.0}})
     CALLS["robodyn.equations.MassMatrixForm"] = lambda: ((), {})
     CALLS["robodyn.kane.FlexibleLink.deflection"] = lambda: (
-        (rd.flexible.flexible_link(2, hub_inertia=1e9), [0.01, 0.002], np.array([0.25, 0.5])), {})
+        (rd.kane.flexible_link(2, hub_inertia=1e9), [0.01, 0.002], np.array([0.25, 0.5])), {})
 
 
 _last_calls()
