@@ -1,6 +1,6 @@
-"""Numeric twins of :class:`robodyn.constraints.Constraints` (private; moved out of
-:mod:`robodyn.constraints`, which imports ``NumericConstraints`` and ``_pinv`` from here,
-to keep that module under its size limit)."""
+"""The numeric twin of a set of constraints (a room of :mod:`robodyn.constraints`): values,
+Jacobians and rates of :class:`robodyn.constraints.Constraints` at a numeric state, the
+projection onto the constraint manifold, and the pseudo-inverse the numeric solvers share."""
 from __future__ import annotations
 
 import numpy as np

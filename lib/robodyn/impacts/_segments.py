@@ -1,7 +1,8 @@
 """The machinery of :func:`robodyn.impacts.simulate_hybrid` (private): the surfaces' rows,
 the free-flight right-hand side, one integration segment with its event location, the contact
 modes (constrained motion, eq. iv-contact-modes) and the choice of the active contact set.
-Kept apart so that :mod:`robodyn.impacts` stays readable; every name is re-exported there."""
+A room of :mod:`robodyn.impacts`: one smooth piece of a hybrid motion, shared by the
+impact map's simulation and Moreau--Jean time stepping."""
 from __future__ import annotations
 
 import numpy as np

@@ -1,6 +1,6 @@
-"""Kane's recursion on the nested form's straight-line program (private; moved out of
-:mod:`robodyn.kane`, which uses it through ``_chain_terms``, to keep that module under its size
-limit)."""
+"""Kane's recursion on the nested form's straight-line program (a room of :mod:`robodyn.kane`):
+the partial velocities and the generalized inertia forces of a long chain computed link by link
+(``_nested_terms``), used by the chain equations."""
 from __future__ import annotations
 
 import sympy as sp

@@ -1,5 +1,6 @@
-"""Checks of rigid-body inertias (private; moved out of :mod:`robodyn.rigid_motion`, which
-re-imports them, to keep that module under its size limit)."""
+"""What a rigid body's inertia is (a room of :mod:`robodyn.rigid_motion`): the checks of a
+rotational inertia (symmetric, positive semidefinite, the triangle inequality) and of a spatial
+inertia, for numbers and symbols alike, used by ``spatial_inertia`` and the chain builders."""
 from __future__ import annotations
 
 import numpy as np
