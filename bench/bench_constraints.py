@@ -34,13 +34,13 @@ from robodyn import constraints as C
 from robodyn import dynamics, models
 
 EXAMPLES = {
-    "particle pendulum": (C.particle_pendulum, {"m": 2, "l": 1.5, "g": 9.81}, [1.0, -0.5]),
-    "RR arm on a line": (C.rr_on_line, {"l1": 1, "l2": 0.8, "m1": 1, "m2": 0.7, "g": 9.81,
+    "particle pendulum": (models.particle_pendulum, {"m": 2, "l": 1.5, "g": 9.81}, [1.0, -0.5]),
+    "RR arm on a line": (models.rr_on_line, {"l1": 1, "l2": 0.8, "m1": 1, "m2": 0.7, "g": 9.81,
                                         "h": 0.5}, [0.3, 0.6]),
-    "four-bar": (C.four_bar, {"a": 0.3, "b": 1.0, "c": 0.8, "d": 1.0, "m1": 1, "m2": 2,
+    "four-bar": (models.four_bar, {"a": 0.3, "b": 1.0, "c": 0.8, "d": 1.0, "m1": 1, "m2": 2,
                               "m3": 1.5, "g": 9.81}, [0.5, 0.8, -1.5]),
-    "knife edge": (C.knife_edge, {"m": 2, "J": 0.3}, [0.1, 0.2, 0.3]),
-    "rolling disk": (C.rolling_disk, {"m": 2, "I_z": 0.3, "I_r": 0.5, "r": 0.4},
+    "knife edge": (models.knife_edge, {"m": 2, "J": 0.3}, [0.1, 0.2, 0.3]),
+    "rolling disk": (models.vertical_rolling_disk, {"m": 2, "I_z": 0.3, "I_r": 0.5, "r": 0.4},
                      [0.1, 0.2, 0.3, 0.4]),
 }
 

@@ -32,7 +32,7 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")   # a shared 2-core machine: 
 os.environ.setdefault("OMP_NUM_THREADS", "1")        # on 200 x 200 products only waits
 import numpy as np  # noqa: E402
 
-from robodyn.contact import choose_method, contact_impulse  # noqa: E402
+from robodyn.impacts._contact import choose_method, contact_impulse  # noqa: E402
 
 
 def reference_pgs(M, Jn, Jt, v, e, mu, tol=1e-9, sweeps=100000):

@@ -84,7 +84,7 @@ def bench_derivatives(budget):
     from scipy.spatial.transform import Rotation
 
     from robodyn import derivatives as dv
-    from robodyn.vehicle import StandardForm
+    from robodyn.port_hamiltonian import StandardForm
     ref = _reference()
     from test_floating_base import base_order, space_robot
     rng = np.random.default_rng(0)

@@ -31,7 +31,7 @@ import time
 import numpy as np
 from scipy.integrate import solve_ivp
 
-from robodyn import walkers
+from robodyn import walking
 from robodyn.impacts import simulate_hybrid
 
 OPTS = dict(method="DOP853", rtol=1e-10, atol=1e-10)
@@ -65,7 +65,7 @@ def main(argv=None):
                     help="print only the rows 'ROW | task | ours | reference | ratio'")
     args = ap.parse_args(argv)
     N = args.steps
-    cg = walkers.CompassGait()
+    cg = walking.CompassGait()
     system = cg.hybrid_system()
     fp = cg.fixed_point()
     x0 = cg.section_state(fp.x)
@@ -126,7 +126,7 @@ def main(argv=None):
 
 def ball_rows(repeat, K=20):
     """Seconds per run of simulate_hybrid and of a plain solve_ivp loop, K ball impacts."""
-    ball = walkers.bouncing_ball(0.9)
+    ball = walking.bouncing_ball(0.9)
     ground = ball.surfaces[0]
     num = ball.form
 

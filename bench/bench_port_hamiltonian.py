@@ -42,7 +42,7 @@ from scipy.spatial.transform import Rotation
 import robodyn as rd
 from robodyn import dynamics
 from robodyn import port_hamiltonian as ph
-from robodyn.vehicle import StandardForm, VehicleManipulator
+from robodyn.port_hamiltonian import StandardForm, VehicleManipulator
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 

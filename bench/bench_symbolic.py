@@ -27,7 +27,7 @@ import sympy as sp
 from robodyn import _derivation, codegen
 from robodyn import lagrange as lg
 from robodyn import models
-from robodyn.kinematics import SerialChain, homogeneous, revolute_screw
+from robodyn.rigid_motion import SerialChain, homogeneous, revolute_screw
 
 sys.path.insert(0, "tests")    # bench only: the test module's chains and KanesMethod builder
 from test_derivation import kane_equations as kane  # noqa: E402

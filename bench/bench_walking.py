@@ -33,9 +33,9 @@ import numpy as np
 from scipy.integrate import solve_ivp
 
 from bench_impacts import paired          # best times of two functions run alternately
-from robodyn import stability
+from robodyn import walking
 from robodyn.impacts import return_map, simulate_hybrid
-from robodyn.walkers import CompassGait
+from robodyn.walking import CompassGait
 
 TOL = 1e-10
 
@@ -79,14 +79,14 @@ def main(argv=None):
     ap.add_argument("--summary", action="store_true")
     a = ap.parse_args(argv)
     cg = CompassGait()
-    z = stability.compass_gait_gait(cg).points[0]
+    z = walking.compass_gait_gait(cg).points[0]
     x0 = cg.section_state(z)
     system = cg.hybrid_system()
     plain, cramer = right_hand_sides(cg)
-    stability.walk(cg, z, 1)                            # build/load the kernel first
+    walking.walk(cg, z, 1)                            # build/load the kernel first
     rows, notes = [], []
 
-    t_c, t_h1 = paired(lambda: stability.compass_gait_step(cg, z, tol=TOL),
+    t_c, t_h1 = paired(lambda: walking.compass_gait_step(cg, z, tol=TOL),
                        lambda: hand_loop(cg, x0, 1, plain), a.repeat)
     rows.append(("compass gait, one step: compiled step map (s)", t_c, t_h1))
     t_r, t_h1b = paired(lambda: return_map(system, x0, rtol=TOL, atol=TOL),
@@ -94,7 +94,7 @@ def main(argv=None):
     rows.append(("compass gait, one step: return_map / simulate_hybrid (s)", t_r, t_h1b))
 
     N = 20
-    t_w, t_h = paired(lambda: stability.walk(cg, z, N, tol=TOL),
+    t_w, t_h = paired(lambda: walking.walk(cg, z, N, tol=TOL),
                       lambda: hand_loop(cg, x0, N, plain), a.repeat)
     rows.append((f"compass gait, {N} steps: compiled walk (s)", t_w, t_h))
     t_s, t_h2 = paired(lambda: simulate_hybrid(system, x0[:2], x0[2:], 1e3, max_events=N,
@@ -112,18 +112,18 @@ def main(argv=None):
     ends = {"simulate_hybrid": np.concatenate([tr.events[-1].q_after,
                                                tr.events[-1].qd_after]),
             "hand loop": hand_loop(cg, x0, N, plain),
-            "compiled walk": cg.section_state(stability.walk(cg, z, N, tol=TOL)[0][-1])}
+            "compiled walk": cg.section_state(walking.walk(cg, z, N, tol=TOL)[0][-1])}
     ref = ends["hand loop"]
     for k, v in ends.items():
         notes.append(f"after {N} steps, {k} - hand loop: {np.max(np.abs(v - ref)):.1e}")
 
-    gait = stability.compass_gait_gait(cg)
+    gait = walking.compass_gait_gait(cg)
     th = np.linspace(-0.40, -0.05, a.grid)
     rt = np.linspace(0.6, 1.8, a.grid)
     times = {}
     for w in (1, 2):
         t0 = time.perf_counter()
-        out = stability.basin_of_attraction(cg, th, rt, gait=gait, strides=40, workers=w)
+        out = walking.basin_of_attraction(cg, th, rt, gait=gait, strides=40, workers=w)
         times[w] = time.perf_counter() - t0
         if w == 1:
             first = out

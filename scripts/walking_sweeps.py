@@ -4,7 +4,7 @@ book/_data/walking_stability.npz.
     PYTHONPATH=lib .venv/bin/python scripts/walking_sweeps.py [--workers 2] [--scheduler ADDR]
         [--cache DIR] [--quick]
 
-What it computes (each sweep on robodyn.parallel.map_tasks through robodyn.stability.sweep;
+What it computes (each sweep on robodyn.parallel.map_tasks through robodyn.walking.sweep;
 with --cache a killed run resumes where it stopped):
 
 * the compass gait's period-one gait from 3 degrees upwards by continuation (Newton), its
@@ -34,8 +34,8 @@ from pathlib import Path
 import numpy as np
 from scipy.optimize import brentq
 
-from robodyn import stability as st
-from robodyn.walkers import CompassGait, RimlessWheel
+from robodyn import walking
+from robodyn.walking import CompassGait, RimlessWheel
 
 OUT = Path(__file__).resolve().parents[1] / "book" / "_data" / "walking_stability.npz"
 Z3 = (-0.2186688, 1.0923836, 0.3773740)        # the 3-degree gait (Goswami et al.)
@@ -47,7 +47,7 @@ def continuation(slopes_deg):
     """Period-one gaits and multipliers along the slopes (each Newton starts at the last)."""
     z, pts, mult = np.array(Z3), [], []
     for d in slopes_deg:
-        g = st.compass_gait_gait(CompassGait(slope=np.deg2rad(d)), z)
+        g = walking.compass_gait_gait(CompassGait(slope=np.deg2rad(d)), z)
         z = g.points[0]
         pts.append(z)
         mult.append(g.multipliers)
@@ -55,13 +55,13 @@ def continuation(slopes_deg):
 
 
 def leading_real(deg, z):
-    g = st.compass_gait_gait(CompassGait(slope=np.deg2rad(deg)), z)
+    g = walking.compass_gait_gait(CompassGait(slope=np.deg2rad(deg)), z)
     m = g.multipliers[np.argmin(g.multipliers.real)]
     return float(m.real) + 1.0
 
 
 def _lead(deg, z, k):
-    g = st.compass_gait_gait(CompassGait(slope=np.deg2rad(deg)), z, period=k)
+    g = walking.compass_gait_gait(CompassGait(slope=np.deg2rad(deg)), z, period=k)
     return g, float(g.multipliers.real.min())
 
 
@@ -73,7 +73,7 @@ def _next_gait(on, g, k, dslope):
     base = _lead(past, g.points[0], k)[0].points[0]
     for eps in (1e-3, 3e-3, 1e-2, 3e-2):
         try:
-            g2 = st.compass_gait_gait(CompassGait(slope=np.deg2rad(past)), base + eps * v,
+            g2 = walking.compass_gait_gait(CompassGait(slope=np.deg2rad(past)), base + eps * v,
                                       period=2 * k)
         except ValueError:
             continue
@@ -155,7 +155,7 @@ def main(argv=None):
     slopes = np.linspace(3.0, 5.6, n_bif)
     starts = np.array([pts[min(np.searchsorted(cont, d), len(cont) - 1)] for d in slopes])
     starts = starts + np.array([1e-4, 0.0, 0.0])
-    th, status = st.bifurcation_diagram(CompassGait(), np.deg2rad(slopes), z0=starts,
+    th, status = walking.bifurcation_diagram(CompassGait(), np.deg2rad(slopes), z0=starts,
                                         transient=600, keep=128, description="bifurcation",
                                         on_result=counter("bifurcation"), **opts)
     data.update(bif_slopes=slopes, bif_theta=th, bif_status=status)
@@ -164,8 +164,8 @@ def main(argv=None):
     t = time.perf_counter()
     for k, deg in ((2, 4.6), (4, 4.96)):
         cg = CompassGait(slope=np.deg2rad(deg))
-        z, s, _ = st.walk(cg, pts[np.searchsorted(cont, deg)] + [1e-4, 0, 0], 3000)
-        g = st.compass_gait_gait(cg, z[-1], period=k)
+        z, s, _ = walking.walk(cg, pts[np.searchsorted(cont, deg)] + [1e-4, 0, 0], 3000)
+        g = walking.compass_gait_gait(cg, z[-1], period=k)
         distinct = len(np.unique(np.round(g.points[:, 0], 6)))
         assert s == 0 and distinct == k and g.stable, (deg, k, distinct)
         data[f"p{k}_slope"], data[f"p{k}_points"] = deg, g.points
@@ -178,10 +178,10 @@ def main(argv=None):
 
     t = time.perf_counter()
     cg = CompassGait()
-    gait = st.compass_gait_gait(cg)
+    gait = walking.compass_gait_gait(cg)
     thb = np.linspace(*BASIN["theta"], n_basin)
     rtb = np.linspace(*BASIN["rate"], n_basin)
-    alive, hit = st.basin_of_attraction(cg, thb, rtb, gait=gait, strides=40,
+    alive, hit = walking.basin_of_attraction(cg, thb, rtb, gait=gait, strides=40,
                                         description="basin", on_result=counter("basin"),
                                         **opts)
     data.update(basin_theta=thb, basin_rate=rtb, basin_alive=alive.astype(np.int8),
@@ -193,13 +193,13 @@ def main(argv=None):
     thw = np.linspace(w.slope - w.alpha, w.slope + w.alpha, 200)
     rtw = np.linspace(-2.0, 2.5, 200)
     data.update(wheel_theta=thw, wheel_rate=rtw,
-                wheel_closed=st.rimless_wheel_basin(w, thw, rtw))
+                wheel_closed=walking.rimless_wheel_basin(w, thw, rtw))
     cost["wheel closed form"] = (thw.size * rtw.size, time.perf_counter() - t)
     t = time.perf_counter()
     ths = np.linspace(w.slope - w.alpha, w.slope + w.alpha, n_wheel)
     rts = np.linspace(-2.0, 2.5, n_wheel)
     data.update(wheel_sim_theta=ths, wheel_sim_rate=rts,
-                wheel_sim=st.rimless_wheel_basin(w, ths, rts, method="simulation",
+                wheel_sim=walking.rimless_wheel_basin(w, ths, rts, method="simulation",
                                                  description="rimless wheel",
                                                  on_result=counter("wheel simulation"),
                                                  **opts))

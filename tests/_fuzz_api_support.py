@@ -52,6 +52,16 @@ def public_modules():
     return ["robodyn"] + sorted(out)
 
 
+def rooms(mod):
+    """The private modules of a package whose names its public face exports (where those
+    names' docstrings and doctests live), in order."""
+    names = getattr(mod, "__all__", None)
+    if not hasattr(mod, "__path__") or not names:
+        return []
+    homes = {getattr(getattr(mod, n, None), "__module__", None) for n in names}
+    return [sys.modules[h] for h in sorted(h for h in homes if h and h.startswith(mod.__name__ + "._"))]
+
+
 def _own(obj, modname):
     return getattr(obj, "__module__", None) == modname
 
@@ -228,6 +238,8 @@ def record_doctest_calls(api):
     for modname in public_modules():
         mod = importlib.import_module(modname)
         tests += finder.find(mod, modname)
+        for room in rooms(mod):
+            tests += finder.find(room, room.__name__)
     rec = _Recorder()
     rec.install(api)
     runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS, verbose=False)

@@ -125,7 +125,7 @@ def to_pinocchio(chain, gravity=(0.0, 0.0, 0.0)):
 
 
 def to_pinocchio_vms(vms, gravity=(0.0, 0.0, 0.0)):
-    """A :class:`robodyn.vehicle.VehicleManipulator` in Pinocchio: a ``JointModelFreeFlyer``
+    """A :class:`robodyn.port_hamiltonian.VehicleManipulator` in Pinocchio: a ``JointModelFreeFlyer``
     (floating base) or ``JointModelPlanar`` (planar base) root carrying the base inertia, the
     arm's joints attached to it at ``mount @`` (the joint frames of :func:`to_pinocchio`).
     Pinocchio's base velocity is the base's body twist ordered (v, omega) -- (v_x, v_y,

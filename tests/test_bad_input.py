@@ -23,7 +23,7 @@ import pytest
 import sympy as sp
 
 import robodyn as rd
-from robodyn import _checks, codegen, dynamics, geometry, kinematics, models, simulation
+from robodyn import _checks, codegen, dynamics, geometry, models, rigid_motion, simulation
 
 pytestmark = pytest.mark.usefixtures("no_text_evaluated")  # sympy's parser raises inside robodyn
 
@@ -708,12 +708,12 @@ def test_symbolic_number_checks_leave_symbols_alone():
 
 
 def test_symbolic_huge_chain_warns_between_limits():
-    chain = models.planar_chain(kinematics.SYMBOLIC_WARN_JOINTS + 1)
-    with pytest.warns(kinematics.LongComputationWarning, match="fk_space: symbolic kinematics"):
+    chain = models.planar_chain(rigid_motion.SYMBOLIC_WARN_JOINTS + 1)
+    with pytest.warns(rigid_motion.LongComputationWarning, match="fk_space: symbolic kinematics"):
         rd.fk_space(chain, sp.symbols(f"q1:{chain.n + 1}"))
 
 
 def test_long_fixed_step_simulation_warns(monkeypatch):
     monkeypatch.setattr(simulation, "LONG_RUN_SECONDS", 0.0)
-    with pytest.warns(kinematics.LongComputationWarning, match="rk4 steps will take about"):
+    with pytest.warns(rigid_motion.LongComputationWarning, match="rk4 steps will take about"):
         rd.simulate(RR, Q2, Q2, 0.01, method="rk4", dt=0.005)

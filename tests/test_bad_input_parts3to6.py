@@ -29,11 +29,11 @@ from hypothesis import strategies as st
 
 import robodyn as rd
 from robodyn import constraints as cs
-from robodyn import equations, kane, models, walkers
+from robodyn import dynamics, equations, kane, models, walking
 from robodyn import port_hamiltonian as ph
 from robodyn.equations import TIME, mass_matrix_form, max_difference
 from robodyn.kane import Force, Particle, RigidBody, Torque, kanes_equations
-from robodyn.vehicle import StandardForm, VehicleManipulator, check_pose
+from robodyn.port_hamiltonian import StandardForm, VehicleManipulator, check_pose
 
 pytestmark = pytest.mark.usefixtures("no_text_evaluated")  # sympy's parser raises inside robodyn
 
@@ -46,7 +46,7 @@ B = RigidBody("B", 1, [0, 0, 0], ROT, sp.diag(1, 1, 1))
 PEND = mass_matrix_form([q], [u], [[1]], [-sp.sin(q)])
 CIRCLE = cs.Constraints([x, y], holonomic=[x**2 + y**2 - 1])
 NUMC = CIRCLE.numeric()
-PP = cs.particle_pendulum()
+PP = models.particle_pendulum()
 PPV = {"m": 1.0, "l": 1.0, "g": 9.81}
 M2, F2, A2, b2 = np.diag([1.0, 2.0]), np.array([0.0, -9.81]), np.array([[1.0, 1.0]]), \
     np.array([0.0])
@@ -61,8 +61,8 @@ VMS = _vms()
 VMSF = ph.VMSForm(VMS)
 STD = StandardForm(VMS, gravity=(0.0, 0.0, -9.81))
 X0 = VMSF.state(np.eye(4), np.zeros(6), [0.1, 0.2], [0.0, 0.0])
-WHEEL = walkers.RimlessWheel()
-GAIT = walkers.CompassGait()
+WHEEL = walking.RimlessWheel()
+GAIT = walking.CompassGait()
 
 Case = collections.namedtuple("Case", "module call exc pattern id")
 
@@ -158,9 +158,9 @@ EXPRESSION_ARGUMENTS = [
     ("constraints", "embedded_equations: S", "vec2",
      lambda v: cs.embedded_equations(PP, S=sp.Matrix(2, 1, [0, 0]) if v is None else v)),
     ("constraints", "newton_euler_about_point: I_cm", "mat3",
-     lambda v: cs.newton_euler_about_point(1.0, v, [0, 0, 0], [0, 0, 0])),
+     lambda v: dynamics.newton_euler_about_point(1.0, v, [0, 0, 0], [0, 0, 0])),
     ("constraints", "newton_euler_about_point: c", "vec3",
-     lambda v: cs.newton_euler_about_point(1.0, np.eye(3), v, [0, 0, 0])),
+     lambda v: dynamics.newton_euler_about_point(1.0, np.eye(3), v, [0, 0, 0])),
 ]
 
 PAYLOAD = "__import__('os').getcwd() and x"     # harmless, but code if evaluated
@@ -192,7 +192,7 @@ NUMERIC_ARGUMENTS = [
     ("constraints", "penrose_conditions", lambda W, W_plus: cs.penrose_conditions(W, W_plus),
      dict(W=M2, W_plus=M2), ["W_plus"]),
     ("constraints", "newton_euler_about_point",
-     lambda I_cm, c, omega: cs.newton_euler_about_point(1.0, I_cm, c, omega),
+     lambda I_cm, c, omega: dynamics.newton_euler_about_point(1.0, I_cm, c, omega),
      dict(I_cm=np.eye(3), c=np.array([1.0, 0, 0]), omega=np.array([0, 0, 1.0])),
      ["I_cm", "c", "omega"]),
     ("constraints", "NumericConstraints.project", lambda q, qd: NUMC.project(q, qd),
@@ -334,14 +334,14 @@ def _specific_cases():
           "lagrangian_equations: Q", "lagr-Q-length"),
         c("constraints", lambda: cs.lagrangian_equations([xd**2], 0, [x], [xd]), T,
           "lagrangian_equations: T", "lagr-T-list"),
-        c("constraints", lambda: cs.newton_euler_about_point(1.0, -e3, [0, 0, 0], [0, 0, 1]), V,
+        c("constraints", lambda: dynamics.newton_euler_about_point(1.0, -e3, [0, 0, 0], [0, 0, 1]), V,
           "newton_euler_about_point: I_cm", "ne-negative-inertia"),
-        c("constraints", lambda: cs.newton_euler_about_point(1.0, np.diag([1, 1, 5.0]), [0, 0, 0],
+        c("constraints", lambda: dynamics.newton_euler_about_point(1.0, np.diag([1, 1, 5.0]), [0, 0, 0],
                                                              [0, 0, 1]), V,
           "newton_euler_about_point: I_cm", "ne-triangle"),
-        c("constraints", lambda: cs.newton_euler_about_point(-1.0, e3, [0, 0, 0], [0, 0, 1]), V,
+        c("constraints", lambda: dynamics.newton_euler_about_point(-1.0, e3, [0, 0, 0], [0, 0, 1]), V,
           "newton_euler_about_point: m", "ne-negative-mass"),
-        c("constraints", lambda: cs.newton_euler_about_point(m_, e3, [0, 0, 0], [0, 0, 1]), T,
+        c("constraints", lambda: dynamics.newton_euler_about_point(m_, e3, [0, 0, 0], [0, 0, 1]), T,
           "newton_euler_about_point: m", "ne-symbolic-mass"),
         c("models", lambda: models.rod_inertia(-1.0, 1.0), V, "rod_inertia: mass",
           "rod-negative-mass"),
@@ -625,21 +625,21 @@ def _specific_cases():
           constraint_force([0, 0], [1], tau="x"), T, "constraint_force: tau",
           "kane-constraint-force-tau"),
         # -- walkers: model domains --------------------------------------------------------
-        c("walkers", lambda: walkers.RimlessWheel(spokes=3), V, "RimlessWheel: spokes",
+        c("walkers", lambda: walking.RimlessWheel(spokes=3), V, "RimlessWheel: spokes",
           "wheel-3-spokes"),
-        c("walkers", lambda: walkers.RimlessWheel(spokes=4), V, "RimlessWheel: spokes",
+        c("walkers", lambda: walking.RimlessWheel(spokes=4), V, "RimlessWheel: spokes",
           "wheel-4-spokes"),
-        c("walkers", lambda: walkers.RimlessWheel(spokes=10**6), V, "RimlessWheel: spokes",
+        c("walkers", lambda: walking.RimlessWheel(spokes=10**6), V, "RimlessWheel: spokes",
           "wheel-many-spokes"),
-        c("walkers", lambda: walkers.RimlessWheel(spokes=8.0), T, "RimlessWheel: spokes",
+        c("walkers", lambda: walking.RimlessWheel(spokes=8.0), T, "RimlessWheel: spokes",
           "wheel-float-spokes"),
-        c("walkers", lambda: walkers.RimlessWheel(slope=1.5), V, "RimlessWheel: slope",
+        c("walkers", lambda: walking.RimlessWheel(slope=1.5), V, "RimlessWheel: slope",
           "wheel-steep-1.5"),
-        c("walkers", lambda: walkers.RimlessWheel(slope=1.2), V, "RimlessWheel: slope",
+        c("walkers", lambda: walking.RimlessWheel(slope=1.2), V, "RimlessWheel: slope",
           "wheel-spoke-above-hub"),
-        c("walkers", lambda: walkers.RimlessWheel(slope=0.3).closed_form_fixed_point(), V,
+        c("walkers", lambda: walking.RimlessWheel(slope=0.3).closed_form_fixed_point(), V,
           "closed_form_fixed_point: slope.*leave the ground", "wheel-hub-leaves-ground"),
-        c("walkers", lambda: walkers.RimlessWheel(slope=0.3).rolls(), V,
+        c("walkers", lambda: walking.RimlessWheel(slope=0.3).rolls(), V,
           "leave the ground", "wheel-rolls-leaves-ground"),
         c("walkers", lambda: WHEEL.closed_form_map(-1.0), V, "closed_form_map: omega",
           "wheel-map-negative"),
@@ -649,46 +649,46 @@ def _specific_cases():
           "wheel-map-string"),
         c("walkers", lambda: WHEEL.impact(0.0, [0.4], [1.0], forward="yes"), T,
           "RimlessWheel.impact: forward", "wheel-impact-forward"),
-        c("walkers", lambda: walkers.RimlessWheel(mass=-1), V, "RimlessWheel: mass",
+        c("walkers", lambda: walking.RimlessWheel(mass=-1), V, "RimlessWheel: mass",
           "wheel-mass"),
-        c("walkers", lambda: walkers.RimlessWheel(g=float("nan")), V, "RimlessWheel: g",
+        c("walkers", lambda: walking.RimlessWheel(g=float("nan")), V, "RimlessWheel: g",
           "wheel-g-nan"),
-        c("walkers", lambda: walkers.CompassGait(m=-5), V, "CompassGait: m", "gait-mass"),
-        c("walkers", lambda: walkers.CompassGait(a=0), V, "CompassGait: a", "gait-a"),
-        c("walkers", lambda: walkers.CompassGait(b=float("inf")), V, "CompassGait: b",
+        c("walkers", lambda: walking.CompassGait(m=-5), V, "CompassGait: m", "gait-mass"),
+        c("walkers", lambda: walking.CompassGait(a=0), V, "CompassGait: a", "gait-a"),
+        c("walkers", lambda: walking.CompassGait(b=float("inf")), V, "CompassGait: b",
           "gait-b-inf"),
-        c("walkers", lambda: walkers.CompassGait(slope=-0.1), V, "CompassGait: slope",
+        c("walkers", lambda: walking.CompassGait(slope=-0.1), V, "CompassGait: slope",
           "gait-slope-negative"),
-        c("walkers", lambda: walkers.CompassGait(g="9.81"), T, "CompassGait: g", "gait-g-str"),
+        c("walkers", lambda: walking.CompassGait(g="9.81"), T, "CompassGait: g", "gait-g-str"),
         c("walkers", lambda: GAIT.energy([0.1], [0.0, 0.0]), V, "CompassGait.energy: q",
           "gait-energy-q"),
         c("walkers", lambda: GAIT.points([0.1, 0.2], foot="origin"), T,
           "CompassGait.points: foot", "gait-points-foot"),
         c("walkers", lambda: GAIT.fixed_point([0.1, 0.2]), V, "CompassGait.fixed_point: z0",
           "gait-fixed-point-z0"),
-        c("walkers", lambda: walkers.bouncing_ball(-0.1), V, "bouncing_ball: restitution",
+        c("walkers", lambda: walking.bouncing_ball(-0.1), V, "bouncing_ball: restitution",
           "ball-e-negative"),
-        c("walkers", lambda: walkers.bouncing_ball(float("nan")), V,
+        c("walkers", lambda: walking.bouncing_ball(float("nan")), V,
           "bouncing_ball: restitution", "ball-e-nan"),
-        c("walkers", lambda: walkers.bouncing_ball("0.5"), T, "bouncing_ball: restitution",
+        c("walkers", lambda: walking.bouncing_ball("0.5"), T, "bouncing_ball: restitution",
           "ball-e-string"),
-        c("walkers", lambda: walkers.bouncing_ball(sp.Integer(2)), V,
+        c("walkers", lambda: walking.bouncing_ball(sp.Integer(2)), V,
           "bouncing_ball: restitution", "ball-e-sympy"),
-        c("walkers", lambda: walkers.pendulum_against_wall(0.2, restitution=2.0), V,
+        c("walkers", lambda: walking.pendulum_against_wall(0.2, restitution=2.0), V,
           "pendulum_against_wall: restitution", "pendulum-e"),
-        c("walkers", lambda: walkers.rr_arm_against_wall(5.0), V, "rr_arm_against_wall: wall_x",
+        c("walkers", lambda: walking.rr_arm_against_wall(5.0), V, "rr_arm_against_wall: wall_x",
           "arm-wall-out-of-reach"),
-        c("walkers", lambda: walkers.rr_arm_against_wall(-1.0), V,
+        c("walkers", lambda: walking.rr_arm_against_wall(-1.0), V,
           "rr_arm_against_wall: wall_x", "arm-wall-behind"),
-        c("walkers", lambda: walkers.rr_arm_against_wall(1.6, restitution=-1), V,
+        c("walkers", lambda: walking.rr_arm_against_wall(1.6, restitution=-1), V,
           "rr_arm_against_wall: restitution", "arm-e"),
-        c("walkers", lambda: walkers.rr_arm_against_wall(1.6, g=-9.81), V,
+        c("walkers", lambda: walking.rr_arm_against_wall(1.6, g=-9.81), V,
           "rr_arm_against_wall: g", "arm-g-negative"),
-        c("walkers", lambda: walkers.rr_arm_against_wall(x), T, "rr_arm_against_wall: wall_x",
+        c("walkers", lambda: walking.rr_arm_against_wall(x), T, "rr_arm_against_wall: wall_x",
           "arm-wall-symbolic"),
-        c("walkers", lambda: walkers.rr_points([0.1, 0.2, 0.3]), V, "rr_points: q",
+        c("walkers", lambda: walking.rr_points([0.1, 0.2, 0.3]), V, "rr_points: q",
           "rr-points-q"),
-        c("walkers", lambda: walkers.rr_points([0.1, 0.2], l1=-1), V, "rr_points: l1",
+        c("walkers", lambda: walking.rr_points([0.1, 0.2], l1=-1), V, "rr_points: l1",
           "rr-points-l1"),
     ]
 
@@ -770,9 +770,9 @@ def test_second_order_form_with_the_time_symbol_is_right():
 
 
 def test_wheel_domain_edges_are_accepted():
-    w = walkers.RimlessWheel(spokes=5, slope=0.05)
+    w = walking.RimlessWheel(spokes=5, slope=0.05)
     assert w.closed_form_fixed_point() > 0
-    assert walkers.RimlessWheel(spokes=8, slope=0.06).rolls() is False
+    assert walking.RimlessWheel(spokes=8, slope=0.06).rolls() is False
 
 
 # --------------------------------------------------------------------------

@@ -6,7 +6,7 @@ import pytest
 import sympy as sp
 
 import robodyn
-from robodyn import _boundary, kinematics, models, viz  # noqa: F401 -- viz is sealed too
+from robodyn import _boundary, models, rigid_motion, viz  # noqa: F401 -- viz is sealed too
 
 
 def test_text_nested_anywhere_is_refused_with_its_place():
@@ -75,7 +75,7 @@ def test_text_is_refused_before_a_parser_and_sympy_is_left_alone():
 
 
 def test_a_constructor_is_named_after_the_class_built():
-    class Sub(kinematics.SerialChain):
+    class Sub(rigid_motion.SerialChain):
         pass
     with pytest.raises(ValueError, match=r"^Sub: "):
         Sub(np.full((6, 1), np.nan), np.eye(4))
@@ -187,10 +187,10 @@ def _refusal(chain):
 
 
 def test_sweep_function_calling_robodyn_is_checked_and_keys_are_names():
-    from robodyn import stability
+    from robodyn import walking
     with pytest.raises(ValueError, match=r"exp_so3: w\[0\]: expected finite"):
-        stability.sweep(_exp_nan, [0.0], workers=1)
-    out = stability.sweep(abs, [-1.0, 2.0], keys=["slope=0.010,theta=0.2",
+        walking.sweep(_exp_nan, [0.0], workers=1)
+    out = walking.sweep(abs, [-1.0, 2.0], keys=["slope=0.010,theta=0.2",
                                                   "slope=0.020,theta=0.2"], workers=1)
     assert out.tolist() == [1.0, 2.0]
 
@@ -215,8 +215,8 @@ def _nan_for_two(x):
 
 def test_a_subclass_is_named_after_itself():
     from robodyn import port_hamiltonian as ph
-    from robodyn import vehicle as vh
-    vms = vh.VehicleManipulator.from_chain(models.planar_rr(),
+    from robodyn import port_hamiltonian
+    vms = port_hamiltonian.VehicleManipulator.from_chain(models.planar_rr(),
                                            robodyn.spatial_inertia(8.0, [0.3, 0.3, 0.5]),
                                            "planar")
     for cls in (ph.DecoupledForm, ph.VMSForm):
@@ -311,12 +311,12 @@ def test_every_public_callable_pickles():
 
 
 def test_map_tasks_in_worker_processes_with_a_reexported_function():
-    from robodyn import parallel, vehicle
+    from robodyn import parallel, port_hamiltonian
     H = np.eye(4)
-    good = parallel.map_tasks(vehicle.check_pose, [H, H], workers=2)
+    good = parallel.map_tasks(port_hamiltonian.check_pose, [H, H], workers=2)
     assert all(np.array_equal(g, H) for g in good)
     with pytest.raises(parallel.ItemValueError) as info:
-        parallel.map_tasks(vehicle.check_pose, [H, 2 * H], keys=["good", "bad"], workers=2)
+        parallel.map_tasks(port_hamiltonian.check_pose, [H, 2 * H], keys=["good", "bad"], workers=2)
     assert info.value.key == "bad" and "check_pose" in str(info.value)
 
 

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 import sympy as sp
 
-from robodyn import constrained_simulation as cs
+from robodyn import constraints
 from robodyn.constraints import constraint_connection
 from robodyn.equations import mass_matrix_form
 from robodyn.models import particle_pendulum
@@ -24,9 +24,9 @@ PPV = {"m": 1.0, "l": 1.0, "g": 9.81}
     (lambda: PEND.numeric(PPV).coordinate_accelerations([0.1], [0.2], tau=[[[1.0]]]),
      r"\.coordinate_accelerations: tau"),
     (lambda: PEND.numeric(PPV).rhs(float("nan"), [0.1, 0.2]), r"\.rhs: t"),
-    (lambda: cs.simulate_constrained(particle_pendulum(), [1, 0], [0, 0], 1.0,
+    (lambda: constraints.simulate_constrained(particle_pendulum(), [1, 0], [0, 0], 1.0,
                                      values={"m": 1.0}), r"^simulate_constrained: values"),
-    (lambda: cs.simulate_constrained(particle_pendulum(), [1e200, 0], [0, 0], 1.0, values=PPV),
+    (lambda: constraints.simulate_constrained(particle_pendulum(), [1e200, 0], [0, 0], 1.0, values=PPV),
      r"^simulate_constrained: q0"),
     (lambda: constraint_connection(sp.eye(2), sp.Matrix([[Q, U]]), [Q]),
      r"^constraint_connection: M, q"),
@@ -49,6 +49,6 @@ def test_constrained_rhs_keeps_the_constraint():
 
 
 def test_duration_as_sympy_integer_is_a_number():
-    runs = [cs.simulate_constrained(particle_pendulum(), [1.0, 0.0], [0.0, 0.0], T, values=PPV,
+    runs = [constraints.simulate_constrained(particle_pendulum(), [1.0, 0.0], [0.0, 0.0], T, values=PPV,
                                     dt=0.1) for T in (1.0, sp.Integer(1))]
     assert np.array_equal(runs[0].q, runs[1].q)

@@ -11,7 +11,7 @@ import pytest
 import sympy as sp
 
 from robodyn import codegen, lagrange, models, recursive_codegen as rc, urdf
-from robodyn.kinematics import SerialChain
+from robodyn.rigid_motion import SerialChain
 
 pin = pytest.importorskip("pinocchio")
 

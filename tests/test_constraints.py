@@ -9,7 +9,7 @@ from scipy.linalg import null_space, sqrtm
 
 import robodyn as rd
 from robodyn import constraints as C
-from robodyn import models, simulation
+from robodyn import dynamics, models, simulation
 from robodyn.equations import max_difference
 
 PEND = {"m": 2.0, "l": 1.5, "g": 9.81}
@@ -17,11 +17,11 @@ RR = {"l1": 1.0, "l2": 0.8, "m1": 1.0, "m2": 0.7, "g": 9.81, "h": 0.5}
 FOUR = {"a": 0.3, "b": 1.0, "c": 0.8, "d": 1.0, "m1": 1.0, "m2": 2.0, "m3": 1.5, "g": 9.81}
 KNIFE = {"m": 2.0, "J": 0.3}
 DISK = {"m": 2.0, "I_z": 0.3, "I_r": 0.5, "r": 0.4}
-EXAMPLES = {"pendulum": (C.particle_pendulum, PEND, [1.0, -0.5]),
-            "rr_on_line": (C.rr_on_line, RR, [0.3, 0.6]),
-            "four_bar": (C.four_bar, FOUR, [0.5, 0.8, -1.5]),
-            "knife_edge": (C.knife_edge, KNIFE, [0.1, 0.2, 0.3]),
-            "rolling_disk": (C.rolling_disk, DISK, [0.1, 0.2, 0.3, 0.4])}
+EXAMPLES = {"pendulum": (models.particle_pendulum, PEND, [1.0, -0.5]),
+            "rr_on_line": (models.rr_on_line, RR, [0.3, 0.6]),
+            "four_bar": (models.four_bar, FOUR, [0.5, 0.8, -1.5]),
+            "knife_edge": (models.knife_edge, KNIFE, [0.1, 0.2, 0.3]),
+            "rolling_disk": (models.vertical_rolling_disk, DISK, [0.1, 0.2, 0.3, 0.4])}
 _SYSTEMS = {}
 
 
@@ -94,7 +94,7 @@ def test_four_methods_agree_on_random_systems(seed):
     # eq. (36) literally, with the symmetric square root of M
     R = np.real(sqrtm(M))
     Fc_literal = R @ np.linalg.pinv(A @ np.linalg.inv(R)) @ (b - A @ np.linalg.solve(M, F))
-    for qdd in (qdd_u, C._by_embedding(M, F, A, b), C._by_projection(M, F, A, b)):
+    for qdd in (qdd_u, C._systems._by_embedding(M, F, A, b), C._systems._by_projection(M, F, A, b)):
         assert np.allclose(qdd, qdd_l, rtol=0, atol=1e-10)
     assert np.allclose(Fc, A.T @ lam, atol=1e-10)            # F^C = A^T lambda (5.19)
     assert np.allclose(Fc, Fc_literal, atol=1e-10)
@@ -444,7 +444,7 @@ def test_newton_euler_about_a_point_matches_centre_of_mass_equations():
         a_c = a_P + np.cross(alpha, c) + np.cross(w, np.cross(w, c))
         F = m * a_c
         tau_P = I_cm @ alpha + np.cross(w, I_cm @ w) + np.cross(c, F)
-        M6, h = C.newton_euler_about_point(m, I_cm, c, w)
+        M6, h = dynamics.newton_euler_about_point(m, I_cm, c, w)
         assert np.allclose(M6 @ np.concatenate([a_P, alpha]) + h, np.concatenate([F, tau_P]))
         assert np.allclose(M6, M6.T)
         Cx = np.array([[0, -c[2], c[1]], [c[2], 0, -c[0]], [-c[1], c[0], 0]])
@@ -452,9 +452,9 @@ def test_newton_euler_about_a_point_matches_centre_of_mass_equations():
         printed[3:, :3] = -m * Cx                       # the seed's lower-left block
         assert not np.allclose(printed @ np.concatenate([a_P, alpha]) + h, np.concatenate([F, tau_P]))
     with pytest.raises(ValueError, match="newton_euler_about_point: m: expected a positive (mass|number)"):
-        C.newton_euler_about_point(0.0, np.eye(3), [0, 0, 0], [0, 0, 0])
+        dynamics.newton_euler_about_point(0.0, np.eye(3), [0, 0, 0], [0, 0, 0])
     with pytest.raises(ValueError, match=r"newton_euler_about_point: I_cm.*expected a 3x3 matrix"):
-        C.newton_euler_about_point(1.0, np.eye(2), [0, 0, 0], [0, 0, 0])
+        dynamics.newton_euler_about_point(1.0, np.eye(2), [0, 0, 0], [0, 0, 0])
 
 
 @pytest.mark.equation("uk-50")
@@ -699,8 +699,8 @@ def test_fast_uk_matches_svd_route_and_kkt(m):
     n = 7
     M, F = random_spd(rng, n), rng.standard_normal(n)
     A, b = rng.standard_normal((m, n)), rng.standard_normal(m)
-    fast = C._uk_fast(M, F, A, b, "test")
-    svd = C._uk(M, np.linalg.cholesky(M), F, A, b)
+    fast = C._systems._uk_fast(M, F, A, b, "test")
+    svd = C._systems._uk(M, np.linalg.cholesky(M), F, A, b)
     kkt = C.lagrange_multipliers(M, F, A, b)
     assert np.max(np.abs(fast.qdd - svd.qdd)) < 1e-10
     assert np.max(np.abs(fast.qdd - kkt.qdd)) < 1e-10
@@ -715,22 +715,22 @@ def test_fast_uk_falls_back_on_redundant_and_inconsistent_rows():
     A = np.vstack([A, A[0] + 2 * A[1]])                      # rank 2 of 3 rows
     b = rng.standard_normal(2)
     b_ok = np.append(b, b[0] + 2 * b[1])
-    fast = C._uk_fast(M, F, A, b_ok, "test")
+    fast = C._systems._uk_fast(M, F, A, b_ok, "test")
     ref = C.lagrange_multipliers(M, F, A[:2], b)
     assert np.max(np.abs(fast.qdd - ref.qdd)) < 1e-10
     with pytest.warns(C.ConstraintWarning, match="test: the constraints are inconsistent"):
-        C._uk_fast(M, F, A, b_ok + [0, 0, 1.0], "test")
-    zero_row = C._uk_fast(M, F, np.zeros((1, 4)), np.zeros(1), "test")  # W = 0: no force
+        C._systems._uk_fast(M, F, A, b_ok + [0, 0, 1.0], "test")
+    zero_row = C._systems._uk_fast(M, F, np.zeros((1, 4)), np.zeros(1), "test")  # W = 0: no force
     assert np.allclose(zero_row.qdd, np.linalg.solve(M, F))
     with pytest.raises(ValueError, match="udwadia_kalaba: M: expected a symmetric positive"):
-        C._uk_fast(-np.eye(4), F, A, b_ok, "test")
+        C._systems._uk_fast(-np.eye(4), F, A, b_ok, "test")
 
 
 def test_numeric_solve_with_baumgarte_terms_and_forces():
     # the one-call (A, b) with Baumgarte terms against the separate numeric twins
-    system = C.rr_on_line()
+    system = models.rr_on_line()
     values = {"l1": 1, "l2": 0.8, "m1": 1, "m2": 0.7, "g": 9.81, "h": 0.5}
-    num = C.NumericConstrained(system, values, "udwadia_kalaba")
+    num = C._simulation.NumericConstrained(system, values, "udwadia_kalaba")
     num.baumgarte = (3.0, 4.0)
     cn = num.constraints
     q, qd, tau = np.array([0.3, 0.6]), np.array([0.2, -0.4]), np.array([0.5, -1.0])
@@ -743,7 +743,7 @@ def test_numeric_solve_with_baumgarte_terms_and_forces():
 
 
 def test_simulate_constrained_tolerances_and_long_output_interval():
-    system, values = C.particle_pendulum(), {"m": 1, "l": 1, "g": 9.81}
+    system, values = models.particle_pendulum(), {"m": 1, "l": 1, "g": 9.81}
     with pytest.raises(ValueError, match="simulate_constrained: rtol: expected a positive"):
         C.simulate_constrained(system, [1, 0], [0, 0], 1.0, values=values, rtol=0)
     with pytest.raises(ValueError, match="simulate_constrained: dt: expected a positive"):

@@ -5,17 +5,17 @@ import numpy as np
 import pytest
 import sympy as sp
 
-from robodyn import contact_models as cm
-from robodyn import walkers
-from robodyn.contact import contact_impulse
+from robodyn import impacts
+from robodyn import walking
+from robodyn.impacts import contact_impulse
 from robodyn.impacts import HybridSystem, Surface, impact_map, simulate_hybrid
-from robodyn.timestepping import moreau_jean
+from robodyn.impacts import moreau_jean
 
 G = 9.81
 
 
 def ceiling_ball(e=0.8, height=0.25):
-    ball = walkers.bouncing_ball(e)
+    ball = walking.bouncing_ball(e)
     ceil = Surface("ceiling", lambda q: height - q[1], lambda q: np.array([0.0, -1.0]), e)
     return HybridSystem(ball.form, (ball.surfaces[0], ceil), ball.energy)
 
@@ -28,7 +28,7 @@ def ceiling_ball(e=0.8, height=0.25):
 def test_grazing_pendulum_is_never_missed(d):
     """Released at -0.3 rad, the pendulum's swing peaks at +0.3: a wall at 0.3 - d is hit."""
     wall = 0.3 - d
-    tr = simulate_hybrid(walkers.pendulum_against_wall(wall, 0.7), [-0.3], [0.0], 1.5,
+    tr = simulate_hybrid(walking.pendulum_against_wall(wall, 0.7), [-0.3], [0.0], 1.5,
                          dt_out=1e-3)
     assert tr.events and tr.events[0].surface == "wall"
     assert abs(tr.events[0].phi) <= 1e-10                    # the documented event_tol
@@ -50,28 +50,28 @@ def test_ball_thrown_into_a_ceiling_is_stopped_by_it(height):
 
 
 def test_tilted_rod_is_not_zeno_and_lands_like_the_flat_one():
-    flat = simulate_hybrid(cm.rod(0.5), [0.0, 1.0, 0.0], [0.0, 0.0, 0.0], 2.0)
-    tilt = simulate_hybrid(cm.rod(0.5), [0.0, 1.0, 1e-9], [0.0, 0.0, 0.0], 2.0)
+    flat = simulate_hybrid(impacts.rod(0.5), [0.0, 1.0, 0.0], [0.0, 0.0, 0.0], 2.0)
+    tilt = simulate_hybrid(impacts.rod(0.5), [0.0, 1.0, 1e-9], [0.0, 0.0, 0.0], 2.0)
     for tr in (flat, tilt):
         assert tr.stop_reason == "t_final" and tr.t[-1] == 2.0
         ev = tr.events[0]
         assert ev.surface == "left end+right end"                 # one simultaneous impact
-        vx, vy, w = cm.rod_flat_impact(0.0, ev.qd_before[1], 0.5)
+        vx, vy, w = impacts.rod_flat_impact(0.0, ev.qd_before[1], 0.5)
         assert ev.qd_after == pytest.approx([vx, vy, w], abs=1e-8)
         assert abs(tr.q[-1, 1]) < 1e-8 and abs(tr.q[-1, 2]) < 1e-8  # at rest, flat
-    assert flat.zeno_time == pytest.approx(walkers.ball_zeno_time(1.0, 0.5), abs=1e-8)
+    assert flat.zeno_time == pytest.approx(walking.ball_zeno_time(1.0, 0.5), abs=1e-8)
 
 
 def test_ball_at_rest_stays_at_rest_and_sliding_ball_slides():
     for v in (0.0, 1.5):
-        tr = simulate_hybrid(walkers.bouncing_ball(0.8), [0.0, 0.0], [v, 0.0], 2.0)
+        tr = simulate_hybrid(walking.bouncing_ball(0.8), [0.0, 0.0], [v, 0.0], 2.0)
         assert tr.stop_reason == "t_final" and not tr.events and tr.t[-1] == 2.0
         assert tr.q[-1] == pytest.approx([2 * v, 0.0], abs=1e-9)
         assert tr.qd[-1] == pytest.approx([v, 0.0], abs=1e-9)
 
 
 def test_elastic_ball_from_1e_8_m_keeps_its_energy():
-    tr = simulate_hybrid(walkers.bouncing_ball(1.0), [0.0, 1e-8], [0.0, 0.0], 0.02,
+    tr = simulate_hybrid(walking.bouncing_ball(1.0), [0.0, 1e-8], [0.0, 0.0], 0.02,
                          max_events=10 ** 4)
     assert tr.zeno_time is None and tr.stop_reason == "t_final"
     assert len(tr.events) > 200
@@ -81,7 +81,7 @@ def test_elastic_ball_from_1e_8_m_keeps_its_energy():
 
 def test_corner_with_a_restitution_per_contact():
     """A ball moving diagonally into the corner of a floor (e = 0.3) and a wall (e = 0.9)."""
-    ball = walkers.bouncing_ball(0.3)
+    ball = walking.bouncing_ball(0.3)
     wall = Surface("wall", lambda q: float(1.0 - q[0]), lambda q: np.array([-1.0, 0.0]), 0.9)
     corner = HybridSystem(ball.form, (ball.surfaces[0], wall))
     t1 = np.sqrt(2 / G)
@@ -115,10 +115,10 @@ def test_three_collinear_contacts_are_handled():
 @pytest.mark.parametrize("mu", [1.0, 0.05])
 @pytest.mark.parametrize("vx, w", [(1.0, 30.0), (2.0, -10.0), (0.5, 0.0)])
 def test_spinning_ball_against_closed_forms(mu, vx, w):
-    b = cm.ball(0.5, mu)
+    b = impacts.ball(0.5, mu)
     tr = simulate_hybrid(b, [0.0, 0.3, 0.0], [vx, -2.0, w], 0.5, max_events=1)
     ev = tr.events[0]
-    vx1, vy1, w1, mode = cm.ball_impact_closed_form(vx, ev.qd_before[1], w, 0.5, mu)
+    vx1, vy1, w1, mode = impacts.ball_impact_closed_form(vx, ev.qd_before[1], w, 0.5, mu)
     assert ev.qd_after == pytest.approx([vx1, vy1, w1], abs=1e-10)
     r = contact_impulse(b.form.mass_matrix(ev.q_before), [[0, 1, 0]], ev.qd_before, 0.5,
                         friction=mu, Jt=[[1, 0, 0.1]])
@@ -135,7 +135,7 @@ def test_spinning_ball_against_closed_forms(mu, vx, w):
 def test_spin_reversal_condition():
     """Backspin sends a sticking ball back when r omega > (1/kappa) vx = 2.5 vx."""
     for rw, back in ((2.4, False), (2.6, True)):
-        vx1, _, _, mode = cm.ball_impact_closed_form(1.0, -3.0, rw / 0.1, 0.5, 1.0)
+        vx1, _, _, mode = impacts.ball_impact_closed_form(1.0, -3.0, rw / 0.1, 0.5, 1.0)
         assert mode == "stick" and (vx1 < 0) == back
         r = contact_impulse(np.diag([1, 1, 0.004]), [0, 1, 0], [1.0, -3.0, rw / 0.1], 0.5,
                             friction=1.0, Jt=[1, 0, 0.1])
@@ -164,8 +164,8 @@ def test_frictional_impacts_never_create_energy():
 
 @pytest.mark.parametrize("v, mu", [(2.0, 0.5), (1.0, 0.2)])
 def test_block_stopping_distance_and_time(v, mu):
-    tr = simulate_hybrid(cm.block(mu), [0.0, 0.0], [v, 0.0], 1.5)
-    d, t_stop = cm.block_stopping(v, mu)
+    tr = simulate_hybrid(impacts.block(mu), [0.0, 0.0], [v, 0.0], 1.5)
+    d, t_stop = impacts.block_stopping(v, mu)
     assert tr.q[-1, 0] == pytest.approx(d, abs=1e-8)
     assert abs(tr.qd[-1, 0]) < 1e-9 and abs(tr.q[-1, 1]) < 1e-9
     k = np.flatnonzero(np.abs(tr.qd[:, 0]) < 1e-9)[0]
@@ -173,28 +173,28 @@ def test_block_stopping_distance_and_time(v, mu):
 
 
 def test_bouncing_ball_rest_time_then_rest_and_rolling():
-    tr = simulate_hybrid(walkers.bouncing_ball(0.8), [0.0, 1.0], [0.3, 0.0], 15.0)
-    assert tr.zeno_time == pytest.approx(walkers.ball_zeno_time(1.0, 0.8), abs=1e-8)
+    tr = simulate_hybrid(walking.bouncing_ball(0.8), [0.0, 1.0], [0.3, 0.0], 15.0)
+    assert tr.zeno_time == pytest.approx(walking.ball_zeno_time(1.0, 0.8), abs=1e-8)
     after = tr.t > tr.zeno_time
     assert np.all(np.abs(tr.q[after, 1]) < 1e-9) and tr.t[-1] == 15.0
     assert tr.q[-1, 0] == pytest.approx(0.3 * 15.0, abs=1e-8)      # slides on, frictionless
     # a rough ground: the ball comes to rest vertically and rolls at 5/7 of its speed
-    b = cm.ball(0.6, 0.3)
+    b = impacts.ball(0.6, 0.3)
     tr = simulate_hybrid(b, [0.0, 1.0, 0.0], [1.0, 0.0, 0.0], 5.0)
-    assert tr.zeno_time == pytest.approx(walkers.ball_zeno_time(0.9, 0.6), abs=1e-8)
+    assert tr.zeno_time == pytest.approx(walking.ball_zeno_time(0.9, 0.6), abs=1e-8)
     assert tr.qd[-1] == pytest.approx([5 / 7, 0.0, -50 / 7], abs=1e-8)
 
 
 def test_zeno_stop_carries_the_position_at_the_accumulation_time():
     b = 0.3
-    ball = walkers.bouncing_ball(0.7, slope=b)
+    ball = walking.bouncing_ball(0.7, slope=b)
     tr = simulate_hybrid(ball, [0.0, 0.6], [0.5, 0.0], 10.0, after_zeno="stop")
     assert tr.stop_reason == "zeno" and tr.t[-1] == tr.zeno_time
     # closed form along the slope: tangential speed grows with g sin(b) for all of the time
     t_dir = np.array([np.cos(b), -np.sin(b)])
     s = 0.5 * np.cos(b) * tr.zeno_time + 0.5 * G * np.sin(b) * tr.zeno_time ** 2
     assert (tr.q[-1] - tr.q[0]) @ t_dir == pytest.approx(s, abs=1e-8)
-    assert tr.zeno_time == pytest.approx(walkers.ball_zeno_time(0.6 * np.cos(b), 0.7,
+    assert tr.zeno_time == pytest.approx(walking.ball_zeno_time(0.6 * np.cos(b), 0.7,
                                                                 0.5 * np.sin(b), b), abs=1e-8)
 
 
@@ -203,7 +203,7 @@ def test_lift_off_when_the_normal_force_turns_negative():
     x, y, vx, vy, m, t = sp.symbols("x y vx vy m t")
     from robodyn.equations import mass_matrix_form
     form = mass_matrix_form([x, y], [vx, vy], sp.diag(1, 1), [0, -G + 20 * t], t=t).numeric()
-    floor = cm.block(0.0).surfaces[0]
+    floor = impacts.block(0.0).surfaces[0]
     tr = simulate_hybrid(HybridSystem(form, (floor,)), [0.0, 0.0], [0.0, 0.0], 1.0)
     k = np.flatnonzero(tr.q[:, 1] > 1e-12)[0]
     assert tr.t[k - 1] == pytest.approx(G / 20, abs=1e-6)
@@ -217,21 +217,21 @@ def test_lift_off_when_the_normal_force_turns_negative():
 def test_moreau_jean_agrees_with_the_event_driven_simulator():
     h = 1e-3
     # accumulation time of a ball: the time-stepper rests within a few steps of it
-    mj = moreau_jean(walkers.bouncing_ball(0.5), [0.0, 1.0], [0.0, 0.0], 2.0, h)
+    mj = moreau_jean(walking.bouncing_ball(0.5), [0.0, 1.0], [0.0, 0.0], 2.0, h)
     moving = np.flatnonzero(np.abs(mj.qd[:, 1]) > 1e-9)
-    assert mj.t[moving[-1] + 1] == pytest.approx(walkers.ball_zeno_time(1.0, 0.5), abs=20 * h)
+    assert mj.t[moving[-1] + 1] == pytest.approx(walking.ball_zeno_time(1.0, 0.5), abs=20 * h)
     assert abs(mj.q[-1, 1]) < 1e-6
     # a block sliding to a stop: distance within O(h)
-    mj = moreau_jean(cm.block(0.5), [0.0, 0.0], [2.0, 0.0], 1.0, h)
-    ed = simulate_hybrid(cm.block(0.5), [0.0, 0.0], [2.0, 0.0], 1.0)
+    mj = moreau_jean(impacts.block(0.5), [0.0, 0.0], [2.0, 0.0], 1.0, h)
+    ed = simulate_hybrid(impacts.block(0.5), [0.0, 0.0], [2.0, 0.0], 1.0)
     assert mj.q[-1, 0] == pytest.approx(ed.q[-1, 0], abs=2 * h)
     # the rod landing flat: the same rebound (within the first step's error)
-    mj = moreau_jean(cm.rod(0.5), [0.0, 1.0, 0.0], [0.0, 0.0, 0.0], 0.5, h)
-    ed = simulate_hybrid(cm.rod(0.5), [0.0, 1.0, 0.0], [0.0, 0.0, 0.0], 0.5, max_events=1)
+    mj = moreau_jean(impacts.rod(0.5), [0.0, 1.0, 0.0], [0.0, 0.0, 0.0], 0.5, h)
+    ed = simulate_hybrid(impacts.rod(0.5), [0.0, 1.0, 0.0], [0.0, 0.0, 0.0], 0.5, max_events=1)
     k = np.flatnonzero(mj.active.any(axis=1))[0]
     assert mj.qd[k] == pytest.approx(ed.events[0].qd_after, abs=2 * G * h)
     # the rough ball: rolls on at the same speed (5/7 of the initial one)
-    mj = moreau_jean(cm.ball(0.6, 0.3), [0.0, 1.0, 0.0], [1.0, 0.0, 0.0], 5.0, h)
+    mj = moreau_jean(impacts.ball(0.6, 0.3), [0.0, 1.0, 0.0], [1.0, 0.0, 0.0], 5.0, h)
     assert mj.qd[-1, 0] == pytest.approx(5 / 7, abs=1e-9)
 
 
@@ -260,13 +260,13 @@ def test_bad_input_is_refused():
     # towards the rod: no contact force is admissible (inconsistency)
     th = np.pi / 4
     with pytest.raises(RuntimeError, match="no admissible contact mode"):
-        simulate_hybrid(cm.rod(0.0, 2.0), [0.0, 0.5 * np.sin(th), th], [-1.0, 0.0, 0.0], 0.2)
+        simulate_hybrid(impacts.rod(0.0, 2.0), [0.0, 0.5 * np.sin(th), th], [-1.0, 0.0, 0.0], 0.2)
     flat = Surface("flat", lambda q: float(q[1] ** 3), lambda q: np.array([0.0, 3 * q[1] ** 2]),
                    0.5)
     with pytest.raises(ValueError, match="expected a non-zero gradient at the contact"):
-        simulate_hybrid(HybridSystem(walkers.bouncing_ball().form, (flat,)), [0.0, 1.0],
+        simulate_hybrid(HybridSystem(walking.bouncing_ball().form, (flat,)), [0.0, 1.0],
                         [0.0, 0.0], 2.0)
-    ball = walkers.bouncing_ball()
+    ball = walking.bouncing_ball()
     with pytest.raises(ValueError, match=r"max_events: expected at most 10\*\*7"):
         simulate_hybrid(ball, [0.0, 1.0], [0.0, 0.0], 1.0, max_events=10 ** 12)
     with pytest.raises(ValueError, match="t_final: expected finite"):
@@ -276,7 +276,7 @@ def test_bad_input_is_refused():
     with pytest.raises(ValueError, match="moreau_jean: t_final, h: expected at most max_steps"):
         moreau_jean(ball, [0.0, 1.0], [0.0, 0.0], 1e3, 1e-6)
     with pytest.raises(ValueError, match="custom impact map"):
-        moreau_jean(walkers.CompassGait().hybrid_system(), [0.1, -0.1], [0, 0], 1.0, 1e-3)
+        moreau_jean(walking.CompassGait().hybrid_system(), [0.1, -0.1], [0, 0], 1.0, 1e-3)
     tr = simulate_hybrid(ball, [0.0, 1.0], [0.0, 0.0], 1.0, max_steps=3)
     assert tr.stop_reason == "max_steps"
 

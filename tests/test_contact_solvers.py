@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 from scipy.optimize import minimize
 
-from robodyn import contact, lcp
-from robodyn.contact import contact_impulse, solve_modes
-from robodyn.contact_models import cradle_simultaneous
+from robodyn import impacts
+from robodyn.impacts._contact import contact_impulse, solve_modes
+from robodyn.impacts import cradle_simultaneous
 
 RNG_CASES = 120
 
@@ -145,7 +145,7 @@ def test_enumeration_guard_cannot_overflow():
     with pytest.raises(ValueError, match=f"got {4 ** 40} "):
         contact_impulse(np.eye(n), Jn, -Jn.sum(0), 0.5, friction=0.5, Jt=Jt,
                         method="enumerate")
-    assert contact.mode_bits([("a", "b", "c", "d")] * p) == 80 > math.log2(contact.MAX_MODES)
+    assert impacts._contact.mode_bits([("a", "b", "c", "d")] * p) == 80 > math.log2(impacts.MAX_MODES)
 
 
 def test_large_frictional_sets_lemke_and_pgs_agree():
@@ -154,12 +154,12 @@ def test_large_frictional_sets_lemke_and_pgs_agree():
     M, Jn, Jt, v, e, mu = bc.box_stacks(20, 1)
     a = contact_impulse(M, Jn, v, e, friction=mu, Jt=Jt, method="lemke")
     b = contact_impulse(M, Jn, v, e, friction=mu, Jt=Jt, method="pgs")
-    assert contact.choose_method(len(Jn), mu, Jt) == "lemke"
+    assert impacts._contact.choose_method(len(Jn), mu, Jt) == "lemke"
     assert a.qd_plus == pytest.approx(b.qd_plus, abs=1e-7)
     assert admissible(M, Jn, Jt, v, e, mu, a) and admissible(M, Jn, Jt, v, e, mu, b)
     assert b.qd_plus == pytest.approx(bc.reference_pgs(M, Jn, Jt, v, e, mu), abs=1e-7)
     M, Jn, Jt, v, e, mu = bc.box_stacks(50, 1)
-    assert contact.choose_method(len(Jn), mu, Jt) == "pgs"
+    assert impacts._contact.choose_method(len(Jn), mu, Jt) == "pgs"
 
 
 def test_lemke_against_a_bound_constrained_qp():
@@ -170,7 +170,7 @@ def test_lemke_against_a_bound_constrained_qp():
         B = rng.normal(size=(k, k))
         A = B @ B.T + 0.1 * np.eye(k)
         b = rng.normal(size=k)
-        z = lcp.lemke(A, b)
+        z = impacts.lemke(A, b)
         qp = minimize(lambda x: 0.5 * x @ A @ x + b @ x, np.zeros(k), jac=lambda x: A @ x + b,
                       bounds=[(0, None)] * k, method="L-BFGS-B",
                       options=dict(ftol=1e-15, gtol=1e-12, maxiter=10000))
@@ -196,13 +196,13 @@ def test_bad_input_and_caps():
                                          r"2 pivots"):
         contact_impulse(np.eye(N), Jn, v, 1.0, method="lemke", max_iter=2)
     with pytest.raises(ValueError, match=r"lemke: b: expected shape \(3,\)"):
-        lcp.lemke(np.eye(3), [1.0, 2.0])
+        impacts.lemke(np.eye(3), [1.0, 2.0])
     with pytest.raises(ValueError, match="lemke: max_pivots: expected at most"):
-        lcp.lemke(np.eye(2), [-1.0, 2.0], max_pivots=10**9)
+        impacts.lemke(np.eye(2), [-1.0, 2.0], max_pivots=10**9)
     with pytest.raises(ValueError, match=r"lemke: b(\[1\])?: expected finite"):
-        lcp.lemke(np.eye(2), [-1.0, np.nan])
+        impacts.lemke(np.eye(2), [-1.0, np.nan])
     with pytest.raises(ValueError, match="secondary ray"):
-        lcp.lemke(-np.eye(2), [-1.0, -1.0])                # no solution
+        impacts.lemke(-np.eye(2), [-1.0, -1.0])                # no solution
 
 
 def test_moreau_jean_takes_a_cradle_of_ten_balls():
@@ -211,7 +211,7 @@ def test_moreau_jean_takes_a_cradle_of_ten_balls():
     import sympy as sp
     from robodyn.equations import mass_matrix_form
     from robodyn.impacts import HybridSystem, Surface
-    from robodyn.timestepping import moreau_jean
+    from robodyn.impacts import moreau_jean
     N = 10
     xs, vs = sp.symbols(f"x0:{N}"), sp.symbols(f"v0:{N}")
     form = mass_matrix_form(list(xs), list(vs), sp.eye(N), [0] * N, name="balls").numeric()
@@ -241,9 +241,9 @@ def test_the_numpy_gauss_seidel_equals_the_compiled_one():
     vn = Jn @ v
     b = np.concatenate([vn + e * np.minimum(vn, 0.0), Jt @ v])
     fr = np.ones(p, bool)
-    Ln, Lt, used = lcp.contact_pgs(W, b, mu, fr, 10**5, 1e-12)
+    Ln, Lt, used = impacts._lcp.contact_pgs(W, b, mu, fr, 10**5, 1e-12)
     lam = np.zeros(2 * p)
-    assert lcp._pgs_numpy(W, b, mu, fr, lam, 10**5, 1e-12) == used > 1
+    assert impacts._lcp._pgs_numpy(W, b, mu, fr, lam, 10**5, 1e-12) == used > 1
     assert lam == pytest.approx(np.concatenate([Ln, Lt]), abs=1e-12)
 
 
@@ -266,7 +266,7 @@ def test_one_loader_for_the_compiled_modules(monkeypatch):
     import warnings
 
     from robodyn import codegen, dynamics
-    here = pathlib.Path(lcp.__file__).parent
+    here = pathlib.Path(dynamics.__file__).parent
     readers = sorted(p.name for p in here.rglob("*.py")
                      if re.search(r"Path\(__file__\)\.with_name\(", p.read_text()))
     assert readers == ["dynamics.py"], readers          # the package's files: one reader
@@ -274,7 +274,7 @@ def test_one_loader_for_the_compiled_modules(monkeypatch):
     Jn = np.diff(np.eye(N), axis=0)
     v = np.r_[1.0, np.zeros(N - 1)]
     ref = contact_impulse(np.eye(N), Jn, v, 1.0, method="pgs", tol=1e-12).qd_plus
-    monkeypatch.setattr(lcp, "_PGS_MODULE", [])
+    monkeypatch.setattr(impacts._lcp, "_PGS_MODULE", [])
 
     def fail(source, prefix):
         raise codegen.CompileError("codegen: no C compiler found")

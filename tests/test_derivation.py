@@ -11,7 +11,7 @@ from sympy.physics import mechanics as me
 from robodyn import _derivation, dynamics
 from robodyn import lagrange as lg
 from robodyn import models
-from robodyn.kinematics import SerialChain, hat, homogeneous, revolute_screw
+from robodyn.rigid_motion import SerialChain, hat, homogeneous, revolute_screw
 
 
 def planar_symbolic(n):
@@ -205,7 +205,7 @@ def test_offsets_on_a_random_chain():
     inertias = []
     for G in base.link_inertias:
         T = homogeneous(np.eye(3), rng.normal(scale=0.2, size=3))      # frame moved by -p
-        from robodyn.kinematics import adjoint
+        from robodyn.rigid_motion import adjoint
         X = adjoint(T)
         inertias.append(X.T @ np.asarray(G, float) @ X)
     chain = SerialChain.from_screws(base.screws, base.home, base.link_homes, inertias)

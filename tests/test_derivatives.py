@@ -13,7 +13,7 @@ import sympy as sp
 import robodyn as rd
 from robodyn import derivatives as dv
 from robodyn import dynamics
-from robodyn.vehicle import StandardForm
+from robodyn.port_hamiltonian import StandardForm
 
 import reference as ref
 from test_floating_base import base_order, model, pin_config, random_pose, to_pin

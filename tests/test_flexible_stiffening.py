@@ -18,7 +18,7 @@ import pytest
 from scipy.integrate import solve_ivp
 from scipy.optimize import brentq
 
-from robodyn import flexible as fl
+from robodyn import kane
 
 
 # --------------------------------------------------------------------------
@@ -90,7 +90,7 @@ def segment_chain_spin_up(n, L=10.0, EI=14000.0, rho=1.2, t_final=20.0, samples=
 
     def rhs(t, y):
         a, ad = y[:n], y[n:]
-        th = fl.spin_up_profile(t)[0]
+        th = kane.spin_up_profile(t)[0]
         d = a[:, None] - a[None, :]
         H = MU * np.cos(d)
         c = (MU * np.sin(d)) @ (ad**2)
@@ -104,7 +104,7 @@ def segment_chain_spin_up(n, L=10.0, EI=14000.0, rho=1.2, t_final=20.0, samples=
     sol = solve_ivp(rhs, (0, t_final), np.zeros(2 * n), t_eval=ts, rtol=1e-7, atol=1e-9,
                     method="LSODA")
     a = sol.y[:n].T
-    th = fl.spin_up_profile(ts)[0]
+    th = kane.spin_up_profile(ts)[0]
     tip = h * np.stack([np.cos(a).sum(1), np.sin(a).sum(1)])
     return -np.sin(th) * tip[0] + np.cos(th) * tip[1]
 
@@ -115,27 +115,27 @@ def segment_chain_spin_up(n, L=10.0, EI=14000.0, rho=1.2, t_final=20.0, samples=
 
 @pytest.fixture(scope="module")
 def links():
-    return {"stiff": fl.flexible_link(6), "linear": fl.flexible_link(6, geometric_stiffening=False)}
+    return {"stiff": kane.flexible_link(6), "linear": kane.flexible_link(6, geometric_stiffening=False)}
 
 
 @pytest.mark.parametrize("W, rtol", [(0.0, 1e-12), (1.0, 1e-7), (2.0, 2e-6), (3.5, 2e-5),
                                      (5.0, 1e-4), (10.0, 1e-3)])
 def test_spin_frequencies_equal_the_rotating_beam(links, W, rtol):
     ref = rotating_beam_frequencies(W, 2)
-    model = fl.natural_frequencies(links["stiff"], spin=W)[:2]
+    model = kane.natural_frequencies(links["stiff"], spin=W)[:2]
     assert np.all(model >= ref * (1 - 1e-12))                 # Rayleigh-Ritz: from above
     assert np.allclose(model, ref, rtol=rtol)
 
 
 def test_frequencies_rise_with_spin_and_the_linear_model_falls(links):
     spins = np.linspace(0, 3.5, 8)
-    stiff = [fl.natural_frequencies(links["stiff"], spin=W)[0] for W in spins]
+    stiff = [kane.natural_frequencies(links["stiff"], spin=W)[0] for W in spins]
     assert np.all(np.diff(stiff) > 0)
-    lin = np.array([fl.spin_eigenvalues(links["linear"], W)[0] for W in spins])
-    w0 = fl.clamped_free_roots(1)[0] ** 2
+    lin = np.array([kane.spin_eigenvalues(links["linear"], W)[0] for W in spins])
+    w0 = kane.clamped_free_roots(1)[0] ** 2
     assert np.allclose(lin, w0**2 - spins**2, rtol=1e-9)       # omega^2 = omega_0^2 - Omega^2
     with pytest.raises(ValueError, match="unstable at the hub rate 4"):
-        fl.natural_frequencies(links["linear"], spin=4.0)
+        kane.natural_frequencies(links["linear"], spin=4.0)
 
 
 def test_in_plane_not_out_of_plane(links):
@@ -143,7 +143,7 @@ def test_in_plane_not_out_of_plane(links):
     Omega^2. The model's omega^2 - omega_0^2 is (alpha - 1) Omega^2 with alpha of the
     out-of-plane beam (its series has no -Omega^2 w term: rerun it with that term removed)."""
     W = 1.0
-    w_model = fl.natural_frequencies(links["stiff"], spin=W)[0]
+    w_model = kane.natural_frequencies(links["stiff"], spin=W)[0]
     out_of_plane = np.sqrt(rotating_beam_frequencies(W, 1)[0] ** 2 + W**2)
     assert np.isclose(w_model**2 + W**2, out_of_plane**2, rtol=1e-6)
     assert not np.isclose(w_model, out_of_plane, rtol=1e-3)
@@ -154,10 +154,10 @@ def test_stiffness_integral_by_the_tension_form(links):
     link = links["stiff"]
     xg, wg = np.polynomial.legendre.leggauss(200)
     x, w = (xg + 1) / 2, wg / 2
-    d1 = np.array([fl.mode_shape(b, 1.0, x, 1) for b in link.betas])
+    d1 = np.array([kane.mode_shape(b, 1.0, x, 1) for b in link.betas])
     KG = (d1 * w * (1 - x**2) / 2) @ d1.T
     assert np.allclose(link.integrals["rho x G"], KG, rtol=1e-10, atol=1e-10)
-    assert np.allclose(fl.flexible_link(2, geometric_stiffening=False).integrals["rho x G"], 0)
+    assert np.allclose(kane.flexible_link(2, geometric_stiffening=False).integrals["rho x G"], 0)
 
 
 # --------------------------------------------------------------------------
@@ -168,7 +168,7 @@ def test_stiffness_integral_by_the_tension_form(links):
 def test_hub_beam_frequency_against_the_characteristic_equation(J, omega):
     exact = hub_beam_frequency(J)                  # omega = (beta L)^2 with unit data
     assert abs(exact - omega) < 5e-4
-    model = fl.natural_frequencies(fl.flexible_link(6, hub_inertia=J))[0]
+    model = kane.natural_frequencies(kane.flexible_link(6, hub_inertia=J))[0]
     assert exact <= model < exact * (1 + 1e-6)             # Rayleigh-Ritz: from above
 
 
@@ -181,14 +181,14 @@ KRB = dict(length=10.0, EI=14000.0, rho=1.2)
 
 @pytest.mark.slow
 def test_spin_up_stiffened_bounded_linear_diverges():
-    stiff = fl.simulate_hub(fl.flexible_link(3, **KRB), fl.spin_up_profile, 20.0,
+    stiff = kane.simulate_hub(kane.flexible_link(3, **KRB), kane.spin_up_profile, 20.0,
                             n_samples=201)
     assert stiff.diverged_at is None
     assert -0.58 < stiff.tip_deflection.min() < -0.57
     assert 6.5 < stiff.t[np.argmin(stiff.tip_deflection)] < 7.0
     assert np.max(np.abs(stiff.tip_deflection[stiff.t >= 15])) < 5e-3
-    lin = fl.simulate_hub(fl.flexible_link(3, geometric_stiffening=False, **KRB),
-                          fl.spin_up_profile, 20.0, n_samples=201)
+    lin = kane.simulate_hub(kane.flexible_link(3, geometric_stiffening=False, **KRB),
+                          kane.spin_up_profile, 20.0, n_samples=201)
     assert lin.diverged_at is not None and 8.5 < lin.diverged_at < 10.0
     # an independent stiffened model: the segment chain, converging as 1/n^2 (measured: max
     # differences 0.069, 0.017, 0.0039 m for n = 4, 8, 16); Richardson's extrapolation of
@@ -202,9 +202,9 @@ def test_spin_up_stiffened_bounded_linear_diverges():
 
 
 def test_servo_approaches_the_prescribed_hub():
-    link = fl.flexible_link(1, hub_inertia=10.0, **KRB)
-    driven = fl.simulate_hub(link, fl.spin_up_profile, 4.0, n_samples=41)
-    servo = fl.simulate_hub(link, fl.spin_up_profile, 4.0, servo=(1e4, 400.0), n_samples=41)
+    link = kane.flexible_link(1, hub_inertia=10.0, **KRB)
+    driven = kane.simulate_hub(link, kane.spin_up_profile, 4.0, n_samples=41)
+    servo = kane.simulate_hub(link, kane.spin_up_profile, 4.0, servo=(1e4, 400.0), n_samples=41)
     assert np.max(np.abs(servo.theta - driven.theta)) < 1e-3
     scale = np.max(np.abs(driven.tip_deflection))
     assert np.max(np.abs(servo.tip_deflection - driven.tip_deflection)) < 0.03 * scale
@@ -216,23 +216,23 @@ def test_servo_approaches_the_prescribed_hub():
 
 def test_bounds_refused_before_starting(links):
     with pytest.raises(ValueError, match="n_quad.*at most 2000"):
-        fl.flexible_link(2, n_quad=10**8)
+        kane.flexible_link(2, n_quad=10**8)
     with pytest.raises(TypeError, match="n_quad"):
-        fl.flexible_link(2, n_quad=20.0)
+        kane.flexible_link(2, n_quad=20.0)
     with pytest.raises(ValueError, match="n_modes"):
-        fl.flexible_link(13)
+        kane.flexible_link(13)
     with pytest.raises(ValueError, match="spin"):
-        fl.natural_frequencies(links["stiff"], spin=11.0)
+        kane.natural_frequencies(links["stiff"], spin=11.0)
     with pytest.raises(ValueError, match="spin"):
-        fl.spin_eigenvalues(links["stiff"], float("nan"))
+        kane.spin_eigenvalues(links["stiff"], float("nan"))
     with pytest.raises(TypeError, match="geometric_stiffening"):
-        fl.flexible_link(2, geometric_stiffening=1)
-    link = fl.flexible_link(1)
+        kane.flexible_link(2, geometric_stiffening=1)
+    link = kane.flexible_link(1)
     with pytest.raises(TypeError, match="hub"):
-        fl.simulate_hub(link, 3.0, 1.0)
+        kane.simulate_hub(link, 3.0, 1.0)
     with pytest.raises(ValueError, match="3 finite numbers"):
-        fl.simulate_hub(link, lambda t: (0.0, 1.0), 1.0)
+        kane.simulate_hub(link, lambda t: (0.0, 1.0), 1.0)
     with pytest.raises(ValueError, match="steps"):
-        fl.simulate_hub(link, fl.spin_up_profile, 1e9)
+        kane.simulate_hub(link, kane.spin_up_profile, 1e9)
     with pytest.raises(ValueError, match="servo"):
-        fl.simulate_hub(link, fl.spin_up_profile, 1.0, servo=(1.0, -1.0))
+        kane.simulate_hub(link, kane.spin_up_profile, 1.0, servo=(1.0, -1.0))

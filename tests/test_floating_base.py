@@ -13,7 +13,7 @@ from scipy.spatial.transform import Rotation
 import robodyn as rd
 from robodyn import dynamics
 from robodyn import port_hamiltonian as ph
-from robodyn.vehicle import StandardForm, VehicleManipulator
+from robodyn.port_hamiltonian import StandardForm, VehicleManipulator
 
 import reference as ref
 

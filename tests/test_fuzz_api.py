@@ -36,7 +36,7 @@ API = fz.public_callables()
 REGISTRY, SKIP, PENDING, GAPS, TEXT, TESTS = fz.load_registry()
 SAMPLE_PER_ARGUMENT = 7
 """Substitutions per argument besides the payload (a deterministic sample of the catalog)."""
-COSTLY = {"robodyn.models.four_bar_kane", "robodyn.walkers.CompassGait.hybrid_system",
+COSTLY = {"robodyn.models.four_bar_kane", "robodyn.walking.CompassGait.hybrid_system",
           "robodyn.viz.animation", "robodyn.viz.interactive_figure"}
 """Callables whose one valid call takes about a second: two substitutions per argument."""
 

@@ -9,7 +9,7 @@ import pytest
 
 import _fuzz_api_support as fz
 
-MODULES = ("robodyn.viz", "robodyn.walkers", "robodyn.stability", "robodyn.parallel")
+MODULES = ("robodyn.viz", "robodyn.walking", "robodyn.walking", "robodyn.parallel")
 
 UNFUZZED = {
     ("robodyn.parallel.map_tasks", "cache_dir"):

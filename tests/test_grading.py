@@ -429,7 +429,7 @@ def test_answer_keys_are_current(references):
         ps = _problem_set(ref, stored)
         for p in ref.problems:
             value = answers.decode(ref.answers[p.key], p, grader._inputs_of(ref, p.key))
-            if isinstance(value, answers._Samples):       # a function: its fresh outputs
+            if isinstance(value, answers._problems._Samples):       # a function: its fresh outputs
                 continue
             verdict = ps.check(p.key, value)
             assert verdict.status in ("correct", "form"), (src.name, p.key, verdict)
@@ -460,11 +460,11 @@ def test_no_answer_can_be_recovered_from_a_student_notebook(references):
         for p in ref.problems:
             k = ps._key[p.key]
             value = answers.decode(ref.answers[p.key], p, grader._inputs_of(ref, p.key))
-            kind, val = answers._as_value(value, p)
+            kind, val = answers._problems._as_value(value, p)
             if kind == "samples":
                 R = val.values
             else:
-                R = answers._evaluator(kind, val, p, answers._shape_of(kind, val))(k.points)
+                R = answers._problems._evaluator(kind, val, p, answers._problems._shape_of(kind, val))(k.points)
             R = np.concatenate([R.real.ravel(), R.imag.ravel()])
             R = R[(np.abs(R) > 1e-6) & (np.abs(R - np.round(R)) > 1e-9)]   # not 0, 1, -1 …
             leaked = [x for x in numbers if np.isclose(R, x, rtol=1e-6, atol=0).any()]

@@ -1,4 +1,4 @@
-"""Tests of robodyn.impacts and robodyn.walkers: the impact map (5.28)-(5.31) against its
+"""Tests of robodyn.impacts and robodyn.walking: the impact map (5.28)-(5.31) against its
 defining properties and closed forms, the hybrid simulator (event location, Zeno guard, event
 log), the rimless wheel and the compass-gait walker (Goswami, Thuilot and Espiau 1996), and
 every bad-input path."""
@@ -7,7 +7,7 @@ import pytest
 import sympy as sp
 
 import robodyn
-from robodyn import impacts, walkers
+from robodyn import impacts, walking
 from robodyn.impacts import (HybridSystem, Surface, fixed_point, impact_map, return_map,
                              simulate_hybrid)
 
@@ -133,7 +133,7 @@ def test_impact_as_limit_of_a_stiff_contact():
     force Y in (5.28); integrating through the contact gives the elastic impact map in the
     limit k -> infinity (RR arm tip against a wall, independent of impact_map)."""
     from scipy.integrate import solve_ivp
-    arm = walkers.rr_arm_against_wall(1.6, 1.0, g=0.0)
+    arm = walking.rr_arm_against_wall(1.6, 1.0, g=0.0)
     num, tip = arm.form, arm.surfaces[0]
     q0, qd0 = np.array([-1.2, 0.9]), np.array([1.5, 0.4])
     assert tip.phi(q0) > 0
@@ -207,10 +207,10 @@ def test_impact_map_bad_input():
 
 @pytest.mark.parametrize("e", [0.3, 0.5, 0.8])
 def test_bouncing_ball_zeno_time_matches_closed_form(e):
-    tr = simulate_hybrid(walkers.bouncing_ball(e), [0.0, 1.0], [0.0, 0.0], 10.0,
+    tr = simulate_hybrid(walking.bouncing_ball(e), [0.0, 1.0], [0.0, 0.0], 10.0,
                          after_zeno="stop")
     assert tr.stop_reason == "zeno" and "accumulate" in tr.message
-    assert tr.zeno_time == pytest.approx(walkers.ball_zeno_time(1.0, e), abs=1e-8)
+    assert tr.zeno_time == pytest.approx(walking.ball_zeno_time(1.0, e), abs=1e-8)
     assert tr.t_end == tr.zeno_time and tr.t[-1] == tr.zeno_time
     # the final state rests on the ground: no normal velocity
     assert abs(tr.qd[-1, 1]) < 1e-12 and abs(tr.q[-1, 1]) < 1e-9
@@ -227,18 +227,18 @@ def test_bouncing_ball_zeno_time_matches_closed_form(e):
 
 def test_ball_on_slope_keeps_tangential_momentum_and_zeno_time():
     b, e = 0.2, 0.6
-    ball = walkers.bouncing_ball(e, slope=b)
+    ball = walking.bouncing_ball(e, slope=b)
     t_dir = np.array([np.cos(b), -np.sin(b)])
     tr = simulate_hybrid(ball, [0.0, 1.0], [1.0, 0.0], 10.0)
     for ev in tr.events:
         assert ev.qd_after @ t_dir == pytest.approx(ev.qd_before @ t_dir, rel=1e-13)
     h = 1.0 * np.cos(b)
     v0 = np.array([1.0, 0.0]) @ np.array([np.sin(b), np.cos(b)])
-    assert tr.zeno_time == pytest.approx(walkers.ball_zeno_time(h, e, v0, b), abs=1e-8)
+    assert tr.zeno_time == pytest.approx(walking.ball_zeno_time(h, e, v0, b), abs=1e-8)
 
 
 def test_elastic_ball_bounces_forever_within_max_events():
-    tr = simulate_hybrid(walkers.bouncing_ball(1.0), [0.0, 1.0], [0.0, 0.0], 1e6,
+    tr = simulate_hybrid(walking.bouncing_ball(1.0), [0.0, 1.0], [0.0, 0.0], 1e6,
                          max_events=25)
     assert tr.stop_reason == "max_events" and len(tr.events) == 25
     assert np.allclose(tr.energy, tr.energy[0], rtol=1e-8)
@@ -247,12 +247,12 @@ def test_elastic_ball_bounces_forever_within_max_events():
 
 
 def test_event_rate_bound_and_rest_speed():
-    tr = simulate_hybrid(walkers.bouncing_ball(0.9), [0, 1.0], [0, 0], 100.0, max_event_rate=10.0,
+    tr = simulate_hybrid(walking.bouncing_ball(0.9), [0, 1.0], [0, 0], 100.0, max_event_rate=10.0,
                          after_zeno="stop")
     assert tr.stop_reason == "zeno" and np.diff(tr.event_times)[-1] < 0.1
-    assert tr.zeno_time == pytest.approx(walkers.ball_zeno_time(1.0, 0.9), abs=1e-7)
+    assert tr.zeno_time == pytest.approx(walking.ball_zeno_time(1.0, 0.9), abs=1e-7)
     # a plastic landing: no rebound, the ball slides on along the ground to t_final
-    tr = simulate_hybrid(walkers.bouncing_ball(0.0), [0, 1.0], [0.5, 0], 100.0)
+    tr = simulate_hybrid(walking.bouncing_ball(0.0), [0, 1.0], [0.5, 0], 100.0)
     assert tr.stop_reason == "t_final" and len(tr.events) == 1
     assert tr.events[0].time == pytest.approx(np.sqrt(2 / 9.81), abs=1e-10)
     assert tr.qd[-1] == pytest.approx([0.5, 0.0], abs=1e-9)
@@ -260,12 +260,12 @@ def test_event_rate_bound_and_rest_speed():
 
 
 def test_pendulum_leaning_on_wall_is_zeno():
-    tr = simulate_hybrid(walkers.pendulum_against_wall(-0.3, 0.5), [-1.0], [0.0], 50.0,
+    tr = simulate_hybrid(walking.pendulum_against_wall(-0.3, 0.5), [-1.0], [0.0], 50.0,
                          after_zeno="stop")
     assert tr.stop_reason == "zeno" and tr.zeno_time < 50.0
     assert tr.q[-1, 0] == pytest.approx(-0.3, abs=1e-9) and abs(tr.qd[-1, 0]) < 1e-12
     # continued: it leans on the wall (resting contact) until t_final
-    tr = simulate_hybrid(walkers.pendulum_against_wall(-0.3, 0.5), [-1.0], [0.0], 50.0)
+    tr = simulate_hybrid(walking.pendulum_against_wall(-0.3, 0.5), [-1.0], [0.0], 50.0)
     assert tr.stop_reason == "t_final" and tr.t[-1] == 50.0
     assert tr.q[-1, 0] == pytest.approx(-0.3, abs=1e-9) and abs(tr.qd[-1, 0]) < 1e-9
 
@@ -274,7 +274,7 @@ def test_rr_arm_several_contacts_at_once():
     """Elbow and tip against the wall at once: the stacked Jacobian of the two surfaces gives
     J qd+ = -e J qd- for both rows; in simulation the tip hits first and the log's energy
     agrees with the model's energy function."""
-    arm = walkers.rr_arm_against_wall(1.6, 0.5)
+    arm = walking.rr_arm_against_wall(1.6, 0.5)
     q = np.array([0.3, -0.2])
     qd = np.array([-1.0, 2.0])
     J = np.vstack([s.jacobian(q) for s in arm.surfaces])
@@ -292,7 +292,7 @@ def test_rr_arm_several_contacts_at_once():
 
 def test_simultaneous_contacts_in_simulation():
     """A ball falling straight into a corner hits the floor and a 45-degree wall at once."""
-    ball = walkers.bouncing_ball(0.5)
+    ball = walking.bouncing_ball(0.5)
     n2 = np.array([-1.0, 1.0]) / np.sqrt(2)
     wall = Surface("wall", lambda q: float(n2 @ q), lambda q: n2, 0.5)
     corner = HybridSystem(ball.form, (ball.surfaces[0], wall))
@@ -304,21 +304,21 @@ def test_simultaneous_contacts_in_simulation():
 
 def test_event_location_tolerance():
     for tol in (1e-6, 1e-12):
-        tr = simulate_hybrid(walkers.bouncing_ball(0.8), [0, 1.0], [0, 0], 2.0,
+        tr = simulate_hybrid(walking.bouncing_ball(0.8), [0, 1.0], [0, 0], 2.0,
                              event_tol=tol, rtol=1e-6, atol=1e-8, max_events=3)
         assert all(abs(ev.phi) <= tol for ev in tr.events)
         assert tr.events[0].time == pytest.approx(np.sqrt(2 / 9.81), abs=10 * tol + 1e-9)
 
 
 def test_dt_out_and_segments():
-    tr = simulate_hybrid(walkers.bouncing_ball(0.8), [0, 1.0], [0, 0], 1.0, dt_out=0.01)
+    tr = simulate_hybrid(walking.bouncing_ball(0.8), [0, 1.0], [0, 0], 1.0, dt_out=0.01)
     assert tr.stop_reason == "t_final" and tr.t[-1] == pytest.approx(1.0)
     assert len(tr.segments) == 2 * len(tr.events) + 1
     assert np.all(np.diff(tr.t) >= 0)
 
 
 def test_terminal_surface_and_no_impact_return_map():
-    cg = walkers.CompassGait()
+    cg = walking.CompassGait()
     s = cg.hybrid_system()
     x = cg.section_state([-0.2187, 0.3772, -1.0918])          # falls backwards
     tr = simulate_hybrid(s, x[:2], x[2:], 5.0)
@@ -328,11 +328,11 @@ def test_terminal_surface_and_no_impact_return_map():
         return_map(s, x)
     with pytest.raises(RuntimeError, match="return_map: x, t_max: expected a motion that "
                                            "reaches an impact"):
-        return_map(walkers.bouncing_ball(), [0, 1.0, 0, 0], t_max=0.1)
+        return_map(walking.bouncing_ball(), [0, 1.0, 0, 0], t_max=0.1)
 
 
 def test_simulate_hybrid_bad_input():
-    ball = walkers.bouncing_ball(0.5)
+    ball = walking.bouncing_ball(0.5)
     with pytest.raises(ValueError, match=r"q0: expected a state outside every surface.*penetrates"):
         simulate_hybrid(ball, [0.0, -0.1], [0.0, 0.0], 1.0)
     with pytest.raises(ValueError, match=r"t_final: expected a finite time > t0"):
@@ -389,7 +389,7 @@ def test_fixed_point_generic_and_bad_input():
 
 @pytest.mark.parametrize("spokes,slope", [(8, 0.08), (6, 0.2), (10, 0.05)])
 def test_rimless_wheel_fixed_point_matches_closed_form(spokes, slope):
-    w = walkers.RimlessWheel(spokes=spokes, slope=slope)
+    w = walking.RimlessWheel(spokes=spokes, slope=slope)
     assert w.rolls()
     s = w.hybrid_system()
     x0 = w.slope - w.alpha
@@ -412,11 +412,11 @@ def test_rimless_wheel_fixed_point_matches_closed_form(spokes, slope):
 
 def test_rimless_wheel_bad_input():
     with pytest.raises(ValueError, match=r"RimlessWheel: spokes: expected an integer >= 3"):
-        walkers.RimlessWheel(spokes=2)
+        walking.RimlessWheel(spokes=2)
     with pytest.raises(ValueError, match=r"RimlessWheel: slope: expected an angle"):
-        walkers.RimlessWheel(slope=-0.1)
+        walking.RimlessWheel(slope=-0.1)
     with pytest.raises(ValueError, match=r"RimlessWheel: length: expected a positive"):
-        walkers.RimlessWheel(length=0)
+        walking.RimlessWheel(length=0)
 
 
 GOSWAMI_3DEG = np.array([-0.3234, 0.2187, -0.3772, -1.0918])
@@ -427,7 +427,7 @@ walking towards -x): ours are the negatives, with (stance, swing) = (theta_s, th
 
 @pytest.mark.slow
 def test_compass_gait_reproduces_goswami():
-    cg = walkers.CompassGait(g=9.8)
+    cg = walking.CompassGait(g=9.8)
     fp = cg.fixed_point()
     x = cg.section_state(fp.x)
     ours_in_theirs = -np.array([x[1], x[0], x[3], x[2]])
@@ -450,7 +450,7 @@ def test_compass_gait_reproduces_goswami():
 def test_compass_gait_equations_and_impact():
     """M against the closed form of Goswami et al.; heel strike: legs exchanged, energy lost,
     angular momentum about the new contact point conserved (an independent impact law)."""
-    cg = walkers.CompassGait()
+    cg = walking.CompassGait()
     m, mh, a, b = cg.m, cg.m_h, cg.a, cg.b
     l = a + b
     q = np.array([0.25, -0.15])
@@ -480,27 +480,27 @@ def test_compass_gait_equations_and_impact():
 
 def test_compass_gait_bad_input():
     with pytest.raises(ValueError, match=r"CompassGait: m_h: expected a positive number"):
-        walkers.CompassGait(m_h=-1)
+        walking.CompassGait(m_h=-1)
     with pytest.raises(ValueError, match=r"CompassGait: slope: expected an angle"):
-        walkers.CompassGait(slope=1.0)
+        walking.CompassGait(slope=1.0)
     with pytest.raises(ValueError, match=r"section_state: z: expected a vector of length 3"):
-        walkers.CompassGait().section_state([0.0, 1.0])
+        walking.CompassGait().section_state([0.0, 1.0])
 
 
 def test_walker_models_bad_input():
     with pytest.raises(ValueError, match=r"bouncing_ball: mass: expected a positive number"):
-        walkers.bouncing_ball(0.5, mass=0)
+        walking.bouncing_ball(0.5, mass=0)
     with pytest.raises(ValueError, match=r"bouncing_ball: restitution: expected a coefficient|"
                                          r"Surface 'ground': restitution"):
-        walkers.bouncing_ball(1.5)
+        walking.bouncing_ball(1.5)
     with pytest.raises(ValueError, match=r"ball_zeno_time: restitution: expected e in \[0, 1\)"):
-        walkers.ball_zeno_time(1.0, 1.0)
+        walking.ball_zeno_time(1.0, 1.0)
     with pytest.raises(ValueError, match=r"ball_zeno_time: height: expected a height >= 0"):
-        walkers.ball_zeno_time(-1.0, 0.5)
+        walking.ball_zeno_time(-1.0, 0.5)
     with pytest.raises(ValueError, match=r"rr_arm_against_wall: l1: expected a positive"):
-        walkers.rr_arm_against_wall(l1=0)
+        walking.rr_arm_against_wall(l1=0)
     with pytest.raises(ValueError, match=r"pendulum_against_wall: wall_angle: expected an angle"):
-        walkers.pendulum_against_wall(5.0)
+        walking.pendulum_against_wall(5.0)
 
 
 def test_forms_are_mass_matrix_forms():
@@ -508,7 +508,7 @@ def test_forms_are_mass_matrix_forms():
     compass gait's form against its equations rebuilt by hand with euler_lagrange."""
     from robodyn import lagrange
     from robodyn.equations import MassMatrixForm, max_difference, mass_matrix_form
-    cg = walkers.CompassGait()
+    cg = walking.CompassGait()
     assert isinstance(cg.form, MassMatrixForm)
     ts, tw, us, uw = cg.form.q[0], cg.form.q[1], cg.form.u[0], cg.form.u[1]
     m, mh, a, b, g = sp.symbols("m m_h a b g", positive=True)

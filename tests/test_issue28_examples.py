@@ -10,8 +10,7 @@ import pytest
 import sympy as sp
 
 import robodyn as rd
-from robodyn import (answers, constraints, contact, contact_models, impacts, kane, lagrange,
-                     models, timestepping, vehicle, walkers)
+from robodyn import answers, constraints, impacts, kane, lagrange, models, port_hamiltonian, walking
 
 m, l = sp.Symbol("m", positive=True), sp.Symbol("l", positive=True)
 q1, q2, u1, u2 = sp.symbols("q1 q2 u1 u2")
@@ -20,7 +19,7 @@ PAYLOAD = "__import__('os').system('touch /tmp/issue28')"
 
 def _vms_form():
     G = rd.spatial_inertia(8.0, [0.3, 0.3, 0.5])
-    return vehicle.StandardForm(vehicle.VehicleManipulator.from_chain(models.planar_rr(), G))
+    return port_hamiltonian.StandardForm(port_hamiltonian.VehicleManipulator.from_chain(models.planar_rr(), G))
 
 
 def _bad_pose_state(scale):
@@ -40,7 +39,7 @@ def _kane(load=None, constraint=None):
 def _contacts(p):
     # the enumeration's guard (method="auto" hands large sets to the pivoting solver)
     Jn, Jt = np.tile([0.0, 1.0, 0.0], (p, 1)), np.tile([1.0, 0.0, 0.0], (p, 1))
-    return contact.contact_impulse(np.eye(3), Jn, np.array([0.0, -1.0, 0.0]),
+    return impacts.contact_impulse(np.eye(3), Jn, np.array([0.0, -1.0, 0.0]),
                                    restitution=np.full(p, 0.5), Jt=Jt,
                                    friction=np.full(p, 0.5), method="enumerate")
 
@@ -75,13 +74,13 @@ CASES = [
      "planar_rr: m1"),
     ("planar_rr: imaginary length", lambda: models.planar_rr(l1=sp.I * l), TypeError,
      "planar_rr: l1"),
-    ("rod_flat_impact: rising rod", lambda: contact_models.rod_flat_impact(0.0, 2.0, 0.5),
+    ("rod_flat_impact: rising rod", lambda: impacts.rod_flat_impact(0.0, 2.0, 0.5),
      ValueError, "rod_flat_impact: vy"),
-    ("moreau_jean: start 5 m inside the floor", lambda: timestepping.moreau_jean(
-        walkers.bouncing_ball(0.5), [0.0, -5.0], [0.0, 0.0], 1.0, 1e-3), ValueError,
+    ("moreau_jean: start 5 m inside the floor", lambda: impacts.moreau_jean(
+        walking.bouncing_ball(0.5), [0.0, -5.0], [0.0, 0.0], 1.0, 1e-3), ValueError,
      "moreau_jean: q0"),
-    ("moreau_jean: step longer than the run", lambda: timestepping.moreau_jean(
-        walkers.bouncing_ball(0.5), [0.0, 1.0], [0.0, 0.0], 1.0, 5.0), ValueError,
+    ("moreau_jean: step longer than the run", lambda: impacts.moreau_jean(
+        walking.bouncing_ball(0.5), [0.0, 1.0], [0.0, 0.0], 1.0, 5.0), ValueError,
      "moreau_jean: h"),
     # symbols that mean something else
     ("kanes_equations: plain t in a load", lambda: _kane(load=sp.Symbol("t")), ValueError,
@@ -97,14 +96,14 @@ CASES = [
         models.planar_rr(), [0.1, 0.2], [1e200, 1e200], [0.0, 0.0]), ValueError,
      "forward_dynamics: .*overflow"),
     ("a surface whose phi is NaN", lambda: impacts.simulate_hybrid(impacts.HybridSystem(
-        walkers.bouncing_ball(0.5).form, [NAN_SURFACE]), [0.0, 1.0], [0.0, 0.0], 1.0),
+        walking.bouncing_ball(0.5).form, [NAN_SURFACE]), [0.0, 1.0], [0.0, 0.0], 1.0),
      ValueError, "Surface 'nan': phi"),
     ("spd: a tiny non-symmetric M", lambda: rd._checks.spd(
         np.array([[1e-12, 1e-13], [0.0, 1e-12]]), "f: M"), ValueError, "f: M"),
     # silent truncation
-    ("dexp_inverse(order=6)", lambda: vehicle.dexp_inverse(np.full(6, 0.1), np.ones(6), 6),
+    ("dexp_inverse(order=6)", lambda: port_hamiltonian.dexp_inverse(np.full(6, 0.1), np.ones(6), 6),
      ValueError, "dexp_inverse: order"),
-    ("dexp_inverse(order=-1)", lambda: vehicle.dexp_inverse(np.full(6, 0.1), np.ones(6), -1),
+    ("dexp_inverse(order=-1)", lambda: port_hamiltonian.dexp_inverse(np.full(6, 0.1), np.ones(6), -1),
      ValueError, "dexp_inverse: order"),
     # legal input refused or misread
     ("log(x, 0)", lambda: answers.parse_expression("log(x, 0)"), ValueError,
@@ -148,4 +147,4 @@ def test_legal_inputs_of_issue28():
     W = np.full((2, 3), 1e308)
     assert np.allclose(constraints.moore_penrose(W) * 1e308, np.full((3, 2), 1 / 6))
     assert rd._checks.spd(np.diag([1e-12, 2e-12]), "f: M").shape == (2, 2)
-    assert np.allclose(contact_models.rod_flat_impact(0.0, -2.0, 0.5), (0.0, 1.0, 0.0))
+    assert np.allclose(impacts.rod_flat_impact(0.0, -2.0, 0.5), (0.0, 1.0, 0.0))

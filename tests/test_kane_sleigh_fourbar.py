@@ -157,7 +157,7 @@ def part3_values():
 @pytest.mark.parametrize("method", constraints.METHODS)
 def test_fourbar_equals_part3(fourbar, method):
     num = fourbar.numeric()
-    sys3 = constraints.four_bar()
+    sys3 = models.four_bar()
     vals = part3_values()
     vals.update({p.name: 9.81 for p in sys3.model.parameters() if p.name == "g"})
     ref = sys3.numeric(vals, method=method)

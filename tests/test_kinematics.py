@@ -1,4 +1,4 @@
-"""Unit tests of robodyn.kinematics: every public function, its properties on random input,
+"""Unit tests of robodyn.rigid_motion: every public function, its properties on random input,
 its symbolic path against the numeric one, and every refusal of bad input."""
 import numpy as np
 import pytest

@@ -7,10 +7,10 @@ import pytest
 import sympy as sp
 
 import robodyn
-from robodyn import _checks, contact, models, walkers
+from robodyn import _checks, impacts, models, walking
 from robodyn.impacts import return_map, simulate_hybrid
 from robodyn.simulation import simulate
-from robodyn.timestepping import moreau_jean
+from robodyn.impacts import moreau_jean
 
 HUGE = [1e200, 1e200]
 
@@ -21,17 +21,17 @@ HUGE = [1e200, 1e200]
      r"^simulate: t_final, max_steps: expected a run that ends within"),
     (lambda: simulate(models.planar_rr(), [0.5, 0.0], [0, 0], 1e308, method="rk4", dt=0.01),
      r"^simulate: dt, t_final: expected at most max_steps"),
-    (lambda: simulate_hybrid(walkers.bouncing_ball(0.5), [0.0, 1.0], [1e308, 1e308], 1.0),
+    (lambda: simulate_hybrid(walking.bouncing_ball(0.5), [0.0, 1.0], [1e308, 1e308], 1.0),
      r"^simulate_hybrid: result: "),
-    (lambda: return_map(walkers.bouncing_ball(0.5), [0.0, 1.0, 1e308, 1e308]),
+    (lambda: return_map(walking.bouncing_ball(0.5), [0.0, 1.0, 1e308, 1e308]),
      r"^return_map: result: "),
-    (lambda: return_map(walkers.bouncing_ball(0.5), [0.0, -1.0, 0.0, 0.0]),
+    (lambda: return_map(walking.bouncing_ball(0.5), [0.0, -1.0, 0.0, 0.0]),
      r"^return_map: x: expected a state outside every surface"),
-    (lambda: return_map(walkers.bouncing_ball(0.5), [0.0, 1.0, 0.0, 0.0], surface="wall"),
+    (lambda: return_map(walking.bouncing_ball(0.5), [0.0, 1.0, 0.0, 0.0], surface="wall"),
      r"^return_map: surface: expected None or one of \['ground'\]"),
-    (lambda: moreau_jean(walkers.bouncing_ball(0.5), [0.0, 1.0], HUGE, 1.0, 1e-2),
+    (lambda: moreau_jean(walking.bouncing_ball(0.5), [0.0, 1.0], HUGE, 1.0, 1e-2),
      r"^moreau_jean: result: "),
-    (lambda: moreau_jean(walkers.bouncing_ball(0.5), [0.0, 1.0], [0, 0], 1e308, 1e-3),
+    (lambda: moreau_jean(walking.bouncing_ball(0.5), [0.0, 1.0], [0, 0], 1e308, 1e-3),
      r"^moreau_jean: t_final, h: expected at most max_steps"),
     (lambda: models.rod_inertia(1.0, 1e308), r"^rod_inertia: result: "),
     (lambda: models.four_bar_kane(1, 2, sp.Symbol("t", real=True), 2, (1, 1, 1), 0),
@@ -47,12 +47,12 @@ def test_refused_naming_the_callers_argument_or_result(call, match):
 def test_limits_are_value_errors_and_still_runtime_errors():
     """A cap reached because of the arguments: a ValueError naming them (the fuzzer's rule),
     still caught by the RuntimeError handlers written before."""
-    from robodyn.contact_models import cradle_sequential
-    with pytest.raises(contact.LimitReached, match=r"^cradle_sequential: max_impacts, "
+    from robodyn.impacts import cradle_sequential
+    with pytest.raises(impacts.LimitReached, match=r"^cradle_sequential: max_impacts, "
                                                    r"restitution: expected the impacts to end"):
         cradle_sequential(5, 0.0, 1.0, 1, max_impacts=1000)
-    assert issubclass(contact.LimitReached, ValueError)
-    assert issubclass(contact.LimitReached, RuntimeError)
+    assert issubclass(impacts.LimitReached, ValueError)
+    assert issubclass(impacts.LimitReached, RuntimeError)
 
 
 def test_overflow_guard_relabels_once():
@@ -69,7 +69,7 @@ def test_overflow_guard_relabels_once():
 def test_return_map_names_its_own_options():
     """Options pass through to simulate_hybrid; a refusal names return_map, and an option that
     return_map sets itself (max_events) is refused by name, not by Python's TypeError."""
-    ball = walkers.bouncing_ball(0.5)
+    ball = walking.bouncing_ball(0.5)
     with pytest.raises(ValueError, match=r"^return_map: rtol: expected a positive number"):
         return_map(ball, [0.0, 1.0, 0.0, 0.0], rtol=-1.0)
     with pytest.raises(TypeError, match=r"^return_map: options: .*got 'max_events'"):

@@ -12,8 +12,8 @@ from scipy.spatial.transform import Rotation
 
 import robodyn as rd
 from robodyn import port_hamiltonian as ph
-from robodyn import _ph_forms
-from robodyn.vehicle import (SUBGROUPS, PlanarCoordinates, StandardForm, VehicleManipulator,
+from robodyn.port_hamiltonian import _vms_forms as _ph_forms
+from robodyn.port_hamiltonian import (SUBGROUPS, PlanarCoordinates, StandardForm, VehicleManipulator,
                              check_pose, coadjoint, planar_virtual_chain, euler_poincare, pose_error, rigid_body_step)
 
 import reference as ref
@@ -673,7 +673,7 @@ def test_tree_mass_matrix_derivatives_and_coenergy_gradient_are_exact():
     """dM/dq of the tree against complex steps of its mass matrix (no Lie brackets); the
     co-energy gradient three ways: the compiled RNEA derivatives, the O(n) subtree momenta
     h_k^T ad_{t_k} s_k, and -1/2 nu^T dM nu."""
-    from robodyn import _vehicle_tree as vt
+    from robodyn.port_hamiltonian import _vehicle_tree as vt
     model, vms = _tree_vms("solo12")
     rng = np.random.default_rng(5)
     q, nu = rng.normal(size=vms.n), rng.normal(size=vms.dof)

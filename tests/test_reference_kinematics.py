@@ -1,4 +1,4 @@
-"""Cross-checks of robodyn.kinematics against two independent libraries, Modern Robotics and
+"""Cross-checks of robodyn.rigid_motion against two independent libraries, Modern Robotics and
 Pinocchio, on the book's models and on random chains (revolute, prismatic, helical, 7+ joints);
 and checks of the helper tests/reference.py itself (the inertia mapping the dynamics tests use).
 """

@@ -315,7 +315,7 @@ add("finders", lambda: [repr(getattr(f, "__dict__", f)) for f in sys.meta_path +
 import sysconfig, site
 add("sysconfig", lambda: (sysconfig.get_paths(), site.getsitepackages()))
 import numpy, robodyn, sympy
-from robodyn import kinematics
+from robodyn import rigid_motion
 add("robodyn error", lambda: kinematics.rotation("not an axis", 1.0))
 add("numpy error", lambda: numpy.zeros(-1))
 add("open error", lambda: open("/no/such/file"))

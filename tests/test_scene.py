@@ -9,7 +9,7 @@ import re
 import numpy as np
 import pytest
 
-from robodyn.kinematics import exp_se3, homogeneous, revolute_screw
+from robodyn.rigid_motion import exp_se3, homogeneous, revolute_screw
 from robodyn.viz import Scene
 from robodyn.viz import scene as scene_module
 

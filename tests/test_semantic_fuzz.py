@@ -139,12 +139,12 @@ kind (or one of the kinds) unless its default is None (an optional value) or it 
 tested or a metric only in some)."""
 
 NOT_THE_ROLE = {
-    ("robodyn.kinematics.is_rotation", "R"): "a predicate: a reflection is answered False",
-    ("robodyn.vehicle.Subgroup.contains", "H"): "a predicate: a non-member is answered False",
-    ("robodyn.vehicle.pose_error", "H"): "measures how far H is from a rigid pose",
-    ("robodyn.kinematics.rotation", "axis"): "'x', 'y', 'z' or a direction",
+    ("robodyn.rigid_motion.is_rotation", "R"): "a predicate: a reflection is answered False",
+    ("robodyn.port_hamiltonian.Subgroup.contains", "H"): "a predicate: a non-member is answered False",
+    ("robodyn.port_hamiltonian.pose_error", "H"): "measures how far H is from a rigid pose",
+    ("robodyn.rigid_motion.rotation", "axis"): "'x', 'y', 'z' or a direction",
     ("robodyn.viz.draw_chain", "screws"): "a flag: draw the screw axes",
-    ("robodyn.contact.ContactResult", "restitution"): "a result, built by the library",
+    ("robodyn.impacts.ContactResult", "restitution"): "a result, built by the library",
     ("robodyn.impacts.ImpactResult", "restitution"): "a result, built by the library",
     **{("robodyn.symbolic." + f, arg): "the book pages' pure-sympy module (no numpy, so no "
        "kinds): it checks the same meaning itself (tests/test_symbolic.py)"
@@ -256,8 +256,8 @@ CASES = [(n, arg, kind) for n, d in DECLARED.items() for arg, kind in sorted(d.i
 
 def test_the_fuzzer_sees_the_declared_kinds():
     """The introspection finds the annotations (a regression here would empty the fuzzer)."""
-    assert "robodyn.kinematics.log_so3" in DECLARED
-    assert DECLARED["robodyn.kinematics.log_so3"] == {"R": Rotation, "tol": Tolerance}
+    assert "robodyn.rigid_motion.log_so3" in DECLARED
+    assert DECLARED["robodyn.rigid_motion.log_so3"] == {"R": Rotation, "tol": Tolerance}
     assert DECLARED["robodyn.kane.RigidBody"]["inertia"] is RotationalInertia
     assert len(CASES) >= 30
 

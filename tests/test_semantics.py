@@ -15,11 +15,11 @@ import pytest
 import sympy as sp
 
 import robodyn as rd
-from robodyn import codegen, constraints, flexible, geometry, kane, kinematics, lagrange, models
+from robodyn import codegen, constraints, geometry, kane, lagrange, models, rigid_motion
 from robodyn.impacts import HybridSystem, Surface, simulate_hybrid
 from robodyn.kinds import UndecidedWarning
-from robodyn.timestepping import moreau_jean
-from robodyn.walkers import bouncing_ball
+from robodyn.impacts import moreau_jean
+from robodyn.walking import bouncing_ball
 
 TH = sp.Symbol("theta", real=True)
 M_ = sp.Symbol("m", positive=True)
@@ -37,13 +37,13 @@ def _pose(R):
 # ---------------------------------------------------------------- one free symbol ----------
 
 @pytest.mark.parametrize("call, head", [
-    (lambda: kinematics.homogeneous(REFLECTION, [0, 0, 0]), "homogeneous: R"),
-    (lambda: kinematics.log_so3(REFLECTION), "log_so3: R"),
-    (lambda: kinematics.adjoint(_pose(REFLECTION)), r"adjoint: H \(rotation block\)"),
-    (lambda: kinematics.SerialChain.from_screws([[0], [0], [1], [0], [0], [0]],
+    (lambda: rigid_motion.homogeneous(REFLECTION, [0, 0, 0]), "homogeneous: R"),
+    (lambda: rigid_motion.log_so3(REFLECTION), "log_so3: R"),
+    (lambda: rigid_motion.adjoint(_pose(REFLECTION)), r"adjoint: H \(rotation block\)"),
+    (lambda: rigid_motion.SerialChain.from_screws([[0], [0], [1], [0], [0], [0]],
                                                 _pose(REFLECTION)),
      r"SerialChain.from_screws: home \(rotation block\)"),
-    (lambda: kinematics.inverse_homogeneous(_pose(REFLECTION)),
+    (lambda: rigid_motion.inverse_homogeneous(_pose(REFLECTION)),
      r"inverse_homogeneous: H \(rotation block\)"),
 ])
 def test_a_reflection_for_every_angle_is_refused(call, head):
@@ -54,41 +54,41 @@ def test_a_reflection_for_every_angle_is_refused(call, head):
 def test_a_rotation_with_symbols_passes_without_warning():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        H = kinematics.homogeneous(sp.rot_axis3(TH), [1, 0, 0])
+        H = rigid_motion.homogeneous(sp.rot_axis3(TH), [1, 0, 0])
     assert H[:3, :3] == sp.rot_axis3(TH)
 
 
 def test_screw_axes_are_normalised_on_both_paths():
     """The doctest's behaviour (prismatic_screw([2, 0, 0]) -> unit) holds for sympy too,
     checked against the numeric path at a value of the symbol."""
-    num = kinematics.revolute_screw([0, 0, 3.0], [1.0, 2.0, 0.0])
-    sym = kinematics.revolute_screw([0, 0, 3 * A_], [1, 2, 0])
+    num = rigid_motion.revolute_screw([0, 0, 3.0], [1.0, 2.0, 0.0])
+    sym = rigid_motion.revolute_screw([0, 0, 3 * A_], [1, 2, 0])
     assert list(sym) == [0, 0, 1, 2, -1, 0]          # -omega x p, omega = z, p = (1, 2, 0)
     assert np.allclose(np.array(sym.subs(A_, 0.4), dtype=float).ravel(), num)
-    assert list(kinematics.prismatic_screw(sp.Matrix([0, 2 * A_, 0]))) == [0, 0, 0, 0, 1, 0]
+    assert list(rigid_motion.prismatic_screw(sp.Matrix([0, 2 * A_, 0]))) == [0, 0, 0, 0, 1, 0]
     with pytest.raises(ValueError, match=r"prismatic_screw: direction: expected a nonzero "
                                          r"direction, got the zero vector for every value"):
-        kinematics.prismatic_screw(sp.Matrix([0, sp.sin(TH) ** 2 + sp.cos(TH) ** 2 - 1, 0]))
+        rigid_motion.prismatic_screw(sp.Matrix([0, sp.sin(TH) ** 2 + sp.cos(TH) ** 2 - 1, 0]))
 
 
 def test_a_non_unit_screw_axis_is_refused_with_a_symbolic_angle():
     with pytest.raises(ValueError, match=r"exp_se3: V .*expected a screw axis .*got \|omega\| = 2"):
-        kinematics.exp_se3([0, 0, 2, 0, 0, 0], TH)
+        rigid_motion.exp_se3([0, 0, 2, 0, 0, 0], TH)
     with pytest.raises(ValueError, match=r"exp_se3: V .*\|omega\|\^2 = 4 for every value"):
-        kinematics.exp_se3(sp.Matrix([0, 0, 2 * sp.cos(TH) ** 2 + 2 * sp.sin(TH) ** 2, 0, 0, 0]),
+        rigid_motion.exp_se3(sp.Matrix([0, 0, 2 * sp.cos(TH) ** 2 + 2 * sp.sin(TH) ** 2, 0, 0, 0]),
                            TH)
 
 
 def test_an_undecidable_axis_is_warned_naming_the_argument():
     x = sp.Symbol("x")
     with pytest.warns(UndecidedWarning, match=r"^exp_so3: w .*could not decide"):
-        kinematics.exp_so3(sp.Matrix([x, x, 0]), sp.Integer(1))
+        rigid_motion.exp_so3(sp.Matrix([x, x, 0]), sp.Integer(1))
 
 
 def test_a_negative_symbolic_mass_is_refused():
     with pytest.raises(ValueError, match=r"spatial_inertia: mass: expected a positive quantity, "
                                          r"got -m \(not positive under its symbols' assumptions"):
-        kinematics.spatial_inertia(-M_, [1, 1, 1])
+        rigid_motion.spatial_inertia(-M_, [1, 1, 1])
 
 
 @pytest.mark.parametrize("inertia, why", [
@@ -101,14 +101,14 @@ def test_inertias_that_no_body_has_are_refused(inertia, why):
     with pytest.raises(ValueError, match=r"RigidBody: inertia: expected .*" + why):
         kane.RigidBody("B", M_, [0, 0, 0], sp.rot_axis3(TH), inertia)
     with pytest.raises(ValueError, match=r"spatial_inertia: inertia: expected .*" + why):
-        kinematics.spatial_inertia(M_, inertia)
+        rigid_motion.spatial_inertia(M_, inertia)
 
 
 def test_a_link_inertia_indefinite_for_every_value_is_refused():
     G = sp.diag(A_, A_, -5 * A_, M_, M_, M_)
     with pytest.raises(ValueError, match=r"link_inertias\[0\]: expected a spatial inertia .*"
                                          r"negative for every value"):
-        kinematics.SerialChain.from_screws([[0], [0], [1], [0], [0], [0]], sp.eye(4),
+        rigid_motion.SerialChain.from_screws([[0], [0], [1], [0], [0], [0]], sp.eye(4),
                                            [sp.eye(4)], [G])
 
 
@@ -219,19 +219,19 @@ def test_a_mode_shape_off_a_root_is_refused():
     with pytest.raises(ValueError, match=r"mode_shape: beta: expected a root beta\*L of "
                                          r"1 \+ cos\(bL\) cosh\(bL\) = 0 .*got 2 \(the nearest "
                                          r"root is 1.8751"):
-        flexible.mode_shape(2.0, 1.0, 0.5)
-    beta = flexible.clamped_free_roots(2)[1]
+        kane.mode_shape(2.0, 1.0, 0.5)
+    beta = kane.clamped_free_roots(2)[1]
     assert abs(np.cos(beta) * np.cosh(beta) + 1) < 1e-9      # the roots pass
-    flexible.mode_shape(beta, 1.0, 0.5)
+    kane.mode_shape(beta, 1.0, 0.5)
 
 
 def test_a_deflection_outside_the_beam_is_refused():
-    link = flexible.flexible_link(1)
+    link = kane.flexible_link(1)
     with pytest.raises(ValueError, match=r"FlexibleLink.deflection: x: expected positions along "
                                          r"the beam, in \[0, L\]"):
         link.deflection([0.1], [0.5, 1.5])
     with pytest.raises(ValueError, match=r"mode_shape: x: expected positions along the beam"):
-        flexible.mode_shape(flexible.clamped_free_roots(1)[0], 1.0, -0.1)
+        kane.mode_shape(kane.clamped_free_roots(1)[0], 1.0, -0.1)
 
 
 def test_a_four_bar_that_cannot_close_is_refused():

@@ -11,7 +11,7 @@ import re
 def test_a_failed_self_check_shows_the_verdict_not_the_library():
     from IPython.testing.globalipapp import start_ipython
     ip = start_ipython()
-    ip.run_cell("from robodyn.answers import ProblemSet, Problem\n"
+    ip.run_cell("from robodyn.answers._problems import ProblemSet, Problem\n"
                 "ps = ProblemSet('demo', [Problem('p1', 'x')])\n"
                 "ps.load_key('{\"p1\": {\"points\": {}, \"shape\": []}}')")
     buf = io.StringIO()

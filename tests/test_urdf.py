@@ -17,7 +17,7 @@ import pytest
 pin = pytest.importorskip("pinocchio")
 pytest.importorskip("yourdfpy")
 
-from robodyn import dynamics, kinematics, trees, urdf  # noqa: E402
+from robodyn import dynamics, rigid_motion, trees, urdf  # noqa: E402
 
 FIX = Path(__file__).parent / "fixtures" / "urdf"
 TOL = 1e-9
@@ -215,7 +215,7 @@ def test_panda_and_ur5_as_serial_chains_equal_pinocchio():
         assert _rel(dynamics.crba(c, q), np.triu(M) + np.triu(M, 1).T) < TOL
         assert _rel(dynamics.inverse_dynamics(c, q, qd, qdd), pin.rnea(pmod, d, q, qd, qdd)) < TOL
         pin.framesForwardKinematics(pmod, d, q)
-        assert _rel(kinematics.fk_space(c, q),
+        assert _rel(rigid_motion.fk_space(c, q),
                     d.oMf[pmod.getFrameId(tip, pin.BODY)].homogeneous) < TOL
 
 
@@ -227,8 +227,8 @@ def test_fixed_joint_merging_by_the_parallel_axis_theorem():
     assert m.n == 2 and m.joint_types == ("revolute", "prismatic") and m.parents == (-1, 0)
 
     def rpy(r, p, y):
-        return (kinematics.rotation([0, 0, 1], y) @ kinematics.rotation([0, 1, 0], p)
-                @ kinematics.rotation([1, 0, 0], r))
+        return (rigid_motion.rotation([0, 0, 1], y) @ rigid_motion.rotation([0, 1, 0], p)
+                @ rigid_motion.rotation([1, 0, 0], r))
     weld = rpy(0, 0, 1.2)
     parts = [(2.0, np.array([0.1, 0.2, 0.3]), rpy(0.3, -0.2, 0.5),
               np.array([[0.04, 0.001, 0], [0.001, 0.05, 0.002], [0, 0.002, 0.03]])),
@@ -240,7 +240,7 @@ def test_fixed_joint_merging_by_the_parallel_axis_theorem():
     G = m.inertias[0]
     assert np.isclose(G[3, 3], mass)
     assert np.allclose(G[:3, :3], I_O, atol=1e-14)
-    assert np.allclose(G[:3, 3:], mass * kinematics.hat(com), atol=1e-14)
+    assert np.allclose(G[:3, 3:], mass * rigid_motion.hat(com), atol=1e-14)
     pair = _Pair(str(FIX / "welded.urdf"), True)
     for e in _dynamics_errors(pair, np.random.default_rng(1)).values():
         assert e < TOL

@@ -1,4 +1,4 @@
-"""robodyn.vehicle's boundary where the API fuzzer cannot reach (issue 28): the integrator's
+"""robodyn.port_hamiltonian's boundary where the API fuzzer cannot reach (issue 28): the integrator's
 fast path of StandardForm.rhs checks what the general path checks, Subgroup's basis is checked
 against its name, and the energies agree by independent routes."""
 import numpy as np
@@ -6,16 +6,16 @@ import pytest
 import sympy as sp
 
 import robodyn as rd
-from robodyn import vehicle as vh
+from robodyn import port_hamiltonian
 from robodyn.models import planar_rr, ur5_like
 
 
 @pytest.fixture(scope="module")
 def space():
     G = rd.spatial_inertia(40.0, [3.0, 3.0, 4.0])
-    vms = vh.VehicleManipulator.from_chain(ur5_like(), G, "floating",
+    vms = port_hamiltonian.VehicleManipulator.from_chain(ur5_like(), G, "floating",
                                            mount=rd.homogeneous(np.eye(3), [0, 0, 0.2]))
-    std = vh.StandardForm(vms, gravity=(0.0, 0.0, -9.81))
+    std = port_hamiltonian.StandardForm(vms, gravity=(0.0, 0.0, -9.81))
     H = rd.exp_se3([0.3, -0.2, 0.5, 0.1, 0.2, 0.3])
     x = std.initial_state(H, np.linspace(-0.3, 0.3, 6), np.linspace(-1, 1, 6),
                           np.linspace(0.5, -0.5, 6))
@@ -29,7 +29,7 @@ def test_pose_error12_is_pose_error():
     for _ in range(300):
         x = np.r_[rd.exp_se3(rng.normal(size=6))[:3, :3].ravel(), rng.normal(size=3)]
         x[:9] += rng.normal(size=9) * 10.0 ** rng.uniform(-12, 0)
-        assert abs(vh._pose_error12(x) - vh.pose_error(vh._pose_of(x))) < 1e-12
+        assert abs(port_hamiltonian._vehicle._pose_error12(x) - port_hamiltonian.pose_error(port_hamiltonian._vehicle._pose_of(x))) < 1e-12
 
 
 def test_rhs_fast_path_equals_general_path_and_refuses_alike(space):
@@ -60,19 +60,19 @@ def test_rhs_fast_path_equals_general_path_and_refuses_alike(space):
 
 
 def test_subgroup_basis_is_checked_against_its_name():
-    S = vh.Subgroup("revolute", np.r_[0, 0, 0.6, 0.8, 0, 0][:, None])   # axis off the origin
+    S = port_hamiltonian.Subgroup("revolute", np.r_[0, 0, 0.6, 0.8, 0, 0][:, None])   # axis off the origin
     H = rd.exp_se3(1.3 * S.basis[:, 0])
     assert S.contains(H) and not S.contains(rd.exp_se3([0, 0, 0, 0, 0, 0.1]))
     with pytest.raises(ValueError, match="Subgroup: basis"):
-        vh.Subgroup("revolute", np.r_[0, 0, 0.6, 0, 0, 0.8][:, None])   # a screw, pitch != 0
+        port_hamiltonian.Subgroup("revolute", np.r_[0, 0, 0.6, 0, 0, 0.8][:, None])   # a screw, pitch != 0
     with pytest.raises(ValueError, match="Subgroup: basis"):
-        vh.Subgroup("prismatic", np.r_[0, 0, 1.0, 0, 0, 0][:, None])    # a rotation
+        port_hamiltonian.Subgroup("prismatic", np.r_[0, 0, 1.0, 0, 0, 0][:, None])    # a rotation
     with pytest.raises(ValueError, match="Subgroup: basis"):
-        vh.Subgroup("planar", np.eye(6)[:, 3:6])                      # not the xy algebra
+        port_hamiltonian.Subgroup("planar", np.eye(6)[:, 3:6])                      # not the xy algebra
     with pytest.raises(ValueError, match="Subgroup: name"):
-        vh.Subgroup("spherical", np.eye(6)[:, :3])
+        port_hamiltonian.Subgroup("spherical", np.eye(6)[:, :3])
     with pytest.raises(TypeError, match="contains: tol"):
-        vh.SUBGROUPS["planar"].contains(np.eye(4), tol=sp.Symbol("t"))
+        port_hamiltonian.SUBGROUPS["planar"].contains(np.eye(4), tol=sp.Symbol("t"))
 
 
 def test_energies_agree_by_two_routes(space):
@@ -80,10 +80,10 @@ def test_energies_agree_by_two_routes(space):
     std, x = space
     vms = std.vms
     H, v, q, qd = std.split(x)
-    E = vh.mechanical_energy(vms, H, v, q, qd, std.gravity)
+    E = port_hamiltonian.mechanical_energy(vms, H, v, q, qd, std.gravity)
     E2 = vms.kinetic_energy(q, v, qd) + vms.potential_energy(q, H, std.gravity)
     assert abs(E - E2) < 1e-10 * abs(E) and abs(std.energy(x) - E) < 1e-12 * abs(E)
     with pytest.raises(ValueError, match="kinetic_energy: qd"):
         vms.kinetic_energy(q, v, qd[:-1])
     with pytest.raises(TypeError, match="mechanical_energy: vms"):
-        vh.mechanical_energy(planar_rr(), H, v, q, qd)
+        port_hamiltonian.mechanical_energy(planar_rr(), H, v, q, qd)

@@ -1,8 +1,11 @@
 """robodyn: the library behind the textbook *Robot Dynamics, Interactively*.
 
-One module per part of the book; the names below are the public API.
+One package per part of the book, each with one public face (its ``__all__``; the modules
+inside it whose names start with ``_`` are its rooms, named by concept); the names below are
+the public API.
 
-* :mod:`robodyn.kinematics` -- rigid motion, twists and wrenches, serial chains (Part I)
+* :mod:`robodyn.rigid_motion` -- rotations, screws, twists and wrenches, serial chains,
+  spatial inertias (Part I)
 * :mod:`robodyn.models` -- the book's robots and example systems, one home for each
 * :mod:`robodyn.equations` -- the one interface of every method's equations of motion
   (mass matrix, forcing, numeric right-hand side) and :func:`~robodyn.equations.max_difference` to compare them
@@ -14,24 +17,24 @@ One module per part of the book; the names below are the public API.
 * :mod:`robodyn.dynamics` -- numeric O(n) algorithms: RNEA, ABA, CRBA, Coriolis matrix;
   :mod:`robodyn.derivatives` -- their analytic derivatives and the linearization at a state
 * :mod:`robodyn.simulation` -- simulation with energy and step-size reports
-* :mod:`robodyn.impacts` -- the impact map (5.28)-(5.31), hybrid simulation with event
-  location and a Zeno guard, return maps and their fixed points (Part IV);
-  :mod:`robodyn.walkers` -- its models: bouncing ball, pendulum and RR arm against a wall,
-  rimless wheel, compass-gait walker; :mod:`robodyn.contact` -- impacts at many contacts with
-  restitution and Coulomb friction per contact; :mod:`robodyn.timestepping` -- Moreau--Jean;
-  :mod:`robodyn.contact_models` -- rod, spinning ball, block
+* :mod:`robodyn.geometry` -- the kinetic-energy metric, Levi-Civita connection, geodesics
 * :mod:`robodyn.constraints` -- constrained systems: holonomic and Pfaffian constraints, their
   second-order form, integrability, Lagrange multipliers, embedding, the constraint projector
-  and connection, the Udwadia--Kalaba equation (Part III); :mod:`robodyn.constrained_simulation`
-  -- their simulation with drift stabilization, and tracking by a path as a constraint
-* :mod:`robodyn.geometry` -- the kinetic-energy metric, Levi-Civita connection, geodesics
-* :mod:`robodyn.vehicle`, :mod:`robodyn.port_hamiltonian` -- rigid bodies on SE(3), joints as
-  subgroups, vehicle--manipulator systems and their port-Hamiltonian forms (Part VI)
+  and connection, the Udwadia--Kalaba equation, their simulation with drift stabilization and
+  tracking by a path as a constraint (Part III)
+* :mod:`robodyn.impacts` -- the impact map (5.28)-(5.31), hybrid simulation with event
+  location and a Zeno guard, return maps and their fixed points; impacts at many contacts with
+  restitution and Coulomb friction per contact, the LCP solvers, Moreau--Jean time stepping,
+  the contact models: rod, spinning ball, block (Part IV)
+* :mod:`robodyn.walking` -- the walkers: bouncing ball, pendulum and RR arm against a wall,
+  rimless wheel, compass-gait walker; their gaits' stability and basins (Part IV)
+* :mod:`robodyn.kane` -- Kane's method: partial velocities, generalized active and inertia
+  forces, constraints in the speeds, linearization of any method's equations, a flexible link
+  by assumed modes (Part V)
+* :mod:`robodyn.port_hamiltonian` -- rigid bodies on SE(3), joints as subgroups,
+  vehicle--manipulator systems and their port-Hamiltonian forms (Part VI)
 * :mod:`robodyn.urdf`, :mod:`robodyn.trees` -- real robots from URDF (example-robot-data):
   kinematic trees, their O(n) dynamics and derivatives, fixed or floating base
-* :mod:`robodyn.kane` -- Kane's method: partial velocities, generalized active and inertia
-  forces, constraints in the speeds, linearization of any method's equations (Part V);
-  :mod:`robodyn.flexible` -- a flexible link by assumed modes
 * :mod:`robodyn.viz` -- figures, interactive figures and animations (the only module that
   imports matplotlib and ipywidgets; import it explicitly)
 * :mod:`robodyn.parallel` -- one function over many independent items (sweeps, grading): local
@@ -49,11 +52,11 @@ import os as _os
 from .errors import ArgumentError, ArgumentTypeError, ResultError, RobodynError
 from ._boundary import checks, checks_enabled
 
-from .kinematics import (SerialChain, ad, adjoint, exp_se3, exp_so3, fk_body, fk_space, hat,
-                         homogeneous, inverse_homogeneous, is_rotation, jacobian_body,
-                         jacobian_space, link_poses, log_se3, log_so3, prismatic_screw,
-                         revolute_screw, rotation, spatial_inertia, transform_twist,
-                         transform_wrench, vee)
+from .rigid_motion import (SerialChain, ad, adjoint, exp_se3, exp_so3, fk_body, fk_space, hat,
+                           homogeneous, inverse_homogeneous, is_rotation, jacobian_body,
+                           jacobian_space, link_poses, log_se3, log_so3, prismatic_screw,
+                           revolute_screw, rotation, spatial_inertia, transform_twist,
+                           transform_wrench, vee)
 from . import models
 from . import codegen, dynamics, equations, geometry, lagrange, simulation
 from . import answers
@@ -65,23 +68,19 @@ from .lagrange import (DEFAULT_GRAVITY, christoffel_symbols, coriolis_matrix,
                        NumericEquations, generalized_forces, gravity_vector,
                        kinetic_energy, mass_matrix, potential_energy)
 from .simulation import Trajectory, simulate
-from . import impacts, walkers
-from . import contact, contact_models, timestepping
+from . import impacts, walking
 from .impacts import impact_map
-from . import constraints, constrained_simulation
+from . import constraints
 from .constraints import (ConstrainedSystem, Constraints, ConstraintWarning, constraint_connection,
-                          constraint_projector, embedded_equations,
+                          constraint_projector, embedded_equations, is_holonomic,
                           lagrange_multipliers, moore_penrose, multiplier_equations,
                           penrose_conditions, projected_equations, second_order_form,
-                          udwadia_kalaba)
-from .constrained_simulation import simulate_constrained
-from . import integrability
-from .integrability import is_holonomic
-from . import port_hamiltonian, vehicle
+                          simulate_constrained, udwadia_kalaba)
+from . import port_hamiltonian
 from . import derivatives
 from . import trees, urdf
-from .vehicle import VehicleManipulator
-from . import flexible, kane
+from .port_hamiltonian import VehicleManipulator
+from . import kane
 from . import parallel
 from .kane import linearize
 

@@ -47,7 +47,6 @@ Public API (one line each; see each docstring)
 from __future__ import annotations
 
 import contextlib
-import importlib
 import numbers
 
 import numpy as np
@@ -1626,16 +1625,16 @@ def overflow_guard(fname: str):
             CALL.reset(token)
 
 
-def chain(x, name: str, cls=None):
-    """A kinematic chain object (``robodyn.kinematics.SerialChain`` unless ``cls`` is given).
+def chain(x, name: str, cls: type):
+    """``x`` when it is an instance of the chain class ``cls`` (the caller's
+    :class:`robodyn.rigid_motion.SerialChain`: this ground floor knows no class above it).
 
-    >>> chain("planar_rr", "crba: chain")
+    >>> class SerialChain: pass
+    >>> chain("planar_rr", "crba: chain", SerialChain)
     Traceback (most recent call last):
     ...
     robodyn.errors.ArgumentTypeError: crba: chain: expected a SerialChain, got str 'planar_rr' (build one with robodyn.models, e.g. models.planar_rr())
     """
-    if cls is None:     # looked up when called: kinematics itself imports this module
-        cls = importlib.import_module(".kinematics", __package__).SerialChain
     if not isinstance(x, cls):
         raise error(name, f"a {cls.__name__}", describe(x),
                     "build one with robodyn.models, e.g. models.planar_rr()", exc=TypeError)

@@ -1,4 +1,4 @@
-/* Projected Gauss-Seidel on a contact problem's Delassus matrix (robodyn.lcp.contact_pgs),
+/* Projected Gauss-Seidel on a contact problem's Delassus matrix (robodyn.impacts._lcp.contact_pgs),
  * compiled by robodyn.codegen on first use; the numpy loop of lcp.py is the same algorithm.
  *
  * pgs(W, b, mu, fric, lam, max_sweeps, tol, omega) -> sweeps used (>= 1), or -1 when not converged.

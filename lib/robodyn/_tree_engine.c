@@ -772,7 +772,7 @@ static Tree *tree_of(PyObject *obj)
 #define SMALL 64
 
 /* H a rigid motion to 1e-6 (R^T R = 1, det R > 0, last row (0, 0, 0, 1)), as
- * robodyn.kinematics checks a pose: anything else is declined (the numpy path raises) */
+ * robodyn.rigid_motion checks a pose: anything else is declined (the numpy path raises) */
 static int rigid(const double *H)
 {
     if (H[12] != 0.0 || H[13] != 0.0 || H[14] != 0.0 || H[15] != 1.0) return 0;

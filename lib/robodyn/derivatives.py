@@ -1,7 +1,7 @@
 r"""Analytic derivatives of the rigid-body dynamics at a state (Part II, Part V, Part VI).
 
 The partial derivatives of inverse dynamics (RNEA) and forward dynamics (ABA) of a serial chain
-(:mod:`robodyn.dynamics`) and of a vehicle--manipulator system (:mod:`robodyn.vehicle`,
+(:mod:`robodyn.dynamics`) and of a vehicle--manipulator system (:mod:`robodyn.port_hamiltonian`,
 floating or planar base), computed exactly -- no finite differences, no symbols -- by the
 recursive algorithms of Carpentier & Mansard (2018) written in the space frame:
 
@@ -16,9 +16,9 @@ recursive algorithms of Carpentier & Mansard (2018) written in the space frame:
   :math:`\delta\dot x = A\,\delta x + B\,\delta\tau` at a state (the numeric twin of
   :func:`robodyn.kane.linearize`, and the variational equation of a trajectory);
 * :func:`vms_rnea_derivatives`, :func:`vms_aba_derivatives`: the same for a
-  :class:`~robodyn.vehicle.VehicleManipulator`, the base pose perturbed along its local tangent,
+  :class:`~robodyn.port_hamiltonian.VehicleManipulator`, the base pose perturbed along its local tangent,
   :math:`H \to H\,e^{[S_b\delta]}`, the base twist :math:`v` in {b} as everywhere in
-  :mod:`robodyn.vehicle` (Pinocchio's free-flyer convention, with (omega, v) order).
+  :mod:`robodyn.port_hamiltonian` (Pinocchio's free-flyer convention, with (omega, v) order).
 
 How (see ``_engine.c`` for the recursions): turning joint *j* carries every body outboard of
 it rigidly about its screw :math:`s_j`; wrenches that are carried along change by
@@ -55,8 +55,8 @@ import numpy as np
 from . import _checks
 from . import dynamics as _dy
 from .dynamics import DEFAULT_GRAVITY, _ad6, _hat_np
-from .vehicle import VehicleManipulator
-from ._rigid_body import check_pose     # the unsealed checker: errors carry our name
+from .port_hamiltonian._vehicle import VehicleManipulator
+from .port_hamiltonian._rigid_body import check_pose     # the unsealed checker: errors carry our name
 
 __all__ = ["rnea_derivatives", "aba_derivatives", "linearized_dynamics",
            "vms_rnea_derivatives", "vms_aba_derivatives"]
@@ -107,7 +107,7 @@ def _vms(vms, fname):
     return vms
 
 
-_POSE_TOL = 1e-6          # as robodyn.vehicle.check_pose
+_POSE_TOL = 1e-6          # as robodyn.port_hamiltonian.check_pose
 
 
 def _fast_vms(vms, name, q, v, qd, x, y, base_pose, gravity):
@@ -402,7 +402,7 @@ def linearized_dynamics(chain, q, qd, tau, gravity=DEFAULT_GRAVITY):
 def vms_rnea_derivatives(vms, q, v, qd, vd, qdd, base_pose=None, gravity=None):
     r"""The partial derivatives of a vehicle--manipulator system's inverse dynamics
     :math:`(\mathrm w, \tau) = \mathcal M(q)(\dot v, \ddot q) + \mathcal C(v, q, \dot q)(v,
-    \dot q) - (\text{gravity})` (eq. (ph-21), :meth:`~robodyn.vehicle.VehicleManipulator.inverse_dynamics`)
+    \dot q) - (\text{gravity})` (eq. (ph-21), :meth:`~robodyn.port_hamiltonian.VehicleManipulator.inverse_dynamics`)
     with respect to the configuration (base pose along its local tangent,
     :math:`H\to He^{[S_b\delta]}`, then q) and to the velocity :math:`(v, \dot q)`, exactly.
 

@@ -4,7 +4,7 @@ The terms of the equations of motion, handbook eq. (5.14),
 
 .. math:: M(q)\ddot q + C(q,\dot q)\dot q + G(q) = \tau,
 
-computed numerically for any :class:`~robodyn.kinematics.SerialChain` with inertias
+computed numerically for any :class:`~robodyn.rigid_motion.SerialChain` with inertias
 (revolute, prismatic and helical joints), for one state or a batch of states:
 
 * :func:`inverse_dynamics` -- recursive Newton--Euler (RNEA), :math:`\tau` from
@@ -58,7 +58,7 @@ import numpy as np
 
 from . import _checks
 from ._checks import is_symbolic
-from .kinematics import SerialChain
+from .rigid_motion._kinematics import SerialChain
 from .kinds import Mass, RotationalInertia
 
 __all__ = ["DEFAULT_GRAVITY", "IllConditionedWarning", "inverse_dynamics", "forward_dynamics",
@@ -85,7 +85,7 @@ def _load_compiled(cache, c_file, module_name, what, fallback):
     compiled_module`, cached on disk), kept in ``cache`` (a one-slot list) after the first
     call; None if no C compiler works here -- then a RuntimeWarning, once, says why and that
     ``fallback`` runs instead. The one loader of the package's compiled modules (the dynamics
-    engine here, the contact solver's Gauss--Seidel in :mod:`robodyn.lcp`)."""
+    engine here, the contact solver's Gauss--Seidel in :mod:`robodyn.impacts`)."""
     if not cache:
         from . import codegen
         try:
@@ -156,7 +156,7 @@ class IllConditionedWarning(RuntimeWarning):
 def _chain_data(chain, fname):
     """Check a numeric chain with inertias; return its constant data (cached on the chain)."""
     if not isinstance(chain, SerialChain):
-        _checks.chain(chain, f"{fname}: chain")
+        _checks.chain(chain, f"{fname}: chain", SerialChain)
     data = chain._cache.get("dyn:data")
     if data is not None:
         return data

@@ -42,7 +42,7 @@ from scipy import integrate, optimize
 from . import _checks, dynamics
 from ._checks import is_symbolic
 from ._checks import to_sympy as _S
-from .kinematics import SerialChain, _prefix_products
+from .rigid_motion._kinematics import SerialChain, _prefix_products
 from .kinds import Metric, Tolerance
 
 __all__ = ["kinetic_energy_metric", "metric_inner_product", "levi_civita",
@@ -58,7 +58,7 @@ __all__ = ["kinetic_energy_metric", "metric_inner_product", "levi_civita",
 def _dynamic_chain(chain, fname, name="chain"):
     """A SerialChain with link frames and inertias, or a clear error naming ``fname: name``."""
     if not isinstance(chain, SerialChain):
-        _checks.chain(chain, f"{fname}: {name}")
+        _checks.chain(chain, f"{fname}: {name}", SerialChain)
     if chain.link_inertias is None or chain.link_homes is None:
         raise _checks.refusal(
             ValueError, f"{fname}: {chain!r} has no link inertias, so it has no kinetic-energy "

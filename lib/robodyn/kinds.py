@@ -238,7 +238,7 @@ class Tolerance(Kind):
 
 class FrictionCoefficient(Kind):
     """A Coulomb friction coefficient: a number >= 0, or one per contact (a list or 1-D array of
-    them, as :func:`robodyn.contact.contact_impulse` takes)."""
+    them, as :func:`robodyn.impacts.contact_impulse` takes)."""
 
     expected = "a friction coefficient >= 0 (or one per contact)"
 

@@ -58,7 +58,7 @@ from . import _checks
 from ._checks import is_symbolic
 from ._checks import to_sympy as _S
 from .equations import MassMatrixForm, NumericForm, _finite_constants, _is_batch
-from .kinematics import SerialChain, jacobian_body, jacobian_space, link_poses
+from .rigid_motion._kinematics import SerialChain, jacobian_body, jacobian_space, link_poses
 
 __all__ = ["DEFAULT_GRAVITY", "mass_matrix", "christoffel_symbols", "coriolis_matrix",
            "potential_energy", "kinetic_energy", "gravity_vector", "euler_lagrange",
@@ -75,7 +75,7 @@ DEFAULT_GRAVITY = (0.0, 0.0, -9.81)
 
 def _dyn_chain(chain, fname):
     if not isinstance(chain, SerialChain):
-        _checks.chain(chain, f"{fname}: chain")
+        _checks.chain(chain, f"{fname}: chain", SerialChain)
     if chain.link_inertias is None or chain.link_homes is None:
         raise _checks.refusal(ValueError, f"{fname}: {chain!r} has no link inertias; build it with "
                          f"SerialChain.from_screws(..., link_homes=[...], link_inertias=[...])")
@@ -357,7 +357,7 @@ def coriolis_matrix(M, q, qd):
     r"""The Coriolis matrix :math:`C_{ij}(q,\dot q) = \sum_k\Gamma_{ijk}(q)\dot q_k` of eq. (5.14),
     from the Christoffel symbols of the first kind (5.13).
 
-    ``M`` is a symbolic mass matrix in the symbols ``q``, or a :class:`~robodyn.kinematics.SerialChain`: a numeric
+    ``M`` is a symbolic mass matrix in the symbols ``q``, or a :class:`~robodyn.rigid_motion.SerialChain`: a numeric
     chain with numeric q, qd goes to :func:`robodyn.dynamics.coriolis_matrix` (exact, O(n^2)); a
     symbolic one is derived here.
 
@@ -909,7 +909,7 @@ def generalized_forces(chain, q, wrenches, frame="body"):
     """
     fname = "generalized_forces"
     if not isinstance(chain, SerialChain):
-        _checks.chain(chain, f"{fname}: chain")
+        _checks.chain(chain, f"{fname}: chain", SerialChain)
     if frame not in ("body", "space"):
         raise _checks.refusal(
             ValueError, f"{fname}: frame: expected 'body' or 'space', got {frame!r}")

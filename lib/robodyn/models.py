@@ -1,4 +1,4 @@
-r"""The book's robots, as :class:`~robodyn.kinematics.SerialChain` values with masses and inertias.
+r"""The book's robots, as :class:`~robodyn.rigid_motion.SerialChain` values with masses and inertias.
 
 Every factory accepts numbers or sympy symbols for its lengths and masses, so a chapter can
 derive with symbols and simulate with numbers from one model. Links are uniform slender
@@ -23,8 +23,8 @@ import sympy as sp
 from . import _checks
 from ._checks import is_symbolic
 from ._checks import to_sympy as _S
-from .constraints import ConstrainedSystem, Constraints, lagrangian_equations
-from .kinematics import SerialChain, homogeneous, revolute_screw, spatial_inertia
+from .constraints._systems import ConstrainedSystem, Constraints, lagrangian_equations
+from .rigid_motion._kinematics import SerialChain, homogeneous, revolute_screw, spatial_inertia
 from .kinds import Mass, Tolerance
 
 MAX_JOINTS = 1000
@@ -207,7 +207,7 @@ def random_chain(n, rng=None, prismatic=0.3, helical=0.0):
             ValueError, f"random_chain: prismatic, helical: expected 0 <= prismatic + "
                         f"helical <= 1, got {prismatic} + {helical}")
     rng = np.random.default_rng() if rng is None else rng
-    from .kinematics import exp_so3, prismatic_screw
+    from .rigid_motion._kinematics import exp_so3, prismatic_screw
     S, homes, inertias = [], [], []
     point = np.zeros(3)
     for _ in range(n):
@@ -315,7 +315,7 @@ def rolling_disk(radius=None, mass=None, gravity=None, inertia_factors=(sp.Ratio
 
 @functools.lru_cache(maxsize=8)
 def _rolling_disk(r, m, g, a, b):
-    from . import kane
+    from .kane import _method as kane
     x, y, psi, theta, phi = q = list(sp.symbols("x y psi theta phi"))
     u = list(sp.symbols("u1:6"))
     L = _rot(2, psi) * _rot(0, theta)
@@ -421,7 +421,7 @@ def chaplygin_sleigh(offset=None, mass=None, length=None, width=None):
 
 @functools.lru_cache(maxsize=8)
 def _chaplygin_sleigh(a, m, l, b):
-    from . import kane
+    from .kane import _method as kane
     x, y, th = q = list(sp.symbols("x y theta"))
     u = list(sp.symbols("u1:4"))
     c, s = sp.cos(th), sp.sin(th)
@@ -492,7 +492,7 @@ def four_bar_kane(a=None, b=None, c=None, d=None, masses=None, gravity=None):
 
 @functools.lru_cache(maxsize=8)
 def _four_bar_kane(a, b, c, d, ms, g):
-    from . import kane
+    from .kane import _method as kane
     th = list(sp.symbols("th1:4", real=True))
     u = list(sp.symbols("u1:4"))
     bodies, loads = [], []

@@ -27,7 +27,7 @@ A_i]q_i}` as in :mod:`robodyn.trees` (twists :math:`(\omega, v)`, wrenches :math
    \ddot q_i = \bigl(u_i - U_i^T(\mathrm{Ad}_i\dot V_{\lambda(i)} + c_i)\bigr)/D_i .
 
 The robot is a :class:`~robodyn.urdf.RobotModel` with a fixed base (a tree: branches are
-summed over the children) or a numeric :class:`~robodyn.kinematics.SerialChain` (revolute and
+summed over the children) or a numeric :class:`~robodyn.rigid_motion.SerialChain` (revolute and
 prismatic joints; each link's frame is moved onto its joint's axis so that the joint turns
 about an axis through the frame's origin, which keeps the transforms sparse).
 :meth:`EquationsOfMotion.numeric <robodyn.lagrange.EquationsOfMotion.numeric>` compiles its
@@ -44,7 +44,7 @@ import numpy as np
 
 from . import _checks
 from .codegen import _MODULE_INIT, _PRELUDE, compiled_module
-from .kinematics import SerialChain
+from .rigid_motion import SerialChain
 from .urdf import RobotModel, _move_inertia
 
 __all__ = ["recursive_source", "compile_recursive", "DEFAULT_GRAVITY"]

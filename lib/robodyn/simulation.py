@@ -24,7 +24,7 @@ from scipy import integrate
 
 from . import _checks
 from .dynamics import DEFAULT_GRAVITY, _chain_data, forward_dynamics, mechanical_energy
-from .kinematics import LongComputationWarning
+from .rigid_motion._kinematics import LongComputationWarning
 
 __all__ = ["Trajectory", "simulate"]
 

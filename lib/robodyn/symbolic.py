@@ -5,7 +5,7 @@ runs in the book's pages, where the chapters' sympy cells run in the browser ("R
 issue 40; the page's ``robodyn`` is this module alone). In the full library it is the symbolic
 pure-sympy edition of the textbook operators: :mod:`robodyn.lagrange` derives Christoffel
 symbols and Coriolis matrices with this module's functions, and the chapters' results of the
-rigid-motion operators are the same here as in :mod:`robodyn.kinematics` (one code path there
+rigid-motion operators are the same here as in :mod:`robodyn.rigid_motion` (one code path there
 for numbers and symbols; ``tests/test_symbolic.py`` compares the two on the book's cells).
 
 * rotations and rigid motions: :func:`hat`, :func:`vee`, :func:`rotation`, :func:`exp_so3`,
@@ -167,7 +167,7 @@ def hat(x):
 
 def vee(X):
     r"""Inverse of :func:`hat`: a skew 3x3 matrix to its 3-vector, an se(3) 4x4 matrix to
-    :math:`(\omega, v)` (the matrix is taken as skew; :func:`robodyn.kinematics.vee` checks).
+    :math:`(\omega, v)` (the matrix is taken as skew; :func:`robodyn.rigid_motion.vee` checks).
 
     >>> vee(hat([1, 2, 3])).T
     Matrix([[1, 2, 3]])

@@ -135,7 +135,7 @@ def _nu(model, x, fname, name):
 def _pose(model, base_pose, fname):
     if base_pose is None:
         return np.eye(4)
-    from .kinematics import _homogeneous_arg
+    from .rigid_motion._kinematics import _homogeneous_arg
     H = np.asarray(_homogeneous_arg(base_pose, f"{fname}: base_pose"), dtype=float)
     if not model.floating and not np.allclose(H, np.eye(4), atol=1e-12):
         raise _checks.refusal(ValueError, f"{fname}: base_pose: expected None for the fixed-base "

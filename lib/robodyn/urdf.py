@@ -16,7 +16,7 @@ which is the parallel-axis theorem :math:`R\bar IR^T + m([c']^T[c'])` about the 
 with the rotated tensor, :math:`c' = p + Rc`. The numeric algorithms on the model
 (forward kinematics, Jacobians, RNEA, CRBA, ABA, fixed or floating base) are in
 :mod:`robodyn.trees`; :func:`serial_chain` turns a model that is a chain into a
-:class:`~robodyn.kinematics.SerialChain`, which the symbolic machinery
+:class:`~robodyn.rigid_motion.SerialChain`, which the symbolic machinery
 (:mod:`robodyn.lagrange`, :mod:`robodyn.kane`, :mod:`robodyn.equations`) and the compiled
 serial engine take.
 
@@ -199,7 +199,7 @@ def _validate(model):
     axes = _field(model, "axes", (n, 3))
     if not np.allclose(np.linalg.norm(axes, axis=1), 1.0, atol=1e-9):
         raise _checks.error("RobotModel: axes", "unit vectors", np.round(axes, 6).tolist())
-    from .kinematics import _homogeneous_arg
+    from .rigid_motion._kinematics import _homogeneous_arg
     for i, H in enumerate(_field(model, "placements", (n, 4, 4))):
         _homogeneous_arg(H, f"RobotModel: placements[{i}]")
     G = np.concatenate([_field(model, "base_inertia", (6, 6))[None],
@@ -233,7 +233,7 @@ def _validate_rest(model, n):
             and -1 <= v[0] < n for k, v in model.frames.items()):
         raise _checks.error("RobotModel: frames", "a dict link name -> (body, 4x4 pose)",
                             model.frames, exc=TypeError)
-    from .kinematics import _homogeneous_arg
+    from .rigid_motion._kinematics import _homogeneous_arg
     for k, (b, H) in model.frames.items():
         _homogeneous_arg(np.asarray(H, dtype=float), f"RobotModel: frames[{k!r}]")
     if not isinstance(model.meshes, tuple):
@@ -721,7 +721,7 @@ def lock_joints(model, joints, q=None):
 
 
 def serial_chain(model, tip=None):
-    r"""A fixed-base model that is a chain as a :class:`~robodyn.kinematics.SerialChain`.
+    r"""A fixed-base model that is a chain as a :class:`~robodyn.rigid_motion.SerialChain`.
 
     The space screws at q = 0 are :math:`\mathcal S_i = \mathrm{Ad}_{H_i(0)}(a_i, 0)` (revolute)
     or :math:`(0, R_i(0) a_i)` (prismatic), :math:`H_i(0)` body *i*'s home pose; each link's
@@ -738,7 +738,7 @@ def serial_chain(model, tip=None):
     >>> ur5
     SerialChain('ur5', 6 joints RRRRRR, with inertias)
     """
-    from .kinematics import SerialChain
+    from .rigid_motion._kinematics import SerialChain
     fname = "serial_chain"
     _model_arg(model, fname)
     if model.floating:

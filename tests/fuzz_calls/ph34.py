@@ -1,5 +1,5 @@
 """Valid calls of robodyn.port_hamiltonian callables that no other registry file or doctest of
-the public module calls (the VMS forms' doctests live in the private robodyn._ph_forms).
+the public module calls (the VMS forms' doctests live in the private robodyn.port_hamiltonian._vms_forms).
 Format: see tests/_fuzz_api_support.py."""
 import functools
 
@@ -8,7 +8,7 @@ import numpy as np
 import robodyn as rd
 from robodyn import models
 from robodyn import port_hamiltonian as ph
-from robodyn.vehicle import VehicleManipulator
+from robodyn.port_hamiltonian import VehicleManipulator
 
 P = "robodyn.port_hamiltonian."
 Q, QD, V = np.array([0.3, -0.2]), np.array([0.1, 0.4]), np.array([0.2, -0.1, 0.05])

@@ -5,11 +5,7 @@ from pathlib import Path
 
 from robodyn import urdf
 
-try:            # the vehicle's public home: robodyn.vehicle, or robodyn.port_hamiltonian once
-    from robodyn import vehicle as _home        # the library is in packages (issue 37)
-except ImportError:
-    from robodyn import port_hamiltonian as _home
-_NAME = f"{_home.__name__}.VehicleManipulator.from_tree"
+_NAME = "robodyn.port_hamiltonian.VehicleManipulator.from_tree"
 
 _FILE = str(Path(__file__).resolve().parents[1] / "fixtures" / "urdf" / "welded.urdf")
 _F = urdf.load_urdf(_FILE, floating_base=True)

@@ -1,11 +1,11 @@
 """Valid calls with EVERY argument given (so that the API fuzzer substitutes each of them) for
-the callables of robodyn.viz, robodyn.walkers, robodyn.stability and robodyn.parallel that no
+the callables of robodyn.viz, robodyn.walking, robodyn.walking and robodyn.parallel that no
 other registry file covers (issue 28, helper viz34). tests/test_fuzz_viz34_coverage.py checks
 that each of these callables gets a registry call binding all of its parameters."""
 import numpy as np
 
 import robodyn.viz as viz
-from robodyn import models, walkers
+from robodyn import models, walking
 
 _POSE = np.array([[0.0, -1.0, 0.0, 0.2], [1.0, 0.0, 0.0, 0.1], [0.0, 0.0, 1.0, 0.3],
                   [0.0, 0.0, 0.0, 1.0]])
@@ -45,7 +45,7 @@ def _live():
 
 CALLS = {
     "robodyn.parallel.map_tasks": lambda: (
-        (walkers.rr_points, [[0.1, 0.2], [0.3, -0.4]]),
+        (walking.rr_points, [[0.1, 0.2], [0.3, -0.4]]),
         {"keys": ["a", "b"], "scheduler": None, "workers": 1, "on_result": _noted,
          "progress": False, "retries": 1, "description": "fuzz"}),
     "robodyn.viz.Slider": lambda: ((0.5, 2.0), {"steps": 4, "default": 1.0, "label": "a"}),
@@ -75,19 +75,19 @@ CALLS = {
         (models.spatial_rrr(), [0.2, -0.4, 0.8]),
         {"planar": False, "title": "arm", "figsize": (3.0, 2.5), "frames": True,
          "length": 0.2}),
-    "robodyn.walkers.CompassGait": lambda: (
+    "robodyn.walking.CompassGait": lambda: (
         (), {"m": 5.0, "m_h": 10.0, "a": 0.5, "b": 0.5, "slope": 0.05, "g": 9.81}),
-    "robodyn.walkers.RimlessWheel": lambda: (
+    "robodyn.walking.RimlessWheel": lambda: (
         (), {"spokes": 10, "length": 1.0, "mass": 2.0, "slope": 0.1, "g": 9.81}),
-    "robodyn.walkers.RimlessWheel.closed_form_fixed_point": lambda: (
-        (walkers.RimlessWheel(spokes=10, slope=0.2),), {}),
-    "robodyn.walkers.ball_zeno_time": lambda: (
+    "robodyn.walking.RimlessWheel.closed_form_fixed_point": lambda: (
+        (walking.RimlessWheel(spokes=10, slope=0.2),), {}),
+    "robodyn.walking.ball_zeno_time": lambda: (
         (1.0, 0.5), {"speed": 0.5, "slope": 0.1, "g": 9.81}),
-    "robodyn.walkers.bouncing_ball": lambda: (
+    "robodyn.walking.bouncing_ball": lambda: (
         (0.5,), {"slope": 0.1, "mass": 2.0, "g": 9.81}),
-    "robodyn.walkers.pendulum_against_wall": lambda: (
+    "robodyn.walking.pendulum_against_wall": lambda: (
         (0.2,), {"restitution": 0.7, "length": 1.5, "mass": 2.0, "g": 9.81}),
-    "robodyn.walkers.rr_arm_against_wall": lambda: (
+    "robodyn.walking.rr_arm_against_wall": lambda: (
         (1.5,), {"restitution": 0.5, "l1": 1.0, "l2": 1.0, "m1": 1.0, "m2": 1.0, "g": 9.81}),
-    "robodyn.walkers.rr_points": lambda: (([0.3, 0.5],), {"l1": 1.2, "l2": 0.8}),
+    "robodyn.walking.rr_points": lambda: (([0.3, 0.5],), {"l1": 1.2, "l2": 0.8}),
 }

@@ -50,6 +50,7 @@ import nbformat
 import numpy as np
 
 from .. import _checks, answers, parallel
+from ..answers import _problems
 from . import _args, _exposure, _identity, gradebook, jail, markup
 from ..errors import RobodynError
 
@@ -90,7 +91,7 @@ class Limits:
 
 def _python_path():
     """The folders the child needs on its path: the one holding this robodyn first."""
-    here = str(Path(answers.__file__).resolve().parents[1])
+    here = str(Path(answers.__file__).resolve().parents[2])
     rest = [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p and p != here]
     return os.pathsep.join([here] + rest)
 
@@ -443,8 +444,8 @@ def _searchable(ref):
 
 def _box(fp, value, p):
     pts = {k: np.asarray(v, dtype=float) for k, v in fp["points"].items()}
-    kind, val = answers._value_arg(value, p, "answer_key: ref", reference=True)
-    R = answers._reference_values(kind, val, p, tuple(fp["shape"]), pts, "answer_key: ref")
+    kind, val = _problems._value_arg(value, p, "answer_key: ref", reference=True)
+    R = _problems._reference_values(kind, val, p, tuple(fp["shape"]), pts, "answer_key: ref")
     return _exposure.box(R, p, pts, fp["tol"])
 
 

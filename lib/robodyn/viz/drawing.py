@@ -5,7 +5,7 @@ import numpy as np
 
 from ..kinds import RigidPose
 from .. import _checks
-from ..kinematics import SerialChain, adjoint, fk_space, jacobian_space, link_poses
+from ..rigid_motion import SerialChain, adjoint, fk_space, jacobian_space, link_poses
 from ._common import _DEFAULT_DPI, _axes_arg, _color_arg, _figsize_arg, _real
 from .frames import _fmt, _new_figure, _png_bytes
 
@@ -232,9 +232,9 @@ def draw_chain(ax, chain, q, frames=False, screws=False, link_frames=False, colo
     """Draw a serial chain at ``q`` as a polyline of its links, with joints as markers.
 
     The polyline (:func:`chain_points`) starts at the base origin, visits, for each revolute or
-    helical joint, the point of its current axis (column i of :func:`~robodyn.kinematics.jacobian_space`)
+    helical joint, the point of its current axis (column i of :func:`~robodyn.rigid_motion.jacobian_space`)
     nearest the previous point, and ends at the end-effector position of
-    :func:`~robodyn.kinematics.fk_space`; prismatic joints add no point. On 2D axes the xy projection is
+    :func:`~robodyn.rigid_motion.fk_space`; prismatic joints add no point. On 2D axes the xy projection is
     drawn (planar robots), on 3D axes the chain itself; the aspect is made equal.
 
     Parameters
@@ -247,7 +247,7 @@ def draw_chain(ax, chain, q, frames=False, screws=False, link_frames=False, colo
     screws : bool
         draw each joint's current screw axis (:func:`~robodyn.viz.drawing.draw_screw_axis`).
     link_frames : bool
-        draw the link centre-of-mass frames (:func:`~robodyn.kinematics.link_poses`).
+        draw the link centre-of-mass frames (:func:`~robodyn.rigid_motion.link_poses`).
     color : matplotlib colour of the links.
     length : float, optional
         length of frame axes and screw arrows; default 15% of the chain's extent.
