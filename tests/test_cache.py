@@ -101,7 +101,9 @@ def built(tmp_path_factory):
     _right(r)
     assert r["engine"] and r["compiled"] is True and r["backend"] == "c", r
     assert r["warnings"] == [], r["warnings"]
-    assert len(_modules(cache)) == 3        # the engine, the pendulum, the RR equations
+    # the engine, the pendulum, the RR equations (M, C, G) and the RR arm's recursion (its
+    # forward and inverse dynamics written out in C: robodyn.recursive_codegen)
+    assert len(_modules(cache)) == 4, _modules(cache)
     return cache
 
 
