@@ -206,6 +206,12 @@ class Constraints:
     t: sp.Symbol = TIME
     _numeric: dict = field(default_factory=dict, repr=False, compare=False)
 
+    def __getstate__(self):
+        """Pickled without its cache of numeric twins (generated code, made again on use)."""
+        state = dict(self.__dict__)
+        state["_numeric"] = {}
+        return state
+
     def __post_init__(self):
         fname = "Constraints"
         q = _symbol_column(self.q, "q", fname)

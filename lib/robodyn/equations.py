@@ -135,6 +135,12 @@ class MassMatrixForm:
         known = set(self.q) | set(self.u) | {self.t} | {w for w, _ in inter}
         return sorted(set().union(*(e.free_symbols for e in exprs)) - known, key=str)
 
+    def __getstate__(self):
+        """Pickled without its cache of numeric twins (each is made again on use)."""
+        state = dict(self.__dict__)
+        state.pop("_numeric_forms", None)
+        return state
+
     def numeric(self, values=None):
         """The :class:`NumericForm` with ``values`` (symbol or name -> number) substituted for
         every parameter; made once per ``values`` and cached. Raises ValueError naming the
@@ -316,6 +322,16 @@ class NumericForm:
 
     def __init__(self, n, m, k, name="system"):
         self.n, self.m, self.k, self.name = n, m, k, name
+
+    def __reduce_ex__(self, protocol):
+        """A twin made by :meth:`MassMatrixForm.numeric` (or by another function of the
+        library: ``_made_from = (function, arguments)``) pickles as what it was made of -- the
+        symbolic form and the values -- and is made again from them on loading (its functions
+        are generated code or closures); any other pickles as its fields."""
+        made = self.__dict__.get("_made_from")
+        if made is None:
+            return super().__reduce_ex__(protocol)
+        return made
 
     def __repr__(self):
         return f"{type(self).__name__}({self.name!r}, n={self.n}, m={self.m}, k={self.k})"
@@ -657,6 +673,7 @@ def _lambdified(form, values, fname):
     out.input_matrix = lambda q, t=0.0: fB(q, t=t)
     out.kinematics_jacobian = lambda q, u, t=0.0: fJ(q, u, t=t)
     out.flat = (fM.flat, ff.flat)           # M(q..., t) and f(q..., u..., t) as float lists
+    out._made_from = (_lambdified, (form, values, fname))   # what pickling keeps
     return out
 
 

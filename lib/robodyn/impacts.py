@@ -330,13 +330,25 @@ def _checked_phi(phi, name):
     motion pass through the surface with no event; refused instead)."""
     if getattr(phi, "_robodyn_checked", False):
         return phi
+    return _CheckedPhi(phi, name)
 
-    def checked(q, *args):
+
+class _CheckedPhi:
+    """What :func:`_checked_phi` makes: a callable object (not a closure: it pickles when the
+    reader's ``phi`` does)."""
+
+    _robodyn_checked = True
+
+    def __init__(self, phi, name):
+        self.__wrapped__, self.name = phi, name
+
+    def __call__(self, q, *args):
+        name = self.name
         if isinstance(q, np.ndarray) and q.dtype.kind == "f" and not np.isfinite(q).all():
             # the simulators' float states: an overflow of the motion, not a bad surface
             raise _checks.refusal(_checks.ResultError, f"Surface {name!r}: phi: expected a finite state q, "
-                                         f"got {np.asarray(q).tolist()} (an overflow)")
-        v = phi(q, *args)
+                                  f"got {np.asarray(q).tolist()} (an overflow)")
+        v = self.__wrapped__(q, *args)
         try:
             f = float(v)
         except (TypeError, ValueError):
@@ -349,9 +361,6 @@ def _checked_phi(phi, name):
                             f"at q = {np.asarray(q).tolist()} (a NaN gap would hide the "
                             f"impact)")
         return v
-    checked._robodyn_checked = True
-    checked.__wrapped__ = phi
-    return checked
 
 
 @dataclass(frozen=True)
