@@ -387,12 +387,12 @@ class NumericForm:
         M = self.mass_matrix(Q, t)
         try:
             c = np.linalg.cholesky(M)
-        except np.linalg.LinAlgError:
+        except np.linalg.LinAlgError as exc:
             bad = next(i for i, m in enumerate(M) if np.any(np.linalg.eigvalsh(m) <= 0))
             raise np.linalg.LinAlgError(
                 f"{self.name}.accelerations: the mass matrix at q = {Q[bad].tolist()} (state "
                 f"{bad} of the batch) is not positive definite (eigenvalues "
-                f"{np.linalg.eigvalsh((M[bad] + M[bad].T) / 2)})") from None
+                f"{np.linalg.eigvalsh((M[bad] + M[bad].T) / 2)})") from exc
         y = np.linalg.solve(c, rhs[..., None])
         return np.linalg.solve(np.swapaxes(c, -1, -2), y)[..., 0]
 
@@ -422,10 +422,10 @@ class NumericForm:
         M = self.mass_matrix(q, t)
         try:
             c = np.linalg.cholesky(M)
-        except np.linalg.LinAlgError:
+        except np.linalg.LinAlgError as exc:
             raise np.linalg.LinAlgError(
                 f"{self.name}.{fname}: the mass matrix at q = {q.tolist()} is not "
-                f"positive definite (eigenvalues {np.linalg.eigvalsh((M + M.T) / 2)})") from None
+                f"positive definite (eigenvalues {np.linalg.eigvalsh((M + M.T) / 2)})") from exc
         with np.errstate(all="ignore"):
             out = np.linalg.solve(c.T, np.linalg.solve(c, rhs))
         return _checks.finite_result(out, f"{self.name}.{fname}")
@@ -583,7 +583,7 @@ def _result_errors(fname):
         raise _checks.refusal(
             ValueError, f"{fname}: result: expected finite numbers for finite input, got an "
                         f"error of the numeric evaluation ({type(exc).__name__}: "
-                        f"{str(exc)[:300]})") from None
+                        f"{str(exc)[:300]})") from exc
 
 
 class _FlatPrinter(PythonCodePrinter):
@@ -644,7 +644,7 @@ def _lambdified(form, values, fname):
                 try:
                     return np.array(fn(*a), dtype=float).reshape(shape)
                 except (ValueError, ZeroDivisionError, OverflowError) as exc:
-                    raise domain_error(exc, list(a)) from None
+                    raise domain_error(exc, list(a)) from exc
             if not batch:                   # numpy code, made for the first batch
                 batch.append(lam("numpy"))
             with np.errstate(all="ignore"):

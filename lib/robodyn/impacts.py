@@ -219,10 +219,10 @@ def impact_map(M, J, qd_minus, restitution: Restitution, *, normal_rows=None,
                         f"|M - M^T| = {np.max(np.abs(Ma - Ma.T)):.3g}")
     try:                                    # scaled: a huge M must not overflow to inf
         L = np.linalg.cholesky(Ma / scale) * np.sqrt(scale)
-    except np.linalg.LinAlgError:
+    except np.linalg.LinAlgError as exc:
         raise _checks.refusal(
             ValueError, f"{fname}: M: expected a positive definite mass matrix, got "
-                        f"eigenvalues {np.linalg.eigvalsh(Ma)}") from None
+                        f"eigenvalues {np.linalg.eigvalsh(Ma)}") from exc
     Ja = _jacobian_rows(J, n, fname, False)
     p = Ja.shape[0]
     s = np.linalg.svd(Ja, compute_uv=False) if p else np.zeros(0)
@@ -351,10 +351,10 @@ class _CheckedPhi:
         v = self.__wrapped__(q, *args)
         try:
             f = float(v)
-        except (TypeError, ValueError):
+        except (TypeError, ValueError) as exc:
             raise _checks.refusal(
                 TypeError, f"Surface {name!r}: phi: expected phi(q) to return a real number, "
-                           f"got {_checks.describe(v)}") from None
+                           f"got {_checks.describe(v)}") from exc
         if not math.isfinite(f):
             raise _checks.refusal(
                 ValueError, f"Surface {name!r}: phi: expected a finite gap phi(q), got {f!r} "
