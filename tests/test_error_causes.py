@@ -39,3 +39,17 @@ def test_a_surface_whose_phi_returns_text_keeps_the_conversion_error():
             as info:
         s.phi(np.array([0.0, 1.0]))
     assert isinstance(info.value.__cause__, ValueError)
+
+
+def ragged(x):
+    """A sweep's function whose results have different shapes (module level: it pickles)."""
+    return np.zeros(int(x) + 1)
+
+
+def test_a_sweep_of_ragged_results_keeps_numpy_s_error():
+    from robodyn import stability
+    with pytest.raises(robodyn.ArgumentError, match="sweep: func: expected results of one "
+                                                    "shape") as info:
+        stability.sweep(ragged, [0, 1, 2])
+    assert isinstance(info.value.__cause__, ValueError)
+    assert not isinstance(info.value.__cause__, robodyn.RobodynError)   # numpy's own

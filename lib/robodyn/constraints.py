@@ -452,11 +452,11 @@ def lagrange_multipliers(M: Metric, F, A, b):
     with np.errstate(all="ignore"):
         try:
             sol = np.linalg.solve(K, np.concatenate([F, b]))
-        except np.linalg.LinAlgError:
+        except np.linalg.LinAlgError as exc:
             raise _checks.error(f"{fname}: A", f"constraints of full row rank {m}",
                                 "a singular multiplier (KKT) system", "entries too small for "
                                 "float64 arithmetic? udwadia_kalaba handles rank deficiency") \
-                from None
+                from exc
     _checks.finite_result(sol, fname)
     return MultiplierSolution(sol[:n], sol[n:])
 

@@ -593,7 +593,7 @@ class CompassGait:
         except RuntimeError as exc:                   # a fall, or no heel strike
             raise _checks.error(what, "a state from which the walker takes a step",
                                 str(np.round(x0[[0, 2, 3]], 7).tolist()), str(exc)[:200]) \
-                from None
+                from exc
         return np.array([x[0], x[2], x[3]])
 
     def fixed_point(self, z0=(-0.22, 1.09, 0.38), **options):
@@ -604,7 +604,7 @@ class CompassGait:
             return fixed_point(lambda z: self._step(self._section(z, what), what, options), z0)
         except RuntimeError as exc:                   # Newton did not converge from z0
             raise _checks.error(what, "a start from which Newton's method finds the gait",
-                                str(np.round(z0, 7).tolist()), str(exc)[:200]) from None
+                                str(np.round(z0, 7).tolist()), str(exc)[:200]) from exc
 
 
 from ._boundary import seal as _seal  # noqa: E402 -- the one boundary (issue 28): last, over the finished module
