@@ -379,12 +379,12 @@ def test_the_objects_of_the_fuzzers_base_calls_pickle():
 
 
 OBJECTS_NOT_YET_PICKLED = {
-    "NumericForm", "HybridSystem",          # numeric twins made by lambdify (local closures)
-    "DecoupledForm", "ReducedEulerLagrange", "StandardForm",  # the compiled engine's handle
-    "Records", "Unit", "InteractiveFigure"}  # a gradebook, a jail unit, a live figure
-"""Known gaps of issue 37 (listed, not hidden): objects that still hold closures, compiled
-handles or locks. Each needs a ``__reduce__`` that rebuilds it from its symbolic or numeric
-description; a new class that does not pickle fails the test above."""
+    "InteractiveFigure"}    # its base call's draw function is defined in a file run by runpy
+"""Objects of the base calls that do not pickle, and why: not robodyn's (an interactive
+figure pickles its reader's ``draw`` by reference, as pickle does any function; the registry's
+``draw`` lives in a module that runpy ran, which cannot be imported again). Every public class
+pickles (tests/test_pickle_public.py, a real instance of each); a new class that does not
+pickle fails the test above."""
 
 
 @pytest.mark.parametrize("args", [

@@ -101,14 +101,24 @@ def bouncing_ball(restitution: Restitution = 0.8, slope=0.0, mass: Mass = 1.0, g
     slope = _angle(slope, "slope", fname, -np.pi / 2 + 1e-9, np.pi / 2)
     mass, g = _positive(mass, "mass", fname), _positive(g, "g", fname)
     n = np.array([np.sin(slope), np.cos(slope)])
-    ground = Surface("ground", lambda q: float(n[0] * q[0] + n[1] * q[1]), lambda q: n,
-                     restitution)
+    ground = Surface("ground", functools.partial(_slope_gap, n),
+                     functools.partial(_slope_normal, n), restitution)
     form = _ball_form().numeric({"m": mass, "g": g})
-
-    def energy(q, qd):
-        return 0.5 * mass * float(qd[0] ** 2 + qd[1] ** 2) + mass * g * float(q[1])
-
+    energy = functools.partial(_ball_energy, mass, g)     # module functions: the system pickles
     return HybridSystem(form, (ground,), energy, "bouncing ball")
+
+
+def _slope_gap(n, q):
+    """phi = n . q, the height above the slope of normal n"""
+    return float(n[0] * q[0] + n[1] * q[1])
+
+
+def _slope_normal(n, q):
+    return n
+
+
+def _ball_energy(mass, g, q, qd):
+    return 0.5 * mass * float(qd[0] ** 2 + qd[1] ** 2) + mass * g * float(q[1])
 
 
 def ball_zeno_time(height, restitution: Restitution, speed=0.0, slope=0.0, g=G):
