@@ -36,6 +36,11 @@ robodyn functions they call (the reader's ``func``) are the reader's calls too.
 4. The result is scanned: NaN or infinity in a numeric result for finite input is a
    :class:`~robodyn.errors.ResultError` naming ``function: result``.
 
+A plain function called with positional arguments that are plainly finite numbers (float
+arrays of up to 48 entries, floats, short lists of numbers) or objects the scan passes (chains,
+forms) takes a short path that makes the same checks without the scan's dispatch: the
+per-call cost of the boundary on ``exp_so3`` and ``fk_space`` (``bench/bench_checks.py``).
+
 ``with robodyn.checks(False): ...`` skips steps 1, 2 and 4 in a hot loop (a context variable,
 like ``np.errstate``; threads and workers start with the checks on). Constructors and methods
 are named after the class actually used (``DecoupledForm.rhs``, not the base's name). A sealed
