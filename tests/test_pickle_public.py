@@ -294,6 +294,9 @@ def test_a_public_object_pickles_and_gives_equal_numbers(q):
     a = probe(obj)                      # used first: its caches (compiled handles) filled
     copy = pickle.loads(pickle.dumps(obj))
     assert type(copy).__qualname__ == type(obj).__qualname__
+    if dataclasses.is_dataclass(copy):          # every field there, caches too (emptied)
+        missing = [f.name for f in dataclasses.fields(copy) if not hasattr(copy, f.name)]
+        assert not missing, (q, missing)
     assert q in REMADE or same(obj, copy), q
     if a is not None:
         assert np.array_equal(np.asarray(a, dtype=float), np.asarray(probe(copy), dtype=float))

@@ -136,9 +136,11 @@ class MassMatrixForm:
         return sorted(set().union(*(e.free_symbols for e in exprs)) - known, key=str)
 
     def __getstate__(self):
-        """Pickled without its cache of numeric twins (each is made again on use)."""
+        """Pickled (and copied) with its cache of numeric twins emptied: each is made again on
+        use."""
         state = dict(self.__dict__)
-        state.pop("_numeric_forms", None)
+        if "_numeric_forms" in state:
+            state["_numeric_forms"] = {}
         return state
 
     def numeric(self, values=None):
