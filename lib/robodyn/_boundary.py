@@ -24,7 +24,7 @@ robodyn functions they call (the reader's ``func``) are the reader's calls too.
    masked arrays are refused with ``function: argument: expected ..., got ...``.
 2. Every argument annotated with a kind (a subclass of :class:`robodyn.kinds.Kind`, resolved
    once, when the module is sealed) is checked: ``Kind.check(value, "function: argument")``.
-3. The reader's call is recorded (name and parameter names) in the context variable
+3. The reader's call is recorded (name and parameter names) in the per-thread slot
    :data:`robodyn.errors.CALL` while the function runs: a refusal raised inside by an inner
    function (:func:`robodyn._checks.error`) names the reader's function when it is about the
    reader's argument of the same name. Errors are built there, where they are found, and never
@@ -35,6 +35,11 @@ robodyn functions they call (the reader's ``func``) are the reader's calls too.
    gets a note naming the robodyn call it went through.
 4. The result is scanned: NaN or infinity in a numeric result for finite input is a
    :class:`~robodyn.errors.ResultError` naming ``function: result``.
+
+A plain function called with positional arguments that are plainly finite numbers (float
+arrays of up to 48 entries, floats, short lists of numbers) or objects the scan passes (chains,
+forms) takes a short path that makes the same checks without the scan's dispatch: the
+per-call cost of the boundary on ``exp_so3`` and ``fk_space`` (``bench/bench_checks.py``).
 
 ``with robodyn.checks(False): ...`` skips steps 1, 2 and 4 in a hot loop (a context variable,
 like ``np.errstate``; threads and workers start with the checks on). Constructors and methods
@@ -172,6 +177,8 @@ def _scan(v, text, infinite, depth, budget):
     h = _HANDLERS.get(type(v))
     if h is None:
         h = _HANDLERS[type(v)] = _handler(type(v))
+        if h is _scan_nothing:
+            _OPAQUE.add(type(v))
     return h(v, text, infinite, depth, budget)
 
 
@@ -262,6 +269,9 @@ def _handler(t):
 
 
 _HANDLERS = {}
+_OPAQUE = {int, type(None)}
+"""The types the scan passes as they are (ints, None, and objects: chains, forms, callables),
+as met: the short path of a call tests membership here."""
 
 
 def _scan_items(items, text, infinite, depth, budget, labels=None):
@@ -493,6 +503,30 @@ def _call_name(spec, args):
     return f"{cls_name}.{spec.short}"
 
 
+def _failed(exc, name, infinite):
+    """What the boundary raises for ``exc``, raised inside the reader's call ``name``: a
+    :class:`ResultError` for an overflow, singular matrix or division by zero met by robodyn's
+    arithmetic for finite input (to be raised ``from exc``), else None: ``exc`` itself goes on
+    (a foreign exception with a note naming the call; robodyn's own unchanged)."""
+    if isinstance(exc, _ARITHMETIC):
+        new = None
+        if not infinite and _raised_by_robodyn(exc) and not (
+                isinstance(exc, np.linalg.LinAlgError) and _innermost(exc).startswith(_INSIDE)):
+            new = _checks.arithmetic_error(name, exc)   # (robodyn's own LinAlgError: as is)
+        if new is None:
+            _note(exc, name)
+        return new
+    if not isinstance(exc, RobodynError) and not _raised_by_robodyn(exc):
+        _note(exc, name)            # foreign: its class and traceback are kept
+    return None
+
+
+def _bad_result(name, out):
+    return ResultError(f"{name}: result: expected finite numbers for finite input, got "
+                       f"{_nonfinite(out)} (an overflow: the input is too large for floating "
+                       "point)")
+
+
 def _reader_call(f, spec, args, kwargs):
     __tracebackhide__ = True        # plumbing: IPython and pytest leave it out of tracebacks
     name = spec.name if spec.member is None else _call_name(spec, args)
@@ -506,45 +540,107 @@ def _reader_call(f, spec, args, kwargs):
         call = Call(name, spec.names + tuple(kwargs), not infinite)  # options passed on too
     else:
         call = spec.call                # the common case: one immutable record per callable
-    token = _CALL.set(call)
+    slot = _CALL
+    outer, slot.value = slot.value, call
     try:
         out = f(*args, **kwargs)
-    except _ARITHMETIC as exc:
-        new = None
-        if not infinite and _raised_by_robodyn(exc) and not (
-                isinstance(exc, np.linalg.LinAlgError) and _innermost(exc).startswith(_INSIDE)):
-            new = _checks.arithmetic_error(name, exc)   # (robodyn's own LinAlgError: as is)
+    except Exception as exc:
+        new = _failed(exc, name, infinite)
         if new is None:
-            _note(exc, name)
             raise
         raise new from exc          # the original, with its frames, is the cause
-    except Exception as exc:
-        if not isinstance(exc, RobodynError) and not _raised_by_robodyn(exc):
-            _note(exc, name)        # foreign: its class and traceback are kept
-        raise
     finally:
-        _CALL.reset(token)
-    if not (infinite or spec.nonfinite_result):
-        bad = _nonfinite(out)
-        if bad:
-            raise ResultError(f"{name}: result: expected finite numbers for finite input, got "
-                              f"{bad} (an overflow: the input is too large for floating point)")
+        slot.value = outer
+    if not (infinite or spec.nonfinite_result) and _nonfinite(out):
+        raise _bad_result(name, out)
     return out
 
 
+def _plain(v, _isfinite=math.isfinite):
+    """Whether the scan of one argument ``v`` would find nothing, decided cheaply for the common
+    ones: finite real arrays, Python and numpy floats, short lists of finite Python numbers
+    (the objects the scan passes are in ``_OPAQUE``). False means "scan it": never a refusal."""
+    t = type(v)
+    if t is np.ndarray:
+        k = v.dtype.kind
+        if k == "f":
+            if v.size > 48:
+                return bool(np.isfinite(v).all())
+            return _isfinite(sum(v.ravel().tolist()))   # NaN, inf or an overflowing sum: scan
+        return k in "iu"
+    if t is float or t is np.float64:
+        return _isfinite(v)
+    if t is list or t is tuple:
+        if len(v) > 48 or not _NUMBERS.issuperset(map(type, v)):
+            return False
+        try:
+            return _isfinite(sum(v))
+        except OverflowError:
+            return False                        # an int too large for a float
+    return False
+
+
+SHORT_PATH = True
+"""Whether a plain function's common call takes the short path of :func:`_wrap` (tests turn it
+off to watch every reader's call go through :func:`_check_arguments`)."""
+
+_NUMBERS = frozenset({float, int})
+_F64 = np.dtype(np.float64)
+
+
 def _wrap(f, spec):
+    # The common case -- a plain function called with positional arguments that are plainly
+    # finite numbers or opaque objects -- takes the short path below: the same checks, in the
+    # same order, as _reader_call, decided without the generic scan's dispatch (a finite float64
+    # array of up to 48 entries: one Python sum of its entries; a finite sum means finite entries).
+    fast = spec.member is None and not spec.open and not spec.method
+    checked = not spec.nonfinite_result
+    name, call, kinds = spec.name, spec.call, bool(spec.kinds)
+    nd, F64, isfinite, plain, slot, opaque = np.ndarray, _F64, math.isfinite, _plain, _CALL, \
+        _OPAQUE
+
     @functools.wraps(f)
     def sealed(*args, **kwargs):
         __tracebackhide__ = True    # plumbing: IPython and pytest leave it out of tracebacks
         caller = _getframe(1).f_code.co_filename
         if caller.startswith(_INSIDE):
-            if _CALL.get() is not _OPEN:
+            if slot.value is not _OPEN:
                 return f(*args, **kwargs)       # robodyn calling itself
-        elif caller.startswith(_LIBRARIES) and _CALL.get() is not None:
+        elif caller.startswith(_LIBRARIES) and slot.value is not None:
             return f(*args, **kwargs)           # numpy/scipy inside a reader's call
         if not _ENABLED.get():
             return f(*args, **kwargs)           # with checks(False)
-        return _reader_call(f, spec, args, kwargs)
+        if kwargs or not fast or not SHORT_PATH:
+            return _reader_call(f, spec, args, kwargs)
+        for v in args:
+            t = type(v)
+            if t is nd:
+                if v.dtype is F64 and v.size <= 48 and isfinite(
+                        sum(v.tolist() if v.ndim == 1 else v.ravel().tolist())):
+                    continue
+            elif t in opaque:
+                continue                        # a chain, a form, None, an int
+            if not plain(v):
+                return _reader_call(f, spec, args, kwargs)
+        if kinds:
+            _check_kinds(spec, name, args, kwargs)
+        outer, slot.value = slot.value, call
+        try:
+            out = f(*args)
+        except Exception as exc:
+            new = _failed(exc, name, False)
+            if new is None:
+                raise
+            raise new from exc      # the original, with its frames, is the cause
+        finally:
+            slot.value = outer
+        if checked:
+            if type(out) is nd and out.dtype is F64 and out.size <= 48:
+                if isfinite(sum(out.ravel().tolist())):
+                    return out
+            if _nonfinite(out):
+                raise _bad_result(name, out)
+        return out
 
     sealed.__robodyn_sealed__ = spec
     return sealed

@@ -367,7 +367,41 @@ typedef struct {
     const double *basis, *K, *mass, *home;
 } Chain;
 
-/* args[0..3] = basis, K, mass, home; sets c; 0 on success, -1 with TypeError if malformed */
+/* robodyn's own error classes (robodyn.errors), looked up once by the module init: a refusal
+ * of the engine is a RobodynError like every other refusal of the library, with the house
+ * message "function: argument: expected ..., got ...". */
+static PyObject *ArgumentError, *ArgumentTypeError;
+
+static int load_errors(void)
+{
+    PyObject *m = PyImport_ImportModule("robodyn.errors");
+    if (!m) return -1;
+    ArgumentError = PyObject_GetAttrString(m, "ArgumentError");
+    ArgumentTypeError = PyObject_GetAttrString(m, "ArgumentTypeError");
+    Py_DECREF(m);
+    return ArgumentError && ArgumentTypeError ? 0 : -1;
+}
+
+/* a real number argument (float or int, not bool) into *x; -1 with the library's error */
+static int real_arg(PyObject *obj, const char *name, const char *arg, double *x)
+{
+    if (PyBool_Check(obj) || !(PyFloat_Check(obj) || PyLong_Check(obj))) {
+        PyErr_Format(ArgumentTypeError, "engine.%s: %s: expected a real number, got %.100s",
+                     name, arg, Py_TYPE(obj)->tp_name);
+        return -1;
+    }
+    *x = PyFloat_AsDouble(obj);
+    if (*x == -1.0 && PyErr_Occurred()) {
+        PyErr_Clear();
+        PyErr_Format(ArgumentError, "engine.%s: %s: expected a real number, got an integer "
+                     "too large for a float", name, arg);
+        return -1;
+    }
+    return 0;
+}
+
+/* args[0..3] = basis, K, mass, home; sets c; 0 on success, -1 with ArgumentTypeError if
+ * malformed */
 static int chain_of(PyObject *const *args, Chain *c)
 {
     PyArrayObject *m = (PyArrayObject *)args[2];
@@ -379,7 +413,8 @@ static int chain_of(PyObject *const *args, Chain *c)
     c->home = fixed(args[3], 16);
     if (c->n >= 1 && c->basis && c->K && c->mass && c->home) return 0;
 bad:
-    PyErr_SetString(PyExc_TypeError, "robodyn engine: malformed chain data");
+    PyErr_SetString(ArgumentTypeError, "engine.chain: basis, K, mass, home: expected float64 "
+                    "arrays of 64 n, 24 n, n (n >= 1) and 16 numbers, got malformed chain data");
     return -1;
 }
 
@@ -402,7 +437,8 @@ static PyObject *py_chain(PyObject *self, PyObject *const *args, Py_ssize_t narg
 {
     Chain c;
     if (nargs != 4) {
-        PyErr_Format(PyExc_TypeError, "robodyn engine: chain takes 4 arguments, got %zd", nargs);
+        PyErr_Format(ArgumentTypeError, "engine.chain: arguments: expected 4 (basis, K, mass, "
+                     "home), got %zd", nargs);
         return NULL;
     }
     if (chain_of(args, &c)) return NULL;
@@ -421,14 +457,15 @@ static PyObject *py_chain(PyObject *self, PyObject *const *args, Py_ssize_t narg
 }
 
 /* the chain behind a capsule made by py_chain; -1 with TypeError otherwise */
-static int chain_handle(PyObject *obj, Chain *c)
+static int chain_handle(PyObject *obj, Chain *c, const char *name)
 {
     if (PyCapsule_CheckExact(obj)) {
         ChainCopy *h = PyCapsule_GetPointer(obj, CHAIN_CAPSULE);
         if (h) { *c = h->c; return 0; }
         PyErr_Clear();
     }
-    PyErr_SetString(PyExc_TypeError, "robodyn engine: expected the chain handle of engine.chain");
+    PyErr_Format(ArgumentTypeError, "engine.%s: chain: expected the chain handle of "
+                 "engine.chain, got %.100s", name, Py_TYPE(obj)->tp_name);
     return -1;
 }
 
@@ -474,7 +511,7 @@ typedef struct {
 static int arity(Py_ssize_t nargs, int expected, const char *name)
 {
     if (nargs == expected) return 0;
-    PyErr_Format(PyExc_TypeError, "robodyn engine: %s takes %d arguments, got %zd", name,
+    PyErr_Format(ArgumentTypeError, "engine.%s: arguments: expected %d, got %zd", name,
                  expected, nargs);
     return -1;
 }
@@ -482,7 +519,7 @@ static int arity(Py_ssize_t nargs, int expected, const char *name)
 static int begin(PyObject *const *args, Py_ssize_t nargs, int expected, const char *name,
                  int joints, Call *k)
 {
-    if (arity(nargs, expected, name) || chain_handle(args[0], &k->c)) return -1;
+    if (arity(nargs, expected, name) || chain_handle(args[0], &k->c, name)) return -1;
     k->n = k->c.n;
     k->nd = 0;
     k->B = 0;
@@ -591,8 +628,8 @@ static PyObject *py_aba(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     BEGIN(7, "aba", 3);
     const double *g = vec(args[4], 3), *W;
-    double cond_warn = PyFloat_AsDouble(args[6]);
-    if (cond_warn == -1.0 && PyErr_Occurred()) return NULL;
+    double cond_warn;
+    if (real_arg(args[6], "aba", "cond_warn", &cond_warn)) return NULL;
     if (!g || !wrench_of(args[5], k.nd, k.B, &W)) Py_RETURN_NONE;
     if (allocate(&k, 0, 61)) return NULL;
     double We[6], *qdd = out_data(&k), Dsmall[SMALL_N];
@@ -903,7 +940,8 @@ static double *deriv_scratch(int n, int m, double *small, size_t small_size, Lin
 static PyObject *py_rnea_derivatives(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     Chain c;
-    if (arity(nargs, 5, "rnea_derivatives") || chain_handle(args[0], &c)) return NULL;
+    if (arity(nargs, 5, "rnea_derivatives") || chain_handle(args[0], &c, "rnea_derivatives"))
+        return NULL;
     const int n = c.n;
     const double *q = vec(args[1], n), *qd = vec(args[2], n), *qdd = vec(args[3], n);
     const double *g = vec(args[4], 3);
@@ -928,7 +966,8 @@ static PyObject *py_rnea_derivatives(PyObject *self, PyObject *const *args, Py_s
 static PyObject *py_aba_derivatives(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     Chain c;
-    if (arity(nargs, 5, "aba_derivatives") || chain_handle(args[0], &c)) return NULL;
+    if (arity(nargs, 5, "aba_derivatives") || chain_handle(args[0], &c, "aba_derivatives"))
+        return NULL;
     const int n = c.n;
     const double *q = vec(args[1], n), *qd = vec(args[2], n), *tau = vec(args[3], n);
     const double *g = vec(args[4], 3);
@@ -1190,7 +1229,7 @@ static int vms_begin(PyObject *const *args, Py_ssize_t nargs, int expected, cons
                      VCall *k)
 {
     if (nargs >= 1 && PyCapsule_CheckExact(args[0])) {      /* the handle: one slot, not four */
-        if (arity(nargs + 3, expected, name) || chain_handle(args[0], &k->c)) return -1;
+        if (arity(nargs + 3, expected, name) || chain_handle(args[0], &k->c, name)) return -1;
         for (int i = 0; i < 4; i++) k->argv[i] = args[0];
         for (Py_ssize_t i = 1; i < nargs; i++) k->argv[i + 3] = args[i];
         args = k->argv;
@@ -1418,8 +1457,8 @@ static PyObject *py_vms_aba_derivatives(PyObject *self, PyObject *const *args, P
 static PyObject *py_pose_gravity(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     if (arity(nargs, 3, "pose_gravity")) return NULL;
-    double tol = PyFloat_AsDouble(args[2]);
-    if (tol == -1.0 && PyErr_Occurred()) return NULL;
+    double tol;
+    if (real_arg(args[2], "pose_gravity", "tol", &tol)) return NULL;
     if (!safe_double(args[0]) || PyArray_NDIM((PyArrayObject *)args[0]) != 2
         || PyArray_DIM((PyArrayObject *)args[0], 0) != 4) Py_RETURN_NONE;
     const double *H = fixed(args[0], 16), *g = vec(args[1], 3);
@@ -1477,5 +1516,6 @@ static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "MODNAME", NULL, -1, 
 PyMODINIT_FUNC PyInit_MODNAME(void)
 {
     import_array();
+    if (load_errors()) return NULL;
     return PyModule_Create(&module);
 }

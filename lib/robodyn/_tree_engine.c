@@ -690,9 +690,24 @@ static void tree_free(PyObject *capsule)
     free(PyCapsule_GetPointer(capsule, TREE_CAPSULE));
 }
 
+/* robodyn's own error class (robodyn.errors.ArgumentTypeError), looked up once by the module
+ * init: the engine's refusals have the house message "function: argument: expected ..., got" */
+static PyObject *ArgumentTypeError;
+
+static int load_errors(void)
+{
+    PyObject *m = PyImport_ImportModule("robodyn.errors");
+    if (!m) return -1;
+    ArgumentTypeError = PyObject_GetAttrString(m, "ArgumentTypeError");
+    Py_DECREF(m);
+    return ArgumentTypeError ? 0 : -1;
+}
+
 static PyObject *bad_tree(const char *why)
 {
-    PyErr_Format(PyExc_TypeError, "robodyn tree engine: malformed tree data (%s)", why);
+    PyErr_Format(ArgumentTypeError, "tree_engine.tree: data: expected a well-formed tree "
+                 "(parents, kinds, axes, placements, inertias, floating), got malformed data "
+                 "(%s)", why);
     return NULL;
 }
 
@@ -765,7 +780,8 @@ static Tree *tree_of(PyObject *obj)
         if (t) return t;
         PyErr_Clear();
     }
-    PyErr_SetString(PyExc_TypeError, "robodyn tree engine: expected the handle of tree()");
+    PyErr_Format(ArgumentTypeError, "tree_engine: tree: expected the handle of tree(), got "
+                 "%.100s", Py_TYPE(obj)->tp_name);
     return NULL;
 }
 
@@ -792,7 +808,8 @@ static int args_of(PyObject *const *args, Py_ssize_t nargs, Tree **t, const doub
                    const double **x, const double **y, const double **Hb, const double **g)
 {
     if (nargs != 6) {
-        PyErr_SetString(PyExc_TypeError, "robodyn tree engine: expected 6 arguments");
+        PyErr_Format(ArgumentTypeError, "tree_engine: arguments: expected 6 (tree, q, x, y, "
+                     "base_pose, gravity), got %zd", nargs);
         return -1;
     }
     if (!(*t = tree_of(args[0]))) return -1;
@@ -861,7 +878,8 @@ static PyObject *py_aba(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 static PyObject *py_crba(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     if (nargs != 2) {
-        PyErr_SetString(PyExc_TypeError, "robodyn tree engine: crba takes 2 arguments");
+        PyErr_Format(ArgumentTypeError, "tree_engine.crba: arguments: expected 2 (tree, q), "
+                     "got %zd", nargs);
         return NULL;
     }
     Tree *t = tree_of(args[0]);
@@ -999,5 +1017,6 @@ static struct PyModuleDef module = {
 PyMODINIT_FUNC PyInit_MODNAME(void)
 {
     import_array();
+    if (load_errors()) return NULL;
     return PyModule_Create(&module);
 }

@@ -239,10 +239,10 @@ def _vms_kinematics(vms, q):
 def _spd_inverse(M, fname):
     try:
         L = np.linalg.cholesky(M)
-    except np.linalg.LinAlgError:
+    except np.linalg.LinAlgError as exc:
         raise _checks.refusal(
             ValueError, f"{fname}: the mass matrix is not positive definite at this state "
-                        f"(check the link inertias)") from None
+                        f"(check the link inertias)") from exc
     Li = np.linalg.solve(L, np.eye(len(M)))
     return Li.T @ Li
 
@@ -353,7 +353,7 @@ def _aba_derivatives(fname, chain, q, qd, tau, gravity):
                                      f"small enough for a finite result, got an overflow "
                                      f"({err})") from err
     except ValueError as err:                   # a singular M
-        raise _checks.refusal(ValueError, f"{fname}: q, qd, tau: {err}") from None
+        raise _checks.refusal(ValueError, f"{fname}: q, qd, tau: {err}") from err
     s, I = _chain_kinematics(d, q)
     dq, dqd = _rnea_derivatives_np(s, I, qd, qdd, g)
     Minv = _spd_inverse(_dy.crba(chain, q), fname)

@@ -135,6 +135,14 @@ class MassMatrixForm:
         known = set(self.q) | set(self.u) | {self.t} | {w for w, _ in inter}
         return sorted(set().union(*(e.free_symbols for e in exprs)) - known, key=str)
 
+    def __getstate__(self):
+        """Pickled (and copied) with its cache of numeric twins emptied: each is made again on
+        use."""
+        state = dict(self.__dict__)
+        if "_numeric_forms" in state:
+            state["_numeric_forms"] = {}
+        return state
+
     def numeric(self, values=None):
         """The :class:`NumericForm` with ``values`` (symbol or name -> number) substituted for
         every parameter; made once per ``values`` and cached. Raises ValueError naming the
@@ -317,6 +325,16 @@ class NumericForm:
     def __init__(self, n, m, k, name="system"):
         self.n, self.m, self.k, self.name = n, m, k, name
 
+    def __reduce_ex__(self, protocol):
+        """A twin made by :meth:`MassMatrixForm.numeric` (or by another function of the
+        library: ``_made_from = (function, arguments)``) pickles as what it was made of -- the
+        symbolic form and the values -- and is made again from them on loading (its functions
+        are generated code or closures); any other pickles as its fields."""
+        made = self.__dict__.get("_made_from")
+        if made is None:
+            return super().__reduce_ex__(protocol)
+        return made
+
     def __repr__(self):
         return f"{type(self).__name__}({self.name!r}, n={self.n}, m={self.m}, k={self.k})"
 
@@ -371,12 +389,12 @@ class NumericForm:
         M = self.mass_matrix(Q, t)
         try:
             c = np.linalg.cholesky(M)
-        except np.linalg.LinAlgError:
+        except np.linalg.LinAlgError as exc:
             bad = next(i for i, m in enumerate(M) if np.any(np.linalg.eigvalsh(m) <= 0))
             raise np.linalg.LinAlgError(
                 f"{self.name}.accelerations: the mass matrix at q = {Q[bad].tolist()} (state "
                 f"{bad} of the batch) is not positive definite (eigenvalues "
-                f"{np.linalg.eigvalsh((M[bad] + M[bad].T) / 2)})") from None
+                f"{np.linalg.eigvalsh((M[bad] + M[bad].T) / 2)})") from exc
         y = np.linalg.solve(c, rhs[..., None])
         return np.linalg.solve(np.swapaxes(c, -1, -2), y)[..., 0]
 
@@ -406,10 +424,10 @@ class NumericForm:
         M = self.mass_matrix(q, t)
         try:
             c = np.linalg.cholesky(M)
-        except np.linalg.LinAlgError:
+        except np.linalg.LinAlgError as exc:
             raise np.linalg.LinAlgError(
                 f"{self.name}.{fname}: the mass matrix at q = {q.tolist()} is not "
-                f"positive definite (eigenvalues {np.linalg.eigvalsh((M + M.T) / 2)})") from None
+                f"positive definite (eigenvalues {np.linalg.eigvalsh((M + M.T) / 2)})") from exc
         with np.errstate(all="ignore"):
             out = np.linalg.solve(c.T, np.linalg.solve(c, rhs))
         return _checks.finite_result(out, f"{self.name}.{fname}")
@@ -567,7 +585,7 @@ def _result_errors(fname):
         raise _checks.refusal(
             ValueError, f"{fname}: result: expected finite numbers for finite input, got an "
                         f"error of the numeric evaluation ({type(exc).__name__}: "
-                        f"{str(exc)[:300]})") from None
+                        f"{str(exc)[:300]})") from exc
 
 
 class _FlatPrinter(PythonCodePrinter):
@@ -628,7 +646,7 @@ def _lambdified(form, values, fname):
                 try:
                     return np.array(fn(*a), dtype=float).reshape(shape)
                 except (ValueError, ZeroDivisionError, OverflowError) as exc:
-                    raise domain_error(exc, list(a)) from None
+                    raise domain_error(exc, list(a)) from exc
             if not batch:                   # numpy code, made for the first batch
                 batch.append(lam("numpy"))
             with np.errstate(all="ignore"):
@@ -657,6 +675,7 @@ def _lambdified(form, values, fname):
     out.input_matrix = lambda q, t=0.0: fB(q, t=t)
     out.kinematics_jacobian = lambda q, u, t=0.0: fJ(q, u, t=t)
     out.flat = (fM.flat, ff.flat)           # M(q..., t) and f(q..., u..., t) as float lists
+    out._made_from = (_lambdified, (form, values, fname))   # what pickling keeps
     return out
 
 

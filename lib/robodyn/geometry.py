@@ -524,7 +524,7 @@ def potential_gradient(chain, q, gravity=None):
         except ValueError as exc:
             raise _checks.refusal(
                 ValueError, f"{fname}: result: expected finite numbers for finite input, got "
-                            f"an overflow of the gravity torques ({exc})") from None
+                            f"an overflow of the gravity torques ({exc})") from exc
     M = kinetic_energy_metric(chain, q)
     if isinstance(M, sp.MatrixBase):
         return sp.simplify(M.LUsolve(_sym_vector(G)))

@@ -439,9 +439,9 @@ def euler_lagrange(L, q, qd, qdd=None, split=False):
         _checks.no_text(L, f"{fname}: L")
         try:
             L = sp.sympify(L, strict=True)
-        except sp.SympifyError:
+        except sp.SympifyError as exc:
             raise _checks.refusal(TypeError, f"{fname}: L: expected a sympy expression, got "
-                            f"{_checks._describe(L)}") from None
+                            f"{_checks._describe(L)}") from exc
     q = _symbol_list(q, "q", fname)
     qd = _symbol_list(qd, "qd", fname)
     n = len(q)
@@ -636,7 +636,7 @@ def _lambdified(M, C, G, q, qd, intermediates=()):
         Mq = out[..., :n * n].reshape(out.shape[:-1] + (n, n))
         try:
             L = np.linalg.cholesky(Mq)
-        except np.linalg.LinAlgError:
+        except np.linalg.LinAlgError as exc:
             bad = np.asarray(q, dtype=float)
             if Mq.ndim == 3:                                 # name the first bad state
                 ok = [np.all(np.linalg.eigvalsh(m) > 0) for m in Mq]
@@ -644,7 +644,7 @@ def _lambdified(M, C, G, q, qd, intermediates=()):
             raise np.linalg.LinAlgError(
                 f"forward_dynamics: M(q) at q = {bad.tolist()}: expected a positive definite "
                 f"mass matrix, got eigenvalues {np.linalg.eigvalsh((Mq + Mq.T) / 2)} (check "
-                f"the masses and inertias)") from None
+                f"the masses and inertias)") from exc
         rhs = (np.asarray(tau, dtype=float) - out[..., n * n:])[..., None]
         y = np.linalg.solve(L, rhs)
         return _checks.finite_result(np.linalg.solve(np.swapaxes(L, -1, -2), y)[..., 0], fname)

@@ -204,6 +204,12 @@ class Constraints:
     t: sp.Symbol = TIME
     _numeric: dict = field(default_factory=dict, repr=False, compare=False)
 
+    def __getstate__(self):
+        """Pickled without its cache of numeric twins (generated code, made again on use)."""
+        state = dict(self.__dict__)
+        state["_numeric"] = {}
+        return state
+
     def __post_init__(self):
         fname = "Constraints"
         q = _symbol_column(self.q, "q", fname)
@@ -444,11 +450,11 @@ def lagrange_multipliers(M: Metric, F, A, b):
     with np.errstate(all="ignore"):
         try:
             sol = np.linalg.solve(K, np.concatenate([F, b]))
-        except np.linalg.LinAlgError:
+        except np.linalg.LinAlgError as exc:
             raise _checks.error(f"{fname}: A", f"constraints of full row rank {m}",
                                 "a singular multiplier (KKT) system", "entries too small for "
                                 "float64 arithmetic? udwadia_kalaba handles rank deficiency") \
-                from None
+                from exc
     _checks.finite_result(sol, fname)
     return MultiplierSolution(sol[:n], sol[n:])
 

@@ -323,6 +323,11 @@ def _key(row):
     return row.get("id") or row["file"]
 
 
+def _same(v):
+    """The default ``field`` of :class:`Records`: a value as it is."""
+    return v
+
+
 class Records:
     """The gradebook, score table and feedback pages of one graded set (see the module).
 
@@ -352,13 +357,26 @@ class Records:
         self.csv_path = Path(csv_path)
         self.feedback_dir = Path(feedback_dir) if feedback_dir is not None else None
         self.page = page
-        self.field = field or (lambda v: v)
+        self.field = field or _same
+        self._url = url
         self.gb = _open(url, "Records: url")
         self._meta, self._rows, self._runs = _tables()
         self._meta.create_all(self.gb.engine)
         self.rows = {}
         self._file_of = {}                     # student id -> the file key of its row
         self._csv_cost, self._csv_at, self._csv_dirty = 0.0, 0.0, False
+
+    _OPEN_STATE = ("gb", "_meta", "_rows", "_runs")
+    """The open database and its tables: not pickled, opened again from the url on loading."""
+
+    def __getstate__(self):
+        return {k: v for k, v in self.__dict__.items() if k not in self._OPEN_STATE}
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+        self.gb = _open(self._url, "Records: url")
+        self._meta, self._rows, self._runs = _tables()
+        self._meta.create_all(self.gb.engine)
 
     def define(self, problems):
         """The set in nbgrader's terms: the assignment, its notebook, a grade cell per

@@ -59,6 +59,7 @@ once) and, when not, what to do about it.
 from __future__ import annotations
 
 import ctypes
+import functools
 import os
 import pwd
 import re
@@ -638,6 +639,8 @@ class Launch:
 
     def __init__(self, exe, argv, *, env=None, files=None, unit=None, rlimits=None):
         self.fds, self.drain = [], None
+        self._made_with = ((exe, argv), {"env": env, "files": files, "unit": unit,
+                                         "rlimits": rlimits})
         exe, argv, env, files, _ = _command_args(exe, argv, env, files, (), "Launch", fds=False)
         if not os.access(exe, os.X_OK):
             raise _checks.error("Launch: exe", "an executable bwrap", repr(exe[:200]))
@@ -679,6 +682,11 @@ class Launch:
         except BaseException:
             self.close()
             raise
+
+    def __reduce__(self):
+        """Pickled as what it was made of: loading it makes a new launch (new descriptors)."""
+        args, kwargs = self._made_with
+        return functools.partial(Launch, **kwargs), args
 
     def __enter__(self):
         return self
@@ -918,6 +926,10 @@ class Unit:
         self.nproc = None if self.kind or os.geteuid() == 0 else \
             _processes_of(os.getuid()) + self.n
 
+    def __reduce__(self):
+        """Pickled as its limits: loading it makes a new unit (a group of its own) with them."""
+        return Unit, (self.memory // 2**20, self.n)
+
     def _write(self, c, f, v):
         Path(self.groups[c], f).write_text(str(v))
 
@@ -1072,18 +1084,21 @@ def preexec(*, memory_mb, cpu_seconds, file_mb, processes=None):
                             _checks.describe(processes),
                             exc=TypeError)
 
-    def setup():
-        mem = int(memory_mb) * 2**20
-        resource.setrlimit(resource.RLIMIT_AS, (mem, mem))
-        resource.setrlimit(resource.RLIMIT_CPU, (int(cpu_seconds), int(cpu_seconds) + 2))
-        fsize = int(file_mb) * 2**20
-        resource.setrlimit(resource.RLIMIT_FSIZE, (fsize, fsize))
-        resource.setrlimit(resource.RLIMIT_NOFILE, (256, 256))
-        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)      # a too-large write fails, not the run
-        if processes is not None:
-            processes.enter()
-    return setup
+    return functools.partial(_setup_limits, memory_mb, cpu_seconds, file_mb, processes)
+
+
+def _setup_limits(memory_mb, cpu_seconds, file_mb, processes):
+    """What :func:`preexec`'s function does in the child (a module function: it pickles)."""
+    mem = int(memory_mb) * 2**20
+    resource.setrlimit(resource.RLIMIT_AS, (mem, mem))
+    resource.setrlimit(resource.RLIMIT_CPU, (int(cpu_seconds), int(cpu_seconds) + 2))
+    fsize = int(file_mb) * 2**20
+    resource.setrlimit(resource.RLIMIT_FSIZE, (fsize, fsize))
+    resource.setrlimit(resource.RLIMIT_NOFILE, (256, 256))
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)      # a too-large write fails, not the run
+    if processes is not None:
+        processes.enter()
 
 from .._boundary import seal as _seal  # noqa: E402 -- the one boundary (issue 28): last, over the finished module
 _seal(globals(), {"*": {"text": "all"}})

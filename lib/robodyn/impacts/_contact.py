@@ -265,11 +265,11 @@ def solve_lcp(Minv, Jn, Jt, mu, v0, cn, method, tol, max_iter, fname):
         cap = max_iter if max_iter is not None else 50 * (b.size + 1)
         try:
             z, _ = _lemke(A, b, cap, 1e-12)
-        except RuntimeError:
+        except RuntimeError as exc:
             raise _checks.refusal(
                 ValueError, f"{fname}: max_iter: expected Lemke's method to end within "
                             f"{cap} pivots, got no end ({p} contacts; a larger cap, or "
-                            f"method='pgs')") from None
+                            f"method='pgs')") from exc
         if z is None:
             return None
         Ln = z[:p]

@@ -47,9 +47,40 @@ def _body_form():
 
 
 def _energy(m, J, g):
-    def energy(q, qd):
-        return 0.5 * (m * (qd[0] ** 2 + qd[1] ** 2) + J * qd[2] ** 2) + m * g * float(q[1])
-    return energy
+    return functools.partial(_body_energy, m, J, g)
+
+
+# The models' functions are module functions bound to their numbers (functools.partial), not
+# closures: a model's surfaces and energy pickle (everything public pickles).
+
+def _body_energy(m, J, g, q, qd):
+    return 0.5 * (m * (qd[0] ** 2 + qd[1] ** 2) + J * qd[2] ** 2) + m * g * float(q[1])
+
+
+def _point_energy(m, g, q, qd):
+    return 0.5 * m * float(qd[0] ** 2 + qd[1] ** 2) + m * g * float(q[1])
+
+
+def _height(r, q):
+    """phi = y - r"""
+    return float(q[1] - r)
+
+
+def _constant(row, q):
+    return np.array(row)
+
+
+def _end_gap(a, q):
+    """phi = y + a sin(theta) (a rod's end at signed half-length a)"""
+    return float(q[1] + a * np.sin(q[2]))
+
+
+def _end_normal(a, q):
+    return np.array([0.0, 1.0, a * np.cos(q[2])])
+
+
+def _end_tangent(a, q):
+    return np.array([1.0, 0.0, -a * np.sin(q[2])])
 
 
 def rod(restitution: Restitution = 0.5, friction: FrictionCoefficient = 0.0, length=1.0,
@@ -69,10 +100,10 @@ def rod(restitution: Restitution = 0.5, friction: FrictionCoefficient = 0.0, len
     h = L / 2
 
     def end(sign, name):
-        return Surface(name, lambda q: float(q[1] + sign * h * np.sin(q[2])),
-                       lambda q: np.array([0.0, 1.0, sign * h * np.cos(q[2])]),
+        a = sign * h
+        return Surface(name, functools.partial(_end_gap, a), functools.partial(_end_normal, a),
                        restitution, friction=friction,
-                       tangent=lambda q: np.array([1.0, 0.0, -sign * h * np.sin(q[2])]))
+                       tangent=functools.partial(_end_tangent, a))
 
     form = _body_form().numeric({"m": m, "J": J, "g": g})
     return HybridSystem(form, (end(-1.0, "left end"), end(1.0, "right end")), _energy(m, J, g),
@@ -94,8 +125,9 @@ def ball(restitution: Restitution = 0.5, friction: FrictionCoefficient = 0.3, ra
     g = _num(g, "g", fname)
     k = _num(inertia_ratio, "inertia_ratio", fname, 0.0, 1.0)
     J = k * m * r * r
-    ground = Surface("ground", lambda q: float(q[1] - r), lambda q: np.array([0.0, 1.0, 0.0]),
-                     restitution, friction=friction, tangent=lambda q: np.array([1.0, 0.0, r]))
+    ground = Surface("ground", functools.partial(_height, r),
+                     functools.partial(_constant, (0.0, 1.0, 0.0)), restitution,
+                     friction=friction, tangent=functools.partial(_constant, (1.0, 0.0, r)))
     form = _body_form().numeric({"m": m, "J": J, "g": g})
     return HybridSystem(form, (ground,), _energy(m, J, g), "ball")
 
@@ -117,11 +149,10 @@ def block(friction: FrictionCoefficient = 0.5, restitution: Restitution = 0.0, m
     mu = _num(friction, "friction", fname, 0.0, np.inf, strict=False)
     e = _num(restitution, "restitution", fname, 0.0, 1.0, strict=False)
     m, g = _num(mass, "mass", fname), _num(g, "g", fname)
-    floor = Surface("floor", lambda q: float(q[1]), lambda q: np.array([0.0, 1.0]),
-                    e, friction=mu, tangent=lambda q: np.array([1.0, 0.0]))
-
-    def energy(q, qd):
-        return 0.5 * m * float(qd[0] ** 2 + qd[1] ** 2) + m * g * float(q[1])
+    floor = Surface("floor", functools.partial(_height, 0.0),
+                    functools.partial(_constant, (0.0, 1.0)), e, friction=mu,
+                    tangent=functools.partial(_constant, (1.0, 0.0)))
+    energy = functools.partial(_point_energy, m, g)
 
     return HybridSystem(_block_form().numeric({"m": m, "g": g}), (floor,), energy, "block")
 

@@ -219,10 +219,10 @@ def impact_map(M, J, qd_minus, restitution: Restitution, *, normal_rows=None,
                         f"|M - M^T| = {np.max(np.abs(Ma - Ma.T)):.3g}")
     try:                                    # scaled: a huge M must not overflow to inf
         L = np.linalg.cholesky(Ma / scale) * np.sqrt(scale)
-    except np.linalg.LinAlgError:
+    except np.linalg.LinAlgError as exc:
         raise _checks.refusal(
             ValueError, f"{fname}: M: expected a positive definite mass matrix, got "
-                        f"eigenvalues {np.linalg.eigvalsh(Ma)}") from None
+                        f"eigenvalues {np.linalg.eigvalsh(Ma)}") from exc
     Ja = _jacobian_rows(J, n, fname, False)
     p = Ja.shape[0]
     s = np.linalg.svd(Ja, compute_uv=False) if p else np.zeros(0)
@@ -330,28 +330,37 @@ def _checked_phi(phi, name):
     motion pass through the surface with no event; refused instead)."""
     if getattr(phi, "_robodyn_checked", False):
         return phi
+    return _CheckedPhi(phi, name)
 
-    def checked(q, *args):
+
+class _CheckedPhi:
+    """What :func:`_checked_phi` makes: a callable object (not a closure: it pickles when the
+    reader's ``phi`` does)."""
+
+    _robodyn_checked = True
+
+    def __init__(self, phi, name):
+        self.__wrapped__, self.name = phi, name
+
+    def __call__(self, q, *args):
+        name = self.name
         if isinstance(q, np.ndarray) and q.dtype.kind == "f" and not np.isfinite(q).all():
             # the simulators' float states: an overflow of the motion, not a bad surface
             raise _checks.refusal(_checks.ResultError, f"Surface {name!r}: phi: expected a finite state q, "
-                                         f"got {np.asarray(q).tolist()} (an overflow)")
-        v = phi(q, *args)
+                                  f"got {np.asarray(q).tolist()} (an overflow)")
+        v = self.__wrapped__(q, *args)
         try:
             f = float(v)
-        except (TypeError, ValueError):
+        except (TypeError, ValueError) as exc:
             raise _checks.refusal(
                 TypeError, f"Surface {name!r}: phi: expected phi(q) to return a real number, "
-                           f"got {_checks.describe(v)}") from None
+                           f"got {_checks.describe(v)}") from exc
         if not math.isfinite(f):
             raise _checks.refusal(
                 ValueError, f"Surface {name!r}: phi: expected a finite gap phi(q), got {f!r} "
                             f"at q = {np.asarray(q).tolist()} (a NaN gap would hide the "
                             f"impact)")
         return v
-    checked._robodyn_checked = True
-    checked.__wrapped__ = phi
-    return checked
 
 
 @dataclass(frozen=True)

@@ -282,7 +282,9 @@ class FixedBaseForm:
                     J[:, k] = -np.linalg.solve(M, dM[k] @ qd)
                 return ck.finite(J, f"{self.name}.kinematics_jacobian")
 
-        return _Form(n, n, n, self.name)
+        out = _Form(n, n, n, self.name)
+        out._made_from = (_numeric_form_of, (self,))    # pickled as what it was made of
+        return out
 
 
 # --------------------------------------------------------------------------
@@ -747,6 +749,11 @@ def _momenta(form, xs):
     R = xs[:, :9].reshape(-1, 3, 3)
     f = np.einsum("kij,kj->ki", R, p6[:, 3:])
     return np.hstack([np.einsum("kij,kj->ki", R, p6[:, :3]) + np.cross(xs[:, 9:12], f), f])
+
+def _numeric_form_of(form):
+    """``form.numeric_form()`` (how its numeric twin is made again when unpickled)."""
+    return form.numeric_form()
+
 
 from .._boundary import seal as _seal  # noqa: E402 -- the one boundary (issue 28): last, over the finished module
 _seal(globals(), {"VMSForm.accelerations": {"self_checked": True}})  # per-call hot path (ph-47)

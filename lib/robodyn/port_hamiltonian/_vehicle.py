@@ -202,6 +202,13 @@ class VehicleManipulator:
         finally:
             _CHECKED.pop()
 
+    def __getstate__(self):
+        """Pickled without its caches (the compiled engine's handles): rebuilt on use, so the
+        copy gives the same numbers."""
+        state = dict(self.__dict__)
+        state["_cache"] = {}
+        return state
+
     @classmethod
     def from_chain(cls, chain, base_inertia, base_joint="floating", mount=None, name=None):
         """A VMS from an arm, the base's spatial inertia (6x6 in {b}), the base joint
@@ -1134,7 +1141,9 @@ class PlanarCoordinates:
                 J[1, 2] = c * u[1] - s * u[2]
                 return _finite(J, f"{self.name}.kinematics_jacobian")
 
-        return _Form(n, n, n, f"PlanarCoordinates({vms.name})")
+        out = _Form(n, n, n, f"PlanarCoordinates({vms.name})")
+        out._made_from = (PlanarCoordinates, (vms, gravity))    # pickled as what it was made of
+        return out
 
 
 def planar_virtual_chain(vms, virtual_mass=1e-9):

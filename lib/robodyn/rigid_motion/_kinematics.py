@@ -765,6 +765,13 @@ class SerialChain:
     name: str = "chain"
     _cache: dict = field(default_factory=dict, repr=False, compare=False)
 
+    def __getstate__(self):
+        """Pickled without its caches (the compiled engine's handle, derived arrays): they are
+        rebuilt on use, so the copy gives the same numbers."""
+        state = dict(self.__dict__)
+        state["_cache"] = {}
+        return state
+
     @classmethod
     def from_screws(cls, screws: ScrewAxes, home: RigidPose, link_homes=None, link_inertias=None,
                     name="chain"):

@@ -70,6 +70,13 @@ class InteractiveFigure:
         self.still_png = frames[k0].split(",", 1)[1]     # base64 start frame: image/png (PDF)
         self._png_cache[(tuple(values0.items()), frame_dpi)] = base64.b64decode(self.still_png)
 
+    def __getstate__(self):
+        """Pickled without its live widget (made again when displayed): the reader's ``draw``
+        pickles as a function does, by its module and name."""
+        state = dict(self.__dict__)
+        state["_widget"] = None
+        return state
+
     # live rendering ------------------------------------------------------
     def render_png(self, **values) -> bytes:
         """PNG bytes of the figure at ``values`` (the live widget's callback): one number per

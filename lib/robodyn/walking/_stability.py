@@ -68,7 +68,7 @@ def _wheel_gait(w, what):
         speed = w.closed_form_fixed_point()
     except ValueError as exc:
         raise _checks.error(what, "a wheel whose gait keeps its spokes on the ground", repr(w),
-                            str(exc).split("got ", 1)[-1][:200]) from None
+                            str(exc).split("got ", 1)[-1][:200]) from exc
     return speed, w._rolls(speed)
 
 
@@ -285,7 +285,7 @@ def _probe(pieces, x0, fname):
         except (TypeError, ValueError, ArithmeticError, IndexError) as exc:
             raise _checks.error(f"{fname}: {name}", "a function of the state (N,) returning "
                                 "numbers", f"{type(exc).__name__} at x0: {exc}"[:160],
-                                exc=TypeError) from None
+                                exc=TypeError) from exc
         if v.shape != shape and not (shape == () and v.size == 1):
             raise _checks.error(f"{fname}: {name}", f"a function returning shape {shape} at "
                                 f"x0", f"shape {v.shape}")
@@ -439,7 +439,7 @@ def rimless_wheel_jacobian(wheel, omega=None, *, method="saltation"):
                            atol=1e-12).x
         except RuntimeError as exc:
             raise _checks.error(f"{fname}: omega", "a speed from which the wheel reaches its "
-                                "next front impact", f"{omega:g} rad/s ({exc})"[:200]) from None
+                                "next front impact", f"{omega:g} rad/s ({exc})"[:200]) from exc
         return x[1:]
     return jacobian_fd(P, [omega], h=1e-5)
 
@@ -817,7 +817,7 @@ def compass_gait_gait(walker, z0=(-0.2186688, 1.0923836, 0.3773740), *, period=1
     except RuntimeError as exc:                     # Newton did not converge from z0
         raise _checks.error(f"{fname}: z0, max_iter", f"a start from which Newton's method "
                             f"finds a period-{period} gait", str(np.round(z0, 7).tolist()),
-                            str(exc)[:200]) from None
+                            str(exc)[:200]) from exc
     pts, J = [fp.x], np.eye(3)
     for _ in range(period):
         J = _compass_jacobian(cg, pts[-1], "saltation", 1e-12, fname, what) @ J
@@ -871,7 +871,7 @@ def _sweep(fname, func, items, keys, options):
         return np.array(out)
     except ValueError as exc:                      # ragged results: numpy cannot stack them
         raise _checks.error(f"{fname}: func", "results of one shape for every item (they are "
-                            "stacked)", str(exc).split("\n")[0][:120]) from None
+                            "stacked)", str(exc).split("\n")[0][:120]) from exc
 
 
 def _key(kind, x, *rest):
@@ -973,7 +973,7 @@ def basin_of_attraction(walker, theta, rate, *, swing_rate=None, gait=None, stri
             gait = compass_gait_gait(cg)
         except ValueError as exc:
             raise _checks.error(f"{fname}: gait", "a Gait, or None when the period-one gait is "
-                                "found from the default start", "None", str(exc)[:200]) from None
+                                "found from the default start", "None", str(exc)[:200]) from exc
     if not isinstance(gait, Gait):
         raise _checks.error(f"{fname}: gait", "a Gait (compass_gait_gait) or None", gait,
                             exc=TypeError)

@@ -101,14 +101,24 @@ def bouncing_ball(restitution: Restitution = 0.8, slope=0.0, mass: Mass = 1.0, g
     slope = _angle(slope, "slope", fname, -np.pi / 2 + 1e-9, np.pi / 2)
     mass, g = _positive(mass, "mass", fname), _positive(g, "g", fname)
     n = np.array([np.sin(slope), np.cos(slope)])
-    ground = Surface("ground", lambda q: float(n[0] * q[0] + n[1] * q[1]), lambda q: n,
-                     restitution)
+    ground = Surface("ground", functools.partial(_slope_gap, n),
+                     functools.partial(_slope_normal, n), restitution)
     form = _ball_form().numeric({"m": mass, "g": g})
-
-    def energy(q, qd):
-        return 0.5 * mass * float(qd[0] ** 2 + qd[1] ** 2) + mass * g * float(q[1])
-
+    energy = functools.partial(_ball_energy, mass, g)     # module functions: the system pickles
     return HybridSystem(form, (ground,), energy, "bouncing ball")
+
+
+def _slope_gap(n, q):
+    """phi = n . q, the height above the slope of normal n"""
+    return float(n[0] * q[0] + n[1] * q[1])
+
+
+def _slope_normal(n, q):
+    return n
+
+
+def _ball_energy(mass, g, q, qd):
+    return 0.5 * mass * float(qd[0] ** 2 + qd[1] ** 2) + mass * g * float(q[1])
 
 
 def ball_zeno_time(height, restitution: Restitution, speed=0.0, slope=0.0, g=G):
@@ -593,7 +603,7 @@ class CompassGait:
         except RuntimeError as exc:                   # a fall, or no heel strike
             raise _checks.error(what, "a state from which the walker takes a step",
                                 str(np.round(x0[[0, 2, 3]], 7).tolist()), str(exc)[:200]) \
-                from None
+                from exc
         return np.array([x[0], x[2], x[3]])
 
     def fixed_point(self, z0=(-0.22, 1.09, 0.38), **options):
@@ -604,7 +614,7 @@ class CompassGait:
             return fixed_point(lambda z: self._step(self._section(z, what), what, options), z0)
         except RuntimeError as exc:                   # Newton did not converge from z0
             raise _checks.error(what, "a start from which Newton's method finds the gait",
-                                str(np.round(z0, 7).tolist()), str(exc)[:200]) from None
+                                str(np.round(z0, 7).tolist()), str(exc)[:200]) from exc
 
 
 from .._boundary import seal as _seal  # noqa: E402 -- the one boundary (issue 28): last, over the finished module
