@@ -1,13 +1,19 @@
 """The grading sandbox has no side door (issue 41, points 2-4; issue 39, point 3).
 
-* **no network at all**: every socket family but AF_UNIX is refused inside, per family, for
-  ``socket`` and ``socketpair``, through the machine's ABI, the 32-bit ``int 0x80``
-  ``socketcall`` and the x32 ABI; memory the kernel holds for a submission (unix socket
-  buffers, pipes) is charged to its control group, and the group's limit holds;
+* **no network at all**: every socket family, AF_UNIX included, is refused inside, per
+  family, for ``socket`` and ``socketpair``, through the machine's ABI, the 32-bit
+  ``int 0x80`` ``socketcall`` and the x32 ABI;
+* **kernel memory bounded**: without a control group, what a submission can make the kernel
+  hold is bounded by construction -- no socket, splice/tee/vmsplice, memfd, System V or
+  POSIX IPC, ``F_SETPIPE_SZ`` or watch-queue pipe; a submission that forks all it can and
+  fills every pipe its descriptors allow holds at most ``jail.PIPE_BOUND`` (64 MiB); with a
+  group, the pipes are charged to it;
 * **no host paths inside**: a submission that dumps ``/proc/self/mountinfo``, its
   environment, its descriptors, ``sys.path``, tracebacks, error messages, the command lines
   and programs of its processes finds neither the checkout, nor the virtual environment,
-  nor the Python installation's folder, nor the grader's temporary folder;
+  nor the Python installation's folder, nor the grader's temporary folder; a hostile scan of
+  every file it can read (compiled modules' code objects included), ``/proc`` and the
+  interpreter's own state finds none either;
 * **nothing left behind**: a grader killed while a submission runs leaves its scratch folder
   and control groups; the next run removes them -- and never a live run's;
 * **grading from a 0700 folder**: a checkout-like tree (robodyn and the virtual environment

@@ -204,11 +204,19 @@ def layer(host, inside, table):
 
 def _prune(root, key, keep):
     """Remove this folder's older layers, keeping the two newest (a run may still use
-    one)."""
+    one), and builds left an hour ago."""
     old = sorted((os.path.join(root, n) for n in os.listdir(root) if n.startswith(key + "-")
                   and os.path.join(root, n) != keep), key=os.path.getmtime)
     for path in old[:-1]:
         shutil.rmtree(path, ignore_errors=True)
+    for n in os.listdir(root):                   # a builder killed half-way: after an hour
+        path = os.path.join(root, n)
+        if n.startswith(f".build-{key}-"):
+            try:
+                if time.time() - os.path.getmtime(path) > 3600:
+                    shutil.rmtree(path, ignore_errors=True)
+            except OSError:
+                pass
 
 
 def _folders(host, build, rel):
@@ -260,7 +268,10 @@ def _build(host, inside, build, table):
                         _SHARED.search(name):                    # binaries: left as they are
                     continue
                 with open(path, "rb") as f:
-                    data = f.read()
+                    data = f.read(8192)
+                    if b"\0" in data and not name.endswith(".pyc"):
+                        continue                    # a binary: left as it is, unread
+                    data += f.read()
             except OSError:
                 continue
             if not _names_host(data, table):
