@@ -767,13 +767,13 @@ class Launch:
             self.drain = None
 
     def preexec(self):
-        """In the child, before exec: limits, the unit's group, the private mounts, then (as
-        root) the drop to the dedicated uid, and no_new_privs."""
-        if self.rlimits is not None:
-            self.rlimits()
+        """In the child, before exec: the unit's group, the private mounts, the limits, then
+        (as root) the drop to the dedicated uid, and no_new_privs."""
         if self.unit is not None:
             self.unit.enter()
         _private_mounts(self.staged, self.program)
+        if self.rlimits is not None:          # after the mounts: the grader's descriptors
+            self.rlimits()                    # are still open here (closed before exec)
         if os.geteuid() == 0:
             os.setgroups([])
             os.setresgid(self.uid, self.uid, self.uid)
@@ -1134,6 +1134,8 @@ def preexec(*, memory_mb, cpu_seconds, file_mb, processes=None):
                             exc=TypeError)
 
     def setup():
+        if processes is not None:                  # first: it opens files, NOFILE is low
+            processes.enter()
         mem = int(memory_mb) * 2**20
         resource.setrlimit(resource.RLIMIT_AS, (mem, mem))
         resource.setrlimit(resource.RLIMIT_CPU, (int(cpu_seconds), int(cpu_seconds) + 2))
@@ -1142,8 +1144,6 @@ def preexec(*, memory_mb, cpu_seconds, file_mb, processes=None):
         resource.setrlimit(resource.RLIMIT_NOFILE, (OPEN_FILES, OPEN_FILES))
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
         signal.signal(signal.SIGXFSZ, signal.SIG_IGN)      # a too-large write fails, not the run
-        if processes is not None:
-            processes.enter()
     return setup
 
 from .._boundary import seal as _seal  # noqa: E402 -- the one boundary (issue 28): last, over the finished module
