@@ -473,7 +473,7 @@ def check(where, data):
         data = data.replace(EXEMPT, b"")       # the installation's own binaries (documented)
     for what, f in FORBIDDEN.items():
         i = data.find(f)
-        if i >= 0 and len(hits) < 60:
+        if i >= 0 and sum(h[1] == what for h in hits) < 10:
             hits.append([where, what, data[max(0, i - 80):i + len(f) + 80].decode(
                 "utf-8", "replace")])
 
@@ -522,7 +522,7 @@ def walk(top, max_file, budget):
 SKIP = {"/proc", "/sys", "/dev", "/usr"}
 t0 = time.monotonic()
 for top in sorted(os.listdir("/")):                    # everything but the kernel's and /usr
-    if "/" + top not in SKIP:
+    if "/" + top not in SKIP and not os.path.islink("/" + top):      # /bin -> usr/bin ...
         walk("/" + top, 512 * 2**20, 8 * 2**30)
 for top in ["/usr/local"] + [f"/usr/lib/{n}" for n in os.listdir("/usr/lib")
                              if n.startswith("python")]:
@@ -593,9 +593,9 @@ def _host_paths(work):
         out["the checkout of the venv's editable robodyn"] = os.path.dirname(editable)
     if jail._base() is not None:
         out["Python installation"] = jail._base()
-    for uid in {os.geteuid(), 65534}:
-        home = pwd.getpwuid(uid).pw_dir
-        if len(home) > 1 and home != "/nonexistent":
+    for uid in {os.geteuid(), 65534}:          # (root's /root is every machine's: not looked
+        home = pwd.getpwuid(uid).pw_dir        # for as such; what lies below it is)
+        if len(home) > 1 and home not in ("/nonexistent", "/root"):
             out[f"the home of uid {uid}"] = home
     tmp = tempfile.gettempdir()
     if tmp != "/tmp":

@@ -93,9 +93,10 @@ def _recode(obj, table):
     if isinstance(obj, types.CodeType):
         return obj.replace(co_filename=_recode(obj.co_filename, table),
                            co_consts=tuple(_recode(c, table) for c in obj.co_consts))
-    if isinstance(obj, str):
-        b = os.fsencode(obj)
-        return os.fsdecode(_rewrite(b, table)) if _names_host(b, table) else obj
+    if isinstance(obj, str):                  # (lone surrogates pass: unicodedata tables)
+        b = obj.encode("utf-8", "surrogatepass")
+        return _rewrite(b, table).decode("utf-8", "surrogatepass") if \
+            _names_host(b, table) else obj
     if isinstance(obj, bytes):
         return _rewrite(obj, table)
     if isinstance(obj, (tuple, frozenset)):
