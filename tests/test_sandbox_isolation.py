@@ -585,9 +585,9 @@ def _host_paths(work):
     import pwd
     out = {"checkout": str(ROOT), "checkout (real path)": os.path.realpath(ROOT),
            "venv": os.path.realpath(sys.prefix), "venv (as named)": sys.prefix,
-           "the test's folder": str(work), "the grader's scratch": "robodyn-grade-",
-           "the fixture's folder": "robodyn-test-",
-           "the layers' cache": "robodyn-sandbox-", "pytest's folders": "pytest-of-"}
+           "the test's folder": str(work), "the grader's scratch": "/robodyn-grade-",
+           "the fixture's folder": "/robodyn-test-",
+           "the layers' cache": "/robodyn-sandbox-", "pytest's folders": "/pytest-of-"}
     editable = _editable_target()
     if editable:
         out["the checkout of the venv's editable robodyn"] = os.path.dirname(editable)
