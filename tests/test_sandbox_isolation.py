@@ -25,6 +25,7 @@ reachable), except where the code path is the same.
 """
 import csv
 import errno
+import getpass
 import json
 import os
 import platform
@@ -469,7 +470,7 @@ MAGIC = __import__("importlib.util").util.MAGIC_NUMBER
 def check(where, data):
     if isinstance(data, str):
         data = data.encode("utf-8", "surrogateescape")
-    if EXEMPT and where.startswith("/opt/python/") and data[:4] == b"\x7fELF":
+    if EXEMPT and where.startswith("/opt/python/") and b"\0" in data[:8192]:
         data = data.replace(EXEMPT, b"")       # the installation's own binaries (documented)
     for what, f in FORBIDDEN.items():
         i = data.find(f)
@@ -587,10 +588,10 @@ def _host_paths(work):
            "venv": os.path.realpath(sys.prefix), "venv (as named)": sys.prefix,
            "the test's folder": str(work), "the grader's scratch": "/robodyn-grade-",
            "the fixture's folder": "/robodyn-test-",
-           "the layers' cache": "/robodyn-sandbox-", "pytest's folders": "/pytest-of-"}
+           "the layers' cache": "/robodyn-sandbox-", "pytest's folders": f"/pytest-of-{getpass.getuser()}"}
     editable = _editable_target()
     if editable:
-        out["the checkout of the venv's editable robodyn"] = os.path.dirname(editable)
+        out["the checkout of the venv's editable robodyn"] = editable
     if jail._base() is not None:
         out["Python installation"] = jail._base()
     for uid in {os.geteuid(), 65534}:          # (root's /root is every machine's: not looked
@@ -612,8 +613,8 @@ def test_hostile_scan_finds_no_host_path(inside, user):
     process it sees, its environment, ``sys``, ``sysconfig``, ``site``, the installed
     distributions' ``direct_url.json`` and ``RECORD``, every loaded function's code and
     the tracebacks of five errors: none of the host's paths appears. The one exception,
-    documented in :mod:`robodyn.grading._neutral`: the binaries of a Python installation
-    built in its own folder name that folder."""
+    documented in :mod:`robodyn.grading._neutral`: the binaries (files with a NUL byte) of
+    a Python installation built in its own folder name that folder."""
     work = Path(tempfile.mkdtemp(prefix="robodyn-scan-", dir="/tmp"))
     try:
         paths = _host_paths(work)

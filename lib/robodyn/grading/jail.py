@@ -698,7 +698,7 @@ class Launch:
     """
 
     def __init__(self, exe, argv, *, env=None, files=None, unit=None, rlimits=None):
-        self.fds, self.drain = [], None
+        self.fds, self.drain, self.env = [], None, {}
         exe, argv, env, files, _ = _command_args(exe, argv, env, files, (), "Launch", fds=False)
         if not os.access(exe, os.X_OK):
             raise _checks.error("Launch: exe", "an executable bwrap", repr(exe[:200]))
@@ -730,8 +730,8 @@ class Launch:
                 copies.append((fd, name))
             filt = _memfd("seccomp", seccomp.program())
             self.fds.append(filt)
-            full = _command(program, argv, {**(env or {}), **more_env},
-                            copies, mounts, filt, extra)
+            self.env = {**(env or {}), **more_env}
+            full = _command(program, argv, self.env, copies, mounts, filt, extra)
             self.exe, cut = full[0], len(full) - 1 - full[::-1].index("--")
             self.argv = full[cut:]                     # "--" and the command (inside paths)
             blob = b"".join(os.fsencode(a) + b"\0" for a in full[1:cut])
@@ -782,8 +782,9 @@ class Launch:
             os._exit(126)
 
     def popen(self, **kw):
-        """Start bwrap (``subprocess.Popen`` keywords: stdin, stdout, stderr, cwd, env,
-        pass_fds; the others are the launch's own). A file given as ``stderr`` receives the
+        """Start bwrap (``subprocess.Popen`` keywords: stdin, stdout, stderr, cwd, env --
+        by default the environment inside, for bwrap is process 1 there and its environment
+        can be read --, pass_fds; the others are the launch's own). A file given as ``stderr`` receives the
         sandbox's standard error through a pipe (at most :data:`STDERR_BYTES`), so that no
         descriptor inside names a host file."""
         extra = set(kw) - _POPEN_KEYWORDS
@@ -792,6 +793,7 @@ class Launch:
                                 f"{sorted(map(str, extra))[:5]}", exc=TypeError)
         if not self.fds:
             raise _checks.error("popen: self", "an open Launch", "a closed one")
+        kw.setdefault("env", self.env)        # bwrap is process 1 inside: its environ shows
         pass_fds = tuple(kw.pop("pass_fds", ())) + tuple(self.fds)
         for fd in self.fds:
             os.set_inheritable(fd, True)
