@@ -63,11 +63,11 @@ def test_every_call_of_the_headers_is_decided(machine):
     assert "quotactl_fd" in seccomp.DENIED and table["quotactl_fd"] == 443
 
 
-def run_bpf(prog, nr, arch, arg0=0):
+def run_bpf(prog, nr, arch, arg0=0, arg1=0):
     """Run the classic-BPF seccomp program ``prog`` (bytes) on ``struct seccomp_data`` with
-    ``nr``, ``arch`` and ``arg0``: returns the action (RET value). An independent reading
-    of linux/filter.h: LD|W|ABS, JMP JA/JEQ/JGE/JSET with K, RET K."""
-    data = struct.pack("=IIQ6Q", nr, arch, 0, arg0, 0, 0, 0, 0, 0)
+    ``nr``, ``arch``, ``arg0`` and ``arg1``: returns the action (RET value). An independent
+    reading of linux/filter.h: LD|W|ABS, JMP JA/JEQ/JGE/JSET with K, RET K."""
+    data = struct.pack("=IIQ6Q", nr, arch, 0, arg0 % 2**64, arg1 % 2**64, 0, 0, 0, 0)
     ins = [struct.unpack("=HBBI", prog[i:i + 8]) for i in range(0, len(prog), 8)]
     pc, acc, steps = 0, 0, 0
     while True:
@@ -104,18 +104,23 @@ def test_the_program_does_what_the_table_says(machine):
         elif name in seccomp.DENIED:
             want = ERRNO | errno.EPERM
         elif name in ("socket", "socketpair"):
-            want = ERRNO | errno.EAFNOSUPPORT            # family 0 (AF_UNSPEC): refused
+            want = ERRNO | errno.EAFNOSUPPORT            # every family: refused
         else:
-            assert name in seccomp.ALLOWED or name == "clone", name
-            want = ALLOW
+            assert name in seccomp.ALLOWED or name in ("clone", "fcntl", "pipe2"), name
+            want = ALLOW                                 # (fcntl and pipe2: argument 0)
         assert got == want, (machine, nr, name, hex(got))
     n = seccomp.numbers(machine)
-    for family in (0, 2, 10, 16, 17, 31, 40, 44, 45, 0x100000002, 2**32 - 1):
-        for call in ("socket", "socketpair"):       # INET, INET6, NETLINK, PACKET, BT, VSOCK...
+    for family in (0, 1, 2, 10, 16, 17, 31, 40, 44, 45, 0x100000002, 2**32 + 1, 2**32 - 1):
+        for call in ("socket", "socketpair"):   # UNIX, INET, INET6, NETLINK, PACKET, VSOCK...
             assert run_bpf(prog, n[call], arch, family) == ERRNO | errno.EAFNOSUPPORT
-    assert run_bpf(prog, n["socket"], arch, 1) == ALLOW          # AF_UNIX
-    assert run_bpf(prog, n["socketpair"], arch, 1) == ALLOW
-    assert run_bpf(prog, n["socket"], arch, 2**32 + 1) == ALLOW   # the kernel reads an int: 1
+    for cmd in (0, 1, 2, 3, 4, 1024, 1030, 1032, 2**32 + 1032):   # F_GETPIPE_SZ: 1032
+        assert run_bpf(prog, n["fcntl"], arch, 3, cmd) == ALLOW, cmd
+    for cmd in (1031, 2**32 + 1031):                  # F_SETPIPE_SZ (the kernel reads an int)
+        assert run_bpf(prog, n["fcntl"], arch, 3, cmd) == ERRNO | errno.EPERM, cmd
+    for flags in (0, 0o2000000, 0o4000, 0o40000):     # O_CLOEXEC, O_NONBLOCK, O_DIRECT
+        assert run_bpf(prog, n["pipe2"], arch, 4096, flags) == ALLOW, flags
+    for flags in (0x80, 0x80 | 0o2000000):            # O_NOTIFICATION_PIPE
+        assert run_bpf(prog, n["pipe2"], arch, 4096, flags) == ERRNO | errno.EPERM, flags
     assert run_bpf(prog, n["clone"], arch, 17) == ALLOW           # SIGCHLD: fork
     assert run_bpf(prog, n["clone"], arch, 0x10000000 | 17) == ERRNO | errno.EPERM
     for nr in (0, 1, 102, 359):                       # another ABI: i386 (socketcall = 102)
@@ -155,10 +160,10 @@ def test_an_honest_run_needs_only_allowed_calls(tmp_path, monkeypatch):
     calls = re.findall(r"^\d+\s+([a-z0-9_]+)\((.{0,40})", trace.read_text(), re.M)
     names = {c for c, _ in calls}
     assert len(calls) > 1000 and "execve" in names, len(calls)
-    allowed = seccomp.ALLOWED | {"clone", "clone3"}
-    assert sorted(names - allowed - {"socket", "socketpair"}) == []
+    allowed = seccomp.ALLOWED | {"clone", "clone3", "fcntl", "pipe2"}
+    assert sorted(names - allowed) == []            # no socket at all, no splice, no memfd
     for c, args in calls:
-        if c in ("socket", "socketpair"):
-            assert args.startswith("AF_UNIX"), (c, args)
+        assert not (c == "fcntl" and "F_SETPIPE_SZ" in args), args
+        assert not (c == "pipe2" and "O_NOTIFICATION_PIPE" in args), args
     print(f"an honest run: {len(calls)} calls of {len(names)} kinds, all allowed: "
           f"{' '.join(sorted(names))}")

@@ -192,9 +192,9 @@ def run_cells(cells, problems, *, inputs=None, limits=Limits(), sandboxed=True,
                                          notebook)} if notebook is not None else None)
                 proc = launch.popen(cwd=work, **kw)
             else:
-                def pre():
-                    rlimits and rlimits()
+                def pre():                  # the group first: RLIMIT_NOFILE is low
                     unit and unit.enter()
+                    rlimits and rlimits()
                 proc = subprocess.Popen(argv, cwd=work, start_new_session=True,
                                         preexec_fn=pre if sandboxed else None, **kw)
         os.close(write_fd)

@@ -12,10 +12,13 @@ submission's processes get:
   (``--disable-userns``);
 * a **seccomp filter** (:mod:`robodyn.grading.seccomp`, loaded by ``bwrap --seccomp``) in
   which every system call is decided by name: no ptrace, mount, unshare/setns, key ring,
-  bpf, perf, io_uring, kexec, modules, ...; **no socket family but AF_UNIX** (no network of
-  any kind: AF_INET/INET6, AF_VSOCK -- which ignores network namespaces --, AF_NETLINK,
-  AF_PACKET, ...); no other ABI (32-bit ``int 0x80`` with its ``socketcall``, x32); a call
-  the table does not know: ``ENOSYS``;
+  bpf, perf, io_uring, kexec, modules, ...; **no socket at all**, AF_UNIX included (no
+  network of any kind: AF_INET/INET6, AF_VSOCK -- which ignores network namespaces --,
+  AF_NETLINK, AF_PACKET, ...; and no socket buffers); nothing that makes the kernel hold
+  memory beyond a fixed bound without a cgroup (splice/tee/vmsplice, memfd, System V and
+  POSIX IPC, ``F_SETPIPE_SZ``: pipes hold at most :data:`PIPE_BOUND`, 64 MiB, through
+  :data:`OPEN_FILES` × :data:`MAX_PROCESSES`); no other ABI (32-bit ``int 0x80`` with its
+  ``socketcall``, x32); a call the table does not know: ``ENOSYS``;
 * their own **user, PID, network, IPC, UTS and mount namespaces**; a file system of their
   own in which **no host path appears**: the system's ``/usr``, the Python installation at
   ``/opt/python`` (``PYTHON_ROOT``), the virtual environment's packages at ``/opt/venv/lib``
@@ -27,6 +30,10 @@ submission's processes get:
   folder, so ``/proc/self/mountinfo`` inside shows ``overlay ... lowerdir=h1:e``, not the
   checkout; and the unprivileged user needs no access to the host folders (a Python, a
   checkout or the venv's bwrap below a 0700 folder such as ``/root`` or a ``mktemp -d``).
+  Above each folder's layer lies a layer of **neutral copies** (:mod:`robodyn.grading.
+  _neutral`, cached per state of the folder): every compiled module with its code objects'
+  ``co_filename`` naming the path inside, not the path it was compiled at, and every text
+  file that names a host folder (``_sysconfigdata``, ``Makefile``, scripts) rewritten.
   A fresh ``/proc`` with ``/proc/sys`` and the rest **read-only**, a read-only ``/`` and
   ``/dev``, and **sized** tmpfs for everything writable: ``/tmp``, ``/dev/shm`` and the
   working folder ``/home/student`` (a private copy of that submission's notebook only);
@@ -35,13 +42,14 @@ submission's processes get:
   grader's file through a pipe; a **scrubbed environment** (``--clearenv``);
 * **limits of the submission as a unit** (:class:`Unit`): a control group per submission
   where the machine allows it (root, cgroup v2 or v1): memory of all its processes, its
-  tmpfs and the kernel's buffers it fills (pipes, unix sockets: measured in
+  tmpfs and the kernel's buffers it fills (pipes: measured in
   ``tests/test_sandbox_isolation.py``) together, a process count, CPU time of all its
   processes (the grader reads the group's CPU counter and ends it), at most one CPU and an
   equal share of the machine's CPU beside the other submissions. Elsewhere the strongest
   fallback: RLIMIT_NPROC (a fresh uid as root; the user's own count otherwise), the grader
   summing the CPU time and resident memory of every process of the sandbox,
-  RLIMIT_AS/RLIMIT_CPU/RLIMIT_NOFILE per process. :meth:`Unit.describe` says which is in
+  RLIMIT_AS/RLIMIT_CPU/RLIMIT_NOFILE per process, and the kernel's buffers bounded by
+  construction (:data:`PIPE_BOUND`). :meth:`Unit.describe` says which is in
   force;
 * an **end**: bwrap's init is process 1 of the PID namespace; when the notebook's process
   ends, is killed, or the grader dies (``--die-with-parent``), the kernel kills every process
@@ -60,6 +68,7 @@ from __future__ import annotations
 
 import ctypes
 import functools
+import json
 import os
 import pwd
 import re
@@ -72,10 +81,11 @@ import sys
 import tempfile
 import threading
 import time
+import urllib.parse
 from pathlib import Path
 
 from .. import _checks
-from . import _args, seccomp
+from . import _args, _neutral, seccomp
 
 HOME = "/home/student"
 """The working folder inside the sandbox."""
@@ -96,6 +106,15 @@ SHM_BYTES = 64 * 2**20
 """Size of /dev/shm."""
 MAX_PROCESSES = 32
 """Processes (and threads) a sandbox may run at a time."""
+OPEN_FILES = 32
+"""RLIMIT_NOFILE of every process of a sandbox (an honest run holds fewer than 16)."""
+PIPE_BYTES = 16 * 4096
+"""The most a pipe holds inside (its default 16 pages: ``F_SETPIPE_SZ`` is refused)."""
+PIPE_BOUND = MAX_PROCESSES * OPEN_FILES * PIPE_BYTES
+"""What a sandbox can make the kernel hold in pipes, its only kernel buffers without a
+control group (no sockets, SysV IPC, memfd or splice: :mod:`robodyn.grading.seccomp`):
+every pipe kept by one descriptor of one of at most ``MAX_PROCESSES`` processes of
+``OPEN_FILES`` descriptors each -- 64 MiB."""
 _PROBE = {}
 _LIBC = ctypes.CDLL(None, use_errno=True)
 _PR_SET_NO_NEW_PRIVS = 38
@@ -584,7 +603,8 @@ def _private_mounts(staged, program):
                 fh.write(text)
     elif _LIBC.unshare(_CLONE_NEWNS) != 0:
         os._exit(125)
-    sources = [(os.open(h, os.O_PATH), i) for h, i in staged]
+    sources = [(os.open(h, os.O_PATH), i) for h, i, _ in staged]
+    layers = {i: os.open(n, os.O_PATH) for _, i, n in staged if n is not None}
     if program is not None:
         sources.append((os.open(program, os.O_PATH), "b"))
     if not (_mount("none", "/", None, _MS_REC | _MS_PRIVATE, None) and
@@ -602,8 +622,14 @@ def _private_mounts(staged, program):
         else:
             os.mkdir(f"h{i}")
             os.mkdir(f"t{i}")
+            lower = f"h{i}:e"
+            if i in layers:                               # the neutral copies, on top
+                os.mkdir(f"n{i}")
+                if _mount(f"/proc/self/fd/{layers[i]}", f"n{i}", None, _MS_BIND, None):
+                    lower = f"n{i}:h{i}:e"
+                os.close(layers[i])
             ok = _mount(src, f"h{i}", None, _MS_BIND | _MS_REC, None) and (_mount(
-                "overlay", f"t{i}", "overlay", _MS_RDONLY, f"lowerdir=h{i}:e") or
+                "overlay", f"t{i}", "overlay", _MS_RDONLY, f"lowerdir={lower}") or
                 _mount(src, f"t{i}", None, _MS_BIND | _MS_REC, None))  # no overlay: a bind
         os.close(fd)
         if not ok:
@@ -624,6 +650,41 @@ def _program(exe):
     return f"{STAGE}/tb/{os.path.relpath(exe, root)}", root
 
 
+def _layer(host, dest):
+    """The folder of neutral copies of the files of ``host`` (mounted at ``dest``) that name
+    a host path (:func:`robodyn.grading._neutral.layer`), or None (a file, or no private
+    cache folder to build it in: then the compiled modules inside name the host's
+    folders)."""
+    if not os.path.isdir(host):
+        return None
+    import robodyn
+    pairs = python_mounts() + ([(sys.prefix, VENV_ROOT)] if _in_venv() else [])
+    checkout = os.path.dirname(os.path.dirname(os.path.realpath(robodyn.__file__)))
+    hidden = [checkout] + _editable_roots()
+    try:
+        return _neutral.layer(host, dest, _neutral.rules(pairs, hidden))
+    except OSError:
+        return None
+
+
+def _editable_roots():
+    """The folders the virtual environment's editable installs point to (their
+    ``direct_url.json``): files naming them are emptied in the layers."""
+    out = []
+    lib = os.path.realpath(os.path.join(sys.prefix, "lib"))
+    for pyver in sorted(os.listdir(lib)) if _in_venv() and os.path.isdir(lib) else ():
+        site = os.path.join(lib, pyver, "site-packages")
+        for name in sorted(os.listdir(site)) if os.path.isdir(site) else ():
+            try:
+                with open(os.path.join(site, name, "direct_url.json"), "rb") as f:
+                    url = json.loads(f.read(65536)).get("url", "")
+            except (OSError, ValueError, AttributeError):
+                continue
+            if isinstance(url, str) and url.startswith("file:///") and len(url) > 9:
+                out.append(os.path.realpath(urllib.parse.unquote(url[len("file://"):])))
+    return sorted(set(out))[:100]
+
+
 STDERR_BYTES = 4 * 2**20
 """What the grader keeps of a sandbox's standard error (the rest is read and dropped)."""
 
@@ -638,7 +699,7 @@ class Launch:
     """
 
     def __init__(self, exe, argv, *, env=None, files=None, unit=None, rlimits=None):
-        self.fds, self.drain = [], None
+        self.fds, self.drain, self.env = [], None, {}
         self._made_with = ((exe, argv), {"env": env, "files": files, "unit": unit,
                                          "rlimits": rlimits})
         exe, argv, env, files, _ = _command_args(exe, argv, env, files, (), "Launch", fds=False)
@@ -658,7 +719,7 @@ class Launch:
             program, self.program = _program(os.path.realpath(exe))
             mounts = []
             for i, (host, dest) in enumerate(python_mounts()):
-                self.staged.append((host, i))
+                self.staged.append((host, i, _layer(host, dest)))
                 mounts.append((f"{STAGE}/t{i}", dest))
             extra, data, more_env = _layout()
             for dest, blob in data.items():
@@ -672,8 +733,8 @@ class Launch:
                 copies.append((fd, name))
             filt = _memfd("seccomp", seccomp.program())
             self.fds.append(filt)
-            full = _command(program, argv, {**(env or {}), **more_env},
-                            copies, mounts, filt, extra)
+            self.env = {**(env or {}), **more_env}
+            full = _command(program, argv, self.env, copies, mounts, filt, extra)
             self.exe, cut = full[0], len(full) - 1 - full[::-1].index("--")
             self.argv = full[cut:]                     # "--" and the command (inside paths)
             blob = b"".join(os.fsencode(a) + b"\0" for a in full[1:cut])
@@ -714,13 +775,13 @@ class Launch:
             self.drain = None
 
     def preexec(self):
-        """In the child, before exec: limits, the unit's group, the private mounts, then (as
-        root) the drop to the dedicated uid, and no_new_privs."""
-        if self.rlimits is not None:
-            self.rlimits()
+        """In the child, before exec: the unit's group, the private mounts, the limits, then
+        (as root) the drop to the dedicated uid, and no_new_privs."""
         if self.unit is not None:
             self.unit.enter()
         _private_mounts(self.staged, self.program)
+        if self.rlimits is not None:          # after the mounts: the grader's descriptors
+            self.rlimits()                    # are still open here (closed before exec)
         if os.geteuid() == 0:
             os.setgroups([])
             os.setresgid(self.uid, self.uid, self.uid)
@@ -729,8 +790,9 @@ class Launch:
             os._exit(126)
 
     def popen(self, **kw):
-        """Start bwrap (``subprocess.Popen`` keywords: stdin, stdout, stderr, cwd, env,
-        pass_fds; the others are the launch's own). A file given as ``stderr`` receives the
+        """Start bwrap (``subprocess.Popen`` keywords: stdin, stdout, stderr, cwd, env --
+        by default the environment inside, for bwrap is process 1 there and its environment
+        can be read --, pass_fds; the others are the launch's own). A file given as ``stderr`` receives the
         sandbox's standard error through a pipe (at most :data:`STDERR_BYTES`), so that no
         descriptor inside names a host file."""
         extra = set(kw) - _POPEN_KEYWORDS
@@ -739,6 +801,7 @@ class Launch:
                                 f"{sorted(map(str, extra))[:5]}", exc=TypeError)
         if not self.fds:
             raise _checks.error("popen: self", "an open Launch", "a closed one")
+        kw.setdefault("env", self.env)        # bwrap is process 1 inside: its environ shows
         pass_fds = tuple(kw.pop("pass_fds", ())) + tuple(self.fds)
         for fd in self.fds:
             os.set_inheritable(fd, True)
@@ -1089,16 +1152,16 @@ def preexec(*, memory_mb, cpu_seconds, file_mb, processes=None):
 
 def _setup_limits(memory_mb, cpu_seconds, file_mb, processes):
     """What :func:`preexec`'s function does in the child (a module function: it pickles)."""
+    if processes is not None:                  # first: it opens files, NOFILE is low
+        processes.enter()
     mem = int(memory_mb) * 2**20
     resource.setrlimit(resource.RLIMIT_AS, (mem, mem))
     resource.setrlimit(resource.RLIMIT_CPU, (int(cpu_seconds), int(cpu_seconds) + 2))
     fsize = int(file_mb) * 2**20
     resource.setrlimit(resource.RLIMIT_FSIZE, (fsize, fsize))
-    resource.setrlimit(resource.RLIMIT_NOFILE, (256, 256))
+    resource.setrlimit(resource.RLIMIT_NOFILE, (OPEN_FILES, OPEN_FILES))
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
     signal.signal(signal.SIGXFSZ, signal.SIG_IGN)      # a too-large write fails, not the run
-    if processes is not None:
-        processes.enter()
 
 from .._boundary import seal as _seal  # noqa: E402 -- the one boundary (issue 28): last, over the finished module
 _seal(globals(), {"*": {"text": "all"}})

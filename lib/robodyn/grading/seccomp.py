@@ -12,13 +12,35 @@ system call the kernel knows is **decided** here by name, one of:
   key ring, ``bpf``, ``perf_event_open``, ``userfaultfd``, ``io_uring_*``, the old AIO calls,
   ``kexec_*``, modules, ``swapon/off``, ``reboot``, ``open_by_handle_at``, ``personality``,
   clocks, ``syslog``, ``acct``, ``quotactl``/``quotactl_fd``, ``kcmp``, ``pidfd_getfd``,
-  ``fanotify_*``, ``memfd_secret``, ``modify_ldt``, ``sync``, ...;
-* :data:`CHECKED` -- decided on an argument: ``socket`` and ``socketpair`` only for
-  ``AF_UNIX`` (every other family -- ``AF_INET``, ``AF_INET6``, ``AF_VSOCK``, ``AF_NETLINK``,
-  ``AF_PACKET``, ``AF_BLUETOOTH``, ... -- is refused with ``EAFNOSUPPORT``: no network of any
-  kind, and no kernel socket buffers beyond a unix socket's), ``clone`` without namespace
-  flags, ``clone3`` answered ``ENOSYS`` (its flags sit behind a pointer that BPF cannot read;
-  the C library then falls back to ``clone``).
+  ``fanotify_*``, ``memfd_secret``, ``modify_ldt``, ``sync``, ...; and every call that
+  makes the kernel hold memory for the submission beyond a small bound (issue 41 point 2,
+  below): ``splice``/``tee``/``vmsplice`` (pages moved or pinned into pipes),
+  ``memfd_create`` (files outside the sized tmpfs), System V shared memory, semaphores and
+  message queues (kept by the IPC namespace after the process lets go), POSIX message queues;
+* :data:`CHECKED` -- decided on an argument, or answered otherwise: ``socket`` and
+  ``socketpair`` refused with ``EAFNOSUPPORT`` for **every** family, ``AF_UNIX`` included (no
+  network of any kind -- ``AF_INET``, ``AF_INET6``, ``AF_VSOCK``, ``AF_NETLINK``,
+  ``AF_PACKET``, ... -- and no socket buffers at all: an honest run opens no socket, as
+  ``tests/test_seccomp_table.py`` measures by tracing one); ``fcntl`` without
+  ``F_SETPIPE_SZ`` (a pipe keeps its default 64 KiB); ``pipe2`` without
+  ``O_NOTIFICATION_PIPE``; ``clone`` without namespace flags; ``clone3`` answered ``ENOSYS``
+  (its flags sit behind a pointer that BPF cannot read; the C library then falls back to
+  ``clone``).
+
+**Kernel memory without a control group.** Where no cgroup charges the kernel's buffers to
+the submission (an ordinary user's grader), what it can make the kernel hold is bounded by
+construction: no sockets, no SysV IPC, no memfd, no splice; files only in the sized tmpfs
+(``/tmp`` and the working folder 256 MiB each, ``/dev/shm`` 64 MiB); and pipes -- the one
+buffer left -- each at most 16 pages (64 KiB: ``F_SETPIPE_SZ`` refused), each held by an
+open descriptor (without sockets no descriptor can be parked in flight), so at most
+``P × F × 64 KiB`` where ``F`` is RLIMIT_NOFILE (:data:`robodyn.grading.jail.OPEN_FILES`,
+32) and ``P`` the processes the sandbox may have at once (:data:`robodyn.grading.jail.
+MAX_PROCESSES`, 32: the group's ``pids.max``, a fresh uid's RLIMIT_NPROC, or for an
+ordinary user's grader RLIMIT_NPROC set to the user's tasks at the start plus 32):
+**32 × 32 × 64 KiB = 64 MiB** (:data:`robodyn.grading.jail.PIPE_BOUND`), plus the pipes'
+own bookkeeping (under 1 KiB each). ``tests/test_sandbox_isolation.py`` fills every pipe a
+submission can open -- as many processes as it can fork, each opening pipes until its
+descriptors run out, filling each and keeping one end -- and measures what they hold.
 
 Every number that is not in the machine's table (:func:`numbers`: a gap, or a call added to
 the kernel after this table) gets ``ENOSYS``, as a kernel without it would answer; every call
@@ -39,9 +61,13 @@ import struct
 _LD_W_ABS, _JA, _JEQ, _JGE, _JSET, _RET = 0x20, 0x05, 0x15, 0x35, 0x45, 0x06
 RET_ALLOW = 0x7FFF0000
 RET_ERRNO = 0x00050000
-_NR, _ARCH, _ARG0_LOW = 0, 4, 16                     # offsets in struct seccomp_data (LE)
+_NR, _ARCH, _ARG0_LOW, _ARG1_LOW = 0, 4, 16, 24       # offsets in struct seccomp_data (LE)
 X32_BIT = 0x40000000
-AF_UNIX = 1
+F_SETPIPE_SZ = 1031
+"""fcntl's command that grows a pipe's buffer (up to /proc/sys/fs/pipe-max-size, 1 MiB):
+refused, so every pipe holds at most its default 64 KiB."""
+O_NOTIFICATION_PIPE = 0x80
+"""pipe2's flag for a watch-queue pipe (O_EXCL's bit on x86-64 and aarch64): refused."""
 CLONE_NS_FLAGS = (0x00020000 | 0x02000000 | 0x04000000 | 0x08000000 | 0x10000000 |
                   0x20000000 | 0x40000000 | 0x00000080)
 """CLONE_NEWNS, NEWCGROUP, NEWUTS, NEWIPC, NEWUSER, NEWPID, NEWNET, NEWTIME."""
@@ -200,12 +226,17 @@ personality acct settimeofday clock_settime clock_adjtime adjtimex syslog
 quotactl quotactl_fd vhangup iopl ioperm modify_ldt uselib _sysctl nfsservctl sysfs ustat
 fanotify_init fanotify_mark migrate_pages move_pages memfd_secret lsm_set_self_attr sync
 getpmsg putpmsg afs_syscall tuxcall security vserver epoll_ctl_old epoll_wait_old
+splice tee vmsplice memfd_create shmget shmat shmctl shmdt semget semop semctl semtimedop
+msgget msgsnd msgrcv msgctl mq_open mq_unlink mq_timedsend mq_timedreceive mq_notify
+mq_getsetattr
 """.split())
 """System calls refused with ``EPERM``."""
 
-CHECKED = {"socket": "AF_UNIX only", "socketpair": "AF_UNIX only",
+CHECKED = {"socket": "refused (EAFNOSUPPORT), every family", "socketpair": "refused "
+           "(EAFNOSUPPORT), every family", "fcntl": "without F_SETPIPE_SZ",
+           "pipe2": "without O_NOTIFICATION_PIPE",
            "clone": "without namespace flags", "clone3": "ENOSYS (the C library falls back)"}
-"""System calls decided on an argument."""
+"""System calls decided on an argument, or answered other than EPERM/ENOSYS."""
 
 ALLOWED = frozenset("""
 read write open close stat fstat lstat newfstatat statx poll ppoll select pselect6 lseek mmap
@@ -216,8 +247,8 @@ rt_sigaction rt_sigprocmask rt_sigreturn rt_sigpending rt_sigtimedwait rt_sigque
 rt_sigsuspend rt_tgsigqueueinfo sigaltstack signalfd signalfd4 pause alarm getitimer setitimer
 kill tkill tgkill pidfd_open pidfd_send_signal
 ioctl pread64 pwrite64 readv writev preadv pwritev preadv2 pwritev2 access faccessat
-faccessat2 pipe pipe2 dup dup2 dup3 fcntl flock fsync fdatasync syncfs sync_file_range
-truncate ftruncate fallocate readahead fadvise64 sendfile splice tee vmsplice copy_file_range
+faccessat2 pipe dup dup2 dup3 flock fsync fdatasync syncfs sync_file_range
+truncate ftruncate fallocate readahead fadvise64 sendfile copy_file_range
 cachestat getdents getdents64 getcwd chdir fchdir rename renameat renameat2 mkdir mkdirat
 rmdir creat link linkat unlink unlinkat symlink symlinkat readlink readlinkat chmod fchmod
 fchmodat fchmodat2 chown fchown lchown fchownat umask mknod mknodat utime utimes utimensat
@@ -225,7 +256,7 @@ futimesat openat openat2 close_range statfs fstatfs
 setxattr lsetxattr fsetxattr getxattr lgetxattr fgetxattr listxattr llistxattr flistxattr
 removexattr lremovexattr fremovexattr setxattrat getxattrat listxattrat removexattrat
 file_getattr file_setattr inotify_init inotify_init1 inotify_add_watch inotify_rm_watch
-memfd_create eventfd eventfd2 timerfd_create timerfd_settime timerfd_gettime
+eventfd eventfd2 timerfd_create timerfd_settime timerfd_gettime
 epoll_create epoll_create1 epoll_ctl epoll_wait epoll_pwait epoll_pwait2
 connect accept accept4 sendto recvfrom sendmsg recvmsg sendmmsg recvmmsg shutdown bind listen
 getsockname getpeername setsockopt getsockopt
@@ -241,8 +272,8 @@ sched_setscheduler sched_getscheduler sched_get_priority_max sched_get_priority_
 sched_rr_get_interval sched_setaffinity sched_getaffinity sched_setattr sched_getattr getcpu
 nanosleep clock_nanosleep clock_gettime clock_getres gettimeofday time uname sysinfo
 getrandom timer_create timer_settime timer_gettime timer_getoverrun timer_delete
-shmget shmat shmctl shmdt semget semop semctl semtimedop msgget msgsnd msgrcv msgctl
-mq_open mq_unlink mq_timedsend mq_timedreceive mq_notify mq_getsetattr
+
+
 """.split())
 """System calls allowed as they are."""
 
@@ -263,15 +294,16 @@ def _machine(machine, fname):
 
 def decision(name):
     """What the filter does with the system call ``name``: ``'allow'``, ``'eperm'``,
-    ``'socket'`` (AF_UNIX only), ``'clone'`` (no namespace flags), ``'enosys'``; a name it has
-    not decided: ``'enosys'``.
+    ``'socket'`` (refused with ``EAFNOSUPPORT``, every family), ``'clone'`` (no namespace
+    flags), ``'fcntl'`` (no ``F_SETPIPE_SZ``), ``'pipe2'`` (no ``O_NOTIFICATION_PIPE``),
+    ``'enosys'``; a name it has not decided: ``'enosys'``.
 
-    >>> decision("quotactl_fd"), decision("socket"), decision("read")
-    ('eperm', 'socket', 'allow')
+    >>> decision("quotactl_fd"), decision("socket"), decision("read"), decision("fcntl")
+    ('eperm', 'socket', 'allow', 'fcntl')
     """
     if name in ("socket", "socketpair"):
         return "socket"
-    if name in ("clone", "clone3"):
+    if name in ("clone", "clone3", "fcntl", "pipe2"):
         return name.replace("clone3", "enosys")
     if name in DENIED:
         return "eperm"
@@ -317,9 +349,11 @@ def program(machine=None):
     if x32:
         head += [_ins(_JGE, X32_BIT, 0, 1), ("ja", "eperm")]
     body = _search(_ranges(_NUMBERS[machine]))
-    tail = {"socket": [_ins(_LD_W_ABS, _ARG0_LOW), ("jeq", AF_UNIX, "allow", None),
-                       _ins(_RET, RET_ERRNO | errno.EAFNOSUPPORT)],
+    tail = {"socket": [_ins(_RET, RET_ERRNO | errno.EAFNOSUPPORT)],
             "clone": [_ins(_LD_W_ABS, _ARG0_LOW), ("jset", CLONE_NS_FLAGS, "eperm", "allow")],
+            "fcntl": [_ins(_LD_W_ABS, _ARG1_LOW), ("jeq", F_SETPIPE_SZ, "eperm", "allow")],
+            "pipe2": [_ins(_LD_W_ABS, _ARG1_LOW),
+                      ("jset", O_NOTIFICATION_PIPE, "eperm", "allow")],
             "allow": [_ins(_RET, RET_ALLOW)],
             "eperm": [_ins(_RET, RET_ERRNO | errno.EPERM)],
             "enosys": [_ins(_RET, RET_ERRNO | errno.ENOSYS)]}
