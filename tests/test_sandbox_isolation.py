@@ -569,7 +569,7 @@ check("distributions", repr([(str(getattr(d, "_path", "")), d.read_text("direct_
 for f in gc.get_objects():                              # every loaded function's code
     if isinstance(f, types.FunctionType):
         code_names(f.__code__, f"function {f.__module__}.{f.__qualname__}")
-for call in (lambda: robodyn.kinematics.rotation("not an axis", 1.0),
+for call in (lambda: robodyn.rigid_motion.rotation("not an axis", 1.0),
              lambda: numpy.zeros(-1), lambda: sympy.sympify("1/"),
              lambda: open("/no/such/file"), lambda: __import__("no_such_module")):
     try:
