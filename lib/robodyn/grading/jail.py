@@ -30,8 +30,8 @@ submission's processes get:
   folder, so ``/proc/self/mountinfo`` inside shows ``overlay ... lowerdir=h1:e``, not the
   checkout; and the unprivileged user needs no access to the host folders (a Python, a
   checkout or the venv's bwrap below a 0700 folder such as ``/root`` or a ``mktemp -d``).
-  Above each folder's layer lies a layer of **neutral copies** (:mod:`robodyn.grading.
-  _neutral`, cached per state of the folder): every compiled module with its code objects'
+  Above each folder's layer lies a layer of **neutral copies** (``robodyn.grading._neutral``,
+  cached per state of the folder): every compiled module with its code objects'
   ``co_filename`` naming the path inside, not the path it was compiled at, and every text
   file that names a host folder (``_sysconfigdata``, ``Makefile``, scripts) rewritten.
   A fresh ``/proc`` with ``/proc/sys`` and the rest **read-only**, a read-only ``/`` and
@@ -109,7 +109,7 @@ MAX_PROCESSES = 32
 OPEN_FILES = 32
 """RLIMIT_NOFILE of every process of a sandbox (an honest run holds fewer than 16)."""
 PIPE_BYTES = 16 * 4096
-"""The most a pipe holds inside (its default 16 pages: ``F_SETPIPE_SZ`` is refused)."""
+"""The most a pipe holds inside, its default 16 pages (``F_SETPIPE_SZ`` is refused)."""
 PIPE_BOUND = MAX_PROCESSES * OPEN_FILES * PIPE_BYTES
 """What a sandbox can make the kernel hold in pipes, its only kernel buffers without a
 control group (no sockets, SysV IPC, memfd or splice: :mod:`robodyn.grading.seccomp`):

@@ -34,8 +34,7 @@ construction: no sockets, no SysV IPC, no memfd, no splice; files only in the si
 buffer left -- each at most 16 pages (64 KiB: ``F_SETPIPE_SZ`` refused), each held by an
 open descriptor (without sockets no descriptor can be parked in flight), so at most
 ``P × F × 64 KiB`` where ``F`` is RLIMIT_NOFILE (:data:`robodyn.grading.jail.OPEN_FILES`,
-32) and ``P`` the processes the sandbox may have at once (:data:`robodyn.grading.jail.
-MAX_PROCESSES`, 32: the group's ``pids.max``, a fresh uid's RLIMIT_NPROC, or for an
+32) and ``P`` the processes the sandbox may have at once (``robodyn.grading.jail.MAX_PROCESSES``, 32: the group's ``pids.max``, a fresh uid's RLIMIT_NPROC, or for an
 ordinary user's grader RLIMIT_NPROC set to the user's tasks at the start plus 32):
 **32 × 32 × 64 KiB = 64 MiB** (:data:`robodyn.grading.jail.PIPE_BOUND`), plus the pipes'
 own bookkeeping (under 1 KiB each). ``tests/test_sandbox_isolation.py`` fills every pipe a
@@ -67,7 +66,7 @@ F_SETPIPE_SZ = 1031
 """fcntl's command that grows a pipe's buffer (up to /proc/sys/fs/pipe-max-size, 1 MiB):
 refused, so every pipe holds at most its default 64 KiB."""
 O_NOTIFICATION_PIPE = 0x80
-"""pipe2's flag for a watch-queue pipe (O_EXCL's bit on x86-64 and aarch64): refused."""
+"""pipe2's flag for a watch-queue pipe, refused (O_EXCL's bit on x86-64 and aarch64)."""
 CLONE_NS_FLAGS = (0x00020000 | 0x02000000 | 0x04000000 | 0x08000000 | 0x10000000 |
                   0x20000000 | 0x40000000 | 0x00000080)
 """CLONE_NEWNS, NEWCGROUP, NEWUTS, NEWIPC, NEWUSER, NEWPID, NEWNET, NEWTIME."""

@@ -325,14 +325,14 @@ def contact_impulse(M, Jn, qd_minus, restitution: Restitution, *,
     friction : :math:`\mu \ge 0`, one or one per contact (contacts without ``Jt`` ignore it)
     Jt : (p, n) tangent rows (sliding velocity of each contact), needed when friction > 0
     tol : relative tolerance of the complementarity tests (and of the Gauss--Seidel sweeps)
-    method : the solver: ``"enumerate"`` (every mode, at most :data:`MAX_MODES`: the
+    method : the solver: ``"enumerate"`` (every mode, at most ``robodyn.impacts.MAX_MODES``: the
         reference), ``"lemke"`` (Lemke's pivoting on the Delassus LCP, or on Stewart and
         Trinkle's planar cone with friction: exact), ``"pgs"`` (projected Gauss--Seidel:
         iterative, to ``tol``, the fastest for hundreds of contacts) or ``"auto"``:
         enumeration up to ``AUTO_ENUMERATE`` modes, Lemke up to ``AUTO_LEMKE``
         unknowns, else projected Gauss--Seidel (see ``choose_method``)
     max_iter : cap on Lemke's pivots or on the Gauss--Seidel sweeps (default 50 (k + 1) for k
-        LCP unknowns, 2000 + 50 p sweeps); at most :data:`~robodyn.impacts.MAX_SWEEPS`
+        LCP unknowns, 2000 + 50 p sweeps); at most ``robodyn.impacts.MAX_SWEEPS``
 
     Returns
     -------
@@ -343,7 +343,7 @@ def contact_impulse(M, Jn, qd_minus, restitution: Restitution, *,
     ValueError
         shapes; M not SPD; e outside [0, 1] or :math:`\mu < 0`; a vanishing normal row;
         friction without tangent rows; no admissible mode (an infeasible contact set); more
-        than :data:`MAX_MODES` modes to enumerate; the iteration cap reached; a non-finite
+        than ``robodyn.impacts.MAX_MODES`` modes to enumerate; the iteration cap reached; a non-finite
         result.
 
     Examples

@@ -104,7 +104,7 @@ def lemke(A, b, *, max_pivots=None, tol: Tolerance = 1e-12):
     ----------
     A : (k, k) real matrix (copositive-plus, e.g. positive semidefinite, for a guaranteed end)
     b : (k,) real vector
-    max_pivots : cap on the pivots (default 50 (k + 1); at most :data:`MAX_PIVOTS`)
+    max_pivots : cap on the pivots (default 50 (k + 1); at most ``robodyn.impacts.MAX_PIVOTS``)
     tol : relative pivot tolerance
 
     Returns
@@ -114,7 +114,7 @@ def lemke(A, b, *, max_pivots=None, tol: Tolerance = 1e-12):
     Raises
     ------
     ValueError
-        shapes, non-finite numbers, a cap above :data:`MAX_PIVOTS`; no solution found (a
+        shapes, non-finite numbers, a cap above ``robodyn.impacts.MAX_PIVOTS``; no solution found (a
         secondary ray) or one that fails the complementarity test.
     RuntimeError
         more pivots than ``max_pivots``.
