@@ -882,8 +882,8 @@ def simulate_hybrid(system, q0, qd0, t_final, *, t0=0.0, method="DOP853", rtol=1
     A ball dropped from 1 m, e = 0.5: the bounces accumulate at
     :math:`t_\infty = \sqrt{2h/g}\,(1+e)/(1-e)`, and the ball then rests on the ground.
 
-    >>> from robodyn import walkers
-    >>> tr = simulate_hybrid(walkers.bouncing_ball(0.5), [0.0, 1.0], [0.0, 0.0], 5.0)
+    >>> from robodyn import walking
+    >>> tr = simulate_hybrid(walking.bouncing_ball(0.5), [0.0, 1.0], [0.0, 0.0], 5.0)
     >>> tr.stop_reason, round(tr.zeno_time, 6), round(float(3 * np.sqrt(2 / 9.81)), 6)
     ('t_final', 1.354571, 1.354571)
     >>> bool(abs(tr.q[-1, 1]) < 1e-9), float(tr.t[-1])
@@ -920,8 +920,8 @@ def return_map(system, x, *, surface=None, t_max=10.0, **options):
     :class:`~robodyn.impacts.LimitReached` (a ValueError) when no impact comes
     within ``t_max`` seconds or the motion ends otherwise (a fall).
 
-    >>> from robodyn import walkers
-    >>> ball = walkers.bouncing_ball(0.5)
+    >>> from robodyn import walking
+    >>> ball = walking.bouncing_ball(0.5)
     >>> round(float(return_map(ball, [0, 0, 0, 2.0]).x[3]), 6)       # rebound speed e v
     1.0
     """

@@ -82,8 +82,8 @@ def moreau_jean(system, q0, qd0, t_final, h, *, t0=0.0, max_steps=10**6, tol: To
     A ball dropped from 1 m with e = 0.5 comes to rest near
     :math:`t_\infty = \sqrt{2/g}\,(1+e)/(1-e) = 1.3546` s:
 
-    >>> from robodyn import walkers
-    >>> r = moreau_jean(walkers.bouncing_ball(0.5), [0.0, 1.0], [0.0, 0.0], 2.0, 1e-3)
+    >>> from robodyn import walking
+    >>> r = moreau_jean(walking.bouncing_ball(0.5), [0.0, 1.0], [0.0, 0.0], 2.0, 1e-3)
     >>> bool(abs(r.q[-1, 1]) < 1e-4), bool(abs(r.qd[-1, 1]) < 1e-9)
     (True, True)
     """
