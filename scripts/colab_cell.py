@@ -98,8 +98,14 @@ def extras_for(nb) -> str:
     'viz,robots'
     >>> extras_for({"cells": [{"cell_type": "code", "source": "import numpy"}]})
     'viz'
+    >>> extras_for({"cells": [{"cell_type": "code", "source":
+    ...     "### BEGIN HIDDEN TESTS\\nimport pinocchio\\n### END HIDDEN TESTS"}]})
+    'viz'
     """
     code = "\n".join("".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "code")
+    # an instructor notebook's hidden tests are not in the student's copy (nbgrader strips
+    # them, and the grader runs them in its own venv): both copies get the student's extras
+    code = re.sub(r"### BEGIN HIDDEN TESTS.*?### END HIDDEN TESTS", "", code, flags=re.S)
     imported = set(re.findall(r"^\s*(?:import|from)\s+(\w+)", code, re.M))
     extras = ["viz"]
     if imported & REFERENCE_MODULES:
