@@ -21,9 +21,11 @@ A_i]q_i}` as in :mod:`robodyn.trees` (twists :math:`(\omega, v)`, wrenches :math
 
 .. math::
    U_i = \mathcal I^A_i\mathcal A_i,\quad D_i = \mathcal A_i^TU_i,\quad
-   u_i = \tau_i - \mathcal A_i^Tp^A_i,\quad
+   u_i = \tau_i - \mathcal A_i^Tp^A_i,
+
    \mathcal I^A_{\lambda(i)} \mathrel{+}= \mathrm{Ad}_i^T\bigl(\mathcal I^A_i
-   - U_iU_i^T/D_i\bigr)\mathrm{Ad}_i,\quad
+   - U_iU_i^T/D_i\bigr)\mathrm{Ad}_i,
+
    \ddot q_i = \bigl(u_i - U_i^T(\mathrm{Ad}_i\dot V_{\lambda(i)} + c_i)\bigr)/D_i .
 
 The robot is a :class:`~robodyn.urdf.RobotModel` with a fixed base (a tree: branches are
