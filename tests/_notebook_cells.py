@@ -20,10 +20,11 @@ def code_cells(notebook):
 
 
 def check_source(notebook):
-    """The source of the notebook's cell tagged `check` (there is exactly one)."""
+    """The source of the notebook's last cell tagged `check` (the chapter's own check; a section
+    may have its own before it)."""
     checks = [src for _, tags, src in code_cells(notebook) if "check" in tags]
-    assert len(checks) == 1, f"{notebook}: {len(checks)} check cells"
-    return checks[0]
+    assert checks, f"{notebook}: no check cell"
+    return checks[-1]
 
 
 def run_cells(notebook, until_check=True, skip=()):
@@ -37,8 +38,10 @@ def run_cells(notebook, until_check=True, skip=()):
     import matplotlib.pyplot as plt
     ns = {"__name__": "__notebook__", "display": lambda *a, **k: None}
     with np.printoptions():             # a chapter's np.set_printoptions stays in the chapter
-        for cid, tags, src in code_cells(notebook):
-            if until_check and "check" in tags:
+        cells = code_cells(notebook)
+        last = max((i for i, (_, tags, _) in enumerate(cells) if "check" in tags), default=None)
+        for i, (cid, tags, src) in enumerate(cells):
+            if until_check and i == last:
                 break
             if "remove-cell" in tags and "google.colab" in src:
                 continue
