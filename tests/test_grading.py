@@ -496,10 +496,10 @@ WRONG_V = {        # a common mistake for each problem of set V
            " [g / l1, -g * (m1 + m2) / (l1 * m1), 0, 0]])   # l2 forgotten"),
     "p7": "u2_slot = (l1 * sp.cos(q1) + l2 * sp.cos(q1 + q2)) / (l2 * sp.cos(q1 + q2)) * u1   # sign",
     "p8": "M_slot = rd.lagrange.equations_of_motion(models.planar_rr(l1, l2, m1, m2)).M[0, 0]",
-    "p9": "omega_tip = float(flexible.clamped_free_roots(1)[0]**2 * np.sqrt(10 / 0.5))  # no tip mass",
+    "p9": "omega_tip = float(kane.clamped_free_roots(1)[0]**2 * np.sqrt(10 / 0.5))  # no tip mass",
     "p10": ("V_twist_B = sp.Matrix([[l1 * sp.sin(q2), 0], [l1 * sp.cos(q2) + l2 / 2, l2 / 2],"
             " [0, 0], [0, 0], [0, 0], [1, 1]])   # (v, omega)"),
-    "p11": "omega_spin = float(np.sqrt(flexible.clamped_free_roots(1)[0]**4 - 9.0))  # linear",
+    "p11": "omega_spin = float(np.sqrt(kane.clamped_free_roots(1)[0]**4 - 9.0))  # linear",
 }
 
 

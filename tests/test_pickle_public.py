@@ -314,3 +314,33 @@ def test_a_public_object_pickles_and_gives_equal_numbers(q):
 def test_a_public_function_pickles_as_itself(q):
     f = FUNCTIONS[q]
     assert pickle.loads(pickle.dumps(f)) is f
+
+
+LOADER = """
+import pickle, sys
+blobs, failed = pickle.load(sys.stdin.buffer), []
+for q, blob in blobs.items():
+    try:
+        pickle.loads(blob)
+    except Exception as err:
+        failed.append(f"{q}: {type(err).__name__}: {err}"[:300])
+print("\\n".join(failed))
+"""
+
+
+def test_public_objects_load_in_a_fresh_process():
+    """A pickle is read where it was not written: every instance, its caches filled (compiled
+    handles included), loads in a new interpreter that has imported nothing of robodyn."""
+    import os
+    import subprocess
+    import sys
+    blobs = {}
+    for q in sorted(set(CLASSES) & set(FACTORIES)):
+        obj = instance(q)
+        probe(obj)
+        blobs[q] = pickle.dumps(obj)
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
+    out = subprocess.run([sys.executable, "-c", LOADER], input=pickle.dumps(blobs),
+                         capture_output=True, timeout=300, env=env)
+    assert out.returncode == 0, out.stderr.decode()[-2000:]
+    assert not out.stdout.decode().strip(), out.stdout.decode()

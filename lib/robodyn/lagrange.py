@@ -503,6 +503,17 @@ class NumericEquations(NumericForm):
     def __repr__(self):
         return f"NumericEquations(n={self.n}, backend={self.backend!r})"
 
+    _recipe = None      # (equations, values, backend) when made by EquationsOfMotion.numeric
+
+    def __reduce__(self):
+        """Pickled as its recipe -- the symbolic equations, the values and the backend -- and
+        made again on loading (from the disk cache of compiled code, so without compiling):
+        its functions are compiled or generated code, which pickle cannot carry, and a
+        compiled module is not importable by name in another process."""
+        if self._recipe is None:
+            return super().__reduce__()
+        return _numeric_twin, self._recipe
+
     def _args(self, fname, t, **states):
         """The states (n,) or (B, n) checked (real, finite, one shape) and the time."""
         _checks.real_number(t, f"NumericEquations.{fname}: t", hint="a time in s")
@@ -794,8 +805,20 @@ class EquationsOfMotion(MassMatrixForm):
                 out = _lambdified(M, C, G, q, qd, inter)
         if self._recursion and not sub and out.backend == "c":
             out = _recursive(out, self._recursion, self.gravity)
+        out._recipe = (self, dict(key[1]) or None, backend)
         self._cache[key] = out
         return out
+
+    def __getstate__(self):
+        """Pickled (and copied) with its cache of numeric twins emptied: each is made again
+        on use."""
+        return {**self.__dict__, "_cache": {}}
+
+
+def _numeric_twin(equations, values, backend):
+    """``equations.numeric(values, backend)``: how a pickled :class:`NumericEquations` is made
+    again."""
+    return equations.numeric(values, backend)
 
 
 def _recursive(out, robot, gravity):
