@@ -844,7 +844,14 @@ def _ring_number(ring, x):
 
 def equations_of_motion(chain, speeds=None, gravity=DEFAULT_GRAVITY, q=None, u=None,
                         form="auto"):
-    r"""Kane's equations of a serial chain, :math:`M(q)\dot u = f(q, u) + B\tau`.
+    r"""Kane's equations of a serial chain or a kinematic tree, :math:`M(q)\dot u = f(q, u) +
+    B\tau`.
+
+    A :class:`~robodyn.urdf.RobotModel` (a tree from a URDF, fixed or floating base) goes
+    through Kane's method on the tree (:mod:`robodyn.kane._trees`, eq. (kane-tree-fr)): its
+    partial twists are the columns of the bodies' Jacobians, and the result is a
+    :class:`TreeEquations`; with a floating base the speeds are the base's body twist then the
+    joint speeds, and ``gravity`` is read in the base frame (Symbols keep every orientation).
 
     The derivation is Kane's method done recursively in the link frames. With u = qd the
     partial twists of link i are the columns of its body Jacobian, :math:`\mathcal V_{i,r} =
@@ -865,7 +872,7 @@ def equations_of_motion(chain, speeds=None, gravity=DEFAULT_GRAVITY, q=None, u=N
 
     Parameters
     ----------
-    chain : SerialChain with link inertias (numbers or sympy symbols)
+    chain : SerialChain with link inertias (numbers or sympy symbols), or a RobotModel
     speeds : n x n matrix W(q) in the symbols q, u = W qd (default the identity)
     gravity : 3-vector in the space frame, m/s^2 (planar models: ``(0, -g, 0)``)
     q, u : lists of n Symbols; default ``q1..qn``, ``u1..un``
@@ -892,8 +899,25 @@ def equations_of_motion(chain, speeds=None, gravity=DEFAULT_GRAVITY, q=None, u=N
     l1*l2*m2*cos(q2)/2 + l2**2*m2/3
     >>> k.f[1]
     -l1*l2*m2*u1**2*sin(q2)/2 - 981*l2*m2*cos(q1 + q2)/200
+
+    A tree from a URDF, against the articulated-body algorithm:
+
+    >>> from robodyn import trees, urdf
+    >>> pend = urdf.load_urdf("double_pendulum")
+    >>> kt = equations_of_motion(pend)
+    >>> acc = kt.numeric().accelerations([0.3, -0.2], [1.0, 0.5], tau=[0.1, 0.0])
+    >>> bool(abs(acc - trees.aba(pend, [0.3, -0.2], [1.0, 0.5], [0.1, 0.0])).max() < 1e-9)
+    True
     """
     fname = "kane.equations_of_motion"
+    from ..urdf import RobotModel
+    if isinstance(chain, RobotModel):
+        from ._trees import tree_equations
+        if form not in ("auto", "expanded"):
+            raise _checks.refusal(ValueError, f"{fname}: form: expected 'auto' or 'expanded' "
+                                  f"for a tree (no nested form), got {form!r}")
+        eom = tree_equations(chain, gravity, q, u, fname)
+        return eom if speeds is None else change_speeds(eom, speeds)
     if not isinstance(chain, SerialChain):
         _checks.chain(chain, f"{fname}: chain", SerialChain)
     if chain.link_inertias is None or chain.link_homes is None:

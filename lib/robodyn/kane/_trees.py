@@ -1,0 +1,135 @@
+r"""Kane's method on a kinematic tree (a :class:`~robodyn.urdf.RobotModel`: a parent array,
+fixed or floating base): :func:`robodyn.kane.equations_of_motion` given a robot model.
+
+The speeds are :math:`u = \dot q` (a floating base: :math:`u = (V_b, \dot q)`, the base's
+twist in its own frame first, the order of :func:`robodyn.trees.aba`). Body i's twist in its
+own frame is :math:`\mathcal V_i = J_i(q)u`, :math:`J_i` the tree's body Jacobian (columns
+only on the path from the base; :func:`robodyn.trees._sym_bodies`), so the **partial twists**
+of body i are the columns of :math:`J_i` (eq. (kane-tree-partial)). Its acceleration is the
+time derivative of that velocity,
+
+.. math:: \dot{\mathcal V}_i = J_i\dot u + \sum_k\frac{\partial(J_iu)}{\partial q_k}\dot q_k,
+
+and with the body wrench of inertia :math:`-(\mathcal I_i\dot{\mathcal V}_i -
+\mathrm{ad}^T_{\mathcal V_i}\mathcal I_i\mathcal V_i)` and of gravity :math:`\mathcal
+I_i(0, R_i^Tg)` (the weight at the mass centre, :math:`R_i` body i's orientation in the
+base frame), the generalized inertia and active forces are (eq. (kane-tree-fr))
+
+.. math:: F_r^* = -\sum_i J_{i,r}^T\big(\mathcal I_i\dot{\mathcal V}_i
+   - \mathrm{ad}^T_{\mathcal V_i}\mathcal I_i\mathcal V_i\big),\qquad
+   F_r = \sum_i J_{i,r}^T\,\mathcal I_i\begin{pmatrix}0\\ R_i^Tg\end{pmatrix},
+
+and Kane's equations :math:`F_r + F_r^* + \tau_r = 0` are :math:`M\dot u = f + \tau` with
+:math:`M = \sum_iJ_i^T\mathcal I_iJ_i` (the coefficients of :math:`\dot u`) and :math:`f = F_r
++ F_r^*|_{\dot u=0}`. A floating base is a body like the others, its Jacobian :math:`[\,1_6\;
+0\,]`; its pose never enters (the twists are body twists), except through gravity, given in the
+base frame, :math:`g_b = R_b^Tg`. The same equations by Lagrange's method:
+:func:`robodyn.trees.equations`.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import cached_property
+
+import sympy as sp
+
+from .. import _checks
+from ..equations import TIME, FieldsForm
+
+
+@dataclass(frozen=True, eq=False)
+class TreeEquations(FieldsForm):
+    r"""Kane's equations of a kinematic tree, made by :func:`robodyn.kane.equations_of_motion`
+    from a :class:`~robodyn.urdf.RobotModel` (a :class:`~robodyn.equations.MassMatrixForm`).
+
+    ``M`` (nv x nv), ``active_forces`` :math:`F_r` (gravity's, nv x 1), ``f`` :math:`= F_r +
+    F_r^*|_{\dot u = 0}`, so :math:`M\dot u = f + \tau`; ``velocity_products`` (the part of
+    :math:`-F_r^*` free of ``udot``) and ``inertia_forces`` :math:`F_r^*`; ``qd`` the
+    kinematics (the joint speeds; a floating base's first six speeds are its body twist);
+    ``B`` the identity (joint torques; a floating base: its wrench in the base frame first);
+    ``partial_velocities(body)`` the partial twists of a body (its Jacobian, 6 x nv)."""
+    q: sp.Matrix
+    u: sp.Matrix
+    udot: sp.Matrix
+    M: sp.Matrix
+    f: sp.Matrix
+    active_forces: sp.Matrix
+    qd: sp.Matrix
+    B: sp.Matrix
+    gravity: tuple
+    jacobians: tuple = field(repr=False, default=())
+    t: sp.Symbol = TIME
+    name: str = "tree"
+    _numeric_forms: dict = field(default_factory=dict, repr=False, compare=False)
+
+    @property
+    def n(self):
+        """The number of speeds."""
+        return self.u.shape[0]
+
+    @cached_property
+    def velocity_products(self):
+        r"""The part of :math:`-F_r^*` free of :math:`\dot u`: :math:`F_r - f` (nv x 1)."""
+        return self.active_forces - self.f
+
+    @cached_property
+    def inertia_forces(self):
+        r"""The generalized inertia forces :math:`F_r^* = -M\dot u -{}` (velocity products)."""
+        return -(self.M * self.udot) - self.velocity_products
+
+    def equations(self):
+        r"""Kane's equations :math:`F_r + F_r^* + \tau_r = 0`... as ``sympy.Eq`` (no inputs)."""
+        return [sp.Eq(a + b, 0) for a, b in zip(self.active_forces, self.inertia_forces)]
+
+    def partial_velocities(self, body):
+        r"""The partial twists :math:`(\omega_r, v_r)` of ``body`` (an index into the model's
+        bodies; with a floating base, -1 is the base) in its own frame: its Jacobian, 6 x nv."""
+        lo = -1 if self.n > len(self.qd) else 0
+        body = _checks.size(body, "TreeEquations.partial_velocities: body", low=lo,
+                            high=len(self.qd) - 1, hint="a body index (-1: a floating base)")
+        return self.jacobians[int(body) - lo]
+
+
+def _accelerations(J, u, q, qd):
+    """The body's twist rate at udot = 0: sum_k d(J u)/dq_k qd_k (the velocity differentiated)."""
+    V = J * u
+    a = sp.zeros(6, 1)
+    for qk, rk in zip(q, qd):
+        if V.has(qk):
+            a += V.diff(qk) * rk
+    return V, a
+
+
+def tree_terms(model, g, q, u):
+    """M, F_r and f of a tree by Kane's method (module docstring, eq. (kane-tree-fr)), and
+    the bodies' Jacobians (a floating base's first)."""
+    from ..trees import _sym_ad, _sym_bodies
+    nv = model.nv
+    qd = u[6:, 0] if model.floating else u
+    M, Fr, bias = sp.zeros(nv, nv), sp.zeros(nv, 1), sp.zeros(nv, 1)
+    bodies = _sym_bodies(model, q)
+    for J, R, _, I in bodies:
+        V, a = _accelerations(J, u, q, qd)
+        JT = J.T
+        M += JT * I * J
+        bias += JT * (I * a - _sym_ad(V).T * (I * V))
+        Fr += JT * (I * sp.Matrix.vstack(sp.zeros(3, 1), R.T * g))
+    for r in range(nv):                  # exactly symmetric (float products in either order)
+        for c in range(r + 1, nv):
+            M[c, r] = M[r, c]
+    return M, Fr, Fr - bias, tuple(J for J, _, _, _ in bodies)
+
+
+def tree_equations(model, gravity, q, u, fname):
+    """:func:`robodyn.kane.equations_of_motion` of a RobotModel (arguments checked here)."""
+    from ..trees import _sym_gravity, _sym_speeds
+    g = _sym_gravity(gravity, fname)
+    q, u = _sym_speeds(model, q, u, fname, "u")
+    key = ("kane", tuple(q), tuple(u), tuple(str(x) for x in g))
+    if key not in model._cache:
+        model._cache[key] = tree_terms(model, g, q, u)
+    M, Fr, f, Js = model._cache[key]
+    udot = sp.Matrix([sp.Symbol(f"{s.name}_dot") for s in u])
+    qd = u[6:, 0] if model.floating else u
+    gt = tuple(float(x) if x.is_Number else x for x in g)
+    return TreeEquations(q, u, udot, M, f, Fr, qd, sp.eye(model.nv), gt, Js, TIME, model.name)
