@@ -19,10 +19,11 @@ from ._flexible import (clamped_free_roots, pinned_free_roots, mode_shape, Flexi
                         HubRun, simulate_hub)
 
 __all__ = ["Particle", "RigidBody", "Force", "Torque", "KaneEquations", "kanes_equations",
-           "ChainEquations", "TreeEquations", "equations_of_motion", "change_speeds", "Linearization",
-           "linearize", "DEFAULT_GRAVITY", "clamped_free_roots", "pinned_free_roots",
-           "mode_shape", "FlexibleLink", "flexible_link", "natural_frequencies",
-           "spin_eigenvalues", "spin_up_profile", "HubRun", "simulate_hub"]
+           "ChainEquations", "TreeEquations", "equations_of_motion", "change_speeds",
+           "Linearization", "linearize", "DEFAULT_GRAVITY", "clamped_free_roots",
+           "pinned_free_roots", "mode_shape", "FlexibleLink", "flexible_link",
+           "natural_frequencies", "spin_eigenvalues", "spin_up_profile", "HubRun",
+           "simulate_hub"]
 
 from .._boundary import seal as _seal  # noqa: E402 -- the one boundary: last, over the finished module
 _seal(globals())

@@ -912,11 +912,11 @@ def equations_of_motion(chain, speeds=None, gravity=DEFAULT_GRAVITY, q=None, u=N
     fname = "kane.equations_of_motion"
     from ..urdf import RobotModel
     if isinstance(chain, RobotModel):
-        from ._trees import tree_equations
+        from ._trees import _tree_equations
         if form not in ("auto", "expanded"):
             raise _checks.refusal(ValueError, f"{fname}: form: expected 'auto' or 'expanded' "
                                   f"for a tree (no nested form), got {form!r}")
-        eom = tree_equations(chain, gravity, q, u, fname)
+        eom = _tree_equations(chain, gravity, q, u, fname)
         return eom if speeds is None else change_speeds(eom, speeds)
     if not isinstance(chain, SerialChain):
         _checks.chain(chain, f"{fname}: chain", SerialChain)

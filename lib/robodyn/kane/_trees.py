@@ -36,6 +36,8 @@ import sympy as sp
 from .. import _checks
 from ..equations import TIME, FieldsForm
 
+__all__ = ["TreeEquations"]
+
 
 @dataclass(frozen=True, eq=False)
 class TreeEquations(FieldsForm):
@@ -100,7 +102,7 @@ def _accelerations(J, u, q, qd):
     return V, a
 
 
-def tree_terms(model, g, q, u):
+def _tree_terms(model, g, q, u):
     """M, F_r and f of a tree by Kane's method (module docstring, eq. (kane-tree-fr)), and
     the bodies' Jacobians (a floating base's first)."""
     from ..trees import _sym_ad, _sym_bodies
@@ -120,16 +122,20 @@ def tree_terms(model, g, q, u):
     return M, Fr, Fr - bias, tuple(J for J, _, _, _ in bodies)
 
 
-def tree_equations(model, gravity, q, u, fname):
+def _tree_equations(model, gravity, q, u, fname):
     """:func:`robodyn.kane.equations_of_motion` of a RobotModel (arguments checked here)."""
     from ..trees import _sym_gravity, _sym_speeds
     g = _sym_gravity(gravity, fname)
     q, u = _sym_speeds(model, q, u, fname, "u")
     key = ("kane", tuple(q), tuple(u), tuple(str(x) for x in g))
     if key not in model._cache:
-        model._cache[key] = tree_terms(model, g, q, u)
+        model._cache[key] = _tree_terms(model, g, q, u)
     M, Fr, f, Js = model._cache[key]
     udot = sp.Matrix([sp.Symbol(f"{s.name}_dot") for s in u])
     qd = u[6:, 0] if model.floating else u
     gt = tuple(float(x) if x.is_Number else x for x in g)
     return TreeEquations(q, u, udot, M, f, Fr, qd, sp.eye(model.nv), gt, Js, TIME, model.name)
+
+
+from .._boundary import seal as _seal  # noqa: E402 -- the one boundary (issue 28): last, over the finished module
+_seal(globals())
