@@ -648,8 +648,8 @@ def _sym_ad(V):
 
 def _hamel_forcing(model, M, bodies, g, q, nu):
     r"""The forcing of a floating tree from Lagrange's function in the quasi-velocities
-    :math:`\nu = (V_b, \dot q)` (Boltzmann--Hamel; Euler--Poincaré for the base, eq.
-    (tree-hamel)): with :math:`p = M(q)\nu`,
+    :math:`\nu = (V_b, \dot q)` (the Boltzmann--Hamel equations; for the base, the
+    Euler--Poincaré equations on SE(3)): with :math:`p = M(q)\nu`,
 
     .. math:: \tfrac{d}{dt}p_b - \mathrm{ad}_{V_b}^Tp_b = Q_b,\qquad
        \tfrac{d}{dt}p_q - \tfrac12\nu^T\tfrac{\partial M}{\partial q}\nu = Q_q,
@@ -701,7 +701,7 @@ def equations(model, gravity=DEFAULT_GRAVITY, q=None, qd=None):
     angles alone) except through gravity, which enters as ``gravity`` *in the base frame*,
     :math:`g_b = R_b^Tg` (pass Symbols to keep the equations for every orientation). The
     equations are Lagrange's in quasi-velocities (Boltzmann--Hamel, Euler--Poincaré for the
-    base; eq. (tree-hamel), :func:`_hamel_forcing`), :math:`\dot q = K\nu` picks the joint
+    base: :func:`_hamel_forcing`), :math:`\dot q = K\nu` picks the joint
     speeds, and the inputs are :func:`aba`'s: the base wrench in the base frame, then the
     joint torques (B the identity).
 
