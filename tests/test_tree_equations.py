@@ -142,3 +142,17 @@ def test_tree_equations_pickle_and_refuse_bad_input():
         trees.equations(m, q=sp.symbols("a b"), qd=sp.symbols("a c d e f g h i"))
     with pytest.raises(ValueError, match="equations: gravity: expected a vector of length 3"):
         trees.equations(m, gravity=[0, -9.81])
+
+
+def test_partial_velocities_of_a_floating_tree():
+    """A floating base is body -1, its partial twists the first six speeds' unit columns;
+    a body index outside the tree is refused."""
+    m = urdf.load_urdf(TWO_LEGS, floating_base=True)
+    eom = kane.equations_of_motion(m, gravity=GB)
+    assert isinstance(eom, kane.ChainEquations) and eom.explicit() is eom
+    assert eom.partial_velocities(-1) == sp.Matrix.hstack(sp.eye(6), sp.zeros(6, 4))
+    J = eom.partial_velocities(3)
+    assert J[:, 6:8].is_zero_matrix and not J[:, 8:].is_zero_matrix   # the other leg's joints
+    for bad in (4, -2):
+        with pytest.raises(ValueError, match="TreeEquations.partial_velocities: body"):
+            eom.partial_velocities(bad)

@@ -18,7 +18,6 @@ def _tree():
 
 
 CALLS = {
-    "robodyn.kane.TreeEquations.equations": lambda: ((_tree(),), {}),
     "robodyn.kane.TreeEquations.partial_velocities": lambda: ((_tree(), 1), {}),
 }
 

@@ -29,66 +29,37 @@ base frame, :math:`g_b = R_b^Tg`. The same equations by Lagrange's method:
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from functools import cached_property
 
 import sympy as sp
 
 from .. import _checks
-from ..equations import TIME, FieldsForm
+from ..equations import TIME
+from ._method import ChainEquations
 
 __all__ = ["TreeEquations"]
 
 
 @dataclass(frozen=True, eq=False)
-class TreeEquations(FieldsForm):
+class TreeEquations(ChainEquations):
     r"""Kane's equations of a kinematic tree, made by :func:`robodyn.kane.equations_of_motion`
     from a :class:`~robodyn.urdf.RobotModel` (a :class:`~robodyn.equations.MassMatrixForm`).
 
-    ``M`` (nv x nv), ``active_forces`` :math:`F_r` (gravity's, nv x 1), ``f`` :math:`= F_r +
-    F_r^*|_{\dot u = 0}`, so :math:`M\dot u = f + \tau`; ``velocity_products`` (the part of
-    :math:`-F_r^*` free of ``udot``) and ``inertia_forces`` :math:`F_r^*`; ``qd`` the
-    kinematics (the joint speeds; a floating base's first six speeds are its body twist);
-    ``B`` the identity (joint torques; a floating base: its wrench in the base frame first);
-    ``partial_velocities(body)`` the partial twists of a body (its Jacobian, 6 x nv)."""
-    q: sp.Matrix
-    u: sp.Matrix
-    udot: sp.Matrix
-    M: sp.Matrix
-    f: sp.Matrix
-    active_forces: sp.Matrix
-    qd: sp.Matrix
-    B: sp.Matrix
-    gravity: tuple
+    The fields and terms of :class:`ChainEquations` (``chain`` is None): ``M`` (nv x nv),
+    ``active_forces`` :math:`F_r` (gravity's), ``f`` :math:`= F_r + F_r^*|_{\dot u = 0}`, so
+    :math:`M\dot u = f + \tau`; ``velocity_products``, ``inertia_forces`` :math:`F_r^*`,
+    ``equations()``; ``qd`` the kinematics (the joint speeds; a floating base's first six
+    speeds are its body twist); ``B`` the identity (joint torques; a floating base: its wrench
+    in the base frame first). ``jacobians`` holds the bodies' Jacobians (a floating base's
+    first), which :meth:`partial_velocities` hands out."""
     jacobians: tuple = field(repr=False, default=())
-    t: sp.Symbol = TIME
-    name: str = "tree"
-    _numeric_forms: dict = field(default_factory=dict, repr=False, compare=False)
-
-    @property
-    def n(self):
-        """The number of speeds."""
-        return self.u.shape[0]
-
-    @cached_property
-    def velocity_products(self):
-        r"""The part of :math:`-F_r^*` free of :math:`\dot u`: :math:`F_r - f` (nv x 1)."""
-        return self.active_forces - self.f
-
-    @cached_property
-    def inertia_forces(self):
-        r"""The generalized inertia forces :math:`F_r^* = -M\dot u -{}` (velocity products)."""
-        return -(self.M * self.udot) - self.velocity_products
-
-    def equations(self):
-        r"""Kane's equations :math:`F_r + F_r^* + \tau_r = 0`... as ``sympy.Eq`` (no inputs)."""
-        return [sp.Eq(a + b, 0) for a, b in zip(self.active_forces, self.inertia_forces)]
 
     def partial_velocities(self, body):
         r"""The partial twists :math:`(\omega_r, v_r)` of ``body`` (an index into the model's
-        bodies; with a floating base, -1 is the base) in its own frame: its Jacobian, 6 x nv."""
-        lo = -1 if self.n > len(self.qd) else 0
+        bodies; with a floating base, -1 is the base) in its own frame: its Jacobian, 6 x nv
+        (eq. (kane-tree-partial))."""
+        lo = -1 if self.u.shape[0] > self.n else 0            # a floating base: nv = n + 6
         body = _checks.size(body, "TreeEquations.partial_velocities: body", low=lo,
-                            high=len(self.qd) - 1, hint="a body index (-1: a floating base)")
+                            high=self.n - 1, hint="a body index (-1: a floating base)")
         return self.jacobians[int(body) - lo]
 
 
@@ -134,7 +105,8 @@ def _tree_equations(model, gravity, q, u, fname):
     udot = sp.Matrix([sp.Symbol(f"{s.name}_dot") for s in u])
     qd = u[6:, 0] if model.floating else u
     gt = tuple(float(x) if x.is_Number else x for x in g)
-    return TreeEquations(q, u, udot, M, f, Fr, qd, sp.eye(model.nv), gt, Js, TIME, model.name)
+    return TreeEquations(q, u, udot, M, f, Fr, qd, sp.eye(model.nv), gt, None, TIME, model.name,
+                         jacobians=Js)
 
 
 from .._boundary import seal as _seal  # noqa: E402 -- the one boundary (issue 28): last, over the finished module
