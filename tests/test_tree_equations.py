@@ -130,7 +130,8 @@ def test_tree_equations_pickle_and_refuse_bad_input():
     assert np.allclose(back.numeric(vals).accelerations(*x), eom.numeric(vals).accelerations(*x))
     with pytest.raises(RobodynError, match="loop|cycle|tree"):
         urdf.load_urdf(FIX / "loop.urdf")
-    with pytest.raises(TypeError, match="kane.equations_of_motion: chain: expected"):
+    with pytest.raises(TypeError, match="kane.equations_of_motion: chain: expected a "
+                                        "SerialChain or a RobotModel, got dict"):
         kane.equations_of_motion({"parents": [-1, 0, 0]})
     with pytest.raises(TypeError, match="equations: model: expected a RobotModel"):
         trees.equations([(-1, 0), (0, 1)])

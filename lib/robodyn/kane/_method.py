@@ -919,7 +919,10 @@ def equations_of_motion(chain, speeds=None, gravity=DEFAULT_GRAVITY, q=None, u=N
         eom = _tree_equations(chain, gravity, q, u, fname)
         return eom if speeds is None else change_speeds(eom, speeds)
     if not isinstance(chain, SerialChain):
-        _checks.chain(chain, f"{fname}: chain", SerialChain)
+        raise _checks.error(f"{fname}: chain", "a SerialChain or a RobotModel",
+                            _checks.describe(chain), "build one with robodyn.models, e.g. "
+                            "models.planar_rr(), or load a URDF with robodyn.urdf.load_urdf",
+                            exc=TypeError)
     if chain.link_inertias is None or chain.link_homes is None:
         raise _checks.refusal(ValueError, f"{fname}: {chain!r} has no link inertias; build it with "
                          f"SerialChain.from_screws(..., link_homes=[...], link_inertias=[...])")
