@@ -27,7 +27,13 @@ gravity in the base frame); the generalized forces are :math:`(F_b, \tau)`, :mat
 wrench on the base in its frame. With a fixed base the base body is the ground and
 :math:`\nu = \dot q`.
 
-Every function here is checked against Pinocchio on the same URDF (``tests/test_urdf.py``).
+The symbolic equations of a tree (:func:`equations`, Lagrange's method; Kane's method on the
+same tree is :func:`robodyn.kane.equations_of_motion`) take the same velocities and forces:
+with a floating base the base pose drops out of them except through gravity, given in the base
+frame.
+
+Every function here is checked against Pinocchio on the same URDF (``tests/test_urdf.py``,
+``tests/test_tree_equations.py``).
 """
 from __future__ import annotations
 
