@@ -11,9 +11,8 @@ Its rooms (private modules, named by concept; import from here):
 """
 
 from ._method import (Particle, RigidBody, Force, Torque, KaneEquations, kanes_equations,
-                      ChainEquations, equations_of_motion, change_speeds, Linearization,
-                      linearize, DEFAULT_GRAVITY)
-from ._trees import TreeEquations
+                      ChainEquations, TreeEquations, equations_of_motion, change_speeds,
+                      Linearization, linearize, DEFAULT_GRAVITY)
 from ._flexible import (clamped_free_roots, pinned_free_roots, mode_shape, FlexibleLink,
                         flexible_link, natural_frequencies, spin_eigenvalues, spin_up_profile,
                         HubRun, simulate_hub)

@@ -56,8 +56,8 @@ from ..rigid_motion._kinematics import SerialChain
 from ..kinds import Mass, Rotation, RotationalInertia, Tolerance
 
 __all__ = ["Particle", "RigidBody", "Force", "Torque", "KaneEquations", "kanes_equations",
-           "ChainEquations", "equations_of_motion", "change_speeds", "Linearization",
-           "linearize", "DEFAULT_GRAVITY"]
+           "ChainEquations", "TreeEquations", "equations_of_motion", "change_speeds",
+           "Linearization", "linearize", "DEFAULT_GRAVITY"]
 
 DEFAULT_GRAVITY = (0.0, 0.0, -9.81)
 """Gravitational acceleration in the space frame, m/s^2 (as in :mod:`robodyn.lagrange`)."""
@@ -717,6 +717,30 @@ class ChainEquations(FieldsForm):
         return (jacobian_body(self.chain, self.q, link=int(link)) * K).applyfunc(sp.expand)
 
 
+@dataclass(frozen=True, eq=False)
+class TreeEquations(ChainEquations):
+    r"""Kane's equations of a kinematic tree, made by :func:`robodyn.kane.equations_of_motion`
+    from a :class:`~robodyn.urdf.RobotModel` (a :class:`~robodyn.equations.MassMatrixForm`).
+
+    The fields and terms of :class:`ChainEquations` (``chain`` is None): ``M`` (nv x nv),
+    ``active_forces`` :math:`F_r` (gravity's), ``f`` :math:`= F_r + F_r^*|_{\dot u = 0}`, so
+    :math:`M\dot u = f + \tau`; ``velocity_products``, ``inertia_forces`` :math:`F_r^*`,
+    ``equations()``; ``qd`` the kinematics (the joint speeds; a floating base's first six
+    speeds are its body twist); ``B`` the identity (joint torques; a floating base: its wrench
+    in the base frame first). ``jacobians`` holds the bodies' Jacobians (a floating base's
+    first), which :meth:`partial_velocities` hands out."""
+    jacobians: tuple = field(repr=False, default=())
+
+    def partial_velocities(self, body):
+        r"""The partial twists :math:`(\omega_r, v_r)` of ``body`` (an index into the model's
+        bodies; with a floating base, -1 is the base) in its own frame: its Jacobian, 6 x nv
+        (eq. (kane-tree-partial))."""
+        lo = -1 if self.u.shape[0] > self.n else 0            # a floating base: nv = n + 6
+        body = _checks.size(body, "TreeEquations.partial_velocities: body", low=lo,
+                            high=self.n - 1, hint="a body index (-1: a floating base)")
+        return self.jacobians[int(body) - lo]
+
+
 def _chain_terms(chain, g, q, u, form="auto"):
     """M, F_r, f and the intermediates (empty in the expanded form) of a chain: the nested
     form (:func:`_nested_terms`) when ``form`` says so or, under ``"auto"``, when Lagrange's
@@ -916,7 +940,9 @@ def equations_of_motion(chain, speeds=None, gravity=DEFAULT_GRAVITY, q=None, u=N
         if form not in ("auto", "expanded"):
             raise _checks.refusal(ValueError, f"{fname}: form: expected 'auto' or 'expanded' "
                                   f"for a tree (no nested form), got {form!r}")
-        eom = _tree_equations(chain, gravity, q, u, fname)
+        q, u, udot, M, f, Fr, qd, gt, Js = _tree_equations(chain, gravity, q, u, fname)
+        eom = TreeEquations(q, u, udot, M, f, Fr, qd, sp.eye(chain.nv), gt, None, TIME,
+                            chain.name, jacobians=Js)
         return eom if speeds is None else change_speeds(eom, speeds)
     if not isinstance(chain, SerialChain):
         raise _checks.error(f"{fname}: chain", "a SerialChain or a RobotModel",

@@ -28,39 +28,7 @@ base frame, :math:`g_b = R_b^Tg`. The same equations by Lagrange's method:
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 import sympy as sp
-
-from .. import _checks
-from ..equations import TIME
-from ._method import ChainEquations
-
-__all__ = ["TreeEquations"]
-
-
-@dataclass(frozen=True, eq=False)
-class TreeEquations(ChainEquations):
-    r"""Kane's equations of a kinematic tree, made by :func:`robodyn.kane.equations_of_motion`
-    from a :class:`~robodyn.urdf.RobotModel` (a :class:`~robodyn.equations.MassMatrixForm`).
-
-    The fields and terms of :class:`ChainEquations` (``chain`` is None): ``M`` (nv x nv),
-    ``active_forces`` :math:`F_r` (gravity's), ``f`` :math:`= F_r + F_r^*|_{\dot u = 0}`, so
-    :math:`M\dot u = f + \tau`; ``velocity_products``, ``inertia_forces`` :math:`F_r^*`,
-    ``equations()``; ``qd`` the kinematics (the joint speeds; a floating base's first six
-    speeds are its body twist); ``B`` the identity (joint torques; a floating base: its wrench
-    in the base frame first). ``jacobians`` holds the bodies' Jacobians (a floating base's
-    first), which :meth:`partial_velocities` hands out."""
-    jacobians: tuple = field(repr=False, default=())
-
-    def partial_velocities(self, body):
-        r"""The partial twists :math:`(\omega_r, v_r)` of ``body`` (an index into the model's
-        bodies; with a floating base, -1 is the base) in its own frame: its Jacobian, 6 x nv
-        (eq. (kane-tree-partial))."""
-        lo = -1 if self.u.shape[0] > self.n else 0            # a floating base: nv = n + 6
-        body = _checks.size(body, "TreeEquations.partial_velocities: body", low=lo,
-                            high=self.n - 1, hint="a body index (-1: a floating base)")
-        return self.jacobians[int(body) - lo]
 
 
 def _accelerations(J, u, q, qd):
@@ -94,7 +62,9 @@ def _tree_terms(model, g, q, u):
 
 
 def _tree_equations(model, gravity, q, u, fname):
-    """:func:`robodyn.kane.equations_of_motion` of a RobotModel (arguments checked here)."""
+    """The parts of :func:`robodyn.kane.equations_of_motion` of a RobotModel (arguments
+    checked here, terms cached on the model): ``(q, u, udot, M, f, F_r, qd, gravity,
+    jacobians)``, which ``_method`` wraps in a :class:`~robodyn.kane.TreeEquations`."""
     from ..trees import _sym_gravity, _sym_speeds
     g = _sym_gravity(gravity, fname)
     q, u = _sym_speeds(model, q, u, fname, "u")
@@ -105,9 +75,4 @@ def _tree_equations(model, gravity, q, u, fname):
     udot = sp.Matrix([sp.Symbol(f"{s.name}_dot") for s in u])
     qd = u[6:, 0] if model.floating else u
     gt = tuple(float(x) if x.is_Number else x for x in g)
-    return TreeEquations(q, u, udot, M, f, Fr, qd, sp.eye(model.nv), gt, None, TIME, model.name,
-                         jacobians=Js)
-
-
-from .._boundary import seal as _seal  # noqa: E402 -- the one boundary (issue 28): last, over the finished module
-_seal(globals())
+    return q, u, udot, M, f, Fr, qd, gt, Js
