@@ -168,6 +168,7 @@ FACTORIES = {
         _doctest_namespace("robodyn.impacts.return_map")["ball"], [0, 0, 0, 2.0]),
     "robodyn.impacts.Surface": lambda: __import__("robodyn").impacts.ball().surfaces[0],
     "robodyn.kane.ChainEquations": "robodyn.kane.equations_of_motion",
+    "robodyn.kane.TreeEquations": "robodyn.kane.equations_of_motion",
     "robodyn.kane.Force": lambda: __import__("robodyn").kane.Force(
         sp.Matrix([0, 0, 0]), sp.Matrix([0, -9.81, 0])),
     "robodyn.kane.KaneEquations": "robodyn.kane.kanes_equations",

@@ -329,5 +329,4 @@ def test_symbolic_equations_of_a_tree_equal_pinocchio():
             qd, tau = rng.normal(size=(2, pair.m.n))
             ref = pin.aba(pair.pm, pair.d, qp, pair.v(qd), pair.v(tau))[pair.P]
             assert _rel(num.accelerations(q, qd, tau=tau), ref) < TOL
-    with pytest.raises(ValueError, match="fixed base"):
-        trees.equations(urdf.load_urdf(FIX / "welded.urdf", floating_base=True))
+    # a floating base: tests/test_tree_equations.py (Lagrange by Boltzmann--Hamel, and Kane)

@@ -27,7 +27,13 @@ gravity in the base frame); the generalized forces are :math:`(F_b, \tau)`, :mat
 wrench on the base in its frame. With a fixed base the base body is the ground and
 :math:`\nu = \dot q`.
 
-Every function here is checked against Pinocchio on the same URDF (``tests/test_urdf.py``).
+The symbolic equations of a tree (:func:`equations`, Lagrange's method; Kane's method on the
+same tree is :func:`robodyn.kane.equations_of_motion`) take the same velocities and forces:
+with a floating base the base pose drops out of them except through gravity, given in the base
+frame.
+
+Every function here is checked against Pinocchio on the same URDF (``tests/test_urdf.py``,
+``tests/test_tree_equations.py``).
 """
 from __future__ import annotations
 
@@ -575,17 +581,140 @@ def _sym_transforms(model, q):
     return out
 
 
+def _sym_adjoint_inverse(R, p):
+    """Ad_{X^{-1}} of X = (R, p) as a sympy 6x6 (twists of the parent frame into the child's)."""
+    import sympy as sp
+    Rt = R.T
+    A = sp.zeros(6, 6)
+    A[:3, :3] = A[3:, 3:] = Rt
+    A[3:, :3] = -Rt * sp.Matrix([[0, -p[2], p[1]], [p[2], 0, -p[0]], [-p[1], p[0], 0]])
+    return A
+
+
+def _sym_bodies(model, q):
+    r"""The tree's bodies in the base frame, symbolically: a list of ``(J_i, R_i, p_i, I_i)``,
+    :math:`J_i` the body Jacobian (6 x nv; :math:`\mathcal V_i = J_i\nu`), :math:`(R_i, p_i)`
+    the pose of body i in the base frame and :math:`\mathcal I_i` its spatial inertia. The
+    recursion :math:`J_i = \mathrm{Ad}_{X_i^{-1}}J_{\lambda(i)} + \mathcal A_ie_i^T` starts from
+    the base's Jacobian, :math:`[\,1_6\;0\,]` with a floating base (its twist is the first six
+    speeds) and zero with a fixed one; a floating base is itself the first entry."""
+    import sympy as sp
+    n, nv, off = model.n, model.nv, (6 if model.floating else 0)
+    Jb = sp.zeros(6, nv)
+    if model.floating:
+        Jb[:, :6] = sp.eye(6)
+    base = (Jb, sp.eye(3), sp.zeros(3, 1), sp.Matrix(model.base_inertia))
+    S = _screws(model)
+    out = []
+    for i, (R, p) in enumerate(_sym_transforms(model, q)):
+        par = model.parents[i]
+        Jp, Rp, pp, _ = base if par < 0 else out[par]
+        Ji = _sym_adjoint_inverse(R, p) * Jp
+        Ji[:, off + i] += sp.Matrix(S[i])
+        out.append((Ji, Rp * R, pp + Rp * p, sp.Matrix(model.inertias[i])))
+    return ([base] if model.floating else []) + out
+
+
+def _sym_gravity(gravity, fname):
+    """The gravity 3-vector as a sympy column: numbers (checked finite) or expressions."""
+    import sympy as sp
+    g = _checks.vector(gravity, 3, f"{fname}: gravity", "a 3-vector, m/s^2 (world frame; the "
+                       "base frame for a floating base), numbers or sympy symbols")
+    if isinstance(g, sp.MatrixBase):
+        return sp.Matrix(g)
+    return sp.Matrix([sp.Float(float(x)) for x in g])
+
+
+def _sym_speeds(model, q, qd, fname, name="qd"):
+    """Symbols q (n) and the speeds (nv): given ones checked, or the defaults ``q1..qn`` and
+    ``qd1..qdn`` (``name``; a floating base: ``wx wy wz vx vy vz`` first, its body twist)."""
+    import sympy as sp
+    n, nv = model.n, model.nv
+    base = list(sp.symbols("wx wy wz vx vy vz")) if model.floating else []
+    q = sp.Matrix(sp.symbols(f"q1:{n + 1}")) if q is None else sp.Matrix(
+        _checks.symbol_list(q, f"{fname}: q", n))
+    qd = sp.Matrix(base + list(sp.symbols(f"{name}1:{n + 1}"))) if qd is None else sp.Matrix(
+        _checks.symbol_list(qd, f"{fname}: {name}", nv))
+    if set(q) & set(qd):
+        raise _checks.refusal(ValueError, f"{fname}: q and {name} share symbols "
+                              f"{set(q) & set(qd)}")
+    return q, qd
+
+
+def _sym_ad(V):
+    """ad_V (omega, v order) of a sympy 6-vector."""
+    import sympy as sp
+    w, v = [sp.Matrix([[0, -x[2], x[1]], [x[2], 0, -x[0]], [-x[1], x[0], 0]])
+            for x in (V[:3], V[3:])]
+    A = sp.zeros(6, 6)
+    A[:3, :3] = A[3:, 3:] = w
+    A[3:, :3] = v
+    return A
+
+
+def _hamel_forcing(model, M, bodies, g, q, nu):
+    r"""The forcing of a floating tree from Lagrange's function in the quasi-velocities
+    :math:`\nu = (V_b, \dot q)` (the Boltzmann--Hamel equations; for the base, the
+    Euler--Poincaré equations on SE(3)): with :math:`p = M(q)\nu`,
+
+    .. math:: \tfrac{d}{dt}p_b - \mathrm{ad}_{V_b}^Tp_b = Q_b,\qquad
+       \tfrac{d}{dt}p_q - \tfrac12\nu^T\tfrac{\partial M}{\partial q}\nu = Q_q,
+
+    so :math:`f = -\dot M\nu + (\mathrm{ad}_{V_b}^Tp_b,\ \tfrac12\nu^T\partial_qM\nu) + Q`. The
+    potential :math:`V = -\sum_i m_i(g\cdot p_b + g_b\cdot c_i(q))`, :math:`g_b = R_b^Tg`,
+    gives :math:`Q_q = -\partial V/\partial q` and, varied along
+    :math:`H_b\mapsto H_be^{[\delta]}`, the base's :math:`Q_b = \sum_im_i(c_i\times g_b, g_b)`."""
+    import sympy as sp
+    n = model.n
+    p = M * nu
+    qd = nu[6:, 0]
+    dM = [M.diff(x) for x in q]
+    Mdot = sp.zeros(model.nv, model.nv)
+    for k in range(n):
+        Mdot += dM[k] * qd[k]
+    f = -(Mdot * nu)
+    f[:6, 0] += _sym_ad(nu[:6, 0]).T * p[:6, 0]
+    for k in range(n):
+        f[6 + k] += (nu.T * dM[k] * nu)[0] / 2
+    Vg = sp.Integer(0)
+    for _, R, pos, I in bodies:
+        m = I[3, 3]
+        if m == 0:
+            continue
+        c = pos + R * sp.Matrix([I[2, 4], I[0, 5], I[1, 3]]) / m
+        f[:3, 0] += m * c.cross(g)
+        f[3:6, 0] += m * g
+        Vg -= m * (g.T * c)[0]
+    for k in range(n):
+        f[6 + k] -= sp.diff(Vg, q[k])
+    return f
+
+
 def equations(model, gravity=DEFAULT_GRAVITY, q=None, qd=None):
-    r"""The symbolic equations of motion of a fixed-base tree, :math:`M(q)\ddot q = -C(q,\dot
-    q)\dot q - G(q) + \tau`, as a :class:`robodyn.equations.MassMatrixForm` (the one shape
-    every method's equations take). The body Jacobians follow the tree,
-    :math:`J_i = \mathrm{Ad}_{X_i^{-1}}J_{\lambda(i)} + \mathcal A_ie_i^T` (columns only on the
-    path from the base), :math:`M = \sum_i J_i^T\mathcal I_iJ_i` with the URDF's numeric body
-    inertias, :math:`C` from the Christoffel symbols of :math:`M` (eq. 5.13--5.14,
-    :func:`robodyn.lagrange.coriolis_matrix`) and :math:`G = \partial V/\partial q`,
-    :math:`V = -\sum_i m_i\,g\cdot c_i(q)`. The expressions grow with the depth of the tree:
-    meant for small trees (a few joints per branch); chains go faster through
-    :func:`robodyn.urdf.serial_chain` and :mod:`robodyn.lagrange`.
+    r"""The symbolic equations of motion of a tree by Lagrange's method, as a
+    :class:`robodyn.equations.MassMatrixForm` (the one shape every method's equations take).
+
+    **Fixed base**: :math:`M(q)\ddot q = -C(q,\dot q)\dot q - G(q) + \tau`. The body Jacobians
+    follow the tree, :math:`J_i = \mathrm{Ad}_{X_i^{-1}}J_{\lambda(i)} + \mathcal A_ie_i^T`
+    (columns only on the path from the base), :math:`M = \sum_i J_i^T\mathcal I_iJ_i` with the
+    URDF's numeric body inertias, :math:`C` from the Christoffel symbols of :math:`M` (eq.
+    5.13--5.14, :func:`robodyn.lagrange.coriolis_matrix`) and :math:`G = \partial V/\partial q`,
+    :math:`V = -\sum_i m_i\,g\cdot c_i(q)`.
+
+    **Floating base**: the speeds are :math:`\nu = (V_b, \dot q)`, the base's twist in its own
+    frame first (the order of :func:`crba` and :func:`aba`); the coordinates are the joint
+    angles only: the base pose is cyclic (:math:`M(q)`, n+6 square, depends on the joint
+    angles alone) except through gravity, which enters as ``gravity`` *in the base frame*,
+    :math:`g_b = R_b^Tg` (pass Symbols to keep the equations for every orientation). The
+    equations are Lagrange's in quasi-velocities (Boltzmann--Hamel, Euler--Poincaré for the
+    base: :func:`_hamel_forcing`), :math:`\dot q = K\nu` picks the joint
+    speeds, and the inputs are :func:`aba`'s: the base wrench in the base frame, then the
+    joint torques (B the identity).
+
+    The expressions grow with the depth of the tree: meant for small trees (a few joints per
+    branch); chains go faster through :func:`robodyn.urdf.serial_chain` and
+    :mod:`robodyn.lagrange`. Kane's method on the same tree:
+    :func:`robodyn.kane.equations_of_motion`.
 
     >>> from robodyn.urdf import load_urdf
     >>> eom = equations(load_urdf("double_pendulum"))
@@ -594,6 +723,9 @@ def equations(model, gravity=DEFAULT_GRAVITY, q=None, qd=None):
     ...          - aba(load_urdf("double_pendulum"), [0.3, -0.2], [0.0, 0.0], [0.0, 0.0])).max()
     ...      < 1e-9)
     True
+    >>> free = equations(load_urdf("double_pendulum", floating_base=True), gravity=[0, 0, 0])
+    >>> free.mass_matrix.shape, free.kinematics.T
+    ((8, 8), Matrix([[qd1, qd2]]))
     """
     import sympy as sp
 
@@ -601,46 +733,25 @@ def equations(model, gravity=DEFAULT_GRAVITY, q=None, qd=None):
     from . import lagrange
     fname = "equations"
     _model(model, fname)
-    if model.floating:
-        raise _checks.refusal(ValueError, f"{fname}: model: expected a fixed base, got {model!r} (the symbolic "
-                         f"equations of a floating tree are not built here; use the numeric "
-                         f"rnea/crba/aba)")
-    g = _gravity(gravity, fname)
-    n = model.n
-    q = sp.Matrix(sp.symbols(f"q1:{n + 1}")) if q is None else sp.Matrix(
-        _checks.symbol_list(q, f"{fname}: q", n))
-    qd = sp.Matrix(sp.symbols(f"qd1:{n + 1}")) if qd is None else sp.Matrix(
-        _checks.symbol_list(qd, f"{fname}: qd", n))
-    X = _sym_transforms(model, q)
-    S = _screws(model)
-    J, Rw, pw = [], [], []
-    M, V = sp.zeros(n, n), sp.Integer(0)
-    for i, (R, p) in enumerate(X):
-        par = model.parents[i]
-        Ji = sp.zeros(6, n)
-        if par >= 0:
-            Rt = R.T
-            A = sp.zeros(6, 6)
-            A[:3, :3] = A[3:, 3:] = Rt
-            A[3:, :3] = -Rt * sp.Matrix([[0, -p[2], p[1]], [p[2], 0, -p[0]], [-p[1], p[0], 0]])
-            Ji = A * J[par]
-            Rw.append(Rw[par] * R)
-            pw.append(pw[par] + Rw[par] * p)
-        else:
-            Rw.append(R)
-            pw.append(p)
-        Ji[:, i] = sp.Matrix(S[i])
-        J.append(Ji)
-        G = sp.Matrix(model.inertias[i])
-        M += Ji.T * G * Ji
-        m = model.inertias[i][3, 3]
-        if m > 0:
-            C = model.inertias[i][:3, 3:] / m
-            c = sp.Matrix([C[2, 1], C[0, 2], C[1, 0]])
-            V -= m * (sp.Matrix(g).T * (pw[i] + Rw[i] * c))[0]
-    for r in range(n):                 # exactly symmetric (float products in either order)
-        for c in range(r + 1, n):
+    g = _sym_gravity(gravity, fname)
+    q, qd = _sym_speeds(model, q, qd, fname)
+    n, nv = model.n, model.nv
+    bodies = _sym_bodies(model, q)
+    M = sp.zeros(nv, nv)
+    for J, _, _, I in bodies:
+        M += J.T * I * J
+    for r in range(nv):                 # exactly symmetric (float products in either order)
+        for c in range(r + 1, nv):
             M[c, r] = M[r, c]
+    if model.floating:
+        f = _hamel_forcing(model, M, bodies, g, q, qd)
+        return eqs.mass_matrix_form(list(q), list(qd), M, f, kinematics=qd[6:, 0],
+                                    name=model.name)
+    V = sp.Integer(0)
+    for _, R, p, I in bodies:
+        m = I[3, 3]
+        if m != 0:
+            V -= (g.T * (m * p + R * sp.Matrix([I[2, 4], I[0, 5], I[1, 3]])))[0]
     Gv = sp.Matrix([sp.diff(V, x) for x in q])
     Cm = lagrange.coriolis_matrix(M, list(q), list(qd))
     return eqs.mass_matrix_form(list(q), list(qd), M, -(Cm * qd) - Gv, name=model.name)

@@ -56,8 +56,8 @@ from ..rigid_motion._kinematics import SerialChain
 from ..kinds import Mass, Rotation, RotationalInertia, Tolerance
 
 __all__ = ["Particle", "RigidBody", "Force", "Torque", "KaneEquations", "kanes_equations",
-           "ChainEquations", "equations_of_motion", "change_speeds", "Linearization",
-           "linearize", "DEFAULT_GRAVITY"]
+           "ChainEquations", "TreeEquations", "equations_of_motion", "change_speeds",
+           "Linearization", "linearize", "DEFAULT_GRAVITY"]
 
 DEFAULT_GRAVITY = (0.0, 0.0, -9.81)
 """Gravitational acceleration in the space frame, m/s^2 (as in :mod:`robodyn.lagrange`)."""
@@ -717,6 +717,30 @@ class ChainEquations(FieldsForm):
         return (jacobian_body(self.chain, self.q, link=int(link)) * K).applyfunc(sp.expand)
 
 
+@dataclass(frozen=True, eq=False)
+class TreeEquations(ChainEquations):
+    r"""Kane's equations of a kinematic tree, made by :func:`robodyn.kane.equations_of_motion`
+    from a :class:`~robodyn.urdf.RobotModel` (a :class:`~robodyn.equations.MassMatrixForm`).
+
+    The fields and terms of :class:`ChainEquations` (``chain`` is None): ``M`` (nv x nv),
+    ``active_forces`` :math:`F_r` (gravity's), ``f`` :math:`= F_r + F_r^*|_{\dot u = 0}`, so
+    :math:`M\dot u = f + \tau`; ``velocity_products``, ``inertia_forces`` :math:`F_r^*`,
+    ``equations()``; ``qd`` the kinematics (the joint speeds; a floating base's first six
+    speeds are its body twist); ``B`` the identity (joint torques; a floating base: its wrench
+    in the base frame first). ``jacobians`` holds the bodies' Jacobians (a floating base's
+    first), which :meth:`partial_velocities` hands out."""
+    jacobians: tuple = field(repr=False, default=())
+
+    def partial_velocities(self, body):
+        r"""The partial twists :math:`(\omega_r, v_r)` of ``body`` (an index into the model's
+        bodies; with a floating base, -1 is the base) in its own frame: its Jacobian, 6 x nv
+        (eq. (kane-tree-partial))."""
+        lo = -1 if self.u.shape[0] > self.n else 0            # a floating base: nv = n + 6
+        body = _checks.size(body, "TreeEquations.partial_velocities: body", low=lo,
+                            high=self.n - 1, hint="a body index (-1: a floating base)")
+        return self.jacobians[int(body) - lo]
+
+
 def _chain_terms(chain, g, q, u, form="auto"):
     """M, F_r, f and the intermediates (empty in the expanded form) of a chain: the nested
     form (:func:`_nested_terms`) when ``form`` says so or, under ``"auto"``, when Lagrange's
@@ -844,7 +868,14 @@ def _ring_number(ring, x):
 
 def equations_of_motion(chain, speeds=None, gravity=DEFAULT_GRAVITY, q=None, u=None,
                         form="auto"):
-    r"""Kane's equations of a serial chain, :math:`M(q)\dot u = f(q, u) + B\tau`.
+    r"""Kane's equations of a serial chain or a kinematic tree, :math:`M(q)\dot u = f(q, u) +
+    B\tau`.
+
+    A :class:`~robodyn.urdf.RobotModel` (a tree from a URDF, fixed or floating base) goes
+    through Kane's method on the tree (:mod:`robodyn.kane._trees`, eq. (kane-tree-fr)): its
+    partial twists are the columns of the bodies' Jacobians, and the result is a
+    :class:`TreeEquations`; with a floating base the speeds are the base's body twist then the
+    joint speeds, and ``gravity`` is read in the base frame (Symbols keep every orientation).
 
     The derivation is Kane's method done recursively in the link frames. With u = qd the
     partial twists of link i are the columns of its body Jacobian, :math:`\mathcal V_{i,r} =
@@ -865,7 +896,7 @@ def equations_of_motion(chain, speeds=None, gravity=DEFAULT_GRAVITY, q=None, u=N
 
     Parameters
     ----------
-    chain : SerialChain with link inertias (numbers or sympy symbols)
+    chain : SerialChain with link inertias (numbers or sympy symbols), or a RobotModel
     speeds : n x n matrix W(q) in the symbols q, u = W qd (default the identity)
     gravity : 3-vector in the space frame, m/s^2 (planar models: ``(0, -g, 0)``)
     q, u : lists of n Symbols; default ``q1..qn``, ``u1..un``
@@ -892,10 +923,32 @@ def equations_of_motion(chain, speeds=None, gravity=DEFAULT_GRAVITY, q=None, u=N
     l1*l2*m2*cos(q2)/2 + l2**2*m2/3
     >>> k.f[1]
     -l1*l2*m2*u1**2*sin(q2)/2 - 981*l2*m2*cos(q1 + q2)/200
+
+    A tree from a URDF, against the articulated-body algorithm:
+
+    >>> from robodyn import trees, urdf
+    >>> pend = urdf.load_urdf("double_pendulum")
+    >>> kt = equations_of_motion(pend)
+    >>> acc = kt.numeric().accelerations([0.3, -0.2], [1.0, 0.5], tau=[0.1, 0.0])
+    >>> bool(abs(acc - trees.aba(pend, [0.3, -0.2], [1.0, 0.5], [0.1, 0.0])).max() < 1e-9)
+    True
     """
     fname = "kane.equations_of_motion"
+    from ..urdf import RobotModel
+    if isinstance(chain, RobotModel):
+        from ._trees import _tree_equations
+        if form not in ("auto", "expanded"):
+            raise _checks.refusal(ValueError, f"{fname}: form: expected 'auto' or 'expanded' "
+                                  f"for a tree (no nested form), got {form!r}")
+        q, u, udot, M, f, Fr, qd, gt, Js = _tree_equations(chain, gravity, q, u, fname)
+        eom = TreeEquations(q, u, udot, M, f, Fr, qd, sp.eye(chain.nv), gt, None, TIME,
+                            chain.name, jacobians=Js)
+        return eom if speeds is None else change_speeds(eom, speeds)
     if not isinstance(chain, SerialChain):
-        _checks.chain(chain, f"{fname}: chain", SerialChain)
+        raise _checks.error(f"{fname}: chain", "a SerialChain or a RobotModel",
+                            _checks.describe(chain), "build one with robodyn.models, e.g. "
+                            "models.planar_rr(), or load a URDF with robodyn.urdf.load_urdf",
+                            exc=TypeError)
     if chain.link_inertias is None or chain.link_homes is None:
         raise _checks.refusal(ValueError, f"{fname}: {chain!r} has no link inertias; build it with "
                          f"SerialChain.from_screws(..., link_homes=[...], link_inertias=[...])")
