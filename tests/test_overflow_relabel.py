@@ -9,7 +9,7 @@ import sympy as sp
 import robodyn
 from robodyn import _checks, impacts, models, walking
 from robodyn.impacts import return_map, simulate_hybrid
-from robodyn.simulation import simulate
+from robodyn.dynamics import simulate
 from robodyn.impacts import moreau_jean
 
 HUGE = [1e200, 1e200]

@@ -10,14 +10,13 @@ the public API.
 * :mod:`robodyn.equations` -- the one interface of every method's equations of motion
   (mass matrix, forcing, numeric right-hand side) and :func:`~robodyn.equations.max_difference` to compare them
 * :mod:`robodyn.lagrange` -- symbolic Lagrangian dynamics: M, C, G, Christoffel symbols,
-  generalized forces (Part II)
+  generalized forces; the kinetic-energy metric, Levi-Civita connection, geodesics (Part II)
 * :mod:`robodyn.codegen` -- compiled (C) numeric twins of symbolic equations of motion;
   :mod:`robodyn.recursive_codegen` -- a robot's forward and inverse dynamics as generated C
   (the articulated-body and Newton--Euler recursions written out for it)
 * :mod:`robodyn.dynamics` -- numeric O(n) algorithms: RNEA, ABA, CRBA, Coriolis matrix;
+  simulation with energy and step-size reports (Part II);
   :mod:`robodyn.derivatives` -- their analytic derivatives and the linearization at a state
-* :mod:`robodyn.simulation` -- simulation with energy and step-size reports
-* :mod:`robodyn.geometry` -- the kinetic-energy metric, Levi-Civita connection, geodesics
 * :mod:`robodyn.constraints` -- constrained systems: holonomic and Pfaffian constraints, their
   second-order form, integrability, Lagrange multipliers, embedding, the constraint projector
   and connection, the Udwadia--Kalaba equation, their simulation with drift stabilization and
@@ -58,7 +57,7 @@ from .rigid_motion import (SerialChain, ad, adjoint, exp_se3, exp_so3, fk_body, 
                            revolute_screw, rotation, spatial_inertia, transform_twist,
                            transform_wrench, vee)
 from . import models
-from . import codegen, dynamics, equations, geometry, lagrange, simulation
+from . import codegen, dynamics, equations, lagrange
 from . import answers
 from .equations import MassMatrixForm, NumericForm, mass_matrix_form, max_difference
 from .dynamics import (crba, forward_dynamics, gravity_torques, inverse_dynamics,
@@ -67,7 +66,7 @@ from .lagrange import (DEFAULT_GRAVITY, christoffel_symbols, coriolis_matrix,
                        equations_of_motion, euler_lagrange,
                        NumericEquations, generalized_forces, gravity_vector,
                        kinetic_energy, mass_matrix, potential_energy)
-from .simulation import Trajectory, simulate
+from .dynamics import Trajectory, simulate
 from . import impacts, walking
 from .impacts import impact_map
 from . import constraints

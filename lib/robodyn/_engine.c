@@ -1,5 +1,5 @@
 /* The O(n) algorithms of robodyn.dynamics in C: RNEA, CRBA, ABA and the Christoffel Coriolis
- * matrix, line by line the space-frame formulation of dynamics.py (see its module docstring),
+ * matrix, line by line the space-frame formulation of _recursions.py (see its module docstring),
  * for one state or a batch; the analytic derivatives of RNEA and ABA (robodyn.derivatives);
  * and those of robodyn.vehicle for a floating or planar base (vms_*: articulated bodies with
  * the base as root, Newton-Euler, composite bodies, the co-energy gradient, the derivatives),
@@ -669,7 +669,7 @@ static PyObject *py_aba(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 /* ---------------------------------------------------------------- analytic derivatives
  *
  * The partial derivatives of inverse dynamics, d tau / d q and d tau / d qd, in the space frame
- * of dynamics.py (the world-frame recursions of Carpentier & Mansard 2018, RSS, "Analytical
+ * of _recursions.py (the world-frame recursions of Carpentier & Mansard 2018, RSS, "Analytical
  * derivatives of rigid body dynamics algorithms"), for a fixed base (nb = 0) or a floating or
  * planar base (nb = 6, 3; the base as the root body, robodyn.vehicle's formulation). Turning
  * joint j by dq_j carries every body outboard of j rigidly about s_j; what is not carried is

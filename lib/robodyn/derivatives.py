@@ -41,7 +41,7 @@ O(n^2), like Pinocchio's. Forward dynamics follows from :math:`\mathrm{ID}(q,\do
 -M^{-1}\,\partial\tau/\partial(q,\dot q)` at :math:`\ddot q = \mathrm{FD}`.
 
 The compiled engine computes them (one state per call); without a C compiler, or under
-``robodyn.dynamics.ENGINE = "numpy"``, the same recursions run in numpy.
+``robodyn.dynamics._recursions.ENGINE = "numpy"``, the same recursions run in numpy.
 
 Reference: J. Carpentier and N. Mansard, "Analytical derivatives of rigid body dynamics
 algorithms", Robotics: Science and Systems (2018).
@@ -53,8 +53,8 @@ from types import SimpleNamespace
 import numpy as np
 
 from . import _checks
-from . import dynamics as _dy
-from .dynamics import DEFAULT_GRAVITY, _ad6, _hat_np
+from .dynamics import _recursions as _dy
+from .dynamics._recursions import DEFAULT_GRAVITY, _ad6, _hat_np
 from .port_hamiltonian._vehicle import VehicleManipulator
 from .port_hamiltonian._rigid_body import check_pose     # the unsealed checker: errors carry our name
 

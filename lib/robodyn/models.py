@@ -672,7 +672,7 @@ def rr_on_line(chain=None):
     r"""The planar RR arm (``models.planar_rr`` with symbols l1, l2, m1, m2, or ``chain``) whose
     end effector must stay on the horizontal line y = h: :math:`\varphi = l_1\sin q_1 +
     l_2\sin(q_1 + q_2) - h`. Gravity g along -y."""
-    from . import lagrange
+    from .lagrange import _euler_lagrange as lagrange
     l1, l2, m1, m2 = sp.symbols("l1 l2 m1 m2", positive=True)
     h = sp.Symbol("h", real=True)
     chain = planar_rr(l1, l2, m1, m2) if chain is None else chain

@@ -51,7 +51,7 @@ def _engine_handle(model):
     """``(engine, handle)`` of the model in the compiled tree engine (``_tree_engine.c``,
     built on first use and cached on the model), or None under ``dynamics.ENGINE = "numpy"``
     or without a C compiler (then the numpy algorithms run)."""
-    from . import dynamics
+    from .dynamics import _recursions as dynamics
     if dynamics.ENGINE == "numpy":
         return None
     h = model._cache.get("trees:engine")
@@ -598,7 +598,7 @@ def equations(model, gravity=DEFAULT_GRAVITY, q=None, qd=None):
     import sympy as sp
 
     from . import equations as eqs
-    from . import lagrange
+    from .lagrange import _euler_lagrange as lagrange
     fname = "equations"
     _model(model, fname)
     if model.floating:

@@ -244,7 +244,7 @@ def constraint_controller(system, values=None, alpha=10.0, beta=10.0):
     *unconstrained* model, and the Udwadia--Kalaba constraint force (eq. (36)) that would
     enforce them, with Baumgarte terms so that errors decay, is applied as the joint forces.
 
-    Returns a callable ``tau(t, q, qd) -> (n,)`` for :func:`robodyn.simulation.simulate` (a
+    Returns a callable ``tau(t, q, qd) -> (n,)`` for :func:`robodyn.dynamics.simulate` (a
     chain model) or :func:`simulate_constrained`.
 
     >>> import sympy as sp

@@ -721,7 +721,7 @@ def constraint_connection(M: Metric, A, q):
     >>> sp.simplify(G[0, 1, 1].subs({x: 1, y: 0}))
     1
     """
-    from ..lagrange import christoffel_symbols
+    from ..lagrange._euler_lagrange import christoffel_symbols
     fname = "constraint_connection"
     q = list(_symbol_column(q, "q", fname))
     n = len(q)
@@ -990,7 +990,7 @@ def projected_equations(system):
     [1, 0],
     [0, 1]])
     """
-    from ..lagrange import christoffel_symbols
+    from ..lagrange._euler_lagrange import christoffel_symbols
     fname = "projected_equations"
     _check_system(system, fname)
     eq, _, _ = system._symbolic(fname)
@@ -1039,7 +1039,7 @@ class NumericConstrained(NumericForm):
             self._F = lambda q, qd, t, tau: (num.forcing(q, qd, t) + num.input_matrix(q, t) @ tau
                                              if tau.any() else num.forcing(q, qd, t))
         else:
-            from .. import dynamics
+            from ..dynamics import _recursions as dynamics
             g = np.ascontiguousarray(system.gravity, dtype=float)   # the compiled engine's path
             zero = self._zero
             self._M = lambda q, t: dynamics.crba(model, q)

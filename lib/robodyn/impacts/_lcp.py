@@ -45,8 +45,8 @@ _PGS_MODULE = []
 
 def _pgs_engine():
     """The compiled projected Gauss--Seidel (``_pgs.c``), or None where no compiler works
-    (the package's one loader, :func:`robodyn.dynamics._load_compiled`)."""
-    from ..dynamics import _load_compiled
+    (the package's one loader, :func:`robodyn.dynamics._recursions._load_compiled`)."""
+    from ..dynamics._recursions import _load_compiled
     return _load_compiled(_PGS_MODULE, "_pgs.c", "robodyn_pgs",
                           "robodyn.impacts: the compiled Gauss-Seidel", "the numpy loop runs")
 

@@ -45,10 +45,11 @@ from functools import cached_property
 import numpy as np
 import sympy as sp
 
-from .. import _checks, _derivation
+from .. import _checks
+from ..lagrange import _derivation
 from .._checks import is_symbolic
 from .._checks import to_sympy as _S
-from .._derivation import canonical as _canonical
+from ..lagrange._derivation import canonical as _canonical
 from ._nested import _nested_terms
 from ..equations import (TIME, FieldsForm, MassMatrixForm, _check_time, _check_values,
                         _numeric_vector, _result_errors, mass_matrix_form)
@@ -720,7 +721,7 @@ class ChainEquations(FieldsForm):
 def _chain_terms(chain, g, q, u, form="auto"):
     """M, F_r, f and the intermediates (empty in the expanded form) of a chain: the nested
     form (:func:`_nested_terms`) when ``form`` says so or, under ``"auto"``, when Lagrange's
-    derivation of the chain would be nested (:func:`robodyn._derivation.choose`: many axis
+    derivation of the chain would be nested (:func:`robodyn.lagrange._derivation.choose`: many axis
     directions, or a product of the mass matrix's recursion beyond its budget); else the
     expanded recursion (:func:`_expanded_terms`)."""
     cache = chain._cache
@@ -742,7 +743,7 @@ def _chain_terms(chain, g, q, u, form="auto"):
 
 
 def _expanded_terms(chain, g, q, u):
-    r"""Kane's recursion for a serial chain on the shared engine (:mod:`robodyn._derivation`):
+    r"""Kane's recursion for a serial chain on the shared engine (:mod:`robodyn.lagrange._derivation`):
     M, the velocity-product part of :math:`-F_r^*` and the gravity forces :math:`F_r`, as sympy
     matrices in the Symbols q and u.
 
@@ -857,7 +858,7 @@ def equations_of_motion(chain, speeds=None, gravity=DEFAULT_GRAVITY, q=None, u=N
 
     one backward sweep after one forward sweep of twists and accelerations (eq. (kane-frstar)
     summed link by link); :math:`F_r` of gravity is the same sweep of the weights. It runs on
-    the symbolic engine Lagrange's equations use (:mod:`robodyn._derivation`), with the speeds
+    the symbolic engine Lagrange's equations use (:mod:`robodyn.lagrange._derivation`), with the speeds
     as extra generators: every quantity is a real trigonometric polynomial,
     :math:`\cos(q_1 + \dots + q_k)` one term, with no ``simplify``; the mass matrix is the
     engine's composite-inertia recursion. ``speeds`` other than qd go through

@@ -50,7 +50,7 @@ from . import _arguments as ck
 from ._arguments import checked
 from ._vms_forms import (BoltzmannHamel, DecoupledForm, ReducedEulerLagrange, VMSForm, _VMSBase,
                         base_momentum6)
-from ..dynamics import _ad6, gravity_torques
+from ..dynamics._recursions import _ad6, gravity_torques
 from ..rigid_motion._kinematics import SerialChain, _check_spatial_inertia, jacobian_body
 from ._vehicle import (SUBGROUPS, StandardForm, VehicleManipulator, _adj_inv, _coadjoint,
                       _pose_of, _pose_rate)
@@ -212,7 +212,7 @@ class FixedBaseForm:
         """Gravitational potential of the links (J), zero without gravity."""
         if self.gravity is None:
             return 0.0
-        from ..dynamics import mechanical_energy
+        from ..dynamics._recursions import mechanical_energy
         return float(mechanical_energy(self.chain, q, np.zeros(self.n), self.gravity))
 
     @checked(x=ck.state, tau_act=ck.optional_torques, wrench=ck.end_effector_wrench)

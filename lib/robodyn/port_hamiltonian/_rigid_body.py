@@ -13,7 +13,7 @@ import numpy as np
 
 from ..kinds import RigidPose, SpatialInertia, TimeStep, Tolerance
 from .. import _checks
-from ..dynamics import _ad6, _hat_np
+from ..dynamics._recursions import _ad6, _hat_np
 from ..rigid_motion._kinematics import _check_spatial_inertia, exp_se3
 
 # --------------------------------------------------------------------------

@@ -50,8 +50,8 @@ from functools import partial
 import numpy as np
 
 from .. import _checks
-from .. import dynamics as _dynamics
-from ..dynamics import _ad6, _engine, _hat_np, coriolis_matrix
+from ..dynamics import _recursions as _dynamics
+from ..dynamics._recursions import _ad6, _engine, _hat_np, coriolis_matrix
 from ..rigid_motion._kinematics import SerialChain, _check_spatial_inertia
 # a base carrying a kinematic tree (VehicleManipulator.from_tree): its numbers, its engine
 from . import _vehicle_tree as _tree
@@ -329,7 +329,7 @@ class VehicleManipulator:
         key = "engine:full" if full else "engine"
         if key not in c:
             if "engine:chain" not in c:
-                from ..dynamics import _ChainData
+                from ..dynamics._recursions import _ChainData
                 from ..rigid_motion._kinematics import adjoint
                 ch, M = self.chain, self.mount
                 mounted = SerialChain.from_screws(

@@ -14,7 +14,7 @@ import numpy as np
 from .. import _checks
 from . import _arguments as ck
 from ._arguments import checked
-from ..dynamics import _ad6
+from ..dynamics._recursions import _ad6
 from ._vehicle import (VehicleManipulator, _adj_inv, _coadjoint, _coadjoint_apply, _dposv, _plain,
                       _pose_of, _pose_rate, mechanical_energy)
 

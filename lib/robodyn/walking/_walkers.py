@@ -19,7 +19,8 @@ import numpy as np
 import sympy as sp
 
 from ..kinds import Mass, Restitution
-from .. import _checks, lagrange, models
+from .. import _checks, models
+from ..lagrange import _euler_lagrange as lagrange
 from ..equations import mass_matrix_form
 from ..impacts._hybrid import HybridSystem, ImpactResult, Surface, fixed_point, impact_map, return_map
 

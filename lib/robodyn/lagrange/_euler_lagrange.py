@@ -36,7 +36,7 @@ Conventions: twists (omega, v), wrenches (m, f) as everywhere in :mod:`robodyn`;
 models lie in the xy plane: pass ``gravity=(0, -g, 0)``). A link's spatial inertia may have its
 centre of mass off the link frame: M, G and V all count the offset.
 
-Symbolic derivation (:mod:`robodyn._derivation`, which Kane's method and the later parts can use
+Symbolic derivation (:mod:`robodyn.lagrange._derivation`, which Kane's method and the later parts can use
 too). :func:`equations_of_motion` runs the composite-rigid-body recursion in the link frames
 and gives M, C (from the Christoffel symbols of M) and G in one of two forms: *expanded*, each
 entry a sum of cosines and sines of joint-angle combinations (``cos(q1 + ... + q7)`` stays one
@@ -54,11 +54,11 @@ import numpy as np
 import sympy as sp
 from sympy.core.function import AppliedUndef
 
-from . import _checks
-from ._checks import is_symbolic
-from ._checks import to_sympy as _S
-from .equations import MassMatrixForm, NumericForm, _finite_constants, _is_batch
-from .rigid_motion._kinematics import SerialChain, jacobian_body, jacobian_space, link_poses
+from .. import _checks
+from .._checks import is_symbolic
+from .._checks import to_sympy as _S
+from ..equations import MassMatrixForm, NumericForm, _finite_constants, _is_batch
+from ..rigid_motion._kinematics import SerialChain, jacobian_body, jacobian_space, link_poses
 
 __all__ = ["DEFAULT_GRAVITY", "mass_matrix", "christoffel_symbols", "coriolis_matrix",
            "potential_energy", "kinetic_energy", "gravity_vector", "euler_lagrange",
@@ -118,7 +118,7 @@ def _symbol_list(q, name, fname):
 
 
 # --------------------------------------------------------------------------
-# the symbolic engine lives in robodyn._derivation (trigonometric polynomials)
+# the symbolic engine lives in robodyn.lagrange._derivation (trigonometric polynomials)
 # --------------------------------------------------------------------------
 
 from ._derivation import NestedDerivation as _NestedDerivation  # noqa: E402
@@ -280,8 +280,8 @@ def gravity_vector(chain, q, gravity=DEFAULT_GRAVITY):
 
 # dM[k][i, j] = dM_ij / dq_k; the Christoffel symbols (5.13) and C (5.14) from them: the
 # pure-sympy module robodyn.symbolic derives them, for the library and the book's pages alike
-from . import symbolic as _symbolic  # noqa: E402
-from .symbolic import _coriolis_from_dM, _dM  # noqa: E402
+from .. import symbolic as _symbolic  # noqa: E402
+from ..symbolic import _coriolis_from_dM, _dM  # noqa: E402
 
 
 def _check_M(M, q, fname):
@@ -379,7 +379,7 @@ def coriolis_matrix(M, q, qd):
     if isinstance(M, SerialChain):
         chain = _dyn_chain(M, fname)
         if not _mode(chain, q, qd):
-            from . import dynamics
+            from ..dynamics import _recursions as dynamics
             return dynamics.coriolis_matrix(chain, q, qd)
         qv = _prepare(chain, q, fname)
         qdv = _joints(chain, qd, "qd", fname)
@@ -654,8 +654,8 @@ def _lambdified(M, C, G, q, qd, intermediates=()):
 
 def _compiled(M, C, G, q, qd, intermediates=()):
     """:class:`NumericEquations` whose functions are C code (:func:`robodyn.codegen.compile_equations`,
-    or for the nested form the intermediates written out as C by :mod:`robodyn._derivation`)."""
-    from . import codegen
+    or for the nested form the intermediates written out as C by :mod:`robodyn.lagrange._derivation`)."""
+    from .. import codegen
     if intermediates:
         from ._derivation import compile_nested
         mod = compile_nested(M, C, G, q, qd, intermediates)
@@ -785,7 +785,7 @@ class EquationsOfMotion(MassMatrixForm):
         elif backend == "c":
             out = _compiled(M, C, G, q, qd, inter)
         else:
-            from .codegen import CompileError
+            from ..codegen import CompileError
             try:
                 out = _compiled(M, C, G, q, qd, inter)
             except CompileError as err:
@@ -803,8 +803,8 @@ def _recursive(out, robot, gravity):
     Newton--Euler recursions of the chain (:mod:`robodyn.recursive_codegen`): the same
     equations, O(n) per state instead of forming and factoring M. ``out`` unchanged for a
     symbolic gravity or where the C compiler fails."""
-    from .codegen import CompileError
-    from .recursive_codegen import _compile
+    from ..codegen import CompileError
+    from ..recursive_codegen import _compile
     if any(is_symbolic(g) for g in gravity):
         return out
     try:
@@ -870,7 +870,7 @@ def equations_of_motion(chain, gravity=DEFAULT_GRAVITY, q=None, qd=None, form="a
         M, C, G, inter = d.mass_matrix(q), d.coriolis(q, qd), d.gravity(q, gs), ()
     gt = tuple(float(x) if not is_symbolic(x) else x for x in (list(g) if not
                isinstance(g, sp.MatrixBase) else list(g)))
-    from .recursive_codegen import _chain_data
+    from ..recursive_codegen import _chain_data
     robot = _chain_data(chain) or ()
     return EquationsOfMotion(qv, qdv, M, C, G, gt, chain.name, tuple(inter), robot)
 
@@ -933,5 +933,5 @@ def generalized_forces(chain, q, wrenches, frame="body"):
             Y += jac(chain, qv, link=l).T @ W[l]
     return _checks.finite_result(Y, fname)
 
-from ._boundary import seal as _seal  # noqa: E402 -- the one boundary (issue 28): last, over the finished module
+from .._boundary import seal as _seal  # noqa: E402 -- the one boundary (issue 28): last, over the finished module
 _seal(globals())

@@ -22,9 +22,9 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import integrate
 
-from . import _checks
-from .dynamics import DEFAULT_GRAVITY, _chain_data, forward_dynamics, mechanical_energy
-from .rigid_motion._kinematics import LongComputationWarning
+from .. import _checks
+from ._recursions import DEFAULT_GRAVITY, _chain_data, forward_dynamics, mechanical_energy
+from ..rigid_motion._kinematics import LongComputationWarning
 
 __all__ = ["Trajectory", "simulate"]
 
@@ -401,5 +401,5 @@ def _fixed(method, rhs, accel, y0, n, t_final, dt, on_step):
             on_step((k + 1) * h)
     return np.linspace(0.0, t_final, N + 1), Y, np.full(N, h)
 
-from ._boundary import seal as _seal  # noqa: E402 -- the one boundary (issue 28): last, over the finished module
+from .._boundary import seal as _seal  # noqa: E402 -- the one boundary (issue 28): last, over the finished module
 _seal(globals())

@@ -39,11 +39,12 @@ import numpy as np
 import sympy as sp
 from scipy import integrate, optimize
 
-from . import _checks, dynamics
-from ._checks import is_symbolic
-from ._checks import to_sympy as _S
-from .rigid_motion._kinematics import SerialChain, _prefix_products
-from .kinds import Metric, Tolerance
+from .. import _checks
+from ..dynamics import _recursions as dynamics
+from .._checks import is_symbolic
+from .._checks import to_sympy as _S
+from ..rigid_motion._kinematics import SerialChain, _prefix_products
+from ..kinds import Metric, Tolerance
 
 __all__ = ["kinetic_energy_metric", "metric_inner_product", "levi_civita",
            "geodesic_acceleration", "covariant_acceleration", "gradient",
@@ -174,11 +175,7 @@ def _numeric_geodesic_acceleration(chain, q, qd):
 # --------------------------------------------------------------------------
 
 def _lagrange():
-    try:
-        from . import lagrange
-    except ImportError as exc:              # pragma: no cover - only while lagrange is missing
-        raise ImportError(f"robodyn.geometry: symbolic input needs robodyn.lagrange, which "
-                          f"failed to import ({exc}); use numeric lengths, masses and q") from exc
+    from . import _euler_lagrange as lagrange
     return lagrange
 
 
@@ -512,13 +509,13 @@ def potential_gradient(chain, q, gravity=None):
     chain = _dynamic_chain(chain, fname)
     q = _joint_vector(chain, q, "q", fname)
     if gravity is None:
-        from .dynamics import DEFAULT_GRAVITY
+        from ..dynamics._recursions import DEFAULT_GRAVITY
         gravity = DEFAULT_GRAVITY
     if _symbolic_mode(chain, q, gravity):
         G = _lagrange().gravity_vector(chain, q, gravity)
     else:
         gravity = _checks.vector(gravity, 3, f"{fname}: gravity (m/s^2, space frame)")
-        from .dynamics import gravity_torques
+        from ..dynamics._recursions import gravity_torques
         try:        # every argument is checked: an error here is an overflow of the torques
             G = gravity_torques(chain, q, gravity)
         except ValueError as exc:
@@ -967,5 +964,5 @@ def geodesic(chain, q_start, q_end, duration=1.0, *, n_points=201, method="shoot
     return Geodesic(_frozen(t), _frozen(q), _frozen(qd), _frozen(v0), residual, E, _frozen(T),
                     method, nfev)
 
-from ._boundary import seal as _seal  # noqa: E402 -- the one boundary (issue 28): last, over the finished module
+from .._boundary import seal as _seal  # noqa: E402 -- the one boundary (issue 28): last, over the finished module
 _seal(globals())

@@ -56,10 +56,10 @@ from pathlib import Path
 
 import numpy as np
 
-from . import _checks
-from ._checks import is_symbolic
-from .rigid_motion._kinematics import SerialChain
-from .kinds import Mass, RotationalInertia
+from .. import _checks
+from .._checks import is_symbolic
+from ..rigid_motion._kinematics import SerialChain
+from ..kinds import Mass, RotationalInertia
 
 __all__ = ["DEFAULT_GRAVITY", "IllConditionedWarning", "inverse_dynamics", "forward_dynamics",
            "crba", "coriolis_matrix", "gravity_torques", "mechanical_energy",
@@ -75,7 +75,7 @@ COND_WARN = 1e10
 
 ENGINE = os.environ.get("ROBODYN_ENGINE", "auto")
 """``"auto"``: the compiled engine where it applies, else numpy; ``"numpy"``: numpy only.
-Read from ``$ROBODYN_ENGINE`` at import; assign ``robodyn.dynamics.ENGINE`` to change it."""
+Read from ``$ROBODYN_ENGINE`` at import; assign ``robodyn.dynamics._recursions.ENGINE`` to change it."""
 
 _ENGINE_MODULE = []          # [the compiled module, or None if it cannot be built here]
 
@@ -87,9 +87,9 @@ def _load_compiled(cache, c_file, module_name, what, fallback):
     ``fallback`` runs instead. The one loader of the package's compiled modules (the dynamics
     engine here, the contact solver's Gauss--Seidel in :mod:`robodyn.impacts`)."""
     if not cache:
-        from . import codegen
+        from .. import codegen
         try:
-            source = Path(__file__).with_name(c_file).read_text()
+            source = (Path(__file__).parents[1] / c_file).read_text()   # robodyn/: all C sources
             cache.append(codegen.compiled_module(source, module_name))
         except (codegen.CompileError, OSError) as err:
             warnings.warn(f"{what} is unavailable ({err}); {fallback} instead",
@@ -940,6 +940,6 @@ def newton_euler_about_point(m: Mass, I_cm: RotationalInertia, c, omega):
     h = np.concatenate([m * W @ W @ c, W @ I_P @ w])
     return _checks.finite_result((M6, h), fname)
 
-from ._boundary import seal as _seal  # noqa: E402 -- the one boundary (issue 28): last, over the finished module
+from .._boundary import seal as _seal  # noqa: E402 -- the one boundary (issue 28): last, over the finished module
 _seal(globals(), {f: {"self_checked": True} for f in (
     "inverse_dynamics", "forward_dynamics", "crba", "gravity_torques")})
