@@ -15,6 +15,7 @@ import dataclasses
 import doctest
 import functools
 import importlib
+import inspect
 import pickle
 import warnings
 
@@ -37,7 +38,13 @@ def _doctest_namespace(name):
     while modname not in api_support.public_modules() and "." in modname:
         modname = modname.rpartition(".")[0]
     module = importlib.import_module(modname)
-    tests = [t for t in doctest.DocTestFinder().find(module, modname) if t.name == name]
+    obj = module                   # the object by its public name; its examples live in its home
+    for part in name[len(modname):].strip(".").split(".") if name != modname else []:
+        obj = getattr(obj, part)   # module (a package's room), where the finder looks for them
+    home = inspect.getmodule(obj) or module
+    tests = [t for t in doctest.DocTestFinder(recurse=False).find(obj, name, module=home,
+                                                                 globs=vars(home).copy())
+             if t.name == name]
     assert tests, f"no doctest named {name}"
     runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS, verbose=False)
     with warnings.catch_warnings():
