@@ -23,7 +23,8 @@ import pytest
 import sympy as sp
 
 import robodyn as rd
-from robodyn import _checks, codegen, dynamics, lagrange, models, rigid_motion
+from robodyn import _value_checks, codegen, dynamics, lagrange, models, rigid_motion
+from robodyn import _meaning_checks
 
 pytestmark = pytest.mark.usefixtures("no_text_evaluated")  # sympy's parser raises inside robodyn
 
@@ -474,33 +475,33 @@ SPECIFIC_CASES = [
     case(lambda: rd.jacobian_space(models.planar_chain(41), sp.symbols("q1:42")), ValueError,
          "jacobian_space: chain.*at most", "jacobian_space-symbolic-41-joints"),
     # --- the shared checks themselves
-    case(lambda: _checks.spd([[1.0, 2.0], [2.0, 1.0]], "f: M"), ValueError, "f: M",
+    case(lambda: _meaning_checks.spd([[1.0, 2.0], [2.0, 1.0]], "f: M"), ValueError, "f: M",
          "checks-spd-indefinite"),
-    case(lambda: _checks.spd([[1.0, 2.0], [0.0, 1.0]], "f: M"), ValueError, "f: M.*symmetric",
+    case(lambda: _meaning_checks.spd([[1.0, 2.0], [0.0, 1.0]], "f: M"), ValueError, "f: M.*symmetric",
          "checks-spd-asymmetric"),
-    case(lambda: _checks.spd(sp.Matrix([[1, 2], [2, 1]]), "f: M"), ValueError, "f: M",
+    case(lambda: _meaning_checks.spd(sp.Matrix([[1, 2], [2, 1]]), "f: M"), ValueError, "f: M",
          "checks-spd-sympy-indefinite"),
-    case(lambda: _checks.size(-1, "f: n"), ValueError, "f: n", "checks-size-negative"),
-    case(lambda: _checks.size(10**12, "f: n", item_bytes=8), ValueError, "f: n.*GiB",
+    case(lambda: _value_checks.size(-1, "f: n"), ValueError, "f: n", "checks-size-negative"),
+    case(lambda: _value_checks.size(10**12, "f: n", item_bytes=8), ValueError, "f: n.*GiB",
          "checks-size-memory"),
-    case(lambda: _checks.choice(None, "f: rule", ("a",)), TypeError, "f: rule",
+    case(lambda: _value_checks.choice(None, "f: rule", ("a",)), TypeError, "f: rule",
          "checks-choice-none"),
-    case(lambda: _checks.flag(1, "f: strict"), TypeError, "f: strict", "checks-flag-int"),
-    case(lambda: _checks.tolerance(2.0, "f: tol"), ValueError, "f: tol", "checks-tol-upper"),
-    case(lambda: _checks.scalar(np.array([1.0, 2.0]), "f: x"), TypeError, "f: x",
+    case(lambda: _value_checks.flag(1, "f: strict"), TypeError, "f: strict", "checks-flag-int"),
+    case(lambda: _value_checks.tolerance(2.0, "f: tol"), ValueError, "f: tol", "checks-tol-upper"),
+    case(lambda: _value_checks.scalar(np.array([1.0, 2.0]), "f: x"), TypeError, "f: x",
          "checks-scalar-array"),
-    case(lambda: _checks.real_array(np.array(["a"]), "f: x"), TypeError, "f: x",
+    case(lambda: _value_checks.real_array(np.array(["a"]), "f: x"), TypeError, "f: x",
          "checks-real-array-strings"),
-    case(lambda: _checks.real_array(np.zeros(2, dtype="datetime64[s]"), "f: x"), TypeError,
+    case(lambda: _value_checks.real_array(np.zeros(2, dtype="datetime64[s]"), "f: x"), TypeError,
          "f: x", "checks-real-array-datetime"),
-    case(lambda: _checks.batch(np.zeros((2, 3)), 2, "f: q"), ValueError, "f: q",
+    case(lambda: _value_checks.batch(np.zeros((2, 3)), 2, "f: q"), ValueError, "f: q",
          "checks-batch-shape"),
-    case(lambda: _checks.symbol_list([x, 1], "f: q"), TypeError, "f: q",
+    case(lambda: _value_checks.symbol_list([x, 1], "f: q"), TypeError, "f: q",
          "checks-symbol-list-number"),
-    case(lambda: _checks.to_sympy([sp.zoo], "f: v"), ValueError, "f: v", "checks-to-sympy-zoo"),
+    case(lambda: _value_checks.to_sympy([sp.zoo], "f: v"), ValueError, "f: v", "checks-to-sympy-zoo"),
     case(lambda: rd.crba(RR, [np.ma.masked_array(Q2, mask=[0, 1])]), TypeError, "crba: q",
          "crba-list-of-masked-arrays"),
-    case(lambda: _checks.vector([np.ma.masked_array([1.0]), 2.0], 2, "f: v"), TypeError,
+    case(lambda: _value_checks.vector([np.ma.masked_array([1.0]), 2.0], 2, "f: v"), TypeError,
          "f: v", "checks-vector-list-with-masked"),
 ]
 

@@ -187,7 +187,7 @@ BAD_ARRAYS = [
 @pytest.mark.parametrize("bad", BAD_ARRAYS)
 @pytest.mark.parametrize("entry", ["rnea_derivatives", "aba_derivatives"])
 def test_engine_declines_what_the_checks_would_change_or_refuse(entry, bad, monkeypatch):
-    """The engine computes only on clean arrays; anything else goes to robodyn._checks."""
+    """The engine computes only on clean arrays; anything else goes to robodyn._value_checks."""
     monkeypatch.setattr(dynamics._recursions, "ENGINE", "auto")
     chain = rd.models.ur5_like()
     d, b = dynamics._recursions._fast(chain, "t")

@@ -18,7 +18,8 @@ import robodyn
 ROOT = pathlib.Path(robodyn.__file__).parent
 PACKAGES = ("rigid_motion", "lagrange", "dynamics", "constraints", "impacts", "walking", "kane",
             "port_hamiltonian", "answers")
-GROUND = ("errors", "_boundary", "_checks", "kinds", "text_parser", "_trig_ring", "_files")
+GROUND = ("errors", "_boundary", "_value_checks", "_meaning_checks", "kinds", "text_parser",
+          "_trig_ring", "_files")
 """The ground floor: what every room stands on, knowing none of them."""
 SIZE_WORDS = ("more", "extra", "rest", "part2", "continued", "helpers", "misc", "utils", "split")
 """Words that name a module by how much it holds, not by what it is about."""
@@ -162,3 +163,21 @@ def test_the_package_graph_has_no_circle():
         return seen
     for a in graph:
         assert a not in reach(a, set()), f"import circle through {a}"
+
+
+def test_the_value_checks_know_nothing_of_the_meaning_checks():
+    """What a value is (``_value_checks``) is checked before what it means
+    (``_meaning_checks``, which stands on it): never the reverse."""
+    assert not {m for m in _imports(ROOT / "_value_checks.py", "robodyn._value_checks")
+                if m.startswith("robodyn._meaning_checks")}
+    assert "robodyn._value_checks" in _imports(ROOT / "_meaning_checks.py",
+                                               "robodyn._meaning_checks")
+
+
+def test_the_symbolic_and_numeric_coriolis_matrices_keep_their_names():
+    """Part II is two packages: the symbolic equations (``robodyn.lagrange``) and the numeric
+    O(n) algorithms (``robodyn.dynamics``); ``robodyn.coriolis_matrix`` is the symbolic one."""
+    assert robodyn.coriolis_matrix is robodyn.lagrange.coriolis_matrix
+    assert robodyn.dynamics.coriolis_matrix is not robodyn.lagrange.coriolis_matrix
+    assert robodyn.lagrange.coriolis_matrix.__module__ == "robodyn.lagrange._euler_lagrange"
+    assert robodyn.dynamics.coriolis_matrix.__module__ == "robodyn.dynamics._recursions"

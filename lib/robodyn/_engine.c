@@ -14,7 +14,7 @@
  * An entry point returns None -- and computes nothing -- unless every array is a plain ndarray
  * (no subclass such as a masked array) of float64 in native byte order, aligned, C-contiguous,
  * of the expected shape and finite (safe_double below): the Python side then takes the checked
- * path of robodyn._checks, which raises the right error or converts the input. Twists are
+ * path of robodyn._value_checks, which raises the right error or converts the input. Twists are
  * (omega, v), wrenches (m, f).
  */
 #if defined(__GNUC__) && !defined(__clang__)
@@ -308,7 +308,7 @@ static void aba(int n, const Link *L, const double *qd, const double *tau, const
 
 /* ---------------------------------------------------------------- Python entry points */
 
-/* A plain ndarray of native-order, aligned, C-contiguous float64 (what robodyn._checks makes):
+/* A plain ndarray of native-order, aligned, C-contiguous float64 (what robodyn._value_checks makes):
  * the only memory the engine reads. A big-endian '>f8' array is also NPY_DOUBLE, so the
  * byte-order test is what keeps 7e-319 out of the results. */
 static int safe_double(PyObject *obj)

@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import _checks
+from . import _value_checks
 from .urdf import RobotModel, _adjoint, _skew
 
 __all__ = ["body_poses", "frame_pose", "frame_jacobian", "rnea", "crba", "aba",
@@ -90,7 +90,7 @@ def _state_call(fname, impl, model, q, x, y, base_pose, gravity, names):
     Hb, g = _pose(model, base_pose, fname), _gravity(gravity, fname)
     with np.errstate(all="ignore"):
         out = impl(model, q, x, y, Hb, g)
-    return _checks.finite_result(out, fname)
+    return _value_checks.finite_result(out, fname)
 
 
 def _fast(name, model, *args):
@@ -112,13 +112,13 @@ def _fast(name, model, *args):
 
 def _model(model, fname):
     if not isinstance(model, RobotModel):
-        raise _checks.error(f"{fname}: model", "a RobotModel (robodyn.urdf.load_urdf)", model,
+        raise _value_checks.error(f"{fname}: model", "a RobotModel (robodyn.urdf.load_urdf)", model,
                             exc=TypeError)
     return model
 
 
 def _vec(x, n, name, what):
-    return np.asarray(_checks.vector(x, n, f"{name} ({what})"), dtype=float)
+    return np.asarray(_value_checks.vector(x, n, f"{name} ({what})"), dtype=float)
 
 
 def _q(model, q, fname):
@@ -138,7 +138,7 @@ def _pose(model, base_pose, fname):
     from .rigid_motion._kinematics import _homogeneous_arg
     H = np.asarray(_homogeneous_arg(base_pose, f"{fname}: base_pose"), dtype=float)
     if not model.floating and not np.allclose(H, np.eye(4), atol=1e-12):
-        raise _checks.refusal(ValueError, f"{fname}: base_pose: expected None for the fixed-base "
+        raise _value_checks.refusal(ValueError, f"{fname}: base_pose: expected None for the fixed-base "
                          f"{model.name!r} (its base is the ground frame), got a pose")
     return H
 
@@ -192,8 +192,8 @@ def body_poses(model, q, base_pose=None):
 
 def _frame(model, frame, fname):
     if not isinstance(frame, str) or frame not in model.frames:
-        raise _checks.refusal(ValueError, f"{fname}: frame: expected a link name of {model.name!r} (one of "
-                         f"{sorted(model.frames)[:12]}...), got {_checks.describe(frame)}")
+        raise _value_checks.refusal(ValueError, f"{fname}: frame: expected a link name of {model.name!r} (one of "
+                         f"{sorted(model.frames)[:12]}...), got {_value_checks.describe(frame)}")
     return model.frames[frame]
 
 
@@ -367,7 +367,7 @@ def crba(model, q):
     fname = "crba"
     _model(model, fname)
     with np.errstate(all="ignore"):
-        return _checks.finite_result(_crba(model, _q(model, q, fname)), fname)
+        return _value_checks.finite_result(_crba(model, _q(model, q, fname)), fname)
 
 
 def _aba(model, q, qd, tau, Hb, g):
@@ -602,15 +602,15 @@ def equations(model, gravity=DEFAULT_GRAVITY, q=None, qd=None):
     fname = "equations"
     _model(model, fname)
     if model.floating:
-        raise _checks.refusal(ValueError, f"{fname}: model: expected a fixed base, got {model!r} (the symbolic "
+        raise _value_checks.refusal(ValueError, f"{fname}: model: expected a fixed base, got {model!r} (the symbolic "
                          f"equations of a floating tree are not built here; use the numeric "
                          f"rnea/crba/aba)")
     g = _gravity(gravity, fname)
     n = model.n
     q = sp.Matrix(sp.symbols(f"q1:{n + 1}")) if q is None else sp.Matrix(
-        _checks.symbol_list(q, f"{fname}: q", n))
+        _value_checks.symbol_list(q, f"{fname}: q", n))
     qd = sp.Matrix(sp.symbols(f"qd1:{n + 1}")) if qd is None else sp.Matrix(
-        _checks.symbol_list(qd, f"{fname}: qd", n))
+        _value_checks.symbol_list(qd, f"{fname}: qd", n))
     X = _sym_transforms(model, q)
     S = _screws(model)
     J, Rw, pw = [], [], []

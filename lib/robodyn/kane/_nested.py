@@ -6,7 +6,7 @@ from __future__ import annotations
 import sympy as sp
 
 from ..lagrange import _derivation
-from .._checks import is_symbolic
+from .._value_checks import is_symbolic
 
 
 def _nested_terms(d, g, q, u):

@@ -52,8 +52,8 @@ import sympy as sp
 from mpmath.libmp import from_float as _from_float
 from sympy.core.mul import _mulsort
 
-from .. import _checks
-from .._checks import _exact
+from .. import _value_checks
+from .._value_checks import _exact
 from .._trig_ring import (_FB, _FIELD, Ring, TrigPoly, _add, _mpq, _nice, _nice_expr, _times,
                          _TooBig, canonical)
 
@@ -68,7 +68,7 @@ __all__ = ["Ring", "TrigPoly", "Derivation", "derivation", "canonical", "Tape", 
 def _constants(chain):
     """The chain's sympy data (screws, home, link homes and inertias), every float-born rational
     made short where possible; and whether all of them are short (exact arithmetic)."""
-    from .._checks import to_sympy as _S
+    from .._value_checks import to_sympy as _S
     nice = True
 
     def conv(X):
@@ -148,7 +148,7 @@ class _Converter:
             m = 0
             for i, d in enumerate(mon):
                 if d >= _FIELD:
-                    raise _checks.refusal(
+                    raise _value_checks.refusal(
                         ValueError, "robodyn: a parameter's power exceeds the engine's limit 255")
                 m |= d << (_FB * (lin_count + i))
             out[m] = _mpq(int(c.numerator), int(c.denominator)) if exact else \
@@ -235,7 +235,7 @@ def _plain_terms(e, gidx, num):
             if base not in gidx or not d.is_Integer or d < 1:
                 raise _NotPlain
             if d >= _FIELD:
-                raise _checks.refusal(
+                raise _value_checks.refusal(
                     ValueError, "robodyn: a parameter's power exceeds the engine's limit 255")
             m += int(d) << (_FB * gidx[base])
         out[m] = out.get(m, 0) + num(Fraction(int(c.p), int(c.q)))
