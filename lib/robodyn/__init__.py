@@ -45,6 +45,21 @@ the public API.
 * :mod:`robodyn.answers` -- forgiving answer checking for the problem sets (Assignments);
   :mod:`robodyn.grading` generates their student notebooks and grades submissions (import it
   explicitly; it needs nbformat and IPython)
+
+Beside the packages, a few modules stay whole at the top, each one concept that several parts
+share: :mod:`~robodyn.equations` (the one interface), :mod:`~robodyn.symbolic` (the pure-Python
+operators of the browser pages), :mod:`~robodyn.models`, :mod:`~robodyn.derivatives` (it
+differentiates the serial chain's recursions of :mod:`robodyn.dynamics` and the
+vehicle--manipulator's of :mod:`robodyn.port_hamiltonian`, which stands on
+:mod:`robodyn.dynamics`: inside that package it would close a circle), :mod:`~robodyn.urdf`
+(reading a robot description) and :mod:`~robodyn.trees` (the algorithms on the tree it
+gives), :mod:`~robodyn.codegen` and :mod:`~robodyn.recursive_codegen` (C from symbolic
+equations; C from a robot's recursions). The C sources of the compiled engines (``_engine.c``,
+``_tree_engine.c``, ``_pgs.c``) sit together in this folder, read by the one loader of
+:mod:`robodyn.dynamics`. The ground floor -- :mod:`~robodyn.errors`, ``_value_checks`` (what a
+value is: numbers, arrays, text, symbols, finiteness), ``_meaning_checks`` (what it means:
+rotations, axes, inertias, metrics, decided under the symbols' assumptions), :mod:`~robodyn.kinds`,
+``_boundary`` -- imports nothing of the rooms above it.
 """
 import os as _os
 
