@@ -218,9 +218,9 @@ LIBRARY_STATE = {
         'l1, l2, m1, m2 = sp.symbols("l1 l2 m1 m2", positive=True)\n'
         'q1, q2 = sp.symbols("q1 q2", real=True)\n'
         'qs = [q1, q2]\n'
-        'M_sym = sp.simplify(geometry.kinetic_energy_metric(models.planar_rr(l1, l2, m1, m2), '
+        'M_sym = sp.simplify(lagrange.kinetic_energy_metric(models.planar_rr(l1, l2, m1, m2), '
         'qs))\n'
-        'Gam = geometry.levi_civita(M_sym, qs)\n'),
+        'Gam = lagrange.levi_civita(M_sym, qs)\n'),
 }
 
 
