@@ -10,7 +10,7 @@ solve of the same system, and a constrained simulation step against an unconstra
    the dynamics and per integrator step (DOP853, 12 evaluations per step), constrained
    (``simulate_constrained``, Udwadia--Kalaba) against unconstrained (``scipy`` DOP853 on
    ``dynamics.forward_dynamics``, the ABA, with gravity as a float array so that the compiled
-   engine runs, as in ``simulation.simulate``), in the same run; and the whole runs.
+   engine runs, as in ``dynamics.simulate``), in the same run; and the whole runs.
 
 The machine's load average is printed first: on a shared machine absolute times inflate, the
 ratios less so.

@@ -186,7 +186,7 @@ def main(argv=None):
     budget = 0.15 if args.quick else 1.0
     if args.summary:
         chain = models.ur5_like()
-        engine = "compiled engine" if dy._engine() is not None else "numpy (no compiler)"
+        engine = "compiled engine" if dy._recursions._engine() is not None else "numpy (no compiler)"
         results = bench_chain(chain, dy.DEFAULT_GRAVITY, args.batch, 0.3)
         refs = {"crba": "pin.crba", "inverse_dynamics": "pin.rnea", "forward_dynamics": "pin.aba"}
         for name, t_one, _, t_pin, _ in results:
@@ -205,11 +205,11 @@ def main(argv=None):
             f"{'MR':>9} | {'batch/Pin':>9} {'MR/ours 1':>9} {'Pin/ours 1':>10}")
     for chain, gravity in chains:
         for engine in ("auto", "numpy"):
-            dy.ENGINE = engine
+            dy._recursions.ENGINE = engine
             if engine == "numpy":
                 label = "numpy algorithms (ENGINE = 'numpy')"
             else:
-                label = "compiled engine" if dy._engine() is not None else "no compiler: numpy"
+                label = "compiled engine" if dy._recursions._engine() is not None else "no compiler: numpy"
             print(f"\n{chain.name} (n = {chain.n}), {label}")
             print(head)
             print("-" * len(head))
@@ -218,7 +218,7 @@ def main(argv=None):
                 print(f"{name:17} {t_one * us:9.1f} {t_batch * us:10.2f} {t_pin * us:9.2f} "
                       f"{t_mr * us:9.0f} | {t_batch / t_pin:9.2f} {t_mr / t_one:9.1f} "
                       f"{t_pin / t_one:10.3f}")
-    dy.ENGINE = "auto"
+    dy._recursions.ENGINE = "auto"
     print("\none state, side by side with Pinocchio (ratio ours / Pinocchio; target: derivatives "
           "<= 2, forward dynamics <= 1)")
     for name, t_one, t_pin, what in bench_derivatives(budget):

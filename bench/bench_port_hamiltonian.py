@@ -153,9 +153,9 @@ def main(quick=False, summary=False):
     t_47, t_pin47 = best_pair(lambda: f47.accelerations(q, nu, w=w, tau=tau),
                               lambda: pin.aba(model, data, qp, vp, up), budget)
     err47 = np.abs(f47.accelerations(q, nu, w=w, tau=tau) - a_pin[perm]).max()
-    dynamics.ENGINE = "numpy"
+    dynamics._recursions.ENGINE = "numpy"
     t_np = best_time(lambda: std.accelerations(q, nu, w=w, tau=tau), budget / 2)
-    dynamics.ENGINE = "auto"
+    dynamics._recursions.ENGINE = "auto"
     B = 20 if quick else 200
     Q, NU = rng.normal(size=(B, n)), rng.normal(size=(B, 6 + n))
     QP = [np.concatenate([H[:3, 3], Rotation.from_matrix(H[:3, :3]).as_quat(), x]) for x in Q]

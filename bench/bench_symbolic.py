@@ -24,7 +24,8 @@ import timeit
 import numpy as np
 import sympy as sp
 
-from robodyn import _derivation, codegen
+from robodyn import codegen
+from robodyn.lagrange import _derivation
 from robodyn import lagrange as lg
 from robodyn import models
 from robodyn.rigid_motion import SerialChain, homogeneous, revolute_screw

@@ -103,7 +103,7 @@ def panda_rows(budget):
     eom = lagrange.equations_of_motion(chain, gravity=dynamics.DEFAULT_GRAVITY)
     t_derive = time.perf_counter() - t
     fd = eom.numeric(backend="c").forward_dynamics
-    closed = lg._compiled(eom.M, eom.C, eom.G, list(eom.q), list(eom.qd),
+    closed = lg._euler_lagrange._compiled(eom.M, eom.C, eom.G, list(eom.q), list(eom.qd),
                           eom.intermediates).forward_dynamics
     pm = pin.buildModelFromUrdf(m.source)
     pr = pin.buildReducedModel(pm, [pm.getJointId(f) for f in fingers], pin.neutral(pm))

@@ -23,7 +23,8 @@ import pytest
 import sympy as sp
 
 import robodyn as rd
-from robodyn import _checks, codegen, dynamics, geometry, models, rigid_motion, simulation
+from robodyn import _value_checks, codegen, dynamics, lagrange, models, rigid_motion
+from robodyn import _meaning_checks
 
 pytestmark = pytest.mark.usefixtures("no_text_evaluated")  # sympy's parser raises inside robodyn
 
@@ -33,7 +34,7 @@ Q2 = np.array([0.3, -0.4])
 Q3 = np.array([0.1, 0.2, 0.3])
 H = rd.exp_se3([0.1, 0.2, 0.3, 1.0, 2.0, 3.0])
 R = rd.exp_so3([0.3, -0.2, 0.1])
-PATH = geometry.straight_line([0.0, 0.0], [1.0, 0.5], np.linspace(0, 1, 5))
+PATH = lagrange.straight_line([0.0, 0.0], [1.0, 0.5], np.linspace(0, 1, 5))
 x = sp.Symbol("x")
 
 # (function name, callable taking keyword arguments, good arguments, array arguments)
@@ -76,21 +77,21 @@ FUNCTIONS = [
     ("gravity_torques", lambda q: rd.gravity_torques(RR, q), dict(q=Q2), ["q"]),
     ("mechanical_energy", lambda q, qd: rd.mechanical_energy(RR, q, qd), dict(q=Q2, qd=Q2),
      ["q", "qd"]),
-    ("kinetic_energy_metric", lambda q: geometry.kinetic_energy_metric(RR, q), dict(q=Q2),
+    ("kinetic_energy_metric", lambda q: lagrange.kinetic_energy_metric(RR, q), dict(q=Q2),
      ["q"]),
-    ("metric_inner_product", lambda q, v1, v2: geometry.metric_inner_product(RR, q, v1, v2),
+    ("metric_inner_product", lambda q, v1, v2: lagrange.metric_inner_product(RR, q, v1, v2),
      dict(q=Q2, v1=Q2, v2=Q2), ["q", "v1", "v2"]),
-    ("levi_civita", lambda q: geometry.levi_civita(RR, q), dict(q=Q2), ["q"]),
-    ("geodesic_acceleration", lambda q, qd: geometry.geodesic_acceleration(RR, q, qd),
+    ("levi_civita", lambda q: lagrange.levi_civita(RR, q), dict(q=Q2), ["q"]),
+    ("geodesic_acceleration", lambda q, qd: lagrange.geodesic_acceleration(RR, q, qd),
      dict(q=Q2, qd=Q2), ["q", "qd"]),
     ("covariant_acceleration",
-     lambda q, qd, qdd: geometry.covariant_acceleration(RR, q, qd, qdd),
+     lambda q, qd, qdd: lagrange.covariant_acceleration(RR, q, qd, qdd),
      dict(q=Q2, qd=Q2, qdd=Q2), ["q", "qd", "qdd"]),
-    ("gradient", lambda q, dV: geometry.gradient(RR, q, dV), dict(q=Q2, dV=Q2), ["q", "dV"]),
-    ("potential_gradient", lambda q: geometry.potential_gradient(RR, q), dict(q=Q2), ["q"]),
-    ("straight_line", lambda q_start, q_end: geometry.straight_line(q_start, q_end, [0, 1]),
+    ("gradient", lambda q, dV: lagrange.gradient(RR, q, dV), dict(q=Q2, dV=Q2), ["q", "dV"]),
+    ("potential_gradient", lambda q: lagrange.potential_gradient(RR, q), dict(q=Q2), ["q"]),
+    ("straight_line", lambda q_start, q_end: lagrange.straight_line(q_start, q_end, [0, 1]),
      dict(q_start=Q2, q_end=Q2), ["q_start", "q_end"]),
-    ("geodesic", lambda q_start, q_end: geometry.geodesic(RR, q_start, q_end, n_points=11),
+    ("geodesic", lambda q_start, q_end: lagrange.geodesic(RR, q_start, q_end, n_points=11),
      dict(q_start=Q2, q_end=Q2), ["q_start", "q_end"]),
     ("simulate", lambda q0, qd0, gravity: rd.simulate(RR, q0, qd0, 0.01, gravity=gravity),
      dict(q0=Q2, qd0=Q2, gravity=np.array([0, -9.81, 0])), ["q0", "qd0", "gravity"]),
@@ -238,38 +239,38 @@ SPECIFIC_CASES = [
          "forward_dynamics: cond_warn", "forward_dynamics-string-cond_warn"),
     case(lambda: rd.forward_dynamics(RR, Q2, Q2, Q2, method="lu"), ValueError,
          "forward_dynamics: method", "forward_dynamics-method"),
-    case(lambda: geometry.geodesic(RR, Q2, Q2 + 0.1, tol=-1), ValueError, "geodesic: tol",
+    case(lambda: lagrange.geodesic(RR, Q2, Q2 + 0.1, tol=-1), ValueError, "geodesic: tol",
          "geodesic-negative-tol"),
-    case(lambda: geometry.geodesic(RR, Q2, Q2 + 0.1, rtol=0), ValueError, "geodesic: rtol",
+    case(lambda: lagrange.geodesic(RR, Q2, Q2 + 0.1, rtol=0), ValueError, "geodesic: rtol",
          "geodesic-zero-rtol"),
-    case(lambda: geometry.geodesic(RR, Q2, Q2 + 0.1, atol=np.inf), ValueError,
+    case(lambda: lagrange.geodesic(RR, Q2, Q2 + 0.1, atol=np.inf), ValueError,
          "geodesic: atol", "geodesic-inf-atol"),
     case(lambda: rd.simulate(RR, Q2, Q2, 1.0, rtol=-1e-9), ValueError, "simulate: rtol",
          "simulate-negative-rtol"),
     case(lambda: rd.simulate(RR, Q2, Q2, 1.0, atol=2.0), ValueError, "simulate: atol",
          "simulate-huge-atol"),
     # --- sizes
-    case(lambda: geometry.geodesic(RR, Q2, Q2 + 0.1, n_points=10**9), ValueError,
+    case(lambda: lagrange.geodesic(RR, Q2, Q2 + 0.1, n_points=10**9), ValueError,
          "geodesic: n_points.*GiB", "geodesic-huge-n_points"),
-    case(lambda: geometry.geodesic(RR, Q2, Q2 + 0.1, n_points=2), ValueError,
+    case(lambda: lagrange.geodesic(RR, Q2, Q2 + 0.1, n_points=2), ValueError,
          "geodesic: n_points", "geodesic-two-points"),
-    case(lambda: geometry.geodesic(RR, Q2, Q2 + 0.1, n_points=5.5), TypeError,
+    case(lambda: lagrange.geodesic(RR, Q2, Q2 + 0.1, n_points=5.5), TypeError,
          "geodesic: n_points", "geodesic-float-points"),
-    case(lambda: geometry.geodesic(RR, Q2, Q2 + 0.1, n_points=True), TypeError,
+    case(lambda: lagrange.geodesic(RR, Q2, Q2 + 0.1, n_points=True), TypeError,
          "geodesic: n_points", "geodesic-bool-points"),
-    case(lambda: geometry.geodesic(RR, Q2, Q2 + 0.1, max_iterations=0), ValueError,
+    case(lambda: lagrange.geodesic(RR, Q2, Q2 + 0.1, max_iterations=0), ValueError,
          "geodesic: max_iterations", "geodesic-zero-iterations"),
-    case(lambda: geometry.geodesic(RR, Q2, Q2 + 0.1, max_iterations=10**12), ValueError,
+    case(lambda: lagrange.geodesic(RR, Q2, Q2 + 0.1, max_iterations=10**12), ValueError,
          "geodesic: max_iterations", "geodesic-huge-iterations"),
-    case(lambda: geometry.geodesic(RR, Q2, Q2 + 0.1, method="newton"), ValueError,
+    case(lambda: lagrange.geodesic(RR, Q2, Q2 + 0.1, method="newton"), ValueError,
          "geodesic: method", "geodesic-method"),
-    case(lambda: geometry.geodesic(RR, Q2, Q2 + 0.1, method=1), TypeError,
+    case(lambda: lagrange.geodesic(RR, Q2, Q2 + 0.1, method=1), TypeError,
          "geodesic: method", "geodesic-method-type"),
-    case(lambda: geometry.geodesic(RR, Q2, Q2 + 0.1, strict="yes"), TypeError,
+    case(lambda: lagrange.geodesic(RR, Q2, Q2 + 0.1, strict="yes"), TypeError,
          "geodesic: strict", "geodesic-strict-type"),
-    case(lambda: geometry.geodesic(RR, Q2, Q2 + 0.1, duration=-1.0), ValueError,
+    case(lambda: lagrange.geodesic(RR, Q2, Q2 + 0.1, duration=-1.0), ValueError,
          "geodesic: duration", "geodesic-negative-duration"),
-    case(lambda: geometry.geodesic(RR, Q2, Q2 + 0.1, duration=1j), TypeError,
+    case(lambda: lagrange.geodesic(RR, Q2, Q2 + 0.1, duration=1j), TypeError,
          "geodesic: duration", "geodesic-complex-duration"),
     case(lambda: rd.simulate(RR, Q2, Q2, 1.0, method="rk4", dt=1e-15), ValueError,
          "simulate: dt.*steps", "simulate-rk4-tiny-dt"),
@@ -309,37 +310,37 @@ SPECIFIC_CASES = [
          "simulate-on_step"),
     case(lambda: rd.simulate("RR", Q2, Q2, 1.0), TypeError, "simulate.*SerialChain",
          "simulate-not-a-chain"),
-    case(lambda: geometry.perturbed_path(PATH, 0.1, mode=0), ValueError,
+    case(lambda: lagrange.perturbed_path(PATH, 0.1, mode=0), ValueError,
          "perturbed_path: mode", "perturbed_path-zero-mode"),
-    case(lambda: geometry.perturbed_path(PATH, 0.1, mode=1.5), TypeError,
+    case(lambda: lagrange.perturbed_path(PATH, 0.1, mode=1.5), TypeError,
          "perturbed_path: mode", "perturbed_path-float-mode"),
-    case(lambda: geometry.perturbed_path(PATH, [1j, 0]), TypeError,
+    case(lambda: lagrange.perturbed_path(PATH, [1j, 0]), TypeError,
          "perturbed_path: amplitude", "perturbed_path-complex-amplitude"),
-    case(lambda: geometry.perturbed_path(PATH, [0.1, 0.2, 0.3]), ValueError,
+    case(lambda: lagrange.perturbed_path(PATH, [0.1, 0.2, 0.3]), ValueError,
          "perturbed_path: amplitude", "perturbed_path-amplitude-length"),
-    case(lambda: geometry.perturbed_path("path", 0.1), TypeError, "perturbed_path: path",
+    case(lambda: lagrange.perturbed_path("path", 0.1), TypeError, "perturbed_path: path",
          "perturbed_path-not-a-path"),
-    case(lambda: geometry.straight_line(Q2, Q2, [0.0]), ValueError, "straight_line: t",
+    case(lambda: lagrange.straight_line(Q2, Q2, [0.0]), ValueError, "straight_line: t",
          "straight_line-one-time"),
-    case(lambda: geometry.straight_line(Q2, Q2, [1.0, 0.0]), ValueError, "straight_line: t",
+    case(lambda: lagrange.straight_line(Q2, Q2, [1.0, 0.0]), ValueError, "straight_line: t",
          "straight_line-decreasing-times"),
-    case(lambda: geometry.energy_integral(RR, PATH, rule="midpoint"), ValueError,
+    case(lambda: lagrange.energy_integral(RR, PATH, rule="midpoint"), ValueError,
          "energy_integral: rule", "energy_integral-rule"),
-    case(lambda: geometry.energy_integral(RR, [0, 1], [[0, 0]], [[0, 0]]), ValueError,
+    case(lambda: lagrange.energy_integral(RR, [0, 1], [[0, 0]], [[0, 0]]), ValueError,
          "energy_integral: q", "energy_integral-samples"),
-    case(lambda: geometry.energy_integral(RR, [0, 1], [[0, 0], [1j, 0]], [[0, 0], [0, 0]]),
+    case(lambda: lagrange.energy_integral(RR, [0, 1], [[0, 0], [1j, 0]], [[0, 0], [0, 0]]),
          TypeError, "energy_integral: q", "energy_integral-complex-q"),
-    case(lambda: geometry.levi_civita(sp.Matrix([[1, 0], [0, 1]]), [x]), ValueError,
+    case(lambda: lagrange.levi_civita(sp.Matrix([[1, 0], [0, 1]]), [x]), ValueError,
          "levi_civita", "levi_civita-M-q-mismatch"),
-    case(lambda: geometry.levi_civita(sp.Matrix([[1, 1], [1, 1]]), [x, sp.Symbol("y")]),
+    case(lambda: lagrange.levi_civita(sp.Matrix([[1, 1], [1, 1]]), [x, sp.Symbol("y")]),
          ValueError, "levi_civita: M.*invertible", "levi_civita-singular-metric"),
-    case(lambda: geometry.levi_civita(sp.Matrix([[1, x], [0, 1]]), [x, sp.Symbol("y")]),
+    case(lambda: lagrange.levi_civita(sp.Matrix([[1, x], [0, 1]]), [x, sp.Symbol("y")]),
          ValueError, "levi_civita: M.*symmetric", "levi_civita-asymmetric-metric"),
-    case(lambda: geometry.levi_civita(sp.Matrix([[1, sp.I], [sp.I, 1]]), [x, sp.Symbol("y")]),
+    case(lambda: lagrange.levi_civita(sp.Matrix([[1, sp.I], [sp.I, 1]]), [x, sp.Symbol("y")]),
          TypeError, "levi_civita: M", "levi_civita-complex-metric"),
-    case(lambda: geometry.potential_gradient(RR, Q2, gravity=[0, 1j, 0]), TypeError,
+    case(lambda: lagrange.potential_gradient(RR, Q2, gravity=[0, 1j, 0]), TypeError,
          "potential_gradient: gravity", "potential_gradient-complex-gravity"),
-    case(lambda: geometry.potential_gradient(RR, Q2, gravity=[0, 1]), ValueError,
+    case(lambda: lagrange.potential_gradient(RR, Q2, gravity=[0, 1]), ValueError,
          "potential_gradient: gravity", "potential_gradient-gravity-length"),
     # --- structure
     case(lambda: rd.vee(np.eye(3)), ValueError, "vee: X.*skew", "vee-not-skew"),
@@ -474,33 +475,33 @@ SPECIFIC_CASES = [
     case(lambda: rd.jacobian_space(models.planar_chain(41), sp.symbols("q1:42")), ValueError,
          "jacobian_space: chain.*at most", "jacobian_space-symbolic-41-joints"),
     # --- the shared checks themselves
-    case(lambda: _checks.spd([[1.0, 2.0], [2.0, 1.0]], "f: M"), ValueError, "f: M",
+    case(lambda: _meaning_checks.spd([[1.0, 2.0], [2.0, 1.0]], "f: M"), ValueError, "f: M",
          "checks-spd-indefinite"),
-    case(lambda: _checks.spd([[1.0, 2.0], [0.0, 1.0]], "f: M"), ValueError, "f: M.*symmetric",
+    case(lambda: _meaning_checks.spd([[1.0, 2.0], [0.0, 1.0]], "f: M"), ValueError, "f: M.*symmetric",
          "checks-spd-asymmetric"),
-    case(lambda: _checks.spd(sp.Matrix([[1, 2], [2, 1]]), "f: M"), ValueError, "f: M",
+    case(lambda: _meaning_checks.spd(sp.Matrix([[1, 2], [2, 1]]), "f: M"), ValueError, "f: M",
          "checks-spd-sympy-indefinite"),
-    case(lambda: _checks.size(-1, "f: n"), ValueError, "f: n", "checks-size-negative"),
-    case(lambda: _checks.size(10**12, "f: n", item_bytes=8), ValueError, "f: n.*GiB",
+    case(lambda: _value_checks.size(-1, "f: n"), ValueError, "f: n", "checks-size-negative"),
+    case(lambda: _value_checks.size(10**12, "f: n", item_bytes=8), ValueError, "f: n.*GiB",
          "checks-size-memory"),
-    case(lambda: _checks.choice(None, "f: rule", ("a",)), TypeError, "f: rule",
+    case(lambda: _value_checks.choice(None, "f: rule", ("a",)), TypeError, "f: rule",
          "checks-choice-none"),
-    case(lambda: _checks.flag(1, "f: strict"), TypeError, "f: strict", "checks-flag-int"),
-    case(lambda: _checks.tolerance(2.0, "f: tol"), ValueError, "f: tol", "checks-tol-upper"),
-    case(lambda: _checks.scalar(np.array([1.0, 2.0]), "f: x"), TypeError, "f: x",
+    case(lambda: _value_checks.flag(1, "f: strict"), TypeError, "f: strict", "checks-flag-int"),
+    case(lambda: _value_checks.tolerance(2.0, "f: tol"), ValueError, "f: tol", "checks-tol-upper"),
+    case(lambda: _value_checks.scalar(np.array([1.0, 2.0]), "f: x"), TypeError, "f: x",
          "checks-scalar-array"),
-    case(lambda: _checks.real_array(np.array(["a"]), "f: x"), TypeError, "f: x",
+    case(lambda: _value_checks.real_array(np.array(["a"]), "f: x"), TypeError, "f: x",
          "checks-real-array-strings"),
-    case(lambda: _checks.real_array(np.zeros(2, dtype="datetime64[s]"), "f: x"), TypeError,
+    case(lambda: _value_checks.real_array(np.zeros(2, dtype="datetime64[s]"), "f: x"), TypeError,
          "f: x", "checks-real-array-datetime"),
-    case(lambda: _checks.batch(np.zeros((2, 3)), 2, "f: q"), ValueError, "f: q",
+    case(lambda: _value_checks.batch(np.zeros((2, 3)), 2, "f: q"), ValueError, "f: q",
          "checks-batch-shape"),
-    case(lambda: _checks.symbol_list([x, 1], "f: q"), TypeError, "f: q",
+    case(lambda: _value_checks.symbol_list([x, 1], "f: q"), TypeError, "f: q",
          "checks-symbol-list-number"),
-    case(lambda: _checks.to_sympy([sp.zoo], "f: v"), ValueError, "f: v", "checks-to-sympy-zoo"),
+    case(lambda: _value_checks.to_sympy([sp.zoo], "f: v"), ValueError, "f: v", "checks-to-sympy-zoo"),
     case(lambda: rd.crba(RR, [np.ma.masked_array(Q2, mask=[0, 1])]), TypeError, "crba: q",
          "crba-list-of-masked-arrays"),
-    case(lambda: _checks.vector([np.ma.masked_array([1.0]), 2.0], 2, "f: v"), TypeError,
+    case(lambda: _value_checks.vector([np.ma.masked_array([1.0]), 2.0], 2, "f: v"), TypeError,
          "f: v", "checks-vector-list-with-masked"),
 ]
 
@@ -551,7 +552,7 @@ def _codegen_cases():
 
 
 def _lagrange_cases():
-    """lagrange.py belongs to the symbolic-speed branch; its boundary uses the same checks."""
+    """robodyn.lagrange belongs to the symbolic-speed branch; its boundary uses the same checks."""
     from robodyn import lagrange as lg
     a, b, c = sp.symbols("a b c")
     return [
@@ -651,8 +652,8 @@ NUMERIC_FUNCTIONS = [
     ("mechanical_energy", lambda q: rd.mechanical_energy(RR, q, q), [Qb, Qi]),
     ("fk_space", lambda q: rd.fk_space(RR, q), [Qi]),
     ("jacobian_body", lambda q: rd.jacobian_body(RR, q), [Qi]),
-    ("kinetic_energy_metric", lambda q: geometry.kinetic_energy_metric(RR, q), [Qi]),
-    ("geodesic_acceleration", lambda q: geometry.geodesic_acceleration(RR, q, q), [Qi]),
+    ("kinetic_energy_metric", lambda q: lagrange.kinetic_energy_metric(RR, q), [Qi]),
+    ("geodesic_acceleration", lambda q: lagrange.geodesic_acceleration(RR, q, q), [Qi]),
     ("hat", lambda v: rd.hat(np.concatenate([v, v, v])), [Qi]),
     ("exp_se3", lambda v: rd.exp_se3(np.concatenate([v, v, v]) / 4), [Qi]),
 ]
@@ -661,7 +662,7 @@ NUMERIC_FUNCTIONS = [
 @pytest.mark.parametrize("engine", ["auto", "numpy"])
 @pytest.mark.parametrize("name, f, inputs", NUMERIC_FUNCTIONS, ids=[c[0] for c in NUMERIC_FUNCTIONS])
 def test_unusual_valid_inputs_give_the_same_numbers(engine, name, f, inputs, monkeypatch):
-    monkeypatch.setattr(dynamics, "ENGINE", engine)
+    monkeypatch.setattr(dynamics._recursions, "ENGINE", engine)
     for a in inputs:
         want = f(a)
         for label, v in _variants(a):
@@ -679,15 +680,15 @@ def test_batched_equals_one_by_one():
 
 def test_big_endian_never_reaches_the_engine_as_native(monkeypatch):
     """The issue's first example: a big-endian q gave values like 7e-319."""
-    monkeypatch.setattr(dynamics, "ENGINE", "auto")
+    monkeypatch.setattr(dynamics._recursions, "ENGINE", "auto")
     q = np.array([0.3, 0.2])
     M = rd.crba(RR, q.astype(">f8"))
     assert np.all(np.abs(M) > 1e-3)
     np.testing.assert_array_equal(M, rd.crba(RR, q))
-    d = dynamics._chain_data(RR, "t")
-    if dynamics._engine() is not None:
-        assert dynamics._compiled("crba", d, q.astype(">f8")) is None
-        assert dynamics._compiled("crba", d, np.ma.masked_array(q)) is None
+    d = dynamics._recursions._chain_data(RR, "t")
+    if dynamics._recursions._engine() is not None:
+        assert dynamics._recursions._compiled("crba", d, q.astype(">f8")) is None
+        assert dynamics._recursions._compiled("crba", d, np.ma.masked_array(q)) is None
 
 
 def test_inputs_are_not_modified():
@@ -714,6 +715,6 @@ def test_symbolic_huge_chain_warns_between_limits():
 
 
 def test_long_fixed_step_simulation_warns(monkeypatch):
-    monkeypatch.setattr(simulation, "LONG_RUN_SECONDS", 0.0)
+    monkeypatch.setattr(dynamics._simulation, "LONG_RUN_SECONDS", 0.0)
     with pytest.warns(rigid_motion.LongComputationWarning, match="rk4 steps will take about"):
         rd.simulate(RR, Q2, Q2, 0.01, method="rk4", dt=0.005)

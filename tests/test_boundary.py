@@ -266,7 +266,7 @@ def test_declared_kinds_are_checked_at_the_call():
     """The hook of issue 37: a parameter annotated with a robodyn.kinds.Kind (a string under
     ``from __future__ import annotations``, resolved once at seal time) is checked by it before
     the function runs; ``Kind | None`` lets None pass; a default is not checked."""
-    from robodyn import _checks
+    from robodyn import _value_checks
     from robodyn.kinds import Kind
     calls = []
 
@@ -277,7 +277,7 @@ def test_declared_kinds_are_checked_at_the_call():
         def check(cls, value, name):
             calls.append(name)
             if not value > 0:
-                raise _checks.error(name, cls.expected, value)
+                raise _value_checks.error(name, cls.expected, value)
 
     ns = {"Positive": Positive, "__name__": "robodyn.toy", "__all__": ["area"]}
     exec("from __future__ import annotations\n"

@@ -32,7 +32,7 @@ CHILD = textwrap.dedent(r"""
         import robodyn as rd
         from robodyn import codegen, dynamics, lagrange, models
         M = rd.crba(models.planar_rr(), [0.3, 0.2])
-        engine = dynamics._engine() is not None
+        engine = dynamics._recursions._engine() is not None
         q1, u1 = sp.symbols("q1 u1")
         try:
             mod = codegen.compile_equations(sp.Matrix([[2]]), sp.Matrix([[0]]),
@@ -257,4 +257,4 @@ def test_verification_refuses_mismatches(tmp_path):
 
 def test_in_process_numbers_match_the_children():
     np.testing.assert_allclose(rd.crba(models.planar_rr(), [0.3, 0.2]), M_RIGHT, rtol=1e-12)
-    assert dynamics.ENGINE in ("auto", "numpy")
+    assert dynamics._recursions.ENGINE in ("auto", "numpy")

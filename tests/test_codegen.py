@@ -189,7 +189,7 @@ def test_modules_are_cached_on_disk(tmp_path, monkeypatch):
 
 
 def test_compiler_failure_is_a_compile_error(tmp_path, monkeypatch):
-    dynamics._engine()                  # loaded from the normal cache before CC is broken
+    dynamics._recursions._engine()                  # loaded from the normal cache before CC is broken
     monkeypatch.setenv("ROBODYN_CACHE", str(tmp_path))
     monkeypatch.setenv("CC", "false")                           # a "compiler" that always fails
     with pytest.raises(codegen.CompileError, match=r"the C compiler failed \(exit 1\)"):
@@ -206,7 +206,7 @@ def test_named_compiler_that_does_not_exist_is_reported(tmp_path, monkeypatch):
 
 
 def test_no_compiler_falls_back_to_lambdify_with_a_warning(tmp_path, monkeypatch):
-    dynamics._engine()                  # loaded from the normal cache before the compiler goes
+    dynamics._recursions._engine()                  # loaded from the normal cache before the compiler goes
     monkeypatch.setenv("ROBODYN_CACHE", str(tmp_path))
 
     def no_compiler():
@@ -234,17 +234,17 @@ def test_package_exports():
 @pytest.fixture
 def ur5():
     chain = models.ur5_like()
-    return chain, dynamics._chain_data(chain, "test")
+    return chain, dynamics._recursions._chain_data(chain, "test")
 
 
 def test_engine_takes_clean_float_arrays(ur5, monkeypatch):
-    monkeypatch.setattr(dynamics, "ENGINE", "auto")
+    monkeypatch.setattr(dynamics._recursions, "ENGINE", "auto")
     chain, d = ur5
     q, qd, qdd = np.random.default_rng(0).normal(size=(3, 6))
     g = dynamics.DEFAULT_GRAVITY
-    assert dynamics._compiled("rnea", d, q, qd, qdd, g, None).shape == (6,)
-    assert dynamics._compiled("crba", d, np.stack([q, qd])).shape == (2, 6, 6)
-    qdd2 = dynamics._compiled("aba", d, q, qd, qdd, g, None, 1e10)
+    assert dynamics._recursions._compiled("rnea", d, q, qd, qdd, g, None).shape == (6,)
+    assert dynamics._recursions._compiled("crba", d, np.stack([q, qd])).shape == (2, 6, 6)
+    qdd2 = dynamics._recursions._compiled("aba", d, q, qd, qdd, g, None, 1e10)
     assert isinstance(qdd2, np.ndarray) and qdd2.shape == (6,)    # no pivot flagged
 
 
@@ -258,28 +258,28 @@ def test_engine_takes_clean_float_arrays(ur5, monkeypatch):
     lambda q: np.stack([q, q]),                     # batch where the others are one state
 ])
 def test_engine_leaves_other_inputs_to_numpy(ur5, monkeypatch, bad):
-    monkeypatch.setattr(dynamics, "ENGINE", "auto")
+    monkeypatch.setattr(dynamics._recursions, "ENGINE", "auto")
     chain, d = ur5
     q, qd, qdd = np.random.default_rng(1).normal(size=(3, 6))
-    assert dynamics._compiled("rnea", d, bad(q), qd, qdd, dynamics.DEFAULT_GRAVITY, None) is None
-    assert dynamics._compiled("rnea", d, q, qd, qdd, dynamics.DEFAULT_GRAVITY,
+    assert dynamics._recursions._compiled("rnea", d, bad(q), qd, qdd, dynamics.DEFAULT_GRAVITY, None) is None
+    assert dynamics._recursions._compiled("rnea", d, q, qd, qdd, dynamics.DEFAULT_GRAVITY,
                               np.zeros((2, 6))) is None      # wrench batch of another size
 
 
 def test_engine_pivot_flag_reaches_the_checks(monkeypatch):
-    monkeypatch.setattr(dynamics, "ENGINE", "auto")
+    monkeypatch.setattr(dynamics._recursions, "ENGINE", "auto")
     chain = models.planar_rr(1.0, 1.0, 1.0, 1.0)
     q = np.array([0.3, 0.2])
     with pytest.warns(dynamics.IllConditionedWarning, match="condition number"):
         dynamics.forward_dynamics(chain, q, np.zeros(2), np.zeros(2), cond_warn=1.5)
-    out = dynamics._compiled("aba", dynamics._chain_data(chain, "t"), q, np.zeros(2),
+    out = dynamics._recursions._compiled("aba", dynamics._recursions._chain_data(chain, "t"), q, np.zeros(2),
                              np.zeros(2), dynamics.DEFAULT_GRAVITY, None, 1.5)
     assert isinstance(out, tuple) and out[1].shape == (1, 2)     # (qdd, pivots): flagged
 
 
 def test_engine_unavailable_warns_once_and_numpy_runs(monkeypatch):
-    monkeypatch.setattr(dynamics, "ENGINE", "auto")
-    monkeypatch.setattr(dynamics, "_ENGINE_MODULE", [])
+    monkeypatch.setattr(dynamics._recursions, "ENGINE", "auto")
+    monkeypatch.setattr(dynamics._recursions, "_ENGINE_MODULE", [])
 
     def fail(source, prefix):
         raise codegen.CompileError("codegen: no C compiler found")
@@ -290,7 +290,7 @@ def test_engine_unavailable_warns_once_and_numpy_runs(monkeypatch):
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         np.testing.assert_allclose(dynamics.crba(chain, q), M)      # no second warning
-    monkeypatch.setattr(dynamics, "ENGINE", "numpy")
+    monkeypatch.setattr(dynamics._recursions, "ENGINE", "numpy")
     np.testing.assert_allclose(dynamics.crba(chain, q), M)
 
 

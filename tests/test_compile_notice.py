@@ -17,7 +17,7 @@ FIRST_CALL = """
 import numpy as np
 from robodyn import dynamics
 from robodyn.models import planar_rr
-assert dynamics._engine() is not None, "no compiled engine"
+assert dynamics._recursions._engine() is not None, "no compiled engine"
 print(dynamics.forward_dynamics(planar_rr(), np.zeros(2), np.zeros(2), np.zeros(2),
                                 gravity=[0, -9.81, 0]))
 """

@@ -9,7 +9,7 @@ from scipy.linalg import null_space, sqrtm
 
 import robodyn as rd
 from robodyn import constraints as C
-from robodyn import dynamics, models, simulation
+from robodyn import dynamics, models
 from robodyn.equations import max_difference
 
 PEND = {"m": 2.0, "l": 1.5, "g": 9.81}
@@ -543,7 +543,7 @@ def test_tracking_by_constraints():
     arm = models.planar_rr()
     ctrl = C.constraint_controller(C.ConstrainedSystem(arm, C.Constraints([q1, q2], tip, t=t),
                                                        gravity=[0, -9.81, 0]), alpha=8, beta=8)
-    run = simulation.simulate(arm, [0.2, 0.9], [0, 0], 4.0, tau=ctrl, gravity=[0, -9.81, 0],
+    run = dynamics.simulate(arm, [0.2, 0.9], [0, 0], 4.0, tau=ctrl, gravity=[0, -9.81, 0],
                               t_eval=np.linspace(0, 4, 81), rtol=1e-9, atol=1e-9)
     x = l1 * np.cos(run.q[:, 0]) + l2 * np.cos(run.q.sum(axis=1))
     y = l1 * np.sin(run.q[:, 0]) + l2 * np.sin(run.q.sum(axis=1))

@@ -258,18 +258,18 @@ def _bench():
 
 
 def test_one_loader_for_the_compiled_modules(monkeypatch):
-    """The package's C sources are loaded by one function, dynamics._load_compiled: no other
-    module reads a ``.c`` file of the package, and the Gauss-Seidel falls back to numpy through
+    """The package's C sources are loaded by one function, dynamics._recursions._load_compiled:
+    no other module reads a ``.c`` file of the package, and the Gauss-Seidel falls back to numpy through
     it (a warning once, the same impulses)."""
     import pathlib
     import re
     import warnings
 
     from robodyn import codegen, dynamics
-    here = pathlib.Path(dynamics.__file__).parent
-    readers = sorted(p.name for p in here.rglob("*.py")
-                     if re.search(r"Path\(__file__\)\.with_name\(", p.read_text()))
-    assert readers == ["dynamics.py"], readers          # the package's files: one reader
+    here = pathlib.Path(dynamics.__file__).parents[1]
+    readers = sorted(str(p.relative_to(here)) for p in here.rglob("*.py")
+                     if re.search(r"Path\(__file__\)[^\n]*(with_name\(|c_file)", p.read_text()))
+    assert readers == ["dynamics/_recursions.py"], readers    # the package's files: one reader
     N = 12
     Jn = np.diff(np.eye(N), axis=0)
     v = np.r_[1.0, np.zeros(N - 1)]
@@ -285,4 +285,4 @@ def test_one_loader_for_the_compiled_modules(monkeypatch):
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         contact_impulse(np.eye(N), Jn, v, 1.0, method="pgs", tol=1e-12)     # warned once
-    assert dynamics._load_compiled is not None
+    assert dynamics._recursions._load_compiled is not None

@@ -1,4 +1,4 @@
-"""Tests of robodyn._derivation, the engine behind lagrange.equations_of_motion: its results
+"""Tests of robodyn.lagrange._derivation, the engine behind lagrange.equations_of_motion: its results
 against sympy.physics.mechanics (KanesMethod, written by hand), against the numeric algorithms
 of robodyn.dynamics on random spatial chains with prismatic and helical joints, a centre of
 mass off the link frame, the choice of exact or float coefficients, and the canonical sympy
@@ -8,7 +8,8 @@ import pytest
 import sympy as sp
 from sympy.physics import mechanics as me
 
-from robodyn import _derivation, dynamics
+from robodyn import dynamics
+from robodyn.lagrange import _derivation
 from robodyn import lagrange as lg
 from robodyn import models
 from robodyn.rigid_motion import SerialChain, hat, homogeneous, revolute_screw
@@ -56,7 +57,7 @@ def kane_equations(chain, gravity):
     """KanesMethod of a SerialChain: link frames oriented by Axis rotations about the joint
     axes (constant frames between), velocities by the one- and two-point theorems, the weight
     of each link at its centre of mass. Returns (mass_matrix, forcing) in plain Symbols q, qd."""
-    from robodyn._derivation import _ad_of, _constants, _inv_h, _negligible
+    from robodyn.lagrange._derivation import _ad_of, _constants, _inv_h, _negligible
     n = chain.n
     data, _ = _constants(chain)
     q, u = me.dynamicsymbols(f"q1:{n + 1}"), me.dynamicsymbols(f"u1:{n + 1}")

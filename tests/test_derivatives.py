@@ -33,7 +33,7 @@ def sym(A):
 
 @pytest.fixture(params=["auto", "numpy"])
 def engine(request, monkeypatch):
-    monkeypatch.setattr(dynamics, "ENGINE", request.param)
+    monkeypatch.setattr(dynamics._recursions, "ENGINE", request.param)
     return request.param
 
 
@@ -187,10 +187,10 @@ BAD_ARRAYS = [
 @pytest.mark.parametrize("bad", BAD_ARRAYS)
 @pytest.mark.parametrize("entry", ["rnea_derivatives", "aba_derivatives"])
 def test_engine_declines_what_the_checks_would_change_or_refuse(entry, bad, monkeypatch):
-    """The engine computes only on clean arrays; anything else goes to robodyn._checks."""
-    monkeypatch.setattr(dynamics, "ENGINE", "auto")
+    """The engine computes only on clean arrays; anything else goes to robodyn._value_checks."""
+    monkeypatch.setattr(dynamics._recursions, "ENGINE", "auto")
     chain = rd.models.ur5_like()
-    d, b = dynamics._fast(chain, "t")
+    d, b = dynamics._recursions._fast(chain, "t")
     if b is None:
         pytest.skip("no C compiler here")
     q, qd, x = np.random.default_rng(3).normal(size=(3, 6))

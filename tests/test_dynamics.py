@@ -23,9 +23,9 @@ TOL = 1e-9
 @pytest.fixture(autouse=True, params=["auto", "numpy"])
 def engine(request, monkeypatch):
     """Every test runs twice: with the compiled engine (float arrays take it) and numpy only."""
-    monkeypatch.setattr(dy, "ENGINE", request.param)
+    monkeypatch.setattr(dy._recursions, "ENGINE", request.param)
     if request.param == "auto":
-        assert dy._engine() is not None, "the compiled engine did not build on this machine"
+        assert dy._recursions._engine() is not None, "the compiled engine did not build on this machine"
     return request.param
 
 
@@ -356,7 +356,7 @@ def test_large_batch_in_chunks_equals_single_states():
     """Batches larger than dynamics.CHUNK are processed in chunks; the seams must not show."""
     rng = np.random.default_rng(5)
     chain = models.random_chain(4, rng, prismatic=0.3, helical=0.2)
-    B = 2 * dy.CHUNK + 17
+    B = 2 * dy._recursions.CHUNK + 17
     Q, QD, TAU = (rng.normal(size=(B, 4)) for _ in range(3))
     W = rng.normal(size=6)                                      # one wrench for all states
     qdd = dy.forward_dynamics(chain, Q, QD, TAU, wrench_ee=W)
@@ -365,7 +365,7 @@ def test_large_batch_in_chunks_equals_single_states():
     M, C = dy.crba(chain, Q), dy.coriolis_matrix(chain, Q, QD)
     E, G = dy.mechanical_energy(chain, Q, QD), dy.gravity_torques(chain, Q)
     assert np.allclose(tau, TAU, atol=1e-9) and np.allclose(qdd, qdd_crba, atol=1e-9)
-    for b in (0, dy.CHUNK - 1, dy.CHUNK, 2 * dy.CHUNK, B - 1):
+    for b in (0, dy._recursions.CHUNK - 1, dy._recursions.CHUNK, 2 * dy._recursions.CHUNK, B - 1):
         assert np.allclose(qdd[b], dy.forward_dynamics(chain, Q[b], QD[b], TAU[b], wrench_ee=W),
                            atol=1e-12)
         assert np.allclose(M[b], dy.crba(chain, Q[b]), atol=1e-12)

@@ -10,7 +10,7 @@ import pytest
 import robodyn
 from robodyn import dynamics, models, trees
 
-ENGINE = dynamics._engine()
+ENGINE = dynamics._recursions._engine()
 pytestmark = pytest.mark.skipif(ENGINE is None, reason="no C compiler: the numpy path runs")
 
 HOUSE = r"^engine\.\w+: [\w ,]+: expected .+, got .+"
@@ -49,16 +49,16 @@ def test_the_engine_still_answers_good_input():
     """The engine's good path is unchanged: the compiled mass matrix equals the numpy one."""
     chain, q = models.ur5_like(), np.linspace(0.1, 0.6, 6)
     M = dynamics.crba(chain, q)
-    dynamics.ENGINE, saved = "numpy", dynamics.ENGINE
+    dynamics._recursions.ENGINE, saved = "numpy", dynamics._recursions.ENGINE
     try:
         M_numpy = dynamics.crba(chain, q)
     finally:
-        dynamics.ENGINE = saved
+        dynamics._recursions.ENGINE = saved
     assert np.allclose(M, M_numpy, rtol=1e-12, atol=1e-12)
 
 
 def test_the_tree_engine_raises_the_library_errors():
-    eng = dynamics._load_compiled(trees._TREE_ENGINE, "_tree_engine.c", "robodyn_tree_engine",
+    eng = dynamics._recursions._load_compiled(trees._TREE_ENGINE, "_tree_engine.c", "robodyn_tree_engine",
                                   "robodyn.trees: the compiled tree engine", "numpy")
     with pytest.raises(robodyn.ArgumentTypeError,
                        match=r"^tree_engine\.tree: data: expected a well-formed tree .*got "

@@ -104,7 +104,7 @@ CASES = [(arm, base) for arm in ARMS for base in ("floating", "planar")
 @pytest.mark.parametrize("arm,base", CASES)
 def test_dynamics_equal_pinocchio(arm, base, engine, monkeypatch):
     """Both routes (compiled, and numpy alone) against Pinocchio."""
-    monkeypatch.setattr(dynamics, "ENGINE", engine)
+    monkeypatch.setattr(dynamics._recursions, "ENGINE", engine)
     vms, rng = model(arm, base)
     compiled = vms._compiled("vms_crba", np.zeros(vms.n)) is not None
     assert compiled == (engine == "auto"), "the compiled engine did not build on this machine"
@@ -151,7 +151,7 @@ def _forms(vms, g):
 @pytest.mark.parametrize("arm,base", CASES)
 def test_compiled_forms_equal_numpy_forms(arm, base, monkeypatch):
     """Every number the forms compute through the engine equals the numpy route's."""
-    monkeypatch.setattr(dynamics, "ENGINE", "auto")
+    monkeypatch.setattr(dynamics._recursions, "ENGINE", "auto")
     vms, rng = model(arm, base, seed=3)
     g = (0.0, 0.0, -9.81)
     nb, n = vms.nb, vms.n
@@ -176,7 +176,7 @@ def test_compiled_forms_equal_numpy_forms(arm, base, monkeypatch):
         return out
 
     fast = compute()
-    monkeypatch.setattr(dynamics, "ENGINE", "numpy")
+    monkeypatch.setattr(dynamics._recursions, "ENGINE", "numpy")
     slow = compute()
     worst = max(err(a, b) for a, b in zip(fast, slow))
     assert worst < TOL, worst
@@ -186,7 +186,7 @@ def test_compiled_forms_equal_numpy_forms(arm, base, monkeypatch):
 def test_compiled_coenergy_gradient_equals_mass_matrix_derivatives(monkeypatch):
     """dH/dq = -1/2 nu^T dM/dq nu (exact Lie-bracket derivatives) equals the engine's
     O(n) h_k^T ad_{t_k} s_k, for the book's space robot."""
-    monkeypatch.setattr(dynamics, "ENGINE", "auto")
+    monkeypatch.setattr(dynamics._recursions, "ENGINE", "auto")
     vms = space_robot()
     f = ph.VMSForm(vms)
     rng = np.random.default_rng(4)
@@ -240,7 +240,7 @@ def test_space_robot_simulation_equals_numpy_route(monkeypatch):
     x0 = f.state(np.eye(4), [0.04, -0.02, 0.06, 0.0, 0.1, 0.0], np.zeros(6), np.full(6, 0.5))
     runs = {}
     for engine in ("auto", "numpy"):
-        monkeypatch.setattr(dynamics, "ENGINE", engine)
+        monkeypatch.setattr(dynamics._recursions, "ENGINE", engine)
         runs[engine] = (ph.simulate(std, x_std, (0, 1.0), n_out=5),
                         ph.simulate(f, x0, (0, 0.3), method="energy-momentum", dt=0.05))
     for fast, slow in zip(runs["auto"], runs["numpy"]):

@@ -1,6 +1,6 @@
 """The examples of issue 28, one table case each (the classes they stand for are closed in
-robodyn._checks and fuzzed by tests/test_fuzz_api.py): every case must raise the error named,
-or (for legal input) give the right result."""
+robodyn._value_checks and robodyn._meaning_checks and fuzzed by tests/test_fuzz_api.py): every
+case must raise the error named, or (for legal input) give the right result."""
 from __future__ import annotations
 
 import json
@@ -98,7 +98,7 @@ CASES = [
     ("a surface whose phi is NaN", lambda: impacts.simulate_hybrid(impacts.HybridSystem(
         walking.bouncing_ball(0.5).form, [NAN_SURFACE]), [0.0, 1.0], [0.0, 0.0], 1.0),
      ValueError, "Surface 'nan': phi"),
-    ("spd: a tiny non-symmetric M", lambda: rd._checks.spd(
+    ("spd: a tiny non-symmetric M", lambda: rd._meaning_checks.spd(
         np.array([[1e-12, 1e-13], [0.0, 1e-12]]), "f: M"), ValueError, "f: M"),
     # silent truncation
     ("dexp_inverse(order=6)", lambda: port_hamiltonian.dexp_inverse(np.full(6, 0.1), np.ones(6), 6),
@@ -146,5 +146,5 @@ def test_legal_inputs_of_issue28():
     assert not answers.compare(f"{float(np.e)!r}*x", "E*x", p).correct
     W = np.full((2, 3), 1e308)
     assert np.allclose(constraints.moore_penrose(W) * 1e308, np.full((3, 2), 1 / 6))
-    assert rd._checks.spd(np.diag([1e-12, 2e-12]), "f: M").shape == (2, 2)
+    assert rd._meaning_checks.spd(np.diag([1e-12, 2e-12]), "f: M").shape == (2, 2)
     assert np.allclose(impacts.rod_flat_impact(0.0, -2.0, 0.5), (0.0, 1.0, 0.0))

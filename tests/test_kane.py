@@ -8,7 +8,8 @@ import sympy as sp
 from sympy.physics import mechanics as me
 
 import robodyn as rd
-from robodyn import _derivation, dynamics, kane, lagrange, models
+from robodyn import dynamics, kane, lagrange, models
+from robodyn.lagrange import _derivation
 
 G = (0, -9.81, 0)
 L1, L2, M1, M2 = sp.symbols("l1 l2 m1 m2")

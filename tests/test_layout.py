@@ -16,9 +16,10 @@ import pytest
 import robodyn
 
 ROOT = pathlib.Path(robodyn.__file__).parent
-PACKAGES = ("rigid_motion", "constraints", "impacts", "walking", "kane", "port_hamiltonian",
-            "answers")
-GROUND = ("errors", "_boundary", "_checks", "kinds", "text_parser", "_trig_ring", "_files")
+PACKAGES = ("rigid_motion", "lagrange", "dynamics", "constraints", "impacts", "walking", "kane",
+            "port_hamiltonian", "answers")
+GROUND = ("errors", "_boundary", "_value_checks", "_meaning_checks", "kinds", "text_parser",
+          "_trig_ring", "_files")
 """The ground floor: what every room stands on, knowing none of them."""
 SIZE_WORDS = ("more", "extra", "rest", "part2", "continued", "helpers", "misc", "utils", "split")
 """Words that name a module by how much it holds, not by what it is about."""
@@ -78,7 +79,7 @@ def test_no_module_named_for_its_size():
     top = {p.stem for p in ROOT.glob("*.py")}
     for old in ("_inertia", "_kane_nested", "_numeric_constraints", "_ph_forms", "_ph_checks",
                 "_answer_values", "_hybrid_segments", "_rigid_body", "_gait_kernel",
-                "_problem_checks", "_key_hash"):
+                "_problem_checks", "_key_hash", "_derivation", "geometry", "simulation"):
         assert old not in top, f"robodyn.{old} lives in the package of its concept"
 
 
@@ -162,3 +163,21 @@ def test_the_package_graph_has_no_circle():
         return seen
     for a in graph:
         assert a not in reach(a, set()), f"import circle through {a}"
+
+
+def test_the_value_checks_know_nothing_of_the_meaning_checks():
+    """What a value is (``_value_checks``) is checked before what it means
+    (``_meaning_checks``, which stands on it): never the reverse."""
+    assert not {m for m in _imports(ROOT / "_value_checks.py", "robodyn._value_checks")
+                if m.startswith("robodyn._meaning_checks")}
+    assert "robodyn._value_checks" in _imports(ROOT / "_meaning_checks.py",
+                                               "robodyn._meaning_checks")
+
+
+def test_the_symbolic_and_numeric_coriolis_matrices_keep_their_names():
+    """Part II is two packages: the symbolic equations (``robodyn.lagrange``) and the numeric
+    O(n) algorithms (``robodyn.dynamics``); ``robodyn.coriolis_matrix`` is the symbolic one."""
+    assert robodyn.coriolis_matrix is robodyn.lagrange.coriolis_matrix
+    assert robodyn.dynamics.coriolis_matrix is not robodyn.lagrange.coriolis_matrix
+    assert robodyn.lagrange.coriolis_matrix.__module__ == "robodyn.lagrange._euler_lagrange"
+    assert robodyn.dynamics.coriolis_matrix.__module__ == "robodyn.dynamics._recursions"

@@ -7,9 +7,10 @@ import pytest
 import sympy as sp
 
 import robodyn
-from robodyn import _checks, impacts, models, walking
+from robodyn import _value_checks, impacts, models, walking
+from robodyn import _meaning_checks
 from robodyn.impacts import return_map, simulate_hybrid
-from robodyn.simulation import simulate
+from robodyn.dynamics import simulate
 from robodyn.impacts import moreau_jean
 
 HUGE = [1e200, 1e200]
@@ -36,7 +37,7 @@ HUGE = [1e200, 1e200]
     (lambda: models.rod_inertia(1.0, 1e308), r"^rod_inertia: result: "),
     (lambda: models.four_bar_kane(1, 2, sp.Symbol("t", real=True), 2, (1, 1, 1), 0),
      r"^four_bar_kane: c: expected a constant parameter"),
-    (lambda: _checks.spd(np.full((3, 3), 1e308), "f: M"),
+    (lambda: _meaning_checks.spd(np.full((3, 3), 1e308), "f: M"),
      r"^f: M: expected a symmetric positive definite matrix"),
 ])
 def test_refused_naming_the_callers_argument_or_result(call, match):
@@ -58,12 +59,12 @@ def test_limits_are_value_errors_and_still_runtime_errors():
 def test_overflow_guard_relabels_once():
     """An inner function's overflow gets the outer name once; the outer's own passes as is."""
     with pytest.raises(robodyn.ResultError, match=r"^outer: result: .*inside \(inner: "):
-        with _checks.overflow_guard("outer"):
-            _checks.finite_result(np.array([np.inf]), "inner")
+        with _value_checks.overflow_guard("outer"):
+            _value_checks.finite_result(np.array([np.inf]), "inner")
     with pytest.raises(robodyn.ResultError, match=r"^outer: result: expected finite numbers "
                                                      r"for finite input, got NaN"):
-        with _checks.overflow_guard("outer"):
-            _checks.finite_result(np.array([np.nan]), "outer")
+        with _value_checks.overflow_guard("outer"):
+            _value_checks.finite_result(np.array([np.nan]), "outer")
 
 
 def test_return_map_names_its_own_options():

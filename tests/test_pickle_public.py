@@ -150,8 +150,8 @@ FACTORIES = {
     "robodyn.equations.NumericForm": "robodyn.equations.mass_matrix_form",
     "robodyn.kane.FlexibleLink": "robodyn.kane.flexible_link",
     "robodyn.kane.HubRun": "robodyn.kane.simulate_hub",
-    "robodyn.geometry.Geodesic": "robodyn.geometry.geodesic",
-    "robodyn.geometry.JointPath": "robodyn.geometry.energy_integral",
+    "robodyn.lagrange.Geodesic": "robodyn.lagrange.geodesic",
+    "robodyn.lagrange.JointPath": "robodyn.lagrange.energy_integral",
     "robodyn.grading.gradebook.Records": _records,
     "robodyn.grading.grader.Limits": lambda: __import__("robodyn.grading.grader").grading
         .grader.Limits(),
@@ -190,7 +190,7 @@ FACTORIES = {
     "robodyn.port_hamiltonian.ReducedEulerLagrange":
         lambda: __import__("robodyn").port_hamiltonian.ReducedEulerLagrange(_planar_vms()),
     "robodyn.port_hamiltonian.VMSForm": "robodyn.port_hamiltonian.simulate",
-    "robodyn.simulation.Trajectory": "robodyn.simulation.Trajectory.summary",
+    "robodyn.dynamics.Trajectory": "robodyn.dynamics.Trajectory.summary",
     "robodyn.impacts.TimeSteppingResult": "robodyn.impacts.moreau_jean",
     "robodyn.urdf.RobotModel": "robodyn.trees.aba",
     "robodyn.port_hamiltonian.PlanarCoordinates":

@@ -592,12 +592,12 @@ def test_ph47_accelerations_fast_path_equal_the_standard_form_and_dM(kind):
         assert np.abs(a - std.accelerations(q, nu, w=w, tau=tau)).max() < 1e-10
         assert np.abs(a - f47.accelerations(list(q), list(nu), w=list(w), tau=list(tau))
                       ).max() < 1e-12
-        old = dynamics.ENGINE
-        dynamics.ENGINE = "numpy"
+        old = dynamics._recursions.ENGINE
+        dynamics._recursions.ENGINE = "numpy"
         try:
             assert np.abs(a - f47.accelerations(q, nu, w=w, tau=tau)).max() < 1e-10
         finally:
-            dynamics.ENGINE = old
+            dynamics._recursions.ENGINE = old
     bad = nu.copy()
     bad[0] = np.nan
     with pytest.raises(ValueError, match=r"accelerations: nu"):

@@ -130,13 +130,13 @@ def test_compiled_and_numpy_engines_agree(monkeypatch_case, batch):
     QD = np.vstack([qd, rng.normal(size=(batch - 1, chain.n))]) if batch > 1 else qd
     out = {}
     for engine in ("auto", "numpy"):
-        old, dynamics.ENGINE = dynamics.ENGINE, engine
+        old, dynamics._recursions.ENGINE = dynamics._recursions.ENGINE, engine
         try:
             out[engine] = (rd.crba(chain, Q), rd.inverse_dynamics(chain, Q, QD, QD, gravity=G3),
                            rd.forward_dynamics(chain, Q, QD, QD, gravity=G3),
                            dynamics.coriolis_matrix(chain, Q, QD))
         finally:
-            dynamics.ENGINE = old
+            dynamics._recursions.ENGINE = old
     for a, b in zip(out["auto"], out["numpy"]):
         np.testing.assert_allclose(a, b, rtol=1e-9, atol=1e-9 * (1 + np.abs(b).max()))
 

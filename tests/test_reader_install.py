@@ -120,12 +120,12 @@ import robodyn
 from robodyn import dynamics
 from robodyn.models import planar_rr
 assert robodyn.__file__.startswith(PURELIB), robodyn.__file__
-assert dynamics._engine() is not None, "no compiled engine"
+assert dynamics._recursions._engine() is not None, "no compiled engine"
 rng = np.random.default_rng(1)
 chain, g = planar_rr(), [0, -9.81, 0]
 q, qd, tau = (rng.normal(size=(50, 2)) for _ in range(3))
 fast = dynamics.forward_dynamics(chain, q, qd, tau, gravity=g)
-dynamics.ENGINE = "numpy"
+dynamics._recursions.ENGINE = "numpy"
 slow = dynamics.forward_dynamics(chain, q, qd, tau, gravity=g)
 assert np.allclose(fast, slow, rtol=1e-10, atol=1e-10), abs(fast - slow).max()
 print("compiled", len(list(CACHE.iterdir())))

@@ -15,7 +15,7 @@ import pytest
 import sympy as sp
 
 import robodyn as rd
-from robodyn import codegen, constraints, geometry, kane, lagrange, models, rigid_motion
+from robodyn import codegen, constraints, lagrange, kane, models, rigid_motion
 from robodyn.impacts import HybridSystem, Surface, simulate_hybrid
 from robodyn.kinds import UndecidedWarning
 from robodyn.impacts import moreau_jean
@@ -117,7 +117,7 @@ def test_an_indefinite_metric_is_refused_by_levi_civita():
     with pytest.raises(ValueError, match=r"levi_civita: M: expected a symmetric positive "
                                          r"definite matrix, got the diagonal entry M\[1, 1\] = "
                                          r"-q1\*\*2 - 1 <= 0"):
-        geometry.levi_civita(sp.Matrix([[1, 0], [0, -1 - q1 ** 2]]), [q1, q2])
+        lagrange.levi_civita(sp.Matrix([[1, 0], [0, -1 - q1 ** 2]]), [q1, q2])
 
 
 # ---------------------------------------------------------- constraints that cannot hold ---

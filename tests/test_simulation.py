@@ -1,4 +1,4 @@
-"""Tests of robodyn.simulation: energy conservation in free motion, the energy balance with
+"""Tests of robodyn.dynamics: energy conservation in free motion, the energy balance with
 joint forces (E(t) - E(0) = integral of tau . qd), the order of the fixed-step RK4, and bad input.
 """
 import dataclasses
@@ -9,7 +9,7 @@ from scipy.integrate import trapezoid
 
 from robodyn import dynamics as dy
 from robodyn import models
-from robodyn.simulation import Trajectory, simulate
+from robodyn.dynamics import Trajectory, simulate
 
 G_PLANAR = [0, -9.81, 0]
 

@@ -26,7 +26,7 @@ from scipy.linalg import expm
 from scipy.spatial.transform import Rotation
 
 import robodyn as rd
-from robodyn import geometry, lagrange, models, symbolic
+from robodyn import lagrange, models, symbolic
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 a, b, c, t, h = sp.symbols("a b c t h", real=True)
@@ -214,13 +214,13 @@ LIBRARY_STATE = {
         'Md = sum((M.diff(q[k]) * qd[k] for k in range(2)), sp.zeros(2))\n'
         'C = lagrange.coriolis_matrix(M, q, qd)\n'),
     "book/part2/04_geometry.ipynb": (
-        'from robodyn import geometry, models\n'
+        'from robodyn import lagrange, models\n'
         'l1, l2, m1, m2 = sp.symbols("l1 l2 m1 m2", positive=True)\n'
         'q1, q2 = sp.symbols("q1 q2", real=True)\n'
         'qs = [q1, q2]\n'
-        'M_sym = sp.simplify(geometry.kinetic_energy_metric(models.planar_rr(l1, l2, m1, m2), '
+        'M_sym = sp.simplify(lagrange.kinetic_energy_metric(models.planar_rr(l1, l2, m1, m2), '
         'qs))\n'
-        'Gam = geometry.levi_civita(M_sym, qs)\n'),
+        'Gam = lagrange.levi_civita(M_sym, qs)\n'),
 }
 
 

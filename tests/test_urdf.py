@@ -158,7 +158,7 @@ def test_dynamics_equal_pinocchio_on_a_representative_set(capsys):
 def test_numpy_algorithms_equal_pinocchio_too(capsys, monkeypatch):
     """The numpy path (lists, other dtypes, no compiler) is the same algorithm written again:
     it is held to Pinocchio as well, on a chain, a quadruped and a humanoid."""
-    monkeypatch.setattr(dynamics, "ENGINE", "numpy")
+    monkeypatch.setattr(dynamics._recursions, "ENGINE", "numpy")
     _check_dynamics(["ur5_robot", "solo12", "talos_reduced"], capsys)
 
 
@@ -293,7 +293,7 @@ def test_arguments_are_checked_and_models_pickle():
 def test_derivatives_equal_pinocchio(capsys, monkeypatch, engine):
     """trees.rnea_derivatives / aba_derivatives against computeRNEADerivatives /
     computeABADerivatives on the same files, fixed and floating base, compiled and numpy."""
-    monkeypatch.setattr(dynamics, "ENGINE", engine)
+    monkeypatch.setattr(dynamics._recursions, "ENGINE", engine)
     rng = np.random.default_rng(2)
     worst = 0.0
     for name in ("ur5_robot", "panda", "solo12", "talos_reduced"):

@@ -10,14 +10,13 @@ the public API.
 * :mod:`robodyn.equations` -- the one interface of every method's equations of motion
   (mass matrix, forcing, numeric right-hand side) and :func:`~robodyn.equations.max_difference` to compare them
 * :mod:`robodyn.lagrange` -- symbolic Lagrangian dynamics: M, C, G, Christoffel symbols,
-  generalized forces (Part II)
+  generalized forces; the kinetic-energy metric, Levi-Civita connection, geodesics (Part II)
 * :mod:`robodyn.codegen` -- compiled (C) numeric twins of symbolic equations of motion;
   :mod:`robodyn.recursive_codegen` -- a robot's forward and inverse dynamics as generated C
   (the articulated-body and Newton--Euler recursions written out for it)
 * :mod:`robodyn.dynamics` -- numeric O(n) algorithms: RNEA, ABA, CRBA, Coriolis matrix;
+  simulation with energy and step-size reports (Part II);
   :mod:`robodyn.derivatives` -- their analytic derivatives and the linearization at a state
-* :mod:`robodyn.simulation` -- simulation with energy and step-size reports
-* :mod:`robodyn.geometry` -- the kinetic-energy metric, Levi-Civita connection, geodesics
 * :mod:`robodyn.constraints` -- constrained systems: holonomic and Pfaffian constraints, their
   second-order form, integrability, Lagrange multipliers, embedding, the constraint projector
   and connection, the Udwadia--Kalaba equation, their simulation with drift stabilization and
@@ -46,6 +45,21 @@ the public API.
 * :mod:`robodyn.answers` -- forgiving answer checking for the problem sets (Assignments);
   :mod:`robodyn.grading` generates their student notebooks and grades submissions (import it
   explicitly; it needs nbformat and IPython)
+
+Beside the packages, a few modules stay whole at the top, each one concept that several parts
+share: :mod:`~robodyn.equations` (the one interface), :mod:`~robodyn.symbolic` (the pure-Python
+operators of the browser pages), :mod:`~robodyn.models`, :mod:`~robodyn.derivatives` (it
+differentiates the serial chain's recursions of :mod:`robodyn.dynamics` and the
+vehicle--manipulator's of :mod:`robodyn.port_hamiltonian`, which stands on
+:mod:`robodyn.dynamics`: inside that package it would close a circle), :mod:`~robodyn.urdf`
+(reading a robot description) and :mod:`~robodyn.trees` (the algorithms on the tree it
+gives), :mod:`~robodyn.codegen` and :mod:`~robodyn.recursive_codegen` (C from symbolic
+equations; C from a robot's recursions). The C sources of the compiled engines (``_engine.c``,
+``_tree_engine.c``, ``_pgs.c``) sit together in this folder, read by the one loader of
+:mod:`robodyn.dynamics`. The ground floor -- :mod:`~robodyn.errors`, ``_value_checks`` (what a
+value is: numbers, arrays, text, symbols, finiteness), ``_meaning_checks`` (what it means:
+rotations, axes, inertias, metrics, decided under the symbols' assumptions), :mod:`~robodyn.kinds`,
+``_boundary`` -- imports nothing of the rooms above it.
 """
 import os as _os
 
@@ -58,7 +72,7 @@ from .rigid_motion import (SerialChain, ad, adjoint, exp_se3, exp_so3, fk_body, 
                            revolute_screw, rotation, spatial_inertia, transform_twist,
                            transform_wrench, vee)
 from . import models
-from . import codegen, dynamics, equations, geometry, lagrange, simulation
+from . import codegen, dynamics, equations, lagrange
 from . import answers
 from .equations import MassMatrixForm, NumericForm, mass_matrix_form, max_difference
 from .dynamics import (crba, forward_dynamics, gravity_torques, inverse_dynamics,
@@ -67,7 +81,7 @@ from .lagrange import (DEFAULT_GRAVITY, christoffel_symbols, coriolis_matrix,
                        equations_of_motion, euler_lagrange,
                        NumericEquations, generalized_forces, gravity_vector,
                        kinetic_energy, mass_matrix, potential_energy)
-from .simulation import Trajectory, simulate
+from .dynamics import Trajectory, simulate
 from . import impacts, walking
 from .impacts import impact_map
 from . import constraints

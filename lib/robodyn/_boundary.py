@@ -5,7 +5,7 @@ Design note (issue 37)
 Each public module ends with ``_seal(globals())``. ``seal`` wraps every callable the module
 exports (its ``__all__``, else its own public callables) and every public method and
 constructor of its public classes. It patches nothing outside robodyn: sympy, numpy and scipy
-are never touched (text is refused by the scan below and by :mod:`robodyn._checks`, whose
+are never touched (text is refused by the scan below and by :mod:`robodyn._value_checks`, whose
 ``sympify`` calls are all ``strict=True``, before it could reach a parser).
 
 **Whose call is checked.** A call is *the reader's* when its caller's code is not robodyn's
@@ -26,7 +26,7 @@ robodyn functions they call (the reader's ``func``) are the reader's calls too.
    once, when the module is sealed) is checked: ``Kind.check(value, "function: argument")``.
 3. The reader's call is recorded (name and parameter names) in the per-thread slot
    :data:`robodyn.errors.CALL` while the function runs: a refusal raised inside by an inner
-   function (:func:`robodyn._checks.error`) names the reader's function when it is about the
+   function (:func:`robodyn._value_checks.error`) names the reader's function when it is about the
    reader's argument of the same name. Errors are built there, where they are found, and never
    renamed afterwards. An overflow, singular matrix or division by zero met by robodyn's
    arithmetic for finite input becomes a :class:`~robodyn.errors.ResultError` naming
@@ -82,7 +82,7 @@ import types
 import numpy as np
 import sympy as sp
 
-from . import _checks
+from . import _value_checks
 from .errors import CALL as _CALL, OPEN as _OPEN, ArgumentError, ArgumentTypeError, Call, \
     ResultError, RobodynError
 
@@ -142,7 +142,7 @@ def checks(enabled: bool = True):
     """
     if not isinstance(enabled, (bool, np.bool_)):
         raise ArgumentTypeError(f"checks: enabled: expected True or False, got "
-                                f"{_checks.describe(enabled)}")
+                                f"{_value_checks.describe(enabled)}")
     token = _ENABLED.set(bool(enabled))
     try:
         yield
@@ -512,7 +512,7 @@ def _failed(exc, name, infinite):
         new = None
         if not infinite and _raised_by_robodyn(exc) and not (
                 isinstance(exc, np.linalg.LinAlgError) and _innermost(exc).startswith(_INSIDE)):
-            new = _checks.arithmetic_error(name, exc)   # (robodyn's own LinAlgError: as is)
+            new = _value_checks.arithmetic_error(name, exc)   # (robodyn's own LinAlgError: as is)
         if new is None:
             _note(exc, name)
         return new

@@ -1,5 +1,5 @@
 /* The O(n) algorithms of robodyn.dynamics in C: RNEA, CRBA, ABA and the Christoffel Coriolis
- * matrix, line by line the space-frame formulation of dynamics.py (see its module docstring),
+ * matrix, line by line the space-frame formulation of _recursions.py (see its module docstring),
  * for one state or a batch; the analytic derivatives of RNEA and ABA (robodyn.derivatives);
  * and those of robodyn.vehicle for a floating or planar base (vms_*: articulated bodies with
  * the base as root, Newton-Euler, composite bodies, the co-energy gradient, the derivatives),
@@ -14,7 +14,7 @@
  * An entry point returns None -- and computes nothing -- unless every array is a plain ndarray
  * (no subclass such as a masked array) of float64 in native byte order, aligned, C-contiguous,
  * of the expected shape and finite (safe_double below): the Python side then takes the checked
- * path of robodyn._checks, which raises the right error or converts the input. Twists are
+ * path of robodyn._value_checks, which raises the right error or converts the input. Twists are
  * (omega, v), wrenches (m, f).
  */
 #if defined(__GNUC__) && !defined(__clang__)
@@ -308,7 +308,7 @@ static void aba(int n, const Link *L, const double *qd, const double *tau, const
 
 /* ---------------------------------------------------------------- Python entry points */
 
-/* A plain ndarray of native-order, aligned, C-contiguous float64 (what robodyn._checks makes):
+/* A plain ndarray of native-order, aligned, C-contiguous float64 (what robodyn._value_checks makes):
  * the only memory the engine reads. A big-endian '>f8' array is also NPY_DOUBLE, so the
  * byte-order test is what keeps 7e-319 out of the results. */
 static int safe_double(PyObject *obj)
@@ -669,7 +669,7 @@ static PyObject *py_aba(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 /* ---------------------------------------------------------------- analytic derivatives
  *
  * The partial derivatives of inverse dynamics, d tau / d q and d tau / d qd, in the space frame
- * of dynamics.py (the world-frame recursions of Carpentier & Mansard 2018, RSS, "Analytical
+ * of _recursions.py (the world-frame recursions of Carpentier & Mansard 2018, RSS, "Analytical
  * derivatives of rigid body dynamics algorithms"), for a fixed base (nb = 0) or a floating or
  * planar base (nb = 6, 3; the base as the root body, robodyn.vehicle's formulation). Turning
  * joint j by dq_j carries every body outboard of j rigidly about s_j; what is not carried is

@@ -1,4 +1,4 @@
-r"""The ring of real trigonometric polynomials in which :mod:`robodyn._derivation` computes
+r"""The ring of real trigonometric polynomials in which :mod:`robodyn.lagrange._derivation` computes
 (private).
 
 A polynomial is

@@ -48,7 +48,7 @@ import sympy as sp
 from sympy.core.function import AppliedUndef
 from sympy.printing.c import C99CodePrinter
 
-from . import _checks
+from . import _value_checks
 from .kinds import Metric
 from .errors import RobodynError
 
@@ -96,7 +96,7 @@ class _Printer(C99CodePrinter):
     complex and non-finite constants (C would silently read ``I`` as 0 and keep ``inf``)."""
 
     def _refuse(self, expr):
-        raise _checks.refusal(
+        raise _value_checks.refusal(
             ValueError, f"codegen: expected real finite constants, got {expr} (C code cannot "
                         f"represent it; the equations are wrong or need simplification)")
 
@@ -685,22 +685,22 @@ def _check_equations(M, C, G, q, qd):
     shared), matrices of the right shapes holding only q and qd, real finite constants and no
     unknown functions. Returns (M, C, G, q, qd) as sympy matrices and lists."""
     fname = "compile_equations"
-    syms = _checks.distinct_symbols({"q": q, "qd": qd}, fname)
+    syms = _value_checks.distinct_symbols({"q": q, "qd": qd}, fname)
     q, qd = syms["q"], syms["qd"]
     n = len(q)
     if n == 0:
-        raise _checks.error(f"{fname}: q", "at least one coordinate", "an empty list")
+        raise _value_checks.error(f"{fname}: q", "at least one coordinate", "an empty list")
     mats = {}
     for name, X in (("M", M), ("C", C), ("G", G)):
-        _checks.no_text(X, f"{fname}: {name}")
+        _value_checks.no_text(X, f"{fname}: {name}")
         try:
             mats[name] = sp.Matrix(X)
         except (TypeError, ValueError, sp.SympifyError) as err:
-            raise _checks.error(f"{fname}: {name}", "a sympy Matrix", X, str(err),
+            raise _value_checks.error(f"{fname}: {name}", "a sympy Matrix", X, str(err),
                                 exc=TypeError) from None
     M, C, G = mats["M"], mats["C"], mats["G"]
     if M.shape != (n, n) or C.shape != (n, n) or G.shape != (n, 1) or len(qd) != n:
-        raise _checks.refusal(
+        raise _value_checks.refusal(
             ValueError, f"compile_equations: expected M, C n x n, G n x 1 and n velocities for "
                         f"n = {n} coordinates, got M {M.shape}, C {C.shape}, G {G.shape}, "
                         f"{len(qd)} velocities")
@@ -709,13 +709,13 @@ def _check_equations(M, C, G, q, qd):
         for k, e in enumerate(X):
             e = sp.sympify(e, strict=True)
             if e.has(*bad) or any(not np.isfinite(float(f)) for f in e.atoms(sp.Float)):
-                raise _checks.error(f"{fname}: {name}", "real finite constants (what C can "
+                raise _value_checks.error(f"{fname}: {name}", "real finite constants (what C can "
                                     "represent)", f"entry {k} = {e}",
                                     "complex or infinite values would silently become 0 or inf")
             funcs = [f for f in e.atoms(sp.Function) if isinstance(f, AppliedUndef)
                      and f not in set(q) | set(qd)] + list(e.atoms(sp.Derivative))
             if funcs:
-                raise _checks.error(f"{fname}: {name}", "expressions in the symbols q and qd",
+                raise _value_checks.error(f"{fname}: {name}", "expressions in the symbols q and qd",
                                     f"unknown functions {sorted(map(str, funcs))[:3]}",
                                     "substitute symbols for q(t) and its derivatives")
     return M, C, G, q, qd
@@ -777,7 +777,7 @@ def compile_equations(M: Metric, C, G, q, qd):
     for what, e in (("M", M), ("C", C), ("G", G)):
         free = e.free_symbols - set(q) - set(qd)
         if free:
-            raise _checks.error(f"compile_equations: {what}", "expressions in q and qd only",
+            raise _value_checks.error(f"compile_equations: {what}", "expressions in q and qd only",
                                 f"the symbols {sorted(map(str, free))}, which have no value",
                                 "substitute numbers for them first")
     Metric.check(M, "compile_equations: M")     # symmetric positive definite (issue 37)
@@ -842,12 +842,12 @@ def compiled_module(source, prefix):
     """
     fname = "compiled_module"
     if not isinstance(source, str):
-        raise _checks.error(f"{fname}: source", "C source text (str)", source, exc=TypeError)
+        raise _value_checks.error(f"{fname}: source", "C source text (str)", source, exc=TypeError)
     if "MODNAME" not in source:
-        raise _checks.error(f"{fname}: source", "C source that names its module MODNAME",
+        raise _value_checks.error(f"{fname}: source", "C source that names its module MODNAME",
                             "a source without MODNAME")
     if not isinstance(prefix, str) or not _PREFIX.fullmatch(prefix):
-        raise _checks.error(f"{fname}: prefix", "a C identifier of at most 64 characters "
+        raise _value_checks.error(f"{fname}: prefix", "a C identifier of at most 64 characters "
                             "(letters, digits, _)",
                             repr(prefix) if isinstance(prefix, str) else prefix)
     digest = hashlib.sha256((_CODEGEN_VERSION + np.__version__ + sysconfig.get_config_var(

@@ -41,7 +41,7 @@ O(n^2), like Pinocchio's. Forward dynamics follows from :math:`\mathrm{ID}(q,\do
 -M^{-1}\,\partial\tau/\partial(q,\dot q)` at :math:`\ddot q = \mathrm{FD}`.
 
 The compiled engine computes them (one state per call); without a C compiler, or under
-``robodyn.dynamics.ENGINE = "numpy"``, the same recursions run in numpy.
+``robodyn.dynamics._recursions.ENGINE = "numpy"``, the same recursions run in numpy.
 
 Reference: J. Carpentier and N. Mansard, "Analytical derivatives of rigid body dynamics
 algorithms", Robotics: Science and Systems (2018).
@@ -52,9 +52,9 @@ from types import SimpleNamespace
 
 import numpy as np
 
-from . import _checks
-from . import dynamics as _dy
-from .dynamics import DEFAULT_GRAVITY, _ad6, _hat_np
+from . import _value_checks
+from .dynamics import _recursions as _dy
+from .dynamics._recursions import DEFAULT_GRAVITY, _ad6, _hat_np
 from .port_hamiltonian._vehicle import VehicleManipulator
 from .port_hamiltonian._rigid_body import check_pose     # the unsealed checker: errors carry our name
 
@@ -68,10 +68,10 @@ __all__ = ["rnea_derivatives", "aba_derivatives", "linearized_dynamics",
 
 def _vector(x, n, label):
     """A finite float vector of length n (symbolic input refused: these are numeric)."""
-    if _checks.is_symbolic(x):
-        raise _checks.error(label, "numbers", "sympy expressions",
+    if _value_checks.is_symbolic(x):
+        raise _value_checks.error(label, "numbers", "sympy expressions",
                             "a numeric algorithm: substitute numbers first", exc=TypeError)
-    return _checks.vector(x, n, label)
+    return _value_checks.vector(x, n, label)
 
 
 def _chain_call(fname, name, chain, q, qd, x, xname, gravity):
@@ -102,8 +102,8 @@ def _gravity(gravity, fname):
 
 def _vms(vms, fname):
     if not isinstance(vms, VehicleManipulator):
-        raise _checks.refusal(TypeError, f"{fname}: vms: expected a VehicleManipulator, got "
-                        f"{_checks._describe(vms)}")
+        raise _value_checks.refusal(TypeError, f"{fname}: vms: expected a VehicleManipulator, got "
+                        f"{_value_checks._describe(vms)}")
     return vms
 
 
@@ -150,7 +150,7 @@ def _base_gravity(vms, base_pose, gravity, fname):
         return None
     g = _vector(gravity, 3, f"{fname}: gravity")
     if base_pose is None:
-        raise _checks.refusal(
+        raise _value_checks.refusal(
             ValueError, f"{fname}: base_pose: needed when there is gravity (it acts along "
                         f"R^T g in the base frame), got None")
     H = check_pose(base_pose, f"{fname}: base_pose")
@@ -240,7 +240,7 @@ def _spd_inverse(M, fname):
     try:
         L = np.linalg.cholesky(M)
     except np.linalg.LinAlgError as exc:
-        raise _checks.refusal(
+        raise _value_checks.refusal(
             ValueError, f"{fname}: the mass matrix is not positive definite at this state "
                         f"(check the link inertias)") from exc
     Li = np.linalg.solve(L, np.eye(len(M)))
@@ -348,12 +348,12 @@ def _aba_derivatives(fname, chain, q, qd, tau, gravity):
     d, q, qd, tau, g = checked
     try:
         qdd = _dy.forward_dynamics(chain, q, qd, tau, gravity=g)
-    except _checks.ResultError as err:       # an overflow: this function's result
-        raise _checks.refusal(_checks.ResultError, f"{fname}: result: expected values of q, qd, tau, gravity "
+    except _value_checks.ResultError as err:       # an overflow: this function's result
+        raise _value_checks.refusal(_value_checks.ResultError, f"{fname}: result: expected values of q, qd, tau, gravity "
                                      f"small enough for a finite result, got an overflow "
                                      f"({err})") from err
     except ValueError as err:                   # a singular M
-        raise _checks.refusal(ValueError, f"{fname}: q, qd, tau: {err}") from err
+        raise _value_checks.refusal(ValueError, f"{fname}: q, qd, tau: {err}") from err
     s, I = _chain_kinematics(d, q)
     dq, dqd = _rnea_derivatives_np(s, I, qd, qdd, g)
     Minv = _spd_inverse(_dy.crba(chain, q), fname)
@@ -469,7 +469,7 @@ def vms_aba_derivatives(vms, q, v, qd, w, tau, base_pose=None, gravity=None):
     M = vms.mass_matrix(q)
     Minv = _spd_inverse(M, fname)
     H = None if gb is None else check_pose(base_pose, f"{fname}: base_pose")
-    with _checks.overflow_guard(fname):
+    with _value_checks.overflow_guard(fname):
         b = vms.inverse_dynamics(q, v, qd, np.zeros(nb), np.zeros(n), base_pose=H,
                                  gravity=gravity)
     acc = Minv @ (np.r_[w, tau] - b)

@@ -42,7 +42,8 @@ import numpy as np
 import sympy as sp
 from sympy.printing.pycode import PythonCodePrinter
 
-from . import _checks
+from . import _value_checks
+from . import _meaning_checks
 
 __all__ = ["MassMatrixForm", "NumericForm", "mass_matrix_form", "max_difference"]
 
@@ -55,54 +56,54 @@ def _column(x, name, fname):
     if isinstance(x, sp.MatrixBase):
         return x.reshape(x.shape[0] * x.shape[1], 1) if 1 in x.shape else x
     if isinstance(x, (list, tuple)):
-        _checks.no_text(x, f"{fname}: {name}")
+        _value_checks.no_text(x, f"{fname}: {name}")
         if not len(x):
             return sp.zeros(0, 1)
         if all(isinstance(e, sp.Basic) and not isinstance(e, sp.MatrixBase) or isinstance(
                 e, numbers.Number) for e in x):
-            return sp.Matrix([_checks.expression(e, f"{fname}: {name}") for e in x])
-        return _checks.sym_matrix(x, f"{fname}: {name}", column=True)
-    raise _checks.refusal(
+            return sp.Matrix([_value_checks.expression(e, f"{fname}: {name}") for e in x])
+        return _value_checks.sym_matrix(x, f"{fname}: {name}", column=True)
+    raise _value_checks.refusal(
         TypeError, f"{fname}: {name}: expected a sympy Matrix or a list of expressions, got "
-                   f"{_checks._describe(x)}")
+                   f"{_value_checks._describe(x)}")
 
 
 def _check_time(q, u, t, fname):
     """t a Symbol, and q, u and t distinct symbols (a form's variables)."""
     if not isinstance(t, sp.Symbol):
-        raise _checks.refusal(
-            TypeError, f"{fname}: t: expected a sympy Symbol, got {_checks._describe(t)}")
+        raise _value_checks.refusal(
+            TypeError, f"{fname}: t: expected a sympy Symbol, got {_value_checks._describe(t)}")
     if t in set(q) | set(u):
-        raise _checks.error(f"{fname}: t", "a time symbol that is not a coordinate or a speed",
+        raise _value_checks.error(f"{fname}: t", "a time symbol that is not a coordinate or a speed",
                             f"{t}, which is also in {'q' if t in set(q) else 'u'}",
                             "time must have its own symbol")
     if set(q) & set(u):
-        raise _checks.refusal(
+        raise _value_checks.refusal(
             ValueError, f"{fname}: u: expected symbols distinct from q (a speed needs its own "
                         f"symbol), got q={list(q)}, u={list(u)}")
     for what, xs in (("q", q), ("u", u)):
         same = [s for s in xs if s.name == t.name]
         if same:
-            raise _checks.error(f"{fname}: {what}", f"symbols not named like the time symbol "
+            raise _value_checks.error(f"{fname}: {what}", f"symbols not named like the time symbol "
                                 f"{t}", f"{same[0]}", "a coordinate or speed named like time "
                                 "would be confused with it")
 
 
 def _symbols(x, name, fname):
     if isinstance(x, (list, tuple)) and not all(isinstance(e, sp.Basic) for e in x):
-        raise _checks.refusal(
+        raise _value_checks.refusal(
             TypeError, f"{fname}: {name}: expected plain sympy Symbols, got {list(x)!r}")
     col = _column(x, name, fname)
     if col.shape[1] != 1:
-        raise _checks.refusal(
+        raise _value_checks.refusal(
             ValueError, f"{fname}: {name}: expected a column of Symbols, got shape {col.shape}")
     bad = [e for e in col if not isinstance(e, sp.Symbol)]
     if bad:
-        raise _checks.refusal(
+        raise _value_checks.refusal(
             TypeError, f"{fname}: {name}: expected plain sympy Symbols (not functions of t), "
                        f"got {bad[0]!r}")
     if len(set(col)) != len(col):
-        raise _checks.refusal(
+        raise _value_checks.refusal(
             ValueError, f"{fname}: {name}: expected distinct Symbols, got {list(col)}")
     return col
 
@@ -229,46 +230,46 @@ def mass_matrix_form(q, u, mass_matrix, forcing, kinematics=None, input_matrix=N
     u = _symbols(u, "u", fname)
     _check_time(q, u, t, fname)
     n, m = q.shape[0], u.shape[0]
-    M = _checks.sym_matrix(mass_matrix, f"{fname}: mass_matrix")
+    M = _value_checks.sym_matrix(mass_matrix, f"{fname}: mass_matrix")
     if M.shape != (m, m):
-        raise _checks.refusal(
+        raise _value_checks.refusal(
             ValueError, f"{fname}: mass_matrix: expected shape ({m}, {m}) (one row and column "
                         f"per speed), got {M.shape}")
     if not (M - M.T).is_zero_matrix:
-        raise _checks.refusal(
+        raise _value_checks.refusal(
             ValueError, f"{fname}: mass_matrix: expected a symmetric matrix, got {M}")
     _spd_where_possible(M, q, u, t, f"{fname}: mass_matrix")
-    _checks.independent_of(M, list(u), f"{fname}: mass_matrix",
+    _meaning_checks.independent_of(M, list(u), f"{fname}: mass_matrix",
                            "M(q, t) does not depend on the speeds")
     f = _column(forcing, "forcing", fname)
     if f.shape != (m, 1):
-        raise _checks.refusal(
+        raise _value_checks.refusal(
             ValueError, f"{fname}: forcing: expected {m} expressions (one per speed), got "
                         f"shape {f.shape}")
     if kinematics is None:
         if m != n:
-            raise _checks.refusal(
+            raise _value_checks.refusal(
                 ValueError, f"{fname}: kinematics: needed when there are {n} coordinates and "
                             f"{m} speeds (qd = K(q, t) u)")
         K = u
     else:
         K = _column(kinematics, "kinematics", fname)
         if K.shape != (n, 1):
-            raise _checks.refusal(
+            raise _value_checks.refusal(
                 ValueError, f"{fname}: kinematics: expected {n} expressions (one qd per "
                             f"coordinate), got shape {K.shape}")
-    B = sp.eye(m) if input_matrix is None else _checks.sym_matrix(
+    B = sp.eye(m) if input_matrix is None else _value_checks.sym_matrix(
         input_matrix, f"{fname}: input_matrix")
     if B.shape[0] != m:
-        raise _checks.refusal(
+        raise _value_checks.refusal(
             ValueError, f"{fname}: input_matrix: expected {m} rows (one per speed), got "
                         f"shape {B.shape}")
     for what, e in (("forcing", f), ("kinematics", K), ("input_matrix", B)):
         for x in e:
-            _checks._check_sym_number(x, f"{fname}: {what}")
-    _checks.time_symbol(t, f"{fname}: t", exprs=[M, f, K, B])
+            _value_checks._check_sym_number(x, f"{fname}: {what}")
+    _meaning_checks.time_symbol(t, f"{fname}: t", exprs=[M, f, K, B])
     if not isinstance(name, str):
-        raise _checks.error(f"{fname}: name", "a string (a label)", name, exc=TypeError)
+        raise _value_checks.error(f"{fname}: name", "a string (a label)", name, exc=TypeError)
     return _Form(q, u, M, f, K, B, t, name)
 
 
@@ -277,17 +278,17 @@ def _spd_where_possible(M, q, u, t, name):
     diagonal entry may be a number <= 0 and M must be positive definite at a sample of the
     coordinates when those are its only symbols (parameters such as masses cannot be checked:
     they may take any value later)."""
-    _checks.spd(M, name)
+    _meaning_checks.spd(M, name)
     free = M.free_symbols
     if free and free <= set(q) | {t}:            # refused when indefinite at both samples
         rng, errors = np.random.default_rng(7), []
         for _ in range(2):
             sub = {s: sp.Float(v) for s, v in zip(sorted(free, key=str),
                                                   rng.uniform(-1.0, 1.0, len(free)))}
-            a = _checks._numbers(M, sub)
+            a = _meaning_checks._numbers(M, sub)
             try:
                 if a is not None and np.all(np.isfinite(a)):
-                    _checks.spd(a, name)
+                    _meaning_checks.spd(a, name)
             except ValueError as exc:
                 errors.append(exc)
         if len(errors) == 2:
@@ -343,7 +344,7 @@ class NumericForm:
         return _numeric_vector(x, size, f"{self.name}.{fname}: {what}")
 
     def _time(self, t, fname):
-        return _checks.real_number(t, f"{self.name}.{fname}: t", hint="a time in s")
+        return _value_checks.real_number(t, f"{self.name}.{fname}: t", hint="a time in s")
 
     def _tau(self, tau, fname):
         if tau is None:
@@ -355,10 +356,10 @@ class NumericForm:
         equal batches), the time, and tau as (B, k)."""
         out, rows = {}, None
         for name, (x, size, what) in states.items():
-            single, a = _checks.batch(x, size, f"{self.name}.{fname}: {what}")
+            single, a = _value_checks.batch(x, size, f"{self.name}.{fname}: {what}")
             if not single:
                 if rows is not None and a.shape[0] != rows:
-                    raise _checks.refusal(
+                    raise _value_checks.refusal(
                         ValueError, f"{self.name}.{fname}: {name}: expected a batch of {rows} "
                                     f"states like the others, got {a.shape[0]}")
                 rows = a.shape[0]
@@ -368,11 +369,11 @@ class NumericForm:
         if tau is None:
             T = np.zeros((rows, self.k))
         else:
-            single, T = _checks.batch(tau, self.k, f"{self.name}.{fname}: tau ({self.k} inputs)")
+            single, T = _value_checks.batch(tau, self.k, f"{self.name}.{fname}: tau ({self.k} inputs)")
             if single:
                 T = np.repeat(T, rows, axis=0)
             elif T.shape[0] != rows:
-                raise _checks.refusal(
+                raise _value_checks.refusal(
                     ValueError, f"{self.name}.{fname}: tau: expected ({self.k},) or a batch of "
                                 f"{rows}, got {T.shape[0]} rows")
         return out, t, T
@@ -404,7 +405,7 @@ class NumericForm:
         give (B, m)."""
         fname = "accelerations"
         if _is_batch(q, self.n) or _is_batch(u, self.m):
-            return _checks.finite_result(self._batch_accelerations(q, u, t, tau),
+            return _value_checks.finite_result(self._batch_accelerations(q, u, t, tau),
                                          f"{self.name}.{fname}")
         q = self._vec(q, self.n, f"q ({self.n} coordinates)", fname)
         u = self._vec(u, self.m, f"u ({self.m} speeds)", fname)
@@ -417,10 +418,10 @@ class NumericForm:
         if type(self).accelerations is not NumericForm.accelerations:
             with np.errstate(all="ignore"):
                 out = self.accelerations(q, u, t, tau)
-            return _checks.finite_result(out, f"{self.name}.{fname}")
+            return _value_checks.finite_result(out, f"{self.name}.{fname}")
         with np.errstate(all="ignore"):
             rhs = self.forcing(q, u, t) + self.input_matrix(q, t) @ tau
-        _checks.finite_result(rhs, f"{self.name}.{fname}")
+        _value_checks.finite_result(rhs, f"{self.name}.{fname}")
         M = self.mass_matrix(q, t)
         try:
             c = np.linalg.cholesky(M)
@@ -430,7 +431,7 @@ class NumericForm:
                 f"positive definite (eigenvalues {np.linalg.eigvalsh((M + M.T) / 2)})") from exc
         with np.errstate(all="ignore"):
             out = np.linalg.solve(c.T, np.linalg.solve(c, rhs))
-        return _checks.finite_result(out, f"{self.name}.{fname}")
+        return _value_checks.finite_result(out, f"{self.name}.{fname}")
 
     def rhs(self, t, x, tau=None):
         """:math:`\\dot x = (K u, \\dot u)` for the state :math:`x = (q, u)`, shape (n + m,);
@@ -443,13 +444,13 @@ class NumericForm:
             K = self.kinematics(Q, U, t) if self.vectorized else \
                 np.array([self.kinematics(a, b, t) for a, b in zip(Q, U)])
             out = np.concatenate([K, self.accelerations(Q, U, t, T)], axis=1)
-            return _checks.finite_result(out, f"{self.name}.{fname}")
+            return _value_checks.finite_result(out, f"{self.name}.{fname}")
         t = self._time(t, fname)
         x = self._vec(x, self.n + self.m, f"x (q then u, {self.n + self.m} numbers)", fname)
         tau = self._tau(tau, fname)
         q, u = x[:self.n], x[self.n:]
         out = np.concatenate([self.kinematics(q, u, t), self._accelerations(q, u, t, tau, fname)])
-        return _checks.finite_result(out, f"{self.name}.{fname}")
+        return _value_checks.finite_result(out, f"{self.name}.{fname}")
 
     def speeds(self, q, qd, t=0.0):
         """The speeds u with :math:`K(q, t)u = \\dot q` (least squares; ValueError when
@@ -468,10 +469,10 @@ class NumericForm:
         u, *_ = np.linalg.lstsq(K, qd - K0, rcond=None)
         res = np.linalg.norm(K @ u + K0 - qd)
         if res > 1e-9 * max(1.0, np.linalg.norm(qd)):
-            raise _checks.refusal(
+            raise _value_checks.refusal(
                 ValueError, f"{self.name}.{fname}: qd: expected a velocity the constraints "
                             f"admit (qd = K(q) u), got one {res:.3g} away from it")
-        return _checks.finite_result(u, f"{self.name}.{fname}")
+        return _value_checks.finite_result(u, f"{self.name}.{fname}")
 
     def coordinate_accelerations(self, q, qd, t=0.0, tau=None):
         r""":math:`\ddot q = K\dot u + \partial(Ku)/\partial q\,\dot q + \partial(Ku)/\partial t`."""
@@ -488,20 +489,20 @@ class NumericForm:
             K = np.column_stack([self.kinematics(q, e, t) - K0 for e in np.eye(self.m)])
             Jx = self.kinematics_jacobian(q, u, t)
             out = K @ ud + Jx[:, :self.n] @ qd + Jx[:, self.n]
-        return _checks.finite_result(out, f"{self.name}.{fname}")
+        return _value_checks.finite_result(out, f"{self.name}.{fname}")
 
 
 def _numeric_vector(x, size, name):
     """A float vector of length ``size`` for numeric code: sympy *numbers* are fine, sympy
     expressions with symbols are refused (TypeError), as are NaN and infinity."""
-    if _checks.is_symbolic(x):
-        x = _checks.real_array(x, name, allow_nonfinite=True)
-    return _checks.vector(x, size, name)
+    if _value_checks.is_symbolic(x):
+        x = _value_checks.real_array(x, name, allow_nonfinite=True)
+    return _value_checks.vector(x, size, name)
 
 
 def _is_batch(x, size):
     """Whether x has the shape (B, size) of a batch of states (a column (size, 1) is a single
-    state, as :func:`robodyn._checks.vector` reads it)."""
+    state, as :func:`robodyn._value_checks.vector` reads it)."""
     shape = np.shape(x)
     return len(shape) == 2 and shape[1] == size and not (shape == (size, 1) and size > 1)
 
@@ -521,18 +522,18 @@ def _check_values(values, fname):
     if values is None:
         return {}
     if not isinstance(values, dict):
-        raise _checks.error(f"{fname}: values", "a dict {symbol or name: number}", values,
+        raise _value_checks.error(f"{fname}: values", "a dict {symbol or name: number}", values,
                             exc=TypeError)
     out = {}
     for k, v in values.items():
         if not isinstance(k, (str, sp.Symbol, sp.core.function.AppliedUndef)):
-            raise _checks.error(f"{fname}: values", "keys that are sympy Symbols or names", k,
+            raise _value_checks.error(f"{fname}: values", "keys that are sympy Symbols or names", k,
                                 exc=TypeError)
         if isinstance(k, str) and not k.isidentifier():
-            raise _checks.error(f"{fname}: values", "keys that are sympy Symbols or names",
+            raise _value_checks.error(f"{fname}: values", "keys that are sympy Symbols or names",
                                 f"the text {k[:40]!r}", exc=TypeError)
-        _checks.no_text(v, f"{fname}: values[{k!s}]")
-        out[k] = _checks.real_number(v, f"{fname}: values[{k!s}]")
+        _value_checks.no_text(v, f"{fname}: values[{k!s}]")
+        out[k] = _value_checks.real_number(v, f"{fname}: values[{k!s}]")
     return out
 
 
@@ -546,14 +547,14 @@ def _substitute(form, values, fname):
         sub = {}
         for k, v in _check_values(values, fname).items():
             key = names.get(k, sp.Symbol(k)) if isinstance(k, str) else k
-            sub[key] = _checks._exact(v)
+            sub[key] = _value_checks._exact(v)
         exprs = [e.xreplace(sub) for e in exprs]
         inter = [(w, e.xreplace(sub)) for w, e in inter]
         _finite_constants(exprs + [e for _, e in inter], f"{fname}: values")
     known = set(form.q) | set(form.u) | {form.t} | {w for w, _ in inter}
     free = set().union(*(e.free_symbols for e in exprs + [e for _, e in inter])) - known
     if free:
-        raise _checks.refusal(
+        raise _value_checks.refusal(
             ValueError, f"{fname}: values: expected a number for each parameter, got "
                         f"none: symbols {sorted(map(str, free))} have no value (give "
                         f"values={{symbol: number, ...}} for each of them)")
@@ -567,7 +568,7 @@ def _finite_constants(exprs, name):
     for e in exprs:
         for a in e.atoms(sp.Number):
             if a.is_finite is False or (a.is_real and not np.isfinite(float(a))):
-                raise _checks.error(name, "values small enough for float64 arithmetic",
+                raise _value_checks.error(name, "values small enough for float64 arithmetic",
                                     f"equations holding the constant {str(a)[:30]} (an "
                                     f"overflow)", "scale the units")
 
@@ -582,7 +583,7 @@ def _result_errors(fname):
     except (ValueError, OverflowError, ZeroDivisionError) as exc:
         if str(exc).startswith(f"{fname}: "):
             raise
-        raise _checks.refusal(
+        raise _value_checks.refusal(
             ValueError, f"{fname}: result: expected finite numbers for finite input, got an "
                         f"error of the numeric evaluation ({type(exc).__name__}: "
                         f"{str(exc)[:300]})") from exc
@@ -635,7 +636,7 @@ def _lambdified(form, values, fname):
         what = getattr(form, "name", type(form).__name__)
 
         def domain_error(exc, at):
-            return _checks.error(f"{what}: the equations at {at}", "finite values",
+            return _value_checks.error(f"{what}: the equations at {at}", "finite values",
                                  f"{type(exc).__name__}: {exc}", "a state outside the "
                                  "model's domain (log or sqrt of a negative number, a "
                                  "division by zero)")
@@ -709,57 +710,57 @@ def max_difference(a, b, states=None, values=None, n_states=8, seed=0, tau=True)
     True
     """
     fname = "max_difference"
-    n_states = _checks.size(n_states, f"{fname}: n_states", high=10**5,
+    n_states = _value_checks.size(n_states, f"{fname}: n_states", high=10**5,
                             hint="the number of random sample states")
     if values is not None and not isinstance(values, dict):
-        raise _checks.error(f"{fname}: values", "a dict {symbol or name: number}", values,
+        raise _value_checks.error(f"{fname}: values", "a dict {symbol or name: number}", values,
                             exc=TypeError)
     forms = [f for f in (a, b) if isinstance(f, MassMatrixForm)]
     if values and len(forms) == 2:
         known = {str(s) for f in forms for s in f.parameters()}
         unknown = [k for k in values if str(k) not in known]
         if unknown:
-            raise _checks.error(f"{fname}: values", "values of parameters of a or b "
+            raise _value_checks.error(f"{fname}: values", "values of parameters of a or b "
                                 f"({sorted(known)})", f"{str(unknown[0])[:60]!r}, which is "
                                 "neither's parameter", "a misspelt name?")
     if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, numbers.Integral):
-        raise _checks.error(f"{fname}: seed", "an integer", seed, exc=TypeError)
-    _checks.flag(tau, f"{fname}: tau")
+        raise _value_checks.error(f"{fname}: seed", "an integer", seed, exc=TypeError)
+    _value_checks.flag(tau, f"{fname}: tau")
     na, nb = (x.numeric(values) if isinstance(x, MassMatrixForm) else x for x in (a, b))
     for name, x in (("a", na), ("b", nb)):
         if not isinstance(x, NumericForm):
-            raise _checks.refusal(
+            raise _value_checks.refusal(
                 TypeError, f"{fname}: {name}: expected a MassMatrixForm or NumericForm, got "
-                           f"{_checks._describe(x)}")
+                           f"{_value_checks._describe(x)}")
     if na.n != nb.n:
-        raise _checks.refusal(
+        raise _value_checks.refusal(
             ValueError, f"{fname}: a has {na.n} coordinates and b has {nb.n}: expected the same")
     if tau and na.k != nb.k:
-        raise _checks.refusal(
+        raise _value_checks.refusal(
             ValueError, f"{fname}: a has {na.k} inputs and b has {nb.k}: pass tau=False to "
                         f"compare without inputs")
     rng = np.random.default_rng(seed)
     if states is None:
         if na.m != na.n:
-            raise _checks.refusal(
+            raise _value_checks.refusal(
                 ValueError, f"{fname}: states: needed for a constrained system ({na.n} "
                             f"coordinates, {na.m} speeds)")
         states = [(rng.uniform(-1, 1, na.n), rng.uniform(-1, 1, na.n))
                   for _ in range(int(n_states))]
     if isinstance(states, (str, bytes, dict)) or not hasattr(states, "__iter__"):
-        raise _checks.error(f"{fname}: states", "an iterable of (q, qd) or (q, qd, t)", states,
+        raise _value_checks.error(f"{fname}: states", "an iterable of (q, qd) or (q, qd, t)", states,
                             exc=TypeError)
     worst, count = 0.0, 0
     for i, s in enumerate(states):
         if i >= 10**5:
-            raise _checks.error(f"{fname}: states", "at most 100000 states", "more")
+            raise _value_checks.error(f"{fname}: states", "at most 100000 states", "more")
         if not isinstance(s, (list, tuple)) or len(s) not in (2, 3):
-            raise _checks.error(f"{fname}: states[{i}]", "a tuple (q, qd) or (q, qd, t)", s,
+            raise _value_checks.error(f"{fname}: states[{i}]", "a tuple (q, qd) or (q, qd, t)", s,
                                 exc=TypeError)
         q, qd, t = (tuple(s) + (0.0,))[:3]
-        t = _checks.scalar(t, f"{fname}: states[{i}] (t)")
-        if _checks.is_symbolic(t):
-            raise _checks.error(f"{fname}: states[{i}] (t)", "a number (s)", t, exc=TypeError)
+        t = _value_checks.scalar(t, f"{fname}: states[{i}] (t)")
+        if _value_checks.is_symbolic(t):
+            raise _value_checks.error(f"{fname}: states[{i}] (t)", "a number (s)", t, exc=TypeError)
         u = rng.uniform(-1, 1, na.k) if tau else None
         ra, rb = (_finite_accelerations(x, q, qd, t, u, f"{fname}: {name}")
                   for name, x in (("a", na), ("b", nb)))
@@ -767,10 +768,10 @@ def max_difference(a, b, states=None, values=None, n_states=8, seed=0, tau=True)
         worst = max(worst, float(np.max(np.abs(d))) if d.size else 0.0)
         count += 1
     if count == 0:
-        raise _checks.error(f"{fname}: states", "at least one state", "none",
+        raise _value_checks.error(f"{fname}: states", "at least one state", "none",
                             "a comparison over zero states proves nothing")
     if na.n == 0:
-        raise _checks.error(f"{fname}: a", "a form with at least one coordinate", "none")
+        raise _value_checks.error(f"{fname}: a", "a form with at least one coordinate", "none")
     return worst
 
 
@@ -784,7 +785,7 @@ def _finite_accelerations(form, q, qd, t, tau, name):
             raise
         r = np.array([np.nan])
     if not np.all(np.isfinite(r)):
-        raise _checks.error(name, "finite accelerations",
+        raise _value_checks.error(name, "finite accelerations",
                             f"NaN or infinity at q = {np.asarray(q).tolist()}",
                             "a NaN never compares as equal")
     return r

@@ -13,7 +13,7 @@ code written against ``ValueError``/``TypeError`` keeps working:
 Each message has the house form ``function: argument: expected ..., got ...`` and names the
 function **the reader called**, also when the refusal was found by an inner function: the
 boundary of the public API (:mod:`robodyn._boundary`) records the reader's call in a
-per-thread slot (``CALL``) on entry, and :func:`robodyn._checks.error` reads it where the error is
+per-thread slot (``CALL``) on entry, and :func:`robodyn._value_checks.error` reads it where the error is
 raised. Nothing is renamed afterwards: the exception keeps its class, attributes and frames.
 Exceptions of other libraries and of the reader's own callbacks pass through unchanged (a note
 says which robodyn call they went through).

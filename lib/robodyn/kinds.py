@@ -8,10 +8,10 @@ and the one mechanism of :mod:`robodyn._boundary` checks every annotated argumen
 before any work, for sympy and numeric values alike: ``Kind.check(value, "log_so3: R")``.
 A kind checks the *meaning* (a rotation is proper orthogonal, an inertia positive
 semidefinite), not only the type, and refuses with the house message
-``function: argument: expected ..., got ...`` through :func:`robodyn._checks.error`.
+``function: argument: expected ..., got ...`` through :func:`robodyn._value_checks.error`.
 
-A symbolic value is decided by :func:`robodyn._checks.decide`: tested at values of its symbols
-drawn under their assumptions (``Symbol('m', positive=True)`` is sampled positive), refused when
+A symbolic value is decided by :func:`robodyn._meaning_checks.decide`: tested at values of its
+symbols drawn under their assumptions (``Symbol('m', positive=True)`` is sampled positive), refused when
 simplification proves it wrong (a determinant that simplifies to -1, a principal minor negative
 for every value), or, for a property that must hold at every value of the symbols (R(q) is a
 rotation at every q; an inertia, a metric), when it fails at every sampled value; otherwise
@@ -23,9 +23,10 @@ Contract (shared by the kinds and the boundary):
 * a kind is a subclass of :class:`Kind`; its class method ``check(value, name)`` returns
   nothing useful (the boundary ignores the return value) and raises on a wrong value;
 * ``expected`` is the short phrase of the house message ("a proper rotation matrix");
-* this module is on the ground floor: it imports only :mod:`robodyn._checks` (and numpy/sympy).
+* this module is on the ground floor: it imports only :mod:`robodyn._value_checks` and
+  :mod:`robodyn._meaning_checks` (and numpy/sympy).
 
-The kinds (each a thin class over one meaning function of :mod:`robodyn._checks`):
+The kinds (each a thin class over one meaning function of :mod:`robodyn._meaning_checks`):
 
 ============================  ==========================================================
 :class:`Rotation`             3x3, R^T R = I, det R = +1
@@ -50,8 +51,9 @@ from __future__ import annotations
 import numpy as np
 import sympy as sp
 
-from . import _checks
-from ._checks import UndecidedWarning
+from . import _value_checks
+from . import _meaning_checks
+from ._meaning_checks import UndecidedWarning
 
 __all__ = ["Kind", "UndecidedWarning", "Rotation", "RigidPose", "Direction",
            "ScrewAxis", "ScrewAxes", "Twist", "Wrench", "RotationalInertia", "SpatialInertia",
@@ -83,7 +85,7 @@ class Rotation(Kind):
 
     @classmethod
     def check(cls, value, name: str, tol: float = 1e-6) -> None:
-        _checks.rotation_matrix(value, name, tol=tol)
+        _meaning_checks.rotation_matrix(value, name, tol=tol)
 
 
 class RigidPose(Kind):
@@ -93,7 +95,7 @@ class RigidPose(Kind):
 
     @classmethod
     def check(cls, value, name: str, tol: float = 1e-6) -> None:
-        _checks.pose_matrix(value, name, tol=tol)
+        _meaning_checks.pose_matrix(value, name, tol=tol)
 
 
 class Direction(Kind):
@@ -103,7 +105,7 @@ class Direction(Kind):
 
     @classmethod
     def check(cls, value, name: str) -> None:
-        _checks.nonzero_vector(value, 3, name)
+        _meaning_checks.nonzero_vector(value, 3, name)
 
 
 class ScrewAxis(Kind):
@@ -113,7 +115,7 @@ class ScrewAxis(Kind):
 
     @classmethod
     def check(cls, value, name: str) -> None:
-        _checks.screw_axis(value, name)
+        _meaning_checks.screw_axis(value, name)
 
 
 class ScrewAxes(Kind):
@@ -123,15 +125,15 @@ class ScrewAxes(Kind):
 
     @classmethod
     def check(cls, value, name: str) -> None:
-        S = _checks.sym_matrix(value, name) if _checks.is_symbolic(value) else \
-            _checks.real_array(value, name)
+        S = _value_checks.sym_matrix(value, name) if _value_checks.is_symbolic(value) else \
+            _value_checks.real_array(value, name)
         shape = tuple(S.shape)
         if len(shape) != 2 or shape[0] != 6 or shape[1] < 1:
-            raise _checks.error(name, "a 6 x n array (one column (omega, v) per joint, n >= 1)",
+            raise _value_checks.error(name, "a 6 x n array (one column (omega, v) per joint, n >= 1)",
                                 f"shape {shape}", "did you pass n x 6? transpose it"
                                 if len(shape) == 2 and shape[1] == 6 else None)
         for j in range(shape[1]):
-            _checks.screw_axis(S[:, j], f"{name} (joint {j})", tol=1e-6)
+            _meaning_checks.screw_axis(S[:, j], f"{name} (joint {j})", tol=1e-6)
 
 
 class Twist(Kind):
@@ -141,7 +143,7 @@ class Twist(Kind):
 
     @classmethod
     def check(cls, value, name: str) -> None:
-        _checks.real_vector(value, 6, name)
+        _meaning_checks.real_vector(value, 6, name)
 
 
 class Wrench(Kind):
@@ -151,7 +153,7 @@ class Wrench(Kind):
 
     @classmethod
     def check(cls, value, name: str) -> None:
-        _checks.real_vector(value, 6, name)
+        _meaning_checks.real_vector(value, 6, name)
 
 
 class RotationalInertia(Kind):
@@ -173,11 +175,11 @@ class RotationalInertia(Kind):
         if not isinstance(value, sp.MatrixBase):
             a = np.asarray(value, dtype=object)
             if a.ndim == 1 or (a.ndim == 2 and 1 in a.shape and a.size == 3):
-                d = _checks.vector(value, 3, name)
+                d = _value_checks.vector(value, 3, name)
                 I = sp.diag(*list(d)) if isinstance(d, sp.MatrixBase) else np.diag(d)
         elif value.shape in ((3, 1), (1, 3)):
             I = sp.diag(*list(value))
-        _checks.inertia_matrix(I, name)
+        _meaning_checks.inertia_matrix(I, name)
 
 
 class SpatialInertia(Kind):
@@ -187,7 +189,7 @@ class SpatialInertia(Kind):
 
     @classmethod
     def check(cls, value, name: str) -> None:
-        _checks.spatial_inertia_matrix(value, name)
+        _meaning_checks.spatial_inertia_matrix(value, name)
 
 
 class Mass(Kind):
@@ -203,7 +205,7 @@ class Mass(Kind):
 
     @classmethod
     def check(cls, value, name: str) -> None:
-        _checks.positive(value, name, hint="a mass")
+        _value_checks.positive(value, name, hint="a mass")
 
 
 class Metric(Kind):
@@ -213,7 +215,7 @@ class Metric(Kind):
 
     @classmethod
     def check(cls, value, name: str) -> None:
-        _checks.spd(value, name, symbols=True)
+        _meaning_checks.spd(value, name, symbols=True)
 
 
 class TimeStep(Kind):
@@ -223,7 +225,7 @@ class TimeStep(Kind):
 
     @classmethod
     def check(cls, value, name: str) -> None:
-        _checks.real_number(value, name, low=0, strict_low=True, hint="a time step, s")
+        _value_checks.real_number(value, name, low=0, strict_low=True, hint="a time step, s")
 
 
 class Tolerance(Kind):
@@ -233,7 +235,7 @@ class Tolerance(Kind):
 
     @classmethod
     def check(cls, value, name: str) -> None:
-        _checks.tolerance(value, name)
+        _value_checks.tolerance(value, name)
 
 
 class FrictionCoefficient(Kind):
@@ -245,7 +247,7 @@ class FrictionCoefficient(Kind):
     @classmethod
     def check(cls, value, name: str) -> None:
         for k, v in _per_contact(value):
-            _checks.nonnegative(v, name + k, hint="a Coulomb friction coefficient")
+            _value_checks.nonnegative(v, name + k, hint="a Coulomb friction coefficient")
 
 
 class Restitution(Kind):
@@ -256,7 +258,7 @@ class Restitution(Kind):
     @classmethod
     def check(cls, value, name: str) -> None:
         for k, v in _per_contact(value):
-            _checks.restitution(v, name + k)
+            _meaning_checks.restitution(v, name + k)
 
 
 def _per_contact(value):

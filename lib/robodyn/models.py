@@ -20,9 +20,9 @@ import functools
 import numpy as np
 import sympy as sp
 
-from . import _checks
-from ._checks import is_symbolic
-from ._checks import to_sympy as _S
+from . import _value_checks
+from ._value_checks import is_symbolic
+from ._value_checks import to_sympy as _S
 from .constraints._systems import ConstrainedSystem, Constraints, lagrangian_equations
 from .rigid_motion._kinematics import SerialChain, homogeneous, revolute_screw, spatial_inertia
 from .kinds import Mass, Tolerance
@@ -39,9 +39,9 @@ __all__ = ["rod_inertia", "planar_rr", "planar_rp", "spatial_rrr", "ur5_like",
 def _parameters(fname, lengths, masses):
     """Check a factory's lengths (real, finite, >= 0) and masses (> 0), numbers or sympy."""
     for name, v in lengths.items():
-        _checks.nonnegative(v, f"{fname}: {name}", hint="a length in m")
+        _value_checks.nonnegative(v, f"{fname}: {name}", hint="a length in m")
     for name, v in masses.items():
-        _checks.positive(v, f"{fname}: {name}", hint="a mass in kg")
+        _value_checks.positive(v, f"{fname}: {name}", hint="a mass in kg")
 
 
 def _translation(p):
@@ -58,15 +58,15 @@ def rod_inertia(mass: Mass, length, radius=0):
     >>> rod_inertia(12.0, 1.0).diagonal()
     array([ 0.,  1.,  1., 12., 12., 12.])
     """
-    m = _checks.positive(mass, "rod_inertia: mass", hint="a mass in kg")
-    l = _checks.nonnegative(length, "rod_inertia: length")
-    r = _checks.nonnegative(radius, "rod_inertia: radius")
+    m = _value_checks.positive(mass, "rod_inertia: mass", hint="a mass in kg")
+    l = _value_checks.nonnegative(length, "rod_inertia: length")
+    r = _value_checks.nonnegative(radius, "rod_inertia: radius")
     if any(is_symbolic(x) for x in (mass, length, radius)):
-        m, l, r = (_checks._exact(x) for x in (mass, length, radius))   # keep 1/12 exact
-    with _checks.overflow_guard("rod_inertia"):
+        m, l, r = (_value_checks._exact(x) for x in (mass, length, radius))   # keep 1/12 exact
+    with _value_checks.overflow_guard("rod_inertia"):
         side = m * (3 * r**2 + l**2) / 12
         out = spatial_inertia(m, [m * r**2 / 2, side, side])
-    return out if is_symbolic(out) else _checks.finite_result(out, "rod_inertia")
+    return out if is_symbolic(out) else _value_checks.finite_result(out, "rod_inertia")
 
 
 def planar_rr(l1=1.0, l2=1.0, m1=1.0, m2=1.0):
@@ -170,9 +170,9 @@ def planar_chain(n, length=1.0, mass: Mass = 1.0):
     >>> planar_chain(4).n
     4
     """
-    n = _checks.size(n, "planar_chain: n", high=MAX_JOINTS)
-    l = _checks.positive(length, "planar_chain: length")
-    _checks.positive(mass, "planar_chain: mass")
+    n = _value_checks.size(n, "planar_chain: n", high=MAX_JOINTS)
+    l = _value_checks.positive(length, "planar_chain: length")
+    _value_checks.positive(mass, "planar_chain: mass")
     S = [revolute_screw([0, 0, 1], [i * l, 0, 0]) for i in range(n)]
     return SerialChain.from_screws(
         _columns(S), _translation([n * l, 0, 0]),
@@ -193,17 +193,17 @@ def random_chain(n, rng=None, prismatic=0.3, helical=0.0):
     >>> np.array_equal(random_chain(3, 5).screws, random_chain(3, 5).screws)   # a seed
     True
     """
-    n = _checks.size(n, "random_chain: n", high=MAX_JOINTS)
+    n = _value_checks.size(n, "random_chain: n", high=MAX_JOINTS)
     if rng is not None and not isinstance(rng, np.random.Generator):
-        rng = np.random.default_rng(_checks.size(
+        rng = np.random.default_rng(_value_checks.size(
             rng, "random_chain: rng", low=0, high=2**63 - 1,
             hint="a numpy.random.Generator, a seed (a whole number >= 0) or None"))
-    prismatic = _checks.real_number(prismatic, "random_chain: prismatic", low=0, high=1,
+    prismatic = _value_checks.real_number(prismatic, "random_chain: prismatic", low=0, high=1,
                                     hint="a probability")
-    helical = _checks.real_number(helical, "random_chain: helical", low=0, high=1,
+    helical = _value_checks.real_number(helical, "random_chain: helical", low=0, high=1,
                                   hint="a probability")
     if not 0 <= prismatic + helical <= 1:
-        raise _checks.refusal(
+        raise _value_checks.refusal(
             ValueError, f"random_chain: prismatic, helical: expected 0 <= prismatic + "
                         f"helical <= 1, got {prismatic} + {helical}")
     rng = np.random.default_rng() if rng is None else rng
@@ -294,20 +294,20 @@ def rolling_disk(radius=None, mass=None, gravity=None, inertia_factors=(sp.Ratio
     Matrix([[5*m*r**2/4, 3*m*r**2/2, m*r**2*(7 - 5*cos(2*theta))/8]])
     """
     fname = "rolling_disk"
-    r = sp.Symbol("r", positive=True) if radius is None else _checks._exact(
-        _checks.positive(radius, f"{fname}: radius", hint="the disk's radius in m"))
-    m = sp.Symbol("m", positive=True) if mass is None else _checks._exact(
-        _checks.positive(mass, f"{fname}: mass", hint="a mass in kg"))
-    g = sp.Symbol("g", positive=True) if gravity is None else _checks._exact(
-        _checks.nonnegative(gravity, f"{fname}: gravity", hint="m/s^2, pointing down"))
+    r = sp.Symbol("r", positive=True) if radius is None else _value_checks._exact(
+        _value_checks.positive(radius, f"{fname}: radius", hint="the disk's radius in m"))
+    m = sp.Symbol("m", positive=True) if mass is None else _value_checks._exact(
+        _value_checks.positive(mass, f"{fname}: mass", hint="a mass in kg"))
+    g = sp.Symbol("g", positive=True) if gravity is None else _value_checks._exact(
+        _value_checks.nonnegative(gravity, f"{fname}: gravity", hint="m/s^2, pointing down"))
     if not isinstance(inertia_factors, (tuple, list)) or len(inertia_factors) != 2:
-        raise _checks.refusal(
+        raise _value_checks.refusal(
             ValueError, f"{fname}: inertia_factors: expected two numbers (a, b), got "
-                        f"{_checks._describe(inertia_factors)}")
-    a, b = (_checks._exact(_checks.positive(v, f"{fname}: inertia_factors[{k}]"))
+                        f"{_value_checks._describe(inertia_factors)}")
+    a, b = (_value_checks._exact(_value_checks.positive(v, f"{fname}: inertia_factors[{k}]"))
             for k, v in enumerate(inertia_factors))
     if (b - 2 * a).is_positive:
-        raise _checks.refusal(
+        raise _value_checks.refusal(
             ValueError, f"{fname}: inertia_factors: expected b <= 2a (the axial moment of a rigid "
                         f"wheel is at most twice the diametral one), got a = {a}, b = {b}")
     return _rolling_disk(r, m, g, a, b)
@@ -356,10 +356,10 @@ def _given(value, symbol, check, name, hint):
         bad = sorted(str(x) for x in v.free_symbols
                      if x.name == "t" or x.name.endswith("_dot") or x.name in reserved)
         if bad:
-            raise _checks.error(name, "a constant parameter (a number or an expression in "
+            raise _value_checks.error(name, "a constant parameter (a number or an expression in "
                                 "parameter symbols)", f"{v} (holding {', '.join(bad)})",
                                 "time, rates, coordinates and speeds are not parameters")
-    return _checks._exact(v)
+    return _value_checks._exact(v)
 
 
 def chaplygin_sleigh(offset=None, mass=None, length=None, width=None):
@@ -404,16 +404,16 @@ def chaplygin_sleigh(offset=None, mass=None, length=None, width=None):
     Matrix([[a*m*u2**2, -a*m*u1*u2]])
     """
     fname = "chaplygin_sleigh"
-    a = _given(offset, sp.Symbol("a", real=True), _checks.scalar, f"{fname}: offset",
+    a = _given(offset, sp.Symbol("a", real=True), _value_checks.scalar, f"{fname}: offset",
                "m, from the blade to the mass centre")
-    m = _given(mass, sp.Symbol("m", positive=True), _checks.positive, f"{fname}: mass",
+    m = _given(mass, sp.Symbol("m", positive=True), _value_checks.positive, f"{fname}: mass",
                "a mass in kg")
-    l = _given(length, sp.Symbol("l", positive=True), _checks.positive, f"{fname}: length",
+    l = _given(length, sp.Symbol("l", positive=True), _value_checks.positive, f"{fname}: length",
                "the plate's length in m")
-    b = _given(width, sp.Symbol("b", positive=True), _checks.positive, f"{fname}: width",
+    b = _given(width, sp.Symbol("b", positive=True), _value_checks.positive, f"{fname}: width",
                "the plate's width in m")
     if (abs(a) - l / 2).is_positive:
-        raise _checks.refusal(
+        raise _value_checks.refusal(
             ValueError, f"{fname}: offset: expected |offset| <= length / 2 = {l / 2} (the "
                         f"blade under the plate), got {offset!r}")
     return _chaplygin_sleigh(a, m, l, b)
@@ -468,25 +468,25 @@ def four_bar_kane(a=None, b=None, c=None, d=None, masses=None, gravity=None):
     """
     fname = "four_bar_kane"
     sym = dict(zip("abcd", sp.symbols("a b c d", positive=True)))
-    ls = [_given(v, sym[k], _checks.positive, f"{fname}: {k}", "a length in m")
+    ls = [_given(v, sym[k], _value_checks.positive, f"{fname}: {k}", "a length in m")
           for k, v in zip("abcd", (a, b, c, d))]
     _closable(ls, f"{fname}: a, b, c, d")
     if masses is None:
         ms = sp.symbols("m1:4", positive=True)
     else:
         if isinstance(masses, np.ndarray):
-            masses = list(_checks.real_array(masses, f"{fname}: masses", shape=(3,),
+            masses = list(_value_checks.real_array(masses, f"{fname}: masses", shape=(3,),
                                              hint="three masses (m1, m2, m3) in kg"))
         if not isinstance(masses, (tuple, list)) or len(masses) != 3:
-            raise _checks.refusal(
+            raise _value_checks.refusal(
                 ValueError, f"{fname}: masses: expected three masses (m1, m2, m3), got "
-                            f"{_checks._describe(masses)}")
-        ms = tuple(_given(_checks.positive(v, f"{fname}: masses[{k}]"), None, _checks.positive,
+                            f"{_value_checks._describe(masses)}")
+        ms = tuple(_given(_value_checks.positive(v, f"{fname}: masses[{k}]"), None, _value_checks.positive,
                           f"{fname}: masses[{k}]", "a mass in kg")
                    for k, v in enumerate(masses))
-    g = _given(gravity, sp.Symbol("g", positive=True), _checks.nonnegative, f"{fname}: gravity",
+    g = _given(gravity, sp.Symbol("g", positive=True), _value_checks.nonnegative, f"{fname}: gravity",
                "m/s^2, pointing down")
-    with _checks.overflow_guard(fname):
+    with _value_checks.overflow_guard(fname):
         return _four_bar_kane(*ls, tuple(ms), g)
 
 
@@ -513,12 +513,12 @@ def _four_bar_kane(a, b, c, d, ms, g):
 def _four_bar_numbers(lengths, fname):
     """Four positive finite lengths (a, b, c, d) in m: a tuple, list or array of numbers."""
     if isinstance(lengths, np.ndarray):
-        lengths = list(_checks.real_array(lengths, f"{fname}: lengths", shape=(4,),
+        lengths = list(_value_checks.real_array(lengths, f"{fname}: lengths", shape=(4,),
                                           hint="four lengths (a, b, c, d) in m"))
     if not isinstance(lengths, (tuple, list)) or len(lengths) != 4:
-        raise _checks.refusal(ValueError, f"{fname}: lengths: expected four lengths (a, b, c, d), got "
-                         f"{_checks._describe(lengths)}")
-    ls = [_checks.real_number(v, f"{fname}: lengths[{k}]", low=0, strict_low=True, hint="m")
+        raise _value_checks.refusal(ValueError, f"{fname}: lengths: expected four lengths (a, b, c, d), got "
+                         f"{_value_checks._describe(lengths)}")
+    ls = [_value_checks.real_number(v, f"{fname}: lengths[{k}]", low=0, strict_low=True, hint="m")
           for k, v in enumerate(lengths)]
     _closable(ls, f"{fname}: lengths")
     return ls
@@ -532,7 +532,7 @@ def _closable(ls, name):
         gap = l - (total - l)
         gap = gap if isinstance(gap, sp.Basic) else sp.Float(gap)
         if gap.is_positive or (gap.is_number and float(gap) > 1e-12 * float(total)):
-            raise _checks.error(name, "four lengths that can close a loop (each at most the sum "
+            raise _value_checks.error(name, "four lengths that can close a loop (each at most the sum "
                                 "of the other three)", f"{'abcd'[k]} = {l} > {total - l}",
                                 "no configuration satisfies the loop closure")
 
@@ -540,7 +540,7 @@ def _closable(ls, name):
 def _toggle(q, s, tol, fname):
     if abs(s) < tol:
         th = ", ".join(f"th{k + 1} = {v:.6g}" for k, v in enumerate(q))
-        raise _checks.refusal(
+        raise _value_checks.refusal(
             ValueError, f"{fname}: q: the loop is singular at ({th}): coupler and rocker are "
                         f"aligned (sin(th3 - th2) = {s:.3g}), a toggle position; the dependent "
                         f"speeds u2, u3 cannot be solved for from the crank's u1 -- choose "
@@ -564,15 +564,15 @@ def four_bar_dependent_speeds(q, u1, lengths, tol: Tolerance = 1e-9):
     array([0., 1.])
     """
     fname = "four_bar_dependent_speeds"
-    q = _checks.real_array(q, f"{fname}: q", shape=(3,), hint="(th1, th2, th3) in rad")
-    u1 = _checks.real_number(u1, f"{fname}: u1", hint="rad/s")
+    q = _value_checks.real_array(q, f"{fname}: q", shape=(3,), hint="(th1, th2, th3) in rad")
+    u1 = _value_checks.real_number(u1, f"{fname}: u1", hint="rad/s")
     a, b, c, _ = _four_bar_numbers(lengths, fname)
-    tol = _checks.tolerance(tol, f"{fname}: tol")
+    tol = _value_checks.tolerance(tol, f"{fname}: tol")
     _toggle(q, np.sin(q[2] - q[1]), tol, fname)
     Ad = np.array([[-b * np.sin(q[1]), -c * np.sin(q[2])], [b * np.cos(q[1]), c * np.cos(q[2])]])
-    with _checks.overflow_guard(fname):
+    with _value_checks.overflow_guard(fname):
         out = np.linalg.solve(Ad, -np.array([-a * np.sin(q[0]), a * np.cos(q[0])]) * u1)
-    return _checks.finite_result(out, fname)
+    return _value_checks.finite_result(out, fname)
 
 
 def four_bar_closure(q, lengths):
@@ -583,9 +583,9 @@ def four_bar_closure(q, lengths):
     array([0., 0.])
     """
     fname = "four_bar_closure"
-    q = _checks.real_array(q, f"{fname}: q", shape=(3,), hint="(th1, th2, th3) in rad")
+    q = _value_checks.real_array(q, f"{fname}: q", shape=(3,), hint="(th1, th2, th3) in rad")
     a, b, c, d = _four_bar_numbers(lengths, fname)
-    return _checks.finite_result(
+    return _value_checks.finite_result(
         np.array([a * np.cos(q[0]) + b * np.cos(q[1]) + c * np.cos(q[2]) - d,
                   a * np.sin(q[0]) + b * np.sin(q[1]) + c * np.sin(q[2])]), fname)
 
@@ -601,19 +601,19 @@ def four_bar_close(q, lengths, tol: Tolerance = 1e-12, max_iter=50):
     [1.570796327, 0.0, -1.570796327]
     """
     fname = "four_bar_close"
-    q = _checks.real_array(q, f"{fname}: q", shape=(3,), hint="(th1, th2, th3) in rad").copy()
+    q = _value_checks.real_array(q, f"{fname}: q", shape=(3,), hint="(th1, th2, th3) in rad").copy()
     a, b, c, d = _four_bar_numbers(lengths, fname)
-    tol = _checks.tolerance(tol, f"{fname}: tol")
-    max_iter = _checks.size(max_iter, f"{fname}: max_iter", low=1, high=1000)
+    tol = _value_checks.tolerance(tol, f"{fname}: tol")
+    max_iter = _value_checks.size(max_iter, f"{fname}: max_iter", low=1, high=1000)
     for _ in range(max_iter):
-        with _checks.overflow_guard(fname):
+        with _value_checks.overflow_guard(fname):
             r = four_bar_closure(q, (a, b, c, d))
         if np.max(np.abs(r)) < tol:
             return q
         _toggle(q, np.sin(q[2] - q[1]), 1e-9, fname)
         J = np.array([[-b * np.sin(q[1]), -c * np.sin(q[2])], [b * np.cos(q[1]), c * np.cos(q[2])]])
         q[1:] -= np.linalg.solve(J, r)
-    raise _checks.refusal(
+    raise _value_checks.refusal(
         ValueError, f"{fname}: q: the closure has no solution near the given configuration "
                     f"(residual {np.max(np.abs(r)):.3g} m after {max_iter} Newton steps); "
                     f"expected a q close to the loop")
@@ -672,7 +672,7 @@ def rr_on_line(chain=None):
     r"""The planar RR arm (``models.planar_rr`` with symbols l1, l2, m1, m2, or ``chain``) whose
     end effector must stay on the horizontal line y = h: :math:`\varphi = l_1\sin q_1 +
     l_2\sin(q_1 + q_2) - h`. Gravity g along -y."""
-    from . import lagrange
+    from .lagrange import _euler_lagrange as lagrange
     l1, l2, m1, m2 = sp.symbols("l1 l2 m1 m2", positive=True)
     h = sp.Symbol("h", real=True)
     chain = planar_rr(l1, l2, m1, m2) if chain is None else chain

@@ -35,7 +35,7 @@ import time
 import uuid
 from pathlib import Path
 
-from . import _boundary, _checks, _files
+from . import _boundary, _value_checks, _files
 from . import errors as _errors
 from .errors import RobodynError
 
@@ -88,17 +88,17 @@ def _check_keys(keys, n, fname=_FNAME):
     if keys is None:
         return [str(i) for i in range(n)]
     if isinstance(keys, (str, bytes)) or not hasattr(keys, "__iter__"):
-        raise _checks.error(f"{fname}: keys", "a sequence of strings, one per item", keys,
+        raise _value_checks.error(f"{fname}: keys", "a sequence of strings, one per item", keys,
                             exc=TypeError)
     keys = list(keys)
     if len(keys) != n:
-        raise _checks.error(f"{fname}: keys, items", f"{n} keys (one per item)",
+        raise _value_checks.error(f"{fname}: keys, items", f"{n} keys (one per item)",
                             f"{len(keys)} keys")
     for k in keys:
         if not isinstance(k, str):
-            raise _checks.error(f"{fname}: keys", "strings", k, exc=TypeError)
+            raise _value_checks.error(f"{fname}: keys", "strings", k, exc=TypeError)
         if not 0 < len(k) <= MAX_KEY_LENGTH:
-            raise _checks.error(f"{fname}: keys", f"strings of 1 to {MAX_KEY_LENGTH} characters",
+            raise _value_checks.error(f"{fname}: keys", f"strings of 1 to {MAX_KEY_LENGTH} characters",
                                 f"one of {len(k)} characters")
     if len(set(keys)) != n:
         seen, dup = set(), None
@@ -107,22 +107,22 @@ def _check_keys(keys, n, fname=_FNAME):
                 dup = k
                 break
             seen.add(k)
-        raise _checks.error(f"{fname}: keys", "distinct keys", f"{dup!r} twice")
+        raise _value_checks.error(f"{fname}: keys", "distinct keys", f"{dup!r} twice")
     return keys
 
 
 def _check_items(items, fname=_FNAME):
     if isinstance(items, (str, bytes, dict)) or not hasattr(items, "__iter__"):
-        raise _checks.error(f"{fname}: items", "a sequence of items (a list, tuple, range...)",
+        raise _value_checks.error(f"{fname}: items", "a sequence of items (a list, tuple, range...)",
                             items, exc=TypeError)
     if hasattr(items, "__len__") and len(items) > MAX_TASKS:
-        raise _checks.error(f"{fname}: items", f"at most {MAX_TASKS} items",
+        raise _value_checks.error(f"{fname}: items", f"at most {MAX_TASKS} items",
                             f"{len(items)} items", hint="split the sweep into several calls")
     out = []
     for x in items:
         out.append(x)
         if len(out) > MAX_TASKS:
-            raise _checks.error(f"{fname}: items", f"at most {MAX_TASKS} items",
+            raise _value_checks.error(f"{fname}: items", f"at most {MAX_TASKS} items",
                                 "more", hint="split the sweep into several calls")
     return out
 
@@ -131,7 +131,7 @@ def _check_callable(f, name, optional=True, fname=_FNAME):
     if f is None and optional:
         return None
     if not callable(f):
-        raise _checks.error(f"{fname}: {name}", "a callable" + (" or None" if optional else ""),
+        raise _value_checks.error(f"{fname}: {name}", "a callable" + (" or None" if optional else ""),
                             f, exc=TypeError)
     return f
 
@@ -146,12 +146,12 @@ def _check_scheduler(scheduler, fname=_FNAME):
         return None
     if isinstance(scheduler, str):
         if len(scheduler) > 500 or not _ADDRESS.fullmatch(scheduler):
-            raise _checks.error(f"{fname}: scheduler", "a Dask scheduler address such as "
+            raise _value_checks.error(f"{fname}: scheduler", "a Dask scheduler address such as "
                                 "'tcp://127.0.0.1:8786'", scheduler)
         return scheduler
     if type(scheduler).__name__ == "Client" and hasattr(scheduler, "submit"):
         return scheduler
-    raise _checks.error(f"{fname}: scheduler", "None (local processes), a Dask scheduler "
+    raise _value_checks.error(f"{fname}: scheduler", "None (local processes), a Dask scheduler "
                         "address, or a distributed.Client", scheduler, exc=TypeError)
 
 
@@ -165,20 +165,20 @@ def _check_cache_dir(cache_dir, fname=_FNAME):
     if cache_dir is None:
         return None
     if not isinstance(cache_dir, (str, os.PathLike)):
-        raise _checks.error(f"{fname}: cache_dir", "a folder path or None", cache_dir,
+        raise _value_checks.error(f"{fname}: cache_dir", "a folder path or None", cache_dir,
                             exc=TypeError)
     path = Path(cache_dir)
     if path.exists() and not path.is_dir():
-        raise _checks.error(f"{fname}: cache_dir", "a folder", f"the file {str(path)!r}")
+        raise _value_checks.error(f"{fname}: cache_dir", "a folder", f"the file {str(path)!r}")
     path.mkdir(parents=True, exist_ok=True)
     return path
 
 
 def _check_description(description, fname=_FNAME):
     if not isinstance(description, str):
-        raise _checks.error(f"{fname}: description", "a string", description, exc=TypeError)
+        raise _value_checks.error(f"{fname}: description", "a string", description, exc=TypeError)
     if len(description) > 200 or any(ord(c) < 32 for c in description):
-        raise _checks.error(f"{fname}: description", "one line of at most 200 characters",
+        raise _value_checks.error(f"{fname}: description", "one line of at most 200 characters",
                             f"{len(description)} characters")
     return description
 
@@ -390,10 +390,10 @@ def _map(fname, func, items, keys=None, scheduler=None, workers=None, cache_dir=
     keys = _check_keys(keys, len(items), fname)
     scheduler = _check_scheduler(scheduler, fname)
     if workers is not None:
-        workers = _checks.size(workers, f"{fname}: workers", low=1, high=1024)
+        workers = _value_checks.size(workers, f"{fname}: workers", low=1, high=1024)
     on_result = _check_callable(on_result, "on_result", fname=fname)
     progress = _check_progress(progress, fname)
-    retries = _checks.size(retries, f"{fname}: retries", low=0, high=10)
+    retries = _value_checks.size(retries, f"{fname}: retries", low=0, high=10)
     description = _check_description(description, fname)
     cache_dir = _check_cache_dir(cache_dir, fname)        # last: it may create the folder
 

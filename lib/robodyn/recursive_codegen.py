@@ -44,7 +44,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import _checks
+from . import _value_checks
 from .codegen import _MODULE_INIT, _PRELUDE, compiled_module
 from .rigid_motion import SerialChain
 from .urdf import RobotModel, _move_inertia
@@ -72,7 +72,7 @@ def _snap(x, scale=1.0):
 
 def _from_model(model, fname):
     if model.floating:
-        raise _checks.refusal(ValueError, f"{fname}: robot: expected a fixed base, got {model!r} "
+        raise _value_checks.refusal(ValueError, f"{fname}: robot: expected a fixed base, got {model!r} "
                                           f"(a floating base is not generated here: use "
                                           f"robodyn.trees.aba)")
     placements = [(_snap(P[:3, :3]), _snap(P[:3, 3])) for P in model.placements]
@@ -86,11 +86,11 @@ def _from_chain(chain, fname):
     centre-of-mass frame and its origin on joint i's axis (the point nearest the centre of
     mass; the centre of mass itself for a prismatic joint)."""
     if chain.link_homes is None or chain.link_inertias is None or chain.symbolic:
-        raise _checks.error(f"{fname}: robot", "a numeric SerialChain with link_homes and "
+        raise _value_checks.error(f"{fname}: robot", "a numeric SerialChain with link_homes and "
                             "link_inertias", repr(chain), "substitute numbers for its symbols")
     bad = [t for t in chain.joint_types if t not in ("revolute", "prismatic")]
     if bad:
-        raise _checks.error(f"{fname}: robot", "revolute and prismatic joints", f"{bad[0]} "
+        raise _value_checks.error(f"{fname}: robot", "revolute and prismatic joints", f"{bad[0]} "
                             f"joints in {chain!r}")
     S = np.asarray(chain.screws, dtype=float)
     F_prev = np.eye(4)
@@ -134,12 +134,12 @@ def _robot(robot, fname):
         return _from_model(robot, fname)
     if isinstance(robot, SerialChain):
         return _from_chain(robot, fname)
-    raise _checks.error(f"{fname}: robot", "a RobotModel (robodyn.urdf.load_urdf) or a "
+    raise _value_checks.error(f"{fname}: robot", "a RobotModel (robodyn.urdf.load_urdf) or a "
                         "numeric SerialChain", robot, exc=TypeError)
 
 
 def _gravity(gravity, fname):
-    g = _checks.vector(gravity, 3, f"{fname}: gravity", hint="m/s^2 in the base frame")
+    g = _value_checks.vector(gravity, 3, f"{fname}: gravity", hint="m/s^2 in the base frame")
     return np.asarray(g, dtype=float)
 
 

@@ -15,7 +15,7 @@ import re
 
 import sympy as sp
 
-from . import _checks
+from . import _value_checks
 from .errors import RobodynError
 
 __all__ = ["parse_expression", "UnsafeExpressionError", "MAX_TEXT", "MAX_NODES", "MAX_POWER",
@@ -93,7 +93,7 @@ def parse_expression(text, names=None):
     robodyn.text_parser.UnsafeExpressionError: parse_expression: the name '__import__' is refused (names may not start with an underscore)
     """
     if not isinstance(text, str):
-        raise _checks.refusal(
+        raise _value_checks.refusal(
             TypeError, f"parse_expression: text: expected a str, got {type(text).__name__}")
     if len(text) > MAX_TEXT:
         _refuse(f"the text has {len(text)} characters, more than the {MAX_TEXT} allowed")
@@ -128,12 +128,12 @@ def _names(names):
     if isinstance(names, dict):
         names = list(names)
     if not isinstance(names, (list, tuple, set, frozenset)) or len(names) > MAX_NODES:
-        raise _checks.refusal(
+        raise _value_checks.refusal(
             TypeError, f"parse_expression: names: expected variable names (a list of str), "
                        f"got {type(names).__name__}")
     bad = [n for n in names if not (isinstance(n, str) and _NAME.match(n) and len(n) <= 40)]
     if bad:
-        raise _checks.refusal(
+        raise _value_checks.refusal(
             ValueError, f"parse_expression: names: expected plain variable names (letters, "
                         f"digits, _), got {str(bad[0])[:60]!r}")
     return set(names)

@@ -39,7 +39,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import _checks
+from . import _value_checks
 from .urdf import RobotModel, _adjoint, _skew
 
 __all__ = ["body_poses", "frame_pose", "frame_jacobian", "rnea", "crba", "aba",
@@ -57,7 +57,7 @@ def _engine_handle(model):
     """``(engine, handle)`` of the model in the compiled tree engine (``_tree_engine.c``,
     built on first use and cached on the model), or None under ``dynamics.ENGINE = "numpy"``
     or without a C compiler (then the numpy algorithms run)."""
-    from . import dynamics
+    from .dynamics import _recursions as dynamics
     if dynamics.ENGINE == "numpy":
         return None
     h = model._cache.get("trees:engine")
@@ -96,7 +96,7 @@ def _state_call(fname, impl, model, q, x, y, base_pose, gravity, names):
     Hb, g = _pose(model, base_pose, fname), _gravity(gravity, fname)
     with np.errstate(all="ignore"):
         out = impl(model, q, x, y, Hb, g)
-    return _checks.finite_result(out, fname)
+    return _value_checks.finite_result(out, fname)
 
 
 def _fast(name, model, *args):
@@ -118,13 +118,13 @@ def _fast(name, model, *args):
 
 def _model(model, fname):
     if not isinstance(model, RobotModel):
-        raise _checks.error(f"{fname}: model", "a RobotModel (robodyn.urdf.load_urdf)", model,
+        raise _value_checks.error(f"{fname}: model", "a RobotModel (robodyn.urdf.load_urdf)", model,
                             exc=TypeError)
     return model
 
 
 def _vec(x, n, name, what):
-    return np.asarray(_checks.vector(x, n, f"{name} ({what})"), dtype=float)
+    return np.asarray(_value_checks.vector(x, n, f"{name} ({what})"), dtype=float)
 
 
 def _q(model, q, fname):
@@ -144,7 +144,7 @@ def _pose(model, base_pose, fname):
     from .rigid_motion._kinematics import _homogeneous_arg
     H = np.asarray(_homogeneous_arg(base_pose, f"{fname}: base_pose"), dtype=float)
     if not model.floating and not np.allclose(H, np.eye(4), atol=1e-12):
-        raise _checks.refusal(ValueError, f"{fname}: base_pose: expected None for the fixed-base "
+        raise _value_checks.refusal(ValueError, f"{fname}: base_pose: expected None for the fixed-base "
                          f"{model.name!r} (its base is the ground frame), got a pose")
     return H
 
@@ -198,8 +198,8 @@ def body_poses(model, q, base_pose=None):
 
 def _frame(model, frame, fname):
     if not isinstance(frame, str) or frame not in model.frames:
-        raise _checks.refusal(ValueError, f"{fname}: frame: expected a link name of {model.name!r} (one of "
-                         f"{sorted(model.frames)[:12]}...), got {_checks.describe(frame)}")
+        raise _value_checks.refusal(ValueError, f"{fname}: frame: expected a link name of {model.name!r} (one of "
+                         f"{sorted(model.frames)[:12]}...), got {_value_checks.describe(frame)}")
     return model.frames[frame]
 
 
@@ -373,7 +373,7 @@ def crba(model, q):
     fname = "crba"
     _model(model, fname)
     with np.errstate(all="ignore"):
-        return _checks.finite_result(_crba(model, _q(model, q, fname)), fname)
+        return _value_checks.finite_result(_crba(model, _q(model, q, fname)), fname)
 
 
 def _aba(model, q, qd, tau, Hb, g):
@@ -618,7 +618,7 @@ def _sym_bodies(model, q):
 def _sym_gravity(gravity, fname):
     """The gravity 3-vector as a sympy column: numbers (checked finite) or expressions."""
     import sympy as sp
-    g = _checks.vector(gravity, 3, f"{fname}: gravity", "a 3-vector, m/s^2 (world frame; the "
+    g = _value_checks.vector(gravity, 3, f"{fname}: gravity", "a 3-vector, m/s^2 (world frame; the "
                        "base frame for a floating base), numbers or sympy symbols")
     if isinstance(g, sp.MatrixBase):
         return sp.Matrix(g)
@@ -632,11 +632,11 @@ def _sym_speeds(model, q, qd, fname, name="qd"):
     n, nv = model.n, model.nv
     base = list(sp.symbols("wx wy wz vx vy vz")) if model.floating else []
     q = sp.Matrix(sp.symbols(f"q1:{n + 1}")) if q is None else sp.Matrix(
-        _checks.symbol_list(q, f"{fname}: q", n))
+        _value_checks.symbol_list(q, f"{fname}: q", n))
     qd = sp.Matrix(base + list(sp.symbols(f"{name}1:{n + 1}"))) if qd is None else sp.Matrix(
-        _checks.symbol_list(qd, f"{fname}: {name}", nv))
+        _value_checks.symbol_list(qd, f"{fname}: {name}", nv))
     if set(q) & set(qd):
-        raise _checks.refusal(ValueError, f"{fname}: q and {name} share symbols "
+        raise _value_checks.refusal(ValueError, f"{fname}: q and {name} share symbols "
                               f"{set(q) & set(qd)}")
     return q, qd
 
@@ -730,7 +730,7 @@ def equations(model, gravity=DEFAULT_GRAVITY, q=None, qd=None):
     import sympy as sp
 
     from . import equations as eqs
-    from . import lagrange
+    from .lagrange import _euler_lagrange as lagrange
     fname = "equations"
     _model(model, fname)
     g = _sym_gravity(gravity, fname)

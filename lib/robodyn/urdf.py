@@ -32,7 +32,7 @@ from pathlib import Path
 
 import numpy as np
 
-from . import _checks
+from . import _value_checks
 from .errors import RobodynError
 
 __all__ = ["RobotModel", "load_urdf", "example_robots", "lock_joints", "serial_chain",
@@ -163,9 +163,9 @@ def _build(**fields):
 
 def _field(model, name, shape):
     where = f"RobotModel: {name}"
-    a = np.array(_checks.real_array(getattr(model, name), where), dtype=float)
+    a = np.array(_value_checks.real_array(getattr(model, name), where), dtype=float)
     if a.shape != shape:
-        raise _checks.error(where, f"an array of shape {shape}", a)
+        raise _value_checks.error(where, f"an array of shape {shape}", a)
     a = np.ascontiguousarray(a)
     a.setflags(write=False)
     object.__setattr__(model, name, a)
@@ -175,7 +175,7 @@ def _field(model, name, shape):
 def _validate(model):
     """The checks of a RobotModel built by hand (ValueError/TypeError naming the field)."""
     if not isinstance(model.name, str):
-        raise _checks.error("RobotModel: name", "a string", model.name, exc=TypeError)
+        raise _value_checks.error("RobotModel: name", "a string", model.name, exc=TypeError)
     par = model.parents
     try:
         ok = (not isinstance(par, (str, bytes, dict)) and len(par) > 0 and all(
@@ -183,7 +183,7 @@ def _validate(model):
     except (TypeError, ValueError, OverflowError):
         ok = False
     if not ok or not all(-1 <= int(p) < i for i, p in enumerate(par)):
-        raise _checks.error("RobotModel: parents", "a non-empty sequence of integers with "
+        raise _value_checks.error("RobotModel: parents", "a non-empty sequence of integers with "
                             "-1 <= parents[i] < i", par)
     par = tuple(int(p) for p in par)
     object.__setattr__(model, "parents", par)
@@ -192,13 +192,13 @@ def _validate(model):
                   ("joint_types", lambda x: x in ("revolute", "prismatic"))):
         v = getattr(model, f)
         if not isinstance(v, tuple) or len(v) != n or not all(ok(x) for x in v):
-            raise _checks.error(f"RobotModel: parents, {f}", f"a tuple of {n} "
+            raise _value_checks.error(f"RobotModel: parents, {f}", f"a tuple of {n} "
                                 + ("names" if f == "joint_names" else
                                    "'revolute' or 'prismatic'")
                                 + " (one per entry of parents)", v)
     axes = _field(model, "axes", (n, 3))
     if not np.allclose(np.linalg.norm(axes, axis=1), 1.0, atol=1e-9):
-        raise _checks.error("RobotModel: axes", "unit vectors", np.round(axes, 6).tolist())
+        raise _value_checks.error("RobotModel: axes", "unit vectors", np.round(axes, 6).tolist())
     from .rigid_motion._kinematics import _homogeneous_arg
     for i, H in enumerate(_field(model, "placements", (n, 4, 4))):
         _homogeneous_arg(H, f"RobotModel: placements[{i}]")
@@ -212,18 +212,18 @@ def _validate(model):
               and np.linalg.eigvalsh(Gk[:3, :3] + m * (C @ C)).min() >= -INERTIA_TOL
               and (m > 0 or not Gk.any()))
         if not ok:
-            raise _checks.error(f"RobotModel: {'base_inertia' if k == 0 else f'inertias[{k-1}]'}",
+            raise _value_checks.error(f"RobotModel: {'base_inertia' if k == 0 else f'inertias[{k-1}]'}",
                                 "the spatial inertia of a rigid body (symmetric, lower block "
                                 "m 1, mass >= 0, rotational inertia positive semi-definite)",
                                 np.round(Gk, 6).tolist())
     lo, hi = _field(model, "lower", (n,)), _field(model, "upper", (n,))
     if (lo > hi).any():
-        raise _checks.error("RobotModel: lower, upper", "lower <= upper", lo.tolist())
+        raise _value_checks.error("RobotModel: lower, upper", "lower <= upper", lo.tolist())
     for f in ("velocity", "effort"):
         if (_field(model, f, (n,)) < 0).any():
-            raise _checks.error(f"RobotModel: {f}", "limits >= 0", getattr(model, f).tolist())
+            raise _value_checks.error(f"RobotModel: {f}", "limits >= 0", getattr(model, f).tolist())
     if not isinstance(model.floating, (bool, np.bool_)):
-        raise _checks.error("RobotModel: floating", "True or False", model.floating, exc=TypeError)
+        raise _value_checks.error("RobotModel: floating", "True or False", model.floating, exc=TypeError)
     _validate_rest(model, n)
 
 
@@ -231,16 +231,16 @@ def _validate_rest(model, n):
     if not isinstance(model.frames, dict) or not all(
             isinstance(k, str) and isinstance(v, tuple) and len(v) == 2 and isinstance(v[0], int)
             and -1 <= v[0] < n for k, v in model.frames.items()):
-        raise _checks.error("RobotModel: frames", "a dict link name -> (body, 4x4 pose)",
+        raise _value_checks.error("RobotModel: frames", "a dict link name -> (body, 4x4 pose)",
                             model.frames, exc=TypeError)
     from .rigid_motion._kinematics import _homogeneous_arg
     for k, (b, H) in model.frames.items():
         _homogeneous_arg(np.asarray(H, dtype=float), f"RobotModel: frames[{k!r}]")
     if not isinstance(model.meshes, tuple):
-        raise _checks.error("RobotModel: meshes", "a tuple", model.meshes, exc=TypeError)
+        raise _value_checks.error("RobotModel: meshes", "a tuple", model.meshes, exc=TypeError)
     for f in ("base_link", "source"):
         if not isinstance(getattr(model, f), str):
-            raise _checks.error(f"RobotModel: {f}", "a string", getattr(model, f),
+            raise _value_checks.error(f"RobotModel: {f}", "a string", getattr(model, f),
                                 exc=TypeError)
 
 
@@ -323,7 +323,7 @@ def _source_path(source, fname):
     if isinstance(source, os.PathLike):
         source = os.fspath(source)
     if not isinstance(source, str):
-        raise _checks.error(f"{fname}: source", "a URDF path or a robot name of "
+        raise _value_checks.error(f"{fname}: source", "a URDF path or a robot name of "
                             "example_robots()", source, exc=TypeError)
     robots = example_robots() if _erd_root() is not None else {}
     if source in robots:
@@ -332,10 +332,10 @@ def _source_path(source, fname):
     if p.is_file():
         return p
     if source.endswith(".urdf") or source.count(os.sep) > 1:
-        raise _checks.refusal(ValueError, f"{fname}: source: expected a URDF file or a robot name of "
+        raise _value_checks.refusal(ValueError, f"{fname}: source: expected a URDF file or a robot name of "
                          f"example_robots(), got {source!r} (no such file)")
     near = [k for k in robots if source.lower() in k.lower()][:8]
-    raise _checks.refusal(ValueError, f"{fname}: source: expected a URDF path or one of the "
+    raise _value_checks.refusal(ValueError, f"{fname}: source: expected a URDF path or one of the "
                      f"{len(robots)} robots of example_robots(), got {source!r}"
                      + (f" (did you mean {', '.join(near)}?)" if near else ""))
 
@@ -601,16 +601,16 @@ def load_urdf(source, floating_base=False, package_dirs=None, check_meshes=True,
     """
     fname = "load_urdf"
     if not isinstance(floating_base, (bool, np.bool_)):
-        raise _checks.error(f"{fname}: floating_base", "True or False", floating_base,
+        raise _value_checks.error(f"{fname}: floating_base", "True or False", floating_base,
                             exc=TypeError)
     if not isinstance(check_meshes, (bool, np.bool_)):
-        raise _checks.error(f"{fname}: check_meshes", "True or False", check_meshes,
+        raise _value_checks.error(f"{fname}: check_meshes", "True or False", check_meshes,
                             exc=TypeError)
     if name is not None and not isinstance(name, str):
-        raise _checks.error(f"{fname}: name", "a string or None", name, exc=TypeError)
+        raise _value_checks.error(f"{fname}: name", "a string or None", name, exc=TypeError)
     if package_dirs is not None and (isinstance(package_dirs, (str, bytes)) or not all(
             isinstance(d, (str, os.PathLike)) for d in package_dirs)):
-        raise _checks.error(f"{fname}: package_dirs", "a list of folder paths", package_dirs,
+        raise _value_checks.error(f"{fname}: package_dirs", "a list of folder paths", package_dirs,
                             exc=TypeError)
     path = _source_path(source, fname)
     robot = _parse(path, fname)
@@ -645,7 +645,7 @@ def load_urdf(source, floating_base=False, package_dirs=None, check_meshes=True,
 
 def _model_arg(model, fname):
     if not isinstance(model, RobotModel):
-        raise _checks.error(f"{fname}: model", "a RobotModel (robodyn.urdf.load_urdf)", model,
+        raise _value_checks.error(f"{fname}: model", "a RobotModel (robodyn.urdf.load_urdf)", model,
                             exc=TypeError)
     return model
 
@@ -679,17 +679,17 @@ def lock_joints(model, joints, q=None):
     _model_arg(model, fname)
     if isinstance(joints, str) or not isinstance(joints, (list, tuple)) or not all(
             isinstance(j, str) for j in joints):
-        raise _checks.error(f"{fname}: joints", "a list of joint names", joints, exc=TypeError)
+        raise _value_checks.error(f"{fname}: joints", "a list of joint names", joints, exc=TypeError)
     bad = [j for j in joints if j not in model.joint_names]
     if bad:
-        raise _checks.refusal(ValueError, f"{fname}: joints: {bad} are not joints of {model.name!r}; expected "
+        raise _value_checks.refusal(ValueError, f"{fname}: joints: {bad} are not joints of {model.name!r}; expected "
                          f"names among {list(model.joint_names)}")
-    q = np.zeros(model.n) if q is None else _checks.vector(
+    q = np.zeros(model.n) if q is None else _value_checks.vector(
         q, model.n, f"{fname}: q (one value per joint of the {model.n}-joint model)")
     q = np.asarray(q, dtype=float)
     locked = {model.joint_names.index(j) for j in joints}
     if len(locked) == model.n:
-        raise _checks.refusal(ValueError, f"{fname}: joints: expected to keep at least one joint of "
+        raise _value_checks.refusal(ValueError, f"{fname}: joints: expected to keep at least one joint of "
                          f"{model.name!r}, got all {model.n}")
     # where[i] = (new body, pose of old body i in it)
     where, new_of, parents, keep, placements = {-1: (-1, np.eye(4))}, {}, [], [], []
@@ -742,16 +742,16 @@ def serial_chain(model, tip=None):
     fname = "serial_chain"
     _model_arg(model, fname)
     if model.floating:
-        raise _checks.refusal(ValueError, f"{fname}: model: expected a fixed base, got {model!r} (a chain "
+        raise _value_checks.refusal(ValueError, f"{fname}: model: expected a fixed base, got {model!r} (a chain "
                          f"has its base welded to the ground)")
     if model.parents != tuple(range(-1, model.n - 1)):
         i = next(k for k, p in enumerate(model.parents) if p != k - 1)
-        raise _checks.refusal(ValueError, f"{fname}: model: expected a chain (each body the child of the one "
+        raise _value_checks.refusal(ValueError, f"{fname}: model: expected a chain (each body the child of the one "
                          f"before), got a tree: joint {model.joint_names[i]!r} hangs from body "
                          f"{model.parents[i]}; lock the branches you do not need with "
                          f"lock_joints(model, [...])")
     if tip is not None and (not isinstance(tip, str) or tip not in model.frames):
-        raise _checks.refusal(ValueError, f"{fname}: tip: expected a link name of {model.name!r} (one of "
+        raise _value_checks.refusal(ValueError, f"{fname}: tip: expected a link name of {model.name!r} (one of "
                          f"{sorted(model.frames)}), got {tip!r}")
     H, screws, homes, inertias = np.eye(4), [], [], []
     for i in range(model.n):
@@ -762,7 +762,7 @@ def serial_chain(model, tip=None):
         G = model.inertias[i]
         m = G[3, 3]
         if not m > 0:
-            raise _checks.refusal(ValueError, f"{fname}: model: body of joint {model.joint_names[i]!r} has no "
+            raise _value_checks.refusal(ValueError, f"{fname}: model: body of joint {model.joint_names[i]!r} has no "
                              f"mass; a SerialChain needs a positive mass per link (lock the "
                              f"joint with lock_joints, or use robodyn.trees)")
         Cx = G[:3, 3:] / m

@@ -125,9 +125,9 @@ SKIP = {f"robodyn.{n}": _BUILT.format(f) for n, f in (
     ("lagrange.NumericEquations", "EquationsOfMotion.numeric"),
     ("equations.NumericForm", "numeric forms"), ("kane.FlexibleLink", "flexible_link"))}
 SKIP.update({f"robodyn.{n}": _RECORD for n in (
-    "simulation.Trajectory", "impacts.ContactResult", "impacts.ImpactResult",
+    "dynamics.Trajectory", "impacts.ContactResult", "impacts.ImpactResult",
     "impacts.ImpactEvent", "impacts.HybridTrajectory", "impacts.StepResult",
-    "impacts.FixedPoint", "geometry.JointPath", "geometry.Geodesic", "kane.HubRun",
+    "impacts.FixedPoint", "lagrange.JointPath", "lagrange.Geodesic", "kane.HubRun",
     "impacts.TimeSteppingResult", "constraints.ConstrainedTrajectory",
     "port_hamiltonian.PHTrajectory", "constraints.MultiplierSolution",
     "constraints.ConstrainedMotion", "constraints.Integrability", "answers.Feedback",

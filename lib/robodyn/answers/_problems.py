@@ -44,7 +44,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import sympy as sp
 
-from .. import _checks
+from .. import _value_checks
 
 from . import _key_hash as _key_hash
 from ._problem_checks import (MAX_INPUT_SIZE, _check_problem,  # noqa: F401 (MAX_INPUT_SIZE)
@@ -165,7 +165,7 @@ class Problem:
         >>> Problem("p", "x", variables={"q": (0, 1)}).sample_points(2, 0)["q"].shape
         (2,)
         """
-        n = _checks.size(n, "Problem.sample_points: n", high=100_000)
+        n = _value_checks.size(n, "Problem.sample_points: n", high=100_000)
         rng = _rng_arg(rng, "Problem.sample_points: rng")
         if self.is_function:
             lo, hi = self.input_range
@@ -191,23 +191,23 @@ class Problem:
         """
         name = "Problem.from_dict: d"
         if not isinstance(d, dict):
-            raise _checks.error(name, "a dict of Problem fields (Problem.to_dict())", d,
+            raise _value_checks.error(name, "a dict of Problem fields (Problem.to_dict())", d,
                                 exc=TypeError)
         fields = ("key", "answer", "title", "chapter", "points", "variables", "angles",
                   "inputs", "input_range", "rtol", "atol")
         unknown = [k for k in d if k not in fields]
         if unknown or "key" not in d or "answer" not in d:
-            raise _checks.error(name, f"a dict with 'key', 'answer' and fields among {fields}",
+            raise _value_checks.error(name, f"a dict with 'key', 'answer' and fields among {fields}",
                                 f"unknown fields {[str(k)[:40] for k in unknown[:3]]}"
                                 if unknown else "a dict without 'key' or 'answer'")
         d = dict(d)
         try:
             if not isinstance(d.get("variables", {}), dict):
-                raise _checks.refusal(TypeError, "variables: expected a dict {name: [low, high]}")
+                raise _value_checks.refusal(TypeError, "variables: expected a dict {name: [low, high]}")
             d["variables"] = {k: tuple(v) for k, v in d.get("variables", {}).items()}
             for f, default in (("angles", ()), ("input_range", (-2.0, 2.0))):
                 if not isinstance(d.get(f, default), (list, tuple)):
-                    raise _checks.refusal(TypeError, f"{f}: expected a list")
+                    raise _value_checks.refusal(TypeError, f"{f}: expected a list")
                 d[f] = tuple(d.get(f, default))
             if d.get("inputs") is not None:
                 d["inputs"] = tuple(tuple(s) for s in d["inputs"])
@@ -357,7 +357,7 @@ def compare(answer, reference, problem=None, *, n_points=24, rng=None, points=No
 def _compare(answer, reference, problem, n_points, rng, points, fname):
     """:func:`compare` for the function the user called, ``fname`` (every argument checked
     first, named ``fname: argument``)."""
-    n_points = _checks.size(n_points, f"{fname}: n_points", high=100_000)
+    n_points = _value_checks.size(n_points, f"{fname}: n_points", high=100_000)
     _problem_arg(problem, f"{fname}: problem")
     rng = _rng_arg(rng, f"{fname}: rng")
     if points is not None:
@@ -369,7 +369,7 @@ def _compare(answer, reference, problem, n_points, rng, points, fname):
     if isinstance(points, dict) and rkind == "symbolic":
         missing = sorted(s.name for s in rval.free_symbols if s.name not in points)
         if missing:
-            raise _checks.error(f"{fname}: points", "values of every variable of the "
+            raise _value_checks.error(f"{fname}: points", "values of every variable of the "
                                 "reference", f"none of {missing}")
     if rkind == "function" and (problem is None or not problem.is_function):
         raise _no_inputs(f"{fname}: problem", problem)
@@ -475,7 +475,7 @@ def _value_arg(x, problem, name, reference=False):
         names = set(problem.variables)
         extra = sorted(s.name for s in val.free_symbols if s.name not in names)
         if extra and reference:
-            raise _checks.error(name, f"an expression in the problem's variables "
+            raise _value_checks.error(name, f"an expression in the problem's variables "
                                 f"{sorted(names)}", f"one in {extra}",
                                 "list every symbol in Problem(variables=...)")
     return kind, val
@@ -484,7 +484,7 @@ def _value_arg(x, problem, name, reference=False):
 def _problem_arg(problem, name, required=False):
     """A Problem (or None when not ``required``)."""
     if not isinstance(problem, Problem) and (required or problem is not None):
-        raise _checks.error(name, "a Problem" if required else "a Problem or None", problem,
+        raise _value_checks.error(name, "a Problem" if required else "a Problem or None", problem,
                             exc=TypeError)
     return problem
 
@@ -510,13 +510,13 @@ def _reference_values(kind, val, problem, shape, pts, name):
             warnings.simplefilter("ignore")
             return _evaluator(kind, val, problem, shape)(pts)
     except Exception as exc:                        # noqa: BLE001 -- the author's value
-        raise _checks.error(name, "a function that returns numbers of one shape at the test "
+        raise _value_checks.error(name, "a function that returns numbers of one shape at the test "
                             "inputs" if kind == "function" else "an expression numpy can "
                             "evaluate", f"{type(exc).__name__}: {str(exc)[:160]}") from None
 
 
 def _no_inputs(name, problem):
-    return _checks.error(name, "a Problem with inputs (a function answer needs a Problem "
+    return _value_checks.error(name, "a Problem with inputs (a function answer needs a Problem "
                          "with inputs)", "None" if problem is None else "one without inputs")
 
 
@@ -582,7 +582,7 @@ def encode(value, problem=None, inputs=None):
     if inputs is not None:
         inputs = _checked_points(inputs, "encode: inputs", problem)
         if isinstance(inputs, dict):
-            raise _checks.error("encode: inputs", "a list of argument tuples", "a dict",
+            raise _value_checks.error("encode: inputs", "a list of argument tuples", "a dict",
                                 exc=TypeError)
     if value is None:
         return {"type": "none"}
@@ -626,7 +626,7 @@ def _numbers(d, shape):
     real = np.asarray(d["real"], dtype=float)
     imag = np.asarray(d.get("imag", np.zeros_like(real)), dtype=float)
     if real.shape != imag.shape or real.size != int(np.prod(shape)):
-        raise _checks.error("decode: data", f"numbers that match the shape {list(shape)}",
+        raise _value_checks.error("decode: data", f"numbers that match the shape {list(shape)}",
                             f"{real.size} real and {imag.size} imaginary parts",
                             "they do not match the shape")
     return (real + 1j * imag).reshape(shape)
@@ -644,21 +644,21 @@ def decode(data, problem=None, inputs=None):
     robodyn.errors.ArgumentError: decode: data: expected an answer record with the field 'shape', got a record without it
     """
     if not isinstance(data, dict) or not isinstance(data.get("type"), str):
-        raise _checks.error("decode: data", "a dict with a 'type'", data)
+        raise _value_checks.error("decode: data", "a dict with a 'type'", data)
     _problem_arg(problem, "decode: problem")
     if inputs is not None:                      # checked; kept as given (the samples' points)
         if isinstance(_checked_points(inputs, "decode: inputs", problem), dict):
-            raise _checks.error("decode: inputs", "a list of argument tuples", "a dict",
+            raise _value_checks.error("decode: inputs", "a list of argument tuples", "a dict",
                                 exc=TypeError)
     try:
         return _decode(data, problem, inputs)
     except KeyError as exc:                     # a malformed record: a ValueError, never a KeyError
-        raise _checks.error("decode: data", f"an answer record with the field {exc.args[0]!r}",
+        raise _value_checks.error("decode: data", f"an answer record with the field {exc.args[0]!r}",
                             "a record without it") from None
     except (TypeError, ValueError, IndexError, OverflowError) as exc:
         if str(exc).startswith("decode: "):       # already named
             raise
-        raise _checks.error("decode: data", "a well-formed answer record",
+        raise _value_checks.error("decode: data", "a well-formed answer record",
                             f"{type(exc).__name__}: {str(exc)[:120]}") from None
 
 
@@ -673,7 +673,7 @@ def _record_shape(shape):
     if not isinstance(shape, list) or len(shape) > 6 or not all(
             isinstance(n, int) and not isinstance(n, bool) and 0 <= n <= MAX_RECORD_ENTRIES
             for n in shape) or math.prod(shape) > MAX_RECORD_ENTRIES:
-        raise _checks.error("decode: data", f"a shape of at most 6 sizes and "
+        raise _value_checks.error("decode: data", f"a shape of at most 6 sizes and "
                             f"{MAX_RECORD_ENTRIES} entries", repr(shape)[:80])
     return tuple(shape)
 
@@ -685,7 +685,7 @@ def _decode(data, problem, inputs):
         return None
     if t == "text":
         if not isinstance(data["text"], str):
-            raise _checks.error("decode: data", "a text record holding a str", data["text"],
+            raise _value_checks.error("decode: data", "a text record holding a str", data["text"],
                                 exc=TypeError)
         return data["text"]
     if t == "numeric":
@@ -697,38 +697,38 @@ def _decode(data, problem, inputs):
         entries = data["entries"]
         if not isinstance(entries, list) or len(entries) > MAX_ENTRIES or \
                 len(entries) != int(np.prod(shape)) or len(shape) > 2:
-            raise _checks.error("decode: data", "sympy entries that match the shape "
-                                f"{list(shape)}", _checks.describe(entries),
+            raise _value_checks.error("decode: data", "sympy entries that match the shape "
+                                f"{list(shape)}", _value_checks.describe(entries),
                                 "they do not match the shape")
         if sum(len(str(e)) for e in entries) > MAX_ANSWER_TEXT:
-            raise _checks.error("decode: data", f"expressions of at most {MAX_ANSWER_TEXT} "
+            raise _value_checks.error("decode: data", f"expressions of at most {MAX_ANSWER_TEXT} "
                                 "characters in all", f"longer than {MAX_ANSWER_TEXT} "
                                 "characters")
         vals = [_parsed(e, names) for e in entries]
         if any(isinstance(v, sp.MatrixBase) for v in vals):
-            raise _checks.error("decode: data", "sympy entries", "a matrix inside a matrix entry")
+            raise _value_checks.error("decode: data", "sympy entries", "a matrix inside a matrix entry")
         if shape == ():
             return vals[0]
         return sp.Matrix(shape[0], shape[1] if len(shape) == 2 else 1, vals)
     if t == "samples":
         shape = _record_shape(data["shape"])
         if inputs is None or not shape or shape[0] != len(inputs):
-            raise _checks.error("decode: inputs", "the inputs of the samples (one argument "
+            raise _value_checks.error("decode: inputs", "the inputs of the samples (one argument "
                                 "tuple per sample)", "samples without their inputs"
                                 if inputs is None else f"{len(inputs)} inputs for the "
                                 f"{shape[0] if shape else 0} samples")
         return _Samples(inputs, _numbers(data, shape))
     if t == "invalid":
-        raise _checks.error("decode: data", "a readable answer", "an invalid one: " +
+        raise _value_checks.error("decode: data", "a readable answer", "an invalid one: " +
                             str(data.get("message", "invalid answer"))[:300])
-    raise _checks.error("decode: data", "a record of a known type (none, text, numeric, "
+    raise _value_checks.error("decode: data", "a record of a known type (none, text, numeric, "
                         "sympy, samples, invalid)", f"unknown type {t[:80]!r}")
 
 
 def _parsed(text, names):
     """An entry of a sympy record read by the safe parser (its refusal names decode: data)."""
     if not isinstance(text, str):
-        raise _checks.error("decode: data", "sympy entries as text", text, exc=TypeError)
+        raise _value_checks.error("decode: data", "sympy entries as text", text, exc=TypeError)
     try:
         return parse_expression(text, names)
     except UnsafeExpressionError as exc:
@@ -780,8 +780,8 @@ def fingerprint(reference, problem, seed=0):
     {'points': {}, 'shape': []}
     """
     if not isinstance(problem, Problem):
-        raise _checks.error("fingerprint: problem", "a Problem", problem, exc=TypeError)
-    seed = _checks.size(seed, "fingerprint: seed", low=0, high=2**63 - 1)
+        raise _value_checks.error("fingerprint: problem", "a Problem", problem, exc=TypeError)
+    seed = _value_checks.size(seed, "fingerprint: seed", low=0, high=2**63 - 1)
     kind, val = _value_arg(reference, problem, "fingerprint: reference", reference=True)
     if kind == "function" and not problem.is_function:
         raise _no_inputs("fingerprint: problem", problem)
@@ -799,10 +799,10 @@ def fingerprint(reference, problem, seed=0):
         pts, R = val.points[:KEY_POINTS], val.values[:KEY_POINTS]
         shape = R.shape[1:]
     else:
-        raise _checks.refusal(
+        raise _value_checks.refusal(
             TypeError, f"fingerprint: reference: cannot fingerprint a {kind} reference")
     if not np.all(np.isfinite(R)):
-        raise _checks.refusal(ValueError, "fingerprint: reference: not finite at the key's points")
+        raise _value_checks.refusal(ValueError, "fingerprint: reference: not finite at the key's points")
     if isinstance(pts, dict):
         jp = {k: [float(f"{x:.15g}") for x in v] for k, v in pts.items()}
         pts = {k: np.asarray(v, dtype=float) for k, v in jp.items()}
@@ -823,7 +823,7 @@ def fingerprint(reference, problem, seed=0):
 
 def _key_from_dict(d, problem):
     if not isinstance(d, dict) or not isinstance(d.get("shape"), list) or "points" not in d:
-        raise _checks.refusal(
+        raise _value_checks.refusal(
             ValueError, "load_key: expected a key entry with 'points' and 'shape'")
     shape = tuple(int(n) for n in d["shape"])
     if isinstance(d["points"], dict):
@@ -831,27 +831,27 @@ def _key_from_dict(d, problem):
         sizes = {v.shape for v in pts.values()}
         if set(pts) != set(problem.variables) or len(sizes) > 1 or (
                 pts and (not all(len(s) == 1 for s in sizes) or 0 in sizes.pop())):
-            raise _checks.refusal(
+            raise _value_checks.refusal(
                 ValueError, f"points: expected one non-empty sample of each variable "
                             f"{sorted(problem.variables)}, got {sorted(pts)}")
     else:
         pts = [tuple(np.asarray(a, dtype=float) for a in args) for args in d["points"]]
         if problem.is_function and not pts:
-            raise _checks.refusal(
+            raise _value_checks.refusal(
                 ValueError, "points: expected the inputs of the key, got none (an empty key "
                             "would mark every answer correct)")
     if any(not np.isfinite(a).all() for a in (pts.values() if isinstance(pts, dict)
                                                else [x for t in pts for x in t])):
-        raise _checks.refusal(ValueError, "points: expected finite numbers")
+        raise _value_checks.refusal(ValueError, "points: expected finite numbers")
     if d.get("hash") is None:
         return _HashKey(pts, shape)
     if d.get("version") != KEY_VERSION:
-        raise _checks.refusal(
+        raise _value_checks.refusal(
             ValueError, f"load_key: a key of format {d.get('version')!r}, expected "
                         f"{KEY_VERSION}: regenerate the notebook (make assignments)")
     grid, tol = float(d["grid"]), float(d["tol"])
     if not (math.isfinite(grid) and math.isfinite(tol) and 0 < 2 * tol < grid):
-        raise _checks.refusal(ValueError, "load_key: the key's grid and tolerance are not usable")
+        raise _value_checks.refusal(ValueError, "load_key: the key's grid and tolerance are not usable")
     return _HashKey(pts, shape, grid, tol, str(d["salt"]), str(d["hash"]))
 
 
@@ -960,18 +960,18 @@ class ProblemSet:
 
     def __init__(self, name, problems):
         if not isinstance(name, str):
-            raise _checks.error("ProblemSet: name", "a str", name, exc=TypeError)
+            raise _value_checks.error("ProblemSet: name", "a str", name, exc=TypeError)
         self.name = name
         self.problems = {}
         if not isinstance(problems, (list, tuple)):
-            raise _checks.error("ProblemSet: problems", "Problem objects (a list)", problems,
+            raise _value_checks.error("ProblemSet: problems", "Problem objects (a list)", problems,
                                 exc=TypeError)
         for p in problems:
             if not isinstance(p, Problem):
-                raise _checks.error("ProblemSet: problems", "Problem objects (a list)",
-                                    f"a list holding {_checks.describe(p)}", exc=TypeError)
+                raise _value_checks.error("ProblemSet: problems", "Problem objects (a list)",
+                                    f"a list holding {_value_checks.describe(p)}", exc=TypeError)
             if p.key in self.problems:
-                raise _checks.error("ProblemSet: problems", "distinct problem keys",
+                raise _value_checks.error("ProblemSet: problems", "distinct problem keys",
                                     f"the duplicate problem key {p.key!r}")
             self.problems[p.key] = p
         self._key = None
@@ -984,7 +984,7 @@ class ProblemSet:
 
     def __getitem__(self, key):
         if not isinstance(key, str):
-            raise _checks.error(f"ProblemSet {self.name!r}: key", "a problem key (str)", key,
+            raise _value_checks.error(f"ProblemSet {self.name!r}: key", "a problem key (str)", key,
                                 exc=TypeError)
         if key not in self.problems:
             raise UnknownProblemError(f"ProblemSet {self.name!r}: key: no problem {key!r}; the problems are "
@@ -999,27 +999,27 @@ class ProblemSet:
             return
         name = "ProblemSet.load_key: text"
         if not isinstance(text, (str, bytes)):
-            raise _checks.error(name, "JSON text or None", text, exc=TypeError)
+            raise _value_checks.error(name, "JSON text or None", text, exc=TypeError)
         try:
             data = json.loads(text)
         except (ValueError, RecursionError) as exc:
-            raise _checks.error(name, "JSON text", f"unreadable JSON ({str(exc)[:80]})") \
+            raise _value_checks.error(name, "JSON text", f"unreadable JSON ({str(exc)[:80]})") \
                 from None
         if not isinstance(data, dict):
-            raise _checks.error(name, "a JSON object {problem key: entry}", data)
+            raise _value_checks.error(name, "a JSON object {problem key: entry}", data)
         unknown = sorted(str(k) for k in data if k not in self.problems)
         if unknown:
-            raise _checks.error(name, f"entries of the problems {sorted(self.problems)}",
+            raise _value_checks.error(name, f"entries of the problems {sorted(self.problems)}",
                                 f"unknown keys {unknown[:5]}")
         key = {}
         for k, v in data.items():
             try:
                 key[k] = _key_from_dict(v, self.problems[k])
             except KeyError as exc:
-                raise _checks.error(name, f"an answer-key entry for {k!r} with the field "
+                raise _value_checks.error(name, f"an answer-key entry for {k!r} with the field "
                                     f"{exc.args[0]!r}", "an entry without it") from None
             except (TypeError, ValueError, IndexError) as exc:
-                raise _checks.error(name, f"a well-formed answer-key entry for {k!r}",
+                raise _value_checks.error(name, f"a well-formed answer-key entry for {k!r}",
                                     str(exc)[:160]) from None
         self._key = key
 
@@ -1084,22 +1084,22 @@ class ProblemSet:
         robodyn.errors.ArgumentError: ProblemSet.test: answer: expected an answer of the right form ...
         """
         if not isinstance(key, str):
-            raise _checks.refusal(
+            raise _value_checks.refusal(
                 TypeError, f"ProblemSet.test: key: expected a problem key (str), got "
                            f"{type(key).__name__}")
         if key not in self.problems:
-            raise _checks.refusal(
+            raise _value_checks.refusal(
                 ValueError, f"ProblemSet.test: key: expected one of {list(self.problems)}, "
                             f"got {key[:40]!r}")
         if answer is not None:              # what is not an answer is an error, not a verdict
             read = _read_answer(answer, self.problems[key], "ProblemSet.test: answer")
             if isinstance(read, Feedback):
-                raise _checks.refusal(
+                raise _value_checks.refusal(
                     ValueError, f"ProblemSet.test: answer: expected an answer in the "
                                 f"problem's variables, got one that is not: {read.message}")
         fb = self.check(key, answer)
         if fb.mistake in ("type", "shape"):
-            raise _checks.refusal(
+            raise _value_checks.refusal(
                 ValueError, f"ProblemSet.test: answer: expected an answer of the right form "
                             f"(finite real values of the answer's shape), got one the "
                             f"self-check refuses: {fb.message}")

@@ -9,7 +9,7 @@ import numbers
 import numpy as np
 import sympy as sp
 
-from .. import _checks
+from .. import _value_checks
 from ..text_parser import parse_expression
 
 SYMBOLIC_BUDGET = 3.0
@@ -65,24 +65,24 @@ def _as_value(x, problem):
         return "symbolic", sp.Matrix(x)
     if isinstance(x, sp.Basic):
         if not isinstance(x, sp.Expr):
-            raise _checks.refusal(
+            raise _value_checks.refusal(
                 TypeError, f"expected a number, an expression or a matrix, got a sympy "
                            f"{type(x).__name__}")
         return "symbolic", x
     if isinstance(x, (bool, np.bool_)):
-        raise _checks.refusal(
+        raise _value_checks.refusal(
             TypeError, "expected a number, an expression or a matrix, got True/False")
     x = _texts_parsed(x, problem)
     try:
         a = np.asarray(x, dtype=object)
     except (TypeError, ValueError) as exc:
-        raise _checks.refusal(
+        raise _value_checks.refusal(
             TypeError, f"expected numbers, an expression or a matrix ({exc})") from None
     if a.dtype == object and a.size and any(isinstance(e, sp.Basic) for e in a.flat):
         if a.ndim > 2:
-            raise _checks.refusal(TypeError, f"expected at most 2 dimensions, got {a.ndim}")
+            raise _value_checks.refusal(TypeError, f"expected at most 2 dimensions, got {a.ndim}")
         if not all(isinstance(e, (sp.Basic, numbers.Number, np.number)) for e in a.flat):
-            raise _checks.refusal(
+            raise _value_checks.refusal(
                 TypeError, "expected numbers or sympy expressions as entries, got "
                            f"{sorted({type(e).__name__ for e in a.flat})}")
         if not a.ndim:
@@ -93,7 +93,7 @@ def _as_value(x, problem):
     try:
         num = np.asarray(x, dtype=complex)
     except (TypeError, ValueError):
-        raise _checks.refusal(TypeError, f"expected numbers, an expression or a matrix, got "
+        raise _value_checks.refusal(TypeError, f"expected numbers, an expression or a matrix, got "
                         f"{type(x).__name__}") from None
     if np.all(num.imag == 0):
         num = num.real
@@ -103,7 +103,7 @@ def _as_value(x, problem):
 def _sympy_number(e):
     """A plain number as a sympy number (never through sympify)."""
     if isinstance(e, (bool, np.bool_)):
-        raise _checks.refusal(TypeError, "expected numbers, got True/False")
+        raise _value_checks.refusal(TypeError, "expected numbers, got True/False")
     z = complex(e)
     if z.imag == 0:
         return sp.Integer(int(z.real)) if isinstance(e, numbers.Integral) else sp.Float(z.real)
@@ -126,14 +126,14 @@ def _texts_parsed(x, problem):
     def walk(v, depth):
         count[0] += 1
         if count[0] > MAX_NESTED_ENTRIES or depth > 8:
-            raise _checks.refusal(TypeError, "expected at most 2 dimensions of a reasonable size")
+            raise _value_checks.refusal(TypeError, "expected at most 2 dimensions of a reasonable size")
         if isinstance(v, (str, np.str_)):
             e = parse_expression(str(v), names)
             if isinstance(e, sp.MatrixBase):
-                raise _checks.refusal(TypeError, "a matrix given as text inside a list")
+                raise _value_checks.refusal(TypeError, "a matrix given as text inside a list")
             return e
         if isinstance(v, bytes):
-            raise _checks.refusal(TypeError, "expected numbers or expressions, got bytes")
+            raise _value_checks.refusal(TypeError, "expected numbers or expressions, got bytes")
         if isinstance(v, np.ndarray) and (v.dtype == object or v.dtype.kind in "US"):
             return [walk(e, depth + 1) for e in v] if v.ndim else walk(v.item(), depth + 1)
         if isinstance(v, (list, tuple)):
@@ -178,12 +178,12 @@ def _evaluator(kind, v, problem, shape):
                 r = v(*args)
                 k, val = _as_value(r, problem)
                 if k != "numeric":
-                    raise _checks.refusal(
+                    raise _value_checks.refusal(
                         TypeError, f"the function returned {type(r).__name__}, not numbers")
                 out.append(val)
             shapes = {o.shape for o in out}
             if len(shapes) != 1:
-                raise _checks.refusal(
+                raise _value_checks.refusal(
                     ValueError, f"the function returned values of different shapes {shapes}")
             return np.array(out, dtype=complex)
         return ev

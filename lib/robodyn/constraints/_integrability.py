@@ -11,7 +11,8 @@ from dataclasses import dataclass
 
 import sympy as sp
 
-from .. import _checks
+from .. import _value_checks
+from .. import _meaning_checks
 from ._systems import _symbol_column
 
 __all__ = ["Integrability", "is_holonomic"]
@@ -94,7 +95,7 @@ def is_holonomic(form, coords, t=None):
     n_coords = len(xs)
     if t is not None:
         if not isinstance(t, sp.Symbol) or t in xs:
-            raise _checks.refusal(
+            raise _value_checks.refusal(
                 TypeError, f"{fname}: t: expected a time Symbol distinct from the coordinates, "
                            f"got {t!r}")
         xs = xs + [t]
@@ -102,20 +103,20 @@ def is_holonomic(form, coords, t=None):
     what = (f"{n} coefficients (one per coordinate {xs[:n_coords]}"
             + (", then dt)" if t is not None else ")"))
     if not isinstance(form, (list, tuple, sp.MatrixBase)):
-        raise _checks.refusal(
-            TypeError, f"{fname}: form: expected a list of {what}, got {_checks._describe(form)}")
-    _checks.no_text(form, f"{fname}: form")
+        raise _value_checks.refusal(
+            TypeError, f"{fname}: form: expected a list of {what}, got {_value_checks._describe(form)}")
+    _value_checks.no_text(form, f"{fname}: form")
     if t is not None:
-        _checks.time_symbol(t, f"{fname}: t", exprs=[e for e in sp.flatten(form)
+        _meaning_checks.time_symbol(t, f"{fname}: t", exprs=[e for e in sp.flatten(form)
                                                       if isinstance(e, sp.Basic)])
     rows = form.tolist() if isinstance(form, sp.MatrixBase) else list(form)
     several = bool(rows) and all(isinstance(r, (list, tuple)) for r in rows)
     rows = [list(r) for r in rows] if several else [rows]
     for r in rows:
         if len(r) != n:
-            raise _checks.refusal(
+            raise _value_checks.refusal(
                 ValueError, f"{fname}: form, coords: expected {what}, got {len(r)}")
-    A = sp.Matrix([[_checks._exact(e) for e in r] for r in rows])
+    A = sp.Matrix([[_value_checks._exact(e) for e in r] for r in rows])
     depends_t = t is not None and (A.has(t) or any(A[i, n - 1] != 0 for i in range(A.rows)))
     if A.rows == 1:
         a = list(A)

@@ -6,7 +6,8 @@ from __future__ import annotations
 import numpy as np
 import sympy as sp
 
-from .. import _checks
+from .. import _value_checks
+from .. import _meaning_checks
 from ..equations import _check_values, _finite_constants
 
 
@@ -40,13 +41,13 @@ class NumericConstraints:
         names = {str(s): s for e in exprs for s in e.free_symbols}
         for k, v in _check_values(values, fname).items():
             key = names.get(k, sp.Symbol(k)) if isinstance(k, str) else k
-            sub[key] = _checks._exact(v)
+            sub[key] = _value_checks._exact(v)
         exprs = [e.xreplace(sub) for e in exprs]
         _finite_constants(exprs, f"{fname}: values")
         known = set(constraints.q) | set(qd) | {constraints.t}
         free = set().union(*(e.free_symbols for e in exprs)) - known
         if free:
-            raise _checks.refusal(
+            raise _value_checks.refusal(
                 ValueError, f"{fname}: values: expected a number for each parameter, got "
                             f"none: symbols {sorted(map(str, free))} have no value (give "
                             f"values={{symbol: number, ...}} for each of them)")
@@ -70,15 +71,15 @@ class NumericConstraints:
 
     def _args(self, fname, q, t, *qd):
         name = f"NumericConstraints.{fname}"
-        q = _checks.vector(q, self.n, f"{name}: q ({self.n} coordinates)")
-        t = _checks.scalar(t, f"{name}: t")
-        if _checks.is_symbolic(t):
-            raise _checks.error(f"{name}: t", "a number (s)", t, exc=TypeError)
+        q = _value_checks.vector(q, self.n, f"{name}: q ({self.n} coordinates)")
+        t = _value_checks.scalar(t, f"{name}: t")
+        if _value_checks.is_symbolic(t):
+            raise _value_checks.error(f"{name}: t", "a number (s)", t, exc=TypeError)
         t = float(t)
         if not qd:
             return q, t
         qd = qd[0]
-        return q, t, _checks.vector(qd, self.n, f"{name}: qd ({self.n} velocities)")
+        return q, t, _value_checks.vector(qd, self.n, f"{name}: qd ({self.n} velocities)")
 
     def phi(self, q, t=0.0):
         q, t = self._args("phi", q, t)
@@ -126,10 +127,10 @@ class NumericConstraints:
         Raises ValueError when the position iteration does not converge in ``max_iter`` steps."""
         fname = "NumericConstraints.project"
         q, t, qd = self._args("project", q, t, qd)
-        tol = _checks.tolerance(tol, f"{fname}: tol")
-        max_iter = _checks.size(max_iter, f"{fname}: max_iter", low=1, high=10**5)
+        tol = _value_checks.tolerance(tol, f"{fname}: tol")
+        max_iter = _value_checks.size(max_iter, f"{fname}: max_iter", low=1, high=10**5)
         if M is not None:
-            M = _checks.spd(_checks.matrix(M, (self.n, self.n), f"{fname}: M"), f"{fname}: M")
+            M = _meaning_checks.spd(_value_checks.matrix(M, (self.n, self.n), f"{fname}: M"), f"{fname}: M")
         return self._project(q, qd, t, M, tol, max_iter, fname)
 
     def _project(self, q, qd, t, M, tol, max_iter, fname, names=("q", "qd")):
@@ -145,18 +146,18 @@ class NumericConstraints:
                 for _ in range(int(max_iter)):
                     r = self.phi(q, t)
                     if not np.isfinite(r).all():
-                        raise _checks.refusal(
+                        raise _value_checks.refusal(
                             ValueError, f"{bad} overflows (|phi| not finite); scale the "
                                         f"input down")
                     if np.linalg.norm(r) <= tol:
                         break
                     Ah = self.A(q, t)[:h]
                     if not np.isfinite(Ah).all():
-                        raise _checks.refusal(
+                        raise _value_checks.refusal(
                             ValueError, f"{bad} overflows (A not finite); scale the input down")
                     q = q - np.linalg.lstsq(Ah, r, rcond=None)[0]
                 else:
-                    raise _checks.refusal(
+                    raise _value_checks.refusal(
                         ValueError, f"{bad} did not reach |phi| <= {tol:g} in {max_iter} steps "
                                     f"(|phi| = {np.linalg.norm(r):.3g}): start nearer the "
                                     f"constraint manifold")
@@ -165,7 +166,7 @@ class NumericConstraints:
             W = np.eye(self.n) if M is None else np.linalg.inv(M)
             qd = qd - W @ A.T @ _pinv(A @ W @ A.T) @ r if np.isfinite(r).all() else r
         if not (np.isfinite(q).all() and np.isfinite(qd).all()):
-            raise _checks.refusal(
+            raise _value_checks.refusal(
                 ValueError, f"{fname}: {names[1]}: expected values small enough for float64 "
                             f"arithmetic, got an overflow in the velocity projection (NaN or "
                             f"infinity); scale the input down")

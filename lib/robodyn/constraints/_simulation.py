@@ -14,7 +14,8 @@ import numpy as np
 import sympy as sp
 
 from ..kinds import TimeStep
-from .. import _checks
+from .. import _value_checks
+from .. import _meaning_checks
 from ..equations import _check_values, _result_errors
 from ._systems import (METHODS, ConstrainedMotion, ConstrainedSystem, ConstraintWarning,
                           Constraints, NumericConstrained, lagrangian_equations)
@@ -57,7 +58,7 @@ class ConstrainedTrajectory:
 def _system(system, fname):
     """The ConstrainedSystem argument, checked once at the boundary."""
     if not isinstance(system, ConstrainedSystem):
-        raise _checks.error(f"{fname}: system", "a ConstrainedSystem", _checks.describe(system),
+        raise _value_checks.error(f"{fname}: system", "a ConstrainedSystem", _value_checks.describe(system),
                             exc=TypeError)
     return system
 
@@ -73,13 +74,13 @@ MAX_RHS_CALLS = 2_000_000
 def _gains(alpha, beta, fname):
     """Baumgarte gains: real numbers in [0, MAX_GAIN] (1/s)."""
     for k, v in (("alpha", alpha), ("beta", beta)):
-        if _checks.is_symbolic(v):
-            raise _checks.error(f"{fname}: {k}", "a number (1/s)", v, exc=TypeError)
-        g = _checks.scalar(v, f"{fname}: {k}")
+        if _value_checks.is_symbolic(v):
+            raise _value_checks.error(f"{fname}: {k}", "a number (1/s)", v, exc=TypeError)
+        g = _value_checks.scalar(v, f"{fname}: {k}")
         if g < 0:
-            raise _checks.error(f"{fname}: {k}", "a gain >= 0 (1/s)", repr(v))
+            raise _value_checks.error(f"{fname}: {k}", "a gain >= 0 (1/s)", repr(v))
         if g > MAX_GAIN:
-            raise _checks.error(f"{fname}: {k}", f"a gain <= {MAX_GAIN:g} (1/s)", repr(v),
+            raise _value_checks.error(f"{fname}: {k}", f"a gain <= {MAX_GAIN:g} (1/s)", repr(v),
                                 "gains far above the motion's own frequencies make the "
                                 "equations stiff: the run would take millions of steps")
 
@@ -140,27 +141,27 @@ def simulate_constrained(system, q0, qd0, t_final, *, values=None, method="udwad
     from scipy.integrate import solve_ivp
     fname = "simulate_constrained"
     n = _system(system, fname).n
-    q0, qd0 = (_checks.vector(x, n, f"{fname}: {k} (one value per coordinate)")
+    q0, qd0 = (_value_checks.vector(x, n, f"{fname}: {k} (one value per coordinate)")
                for k, x in (("q0", q0), ("qd0", qd0)))
-    t_final = _checks.real_number(t_final, f"{fname}: t_final", low=0, strict_low=True,
+    t_final = _value_checks.real_number(t_final, f"{fname}: t_final", low=0, strict_low=True,
                                   hint="a duration in seconds")
-    dt = _checks.real_number(dt, f"{fname}: dt", low=0, strict_low=True,
+    dt = _value_checks.real_number(dt, f"{fname}: dt", low=0, strict_low=True,
                              hint="an output interval in seconds")
-    _checks.steps(t_final, dt, f"{fname}: t_final, dt", high=10**6, item_bytes=8 * (4 * n + 4))
-    _checks.flag(project_initial, f"{fname}: project_initial")
+    _meaning_checks.steps(t_final, dt, f"{fname}: t_final, dt", high=10**6, item_bytes=8 * (4 * n + 4))
+    _value_checks.flag(project_initial, f"{fname}: project_initial")
     _check_values(values, fname)
-    rtol, atol = (_checks.tolerance(x, f"{fname}: {k}") for k, x in (("rtol", rtol),
+    rtol, atol = (_value_checks.tolerance(x, f"{fname}: {k}") for k, x in (("rtol", rtol),
                                                                       ("atol", atol)))
     if stabilization not in (None, "baumgarte", "projection"):
-        raise _checks.error(f"{fname}: stabilization", "None, 'baumgarte' or 'projection'",
+        raise _value_checks.error(f"{fname}: stabilization", "None, 'baumgarte' or 'projection'",
                             repr(stabilization))
-    integrator = _checks.choice(integrator, f"{fname}: integrator", ("DOP853", "RK45", "Radau"))
-    _checks.choice(method, f"{fname}: method", METHODS)
+    integrator = _value_checks.choice(integrator, f"{fname}: integrator", ("DOP853", "RK45", "Radau"))
+    _value_checks.choice(method, f"{fname}: method", METHODS)
     if tau is not None and not callable(tau):
-        raise _checks.error(f"{fname}: tau", "a callable tau(t, q, qd)", tau, exc=TypeError)
+        raise _value_checks.error(f"{fname}: tau", "a callable tau(t, q, qd)", tau, exc=TypeError)
     if stabilization == "baumgarte":
         if alpha is None or beta is None:
-            raise _checks.error(f"{fname}: alpha, beta", "both Baumgarte gains (1/s) with "
+            raise _value_checks.error(f"{fname}: alpha, beta", "both Baumgarte gains (1/s) with "
                                 "stabilization='baumgarte'", f"alpha={alpha}, beta={beta}",
                                 "e.g. alpha = beta = 10")
         _gains(alpha, beta, fname)
@@ -168,19 +169,19 @@ def simulate_constrained(system, q0, qd0, t_final, *, values=None, method="udwad
     num.baumgarte = (float(alpha), float(beta)) if stabilization == "baumgarte" else None
     cn = num.constraints
     with _result_errors(fname):     # every argument is checked: errors below are results
-        _checks.spd(num.mass_matrix(q0, 0.0), f"{fname}: values (the mass matrix at q0)")
+        _meaning_checks.spd(num.mass_matrix(q0, 0.0), f"{fname}: values (the mass matrix at q0)")
         if project_initial:
             q0, qd0 = cn._project(q0, qd0, 0.0, num.mass_matrix(q0, 0.0), 1e-12, 50, fname,
                                   ("q0", "qd0"))
         force = (lambda t, q, qd: None) if tau is None else (
-            lambda t, q, qd: _checks.vector(tau(t, q, qd), n, f"{fname}: tau(t, q, qd)"))
+            lambda t, q, qd: _value_checks.vector(tau(t, q, qd), n, f"{fname}: tau(t, q, qd)"))
         count = [0]
         qdd = num._qdd
 
         def rhs(t, y):                    # the inner loop: no checks beyond those of tau's output
             count[0] += 1
             if count[0] > MAX_RHS_CALLS:
-                raise _checks.refusal(
+                raise _value_checks.refusal(
                     ValueError, f"{fname}: the integrator needed more than {MAX_RHS_CALLS} "
                                 f"evaluations before t = {t:.6g} s of {t_final:g} s: the "
                                 f"equations are stiff (large gains?) or the motion singular; "
@@ -188,7 +189,7 @@ def simulate_constrained(system, q0, qd0, t_final, *, values=None, method="udwad
             q, qd = y[:n], y[n:]
             out = np.concatenate((qd, qdd(q, qd, t, force(t, q, qd))))
             if not np.isfinite(out).all():
-                raise _checks.refusal(
+                raise _value_checks.refusal(
                     ValueError, f"{fname}: result: expected finite numbers for finite input, got "
                                 f"NaN or infinity at t = {t:.6g} s (an overflow: q0, qd0 or the "
                                 f"parameters too large for float64 arithmetic)")
@@ -202,7 +203,7 @@ def simulate_constrained(system, q0, qd0, t_final, *, values=None, method="udwad
                 sol = solve_ivp(rhs, (T[k], T[k + 1]), Y[-1], method=integrator, rtol=rtol,
                                 atol=atol)
                 if not sol.success:
-                    raise _checks.refusal(
+                    raise _value_checks.refusal(
                         ValueError, f"{fname}: the {integrator} solver failed at t = {T[k]:g} s: "
                                     f"{sol.message}")
                 y = sol.y[:, -1]
@@ -213,7 +214,7 @@ def simulate_constrained(system, q0, qd0, t_final, *, values=None, method="udwad
             sol = solve_ivp(rhs, (0.0, t_final), Y[0], method=integrator, rtol=rtol, atol=atol,
                             t_eval=T)
             if not sol.success:
-                raise _checks.refusal(
+                raise _value_checks.refusal(
                     ValueError, f"{fname}: the {integrator} solver failed: {sol.message}")
             Y = list(sol.y.T)
         Y = np.array(Y)
@@ -244,7 +245,7 @@ def constraint_controller(system, values=None, alpha=10.0, beta=10.0):
     *unconstrained* model, and the Udwadia--Kalaba constraint force (eq. (36)) that would
     enforce them, with Baumgarte terms so that errors decay, is applied as the joint forces.
 
-    Returns a callable ``tau(t, q, qd) -> (n,)`` for :func:`robodyn.simulation.simulate` (a
+    Returns a callable ``tau(t, q, qd) -> (n,)`` for :func:`robodyn.dynamics.simulate` (a
     chain model) or :func:`simulate_constrained`.
 
     >>> import sympy as sp

@@ -48,7 +48,8 @@ import sympy as sp
 from sympy.core.function import AppliedUndef
 from scipy.linalg.lapack import dposv as _posv, dpotrf as _potrf, dpotrs as _potrs
 
-from .. import _checks
+from .. import _value_checks
+from .. import _meaning_checks
 from ..kinds import Metric, Tolerance
 from ._numeric import NumericConstraints, _pinv
 from ..equations import (TIME, MassMatrixForm, NumericForm, _check_values, _spd_where_possible,
@@ -69,18 +70,18 @@ class ConstraintWarning(UserWarning):
 
 
 # --------------------------------------------------------------------------
-# small private checks (the shared ones live in _checks)
+# small private checks (the shared ones live in _value_checks)
 # --------------------------------------------------------------------------
 
 def _symbol_column(x, name, fname, allow_empty=False):
     """Distinct plain sympy Symbols (the shared check, then: no q(t) functions, not empty)."""
-    xs = _checks.symbol_list(x, f"{fname}: {name}")
+    xs = _value_checks.symbol_list(x, f"{fname}: {name}")
     bad = [e for e in xs if not isinstance(e, sp.Symbol)]
     if bad:
-        raise _checks.error(f"{fname}: {name}", "plain sympy Symbols (lambdify needs them)",
+        raise _value_checks.error(f"{fname}: {name}", "plain sympy Symbols (lambdify needs them)",
                             repr(bad[0]), exc=TypeError)
     if not xs and not allow_empty:
-        raise _checks.error(f"{fname}: {name}", "at least one Symbol", "none")
+        raise _value_checks.error(f"{fname}: {name}", "at least one Symbol", "none")
     return sp.Matrix(xs) if xs else sp.zeros(0, 1)
 
 
@@ -88,21 +89,21 @@ def _expr_column(x, name, fname):
     if x is None:
         return sp.zeros(0, 1)
     if isinstance(x, sp.MatrixBase):
-        return _checks.sym_matrix(x, f"{fname}: {name}").reshape(len(x), 1)
+        return _value_checks.sym_matrix(x, f"{fname}: {name}").reshape(len(x), 1)
     if isinstance(x, (sp.Basic, int, float)):
         x = [x]
     if not isinstance(x, (list, tuple)):
-        raise _checks.refusal(
+        raise _value_checks.refusal(
             TypeError, f"{fname}: {name}: expected a list of sympy expressions, got "
-                       f"{_checks._describe(x)}")
-    _checks.no_text(x, f"{fname}: {name}")
-    return sp.Matrix([_checks._exact(_checks.expression(e, f"{fname}: {name}")) for e in x]) \
+                       f"{_value_checks._describe(x)}")
+    _value_checks.no_text(x, f"{fname}: {name}")
+    return sp.Matrix([_value_checks._exact(_value_checks.expression(e, f"{fname}: {name}")) for e in x]) \
         if x else sp.zeros(0, 1)
 
 
 def _num_matrix(x, name, fname):
-    a = _checks._to_array(x, f"{fname}: {name}")
-    _checks.finite(a, f"{fname}: {name}")
+    a = _value_checks._to_array(x, f"{fname}: {name}")
+    _value_checks.finite(a, f"{fname}: {name}")
     return a
 
 
@@ -113,9 +114,9 @@ def _spd(M, fname, name="M"):
     with np.errstate(all="ignore"):
         big = M.ndim == 2 and M.size and not np.isfinite(M.T @ M).all()
     if big:
-        raise _checks.error(f"{fname}: {name}", "entries small enough for float64 arithmetic",
+        raise _value_checks.error(f"{fname}: {name}", "entries small enough for float64 arithmetic",
                             "entries whose products overflow to infinity", "scale the units")
-    M = _checks.spd(M, f"{fname}: {name}")
+    M = _meaning_checks.spd(M, f"{fname}: {name}")
     return M, np.linalg.cholesky(M)
 
 
@@ -123,44 +124,44 @@ def _system(M, F, A, b, fname):
     """Numeric (M, L, F, A, b) with consistent shapes; A may be 1-D (one constraint)."""
     M, L = _spd(M, fname)
     n = M.shape[0]
-    F = _checks.vector(F, n, f"{fname}: F (generalized forces, one per coordinate)")
+    F = _value_checks.vector(F, n, f"{fname}: F (generalized forces, one per coordinate)")
     A = _num_matrix(A, "A", fname)
     if A.ndim == 1:
         A = A.reshape(1, -1)
     if A.ndim != 2 or A.shape[1] != n:
-        raise _checks.refusal(
+        raise _value_checks.refusal(
             ValueError, f"{fname}: A: expected an m x {n} constraint matrix (one column per "
                         f"coordinate), got shape {A.shape}")
     m = A.shape[0]
     if m == 0:
-        raise _checks.error(f"{fname}: A", f"at least one constraint row of {n} entries",
+        raise _value_checks.error(f"{fname}: A", f"at least one constraint row of {n} entries",
                             "an empty matrix", "without constraints, qdd = M^-1 F")
-    b = _checks.vector(np.atleast_1d(_num_matrix(b, "b", fname)), m,
+    b = _value_checks.vector(np.atleast_1d(_num_matrix(b, "b", fname)), m,
                        f"{fname}: b (one value per constraint row of A)")
     return M, L, F, A, b
 
 
 def _symbolic_system(M, F, A, b, fname):
-    M = _checks.to_sympy(M, f"{fname}: M")
+    M = _value_checks.to_sympy(M, f"{fname}: M")
     n = M.shape[0]
     if M.shape != (n, n):
-        raise _checks.refusal(
+        raise _value_checks.refusal(
             ValueError, f"{fname}: M: expected a square mass matrix, got shape {M.shape}")
     if not (M - M.T).applyfunc(sp.simplify).is_zero_matrix:
-        raise _checks.refusal(
+        raise _value_checks.refusal(
             ValueError, f"{fname}: M: expected a symmetric positive definite mass matrix, got "
                         f"an unsymmetric one")
-    _checks.spd(M, f"{fname}: M")
-    F = _checks.vector(F, n, f"{fname}: F (generalized forces, one per coordinate)")
-    A = _checks.to_sympy(A, f"{fname}: A")
+    _meaning_checks.spd(M, f"{fname}: M")
+    F = _value_checks.vector(F, n, f"{fname}: F (generalized forces, one per coordinate)")
+    A = _value_checks.to_sympy(A, f"{fname}: A")
     if A.shape[1] != n and A.shape == (n, 1):
         A = A.T
     if A.shape[1] != n:
-        raise _checks.refusal(
+        raise _value_checks.refusal(
             ValueError, f"{fname}: A: expected an m x {n} constraint matrix, got shape {A.shape}")
     if A.shape[0] == 0:
-        raise _checks.error(f"{fname}: A", "at least one constraint row", "none")
-    b = _checks.vector(b if _checks.is_symbolic(b) else list(np.atleast_1d(b)), A.shape[0],
+        raise _value_checks.error(f"{fname}: A", "at least one constraint row", "none")
+    b = _value_checks.vector(b if _value_checks.is_symbolic(b) else list(np.atleast_1d(b)), A.shape[0],
                        f"{fname}: b (one value per constraint row of A)")
     return M, sp.Matrix(F), A, sp.Matrix(b)
 
@@ -215,36 +216,36 @@ class Constraints:
         q = _symbol_column(self.q, "q", fname)
         n = q.shape[0]
         if not isinstance(self.t, sp.Symbol):
-            raise _checks.refusal(
-                TypeError, f"{fname}: t: expected a sympy Symbol, got {_checks._describe(self.t)}")
+            raise _value_checks.refusal(
+                TypeError, f"{fname}: t: expected a sympy Symbol, got {_value_checks._describe(self.t)}")
         if self.t in set(q):
-            raise _checks.refusal(
+            raise _value_checks.refusal(
                 ValueError, f"{fname}: t: expected a time Symbol that is not a coordinate, got {self.t}")
         _named_like_time(q, self.t, fname, "q")
         phi = _expr_column(self.holonomic, "holonomic", fname)
         if self.pfaffian is None:
             Ap = sp.zeros(0, n)
         else:
-            Ap = _checks.to_sympy(self.pfaffian, f"{fname}: pfaffian")
+            Ap = _value_checks.to_sympy(self.pfaffian, f"{fname}: pfaffian")
             if Ap.shape[1] != n and Ap.shape == (n, 1):
                 Ap = Ap.T
             if Ap.shape[1] != n:
-                raise _checks.refusal(
+                raise _value_checks.refusal(
                     ValueError, f"{fname}: pfaffian: expected rows of {n} coefficients (one per "
                                 f"coordinate {list(q)}), got shape {Ap.shape}")
         p = Ap.shape[0]
         c = sp.zeros(p, 1) if self.rate is None else _expr_column(self.rate, "rate", fname)
         if c.shape != (p, 1):
-            raise _checks.refusal(
+            raise _value_checks.refusal(
                 ValueError, f"{fname}: rate: expected {p} expressions (one per Pfaffian row), got "
                             f"{c.shape[0]}")
         if phi.shape[0] + p == 0:
-            raise _checks.refusal(
+            raise _value_checks.refusal(
                 ValueError, f"{fname}: holonomic, pfaffian: expected at least one holonomic "
                             f"or Pfaffian constraint, got none")
-        _checks.time_symbol(self.t, f"{fname}: t", coordinates=list(q))
+        _meaning_checks.time_symbol(self.t, f"{fname}: t", coordinates=list(q))
         for k, e in (("holonomic", phi), ("pfaffian", Ap), ("rate", c)):
-            _checks.time_symbol(self.t, f"{fname}: {k} (or t)", exprs=[e])
+            _meaning_checks.time_symbol(self.t, f"{fname}: {k} (or t)", exprs=[e])
         _satisfiable(phi, Ap, c, list(q) + [self.t], fname)
         for k, v in (("q", q), ("holonomic", phi), ("pfaffian", Ap), ("rate", c)):
             object.__setattr__(self, k, v)
@@ -296,13 +297,13 @@ def _satisfiable(phi, Ap, c, variables, fname):
     for i, e in enumerate(phi):
         fixed = not (e.free_symbols & set(variables)) and not e.atoms(AppliedUndef)
         if (fixed and e.is_number and sp.simplify(e) != 0) or e.is_zero is False:
-            raise _checks.error(f"{fname}: holonomic", "constraints phi(q, t) = 0 that some "
+            raise _value_checks.error(f"{fname}: holonomic", "constraints phi(q, t) = 0 that some "
                                 "state satisfies", f"row {i}: {e} = 0, which no q or t satisfies",
                                 "a constraint that cannot hold has no motion")
     for i in range(Ap.shape[0]):
         if all(sp.expand(x) == 0 for x in Ap.row(i)) and (
                 c[i].is_zero is False or (c[i].is_number and c[i] != 0)):
-            raise _checks.error(f"{fname}: rate", "a rate c_i = 0 where the Pfaffian row is zero "
+            raise _value_checks.error(f"{fname}: rate", "a rate c_i = 0 where the Pfaffian row is zero "
                                 "(0 q' = c_i)", f"row {i}: 0 = {c[i]}",
                                 "a constraint that cannot hold has no motion")
 
@@ -310,7 +311,7 @@ def _satisfiable(phi, Ap, c, variables, fname):
 def _named_like_time(xs, t, fname, what):
     same = [s for s in xs if s == t or s.name == t.name]
     if same:
-        raise _checks.error(f"{fname}: {what}", f"symbols other than the time symbol {t}",
+        raise _value_checks.error(f"{fname}: {what}", f"symbols other than the time symbol {t}",
                             f"{same[0]}", "time is not a coordinate or a velocity; a symbol "
                             "named like it would be confused with it")
 
@@ -321,11 +322,11 @@ def _speed_symbols(q, qd, fname, t=TIME):
     qd = _symbol_column(qd, "qd", fname)
     _named_like_time(qd, t, fname, "qd")
     if qd.shape[0] != q.shape[0]:
-        raise _checks.refusal(
+        raise _value_checks.refusal(
             ValueError, f"{fname}: qd: expected {q.shape[0]} velocity symbols (one per "
                         f"coordinate), got {qd.shape[0]}")
     if set(qd) & set(q):
-        raise _checks.refusal(
+        raise _value_checks.refusal(
             ValueError, f"{fname}: qd: expected symbols distinct from q, got {list(qd)}")
     return qd
 
@@ -360,8 +361,8 @@ def second_order_form(constraints, qd=None):
     """
     fname = "second_order_form"
     if not isinstance(constraints, Constraints):
-        raise _checks.refusal(TypeError, f"{fname}: constraints: expected a Constraints value, got "
-                        f"{_checks._describe(constraints)}")
+        raise _value_checks.refusal(TypeError, f"{fname}: constraints: expected a Constraints value, got "
+                        f"{_value_checks._describe(constraints)}")
     qd = _speed_symbols(constraints.q, qd, fname, constraints.t)
     A, b = _second_order(constraints, qd)
     return A, sp.expand(b)
@@ -432,7 +433,7 @@ def lagrange_multipliers(M: Metric, F, A, b):
     ([4.905, -4.905], [4.905])
     """
     fname = "lagrange_multipliers"
-    if any(_checks.is_symbolic(x) for x in (M, F, A, b)):
+    if any(_value_checks.is_symbolic(x) for x in (M, F, A, b)):
         M, F, A, b = _symbolic_system(M, F, A, b, fname)
         n, m = A.shape[1], A.shape[0]
         K = sp.Matrix(sp.BlockMatrix([[M, -A.T], [A, sp.zeros(m, m)]]))
@@ -443,7 +444,7 @@ def lagrange_multipliers(M: Metric, F, A, b):
     K = np.block([[M, -A.T], [A, np.zeros((m, m))]])
     rank = np.linalg.matrix_rank(A)
     if rank < m:
-        raise _checks.refusal(
+        raise _value_checks.refusal(
             ValueError, f"{fname}: A: expected constraints of full row rank {m}, got rank "
                         f"{rank}: the multiplier (KKT) system is singular (redundant or "
                         f"conflicting constraints; udwadia_kalaba handles redundant ones)")
@@ -451,11 +452,11 @@ def lagrange_multipliers(M: Metric, F, A, b):
         try:
             sol = np.linalg.solve(K, np.concatenate([F, b]))
         except np.linalg.LinAlgError as exc:
-            raise _checks.error(f"{fname}: A", f"constraints of full row rank {m}",
+            raise _value_checks.error(f"{fname}: A", f"constraints of full row rank {m}",
                                 "a singular multiplier (KKT) system", "entries too small for "
                                 "float64 arithmetic? udwadia_kalaba handles rank deficiency") \
                 from exc
-    _checks.finite_result(sol, fname)
+    _value_checks.finite_result(sol, fname)
     return MultiplierSolution(sol[:n], sol[n:])
 
 
@@ -471,19 +472,19 @@ def moore_penrose(W, rcond=None):
     [[0.25, 0.25], [0.25, 0.25]]
     """
     fname = "moore_penrose"
-    if _checks.is_symbolic(W):
+    if _value_checks.is_symbolic(W):
         if rcond is not None:
-            raise _checks.error(f"{fname}: rcond", "None for sympy input (exact pinv)",
+            raise _value_checks.error(f"{fname}: rcond", "None for sympy input (exact pinv)",
                                 rcond, exc=TypeError)
-        return _checks.to_sympy(W, f"{fname}: W").pinv()
+        return _value_checks.to_sympy(W, f"{fname}: W").pinv()
     W = _num_matrix(W, "W", fname)
     if W.ndim != 2:
-        raise _checks.refusal(ValueError, f"{fname}: W: expected a matrix, got shape {W.shape}")
+        raise _value_checks.refusal(ValueError, f"{fname}: W: expected a matrix, got shape {W.shape}")
     if rcond is not None:
-        rcond = _checks.scalar(rcond, f"{fname}: rcond", low=0, strict_low=True, high=0.5,
+        rcond = _value_checks.scalar(rcond, f"{fname}: rcond", low=0, strict_low=True, high=0.5,
                                hint="a relative cut-off of the singular values: at 1 or above "
                                     "every singular value would count as zero")
-        rcond = _checks.tolerance(rcond, f"{fname}: rcond")
+        rcond = _value_checks.tolerance(rcond, f"{fname}: rcond")
     return _pinv(W, rcond)
 
 
@@ -499,24 +500,24 @@ def penrose_conditions(W, W_plus):
     True
     """
     fname = "penrose_conditions"
-    if _checks.is_symbolic(W) or _checks.is_symbolic(W_plus):
-        W = _checks.to_sympy(W, f"{fname}: W")
-        P = _checks.to_sympy(W_plus, f"{fname}: W_plus")
+    if _value_checks.is_symbolic(W) or _value_checks.is_symbolic(W_plus):
+        W = _value_checks.to_sympy(W, f"{fname}: W")
+        P = _value_checks.to_sympy(W_plus, f"{fname}: W_plus")
         if P.shape != W.T.shape:
-            raise _checks.refusal(
+            raise _value_checks.refusal(
                 ValueError, f"{fname}: W_plus: expected shape {W.T.shape}, got {P.shape}")
         res = (W * P * W - W, P * W * P - P, (W * P).T - W * P, (P * W).T - P * W)
         return tuple(r.applyfunc(sp.simplify) for r in res)
     W = _num_matrix(W, "W", fname)
     P = _num_matrix(W_plus, "W_plus", fname)
     if W.ndim != 2 or P.shape != W.T.shape:
-        raise _checks.refusal(
+        raise _value_checks.refusal(
             ValueError, f"{fname}: W_plus: expected shape {W.T.shape} (W transposed), got "
                         f"{P.shape}")
     with np.errstate(all="ignore"):
         res = (W @ P @ W - W, P @ W @ P - P, (W @ P).T - W @ P, (P @ W).T - P @ W)
         out = tuple(float(np.max(np.abs(r), initial=0.0)) for r in res)
-    return _checks.finite_result(out, fname)
+    return _value_checks.finite_result(out, fname)
 
 
 def udwadia_kalaba(M: Metric, F, A, b, tol: Tolerance = 1e-9):
@@ -557,18 +558,18 @@ def udwadia_kalaba(M: Metric, F, A, b, tol: Tolerance = 1e-9):
     ([4.905, -4.905], [4.905, 4.905])
     """
     fname = "udwadia_kalaba"
-    if any(_checks.is_symbolic(x) for x in (M, F, A, b)):
+    if any(_value_checks.is_symbolic(x) for x in (M, F, A, b)):
         M, F, A, b = _symbolic_system(M, F, A, b, fname)
         Minv = M.inv()
         Fc = A.T * (A * Minv * A.T).pinv() * (b - A * Minv * F)
         qdd = Minv * (F + Fc)
-        _warn_inconsistent_symbolic(A, qdd, b, _checks.tolerance(tol, f"{fname}: tol"), fname)
+        _warn_inconsistent_symbolic(A, qdd, b, _value_checks.tolerance(tol, f"{fname}: tol"), fname)
         return ConstrainedMotion(qdd, Fc)
     M, L, F, A, b = _system(M, F, A, b, fname)
-    tol = _checks.tolerance(tol, f"{fname}: tol")
+    tol = _value_checks.tolerance(tol, f"{fname}: tol")
     with np.errstate(all="ignore"):
         out = _uk_fast(M, F, A, b, fname, tol, stacklevel=4)
-    return ConstrainedMotion(*_checks.finite_result(tuple(out), fname))
+    return ConstrainedMotion(*_value_checks.finite_result(tuple(out), fname))
 
 
 def _uk(M, L, F, A, b, tol=1e-9, fname="udwadia_kalaba", stacklevel=3):
@@ -636,11 +637,11 @@ def _warn_inconsistent_symbolic(A, qdd, b, tol, fname, stacklevel=4):
     R = A * qdd - b
     rng = np.random.default_rng(12345)
     for _ in range(2):
-        sub = _checks._assumed_substitution(R, rng)
-        r = _checks._numbers(R, sub)
+        sub = _meaning_checks._assumed_substitution(R, rng)
+        r = _meaning_checks._numbers(R, sub)
         if r is None:
             return
-        scale = max(1.0, float(np.abs(_checks._numbers(b, sub) if b.free_symbols else
+        scale = max(1.0, float(np.abs(_meaning_checks._numbers(b, sub) if b.free_symbols else
                                       np.array(b.evalf(), dtype=float)).max(initial=0.0)))
         if float(np.linalg.norm(r)) > max(tol, 1e-9) * scale:
             if R.applyfunc(sp.simplify).is_zero_matrix:
@@ -666,14 +667,14 @@ def constraint_projector(M: Metric, A):
     [0.333333, -0.333333]
     """
     fname = "constraint_projector"
-    if _checks.is_symbolic(M) or _checks.is_symbolic(A):
-        M = _checks.spd(_checks.to_sympy(M, f"{fname}: M"), f"{fname}: M")
-        A = _checks.to_sympy(A, f"{fname}: A")
+    if _value_checks.is_symbolic(M) or _value_checks.is_symbolic(A):
+        M = _meaning_checks.spd(_value_checks.to_sympy(M, f"{fname}: M"), f"{fname}: M")
+        A = _value_checks.to_sympy(A, f"{fname}: A")
         if A.shape[1] != M.shape[0]:
-            raise _checks.refusal(
+            raise _value_checks.refusal(
                 ValueError, f"{fname}: A: expected {M.shape[0]} columns, got shape {A.shape}")
         if A.shape[0] == 0:
-            raise _checks.error(f"{fname}: A", "at least one constraint row", "none")
+            raise _value_checks.error(f"{fname}: A", "at least one constraint row", "none")
         Minv = M.inv()
         return sp.eye(M.shape[0]) - Minv * A.T * (A * Minv * A.T).inv() * A
     M, L = _spd(M, fname)
@@ -681,16 +682,16 @@ def constraint_projector(M: Metric, A):
     A = _num_matrix(A, "A", fname)
     A = A.reshape(1, -1) if A.ndim == 1 else A
     if A.ndim != 2 or A.shape[1] != n:
-        raise _checks.refusal(
+        raise _value_checks.refusal(
             ValueError, f"{fname}: A: expected an m x {n} constraint matrix, got shape {A.shape}")
     with np.errstate(all="ignore"):
         MiAt = np.linalg.solve(L.T, np.linalg.solve(L, A.T))
         AMA = A @ MiAt
         if not np.isfinite(AMA).all():
-            raise _checks.error(f"{fname}: A", "entries small enough for float64 arithmetic",
+            raise _value_checks.error(f"{fname}: A", "entries small enough for float64 arithmetic",
                                 "entries whose products overflow to infinity", "scale the units")
         out = np.eye(n) - MiAt @ _pinv(AMA) @ A
-    return _checks.finite_result(out, fname)
+    return _value_checks.finite_result(out, fname)
 
 
 def constraint_connection(M: Metric, A, q):
@@ -721,21 +722,21 @@ def constraint_connection(M: Metric, A, q):
     >>> sp.simplify(G[0, 1, 1].subs({x: 1, y: 0}))
     1
     """
-    from ..lagrange import christoffel_symbols
+    from ..lagrange._euler_lagrange import christoffel_symbols
     fname = "constraint_connection"
     q = list(_symbol_column(q, "q", fname))
     n = len(q)
-    M = _checks.sym_matrix(M, f"{fname}: M")
-    A = _checks.sym_matrix(A, f"{fname}: A")
+    M = _value_checks.sym_matrix(M, f"{fname}: M")
+    A = _value_checks.sym_matrix(A, f"{fname}: A")
     if M.shape[0] != M.shape[1]:
-        raise _checks.error(f"{fname}: M", "a square mass matrix", f"shape {M.shape}")
+        raise _value_checks.error(f"{fname}: M", "a square mass matrix", f"shape {M.shape}")
     if M.shape != (n, n):
-        raise _checks.error(f"{fname}: M, q", f"M of shape ({n}, {n}) (one row per coordinate "
+        raise _value_checks.error(f"{fname}: M, q", f"M of shape ({n}, {n}) (one row per coordinate "
                             f"of q)", f"M of shape {M.shape} and {n} coordinates in q")
     if A.shape[1] != n:
-        raise _checks.error(f"{fname}: A", f"{n} columns (one per coordinate of q)",
+        raise _value_checks.error(f"{fname}: A", f"{n} columns (one per coordinate of q)",
                             f"shape {A.shape}")
-    _checks.spd(M, f"{fname}: M")
+    _meaning_checks.spd(M, f"{fname}: M")
     G = christoffel_symbols(M, q, kind=2)
     Pp = sp.eye(n) - constraint_projector(M, A)
     out = [[[G[k, i, j] + Pp[k, j].diff(q[i])
@@ -774,20 +775,20 @@ def lagrangian_equations(T, V, q, qd, Q=None, t=TIME, name="system"):
     fname = "lagrangian_equations"
     q = _symbol_column(q, "q", fname)
     if not isinstance(t, sp.Symbol):
-        raise _checks.error(f"{fname}: t", "a sympy Symbol for time", t, exc=TypeError)
+        raise _value_checks.error(f"{fname}: t", "a sympy Symbol for time", t, exc=TypeError)
     _named_like_time(q, t, fname, "q")
     qd = _speed_symbols(q, qd, fname, t)
-    T, V = _checks.expression(T, f"{fname}: T"), _checks.expression(V, f"{fname}: V")
+    T, V = _value_checks.expression(T, f"{fname}: T"), _value_checks.expression(V, f"{fname}: V")
     p = sp.Matrix([T]).jacobian(qd).T
     M = p.jacobian(qd)
     Qv = sp.zeros(q.shape[0], 1) if Q is None else _expr_column(Q, "Q", fname)
     if Qv.shape != (q.shape[0], 1):
-        raise _checks.error(f"{fname}: Q", f"{q.shape[0]} generalized forces (one per "
+        raise _value_checks.error(f"{fname}: Q", f"{q.shape[0]} generalized forces (one per "
                             "coordinate)", f"{Qv.shape[0]}")
-    _checks.time_symbol(t, f"{fname}: t", exprs=[T, V, Qv])
-    _checks.independent_of(M, list(qd), f"{fname}: T", "a kinetic energy is at most quadratic "
+    _meaning_checks.time_symbol(t, f"{fname}: t", exprs=[T, V, Qv])
+    _meaning_checks.independent_of(M, list(qd), f"{fname}: T", "a kinetic energy is at most quadratic "
                            "in the velocities: M = d2T/dqd2 may not depend on them")
-    _checks.independent_of(V, list(qd), f"{fname}: V", "a potential depends on q and t only")
+    _meaning_checks.independent_of(V, list(qd), f"{fname}: V", "a potential depends on q and t only")
     _spd_where_possible(M, list(q), list(qd), t, f"{fname}: T (its mass matrix d2T/dqd2)")
     F = (Qv - sp.Matrix([V]).jacobian(q).T + sp.Matrix([T]).jacobian(q).T
          - p.jacobian(q) * qd - p.diff(t))
@@ -821,35 +822,35 @@ class ConstrainedSystem:
     def __post_init__(self):
         fname = "ConstrainedSystem"
         if not isinstance(self.constraints, Constraints):
-            raise _checks.refusal(
+            raise _value_checks.refusal(
                 TypeError, f"{fname}: constraints: expected a Constraints value, got "
-                           f"{_checks._describe(self.constraints)}")
+                           f"{_value_checks._describe(self.constraints)}")
         from ..rigid_motion._kinematics import SerialChain
         if not isinstance(self.name, str):
-            raise _checks.error(f"{fname}: name", "a string (a label)", self.name, exc=TypeError)
+            raise _value_checks.error(f"{fname}: name", "a string (a label)", self.name, exc=TypeError)
         if isinstance(self.model, MassMatrixForm) and self.gravity is not None:
-            raise _checks.error(f"{fname}: gravity", "None for a symbolic model (its forcing "
+            raise _value_checks.error(f"{fname}: gravity", "None for a symbolic model (its forcing "
                                 "holds gravity already)", self.gravity)
         if isinstance(self.model, MassMatrixForm):
             if list(self.model.q) != list(self.constraints.q):
-                raise _checks.refusal(
+                raise _value_checks.refusal(
                     ValueError, f"{fname}: constraints: expected the model's coordinates "
                                 f"{list(self.model.q)}, got {list(self.constraints.q)}")
             if list(self.model.kinematics) != list(self.model.u):
-                raise _checks.refusal(
+                raise _value_checks.refusal(
                     ValueError, f"{fname}: model: expected speeds u = qd (kinematics qd = u), "
                                 f"got qd = {list(self.model.kinematics)}")
         elif isinstance(self.model, SerialChain):
             if self.model.n != self.constraints.n:
-                raise _checks.refusal(
+                raise _value_checks.refusal(
                     ValueError, f"{fname}: constraints: expected {self.model.n} coordinates "
                                 f"(one per joint), got {self.constraints.n}")
             g = (0.0, 0.0, -9.81) if self.gravity is None else self.gravity
-            object.__setattr__(self, "gravity", _checks.vector(g, 3, f"{fname}: gravity"))
+            object.__setattr__(self, "gravity", _value_checks.vector(g, 3, f"{fname}: gravity"))
         else:
-            raise _checks.refusal(
+            raise _value_checks.refusal(
                 TypeError, f"{fname}: model: expected a MassMatrixForm or a SerialChain, got "
-                           f"{_checks._describe(self.model)}")
+                           f"{_value_checks._describe(self.model)}")
 
     @property
     def n(self):
@@ -857,13 +858,13 @@ class ConstrainedSystem:
 
     def _symbolic(self, fname):
         if not isinstance(self.model, MassMatrixForm):
-            raise _checks.refusal(
+            raise _value_checks.refusal(
                 TypeError, f"{fname}: expected a system whose model is a MassMatrixForm "
                            f"(symbolic); a SerialChain model has only numeric equations "
                            f"(ConstrainedSystem.numeric)")
         eq = self.model
         if eq.t != self.constraints.t:
-            raise _checks.refusal(
+            raise _value_checks.refusal(
                 ValueError, f"{fname}: the model's time symbol {eq.t} differs from the "
                             f"constraints' {self.constraints.t}")
         A, b = second_order_form(self.constraints, eq.u)
@@ -872,7 +873,7 @@ class ConstrainedSystem:
     def numeric(self, values=None, method="udwadia_kalaba"):
         """A :class:`~robodyn.equations.NumericForm` of the constrained motion solved by
         ``method`` (one of ``METHODS``), with k = n inputs (joint forces); cached."""
-        _checks.choice(method, "ConstrainedSystem.numeric: method", METHODS)
+        _value_checks.choice(method, "ConstrainedSystem.numeric: method", METHODS)
         key = (method, _values_key(values, "ConstrainedSystem.numeric"))
         if key not in self._cache:
             self._cache[key] = NumericConstrained(self, values, method)
@@ -881,7 +882,7 @@ class ConstrainedSystem:
 
 def _check_system(system, fname):
     if not isinstance(system, ConstrainedSystem):
-        raise _checks.error(f"{fname}: system", "a ConstrainedSystem", system, exc=TypeError)
+        raise _value_checks.error(f"{fname}: system", "a ConstrainedSystem", system, exc=TypeError)
 
 
 def multiplier_equations(system):
@@ -947,18 +948,18 @@ def embedded_equations(system, S=None, eta=None):
     if S is None:
         basis = Av.nullspace(simplify=True)
         S = sp.Matrix.hstack(*basis) if basis else sp.zeros(n, 0)
-    S = _checks.sym_matrix(S, f"{fname}: S")
+    S = _value_checks.sym_matrix(S, f"{fname}: S")
     if S.shape != (n, n - m):
-        raise _checks.refusal(
+        raise _value_checks.refusal(
             ValueError, f"{fname}: S: expected an {n} x {n - m} null-space basis of A, got shape "
                         f"{S.shape}")
     if not (Av * S).applyfunc(sp.simplify).is_zero_matrix:
-        raise _checks.refusal(
+        raise _value_checks.refusal(
             ValueError, f"{fname}: S: expected A S = 0 (columns in the null space of A), got "
                         f"A S = {(Av * S).applyfunc(sp.simplify)}")
     eta = _symbol_column(eta or sp.symbols(f"eta1:{n - m + 1}"), "eta", fname)
     if eta.shape[0] != n - m:
-        raise _checks.refusal(
+        raise _value_checks.refusal(
             ValueError, f"{fname}: eta: expected {n - m} symbols, got {eta.shape[0]}")
     s0 = sp.zeros(n, 1) if c.is_zero_matrix else Av.T * (Av * Av.T).LUsolve(c)
     q, t = eq.q, eq.t
@@ -990,14 +991,14 @@ def projected_equations(system):
     [1, 0],
     [0, 1]])
     """
-    from ..lagrange import christoffel_symbols
+    from ..lagrange._euler_lagrange import christoffel_symbols
     fname = "projected_equations"
     _check_system(system, fname)
     eq, _, _ = system._symbolic(fname)
     A, c = system.constraints.velocity_form()
     t = eq.t
     if not c.is_zero_matrix or A.has(t) or eq.mass_matrix.has(t):
-        raise _checks.refusal(
+        raise _value_checks.refusal(
             ValueError, f"{fname}: expected scleronomic constraints A(q) qd = 0 and M(q) "
                         f"(handbook §5.4.1), got c = {list(c)} or a time dependence")
     q, qd = list(eq.q), list(eq.u)
@@ -1039,7 +1040,7 @@ class NumericConstrained(NumericForm):
             self._F = lambda q, qd, t, tau: (num.forcing(q, qd, t) + num.input_matrix(q, t) @ tau
                                              if tau.any() else num.forcing(q, qd, t))
         else:
-            from .. import dynamics
+            from ..dynamics import _recursions as dynamics
             g = np.ascontiguousarray(system.gravity, dtype=float)   # the compiled engine's path
             zero = self._zero
             self._M = lambda q, t: dynamics.crba(model, q)

@@ -38,7 +38,7 @@ import time
 import unicodedata
 from pathlib import Path
 
-from .. import _checks, _files
+from .. import _value_checks, _files
 from . import _args, _identity
 
 __all__ = ["manual_cells", "manual_answers", "console_text", "gradebook_url", "write_atomic",
@@ -146,8 +146,8 @@ def console_text(text, limit=200, *, escape=True):
     >>> console_text("a\\x1b]0;x\\x07b\\r\\nc\\u202ed", 2000, escape=False)
     'a?]0;x?b  c?d'
     """
-    limit = _checks.size(limit, "console_text: limit", low=0, high=10**7)
-    escape = _checks.flag(escape, "console_text: escape")
+    limit = _value_checks.size(limit, "console_text: limit", low=0, high=10**7)
+    escape = _value_checks.flag(escape, "console_text: escape")
     if not isinstance(text, str):
         text = str(text)
     out = []
@@ -178,8 +178,8 @@ def write_atomic(path, data):
     """
     _args.path(path, "write_atomic: path")
     if not isinstance(data, (str, bytes)):
-        raise _checks.error("write_atomic: data", "str or bytes",
-                            _checks.describe(data), exc=TypeError)
+        raise _value_checks.error("write_atomic: data", "str or bytes",
+                            _value_checks.describe(data), exc=TypeError)
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     _files.replace_atomic(path, data.encode("utf-8") if isinstance(data, str) else data,
@@ -221,11 +221,11 @@ def gradebook_url(where):
 def _url(where, name):
     if not isinstance(where, (str, os.PathLike)) or isinstance(where, bytes) or \
             not isinstance(os.fspath(where), str):
-        raise _checks.error(name, "a database URL or a file path",
-                            _checks.describe(where), exc=TypeError)
+        raise _value_checks.error(name, "a database URL or a file path",
+                            _value_checks.describe(where), exc=TypeError)
     where = os.fspath(where)
     if not where or len(where) > _args.MAX_PATH or "\n" in where or "\x00" in where:
-        raise _checks.error(name, "a database URL or a file path", _checks.describe(where))
+        raise _value_checks.error(name, "a database URL or a file path", _value_checks.describe(where))
     if "://" in where:
         return where
     return "sqlite:///" + str(Path(where).resolve())
@@ -260,7 +260,7 @@ def _open(url, name):
     try:
         return _open_gradebook(url)
     except (sa.exc.SQLAlchemyError, OSError) as exc:
-        raise _checks.refusal(
+        raise _value_checks.refusal(
             ValueError, f"{name}: expected a gradebook database that can be opened, got "
                         f"{url[:200]!r} ({type(exc).__name__}: {str(exc)[:160]})") from None
 
@@ -348,8 +348,8 @@ class Records:
         release = _args.notebook(release, "Records: release")
         for name, f in (("page", page), ("field", field)):
             if f is not None and not callable(f):
-                raise _checks.error(f"Records: {name}", "a callable or None",
-                                    _checks.describe(f), exc=TypeError)
+                raise _value_checks.error(f"Records: {name}", "a callable or None",
+                                    _value_checks.describe(f), exc=TypeError)
         self.assignment, self.notebook = assignment, notebook
         self.problems, self.cell_of = [], {}
         self.release = release
@@ -384,16 +384,16 @@ class Records:
         its test cell ``<key>_check`` where the notebook has one) and per hand-graded answer,
         a solution cell per answer cell."""
         if isinstance(problems, (str, bytes, dict)) or not hasattr(problems, "__iter__"):
-            raise _checks.error("Records.define: problems", "a list of (key, points)",
-                                _checks.describe(problems), exc=TypeError)
+            raise _value_checks.error("Records.define: problems", "a list of (key, points)",
+                                _value_checks.describe(problems), exc=TypeError)
         checked = []
         for item in problems:
             if not (isinstance(item, (tuple, list)) and len(item) == 2
                     and isinstance(item[0], str) and 0 < len(item[0]) <= 100):
-                raise _checks.error("Records.define: problems", "(key, points) pairs",
-                                    _checks.describe(item),
+                raise _value_checks.error("Records.define: problems", "(key, points) pairs",
+                                    _value_checks.describe(item),
                                     exc=TypeError)
-            checked.append((item[0], _checks.nonnegative(item[1], "Records.define: points",
+            checked.append((item[0], _value_checks.nonnegative(item[1], "Records.define: points",
                                                          high=1e9)))
         self.problems = [(k, float(p)) for k, p in checked]
         gb, a, nb, release = self.gb, self.assignment, self.notebook, self.release
@@ -418,7 +418,7 @@ class Records:
         """The run's seed: ``seed`` when given (and stored), else the one stored by an earlier
         run of this set, else a new one (stored)."""
         if seed is not None:
-            seed = _checks.size(seed, "Records.seed: seed", low=0, high=2**62)
+            seed = _value_checks.size(seed, "Records.seed: seed", low=0, high=2**62)
         import numpy as np
         import sqlalchemy as sa
         key = (self._runs.c.assignment == self.assignment) & \
@@ -534,15 +534,15 @@ class Records:
         its task died is not recorded, so that a rerun grades it), the table, its page.
         Returns False when the file was in the gradebook already (nothing written)."""
         _args.row(row, "Records.add: row", keys=("file", "student"))
-        record = _checks.flag(record, "Records.add: record")
+        record = _value_checks.flag(record, "Records.add: record")
         if not _identity.is_student_id(row["student"]):
-            raise _checks.error("Records.add: row", f"a row whose 'student' is a checked "
+            raise _value_checks.error("Records.add: row", f"a row whose 'student' is a checked "
                                 f"student id ({_identity.RULE}, as "
                                 f"_identity.student_id returns it)",
                                 repr(console_text(row["student"], 80)))
         other = self._file_of.get(row["student"])
         if other is not None and other != _key(row):
-            raise _checks.error("Records.add: row", "one file per student id (two files of "
+            raise _value_checks.error("Records.add: row", "one file per student id (two files of "
                                 "one id are held back, never one written over the other)",
                                 f"a second file for {row['student']!r}")
         if record:
@@ -563,7 +563,7 @@ class Records:
     def flush(self, force=True):
         """Rewrite the table (atomically). Unforced, at most as often as keeps the rewriting
         under a sixth of the time (a class of 10,000 is not rewritten 10,000 times)."""
-        force = _checks.flag(force, "Records.flush: force")
+        force = _value_checks.flag(force, "Records.flush: force")
         if not self._csv_dirty:
             return
         now = time.monotonic()

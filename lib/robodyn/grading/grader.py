@@ -49,7 +49,7 @@ from pathlib import Path
 import nbformat
 import numpy as np
 
-from .. import _checks, answers, parallel
+from .. import _value_checks, answers, parallel
 from ..answers import _problems
 from . import _args, _exposure, _identity, gradebook, jail, markup
 from ..errors import RobodynError
@@ -77,11 +77,11 @@ class Limits:
 
     def __post_init__(self):
         for name, high in (("cell_timeout", 86400.0), ("total_timeout", 7 * 86400.0)):
-            v = _checks.real_number(getattr(self, name), f"Limits: {name}", low=0,
+            v = _value_checks.real_number(getattr(self, name), f"Limits: {name}", low=0,
                                     strict_low=True, high=high, hint="seconds of CPU time")
             object.__setattr__(self, name, v)
         for name, low, high in (("memory_mb", 64, 2**20), ("file_mb", 1, 2**20)):
-            object.__setattr__(self, name, _checks.size(getattr(self, name), f"Limits: {name}",
+            object.__setattr__(self, name, _value_checks.size(getattr(self, name), f"Limits: {name}",
                                                         low=low, high=high, hint="MiB"))
 
 
@@ -364,16 +364,16 @@ class Reference:
 
 def _reference_arg(ref, fname, arg="ref", complete=True):
     if not isinstance(ref, Reference):
-        raise _checks.error(f"{fname}: {arg}", "a grader.Reference (from grader.reference)",
-                            _checks.describe(ref), exc=TypeError)
+        raise _value_checks.error(f"{fname}: {arg}", "a grader.Reference (from grader.reference)",
+                            _value_checks.describe(ref), exc=TypeError)
     _args.reference_fields(ref, fname, arg, complete)
     return ref
 
 
 def _limits_arg(limits, fname):
     if not isinstance(limits, Limits):
-        raise _checks.error(f"{fname}: limits", "a grader.Limits",
-                            _checks.describe(limits), exc=TypeError)
+        raise _value_checks.error(f"{fname}: limits", "a grader.Limits",
+                            _value_checks.describe(limits), exc=TypeError)
     return limits
 
 
@@ -383,7 +383,7 @@ def reference(instructor_nb, *, seed=0, limits=Limits(cell_timeout=600, total_ti
     Raises RuntimeError when it fails, a cell raises, or an answer is missing.
     """
     instructor_nb = _args.notebook(instructor_nb, "reference: instructor_nb")
-    seed = _checks.size(seed, "reference: seed", low=0, high=2**63 - 1)
+    seed = _value_checks.size(seed, "reference: seed", low=0, high=2**63 - 1)
     _limits_arg(limits, "reference")
     report = run_cells(_code_cells(instructor_nb), [], limits=limits, sandboxed=False,
                        spec_from="problems", seed=seed)
@@ -421,7 +421,7 @@ def answer_key(ref):
         try:
             value = answers.decode(ref.answers[p.key], p, _inputs_of(ref, p.key))
         except ValueError as exc:
-            raise _checks.refusal(ValueError, f"answer_key: ref: the reference of {p.key!r} cannot be read "
+            raise _value_checks.refusal(ValueError, f"answer_key: ref: the reference of {p.key!r} cannot be read "
                              f"({str(exc)[:200]})") from None
         key[p.key] = _guarded(answers.fingerprint(value, p, seed=_seed(p.key)), value, p)
     return json.dumps(key, separators=(",", ":"), sort_keys=True)
@@ -498,7 +498,7 @@ def _read_instructor(path, name):
     try:
         return nbformat.read(path, as_version=4)
     except (OSError, ValueError, TypeError, AttributeError, KeyError, RecursionError) as exc:
-        raise _checks.refusal(
+        raise _value_checks.refusal(
             ValueError, f"{name}: expected an instructor notebook (nbformat JSON), got a file "
                         f"that is not one ({type(exc).__name__}: {str(exc)[:160]})") from None
 
@@ -633,17 +633,17 @@ def load_json(data, *, max_bytes, max_depth):
     """``json.loads`` of ``data`` (bytes) after a size and a depth check: ValueError for
     anything too large, too deep or not JSON (never RecursionError or MemoryError)."""
     _need_bytes("load_json", "data", data)
-    max_bytes = _checks.size(max_bytes, "load_json: max_bytes", high=2**40)
-    max_depth = _checks.size(max_depth, "load_json: max_depth", high=10**6)
+    max_bytes = _value_checks.size(max_bytes, "load_json: max_bytes", high=2**40)
+    max_depth = _value_checks.size(max_depth, "load_json: max_depth", high=10**6)
     if len(data) > max_bytes:
-        raise _checks.refusal(ValueError, f"load_json: data: larger than {max_bytes // 2**20} MiB "
+        raise _value_checks.refusal(ValueError, f"load_json: data: larger than {max_bytes // 2**20} MiB "
                          f"({len(data)} bytes, at most {max_bytes})")
     if json_depth(data) > max_depth:
-        raise _checks.refusal(ValueError, f"load_json: data: nested deeper than {max_depth} levels")
+        raise _value_checks.refusal(ValueError, f"load_json: data: nested deeper than {max_depth} levels")
     try:
         return json.loads(data.decode("utf-8", "replace"))
     except (ValueError, RecursionError, MemoryError) as exc:
-        raise _checks.refusal(
+        raise _value_checks.refusal(
             ValueError, f"load_json: data: not valid JSON ({type(exc).__name__})") from None
 
 
@@ -659,11 +659,11 @@ def _read_bytes(path, name):
     if not isinstance(path, bytes):
         _args.path(path, name)
     elif not path or len(path) > _args.MAX_PATH or b"\0" in path:
-        raise _checks.error(name, "a file path", repr(path[:80]))
+        raise _value_checks.error(name, "a file path", repr(path[:80]))
     try:
         return _read_file(path)
     except ValueError as exc:
-        raise _checks.refusal(ValueError, f"{name}: {exc}") from None
+        raise _value_checks.refusal(ValueError, f"{name}: {exc}") from None
 
 
 def _read_file(path):
@@ -672,16 +672,16 @@ def _read_file(path):
                      os.O_CLOEXEC)
     except OSError as exc:
         if exc.errno == errno.ELOOP:
-            raise _checks.refusal(
+            raise _value_checks.refusal(
                 ValueError, "it is a symbolic link (only regular files are graded)") from None
-        raise _checks.refusal(ValueError, f"it could not be opened ({exc.strerror})") from None
+        raise _value_checks.refusal(ValueError, f"it could not be opened ({exc.strerror})") from None
     try:
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):
-            raise _checks.refusal(
+            raise _value_checks.refusal(
                 ValueError, "it is not a regular file (only regular files are graded)")
         if st.st_size > MAX_NOTEBOOK_BYTES:
-            raise _checks.refusal(
+            raise _value_checks.refusal(
                 ValueError, f"the file is larger than {MAX_NOTEBOOK_BYTES // 2**20} MiB")
         parts, n = [], 0
         while n <= MAX_NOTEBOOK_BYTES:
@@ -691,11 +691,11 @@ def _read_file(path):
             parts.append(block)
             n += len(block)
         if n > MAX_NOTEBOOK_BYTES:
-            raise _checks.refusal(
+            raise _value_checks.refusal(
                 ValueError, f"the file is larger than {MAX_NOTEBOOK_BYTES // 2**20} MiB")
         return b"".join(parts)
     except OSError as exc:
-        raise _checks.refusal(ValueError, f"it could not be read ({exc.strerror})") from None
+        raise _value_checks.refusal(ValueError, f"it could not be read ({exc.strerror})") from None
     finally:
         os.close(fd)
 
@@ -706,9 +706,9 @@ def _read_submission(path):
     try:
         data = load_json(raw, max_bytes=MAX_NOTEBOOK_BYTES, max_depth=MAX_JSON_DEPTH)
     except ValueError as exc:
-        raise _checks.refusal(ValueError, f"not a notebook: {exc}") from None
+        raise _value_checks.refusal(ValueError, f"not a notebook: {exc}") from None
     if not isinstance(data, dict) or not isinstance(data.get("cells"), list):
-        raise _checks.refusal(ValueError, "not a notebook (no list of cells)")
+        raise _value_checks.refusal(ValueError, "not a notebook (no list of cells)")
     return data, raw
 
 
@@ -761,12 +761,12 @@ def parse_result(data, keys, n_cells):
     _need_bytes("parse_result", "data", data)
     if keys is not None and (not isinstance(keys, (list, tuple, set)) or
                              not all(isinstance(k, str) for k in keys)):
-        raise _checks.refusal(
+        raise _value_checks.refusal(
             TypeError, f"parse_result: keys: expected None or a list of str, got {keys!r:.80}")
     if keys is not None and not all(_PROBLEM_KEY.match(k) for k in keys):
-        raise _checks.error("parse_result: keys", "problem keys (1 to 100 letters, digits, _ "
+        raise _value_checks.error("parse_result: keys", "problem keys (1 to 100 letters, digits, _ "
                             "and -)", repr(list(keys))[:120])
-    n_cells = _checks.size(n_cells, "parse_result: n_cells", low=0, high=10**6)
+    n_cells = _value_checks.size(n_cells, "parse_result: n_cells", low=0, high=10**6)
     lines = bytes(data[:MAX_RESULT_BYTES]).split(b"\n")
     for line in reversed(lines[-MAX_LINES_TRIED:]):
         if not line.strip():
@@ -783,7 +783,7 @@ def parse_result(data, keys, n_cells):
 
 def _need_bytes(fn, name, v):
     if not isinstance(v, (bytes, bytearray, memoryview)):
-        raise _checks.refusal(TypeError, f"{fn}: {name}: expected bytes, got {type(v).__name__}")
+        raise _value_checks.refusal(TypeError, f"{fn}: {name}: expected bytes, got {type(v).__name__}")
 
 
 def _clean(text, limit=2000):
@@ -810,20 +810,20 @@ def judge(ref, got, seed, *, budget=JUDGE_BUDGET):
     _reference_arg(ref, "judge")
     if not isinstance(got, dict) or not all(isinstance(k, str) and isinstance(v, dict)
                                             for k, v in got.items()):
-        raise _checks.error("judge: got", "a dict {problem key: encoded answer (a dict)}",
-                            _checks.describe(got),
+        raise _value_checks.error("judge: got", "a dict {problem key: encoded answer (a dict)}",
+                            _value_checks.describe(got),
                             exc=TypeError)
     known = {p.key for p in ref.problems}
     try:
         json.dumps(got)                       # NaN passes: a number the judge refuses
     except (TypeError, ValueError, RecursionError):
-        raise _checks.error("judge: got", "records of JSON data (as the sandbox sends them)",
+        raise _value_checks.error("judge: got", "records of JSON data (as the sandbox sends them)",
                             "a record that is not JSON data", exc=TypeError) from None
     if not set(got) <= known:
-        raise _checks.error("judge: got", "answers to the reference's problems",
+        raise _value_checks.error("judge: got", "answers to the reference's problems",
                             f"unknown keys {sorted(set(got) - known)[:5]}")
-    seed = _checks.size(seed, "judge: seed", low=0, high=2**63 - 1)
-    budget = _checks.real_number(budget, "judge: budget", low=0, strict_low=True, high=3600)
+    seed = _value_checks.size(seed, "judge: seed", low=0, high=2**63 - 1)
+    budget = _value_checks.real_number(budget, "judge: budget", low=0, strict_low=True, high=3600)
     if not ref.problems:
         return {}
     job = {"problems": [p.to_dict() for p in ref.problems], "references": ref.answers,
@@ -892,8 +892,8 @@ def grade_notebook(path, release, ref, *, limits=Limits(), seed=0, unsafe=False,
     release = _args.notebook(release, f"{f}: release")
     _reference_arg(ref, f)
     _limits_arg(limits, f)
-    seed = _checks.size(seed, f"{f}: seed", low=0, high=2**63 - 1)
-    unsafe = _checks.flag(unsafe, f"{f}: unsafe")
+    seed = _value_checks.size(seed, f"{f}: seed", low=0, high=2**63 - 1)
+    unsafe = _value_checks.flag(unsafe, f"{f}: unsafe")
     if student is not None:
         _args.text(student, f"{f}: student", low=1, high=1000)
     name = _clean(str(student) if student is not None else _stem(path), 200)
@@ -990,13 +990,13 @@ def _read_roster(path, name):
         with open(path, newline="", encoding="utf-8") as fh:
             rows = list(csv.DictReader(fh))
     except (OSError, UnicodeDecodeError, csv.Error) as exc:
-        raise _checks.refusal(
+        raise _value_checks.refusal(
             ValueError, f"{name}: expected a roster CSV (UTF-8) that can be read, got "
                         f"{str(path)[:200]!r} ({type(exc).__name__})") from None
     if not rows or not {"file", "student"} <= set(rows[0]) or any(
             not isinstance(r.get("file"), str) or not isinstance(r.get("student"), str)
             for r in rows):
-        raise _checks.refusal(ValueError, f"{name}: expected the columns 'file' and 'student' (both in every "
+        raise _value_checks.refusal(ValueError, f"{name}: expected the columns 'file' and 'student' (both in every "
                          f"row) in {str(path)[:200]!r}")
     out = {}
     for i, r in enumerate(rows, 2):
@@ -1005,10 +1005,10 @@ def _read_roster(path, name):
         try:
             sid = _identity.student_id(r["student"].strip())
         except ValueError as exc:
-            raise _checks.refusal(ValueError, f"{name}: line {i}: expected a student id ({_identity.RULE}), "
+            raise _value_checks.refusal(ValueError, f"{name}: line {i}: expected a student id ({_identity.RULE}), "
                              f"got {gradebook.console_text(r['student'], 80)!r}: {exc}") from None
         if f in out:
-            raise _checks.refusal(ValueError, f"{name}: line {i}: the file {gradebook.console_text(f, 80)!r} "
+            raise _value_checks.refusal(ValueError, f"{name}: line {i}: the file {gradebook.console_text(f, 80)!r} "
                              f"is listed twice")
         out[f] = sid
     return out
@@ -1024,12 +1024,12 @@ def feedback_html(row, ref, title, *, manual=()):
     if isinstance(manual, (str, bytes, dict)) or not isinstance(manual, (list, tuple)) or \
             not all(isinstance(m, tuple) and len(m) == 3 and isinstance(m[0], str) and
                     isinstance(m[2], str) for m in manual):
-        raise _checks.error("feedback_html: manual", "a list of (grade_id, points, cell_type) "
-                            "(gradebook.manual_cells)", _checks.describe(manual), exc=TypeError)
+        raise _value_checks.error("feedback_html: manual", "a list of (grade_id, points, cell_type) "
+                            "(gradebook.manual_cells)", _value_checks.describe(manual), exc=TypeError)
     for m in manual:
-        _checks.real_number(m[1], "feedback_html: manual", low=0)
+        _value_checks.real_number(m[1], "feedback_html: manual", low=0)
     for k in [p.key for p in ref.problems] + ["total"]:
-        _checks.real_number(row.get(k, 0), f"feedback_html: row ({k!r})")
+        _value_checks.real_number(row.get(k, 0), f"feedback_html: row ({k!r})")
     import html
     e = html.escape
     max_points = sum(p.points for p in ref.problems)
@@ -1136,7 +1136,7 @@ def _submission_files(folder):
     too: the grader refuses each in its own row, without opening it here)."""
     folder = Path(folder)
     if not folder.is_dir():
-        raise _checks.refusal(
+        raise _value_checks.refusal(
             ValueError, f"grade: submissions: expected a folder, got {str(folder)!r}")
     files = []
     with os.scandir(folder) as it:
@@ -1144,7 +1144,7 @@ def _submission_files(folder):
             if entry.name.endswith(".ipynb"):
                 files.append(Path(entry.path))
                 if len(files) > MAX_SUBMISSIONS:
-                    raise _checks.refusal(ValueError, f"grade: submissions: expected at most "
+                    raise _value_checks.refusal(ValueError, f"grade: submissions: expected at most "
                                      f"{MAX_SUBMISSIONS} notebooks, got more")
     return sorted(files)
 
@@ -1275,19 +1275,19 @@ def grade(instructor_path, submissions, out_csv, *, limits=Limits(), seed=None,
     _args.path(feedback_dir, "grade: feedback_dir", none=True)
     _limits_arg(limits, "grade")
     if seed is not None:
-        seed = _checks.size(seed, "grade: seed", low=0, high=2**62)
+        seed = _value_checks.size(seed, "grade: seed", low=0, high=2**62)
     _args.callable_arg(progress, "grade: progress")
-    unsafe = _checks.flag(unsafe, "grade: unsafe")
+    unsafe = _value_checks.flag(unsafe, "grade: unsafe")
     say = progress or (lambda *_: None)
-    jobs = _checks.size(jobs, "grade: jobs", low=1, high=1024)
+    jobs = _value_checks.size(jobs, "grade: jobs", low=1, high=1024)
     if isinstance(scheduler, str) and not _SCHEDULER.match(scheduler):
-        raise _checks.error("grade: scheduler", "a Dask scheduler's address (tcp://host:port)",
+        raise _value_checks.error("grade: scheduler", "a Dask scheduler's address (tcp://host:port)",
                             repr(scheduler[:80]))
     if scheduler is not None and not isinstance(scheduler, str) and \
             not hasattr(scheduler, "submit"):
-        raise _checks.error("grade: scheduler", "None (local processes), a Dask scheduler's "
+        raise _value_checks.error("grade: scheduler", "None (local processes), a Dask scheduler's "
                             "address or a distributed.Client",
-                            _checks.describe(scheduler), exc=TypeError)
+                            _value_checks.describe(scheduler), exc=TypeError)
     if assignment is not None:
         _args.label(assignment, "grade: assignment")
     if gradebook_db is not None:
@@ -1295,7 +1295,7 @@ def grade(instructor_path, submissions, out_csv, *, limits=Limits(), seed=None,
     instructor_path = Path(instructor_path)
     files = _submission_files(submissions)
     if not files:
-        raise _checks.refusal(ValueError, f"grade: no *.ipynb files in {submissions}")
+        raise _value_checks.refusal(ValueError, f"grade: no *.ipynb files in {submissions}")
     ok, why = sandbox_status()
     if not ok and not unsafe and scheduler is None:
         raise SandboxUnavailable(f"grade: refusing to run submissions without a sandbox: {why}")
@@ -1316,7 +1316,7 @@ def grade(instructor_path, submissions, out_csv, *, limits=Limits(), seed=None,
                                         feedback_dir=feedback_dir, field=_cell_text)
         except ValueError as exc:              # named by the argument the user gave
             arg = "gradebook_db" if gradebook_db is not None else "out_csv"
-            raise _checks.refusal(
+            raise _value_checks.refusal(
                 ValueError, str(exc).replace("Records: url", f"grade: {arg}", 1)) from None
         seed = records.seed(seed)
         ref = reference(nb, seed=seed)

@@ -84,7 +84,7 @@ import time
 import urllib.parse
 from pathlib import Path
 
-from .. import _checks
+from .. import _value_checks
 from . import _args, _neutral, seccomp
 
 HOME = "/home/student"
@@ -243,8 +243,8 @@ def scratch(kind="grade", *, mode=0o700):
     True
     """
     if kind not in ("grade", "jail"):
-        raise _checks.error("scratch: kind", "'grade' or 'jail'", repr(kind)[:80])
-    mode = _checks.size(mode, "scratch: mode", low=0o700, high=0o755)
+        raise _value_checks.error("scratch: kind", "'grade' or 'jail'", repr(kind)[:80])
+    mode = _value_checks.size(mode, "scratch: mode", low=0o700, high=0o755)
     path = os.path.join(tempfile.gettempdir(),
                         f"robodyn-{kind}-{_owner_tag()}-{secrets.token_hex(6)}")
     os.mkdir(path, 0o700)
@@ -263,7 +263,7 @@ def reclaim(*, once=False):
     live run's, never an untagged name. Called by every grader process before its first
     sandbox (``once``: only then), so a killed worker's leftovers go with the next run or
     the worker's restart. Returns the paths removed."""
-    once = _checks.flag(once, "reclaim: once")
+    once = _value_checks.flag(once, "reclaim: once")
     if once and _RECLAIMED:
         return []
     _RECLAIMED.append(True)
@@ -451,7 +451,7 @@ def command(exe, argv, *, env=None, files=(), mounts=(), seccomp_fd=None):
     """
     exe, argv, env, files, mounts = _command_args(exe, argv, env, files, mounts, "command")
     if seccomp_fd is not None:
-        seccomp_fd = _checks.size(seccomp_fd, "command: seccomp_fd", low=0, high=2**31 - 1)
+        seccomp_fd = _value_checks.size(seccomp_fd, "command: seccomp_fd", low=0, high=2**31 - 1)
     return _command(exe, argv, env, files, mounts, seccomp_fd, ())
 
 
@@ -483,15 +483,15 @@ def _command(exe, argv, env, files, mounts, seccomp_fd, extra):
 def _no_nul(x, name):
     _args.text(x, name, high=_args.MAX_PATH * 4)
     if "\0" in x:
-        raise _checks.error(name, "text without NUL", repr(x[:80]))
+        raise _value_checks.error(name, "text without NUL", repr(x[:80]))
     return x
 
 
 def _str_list(xs, name, *, low=0):
     if isinstance(xs, (str, bytes, dict)) or not isinstance(xs, (list, tuple)) or \
             not low <= len(xs) <= 10_000:
-        raise _checks.error(name, f"a list of {low} to 10000 texts",
-                            _checks.describe(xs), exc=TypeError)
+        raise _value_checks.error(name, f"a list of {low} to 10000 texts",
+                            _value_checks.describe(xs), exc=TypeError)
     return [_no_nul(a, name) for a in xs]
 
 
@@ -499,46 +499,46 @@ def _command_args(exe, argv, env, files, mounts, fname, *, fds=True):
     """The checks of :func:`command`'s and :class:`Launch`'s arguments."""
     exe = os.fspath(_args.path(exe, f"{fname}: exe"))
     if not os.path.isabs(exe):
-        raise _checks.error(f"{fname}: exe", "the absolute path of bwrap", repr(exe[:80]))
+        raise _value_checks.error(f"{fname}: exe", "the absolute path of bwrap", repr(exe[:80]))
     argv = _str_list(argv, f"{fname}: argv", low=1)
     if not os.path.isabs(argv[0]):
-        raise _checks.error(f"{fname}: argv", "a command whose program is an absolute path",
+        raise _value_checks.error(f"{fname}: argv", "a command whose program is an absolute path",
                             repr(argv[0][:80]))
     if env is not None:
         if not isinstance(env, dict) or not all(
                 isinstance(k, str) and _ENV_NAME.match(k) and isinstance(v, str) and
                 _ENV_VALUE.match(v) for k, v in env.items()):
-            raise _checks.error(f"{fname}: env", "None or a dict {NAME: value} of upper-case "
+            raise _value_checks.error(f"{fname}: env", "None or a dict {NAME: value} of upper-case "
                                 "names and values of letters, digits and _ . / : , = + - "
                                 "(the whole environment inside: paths and settings)",
-                                _checks.describe(env),
+                                _value_checks.describe(env),
                                 exc=TypeError)
     if fds:                                   # command: (fd, name) pairs; Launch: {name: bytes}
         files = list(files) if isinstance(files, (list, tuple)) else files
         if not isinstance(files, list) or not all(
                 isinstance(f, tuple) and len(f) == 2 for f in files):
-            raise _checks.error(f"{fname}: files", "a list of (fd, name) pairs",
-                                _checks.describe(files),
+            raise _value_checks.error(f"{fname}: files", "a list of (fd, name) pairs",
+                                _value_checks.describe(files),
                                 exc=TypeError)
-        files = [(_checks.size(fd, f"{fname}: files", low=0, high=2**31 - 1),
+        files = [(_value_checks.size(fd, f"{fname}: files", low=0, high=2**31 - 1),
                   _file_name(n, f"{fname}: files")) for fd, n in files]
     elif files is not None:
         if not isinstance(files, dict) or not all(isinstance(v, (bytes, bytearray))
                                                   for v in files.values()):
-            raise _checks.error(f"{fname}: files", "None or a dict {file name: bytes}",
-                                _checks.describe(files),
+            raise _value_checks.error(f"{fname}: files", "None or a dict {file name: bytes}",
+                                _value_checks.describe(files),
                                 exc=TypeError)
         for n in files:
             _file_name(n, f"{fname}: files")
     if isinstance(mounts, (str, bytes, dict)) or not isinstance(mounts, (list, tuple)) or \
             not all(isinstance(m, tuple) and len(m) == 2 for m in mounts):
-        raise _checks.error(f"{fname}: mounts", "a list of (host path, path inside) pairs",
-                            _checks.describe(mounts), exc=TypeError)
+        raise _value_checks.error(f"{fname}: mounts", "a list of (host path, path inside) pairs",
+                            _value_checks.describe(mounts), exc=TypeError)
     mounts = [(os.fspath(_args.path(h, f"{fname}: mounts")),
                os.fspath(_args.path(d, f"{fname}: mounts"))) for h, d in mounts]
     for h, d in mounts:
         if not (os.path.isabs(h) and os.path.isabs(d)):
-            raise _checks.error(f"{fname}: mounts", "absolute paths", f"({h!r}, {d!r})"[:160])
+            raise _value_checks.error(f"{fname}: mounts", "absolute paths", f"({h!r}, {d!r})"[:160])
     return exe, argv, env, files, mounts
 
 
@@ -550,7 +550,7 @@ def _file_name(n, name):
     """A file's name in the working folder: 1 to 255 characters, no '/', NUL, '.' or '..'."""
     _args.text(n, name, low=1, high=255)
     if "/" in n or "\0" in n or n in (".", ".."):
-        raise _checks.error(name, "file names (no '/' or NUL, not '.' or '..')", repr(n[:80]))
+        raise _value_checks.error(name, "file names (no '/' or NUL, not '.' or '..')", repr(n[:80]))
     return n
 
 
@@ -704,13 +704,13 @@ class Launch:
                                          "rlimits": rlimits})
         exe, argv, env, files, _ = _command_args(exe, argv, env, files, (), "Launch", fds=False)
         if not os.access(exe, os.X_OK):
-            raise _checks.error("Launch: exe", "an executable bwrap", repr(exe[:200]))
+            raise _value_checks.error("Launch: exe", "an executable bwrap", repr(exe[:200]))
         if unit is not None and not isinstance(unit, Unit):
-            raise _checks.error("Launch: unit", "None or a jail.Unit",
-                                _checks.describe(unit), exc=TypeError)
+            raise _value_checks.error("Launch: unit", "None or a jail.Unit",
+                                _value_checks.describe(unit), exc=TypeError)
         if rlimits is not None and not callable(rlimits):
-            raise _checks.error("Launch: rlimits", "None or a callable (jail.preexec(...))",
-                                _checks.describe(rlimits), exc=TypeError)
+            raise _value_checks.error("Launch: rlimits", "None or a callable (jail.preexec(...))",
+                                _value_checks.describe(rlimits), exc=TypeError)
         self.unit, self.rlimits = unit, rlimits
         self.uid = host_uid()
         self.staged = []
@@ -797,10 +797,10 @@ class Launch:
         descriptor inside names a host file."""
         extra = set(kw) - _POPEN_KEYWORDS
         if extra:
-            raise _checks.error("popen: kw", f"keywords among {sorted(_POPEN_KEYWORDS)}",
+            raise _value_checks.error("popen: kw", f"keywords among {sorted(_POPEN_KEYWORDS)}",
                                 f"{sorted(map(str, extra))[:5]}", exc=TypeError)
         if not self.fds:
-            raise _checks.error("popen: self", "an open Launch", "a closed one")
+            raise _value_checks.error("popen: self", "an open Launch", "a closed one")
         kw.setdefault("env", self.env)        # bwrap is process 1 inside: its environ shows
         pass_fds = tuple(kw.pop("pass_fds", ())) + tuple(self.fds)
         for fd in self.fds:
@@ -951,8 +951,8 @@ class Unit:
 
     def __init__(self, memory_mb, processes=MAX_PROCESSES):
         self.groups, self.kind, self.root_pid = {}, None, None
-        self.memory = _checks.size(memory_mb, "Unit: memory_mb", low=16, high=2**20) * 2**20
-        self.n = _checks.size(processes, "Unit: processes", low=1, high=4096)
+        self.memory = _value_checks.size(memory_mb, "Unit: memory_mb", low=16, high=2**20) * 2**20
+        self.n = _value_checks.size(processes, "Unit: processes", low=1, high=4096)
         self._lock = threading.Lock()
         plan = _cgroup_plan()
         name = f"robodyn-grade-{_owner_tag()}-{secrets.token_hex(6)}"
@@ -1028,10 +1028,10 @@ class Unit:
     def watch(self, pid):
         """Follow the process tree of ``pid`` (bwrap) in the fallback: a child of this process
         (so that :meth:`kill` never reaches processes that are not the grader's own)."""
-        pid = _checks.size(pid, "watch: pid", low=1, high=2**31 - 1)
+        pid = _value_checks.size(pid, "watch: pid", low=1, high=2**31 - 1)
         st = _read(f"/proc/{pid}/stat").rpartition(")")[2].split()
         if len(st) < 2 or int(st[1]) != os.getpid():
-            raise _checks.error("watch: pid", "the pid of a child of this process", str(pid))
+            raise _value_checks.error("watch: pid", "the pid of a child of this process", str(pid))
         self.root_pid = pid
 
     def cpu_seconds(self):
@@ -1139,12 +1139,12 @@ def _processes_of(uid):
 def preexec(*, memory_mb, cpu_seconds, file_mb, processes=None):
     """The function run in the child before it starts: the per-process resource limits
     (and ``processes.enter()``, a :class:`Unit`, when given)."""
-    memory_mb = _checks.size(memory_mb, "preexec: memory_mb", low=16, high=2**20)
-    cpu_seconds = _checks.real_number(cpu_seconds, "preexec: cpu_seconds", low=1, high=2**31)
-    file_mb = _checks.size(file_mb, "preexec: file_mb", low=1, high=2**20)
+    memory_mb = _value_checks.size(memory_mb, "preexec: memory_mb", low=16, high=2**20)
+    cpu_seconds = _value_checks.real_number(cpu_seconds, "preexec: cpu_seconds", low=1, high=2**31)
+    file_mb = _value_checks.size(file_mb, "preexec: file_mb", low=1, high=2**20)
     if processes is not None and not isinstance(processes, Unit):
-        raise _checks.error("preexec: processes", "None or a jail.Unit",
-                            _checks.describe(processes),
+        raise _value_checks.error("preexec: processes", "None or a jail.Unit",
+                            _value_checks.describe(processes),
                             exc=TypeError)
 
     return functools.partial(_setup_limits, memory_mb, cpu_seconds, file_mb, processes)

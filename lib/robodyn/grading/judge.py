@@ -36,24 +36,24 @@ def judge_one(p, ref_enc, student_enc, inputs, rng):
     """
     import numpy as np
 
-    from robodyn import _checks, answers
+    from robodyn import _value_checks, answers
     from robodyn.grading import _args
     if not isinstance(p, answers.Problem):
-        raise _checks.error("judge_one: p", "an answers.Problem",
-                            _checks.describe(p), exc=TypeError)
+        raise _value_checks.error("judge_one: p", "an answers.Problem",
+                            _value_checks.describe(p), exc=TypeError)
     for name, v in (("ref_enc", ref_enc), ("student_enc", student_enc)):
         if name == "ref_enc" or v is not None:
             if not isinstance(v, dict) or not all(isinstance(k, str) for k in v) or \
                     v.get("type") not in _args.RECORD_TYPES:
-                raise _checks.error(f"judge_one: {name}", "an encoded answer (a dict whose "
+                raise _value_checks.error(f"judge_one: {name}", "an encoded answer (a dict whose "
                                     f"'type' is one of {_args.RECORD_TYPES})",
-                                    _checks.describe(v), exc=TypeError)
+                                    _value_checks.describe(v), exc=TypeError)
     if inputs is not None and not (isinstance(inputs, list) and _args.numeric_lists(inputs)):
-        raise _checks.error("judge_one: inputs", "None or a list of argument lists of finite "
-                            "numbers", _checks.describe(inputs), exc=TypeError)
+        raise _value_checks.error("judge_one: inputs", "None or a list of argument lists of finite "
+                            "numbers", _value_checks.describe(inputs), exc=TypeError)
     if not isinstance(rng, np.random.Generator):
-        raise _checks.error("judge_one: rng", "a numpy Generator",
-                            _checks.describe(rng), exc=TypeError)
+        raise _value_checks.error("judge_one: rng", "a numpy Generator",
+                            _value_checks.describe(rng), exc=TypeError)
     args = None if inputs is None else \
         [tuple(np.asarray(a, dtype=float) for a in t) for t in inputs]
     try:

@@ -33,7 +33,7 @@ import re
 
 import nbformat
 
-from .. import _checks
+from .. import _value_checks
 from . import _args
 from ..errors import RobodynError
 
@@ -92,16 +92,16 @@ def nbgrader_metadata(grade_id, *, grade=False, solution=False, locked=False, po
     f = "nbgrader_metadata"
     if not isinstance(grade_id, str) or not _GRADE_ID.match(grade_id) or \
             not 0 < len(grade_id) <= 200:
-        raise _checks.error(f"{f}: grade_id", "1 to 200 letters, digits, _ and -",
-                            _checks.describe(grade_id),
+        raise _value_checks.error(f"{f}: grade_id", "1 to 200 letters, digits, _ and -",
+                            _value_checks.describe(grade_id),
                             exc=TypeError if not isinstance(grade_id, str) else ValueError)
-    grade, solution, locked = (_checks.flag(v, f"{f}: {n}") for n, v in (
+    grade, solution, locked = (_value_checks.flag(v, f"{f}: {n}") for n, v in (
         ("grade", grade), ("solution", solution), ("locked", locked)))
     if points is not None:
-        points = _checks.real_number(points, f"{f}: points", low=0, high=1e9)
+        points = _value_checks.real_number(points, f"{f}: points", low=0, high=1e9)
         points = int(points) if points.is_integer() else points
     if grade and points is None:
-        raise _checks.error(f"{f}: points", "points >= 0 for a grade cell", "None")
+        raise _value_checks.error(f"{f}: points", "points >= 0 for a grade cell", "None")
     m = {"schema_version": SCHEMA_VERSION, "grade": grade, "solution": solution,
          "locked": locked, "grade_id": grade_id}
     if grade:
@@ -281,16 +281,16 @@ def _key_text(key_json, name):
     it is written into (``'''``) or hold a NUL."""
     _args.text(key_json, name, high=64 * 2**20)
     if "'''" in key_json or "\0" in key_json or key_json.endswith("\\"):
-        raise _checks.error(name, "an answer key's JSON text", "text holding ''', a NUL or "
+        raise _value_checks.error(name, "an answer key's JSON text", "text holding ''', a NUL or "
                             "ending in a backslash (it is written into a raw string)")
     try:
         key = json.loads(key_json)
     except (ValueError, RecursionError) as exc:
-        raise _checks.error(name, "an answer key's JSON text (an object)",
+        raise _value_checks.error(name, "an answer key's JSON text (an object)",
                             f"text that is not JSON ({str(exc)[:80]})") from None
     if not isinstance(key, dict):
-        raise _checks.error(name, "an answer key's JSON text (an object)",
-                            _checks.describe(key), exc=TypeError)
+        raise _value_checks.error(name, "an answer key's JSON text (an object)",
+                            _value_checks.describe(key), exc=TypeError)
     return key_json
 
 
@@ -412,7 +412,7 @@ def nbgrader_checksum(cell):
     _args.cell(cell, "nbgrader_checksum: cell")
     m = _meta(cell)
     if not m or not isinstance(m.get("grade_id"), str):
-        raise _checks.error("nbgrader_checksum: cell", "a cell with nbgrader metadata and a "
+        raise _value_checks.error("nbgrader_checksum: cell", "a cell with nbgrader metadata and a "
                             "grade_id", "a cell without", exc=TypeError)
     grade, solution = bool(m.get("grade")), bool(m.get("solution"))
     locked = not solution and (grade or bool(m.get("locked")))

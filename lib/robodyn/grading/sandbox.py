@@ -76,18 +76,18 @@ def install_guard(workdir, read_roots):
     from . import _args
     _args.path(workdir, "install_guard: workdir")
     if not os.path.isdir(workdir):
-        from .. import _checks
-        raise _checks.error("install_guard: workdir", "an existing folder", repr(workdir)[:200])
+        from .. import _value_checks
+        raise _value_checks.error("install_guard: workdir", "an existing folder", repr(workdir)[:200])
     if isinstance(read_roots, (str, bytes, dict)) or not isinstance(read_roots, (list, tuple)):
-        from .. import _checks
-        raise _checks.error("install_guard: read_roots", "a list of folder paths",
-                            _checks.describe(read_roots),
+        from .. import _value_checks
+        raise _value_checks.error("install_guard: read_roots", "a list of folder paths",
+                            _value_checks.describe(read_roots),
                             exc=TypeError)
     for r in read_roots:
         _args.path(r, "install_guard: read_roots")
         if not os.path.isdir(r):
-            from .. import _checks
-            raise _checks.error("install_guard: read_roots", "existing folders",
+            from .. import _value_checks
+            raise _value_checks.error("install_guard: read_roots", "existing folders",
                                 repr(os.fspath(r))[:200])
     work = (os.path.realpath(workdir),)
     readable = work + tuple(os.path.realpath(r) for r in read_roots) + (

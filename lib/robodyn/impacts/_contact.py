@@ -56,7 +56,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..kinds import FrictionCoefficient, Restitution, Tolerance
-from .. import _checks
+from .. import _value_checks
+from .. import _meaning_checks
 from ._lcp import MAX_SWEEPS, _lemke, contact_pgs
 from ..errors import RobodynError
 
@@ -121,28 +122,28 @@ class ContactResult:
 
 
 def _per_contact(x, p, name, lo, hi, what):
-    a = np.array(_checks.real_array(x, name), dtype=float).reshape(-1)
+    a = np.array(_value_checks.real_array(x, name), dtype=float).reshape(-1)
     if a.size == 1:
         a = np.full(p, float(a[0]))
     if a.shape != (p,):
-        raise _checks.refusal(
+        raise _value_checks.refusal(
             ValueError, f"{name}: expected one {what} or one per contact ({p}), got "
                         f"{a.size} values")
     bad = (a < lo) | (a > hi)
     if bad.any():
-        raise _checks.refusal(
+        raise _value_checks.refusal(
             ValueError, f"{name}: expected {what}s in [{lo:g}, {hi:g}], got {a[bad][0]!r} "
                         f"(contact {int(np.flatnonzero(bad)[0])})")
     return a
 
 
 def _rows(J, n, p, name):
-    a = np.array(_checks.real_array(J, name), dtype=float)
+    a = np.array(_value_checks.real_array(J, name), dtype=float)
     if a.ndim == 1:
         a = a.reshape(1, -1)
     if a.ndim != 2 or a.shape[1] != n or (p is not None and a.shape[0] != p):
         want = f"{p} x {n}" if p is not None else f"p x {n}"
-        raise _checks.refusal(
+        raise _value_checks.refusal(
             ValueError, f"{name}: expected {want} (one row per contact), got shape {a.shape}")
     return a
 
@@ -174,7 +175,7 @@ def solve_modes(Minv, Jn, Jt, mu, v0, cn, ct, fixed, tol, fname, open_first=Fals
         lists = [tuple(reversed(m)) for m in lists]
     if mode_bits(lists) > _LOG2_MAX_MODES:                  # a sum of logs: cannot overflow
         count = math.prod(len(m) for m in lists)           # exact (Python integers)
-        raise _checks.refusal(
+        raise _value_checks.refusal(
             ValueError, f"{fname}: contacts: expected at most {MAX_MODES} contact modes to "
                         f"enumerate, got {count} ({p} contacts at once; hint: "
                         f"method='lemke' or 'pgs' solves large contact sets)")
@@ -266,7 +267,7 @@ def solve_lcp(Minv, Jn, Jt, mu, v0, cn, method, tol, max_iter, fname):
         try:
             z, _ = _lemke(A, b, cap, 1e-12)
         except RuntimeError as exc:
-            raise _checks.refusal(
+            raise _value_checks.refusal(
                 ValueError, f"{fname}: max_iter: expected Lemke's method to end within "
                             f"{cap} pivots, got no end ({p} contacts; a larger cap, or "
                             f"method='pgs')") from exc
@@ -278,14 +279,14 @@ def solve_lcp(Minv, Jn, Jt, mu, v0, cn, method, tol, max_iter, fname):
         cap = max_iter if max_iter is not None else min(MAX_SWEEPS, 2000 + 50 * p)
         Ln, Lt, used = contact_pgs(W, np.concatenate([bn, bt]), mu, fr, cap, tol)
         if used < 0:
-            raise _checks.refusal(
+            raise _value_checks.refusal(
                 ValueError, f"{fname}: max_iter: expected projected Gauss-Seidel to converge "
                             f"within {cap} sweeps (tol = {tol:g}), got no convergence ({p} "
                             f"contacts; a larger max_iter or tol, or method='lemke')")
     lam = np.concatenate([Ln, Lt])
     v = v0 + MG @ lam
     if not (np.all(np.isfinite(v)) and np.all(np.isfinite(lam))):
-        raise _checks.refusal(
+        raise _value_checks.refusal(
             ValueError, f"{fname}: M: expected a finite impulse, got a non-finite one "
                         f"(an ill-conditioned contact problem)")
     eps = 1e-9 * max(1.0, float(np.max(np.abs(lam))))
@@ -359,7 +360,7 @@ def contact_impulse(M, Jn, qd_minus, restitution: Restitution, *,
     (('stick',), [-0.142857, 1.0, 1.428571])
     """
     fname = "contact_impulse"
-    M = _checks.spd(M, f"{fname}: M")
+    M = _meaning_checks.spd(M, f"{fname}: M")
     M = np.asarray(M, dtype=float)
     n = M.shape[0]
     Jn = _rows(Jn, n, None, f"{fname}: Jn")
@@ -367,25 +368,25 @@ def contact_impulse(M, Jn, qd_minus, restitution: Restitution, *,
     norms = np.linalg.norm(Jn, axis=1)
     if np.any(norms <= 1e-12 * max(1.0, float(np.max(np.abs(M))))):
         i = int(np.argmin(norms))
-        raise _checks.refusal(
+        raise _value_checks.refusal(
             ValueError, f"{fname}: Jn: expected non-zero normal rows, got row {i} = "
                         f"{Jn[i].tolist()} (the surface's gradient vanishes at the contact: "
                         f"no normal direction)")
-    v = np.asarray(_checks.vector(qd_minus, n, f"{fname}: qd_minus"), dtype=float)
+    v = np.asarray(_value_checks.vector(qd_minus, n, f"{fname}: qd_minus"), dtype=float)
     e = _per_contact(restitution, p, f"{fname}: restitution", 0.0, 1.0, "restitution")
     mu = _per_contact(friction, p, f"{fname}: friction", 0.0, np.inf, "friction coefficient")
     if Jt is None:
         if np.any(mu > 0):
-            raise _checks.refusal(
+            raise _value_checks.refusal(
                 ValueError, f"{fname}: Jt: expected tangent rows for friction > 0, got None "
                             f"(hint: Jt[i] q_dot is the sliding velocity of contact i)")
         Jt = np.zeros((p, n))
     else:
         Jt = _rows(Jt, n, p, f"{fname}: Jt")
-    tol = _checks.tolerance(tol, f"{fname}: tol")
-    method = _checks.choice(method, f"{fname}: method", METHODS)
+    tol = _value_checks.tolerance(tol, f"{fname}: tol")
+    method = _value_checks.choice(method, f"{fname}: method", METHODS)
     if max_iter is not None:
-        max_iter = _checks.size(max_iter, f"{fname}: max_iter", high=MAX_SWEEPS)
+        max_iter = _value_checks.size(max_iter, f"{fname}: max_iter", high=MAX_SWEEPS)
     return _impulse(M, Jn, Jt, v, e, mu, tol, fname, method, max_iter)
 
 
@@ -429,7 +430,7 @@ def _impulse(M, Jn, Jt, v, e, mu, tol, fname, method="auto", max_iter=None):
     out = solve(1.0)
     if not fine(out):
         if not fine(solve(0.0)):
-            raise _checks.refusal(
+            raise _value_checks.refusal(
                 ValueError, f"{fname}: contacts: expected a contact set with an admissible "
                             f"impulse, got none among the modes of {p} contacts (the "
                             f"constraints are infeasible: inconsistent Jn or friction)")
@@ -441,7 +442,7 @@ def _impulse(M, Jn, Jt, v, e, mu, tol, fname, method="auto", max_iter=None):
         out = solve(lo)
     v1, Ln, Lt, modes = out
     lost = T0 - 0.5 * float(v1 @ M @ v1)
-    _checks.finite_result((v1, Ln, Lt, lost), fname, "result (qd_plus, impulses, energy_lost)")
+    _value_checks.finite_result((v1, Ln, Lt, lost), fname, "result (qd_plus, impulses, energy_lost)")
     modes = tuple("slide" if m.startswith("slide") else m for m in modes)
     return ContactResult(v1, Ln, Lt, vn, Jn @ v1, vt, Jt @ v1, modes, max(lost, 0.0),
                          scale * e, scaled, used[-1])

@@ -15,7 +15,8 @@ import numpy as np
 import sympy as sp
 
 from ..kinds import FrictionCoefficient, Mass, Restitution
-from .. import _checks
+from .. import _value_checks
+from .. import _meaning_checks
 from ._contact import LimitReached
 from ..equations import mass_matrix_form
 from ._hybrid import HybridSystem, Surface
@@ -31,11 +32,11 @@ G = 9.81
 
 
 def _num(x, name, fname, lo=0.0, hi=np.inf, strict=True):
-    v = _checks.real_number(x, f"{fname}: {name}")
+    v = _value_checks.real_number(x, f"{fname}: {name}")
     ok = (lo < v if strict else lo <= v) and v <= hi
     if not ok:
         rng = f"({lo:g}, {hi:g}]" if strict else f"[{lo:g}, {hi:g}]"
-        raise _checks.refusal(ValueError, f"{fname}: {name}: expected a number in {rng}, got {x!r}")
+        raise _value_checks.refusal(ValueError, f"{fname}: {name}: expected a number in {rng}, got {x!r}")
     return float(v)
 
 
@@ -177,10 +178,10 @@ def ball_impact_closed_form(vx, vy, omega, restitution: Restitution,
     mu = _num(friction, "friction", fname, 0.0, np.inf, strict=False)
     r = _num(radius, "radius", fname)
     k = _num(inertia_ratio, "inertia_ratio", fname, 0.0, 1.0)
-    vx, vy, w = (_checks.real_number(v, f"{fname}: {nm}")
+    vx, vy, w = (_value_checks.real_number(v, f"{fname}: {nm}")
                  for v, nm in ((vx, "vx"), (vy, "vy"), (omega, "omega")))
     if vy >= 0:
-        raise _checks.refusal(
+        raise _value_checks.refusal(
             ValueError, f"{fname}: vy: expected a ball moving down (vy < 0), got {vy!r}")
     u = vx + r * w
     P = (1 + e) * abs(vy)                               # normal impulse per unit mass
@@ -198,10 +199,10 @@ def block_stopping(speed, friction: FrictionCoefficient, g=G):
     [0.407747, 0.407747]
     """
     fname = "block_stopping"
-    v = abs(_checks.real_number(speed, f"{fname}: speed"))
+    v = abs(_value_checks.real_number(speed, f"{fname}: speed"))
     mu = _num(friction, "friction", fname)
     g = _num(g, "g", fname)
-    return _checks.finite_result((v * v / (2 * mu * g), v / (mu * g)), fname)
+    return _value_checks.finite_result((v * v / (2 * mu * g), v / (mu * g)), fname)
 
 
 def rod_flat_impact(vx, vy, restitution: Restitution, friction: FrictionCoefficient = 0.0):
@@ -215,9 +216,9 @@ def rod_flat_impact(vx, vy, restitution: Restitution, friction: FrictionCoeffici
     fname = "rod_flat_impact"
     e = _num(restitution, "restitution", fname, 0.0, 1.0, strict=False)
     mu = _num(friction, "friction", fname, 0.0, np.inf, strict=False)
-    vx, vy = _checks.real_number(vx, f"{fname}: vx"), _checks.real_number(vy, f"{fname}: vy")
+    vx, vy = _value_checks.real_number(vx, f"{fname}: vx"), _value_checks.real_number(vy, f"{fname}: vy")
     if vy > 0:
-        raise _checks.error(f"{fname}: vy", "a landing rod (vy <= 0: moving towards the "
+        raise _value_checks.error(f"{fname}: vy", "a landing rod (vy <= 0: moving towards the "
                             "floor)", f"vy = {vy:g} > 0", "a rising rod does not hit the floor")
     dv = mu * (1 + e) * abs(vy)
     vx1 = 0.0 if abs(vx) <= dv else vx - np.sign(vx) * dv
@@ -229,10 +230,10 @@ def rod_flat_impact(vx, vy, restitution: Restitution, friction: FrictionCoeffici
 # --------------------------------------------------------------------------
 
 def _cradle_args(balls, restitution, speed, moving, fname):
-    N = _checks.size(balls, f"{fname}: balls", low=2, high=MAX_BALLS)
+    N = _value_checks.size(balls, f"{fname}: balls", low=2, high=MAX_BALLS)
     e = _num(restitution, "restitution", fname, 0.0, 1.0, strict=False)
     v = _num(speed, "speed", fname, 0.0, 1e6)
-    k = _checks.size(moving, f"{fname}: moving", low=1, high=N - 1)
+    k = _value_checks.size(moving, f"{fname}: moving", low=1, high=N - 1)
     v0 = np.zeros(N)
     v0[:k] = v
     return N, e, v0
@@ -256,7 +257,7 @@ def cradle_simultaneous(balls=5, restitution: Restitution = 1.0, speed=1.0, movi
     fname = "cradle_simultaneous"
     N, e, v0 = _cradle_args(balls, restitution, speed, moving, fname)
     from ._contact import METHODS, contact_impulse
-    method = _checks.choice(method, f"{fname}: method", METHODS)
+    method = _value_checks.choice(method, f"{fname}: method", METHODS)
     Jn = np.diff(np.eye(N), axis=0)                    # gap rates x_{i+1}' - x_i'
     res = contact_impulse(np.eye(N), Jn, v0, e, method=method)
     return res.qd_plus, res
@@ -282,7 +283,7 @@ def cradle_sequential(balls=5, restitution: Restitution = 1.0, speed=1.0, moving
     """
     fname = "cradle_sequential"
     N, e, v = _cradle_args(balls, restitution, speed, moving, fname)
-    cap = 10**5 if max_impacts is None else _checks.size(
+    cap = 10**5 if max_impacts is None else _value_checks.size(
         max_impacts, f"{fname}: max_impacts", high=10**7)
     eps = 1e-10 * max(1.0, float(v.max()))
     for count in range(cap + 1):
@@ -318,8 +319,8 @@ def cradle_hertz(balls=5, speed=1.0, moving=1, *, stiffness=1.0, damping=0.0, t_
     k = _num(stiffness, "stiffness", fname, 0.0, 1e12)
     c = _num(damping, "damping", fname, 0.0, 1e12, strict=False)
     T = 6.0 * N + 20.0 if t_final is None else _num(t_final, "t_final", fname, 0.0, 1e6)
-    rtol = _checks.tolerance(rtol, f"{fname}: rtol")
-    K = _checks.size(n_out, f"{fname}: n_out", low=2, high=10**6)
+    rtol = _value_checks.tolerance(rtol, f"{fname}: rtol")
+    K = _value_checks.size(n_out, f"{fname}: n_out", low=2, high=10**6)
 
     def rhs(t, y):
         x, v = y[:N], y[N:]
@@ -373,10 +374,10 @@ def hertz_damping(restitution: Restitution, speed=1.0, stiffness=1.0):
     """
     from scipy.optimize import brentq
     fname = "hertz_damping"
-    e = float(_checks.restitution(_checks.real_number(restitution, f"{fname}: restitution"),
+    e = float(_meaning_checks.restitution(_value_checks.real_number(restitution, f"{fname}: restitution"),
                                   f"{fname}: restitution"))
     if e == 0.0:
-        raise _checks.refusal(ValueError, f"{fname}: restitution: expected a coefficient of restitution in (0, 1], "
+        raise _value_checks.refusal(ValueError, f"{fname}: restitution: expected a coefficient of restitution in (0, 1], "
                          "got 0 (a plastic collision needs infinite Hunt-Crossley damping)")
     v = _num(speed, "speed", fname, 0.0, 1e6)
     k = _num(stiffness, "stiffness", fname, 0.0, 1e12)

@@ -39,7 +39,8 @@ import numpy as np
 import sympy as sp
 
 from ..kinds import FrictionCoefficient, Restitution, Tolerance
-from .. import _checks
+from .. import _value_checks
+from .. import _meaning_checks
 from ._segments import (_SOLVERS, _choose_mode, _Contacts, _free_rhs, _jac, _segment,
                                _tangent_row, _watchers)
 from ._contact import LimitReached, _impulse
@@ -72,17 +73,17 @@ class ImpactResult:
 
 
 def _restitution(e, fname):
-    e = _checks.scalar(e, f"{fname}: restitution")
+    e = _value_checks.scalar(e, f"{fname}: restitution")
     if isinstance(e, sp.Basic) and not e.is_number:
         if e.is_negative or (e - 1).is_positive:
-            raise _checks.refusal(
+            raise _value_checks.refusal(
                 ValueError, f"{fname}: restitution: expected a coefficient e in [0, 1] (0 "
                             f"plastic, 1 elastic), got {e} (its assumptions put it outside)")
         return e
     if isinstance(e, sp.Basic):
         e = float(e)
     if not 0.0 <= e <= 1.0:
-        raise _checks.refusal(
+        raise _value_checks.refusal(
             ValueError, f"{fname}: restitution: expected a coefficient e in [0, 1] (0 plastic, "
                         f"1 elastic), got {e!r}")
     return e
@@ -90,22 +91,22 @@ def _restitution(e, fname):
 
 def _jacobian_rows(J, n, fname, symbolic):
     if symbolic:
-        Jm = _checks.to_sympy(J, f"{fname}: J")
+        Jm = _value_checks.to_sympy(J, f"{fname}: J")
         if Jm.shape[1] == 1 and Jm.shape[0] == n and n > 1:
             Jm = Jm.T
         if Jm.shape[1] != n:
-            raise _checks.refusal(
+            raise _value_checks.refusal(
                 ValueError, f"{fname}: J: expected p x {n} (one row dphi_i/dq per surface), "
                             f"got shape {Jm.shape}")
         return Jm
-    Ja = _checks._to_array(J, f"{fname}: J")
+    Ja = _value_checks._to_array(J, f"{fname}: J")
     if Ja.ndim == 1:
         Ja = Ja.reshape(1, -1)
     if Ja.ndim != 2 or Ja.shape[1] != n:
-        raise _checks.refusal(
+        raise _value_checks.refusal(
             ValueError, f"{fname}: J: expected p x {n} (one row dphi_i/dq per surface), got "
                         f"shape {Ja.shape}")
-    _checks.finite(Ja, f"{fname}: J")
+    _value_checks.finite(Ja, f"{fname}: J")
     return Ja
 
 
@@ -114,9 +115,9 @@ def _normal_rows(rows, p, fname):
     if rows is None:
         return list(range(p))
     if isinstance(rows, (str, bytes, dict)) or not hasattr(rows, "__iter__"):
-        raise _checks.error(f"{fname}: normal_rows", f"None or a sequence of row indices in "
-                            f"[0, {p})", _checks.describe(rows), exc=TypeError)
-    return [_checks.size(i, f"{fname}: normal_rows", low=0, high=p - 1,
+        raise _value_checks.error(f"{fname}: normal_rows", f"None or a sequence of row indices in "
+                            f"[0, {p})", _value_checks.describe(rows), exc=TypeError)
+    return [_value_checks.size(i, f"{fname}: normal_rows", low=0, high=p - 1,
                          hint=f"row indices in [0, {p}): one per row of J") for i in list(rows)]
 
 
@@ -163,29 +164,29 @@ def impact_map(M, J, qd_minus, restitution: Restitution, *, normal_rows=None,
     (array([1. , 1.5]), array([9.]), 6.75)
     """
     fname = "impact_map"
-    symbolic = any(_checks.is_symbolic(x) for x in (M, J, qd_minus)) or (
+    symbolic = any(_value_checks.is_symbolic(x) for x in (M, J, qd_minus)) or (
         isinstance(restitution, sp.Basic) and bool(restitution.free_symbols))
     e = _restitution(restitution, fname)
-    tol = _checks.tolerance(tol, f"{fname}: tol")
+    tol = _value_checks.tolerance(tol, f"{fname}: tol")
     if symbolic:
-        Ms = _checks.to_sympy(M, f"{fname}: M")
+        Ms = _value_checks.to_sympy(M, f"{fname}: M")
         n = Ms.shape[0]
         if Ms.shape != (n, n):
-            raise _checks.refusal(
+            raise _value_checks.refusal(
                 ValueError, f"{fname}: M: expected a square mass matrix, got shape {Ms.shape}")
         if not (Ms - Ms.T).is_zero_matrix:
-            raise _checks.refusal(
+            raise _value_checks.refusal(
                 ValueError, f"{fname}: M: expected a symmetric mass matrix, got {Ms}")
-        _checks.spd(Ms, f"{fname}: M")             # exact numbers: positive definite too
+        _meaning_checks.spd(Ms, f"{fname}: M")             # exact numbers: positive definite too
         Js = _jacobian_rows(J, n, fname, True)
         p = Js.shape[0]
         if p > n or Js.rank(simplify=True) < p:
-            raise _checks.refusal(
+            raise _value_checks.refusal(
                 ValueError, f"{fname}: J: expected full row rank ({p} independent rows of "
                             f"length {n}), got rank {Js.rank(simplify=True)}: the surfaces' "
                             f"normals are dependent")
         rows = _normal_rows(normal_rows, p, fname)
-        v = _checks.vector(qd_minus, n, f"{fname}: qd_minus")
+        v = _value_checks.vector(qd_minus, n, f"{fname}: qd_minus")
         v = sp.Matrix(v) if not isinstance(v, sp.MatrixBase) else v
         e = sp.sympify(e, strict=True)
         Minv = Ms.inv()
@@ -195,7 +196,7 @@ def impact_map(M, J, qd_minus, restitution: Restitution, *, normal_rows=None,
         for i in rows:
             vi = sp.simplify(vn[i])
             if vi.is_positive:
-                raise _checks.refusal(
+                raise _value_checks.refusal(
                     ValueError, f"{fname}: J, qd_minus: expected a velocity approaching surface "
                                 f"{i} ((J qd)_{i} <= 0), got (J qd)_{i} = {vi} > 0: the "
                                 f"motion moves away from it, there is no impact")
@@ -204,40 +205,40 @@ def impact_map(M, J, qd_minus, restitution: Restitution, *, normal_rows=None,
         lost = sp.simplify((1 - e**2) / 2 * (vn.T * Lam * vn)[0, 0])
         return ImpactResult(qd_plus, P, lost, vn, (Js * qd_plus).applyfunc(sp.simplify), e)
 
-    Ma = _checks._to_array(M, f"{fname}: M")
+    Ma = _value_checks._to_array(M, f"{fname}: M")
     if Ma.ndim == 0:
         Ma = Ma.reshape(1, 1)
     if Ma.ndim != 2 or Ma.shape[0] != Ma.shape[1]:
-        raise _checks.refusal(
+        raise _value_checks.refusal(
             ValueError, f"{fname}: M: expected a square mass matrix, got shape {Ma.shape}")
-    _checks.finite(Ma, f"{fname}: M")
+    _value_checks.finite(Ma, f"{fname}: M")
     n = Ma.shape[0]
     scale = float(np.max(np.abs(Ma))) or 1.0     # relative, as documented: small units too
     if np.max(np.abs(Ma - Ma.T)) > tol * scale:
-        raise _checks.refusal(
+        raise _value_checks.refusal(
             ValueError, f"{fname}: M: expected a symmetric mass matrix, got one with "
                         f"|M - M^T| = {np.max(np.abs(Ma - Ma.T)):.3g}")
     try:                                    # scaled: a huge M must not overflow to inf
         L = np.linalg.cholesky(Ma / scale) * np.sqrt(scale)
     except np.linalg.LinAlgError as exc:
-        raise _checks.refusal(
+        raise _value_checks.refusal(
             ValueError, f"{fname}: M: expected a positive definite mass matrix, got "
                         f"eigenvalues {np.linalg.eigvalsh(Ma)}") from exc
     Ja = _jacobian_rows(J, n, fname, False)
     p = Ja.shape[0]
     s = np.linalg.svd(Ja, compute_uv=False) if p else np.zeros(0)
     if p == 0 or p > n or s[-1] <= 1e-10 * max(s[0], 1e-300):
-        raise _checks.refusal(
+        raise _value_checks.refusal(
             ValueError, f"{fname}: J: expected full row rank ({p} independent rows of length "
                         f"{n}), got singular values {s}: the surfaces' normals are dependent "
                         f"(or zero)")
     rows = _normal_rows(normal_rows, p, fname)
-    v = _checks.vector(qd_minus, n, f"{fname}: qd_minus")
+    v = _value_checks.vector(qd_minus, n, f"{fname}: qd_minus")
     vn = Ja @ v
     for i in rows:
         limit = tol * np.linalg.norm(Ja[i]) * np.linalg.norm(v)      # relative, as documented
         if vn[i] > limit:
-            raise _checks.refusal(
+            raise _value_checks.refusal(
                 ValueError, f"{fname}: J, qd_minus: expected a velocity approaching surface {i} "
                             f"((J qd)_{i} <= 0), got (J qd)_{i} = {vn[i]:.6g} > 0: the motion "
                             f"moves away from it, there is no impact")
@@ -246,12 +247,12 @@ def impact_map(M, J, qd_minus, restitution: Restitution, *, normal_rows=None,
     if np.linalg.cond(W) > 1e10:
         warnings.warn(f"{fname}: J M^-1 J^T is nearly singular (condition number "
                       f"{np.linalg.cond(W):.3g}): the impulse is ill-determined", stacklevel=2)
-    with _checks.overflow_guard(fname):
+    with _value_checks.overflow_guard(fname):
         P = -(1.0 + e) * np.linalg.solve(W, vn)
         qd_plus = v + MinvJT @ P
         lost = 0.5 * (1.0 - e * e) * float(vn @ np.linalg.solve(W, vn))
         after = Ja @ qd_plus
-    _checks.finite_result((qd_plus, P, lost, vn, after), fname)
+    _value_checks.finite_result((qd_plus, P, lost, vn, after), fname)
     return ImpactResult(qd_plus, P, lost, vn, after, e)
 
 
@@ -294,30 +295,30 @@ class Surface:
 
     def __post_init__(self):
         if not isinstance(self.name, str) or not self.name:
-            raise _checks.refusal(TypeError, f"Surface: name: expected a non-empty str, got "
-                            f"{_checks._describe(self.name)}")
+            raise _value_checks.refusal(TypeError, f"Surface: name: expected a non-empty str, got "
+                            f"{_value_checks._describe(self.name)}")
         for what in ("phi", "jacobian"):
             if not callable(getattr(self, what)):
-                raise _checks.refusal(
+                raise _value_checks.refusal(
                     TypeError, f"Surface {self.name!r}: {what}: expected a function of q, got "
-                               f"{_checks._describe(getattr(self, what))}")
+                               f"{_value_checks._describe(getattr(self, what))}")
         if self.impact is not None and not callable(self.impact):
-            raise _checks.refusal(TypeError, f"Surface {self.name!r}: impact: expected a function "
-                            f"impact(t, q, qd) or None, got {_checks._describe(self.impact)}")
+            raise _value_checks.refusal(TypeError, f"Surface {self.name!r}: impact: expected a function "
+                            f"impact(t, q, qd) or None, got {_value_checks._describe(self.impact)}")
         object.__setattr__(self, "restitution",
                            _restitution(self.restitution, f"Surface {self.name!r}"))
         if isinstance(self.restitution, sp.Basic):
-            raise _checks.refusal(
+            raise _value_checks.refusal(
                 TypeError, f"Surface {self.name!r}: restitution: expected a number in [0, 1], "
                            f"got the symbolic {self.restitution}")
         if self.tangent is not None and not callable(self.tangent):
-            raise _checks.refusal(
+            raise _value_checks.refusal(
                 TypeError, f"Surface {self.name!r}: tangent: expected a function of q or None, "
-                           f"got {_checks._describe(self.tangent)}")
-        mu = _checks.real_number(self.friction, f"Surface {self.name!r}: friction", low=0,
+                           f"got {_value_checks._describe(self.tangent)}")
+        mu = _value_checks.real_number(self.friction, f"Surface {self.name!r}: friction", low=0,
                                  hint="a Coulomb coefficient mu >= 0")
         if mu > 0 and self.tangent is None:
-            raise _checks.refusal(
+            raise _value_checks.refusal(
                 ValueError, f"Surface {self.name!r}: tangent: expected a tangent row function "
                             f"for the friction mu = {mu:g} > 0, got None (hint: tangent(q) @ "
                             f"qd is the sliding velocity of the contact point)")
@@ -346,17 +347,17 @@ class _CheckedPhi:
         name = self.name
         if isinstance(q, np.ndarray) and q.dtype.kind == "f" and not np.isfinite(q).all():
             # the simulators' float states: an overflow of the motion, not a bad surface
-            raise _checks.refusal(_checks.ResultError, f"Surface {name!r}: phi: expected a finite state q, "
+            raise _value_checks.refusal(_value_checks.ResultError, f"Surface {name!r}: phi: expected a finite state q, "
                                   f"got {np.asarray(q).tolist()} (an overflow)")
         v = self.__wrapped__(q, *args)
         try:
             f = float(v)
         except (TypeError, ValueError) as exc:
-            raise _checks.refusal(
+            raise _value_checks.refusal(
                 TypeError, f"Surface {name!r}: phi: expected phi(q) to return a real number, "
-                           f"got {_checks.describe(v)}") from exc
+                           f"got {_value_checks.describe(v)}") from exc
         if not math.isfinite(f):
-            raise _checks.refusal(
+            raise _value_checks.refusal(
                 ValueError, f"Surface {name!r}: phi: expected a finite gap phi(q), got {f!r} "
                             f"at q = {np.asarray(q).tolist()} (a NaN gap would hide the "
                             f"impact)")
@@ -380,30 +381,30 @@ class HybridSystem:
             form = form.numeric()
             object.__setattr__(self, "form", form)
         if not isinstance(form, NumericForm):
-            raise _checks.refusal(
+            raise _value_checks.refusal(
                 TypeError, f"HybridSystem: form: expected a NumericForm or MassMatrixForm, got "
-                           f"{_checks._describe(form)}")
+                           f"{_value_checks._describe(form)}")
         if form.n != form.m:
-            raise _checks.refusal(
+            raise _value_checks.refusal(
                 ValueError, f"HybridSystem: form: expected speeds = qd (n = m), got "
                             f"n = {form.n}, m = {form.m}")
         surfaces = tuple(self.surfaces) if isinstance(self.surfaces, (list, tuple)) \
             else (self.surfaces,)
         if not surfaces or not all(isinstance(s, Surface) for s in surfaces):
-            raise _checks.refusal(
+            raise _value_checks.refusal(
                 TypeError, f"HybridSystem: surfaces: expected one or more Surface, got "
-                           f"{_checks._describe(self.surfaces)}")
+                           f"{_value_checks._describe(self.surfaces)}")
         names = [s.name for s in surfaces]
         if len(set(names)) != len(names):
-            raise _checks.refusal(
+            raise _value_checks.refusal(
                 ValueError, f"HybridSystem: surfaces: expected distinct names, got {names}")
         if self.energy is not None and not callable(self.energy):
-            raise _checks.refusal(
+            raise _value_checks.refusal(
                 TypeError, f"HybridSystem: energy: expected a function energy(q, qd) or None, "
-                           f"got {_checks._describe(self.energy)}")
+                           f"got {_value_checks._describe(self.energy)}")
         if not isinstance(self.name, str) or not self.name:
-            raise _checks.refusal(TypeError, f"HybridSystem: name: expected a non-empty str, got "
-                            f"{_checks._describe(self.name)}")
+            raise _value_checks.refusal(TypeError, f"HybridSystem: name: expected a non-empty str, got "
+                            f"{_value_checks._describe(self.name)}")
         object.__setattr__(self, "surfaces", surfaces)
 
     @property
@@ -412,21 +413,21 @@ class HybridSystem:
 
     def kinetic_energy(self, q, qd):
         """:math:`\\tfrac12\\dot q^TM(q)\\dot q`."""
-        q = _checks.vector(q, self.n, "HybridSystem.kinetic_energy: q")
-        qd = _checks.vector(qd, self.n, "HybridSystem.kinetic_energy: qd")
-        if _checks.is_symbolic(q) or _checks.is_symbolic(qd):
-            raise _checks.error("HybridSystem.kinetic_energy: q", "numbers", "sympy expressions",
+        q = _value_checks.vector(q, self.n, "HybridSystem.kinetic_energy: q")
+        qd = _value_checks.vector(qd, self.n, "HybridSystem.kinetic_energy: qd")
+        if _value_checks.is_symbolic(q) or _value_checks.is_symbolic(qd):
+            raise _value_checks.error("HybridSystem.kinetic_energy: q", "numbers", "sympy expressions",
                                 exc=TypeError)
-        return _checks.finite_result(0.5 * float(qd @ self.form.mass_matrix(q, 0.0) @ qd),
+        return _value_checks.finite_result(0.5 * float(qd @ self.form.mass_matrix(q, 0.0) @ qd),
                                      "HybridSystem.kinetic_energy")
 
     def accelerations(self, t, q, qd):
         """:math:`\\ddot q = M^{-1}f` (no inputs); arguments checked (the simulator's hot path
         calls the form directly)."""
-        t = _checks.real_number(t, "HybridSystem.accelerations: t")
-        q = _checks.vector(q, self.n, "HybridSystem.accelerations: q")
-        qd = _checks.vector(qd, self.n, "HybridSystem.accelerations: qd")
-        return _checks.finite_result(
+        t = _value_checks.real_number(t, "HybridSystem.accelerations: t")
+        q = _value_checks.vector(q, self.n, "HybridSystem.accelerations: q")
+        qd = _value_checks.vector(qd, self.n, "HybridSystem.accelerations: qd")
+        return _value_checks.finite_result(
             np.linalg.solve(self.form.mass_matrix(q, t), self.form.forcing(q, qd, t)),
             "HybridSystem.accelerations")
 
@@ -484,12 +485,12 @@ class HybridTrajectory:
 def _positive(x, name):
     """A positive finite float (rates, speeds, time steps: no upper bound); Python, numpy,
     Fraction and sympy numbers alike."""
-    return _checks.real_number(x, name, low=0, strict_low=True)
+    return _value_checks.real_number(x, name, low=0, strict_low=True)
 
 
 def _positive_int(x, name, fname):
     """A count >= 1 (Python or numpy int, Fraction(3, 1), sympy Integer)."""
-    return _checks.size(x, f"{fname}: {name}", low=1, high=None)
+    return _value_checks.size(x, f"{fname}: {name}", low=1, high=None)
 
 
 def _hybrid_options(fname, system, q0, qd0, t_final, t0, method, rtol, atol, event_tol,
@@ -499,24 +500,24 @@ def _hybrid_options(fname, system, q0, qd0, t_final, t0, method, rtol, atol, eve
     state as float arrays and the options as a namespace (solver class and its options, output
     grid, bounds)."""
     if not isinstance(system, HybridSystem):
-        raise _checks.refusal(
-            TypeError, f"{fname}: system: expected a HybridSystem, got {_checks._describe(system)}")
+        raise _value_checks.refusal(
+            TypeError, f"{fname}: system: expected a HybridSystem, got {_value_checks._describe(system)}")
     n = system.n
-    q0 = _checks.vector(q0, n, f"{fname}: q0")
-    qd0 = _checks.vector(qd0, n, f"{fname}: qd0")
+    q0 = _value_checks.vector(q0, n, f"{fname}: q0")
+    qd0 = _value_checks.vector(qd0, n, f"{fname}: qd0")
     if isinstance(q0, sp.MatrixBase) or isinstance(qd0, sp.MatrixBase):
-        raise _checks.refusal(
+        raise _value_checks.refusal(
             TypeError, f"{fname}: q0, qd0: expected numbers, got sympy expressions")
-    t0 = _checks.real_number(t0, f"{fname}: t0")
-    t_final = _checks.real_number(t_final, f"{fname}: t_final")
+    t0 = _value_checks.real_number(t0, f"{fname}: t0")
+    t_final = _value_checks.real_number(t_final, f"{fname}: t_final")
     if not t_final > t0:
-        raise _checks.refusal(
+        raise _value_checks.refusal(
             ValueError, f"{fname}: t_final: expected a finite time > t0 = {t0}, got "
                         f"{t_final!r}")
     o = SimpleNamespace(t0=t0, t_final=t_final)
-    o.event_tol = _checks.tolerance(event_tol, f"{fname}: event_tol")
-    rtol = _checks.tolerance(rtol, f"{fname}: rtol")
-    atol = _checks.tolerance(atol, f"{fname}: atol")
+    o.event_tol = _value_checks.tolerance(event_tol, f"{fname}: event_tol")
+    rtol = _value_checks.tolerance(rtol, f"{fname}: rtol")
+    atol = _value_checks.tolerance(atol, f"{fname}: atol")
     o.rest_speed = _positive(rest_speed, f"{fname}: rest_speed")
     o.slide_speed = _positive(slide_speed, f"{fname}: slide_speed")
     o.max_event_rate = _positive(max_event_rate, f"{fname}: max_event_rate")
@@ -525,15 +526,15 @@ def _hybrid_options(fname, system, q0, qd0, t_final, t0, method, rtol, atol, eve
     o.max_events = _positive_int(max_events, "max_events", fname)
     o.max_steps = _positive_int(max_steps, "max_steps", fname)
     if o.max_events > 10**7:
-        raise _checks.refusal(
+        raise _value_checks.refusal(
             ValueError, f"{fname}: max_events: expected at most 10**7 impacts, got "
                         f"{o.max_events} (a run that long is unbounded in practice: shorten "
                         f"t_final)")
     if o.max_steps > 10**8:
-        raise _checks.refusal(
+        raise _value_checks.refusal(
             ValueError, f"{fname}: max_steps: expected at most 10**8 steps, got {o.max_steps}")
-    o.after_zeno = _checks.choice(after_zeno, f"{fname}: after_zeno", ("continue", "stop"))
-    o.cls = _SOLVERS[_checks.choice(method, f"{fname}: method", tuple(_SOLVERS))]
+    o.after_zeno = _value_checks.choice(after_zeno, f"{fname}: after_zeno", ("continue", "stop"))
+    o.cls = _SOLVERS[_value_checks.choice(method, f"{fname}: method", tuple(_SOLVERS))]
     if max_step is not np.inf:
         max_step = _positive(max_step, f"{fname}: max_step")
     o.solver_options = dict(rtol=rtol, atol=atol, max_step=max_step)
@@ -541,9 +542,9 @@ def _hybrid_options(fname, system, q0, qd0, t_final, t0, method, rtol, atol, eve
     if dt_out is not None:
         dt_out = _positive(dt_out, f"{fname}: dt_out")
         count = (t_final - t0) / dt_out
-        if count > _checks.MAX_SIZE:
-            raise _checks.refusal(
-                ValueError, f"{fname}: dt_out: expected at most {_checks.MAX_SIZE} samples, "
+        if count > _value_checks.MAX_SIZE:
+            raise _value_checks.refusal(
+                ValueError, f"{fname}: dt_out: expected at most {_value_checks.MAX_SIZE} samples, "
                             f"got (t_final - t0) / dt_out = {count:.3g}")
         o.grid = t0 + dt_out * np.arange(1, int(count) + 1)
     _outside_surfaces(system, q0, o.event_tol, f"{fname}: q0")
@@ -554,10 +555,10 @@ def _hybrid_options(fname, system, q0, qd0, t_final, t0, method, rtol, atol, eve
 def _surfaces_consistent(system, q0, fname):
     """Refuse surfaces that contradict themselves at the initial state (issue 37): a normal row
     that is zero or is not dphi/dq, a tangent row parallel to the normal
-    (:func:`robodyn._checks.surface_geometry`)."""
+    (:func:`robodyn._meaning_checks.surface_geometry`)."""
     q0 = np.asarray(q0, dtype=float)
     for s in system.surfaces:
-        _checks.surface_geometry(s.phi, s.jacobian, s.tangent, q0,
+        _meaning_checks.surface_geometry(s.phi, s.jacobian, s.tangent, q0,
                                  f"{fname}: system: surface {s.name!r}")
 
 
@@ -566,7 +567,7 @@ def _outside_surfaces(system, q, event_tol, name):
     for s in system.surfaces:
         ph = float(s.phi(q))
         if ph < -event_tol:
-            raise _checks.refusal(
+            raise _value_checks.refusal(
                 ValueError, f"{name}: expected a state outside every surface (phi >= 0), "
                             f"got phi = {ph:.6g} < 0 for surface {s.name!r}: the initial "
                             f"state penetrates it")
@@ -632,7 +633,7 @@ class _HybridRun:
         Jt = np.array([_tangent_row(s, q, n) for s in surfs])
         for j, s, row in zip(idx, surfs, Jn):
             if np.linalg.norm(row) <= 1e-6 * self.grad0[j]:
-                raise _checks.refusal(
+                raise _value_checks.refusal(
                     ValueError, f"{fname}: surface {s.name!r}: expected a non-zero gradient "
                                 f"at the contact, got jacobian = {row.tolist()} at t = "
                                 f"{t:.6g} s, below 1e-6 of its size at the start (the "
@@ -809,7 +810,7 @@ class _HybridRun:
         energy = None
         if self.system.energy is not None:
             energy = np.array([self.system.energy(a, b) for a, b in zip(Q, QD)])
-        _checks.finite_result((T, Q, QD, energy), self.fname)
+        _value_checks.finite_result((T, Q, QD, energy), self.fname)
         return HybridTrajectory(T, Q, QD, tuple(self.log), self.reason, self.message,
                                 float(self.t), self.zeno_time, self.nfev, self.n_steps,
                                 tuple(self.segments), energy)
@@ -894,7 +895,7 @@ def simulate_hybrid(system, q0, qd0, t_final, *, t0=0.0, method="DOP853", rtol=1
                                  event_tol, max_events, max_event_rate, rest_speed, max_step,
                                  dt_out, simultaneity, after_zeno, max_steps, slide_speed,
                                  baumgarte)
-    with _checks.overflow_guard(fname):
+    with _value_checks.overflow_guard(fname):
         return _HybridRun(system, q0, qd0, o, fname).run()
 
 
@@ -927,29 +928,29 @@ def return_map(system, x, *, surface=None, t_max=10.0, **options):
     """
     fname = "return_map"
     if not isinstance(system, HybridSystem):
-        raise _checks.refusal(
-            TypeError, f"{fname}: system: expected a HybridSystem, got {_checks._describe(system)}")
+        raise _value_checks.refusal(
+            TypeError, f"{fname}: system: expected a HybridSystem, got {_value_checks._describe(system)}")
     n = system.n
-    x = _checks.real_array(x, f"{fname}: x", shape=(2 * n,), hint="q then qd")
+    x = _value_checks.real_array(x, f"{fname}: x", shape=(2 * n,), hint="q then qd")
     names = [s.name for s in system.surfaces]
     if surface is not None and (not isinstance(surface, str) or surface not in names):
-        raise _checks.error(f"{fname}: surface", f"None or one of {names}",
-                            _checks.describe(surface))
-    t_max = _checks.real_number(t_max, f"{fname}: t_max", low=0, strict_low=True, hint="s")
+        raise _value_checks.error(f"{fname}: surface", f"None or one of {names}",
+                            _value_checks.describe(surface))
+    t_max = _value_checks.real_number(t_max, f"{fname}: t_max", low=0, strict_low=True, hint="s")
     allowed = [k for k, prm in inspect.signature(simulate_hybrid).parameters.items()
                if prm.kind is prm.KEYWORD_ONLY and k not in ("max_events", "t0")]
     unknown = [k for k in options if k not in allowed]
     if unknown:
-        raise _checks.error(f"{fname}: options", f"options of simulate_hybrid ({', '.join(allowed)})",
+        raise _value_checks.error(f"{fname}: options", f"options of simulate_hybrid ({', '.join(allowed)})",
                             repr(unknown[0]), "max_events is 1 here: one step", exc=TypeError)
-    _outside_surfaces(system, x[:n], _checks.tolerance(options.get("event_tol", 1e-10),
+    _outside_surfaces(system, x[:n], _value_checks.tolerance(options.get("event_tol", 1e-10),
                                                        f"{fname}: event_tol"), f"{fname}: x")
     options.setdefault("max_event_rate", 1e12)
     options.setdefault("rest_speed", 1e-300)
     if system.energy is not None:           # only the event is used: no energy per sample
         system = HybridSystem(system.form, system.surfaces, None, system.name)
     try:
-        with _checks.overflow_guard(fname):
+        with _value_checks.overflow_guard(fname):
             tr = simulate_hybrid(system, x[:n], x[n:], t_max, max_events=1, **options)
     except (ValueError, TypeError) as exc:          # an option refused: named as passed here
         if type(exc) in (ValueError, TypeError) and str(exc).startswith("simulate_hybrid: "):
@@ -1008,25 +1009,25 @@ def fixed_point(step, x0, *, tol: Tolerance = 1e-9, max_iter=20, fd_step=1e-7):
     """
     fname = "fixed_point"
     if not callable(step):
-        raise _checks.refusal(
-            TypeError, f"{fname}: step: expected a function P(x), got {_checks._describe(step)}")
-    x = np.array(_checks._to_array(x0, f"{fname}: x0"), dtype=float).reshape(-1)
-    _checks.finite(x, f"{fname}: x0")
-    tol = _checks.tolerance(tol, f"{fname}: tol")
-    fd_step = _checks.tolerance(fd_step, f"{fname}: fd_step")
-    max_iter = _checks.size(max_iter, f"{fname}: max_iter", high=MAX_NEWTON,
+        raise _value_checks.refusal(
+            TypeError, f"{fname}: step: expected a function P(x), got {_value_checks._describe(step)}")
+    x = np.array(_value_checks._to_array(x0, f"{fname}: x0"), dtype=float).reshape(-1)
+    _value_checks.finite(x, f"{fname}: x0")
+    tol = _value_checks.tolerance(tol, f"{fname}: tol")
+    fd_step = _value_checks.tolerance(fd_step, f"{fname}: fd_step")
+    max_iter = _value_checks.size(max_iter, f"{fname}: max_iter", high=MAX_NEWTON,
                             hint="each iteration costs 2k + 1 evaluations of the map")
     k = x.size
     if k == 0:
-        raise _checks.error(f"{fname}: x0", "at least one number", "an empty array")
+        raise _value_checks.error(f"{fname}: x0", "at least one number", "an empty array")
 
     def P(z):
         out = np.asarray(step(z), dtype=float).reshape(-1)
         if out.shape != (k,):
-            raise _checks.refusal(
+            raise _value_checks.refusal(
                 ValueError, f"{fname}: step: expected it to return {k} numbers, got shape "
                             f"{out.shape}")
-        return _checks.finite_result(out, f"{fname}: step", "P(x)")
+        return _value_checks.finite_result(out, f"{fname}: step", "P(x)")
 
     def jacobian(z):
         D = np.empty((k, k))

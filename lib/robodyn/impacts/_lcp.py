@@ -30,7 +30,7 @@ import math
 import numpy as np
 
 from ..kinds import Tolerance
-from .. import _checks
+from .. import _value_checks
 
 __all__ = ["lemke", "MAX_PIVOTS", "MAX_SWEEPS"]
 
@@ -45,8 +45,8 @@ _PGS_MODULE = []
 
 def _pgs_engine():
     """The compiled projected Gauss--Seidel (``_pgs.c``), or None where no compiler works
-    (the package's one loader, :func:`robodyn.dynamics._load_compiled`)."""
-    from ..dynamics import _load_compiled
+    (the package's one loader, :func:`robodyn.dynamics._recursions._load_compiled`)."""
+    from ..dynamics._recursions import _load_compiled
     return _load_compiled(_PGS_MODULE, "_pgs.c", "robodyn_pgs",
                           "robodyn.impacts: the compiled Gauss-Seidel", "the numpy loop runs")
 
@@ -129,19 +129,19 @@ def lemke(A, b, *, max_pivots=None, tol: Tolerance = 1e-12):
     [1.0, 1.0]
     """
     fname = "lemke"
-    A = np.asarray(_checks.real_array(A, f"{fname}: A"), dtype=float)
+    A = np.asarray(_value_checks.real_array(A, f"{fname}: A"), dtype=float)
     if A.ndim != 2 or A.shape[0] != A.shape[1] or A.shape[0] == 0:
-        raise _checks.error(f"{fname}: A", "a square matrix (k, k), k >= 1", f"shape {A.shape}")
+        raise _value_checks.error(f"{fname}: A", "a square matrix (k, k), k >= 1", f"shape {A.shape}")
     k = A.shape[0]
-    b = np.asarray(_checks.real_array(b, f"{fname}: b", shape=(k,),
+    b = np.asarray(_value_checks.real_array(b, f"{fname}: b", shape=(k,),
                                       hint=f"one entry per row of the {k} x {k} matrix A"),
                    dtype=float)
-    cap = 50 * (k + 1) if max_pivots is None else _checks.size(
+    cap = 50 * (k + 1) if max_pivots is None else _value_checks.size(
         max_pivots, f"{fname}: max_pivots", high=MAX_PIVOTS)
-    tol = _checks.tolerance(tol, f"{fname}: tol")
+    tol = _value_checks.tolerance(tol, f"{fname}: tol")
     z, _ = _lemke(A, b, min(cap, MAX_PIVOTS), tol)
     if z is None:
-        raise _checks.refusal(
+        raise _value_checks.refusal(
             ValueError, f"{fname}: A: expected an LCP that Lemke's method solves, got a "
                         f"secondary ray (no solution, or A is not copositive-plus)")
     _verified(A, b, z, fname)
@@ -156,7 +156,7 @@ def _verified(A, b, z, fname, rtol=1e-8):
     bad = not (np.all(np.isfinite(z)) and np.min(w, initial=0.0) >= -rtol * scale
                and abs(float(z @ w)) <= rtol * scale * max(1.0, float(np.sum(z))))
     if bad:
-        raise _checks.refusal(
+        raise _value_checks.refusal(
             ValueError, f"{fname}: A: expected a solvable LCP, got an answer that fails "
                         f"the complementarity test (min w = {np.min(w, initial=0.0):.3g}, "
                         f"z.w = {float(z @ w):.3g}; an ill-conditioned or infeasible problem)")

@@ -9,17 +9,17 @@ import numpy as np
 from scipy.integrate import BDF, DOP853, LSODA, RK23, RK45, Radau
 from scipy.optimize import brentq
 
-from .. import _checks
+from .. import _value_checks
 from ._contact import solve_modes
 
 
 def _jac(surface, q, n):
     Jr = np.asarray(surface.jacobian(q), dtype=float).reshape(-1)
     if Jr.shape != (n,):
-        raise _checks.refusal(ValueError, f"simulate_hybrid: surface {surface.name!r}: jacobian(q) must return "
+        raise _value_checks.refusal(ValueError, f"simulate_hybrid: surface {surface.name!r}: jacobian(q) must return "
                          f"{n} numbers, returned shape {Jr.shape}")
     if not Jr.any():
-        raise _checks.refusal(ValueError, f"simulate_hybrid: surface {surface.name!r}: jacobian: expected a "
+        raise _value_checks.refusal(ValueError, f"simulate_hybrid: surface {surface.name!r}: jacobian: expected a "
                          f"nonzero normal row dphi/dq, got the zero row at q = "
                          f"{np.asarray(q).tolist()} (a contact without a normal direction lets "
                          f"the body pass through)")
@@ -31,7 +31,7 @@ def _tangent_row(surface, q, n):
         return np.zeros(n)
     Jt = np.asarray(surface.tangent(q), dtype=float).reshape(-1)
     if Jt.shape != (n,):
-        raise _checks.refusal(
+        raise _value_checks.refusal(
             ValueError, f"simulate_hybrid: surface {surface.name!r}: tangent(q) must return "
                         f"{n} numbers, returned shape {Jt.shape}")
     return Jt
@@ -106,7 +106,7 @@ def _segment(rhs, t, y, t_end, watch, cls, opts, first_step, grid, budget, value
         msg = solver.step()
         steps += 1
         if solver.status == "failed" or not np.isfinite(solver.y).all():
-            raise _checks.refusal(_checks.ResultError,
+            raise _value_checks.refusal(_value_checks.ResultError,
                 f"simulate_hybrid: result: expected the integrator to advance with finite "
                 f"numbers, got {'a failure' if solver.status == 'failed' else 'NaN or inf'} at "
                 f"t = {solver.t:.6g} ({msg or 'the state overflowed'}): the state or the forces "

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..kinds import Tolerance
-from .. import _checks
+from .. import _value_checks
 from ._contact import choose_method, solve_lcp, solve_modes
 from ._segments import _jac, _tangent_row
 from ._hybrid import HybridSystem, _surfaces_consistent
@@ -89,40 +89,40 @@ def moreau_jean(system, q0, qd0, t_final, h, *, t0=0.0, max_steps=10**6, tol: To
     """
     fname = "moreau_jean"
     if not isinstance(system, HybridSystem):
-        raise _checks.refusal(TypeError, f"{fname}: system: expected a HybridSystem, got "
-                        f"{_checks.describe(system)}")
+        raise _value_checks.refusal(TypeError, f"{fname}: system: expected a HybridSystem, got "
+                        f"{_value_checks.describe(system)}")
     custom = [s.name for s in system.surfaces if s.impact is not None or s.terminal]
     if custom:
-        raise _checks.refusal(
+        raise _value_checks.refusal(
             ValueError, f"{fname}: system: expected surfaces with the contact law only, got "
                         f"{custom} with a custom impact map or terminal (hint: a walker's "
                         f"leg exchange is a reset map; use simulate_hybrid)")
     n = system.n
-    q = np.array(_checks.real_array(q0, f"{fname}: q0", shape=(n,)), dtype=float)
-    v = np.array(_checks.real_array(qd0, f"{fname}: qd0", shape=(n,)), dtype=float)
-    t0 = _checks.real_number(t0, f"{fname}: t0")
-    t_final = _checks.real_number(t_final, f"{fname}: t_final")
+    q = np.array(_value_checks.real_array(q0, f"{fname}: q0", shape=(n,)), dtype=float)
+    v = np.array(_value_checks.real_array(qd0, f"{fname}: qd0", shape=(n,)), dtype=float)
+    t0 = _value_checks.real_number(t0, f"{fname}: t0")
+    t_final = _value_checks.real_number(t_final, f"{fname}: t_final")
     if not (np.isfinite(t_final) and t_final > t0):
-        raise _checks.refusal(
+        raise _value_checks.refusal(
             ValueError, f"{fname}: t_final: expected a finite time > t0 = {t0}, got {t_final}")
-    h = _checks.real_number(h, f"{fname}: h", low=0, strict_low=True)
+    h = _value_checks.real_number(h, f"{fname}: h", low=0, strict_low=True)
     if h > t_final - t0:
-        raise _checks.error(f"{fname}: h", f"a step at most the span t_final - t0 = "
+        raise _value_checks.error(f"{fname}: h", f"a step at most the span t_final - t0 = "
                             f"{t_final - t0:g} s", f"h = {h:g} s",
                             "a step longer than the run would take no step at all")
-    max_steps = _checks.size(max_steps, f"{fname}: max_steps", high=10**8)
+    max_steps = _value_checks.size(max_steps, f"{fname}: max_steps", high=10**8)
     ratio = (t_final - t0) / h                  # inf when the span overflows: refused too
     if not ratio - 1e-9 <= max_steps:
-        raise _checks.refusal(
+        raise _value_checks.refusal(
             ValueError, f"{fname}: t_final, h: expected at most max_steps = {max_steps} steps, "
                         f"got (t_final - t0) / h = {ratio:.6g} (a larger h or a shorter run)")
     steps = int(np.ceil(ratio - 1e-9))
-    tol = _checks.tolerance(tol, f"{fname}: tol")
+    tol = _value_checks.tolerance(tol, f"{fname}: tol")
     surfs = system.surfaces
     for s in surfs:
         gap = float(s.phi(q))
         if gap < -max(tol, 1e-9) * max(1.0, float(np.abs(q).max(initial=0.0))):
-            raise _checks.error(f"{fname}: q0", f"a state on or outside every surface (phi >= 0)",
+            raise _value_checks.error(f"{fname}: q0", f"a state on or outside every surface (phi >= 0)",
                                 f"phi = {gap:.3g} for surface {s.name!r}",
                                 "the run would start inside the obstacle")
     _surfaces_consistent(system, q, fname)
@@ -134,12 +134,12 @@ def moreau_jean(system, q0, qd0, t_final, h, *, t0=0.0, max_steps=10**6, tol: To
     Q, V = np.empty((steps + 1, n)), np.empty((steps + 1, n))
     L, A = np.zeros((steps + 1, p)), np.zeros((steps + 1, p), dtype=bool)
     Q[0], V[0] = q, v
-    with _checks.overflow_guard(fname):
+    with _value_checks.overflow_guard(fname):
         _steps(system, fname, T, Q, V, L, A, mu_all, e_all, tol)
     energy = None
     if system.energy is not None:
         energy = np.array([system.energy(a, b) for a, b in zip(Q, V)])
-    _checks.finite_result((Q, V, L, energy), fname)
+    _value_checks.finite_result((Q, V, L, energy), fname)
     return TimeSteppingResult(T, Q, V, L, A, energy)
 
 
@@ -169,7 +169,7 @@ def _steps(system, fname, T, Q, V, L, A, mu_all, e_all, tol):
             v = v_free
         q = qm + 0.5 * hk * v
         if not (np.isfinite(q).all() and np.isfinite(v).all()):
-            raise _checks.refusal(_checks.ResultError, f"{fname}: result: expected finite numbers for finite "
+            raise _value_checks.refusal(_value_checks.ResultError, f"{fname}: result: expected finite numbers for finite "
                                          f"input, got NaN or inf at t = {T[k + 1]:.6g} s (an "
                                          f"overflow: the state is too large for float64)")
         Q[k + 1], V[k + 1] = q, v

@@ -37,7 +37,7 @@ import numpy as np
 import sympy as sp
 from scipy.optimize import brentq
 
-from .. import _checks
+from .. import _value_checks
 from ..equations import TIME
 from ..equations import FieldsForm
 
@@ -51,7 +51,7 @@ MAX_MODES = 12
 
 def _count(n, fname, what="n"):
     """A number of modes 1..MAX_MODES (Python/numpy ints, Fraction(3, 1), sympy Integer)."""
-    return _checks.size(n, f"{fname}: {what}", low=1, high=MAX_MODES,
+    return _value_checks.size(n, f"{fname}: {what}", low=1, high=MAX_MODES,
                         hint=f"a whole number of modes 1..{MAX_MODES}")
 
 
@@ -93,12 +93,12 @@ def mode_shape(beta, L, x, derivative=0):
     >>> round(float(mode_shape(clamped_free_roots(1)[0], 1.0, 1.0)), 6)
     2.0
     """
-    derivative = _checks.size(derivative, "mode_shape: derivative", low=0, high=2,
+    derivative = _value_checks.size(derivative, "mode_shape: derivative", low=0, high=2,
                               hint="the order of the derivative: 0, 1 or 2")
-    beta = _checks.real_number(beta, "mode_shape: beta", low=0, strict_low=True)
-    L = _checks.real_number(L, "mode_shape: L", low=0, strict_low=True, hint="a length in m")
+    beta = _value_checks.real_number(beta, "mode_shape: beta", low=0, strict_low=True)
+    L = _value_checks.real_number(L, "mode_shape: L", low=0, strict_low=True, hint="a length in m")
     _clamped_free_root(beta, "mode_shape: beta")
-    x = _checks.real_array(x, "mode_shape: x")
+    x = _value_checks.real_array(x, "mode_shape: x")
     _on_the_beam(x, L, "mode_shape: x")
     x = float(x) if x.ndim == 0 else x
     b = beta / L
@@ -115,7 +115,7 @@ def mode_shape(beta, L, x, derivative=0):
         out = b * (a1 * ep - (1 + sig) / 2 * em + s + sig * c)
     else:
         out = b * b * (a1 * ep + (1 + sig) / 2 * em + c - sig * s)
-    return _checks.finite_result(out, "mode_shape")
+    return _value_checks.finite_result(out, "mode_shape")
 
 
 def _clamped_free_root(beta, name, tol=1e-3):
@@ -126,7 +126,7 @@ def _clamped_free_root(beta, name, tol=1e-3):
     if r > tol:
         k = int(np.clip(round(beta / np.pi + 0.5), 1, 10**6))
         near = clamped_free_roots(min(k, 50))[-1] if k <= 50 else (k - 0.5) * np.pi
-        raise _checks.error(name, "a root beta*L of 1 + cos(bL) cosh(bL) = 0 (clamped-free: "
+        raise _value_checks.error(name, "a root beta*L of 1 + cos(bL) cosh(bL) = 0 (clamped-free: "
                             "1.8751, 4.6941, 7.8548, ...)", f"{beta:.6g} (the nearest root is "
                             f"{near:.6g})", "a mode shape exists only at a natural frequency: "
                             "take the roots from clamped_free_roots(n)")
@@ -136,7 +136,7 @@ def _on_the_beam(x, L, name):
     """Refuse positions outside the beam [0, L]."""
     lo, hi = float(np.min(x, initial=0.0)), float(np.max(x, initial=0.0))
     if lo < -1e-12 * L or hi > L * (1 + 1e-12):
-        raise _checks.error(name, f"positions along the beam, in [0, L] = [0, {L:g}] m",
+        raise _value_checks.error(name, f"positions along the beam, in [0, L] = [0, {L:g}] m",
                             f"values from {lo:.6g} to {hi:.6g}",
                             "the assumed modes describe the beam only")
 
@@ -182,22 +182,22 @@ class FlexibleLink(FieldsForm):
     def deflection(self, eta, x):
         """w(x) = sum phi_i(x) eta_i (m) for modal coordinates eta (N,), x array."""
         fname = "FlexibleLink.deflection"
-        eta = _checks.vector(eta, self.n_modes, f"{fname}: eta")
-        if _checks.is_symbolic(eta):
-            raise _checks.error(f"{fname}: eta", "numbers", "sympy expressions",
+        eta = _value_checks.vector(eta, self.n_modes, f"{fname}: eta")
+        if _value_checks.is_symbolic(eta):
+            raise _value_checks.error(f"{fname}: eta", "numbers", "sympy expressions",
                                 "this is a numeric function: substitute numbers first",
                                 exc=TypeError)
-        x = _checks.real_array(x, f"{fname}: x", hint="positions along the link in m")
+        x = _value_checks.real_array(x, f"{fname}: x", hint="positions along the link in m")
         _on_the_beam(x, self.length, f"{fname}: x")
         x = float(x) if x.ndim == 0 else x
-        with _checks.overflow_guard(fname):
+        with _value_checks.overflow_guard(fname):
             w = sum(e * mode_shape(b, self.length, x) for e, b in zip(eta, self.betas))
-        return _checks.finite_result(w, fname)
+        return _value_checks.finite_result(w, fname)
 
 
 def _positive(x, what, fname, allow_zero=False):
     """A positive (or, with ``allow_zero``, non-negative) finite number, as a float."""
-    return _checks.real_number(x, f"{fname}: {what}", low=0, strict_low=not allow_zero)
+    return _value_checks.real_number(x, f"{fname}: {what}", low=0, strict_low=not allow_zero)
 
 
 MAX_QUAD = 2000
@@ -322,7 +322,7 @@ def flexible_link(n_modes, hub_inertia=0.0, length=1.0, EI=1.0, rho=1.0, tip_mas
     """
     fname = "flexible_link"
     N = _count(n_modes, fname, "n_modes")
-    n_quad = _checks.size(n_quad, f"{fname}: n_quad", low=2, high=MAX_QUAD,
+    n_quad = _value_checks.size(n_quad, f"{fname}: n_quad", low=2, high=MAX_QUAD,
                           hint=f"Gauss points; {MAX_QUAD} would already cost "
                                f"{MAX_QUAD * _INNER * N:,} mode evaluations")
     Jh = _positive(hub_inertia, "hub_inertia", fname, allow_zero=True)
@@ -330,7 +330,7 @@ def flexible_link(n_modes, hub_inertia=0.0, length=1.0, EI=1.0, rho=1.0, tip_mas
     EI_ = _positive(EI, "EI", fname)
     rho_ = _positive(rho, "rho", fname)
     mt = _positive(tip_mass, "tip_mass", fname, allow_zero=True)
-    stiff = _checks.flag(geometric_stiffening, f"{fname}: geometric_stiffening")
+    stiff = _value_checks.flag(geometric_stiffening, f"{fname}: geometric_stiffening")
     betas = clamped_free_roots(N)
     x, w, phi, phi2, phiL, pairs, G, GL = _quadrature_tables(betas, L, n_quad, stiff)
 
@@ -403,8 +403,8 @@ def flexible_link(n_modes, hub_inertia=0.0, length=1.0, EI=1.0, rho=1.0, tip_mas
 
 def _link(link, fname):
     if not isinstance(link, FlexibleLink):
-        raise _checks.refusal(TypeError, f"{fname}: link: expected a FlexibleLink, got "
-                        f"{_checks._describe(link)}")
+        raise _value_checks.refusal(TypeError, f"{fname}: link: expected a FlexibleLink, got "
+                        f"{_value_checks._describe(link)}")
     return link
 
 
@@ -418,7 +418,7 @@ string and needs many more modes)."""
 def _spin(link, spin, fname):
     scale = np.sqrt(link.EI / (link.rho * link.length ** 4))
     lim = MAX_SPIN * scale
-    return _checks.real_number(spin, f"{fname}: spin", low=-lim, high=lim,
+    return _value_checks.real_number(spin, f"{fname}: spin", low=-lim, high=lim,
                                hint=f"a hub rate in rad/s, |spin| <= {MAX_SPIN:g} sqrt(EI / rho "
                                     f"L^4) = {lim:.4g} rad/s, the range where the modes are "
                                     f"tested")
@@ -468,13 +468,13 @@ def natural_frequencies(link, n=None, spin=None):
     fname = "natural_frequencies"
     link = _link(link, fname)
     if n is not None:
-        n = _checks.size(n, f"{fname}: n", low=1, high=link.n_modes + 1)
+        n = _value_checks.size(n, f"{fname}: n", low=1, high=link.n_modes + 1)
     if spin is not None:
         ev = spin_eigenvalues(link, spin)
         if ev[0] <= 0:
             kind = "linear (geometric_stiffening=False)" if not link.geometric_stiffening \
                 else "stiffened"
-            raise _checks.refusal(
+            raise _value_checks.refusal(
                 ValueError, f"{fname}: spin: the {kind} link is unstable at the hub rate "
                             f"{float(spin):g} rad/s (omega^2 = {ev[0]:.4g}); the linear model "
                             f"loses its bending stiffness above its first frequency -- use "
@@ -510,15 +510,15 @@ def spin_up_profile(t, final_rate=6.0, duration=15.0):
     [45.0, 6.0, 0.0]
     """
     fname = "spin_up_profile"
-    Ws = _checks.real_number(final_rate, f"{fname}: final_rate", hint="rad/s")
-    Ts = _checks.real_number(duration, f"{fname}: duration", low=0, strict_low=True, hint="s")
-    t = np.asarray(_checks.real_array(t, f"{fname}: t"), dtype=float)
+    Ws = _value_checks.real_number(final_rate, f"{fname}: final_rate", hint="rad/s")
+    Ts = _value_checks.real_number(duration, f"{fname}: duration", low=0, strict_low=True, hint="s")
+    t = np.asarray(_value_checks.real_array(t, f"{fname}: t"), dtype=float)
     c = 2 * np.pi / Ts
     tt = np.minimum(t, Ts)
     th = Ws / Ts * (tt ** 2 / 2 + (np.cos(c * tt) - 1) / c ** 2) + Ws * np.maximum(t - Ts, 0)
     thd = Ws / Ts * (tt - np.sin(c * tt) / c) + 0 * t
     thdd = np.where(t < Ts, Ws / Ts * (1 - np.cos(c * tt)), 0.0)
-    return _checks.finite_result((th, thd, thdd), fname)
+    return _value_checks.finite_result((th, thd, thdd), fname)
 
 
 @dataclass(frozen=True)
@@ -574,30 +574,30 @@ def simulate_hub(link, hub, t_final, servo=None, n_samples=500, rtol=1e-8):
     fname = "simulate_hub"
     link = _link(link, fname)
     if not callable(hub):
-        raise _checks.refusal(
+        raise _value_checks.refusal(
             TypeError, f"{fname}: hub: expected a callable t -> (theta, theta_dot, "
-                       f"theta_ddot), got {_checks._describe(hub)}")
-    T = _checks.real_number(t_final, f"{fname}: t_final", low=0, strict_low=True, hint="s")
-    K = _checks.size(n_samples, f"{fname}: n_samples", low=2, high=100_000)
-    rtol = _checks.tolerance(rtol, f"{fname}: rtol")
+                       f"theta_ddot), got {_value_checks._describe(hub)}")
+    T = _value_checks.real_number(t_final, f"{fname}: t_final", low=0, strict_low=True, hint="s")
+    K = _value_checks.size(n_samples, f"{fname}: n_samples", low=2, high=100_000)
+    rtol = _value_checks.tolerance(rtol, f"{fname}: rtol")
     h0 = np.asarray(hub(0.0), dtype=float).ravel()
     if h0.shape != (3,) or not np.all(np.isfinite(h0)):
-        raise _checks.refusal(
+        raise _value_checks.refusal(
             ValueError, f"{fname}: hub: expected hub(t) to return 3 finite numbers (theta, "
                         f"theta_dot, theta_ddot), got {hub(0.0)!r} at t = 0")
     if servo is not None:
         if not isinstance(servo, (tuple, list)) or len(servo) != 2:
-            raise _checks.refusal(
+            raise _value_checks.refusal(
                 ValueError, f"{fname}: servo: expected None or two gains (kp, kd), got "
-                            f"{_checks._describe(servo)}")
-        kp, kd = (_checks.positive(g, f"{fname}: servo[{k}]") for k, g in enumerate(servo))
+                            f"{_value_checks._describe(servo)}")
+        kp, kd = (_value_checks.positive(g, f"{fname}: servo[{k}]") for k, g in enumerate(servo))
     N = link.n_modes
     wmax = float(np.sqrt(link.EI / (link.rho * link.length ** 4))) * link.betas[-1] ** 2
     if servo is not None:
         wmax = max(wmax, float(np.sqrt(kp / max(link.hub_inertia, 1e-12))))
     steps = wmax * T / (2 * np.pi) * 60
     if steps > MAX_STEPS:
-        raise _checks.refusal(
+        raise _value_checks.refusal(
             ValueError, f"{fname}: t_final: expected a run of at most {MAX_STEPS:,} steps, got "
                         f"t_final = {T:g} s, about {steps:,.0f} steps at the stiffest mode "
                         f"({wmax:.4g} rad/s); use fewer modes, softer gains or a shorter run")

@@ -45,10 +45,12 @@ from functools import cached_property
 import numpy as np
 import sympy as sp
 
-from .. import _checks, _derivation
-from .._checks import is_symbolic
-from .._checks import to_sympy as _S
-from .._derivation import canonical as _canonical
+from .. import _value_checks
+from .. import _meaning_checks
+from ..lagrange import _derivation
+from .._value_checks import is_symbolic
+from .._value_checks import to_sympy as _S
+from ..lagrange._derivation import canonical as _canonical
 from ._nested import _nested_terms
 from ..equations import (TIME, FieldsForm, MassMatrixForm, _check_time, _check_values,
                         _numeric_vector, _result_errors, mass_matrix_form)
@@ -70,39 +72,39 @@ def _at_most_2d(x, name):
     except ValueError:                  # ragged lists: the shared check words the refusal
         nd = 0
     if nd > 2:
-        raise _checks.error(name, "a vector or matrix (at most 2 dimensions)",
+        raise _value_checks.error(name, "a vector or matrix (at most 2 dimensions)",
                             f"an array of {nd} dimensions, shape {np.shape(x)}")
 
 
 def _vec3(x, what, fname):
     _at_most_2d(x, f"{fname}: {what}")
-    v = _checks.sym_matrix(x, f"{fname}: {what}")
+    v = _value_checks.sym_matrix(x, f"{fname}: {what}")
     if v.shape not in ((3, 1), (1, 3)):
-        raise _checks.refusal(
+        raise _value_checks.refusal(
             ValueError, f"{fname}: {what}: expected a 3-vector, got shape {v.shape}")
-    return v.reshape(3, 1).applyfunc(_checks._exact)
+    return v.reshape(3, 1).applyfunc(_value_checks._exact)
 
 
 def _mat3(x, what, fname):
     _at_most_2d(x, f"{fname}: {what}")
-    R = _checks.sym_matrix(x, f"{fname}: {what}")
+    R = _value_checks.sym_matrix(x, f"{fname}: {what}")
     if R.shape != (3, 3):
-        raise _checks.refusal(
+        raise _value_checks.refusal(
             ValueError, f"{fname}: {what}: expected a 3x3 matrix, got shape {R.shape}")
-    return R.applyfunc(_checks._exact)
+    return R.applyfunc(_value_checks._exact)
 
 
 def _mass(x, fname):
     """A positive mass; a symbol passes unless sympy knows it is <= 0 (e.g. -m, m positive)."""
-    m = _checks.positive(x, f"{fname}: mass", hint="a mass in kg")
+    m = _value_checks.positive(x, f"{fname}: mass", hint="a mass in kg")
     if isinstance(m, sp.Basic) and m.is_nonpositive:
-        raise _checks.error(f"{fname}: mass", "a positive mass", str(m))
-    return _checks._exact(m)
+        raise _value_checks.error(f"{fname}: mass", "a positive mass", str(m))
+    return _value_checks._exact(m)
 
 
 def _name(x, fname, what="name"):
     if not isinstance(x, str) or not x:
-        raise _checks.error(f"{fname}: {what}", "a non-empty string (a label, never evaluated)",
+        raise _value_checks.error(f"{fname}: {what}", "a non-empty string (a label, never evaluated)",
                             x, exc=TypeError)
 
 
@@ -162,13 +164,13 @@ class RigidBody:
         object.__setattr__(self, "mass", _mass(self.mass, f))
         object.__setattr__(self, "position", _vec3(self.position, "position", f))
         R = _mat3(self.orientation, "orientation", f)
-        _checks.rotation_matrix(R, f"{f}: orientation")
+        _meaning_checks.rotation_matrix(R, f"{f}: orientation")
         object.__setattr__(self, "orientation", R)
         I = _mat3(self.inertia, "inertia", f)
         if not (I - I.T).is_zero_matrix:
-            raise _checks.refusal(
+            raise _value_checks.refusal(
                 ValueError, f"{f}: inertia: expected a symmetric 3x3 matrix, got {I.tolist()}")
-        _checks.inertia_matrix(I, f"{f}: inertia")
+        _meaning_checks.inertia_matrix(I, f"{f}: inertia")
         object.__setattr__(self, "inertia", I)
 
 
@@ -259,14 +261,14 @@ class KaneEquations(FieldsForm):
         :math:`n\cdot v^P = 0`, the component along n of the force on P)."""
         fname = "KaneEquations.constraint_force"
         if self.constraint_forces.shape[0] == 0:
-            raise _checks.refusal(ValueError, f"{fname}: {self.name} has no constraints")
+            raise _value_checks.refusal(ValueError, f"{fname}: {self.name} has no constraints")
         k = len(self.inputs)
         tau = np.zeros(k) if tau is None else _numeric_vector(tau, k, f"{fname}: tau ({k} "
                                                                       f"inputs)")
         q = _numeric_vector(q, self.q.shape[0], f"{fname}: q")
         u = _numeric_vector(u, self.u.shape[0], f"{fname}: u ({self.u.shape[0]} independent "
                                                 f"speeds)")
-        t = _checks.real_number(t, f"{fname}: t", hint="a time in s")
+        t = _value_checks.real_number(t, f"{fname}: t", hint="a time in s")
         _check_values(values, fname)
         num = self._numeric(values, fname)
         with _result_errors(fname):             # arguments checked: errors here are results
@@ -277,13 +279,13 @@ class KaneEquations(FieldsForm):
             expr = self.constraint_forces
             if values:
                 names = {str(s): s for s in expr.free_symbols}
-                expr = expr.xreplace(_checks.values_dict(values, "KaneEquations.constraint_force: values",
+                expr = expr.xreplace(_value_checks.values_dict(values, "KaneEquations.constraint_force: values",
                                                          names=names))
             args = list(self.q) + list(self.u) + list(self.udot) + list(self.inputs) + [self.t]
             cache[key] = sp.lambdify(args, list(expr), modules="math", cse=True)
         with np.errstate(all="ignore"):
             out = np.array(cache[key](*np.concatenate([q, u, ud, tau, [t]])), dtype=float)
-        return _checks.finite_result(out, fname)
+        return _value_checks.finite_result(out, fname)
 
 
 def _rate_symbols(q):
@@ -296,14 +298,14 @@ def _symbol_column(x, what, fname, allow_empty=False):
     if isinstance(x, sp.MatrixBase):
         x = list(x)
     if not isinstance(x, (list, tuple)) or (not x and not allow_empty):
-        raise _checks.refusal(TypeError, f"{fname}: {what}: expected a list of sympy Symbols, got "
-                        f"{_checks._describe(x)}")
+        raise _value_checks.refusal(TypeError, f"{fname}: {what}: expected a list of sympy Symbols, got "
+                        f"{_value_checks._describe(x)}")
     bad = [e for e in x if not isinstance(e, sp.Symbol)]
     if bad:
-        raise _checks.refusal(
+        raise _value_checks.refusal(
             TypeError, f"{fname}: {what}: expected plain sympy Symbols, got {bad[0]!r}")
     if len(set(x)) != len(x):
-        raise _checks.refusal(
+        raise _value_checks.refusal(
             ValueError, f"{fname}: {what}: expected distinct Symbols, got {list(x)}")
     return sp.Matrix(x) if x else sp.zeros(0, 1)
 
@@ -336,7 +338,7 @@ def _no_rate_symbols(groups, coords, fname):
         for e in exprs:
             hit = sorted(s.name for s in getattr(e, "free_symbols", ()) if s.name in reserved)
             if hit:
-                raise _checks.error(f"{fname}: {label}", "expressions in the coordinates, "
+                raise _value_checks.error(f"{fname}: {label}", "expressions in the coordinates, "
                                     "speeds, time and constant parameters",
                                     f"one holding the symbol {hit[0]}",
                                     "q_dot/u_dot names are the library's own rate symbols; a "
@@ -346,11 +348,11 @@ def _no_rate_symbols(groups, coords, fname):
 def _check_invertible(W, q, what, fname, rng=None):
     """A square W(q): ValueError when it is singular (symbolically or at a random point)."""
     if W.shape[0] != W.shape[1]:
-        raise _checks.refusal(
+        raise _value_checks.refusal(
             ValueError, f"{fname}: {what}: expected a square matrix, got shape {W.shape}")
     det = sp.expand(W.det(method="berkowitz"))
     if det == 0 or sp.simplify(det) == 0:
-        raise _checks.refusal(
+        raise _value_checks.refusal(
             ValueError, f"{fname}: {what}: expected a matrix invertible in the rates, got "
                         f"one not invertible in the rates, det = 0 (the speeds must be "
                         f"independent combinations; W = {W.tolist()})")
@@ -358,7 +360,7 @@ def _check_invertible(W, q, what, fname, rng=None):
     free = sorted(det.free_symbols, key=str)
     val = det.xreplace({s: sp.Float(x) for s, x in zip(free, rng.uniform(0.1, 1.1, len(free)))})
     if val.is_number and abs(complex(val)) < 1e-12:
-        raise _checks.refusal(
+        raise _value_checks.refusal(
             ValueError, f"{fname}: {what}: expected a matrix invertible in the rates, got "
                         f"one not invertible at a generic configuration (det = {det})")
     return det
@@ -367,35 +369,35 @@ def _check_invertible(W, q, what, fname, rng=None):
 def _check_bodies_and_loads(bodies, loads, q, u, t, fname):
     """Check :func:`kanes_equations`' bodies and loads; their expressions (bodies first)."""
     if not isinstance(bodies, (list, tuple)) or not bodies:
-        raise _checks.refusal(
+        raise _value_checks.refusal(
             TypeError, f"{fname}: bodies: expected a non-empty list of Particle and RigidBody, "
-                       f"got {_checks._describe(bodies)}")
+                       f"got {_value_checks._describe(bodies)}")
     names = set()
     for b in bodies:
         if not isinstance(b, (Particle, RigidBody)):
-            raise _checks.refusal(
+            raise _value_checks.refusal(
                 TypeError, f"{fname}: bodies: expected Particle or RigidBody, got "
-                           f"{_checks._describe(b)}")
+                           f"{_value_checks._describe(b)}")
         if b.name in names:
-            raise _checks.error(f"{fname}: bodies", "bodies with distinct names", f"two {b.name!r}")
+            raise _value_checks.error(f"{fname}: bodies", "bodies with distinct names", f"two {b.name!r}")
         names.add(b.name)
     rigid = {b.name: b for b in bodies if isinstance(b, RigidBody)}
     if not isinstance(loads, (list, tuple)):
-        raise _checks.error(f"{fname}: loads", "a list of Force and Torque (may be empty)", loads,
+        raise _value_checks.error(f"{fname}: loads", "a list of Force and Torque (may be empty)", loads,
                             exc=TypeError)
     for ld in loads:
         if not isinstance(ld, (Force, Torque)):
-            raise _checks.refusal(
-                TypeError, f"{fname}: loads: expected Force or Torque, got {_checks._describe(ld)}")
+            raise _value_checks.refusal(
+                TypeError, f"{fname}: loads: expected Force or Torque, got {_value_checks._describe(ld)}")
         if isinstance(ld, Torque) and ld.body not in rigid:
-            raise _checks.refusal(
+            raise _value_checks.refusal(
                 ValueError, f"{fname}: loads: Torque on {ld.body!r}, expected one of the rigid "
                             f"bodies {sorted(rigid)}")
     exprs = [e for b in bodies for e in (b.position, getattr(b, "orientation", sp.zeros(1)))]
     exprs += [e for ld in loads for e in (getattr(ld, "point", sp.zeros(1)), ld.vector)]
-    _checks.time_symbol(t, f"{fname}: t", coordinates=list(q) + list(u), exprs=exprs)
+    _meaning_checks.time_symbol(t, f"{fname}: t", coordinates=list(q) + list(u), exprs=exprs)
     for e in exprs[:2 * len(bodies)]:
-        _checks.independent_of(e, list(u), f"{fname}: bodies",
+        _meaning_checks.independent_of(e, list(u), f"{fname}: bodies",
                                "positions and orientations are functions of q and t only")
     return exprs
 
@@ -405,16 +407,16 @@ def _dependent_speeds(constraints, dependent, q, u, t, exprs, n_bodies, simplify
     m = u.shape[0]
     if isinstance(constraints, (sp.Basic, str, bytes)) or not isinstance(
             constraints, (list, tuple, sp.MatrixBase)):
-        raise _checks.error(f"{fname}: constraints", "a list of expressions linear in the "
+        raise _value_checks.error(f"{fname}: constraints", "a list of expressions linear in the "
                             "speeds", constraints, exc=TypeError)
-    constraints = [_checks.expression(c, f"{fname}: constraints") for c in constraints]
-    _checks.time_symbol(t, f"{fname}: constraints", coordinates=list(q) + list(u),
+    constraints = [_value_checks.expression(c, f"{fname}: constraints") for c in constraints]
+    _meaning_checks.time_symbol(t, f"{fname}: constraints", coordinates=list(q) + list(u),
                         exprs=constraints)
     _no_rate_symbols({"bodies": exprs[:2 * n_bodies], "loads": exprs[2 * n_bodies:],
                       "constraints": constraints}, list(q) + list(u), fname)
     p = len(constraints)
     if p >= m and p:
-        raise _checks.refusal(
+        raise _value_checks.refusal(
             ValueError, f"{fname}: constraints: {p} constraints on {m} speeds remove all "
                         f"freedom; expected fewer constraints than speeds")
     if dependent in ((), None, []):
@@ -422,7 +424,7 @@ def _dependent_speeds(constraints, dependent, q, u, t, exprs, n_bodies, simplify
     else:
         dep = list(_symbol_column(dependent, "dependent", fname))
     if len(dep) != p or not set(dep) <= set(u):
-        raise _checks.refusal(
+        raise _value_checks.refusal(
             ValueError, f"{fname}: dependent: expected {p} of the speeds {list(u)} (one per "
                         f"constraint), got {dep}")
     ind = [s for s in u if s not in dep]
@@ -430,7 +432,7 @@ def _dependent_speeds(constraints, dependent, q, u, t, exprs, n_bodies, simplify
     if p:
         A = sp.Matrix([[sp.diff(c, s) for s in u] for c in constraints])
         if any(e.has(*u) for e in A):
-            raise _checks.refusal(
+            raise _value_checks.refusal(
                 ValueError, f"{fname}: constraints: expected expressions linear in the speeds "
                             f"{list(u)}, got {constraints}")
         bvec = sp.Matrix([c.xreplace({s: 0 for s in u}) for c in constraints])
@@ -499,9 +501,9 @@ def kanes_equations(q, u, bodies, loads=(), speeds=None, constraints=(), depende
     inputs = _symbol_column(list(inputs), "inputs", fname, allow_empty=True)
     _check_time(q, u, t, fname)
     if set(inputs) & (set(q) | set(u) | {t}):
-        raise _checks.error(f"{fname}: inputs", "symbols other than q, u and t",
+        raise _value_checks.error(f"{fname}: inputs", "symbols other than q, u and t",
                             [list(inputs)], "an input needs its own symbol")
-    _checks.flag(simplify, f"{fname}: simplify")
+    _value_checks.flag(simplify, f"{fname}: simplify")
     n, m = q.shape[0], u.shape[0]
     exprs = _check_bodies_and_loads(bodies, loads, q, u, t, fname)
 
@@ -509,17 +511,17 @@ def kanes_equations(q, u, bodies, loads=(), speeds=None, constraints=(), depende
     qdot = _rate_symbols(q)
     if speeds is None:
         if m != n:
-            raise _checks.refusal(
+            raise _value_checks.refusal(
                 ValueError, f"{fname}: speeds: needed when there are {n} coordinates and {m} "
                             f"speeds (u = W(q) qd)")
         W = sp.eye(n)
     else:
-        W = _checks.sym_matrix(speeds, f"{fname}: speeds").applyfunc(_checks._exact)
+        W = _value_checks.sym_matrix(speeds, f"{fname}: speeds").applyfunc(_value_checks._exact)
         if W.shape != (m, n):
-            raise _checks.refusal(
+            raise _value_checks.refusal(
                 ValueError, f"{fname}: speeds: expected an {m} x {n} matrix W (u = W(q) qd), "
                             f"got shape {W.shape}")
-        _checks.independent_of(W, list(u) + list(qdot) + [t], f"{fname}: speeds",
+        _meaning_checks.independent_of(W, list(u) + list(qdot) + [t], f"{fname}: speeds",
                                "u = W(q) qd: W depends on the coordinates only, not on the "
                                "speeds, the rates or time")
         _check_invertible(W, q, "speeds", fname)
@@ -606,7 +608,7 @@ def kanes_equations(q, u, bodies, loads=(), speeds=None, constraints=(), depende
     rest = Fr + Fs_rest
     Bm = Fr.jacobian(inputs) if inputs.shape[0] else sp.zeros(len(ind), 0)
     if any(e.has(*inputs) for e in Bm) if inputs.shape[0] else False:
-        raise _checks.refusal(
+        raise _value_checks.refusal(
             ValueError, f"{fname}: inputs: expected loads linear in the inputs {list(inputs)}")
     f = rest.xreplace({s: 0 for s in inputs}).applyfunc(sp.expand)
 
@@ -711,7 +713,7 @@ class ChainEquations(FieldsForm):
         r"""The partial twists :math:`(\omega_r, v_r)` of ``link``'s mass-centre frame, in that
         frame: the columns of its body Jacobian times K, 6 x n (sympy)."""
         from ..rigid_motion._kinematics import jacobian_body
-        link = _checks.size(link, "ChainEquations.partial_velocities: link", low=0,
+        link = _value_checks.size(link, "ChainEquations.partial_velocities: link", low=0,
                             high=self.n - 1, hint="a link index")
         K = self.qd.jacobian(self.u)
         return (jacobian_body(self.chain, self.q, link=int(link)) * K).applyfunc(sp.expand)
@@ -736,7 +738,7 @@ class TreeEquations(ChainEquations):
         bodies; with a floating base, -1 is the base) in its own frame: its Jacobian, 6 x nv
         (eq. (kane-tree-partial))."""
         lo = -1 if self.u.shape[0] > self.n else 0            # a floating base: nv = n + 6
-        body = _checks.size(body, "TreeEquations.partial_velocities: body", low=lo,
+        body = _value_checks.size(body, "TreeEquations.partial_velocities: body", low=lo,
                             high=self.n - 1, hint="a body index (-1: a floating base)")
         return self.jacobians[int(body) - lo]
 
@@ -744,7 +746,7 @@ class TreeEquations(ChainEquations):
 def _chain_terms(chain, g, q, u, form="auto"):
     """M, F_r, f and the intermediates (empty in the expanded form) of a chain: the nested
     form (:func:`_nested_terms`) when ``form`` says so or, under ``"auto"``, when Lagrange's
-    derivation of the chain would be nested (:func:`robodyn._derivation.choose`: many axis
+    derivation of the chain would be nested (:func:`robodyn.lagrange._derivation.choose`: many axis
     directions, or a product of the mass matrix's recursion beyond its budget); else the
     expanded recursion (:func:`_expanded_terms`)."""
     cache = chain._cache
@@ -766,7 +768,7 @@ def _chain_terms(chain, g, q, u, form="auto"):
 
 
 def _expanded_terms(chain, g, q, u):
-    r"""Kane's recursion for a serial chain on the shared engine (:mod:`robodyn._derivation`):
+    r"""Kane's recursion for a serial chain on the shared engine (:mod:`robodyn.lagrange._derivation`):
     M, the velocity-product part of :math:`-F_r^*` and the gravity forces :math:`F_r`, as sympy
     matrices in the Symbols q and u.
 
@@ -888,7 +890,7 @@ def equations_of_motion(chain, speeds=None, gravity=DEFAULT_GRAVITY, q=None, u=N
 
     one backward sweep after one forward sweep of twists and accelerations (eq. (kane-frstar)
     summed link by link); :math:`F_r` of gravity is the same sweep of the weights. It runs on
-    the symbolic engine Lagrange's equations use (:mod:`robodyn._derivation`), with the speeds
+    the symbolic engine Lagrange's equations use (:mod:`robodyn.lagrange._derivation`), with the speeds
     as extra generators: every quantity is a real trigonometric polynomial,
     :math:`\cos(q_1 + \dots + q_k)` one term, with no ``simplify``; the mass matrix is the
     engine's composite-inertia recursion. ``speeds`` other than qd go through
@@ -938,34 +940,34 @@ def equations_of_motion(chain, speeds=None, gravity=DEFAULT_GRAVITY, q=None, u=N
     if isinstance(chain, RobotModel):
         from ._trees import _tree_equations
         if form not in ("auto", "expanded"):
-            raise _checks.refusal(ValueError, f"{fname}: form: expected 'auto' or 'expanded' "
+            raise _value_checks.refusal(ValueError, f"{fname}: form: expected 'auto' or 'expanded' "
                                   f"for a tree (no nested form), got {form!r}")
         q, u, udot, M, f, Fr, qd, gt, Js = _tree_equations(chain, gravity, q, u, fname)
         eom = TreeEquations(q, u, udot, M, f, Fr, qd, sp.eye(chain.nv), gt, None, TIME,
                             chain.name, jacobians=Js)
         return eom if speeds is None else change_speeds(eom, speeds)
     if not isinstance(chain, SerialChain):
-        raise _checks.error(f"{fname}: chain", "a SerialChain or a RobotModel",
-                            _checks.describe(chain), "build one with robodyn.models, e.g. "
+        raise _value_checks.error(f"{fname}: chain", "a SerialChain or a RobotModel",
+                            _value_checks.describe(chain), "build one with robodyn.models, e.g. "
                             "models.planar_rr(), or load a URDF with robodyn.urdf.load_urdf",
                             exc=TypeError)
     if chain.link_inertias is None or chain.link_homes is None:
-        raise _checks.refusal(ValueError, f"{fname}: {chain!r} has no link inertias; build it with "
+        raise _value_checks.refusal(ValueError, f"{fname}: {chain!r} has no link inertias; build it with "
                          f"SerialChain.from_screws(..., link_homes=[...], link_inertias=[...])")
     n = chain.n
     q = _symbol_column(list(sp.symbols(f"q1:{n + 1}")) if q is None else q, "q", fname)
     u = _symbol_column(list(sp.symbols(f"u1:{n + 1}")) if u is None else u, "u", fname)
     for nm, v in (("q", q), ("u", u)):
         if v.shape[0] != n:
-            raise _checks.refusal(
+            raise _value_checks.refusal(
                 ValueError, f"{fname}: {nm}: expected {n} symbols (one per joint), got "
                             f"{v.shape[0]}")
     if set(q) & set(u):
-        raise _checks.refusal(ValueError, f"{fname}: q and u share symbols {set(q) & set(u)}")
+        raise _value_checks.refusal(ValueError, f"{fname}: q and u share symbols {set(q) & set(u)}")
     if form not in ("auto", "expanded", "nested"):
-        raise _checks.refusal(
+        raise _value_checks.refusal(
             ValueError, f"{fname}: form: expected 'auto', 'expanded' or 'nested', got {form!r}")
-    g = _checks.vector(gravity, 3, f"{fname}: gravity (3-vector in the space frame, m/s^2)")
+    g = _value_checks.vector(gravity, 3, f"{fname}: gravity (3-vector in the space frame, m/s^2)")
     key = ("kane", tuple(q), tuple(u), tuple(str(x) for x in (list(g))), form)
     if key not in chain._cache:
         chain._cache[key] = _chain_terms(chain, [_S(x) if is_symbolic(x) else x for x in g],
@@ -1014,23 +1016,23 @@ def change_speeds(eom, speeds, u=None):
     """
     fname = "change_speeds"
     if not isinstance(eom, MassMatrixForm):
-        raise _checks.refusal(
-            TypeError, f"{fname}: eom: expected a MassMatrixForm, got {_checks._describe(eom)}")
+        raise _value_checks.refusal(
+            TypeError, f"{fname}: eom: expected a MassMatrixForm, got {_value_checks._describe(eom)}")
     m = eom.u.shape[0]
-    W = _checks.sym_matrix(speeds, f"{fname}: speeds").applyfunc(_checks._exact)
-    _checks.independent_of(W, list(eom.u) + [eom.t], f"{fname}: speeds",
+    W = _value_checks.sym_matrix(speeds, f"{fname}: speeds").applyfunc(_value_checks._exact)
+    _meaning_checks.independent_of(W, list(eom.u) + [eom.t], f"{fname}: speeds",
                            "u' = W(q) u: W depends on the coordinates only")
     if W.shape != (m, m):
-        raise _checks.refusal(
+        raise _value_checks.refusal(
             ValueError, f"{fname}: speeds: expected an {m} x {m} matrix W (new u = W u), got "
                         f"shape {W.shape}")
     _check_invertible(W, eom.q, "speeds", fname)
     unew = _symbol_column(list(sp.symbols(f"w1:{m + 1}")) if u is None else u, "u", fname)
     if set(unew) & (set(eom.q) | {eom.t}):
-        raise _checks.error(f"{fname}: u", "new speed symbols distinct from the coordinates "
+        raise _value_checks.error(f"{fname}: u", "new speed symbols distinct from the coordinates "
                             "and time", [list(unew)], "a speed needs its own symbol")
     if unew.shape[0] != m:
-        raise _checks.refusal(ValueError, f"{fname}: u: expected {m} symbols, got {unew.shape[0]}")
+        raise _value_checks.refusal(ValueError, f"{fname}: u: expected {m} symbols, got {unew.shape[0]}")
     Winv = W.inv().applyfunc(sp.simplify)
     old = Winv * unew
     sub = dict(zip(eom.u, old))
@@ -1083,7 +1085,7 @@ class Linearization:
         """(A, B) as float arrays; ValueError if a symbol is left free."""
         free = self.A.free_symbols | self.B.free_symbols
         if free:
-            raise _checks.refusal(
+            raise _value_checks.refusal(
                 ValueError, f"Linearization.numeric: symbols {sorted(map(str, free))} have no "
                             f"value; pass values=... to linearize")
         return (np.array(self.A.evalf(), dtype=float).reshape(self.A.shape),
@@ -1141,9 +1143,9 @@ def linearize(eom, q0, u0=None, tau0=None, values=None, t0=0, equilibrium=True,
     """
     fname = "linearize"
     if not isinstance(eom, MassMatrixForm):
-        raise _checks.refusal(
+        raise _value_checks.refusal(
             TypeError, f"{fname}: eom: expected a MassMatrixForm (equations of any method), "
-                       f"got {_checks._describe(eom)}")
+                       f"got {_value_checks._describe(eom)}")
     q, u, t = list(eom.q), list(eom.u), eom.t
     n, m = len(q), len(u)
     Bm = eom.input_matrix
@@ -1152,32 +1154,32 @@ def linearize(eom, q0, u0=None, tau0=None, values=None, t0=0, equilibrium=True,
     def point(x, size, what):
         if x is None:
             return [sp.S.Zero] * size
-        v = _checks.vector(x, size, f"{fname}: {what}")
-        return [_checks._exact(e) for e in (list(v) if isinstance(v, sp.MatrixBase) else v)]
+        v = _value_checks.vector(x, size, f"{fname}: {what}")
+        return [_value_checks._exact(e) for e in (list(v) if isinstance(v, sp.MatrixBase) else v)]
 
     qv, uv, tv = point(q0, n, f"q0 ({n} coordinates)"), point(u0, m, f"u0 ({m} speeds)"), \
         point(tau0, k, f"tau0 ({k} inputs)")
     sub = {}
     if values:
         if not isinstance(values, dict):
-            raise _checks.refusal(
-                TypeError, f"{fname}: values: expected a dict, got {_checks._describe(values)}")
+            raise _value_checks.refusal(
+                TypeError, f"{fname}: values: expected a dict, got {_value_checks._describe(values)}")
         names = {str(s): s for s in eom.parameters()}
         for key, v in values.items():
             if not isinstance(key, (str, sp.Symbol)):
-                raise _checks.error(f"{fname}: values", "keys that are Symbols or names",
+                raise _value_checks.error(f"{fname}: values", "keys that are Symbols or names",
                                     key, exc=TypeError)
             sym = names.get(key, sp.Symbol(key)) if isinstance(key, str) else key
             if sym in set(q) | set(u) | {t}:
-                raise _checks.error(f"{fname}: values[{key}]", "a parameter (not a coordinate, "
+                raise _value_checks.error(f"{fname}: values[{key}]", "a parameter (not a coordinate, "
                                     "speed or time: those are q0, u0, t0)", str(sym))
-            sub[sym] = _checks._exact(_checks.scalar(v, f"{fname}: values[{key}]"))
+            sub[sym] = _value_checks._exact(_value_checks.scalar(v, f"{fname}: values[{key}]"))
     at = dict(zip(q, qv))
     at.update(zip(u, uv))
-    _checks.flag(equilibrium, f"{fname}: equilibrium")
-    tol = _checks.tolerance(tol, f"{fname}: tol")
-    t0 = _checks.scalar(t0, f"{fname}: t0")
-    at[t] = _checks._exact(t0)
+    _value_checks.flag(equilibrium, f"{fname}: equilibrium")
+    tol = _value_checks.tolerance(tol, f"{fname}: tol")
+    t0 = _value_checks.scalar(t0, f"{fname}: t0")
+    at[t] = _value_checks._exact(t0)
     tau = sp.Matrix(sp.symbols(f"_tau0:{k}")) if k else sp.zeros(0, 1)
     done = {}                               # a nested form's intermediates, written in
     for w, e in getattr(eom, "intermediates", ()):
@@ -1194,11 +1196,11 @@ def linearize(eom, q0, u0=None, tau0=None, values=None, t0=0, equilibrium=True,
     M0 = val(M)
     det = sp.simplify(M0.det())
     if det == 0 or (det.is_number and abs(complex(det.evalf())) < 1e-300):
-        raise _checks.error(f"{fname}: values", "parameters that make the mass matrix "
+        raise _value_checks.error(f"{fname}: values", "parameters that make the mass matrix "
                             "invertible at the operating point", f"M = {M0.tolist()}, det M = 0",
                             "a zero mass or length? the equations have no unique solution")
     if not M0.free_symbols:
-        _checks.spd(M0, f"{fname}: mass matrix at q0 (with values)")
+        _meaning_checks.spd(M0, f"{fname}: mass matrix at q0 (with values)")
     Minv = M0.inv()
     ud0 = (Minv * val(rhs)).applyfunc(sp.simplify)
     qd0 = val(qd)
@@ -1213,7 +1215,7 @@ def linearize(eom, q0, u0=None, tau0=None, values=None, t0=0, equilibrium=True,
             elif abs(complex(e)) > tol:
                 bad.append(e)
         if bad:
-            raise _checks.refusal(
+            raise _value_checks.refusal(
                 ValueError, f"{fname}: the operating point q0={qv}, u0={uv}, tau0={tv} is not an "
                             f"equilibrium: xdot has nonzero entries {bad[:4]}; pass "
                             f"equilibrium=False to linearize about a moving state")

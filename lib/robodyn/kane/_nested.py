@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import sympy as sp
 
-from .. import _derivation
-from .._checks import is_symbolic
+from ..lagrange import _derivation
+from .._value_checks import is_symbolic
 
 
 def _nested_terms(d, g, q, u):
     r"""Kane's recursion of :func:`_chain_terms` on the straight-line program of the nested
-    form (:class:`robodyn._derivation.NestedDerivation`, the one Lagrange's equations of long
+    form (:class:`robodyn.lagrange._derivation.NestedDerivation`, the one Lagrange's equations of long
     spatial chains use): the speeds and any symbolic gravity are leaves of the program,
     nothing is expanded. Returns M, :math:`F_r`, f (sympy, in q, u and the intermediates) and
     the intermediates ``[(Symbol, definition), ...]`` in order; M is the tape's

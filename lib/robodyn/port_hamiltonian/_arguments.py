@@ -21,7 +21,7 @@ import math
 import numpy as np
 import sympy as sp
 
-from .. import _checks
+from .. import _value_checks
 from ._vehicle import RHS_POSE_TOL, _pose_of, check_pose
 
 POSE_TOL = 1e-6
@@ -43,14 +43,14 @@ def vec(x, n, name):
     if type(x) is np.ndarray and x.dtype == np.float64 and x.shape == (n,) \
             and x.flags.c_contiguous and math.isfinite(x.sum()):
         return x                          # the hot path of the integrators: already clean
-    if _checks.is_symbolic(x):
-        x = _checks.real_array(x, name, allow_nonfinite=True)
-    return _checks.vector(x, n, name)
+    if _value_checks.is_symbolic(x):
+        x = _value_checks.real_array(x, name, allow_nonfinite=True)
+    return _value_checks.vector(x, n, name)
 
 
 def finite(out, fname):
     """The postcondition of every method: no NaN or infinity in the result (dict values too)."""
-    _checks.finite_result(list(out.values()) if isinstance(out, dict) else out, fname)
+    _value_checks.finite_result(list(out.values()) if isinstance(out, dict) else out, fname)
     return out
 
 
@@ -66,7 +66,7 @@ def is_callable(f):
 def time(form, t, name):
     if type(t) in (float, np.float64) and math.isfinite(t):
         return float(t)
-    return _checks.real_number(t, name, hint="a time in s")
+    return _value_checks.real_number(t, name, hint="a time in s")
 
 
 def joints(form, q, name):
@@ -114,7 +114,7 @@ def base_pose(form, H, name):
     """The base pose of a state being built: a rigid motion in the form's subgroup."""
     H = check_pose(H, name)
     if not form.group.contains(H, POSE_TOL):
-        raise _checks.error(name, f"a pose in the {form.group.name} base's subgroup",
+        raise _value_checks.error(name, f"a pose in the {form.group.name} base's subgroup",
                             "a rigid motion outside it", "for a planar base: a rotation about "
                             "z and a translation in the x-y plane")
     return H
@@ -142,9 +142,9 @@ def optional_state(form, x, name):
 
 
 def sign(form, s, name):
-    v = _checks.real_number(s, name)
+    v = _value_checks.real_number(s, name)
     if v not in (-1.0, 1.0):
-        raise _checks.error(name, "-1 (the correct (87)) or +1 (the sign of [28])", repr(s))
+        raise _value_checks.error(name, "-1 (the correct (87)) or +1 (the sign of [28])", repr(s))
     return int(v)
 
 
@@ -176,8 +176,8 @@ def pair(form, inputs, name, parts):
     want = f"None, a pair ({parts[0][0]}, {parts[1][0]}) or a callable inputs(t, x) -> that pair"
     if not isinstance(inputs, (list, tuple, np.ndarray)) or \
             isinstance(inputs, np.ndarray) and inputs.ndim == 0 or len(inputs) != 2:
-        _checks.no_text(inputs, name)
-        raise _checks.error(name, want, inputs, exc=TypeError)
+        _value_checks.no_text(inputs, name)
+        raise _value_checks.error(name, want, inputs, exc=TypeError)
     return tuple(k(form, v, f"{name}: {lb}") for (lb, k), v in zip(parts, inputs))
 
 
@@ -194,8 +194,8 @@ def call_inputs(form, inputs, t, x, fname, kind=vms_inputs):
         return inputs
     out = inputs(t, x)
     if not isinstance(out, (list, tuple)) or len(out) != 2:
-        raise _checks.error(f"{fname}: inputs", "a callable returning a pair",
-                            f"a callable returning {_checks.describe(out)}", exc=TypeError)
+        raise _value_checks.error(f"{fname}: inputs", "a callable returning a pair",
+                            f"a callable returning {_value_checks.describe(out)}", exc=TypeError)
     return kind(form, out, f"{fname}: inputs(t, x)")
 
 

@@ -45,12 +45,13 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..kinds import SpatialInertia, TimeStep, Tolerance
-from .. import _checks
+from .. import _value_checks
+from .. import _meaning_checks
 from . import _arguments as ck
 from ._arguments import checked
 from ._vms_forms import (BoltzmannHamel, DecoupledForm, ReducedEulerLagrange, VMSForm, _VMSBase,
                         base_momentum6)
-from ..dynamics import _ad6, gravity_torques
+from ..dynamics._recursions import _ad6, gravity_torques
 from ..rigid_motion._kinematics import SerialChain, _check_spatial_inertia, jacobian_body
 from ._vehicle import (SUBGROUPS, StandardForm, VehicleManipulator, _adj_inv, _coadjoint,
                       _pose_of, _pose_rate)
@@ -75,7 +76,7 @@ def canonical_matrix(n):
     >>> canonical_matrix(1).tolist()
     [[0.0, 1.0], [-1.0, 0.0]]
     """
-    n = _checks.size(n, "canonical_matrix: n", low=1, high=MAX_CANONICAL,
+    n = _value_checks.size(n, "canonical_matrix: n", low=1, high=MAX_CANONICAL,
                      hint="the number of joints")
     J = np.zeros((2 * n, 2 * n))
     J[:n, n:] = np.eye(n)
@@ -117,7 +118,7 @@ class FixedBaseForm:
     """
 
     def __init__(self, chain, gravity=None):
-        self.chain = _checks.chain(chain, "FixedBaseForm: chain", SerialChain)
+        self.chain = _value_checks.chain(chain, "FixedBaseForm: chain", SerialChain)
         self.gravity = None if gravity is None else ck.vec(gravity, 3, "FixedBaseForm: gravity")
         self.vms = VehicleManipulator.from_chain(chain, _dummy_base(), "floating")
         self.n = chain.n
@@ -212,7 +213,7 @@ class FixedBaseForm:
         """Gravitational potential of the links (J), zero without gravity."""
         if self.gravity is None:
             return 0.0
-        from ..dynamics import mechanical_energy
+        from ..dynamics._recursions import mechanical_energy
         return float(mechanical_energy(self.chain, q, np.zeros(self.n), self.gravity))
 
     @checked(x=ck.state, tau_act=ck.optional_torques, wrench=ck.end_effector_wrench)
@@ -251,7 +252,7 @@ class FixedBaseForm:
         class _Form(NumericForm):
             def _args(self, fname, t, q, *u):
                 """(q, u) checked, named after this function (u: none or one); the time too."""
-                _checks.real_number(t, f"{self.name}.{fname}: t", hint="a time in s")
+                _value_checks.real_number(t, f"{self.name}.{fname}: t", hint="a time in s")
                 q = ck.vec(q, n, f"{self.name}.{fname}: q ({n} joint values)")
                 return (q,) + tuple(ck.vec(e, n, f"{self.name}.{fname}: u (pi)") for e in u)
 
@@ -314,9 +315,9 @@ class BaseForm:
 
     def __init__(self, inertia: SpatialInertia, base_joint="floating"):
         if not isinstance(base_joint, str) or base_joint not in ("floating", "planar"):
-            raise _checks.error("BaseForm: base_joint", "'floating' or 'planar'", base_joint,
+            raise _value_checks.error("BaseForm: base_joint", "'floating' or 'planar'", base_joint,
                                 exc=ValueError if isinstance(base_joint, str) else TypeError)
-        G = _check_spatial_inertia(_checks.real_array(inertia, "BaseForm: inertia",
+        G = _check_spatial_inertia(_value_checks.real_array(inertia, "BaseForm: inertia",
                                                       allow_nonfinite=True), "BaseForm: inertia")
         self.group = SUBGROUPS[base_joint]
         S = self.group.basis
@@ -380,7 +381,7 @@ def cayley_motion(xi):
     >>> bool(np.allclose(adjoint(F), np.linalg.solve(np.eye(6) - A / 2, np.eye(6) + A / 2)))
     True
     """
-    return _checks.finite_result(_cayley(ck.vec(xi, 6, "cayley_motion: xi")), "cayley_motion")
+    return _value_checks.finite_result(_cayley(ck.vec(xi, 6, "cayley_motion: xi")), "cayley_motion")
 
 
 def _cayley(xi):
@@ -439,22 +440,22 @@ def energy_momentum_step(form, x, dt: TimeStep, inputs=None, t=0.0, tol: Toleran
     x = ck.vms_state(x, form.nb, form.n, f"{fname}: x", ck.POSE_TOL)
     dt = _step_size(dt, fname)
     t = ck.time(form, t, f"{fname}: t")
-    tol = _checks.tolerance(tol, f"{fname}: tol")
-    max_iter = _checks.size(max_iter, f"{fname}: max_iter", low=1, high=10**4)
+    tol = _value_checks.tolerance(tol, f"{fname}: tol")
+    max_iter = _value_checks.size(max_iter, f"{fname}: max_iter", low=1, high=10**4)
     inputs = ck.vms_inputs(form, inputs, f"{fname}: inputs")
     x1, info = _em_step(form, x, dt, inputs, t, tol, max_iter, fname)
-    _checks.finite_result([x1, info["power"]], fname)
+    _value_checks.finite_result([x1, info["power"]], fname)
     return x1, info
 
 
 def _scheme_form(form, fname):
     """The energy--momentum scheme's form: a VMSForm without gravity."""
     if not isinstance(form, VMSForm):
-        raise _checks.refusal(
+        raise _value_checks.refusal(
             TypeError, f"{fname}: form: expected a VMSForm (the energy-momentum scheme), got "
-                       f"{_checks.describe(form)}")
+                       f"{_value_checks.describe(form)}")
     if form.gravity is not None:
-        raise _checks.refusal(
+        raise _value_checks.refusal(
             ValueError, f"{fname}: form: gravity makes the potential depend on the base pose; "
                         "the scheme handles inputs and kinetic energy only (pass gravity forces "
                         "as inputs or use simulate(method='RK45'))")
@@ -466,7 +467,7 @@ def _em_step(form, x, dt, inputs, t, tol, max_iter, fname):
     b, n = form.nb, form.n
     y0 = x[12:]
     E0, g0 = form._energy_gradient(y0)
-    _checks.finite_result([E0, g0], fname)
+    _value_checks.finite_result([E0, g0], fname)
     S = form.vms.base_joint.basis
     y1 = y0 + dt * _vms_ydot(form, y0, g0, inputs, t, x, fname)
 
@@ -529,7 +530,7 @@ def _em_step(form, x, dt, inputs, t, tol, max_iter, fname):
 def _step_size(dt, fname):
     """A fixed time step: a positive number of seconds, at most 10 s (sympy numbers read as
     numbers, symbols refused)."""
-    return _checks.real_number(dt, f"{fname}: dt", low=0, strict_low=True, high=10.0,
+    return _value_checks.real_number(dt, f"{fname}: dt", low=0, strict_low=True, high=10.0,
                                hint="a time step in seconds")
 
 
@@ -608,31 +609,31 @@ def simulate(form, x0, t_span, method="RK45", dt=None, inputs=None, rtol=1e-9, a
     True
     """
     if not isinstance(form, (_VMSBase, StandardForm)):
-        raise _checks.refusal(
+        raise _value_checks.refusal(
             TypeError, f"simulate: form: expected a VMS form (StandardForm, VMSForm, "
-                       f"DecoupledForm, ReducedEulerLagrange), got {_checks.describe(form)}")
+                       f"DecoupledForm, ReducedEulerLagrange), got {_value_checks.describe(form)}")
     x0 = ck.vms_state(x0, form.nb, form.n, "simulate: x0", ck.POSE_TOL)
     if not isinstance(method, str) or method not in ("RK45", "energy-momentum"):
-        raise _checks.error("simulate: method", "'RK45' or 'energy-momentum'", method,
+        raise _value_checks.error("simulate: method", "'RK45' or 'energy-momentum'", method,
                             exc=ValueError if isinstance(method, str) else TypeError)
     t0, t1 = _time_span(t_span)
     inputs = ck.vms_inputs(form, inputs, "simulate: inputs")
-    rtol, atol = (_checks.tolerance(v, f"simulate: {k}") for k, v in (("rtol", rtol),
+    rtol, atol = (_value_checks.tolerance(v, f"simulate: {k}") for k, v in (("rtol", rtol),
                                                                      ("atol", atol)))
-    n_out = _checks.size(n_out, "simulate: n_out", low=2, high=10**6,
+    n_out = _value_checks.size(n_out, "simulate: n_out", low=2, high=10**6,
                          item_bytes=8 * (form.size + 10))
-    momentum = _checks.flag(momentum, "simulate: momentum")
+    momentum = _value_checks.flag(momentum, "simulate: momentum")
     if dt is not None:
         dt = _step_size(dt, "simulate")
-        _checks.steps(t1 - t0, dt, "simulate: dt", high=10**6, item_bytes=8 * (form.size + 10))
+        _meaning_checks.steps(t1 - t0, dt, "simulate: dt", high=10**6, item_bytes=8 * (form.size + 10))
     if method == "energy-momentum":
         if dt is None:
-            raise _checks.refusal(
+            raise _value_checks.refusal(
                 ValueError, "simulate: dt: needed for method='energy-momentum' (fixed step, s)")
         _scheme_form(form, "simulate")
     E0 = _energy(form, x0)
     if not np.isfinite(E0):
-        raise _checks.refusal(
+        raise _value_checks.refusal(
             ValueError, f"simulate: x0: expected a state of finite energy, got {E0} (an "
                         "overflow: the velocities are too large for float64 arithmetic)")
     start = time.perf_counter()
@@ -644,14 +645,14 @@ def simulate(form, x0, t_span, method="RK45", dt=None, inputs=None, rtol=1e-9, a
     perr = _pose_errors(xs)
     if (momentum or form.gravity is not None) and perr.max() > ck.POSE_TOL:
         k = int(np.argmax(perr))
-        raise _checks.refusal(
+        raise _value_checks.refusal(
             ValueError, f"simulate: result: expected base poses within {ck.POSE_TOL:g} of rigid "
                         f"motions (the energy and momentum reports need them), got a drift of "
                         f"{perr[k]:.3g} at t = {ts[k]:.6g} s (tighten rtol and atol, or use "
                         f"method='energy-momentum')")
     energy = np.array([_energy(form, x) for x in xs])
     mom = _momenta(form, xs) if momentum else np.zeros((len(xs), 6))
-    _checks.finite_result([xs, energy, supplied, mom], "simulate")
+    _value_checks.finite_result([xs, energy, supplied, mom], "simulate")
     out = PHTrajectory(ts, xs, energy, supplied, mom, perr, method, evals)
     object.__setattr__(out, "_wall_time", wall)
     return out
@@ -661,14 +662,14 @@ def _time_span(t_span):
     """(t0, t1) of a checked ``t_span``: two finite times, t1 > t0, at most 1e6 s apart."""
     if not isinstance(t_span, (list, tuple, np.ndarray)) or np.ndim(t_span) != 1 \
             or len(t_span) != 2:
-        _checks.no_text(t_span, "simulate: t_span")
-        raise _checks.error("simulate: t_span", "a pair (t0, t1) of times in seconds", t_span,
+        _value_checks.no_text(t_span, "simulate: t_span")
+        raise _value_checks.error("simulate: t_span", "a pair (t0, t1) of times in seconds", t_span,
                             exc=TypeError)
-    t0, t1 = (_checks.real_number(s, "simulate: t_span", hint="times in s") for s in t_span)
+    t0, t1 = (_value_checks.real_number(s, "simulate: t_span", hint="times in s") for s in t_span)
     if not t1 > t0:
-        raise _checks.refusal(ValueError, f"simulate: t_span: expected t1 > t0, got {t_span!r}")
+        raise _value_checks.refusal(ValueError, f"simulate: t_span: expected t1 > t0, got {t_span!r}")
     if t1 - t0 > 1e6:
-        raise _checks.error("simulate: t_span", "a duration of at most 1e6 s", f"{t1 - t0:.3g} s")
+        raise _value_checks.error("simulate: t_span", "a duration of at most 1e6 s", f"{t1 - t0:.3g} s")
     return t0, t1
 
 

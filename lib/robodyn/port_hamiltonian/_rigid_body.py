@@ -12,8 +12,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..kinds import RigidPose, SpatialInertia, TimeStep, Tolerance
-from .. import _checks
-from ..dynamics import _ad6, _hat_np
+from .. import _value_checks
+from ..dynamics._recursions import _ad6, _hat_np
 from ..rigid_motion._kinematics import _check_spatial_inertia, exp_se3
 
 # --------------------------------------------------------------------------
@@ -80,30 +80,30 @@ def _coadjoint_apply(p, v):
 
 
 def _num(a, name):
-    """A checked array that must hold numbers (``_checks.vector``/``matrix`` pass sympy
+    """A checked array that must hold numbers (``_value_checks.vector``/``matrix`` pass sympy
     expressions through as a Matrix): TypeError for symbols."""
     if not isinstance(a, np.ndarray):
-        raise _checks.error(name, "numbers", "sympy expressions (substitute numbers first)",
+        raise _value_checks.error(name, "numbers", "sympy expressions (substitute numbers first)",
                             exc=TypeError)
     return a
 
 
 def _vec(x, n, name):
     """A finite float vector of length n (numbers only), or the checks' error naming ``name``."""
-    return _num(_checks.vector(x, n, name), name)
+    return _num(_value_checks.vector(x, n, name), name)
 
 
 _SUM = np.add.reduce
 
 
 def _finite(out, fname):
-    """``_checks.finite_result`` with a sum as its fast test (a NaN/inf entry shows in the sum;
+    """``_value_checks.finite_result`` with a sum as its fast test (a NaN/inf entry shows in the sum;
     a sum that overflows on finite entries goes on to the full test). A short vector is summed
     as Python floats (0.5 us against 2 us for numpy's reduction: the integrator's hot path)."""
     if type(out) is np.ndarray and math.isfinite(
             sum(out.tolist()) if out.ndim == 1 and out.size <= 64 else _SUM(out, None)):
         return out
-    return _checks.finite_result(out, fname)
+    return _value_checks.finite_result(out, fname)
 
 
 def _plain(x, size):
@@ -133,7 +133,7 @@ def euler_poincare(inertia: SpatialInertia, V, W=None):
     G = _check_spatial_inertia(inertia, "euler_poincare: inertia")
     V = _vec(V, 6, "euler_poincare: V")
     W = np.zeros(6) if W is None else _vec(W, 6, "euler_poincare: W")
-    return _checks.finite_result(np.linalg.solve(G, _ad6(V).T @ (G @ V) + W), "euler_poincare")
+    return _value_checks.finite_result(np.linalg.solve(G, _ad6(V).T @ (G @ V) + W), "euler_poincare")
 
 
 def dexp_inverse(u, x, order=4):
@@ -145,14 +145,14 @@ def dexp_inverse(u, x, order=4):
     [1.0, 1.0, 1.0, 1.0, 1.0, 1.0]
     """
     fname = "dexp_inverse"
-    u = _checks.vector(u, 6, f"{fname}: u")
-    x = _checks.vector(x, 6, f"{fname}: x")
-    order = _checks.size(order, f"{fname}: order", low=2, high=4,
+    u = _value_checks.vector(u, 6, f"{fname}: u")
+    x = _value_checks.vector(x, 6, f"{fname}: x")
+    order = _value_checks.size(order, f"{fname}: order", low=2, high=4,
                          hint="the series is implemented through order 4 (its order-3 term "
                               "vanishes); a higher order would be silently truncated")
-    if _checks.is_symbolic(u) or _checks.is_symbolic(x):
-        raise _checks.error(f"{fname}: u", "numbers", "sympy expressions", exc=TypeError)
-    return _checks.finite_result(_dexp_inverse(u, x, order), fname)
+    if _value_checks.is_symbolic(u) or _value_checks.is_symbolic(x):
+        raise _value_checks.error(f"{fname}: u", "numbers", "sympy expressions", exc=TypeError)
+    return _value_checks.finite_result(_dexp_inverse(u, x, order), fname)
 
 
 def _dexp_inverse(u, x, order):
@@ -190,9 +190,9 @@ def rigid_body_step(H: RigidPose, V, dt: TimeStep, accel):
     fname = "rigid_body_step"
     H = _check_pose(H, f"{fname}: H")
     V = _vec(V, 6, f"{fname}: V")
-    dt = _checks.real_number(dt, f"{fname}: dt", low=0, strict_low=True, hint="a time step in s")
+    dt = _value_checks.real_number(dt, f"{fname}: dt", low=0, strict_low=True, hint="a time step in s")
     if not callable(accel):
-        raise _checks.error(f"{fname}: accel", "a callable accel(H, V) -> 6 numbers", accel,
+        raise _value_checks.error(f"{fname}: accel", "a callable accel(H, V) -> 6 numbers", accel,
                             exc=TypeError)
     ks, accs = [], []
     for c in (0.0, 0.5, 0.5, 1.0):
@@ -215,7 +215,7 @@ def _call_accel(accel, H, V, fname):
     except ValueError as err:
         if ": result:" not in str(err):
             raise
-        raise _checks.refusal(
+        raise _value_checks.refusal(
             ValueError, f"{fname}: result: expected finite numbers, got an overflow in "
                         f"accel(H, V) at a stage of the step ({err})") from err
 
@@ -226,7 +226,7 @@ def _accel_value(a, fname):
     fails there); anything else is refused as accel's value."""
     if isinstance(a, (np.ndarray, list, tuple)) and np.asarray(a).dtype.kind == "f" \
             and not np.isfinite(np.asarray(a)).all():
-        raise _checks.refusal(
+        raise _value_checks.refusal(
             ValueError, f"{fname}: result: expected finite numbers from accel(H, V) at a stage "
                         f"of the step, got NaN or infinity (an overflow: the state is too "
                         f"large for float64 arithmetic, or accel fails there)")
@@ -258,8 +258,8 @@ def pose_error(H):
     >>> pose_error(np.diag([1.0, 1.0, 2.0, 1.0]))
     3.0
     """
-    H = _num(_checks.matrix(H, (4, 4), "pose_error: H"), "pose_error: H")
-    return _checks.finite_result(_pose_error(H), "pose_error")
+    H = _num(_value_checks.matrix(H, (4, 4), "pose_error: H"), "pose_error: H")
+    return _value_checks.finite_result(_pose_error(H), "pose_error")
 
 
 def _pose_error(H):
@@ -279,21 +279,21 @@ def check_pose(H: RigidPose, name="check_pose: H", tol: Tolerance = 1e-6):
     robodyn.errors.ArgumentError: check_pose: H (rotation block): expected a rotation matrix (R^T R = I, det R = +1), got |R^T R - I| = 3 (orthonormal columns, no scaling or reflection)
     """
     if not isinstance(name, str):
-        raise _checks.error("check_pose: name", "a string naming the argument", name,
+        raise _value_checks.error("check_pose: name", "a string naming the argument", name,
                             exc=TypeError)
-    tol = _checks.tolerance(tol, "check_pose: tol", upper=0.1)
+    tol = _value_checks.tolerance(tol, "check_pose: tol", upper=0.1)
     return _check_pose(H, name, tol)
 
 
 def _check_pose(H, name, tol=1e-6):
     """:func:`check_pose` with a trusted name and tolerance (robodyn's own callers)."""
-    H = _checks.matrix(H, (4, 4), name)
-    if _checks.is_symbolic(H):
-        raise _checks.refusal(
+    H = _value_checks.matrix(H, (4, 4), name)
+    if _value_checks.is_symbolic(H):
+        raise _value_checks.refusal(
             TypeError, f"{name}: expected a numeric 4x4 pose, got a symbolic matrix")
     err = _pose_error(H)
     if err > tol:
-        raise _checks.refusal(
+        raise _value_checks.refusal(
             ValueError, f"{name}: expected a rigid motion [R p; 0 0 0 1] with R a rotation, "
                         f"got a matrix {err:.3g} away from one (tolerance {tol:g})")
     return H
@@ -340,30 +340,30 @@ class Subgroup:
     basis: np.ndarray
 
     def __post_init__(self):
-        name = _checks.choice(self.name, "Subgroup: name", _SUBGROUP_DIMS)
+        name = _value_checks.choice(self.name, "Subgroup: name", _SUBGROUP_DIMS)
         k = _SUBGROUP_DIMS[name]
         what = "Subgroup: basis"
-        S = np.array(_num(_checks.matrix(self.basis, (6, k), what), what), dtype=float)
+        S = np.array(_num(_value_checks.matrix(self.basis, (6, k), what), what), dtype=float)
         tol = 1e-9
         if k == 1:
             w, v, norm = S[:3, 0], S[3:, 0], float(np.linalg.norm(S))
             if abs(norm - 1.0) > tol:
-                raise _checks.error(what, "a unit twist (|S| = 1)", f"|S| = {norm:.6g}")
+                raise _value_checks.error(what, "a unit twist (|S| = 1)", f"|S| = {norm:.6g}")
             if name == "revolute" and not (w @ w > tol and abs(w @ v) < tol):
-                raise _checks.error(what, "a rotation: omega != 0 and omega . v = 0 (pitch 0)",
+                raise _value_checks.error(what, "a rotation: omega != 0 and omega . v = 0 (pitch 0)",
                                     f"omega = {w.tolist()}, v = {v.tolist()}")
             if name == "prismatic" and w @ w > tol:
-                raise _checks.error(what, "a translation (omega = 0)", f"omega = {w.tolist()}")
+                raise _value_checks.error(what, "a translation (omega = 0)", f"omega = {w.tolist()}")
         else:
             err = float(np.abs(S.T @ S - np.eye(k)).max())
             if err > tol:
-                raise _checks.error(what, "orthonormal columns", f"|S^T S - 1| = {err:.3g}")
+                raise _value_checks.error(what, "orthonormal columns", f"|S^T S - 1| = {err:.3g}")
             if name == "planar":
                 P = np.zeros(6)
                 P[2:5] = 1.0
                 off = float(np.abs(S @ S.T - np.diag(P)).max())
                 if off > tol:
-                    raise _checks.error(what, "a basis of the planar algebra span(e_omega_z, "
+                    raise _value_checks.error(what, "a basis of the planar algebra span(e_omega_z, "
                                         "e_vx, e_vy)", f"a basis {off:.3g} away from it")
         S.setflags(write=False)
         object.__setattr__(self, "basis", S)
@@ -387,7 +387,7 @@ class Subgroup:
         max(tol, 1e-6) from one) lies in the subgroup, within ``tol`` (a positive number, at
         most 0.1)."""
         fname = f"Subgroup({self.name}).contains"
-        tol = _checks.tolerance(tol, f"{fname}: tol", upper=0.1)
+        tol = _value_checks.tolerance(tol, f"{fname}: tol", upper=0.1)
         H = _check_pose(H, f"{fname}: H", tol=max(tol, 1e-6))     # a pose, else refused
         if _pose_error(H) > tol:
             return False

@@ -49,9 +49,9 @@ from functools import partial
 
 import numpy as np
 
-from .. import _checks
-from .. import dynamics as _dynamics
-from ..dynamics import _ad6, _engine, _hat_np, coriolis_matrix
+from .. import _value_checks
+from ..dynamics import _recursions as _dynamics
+from ..dynamics._recursions import _ad6, _engine, _hat_np, coriolis_matrix
 from ..rigid_motion._kinematics import SerialChain, _check_spatial_inertia
 # a base carrying a kinematic tree (VehicleManipulator.from_tree): its numbers, its engine
 from . import _vehicle_tree as _tree
@@ -181,16 +181,16 @@ class VehicleManipulator:
         """
         fname = "VehicleManipulator.from_tree"
         if not isinstance(model, RobotModel):
-            raise _checks.error(f"{fname}: model", "a RobotModel (robodyn.urdf.load_urdf)",
+            raise _value_checks.error(f"{fname}: model", "a RobotModel (robodyn.urdf.load_urdf)",
                                 model, exc=TypeError)
         if not model.floating:
-            raise _checks.refusal(
+            raise _value_checks.refusal(
                 ValueError, f"{fname}: model: expected a model with a floating base, got the "
                             f"fixed-base {model.name!r}; load it with "
                             f"load_urdf(..., floating_base=True)")
         name = name or f"floating base + {model.name}"
         if not isinstance(name, str):
-            raise _checks.error(f"{fname}: name", "a string", name, exc=TypeError)
+            raise _value_checks.error(f"{fname}: name", "a string", name, exc=TypeError)
         _check_spatial_inertia(model.base_inertia, f"{fname}: model.base_inertia")
         G = np.array(model.base_inertia, dtype=float)
         G.setflags(write=False)
@@ -222,40 +222,40 @@ class VehicleManipulator:
         """
         fname = "VehicleManipulator.from_chain"
         if not isinstance(chain, SerialChain):
-            raise _checks.refusal(
-                TypeError, f"{fname}: chain: expected a SerialChain, got {_checks._describe(chain)}")
+            raise _value_checks.refusal(
+                TypeError, f"{fname}: chain: expected a SerialChain, got {_value_checks._describe(chain)}")
         if chain.symbolic:
-            raise _checks.refusal(
+            raise _value_checks.refusal(
                 TypeError, f"{fname}: chain: expected a numeric SerialChain, got a symbolic one")
         if chain.link_inertias is None or chain.link_homes is None:
-            raise _checks.refusal(
+            raise _value_checks.refusal(
                 ValueError, f"{fname}: chain: {chain!r} has no link inertias; build it with "
                             f"link_homes=... and link_inertias=...")
         if not isinstance(base_joint, str):
-            raise _checks.refusal(
+            raise _value_checks.refusal(
                 TypeError, f"{fname}: base_joint: expected 'floating' or 'planar', got "
-                           f"{_checks._describe(base_joint)}")
+                           f"{_value_checks._describe(base_joint)}")
         if base_joint not in ("floating", "planar"):
-            raise _checks.refusal(
+            raise _value_checks.refusal(
                 ValueError, f"{fname}: base_joint: expected 'floating' or 'planar', got "
                             f"{base_joint!r}")
         G = _check_spatial_inertia(base_inertia, f"{fname}: base_inertia")
-        if _checks.is_symbolic(G):
-            raise _checks.refusal(
+        if _value_checks.is_symbolic(G):
+            raise _value_checks.refusal(
                 TypeError, f"{fname}: base_inertia: expected numbers, got sympy expressions")
         G = np.array(G, dtype=float)
         G.setflags(write=False)
         if mount is None:
             mount = np.eye(4)
         elif np.shape(mount) != (4, 4):
-            raise _checks.refusal(
+            raise _value_checks.refusal(
                 ValueError, f"{fname}: mount: expected a 4x4 pose of the arm's space frame in "
                             f"the base frame, got shape {np.shape(mount)}")
         mount = np.array(_check_pose(mount, f"{fname}: mount"), dtype=float)
         mount.setflags(write=False)
         name = name or f"{base_joint} base + {chain.name}"
         if not isinstance(name, str):
-            raise _checks.error(f"{fname}: name", "a string", name, exc=TypeError)
+            raise _value_checks.error(f"{fname}: name", "a string", name, exc=TypeError)
         _CHECKED.append(True)
         try:
             return cls(chain, G, SUBGROUPS[base_joint], mount, name)
@@ -329,7 +329,7 @@ class VehicleManipulator:
         key = "engine:full" if full else "engine"
         if key not in c:
             if "engine:chain" not in c:
-                from ..dynamics import _ChainData
+                from ..dynamics._recursions import _ChainData
                 from ..rigid_motion._kinematics import adjoint
                 ch, M = self.chain, self.mount
                 mounted = SerialChain.from_screws(
@@ -349,7 +349,7 @@ class VehicleManipulator:
         arrays that are not clean float64 vectors of the right sizes, or a mass matrix that is
         not positive definite (the numpy path then checks, converts, computes or raises).
 
-        The engine takes an array only when the checks of the numpy path (``_checks.vector``:
+        The engine takes an array only when the checks of the numpy path (``_value_checks.vector``:
         a plain 1-D float64 array of the right length, finite numbers) would pass it unchanged,
         so a caller may try it before those checks, as :mod:`robodyn.dynamics` does: it
         refuses nothing they accept and accepts nothing they refuse."""
@@ -478,7 +478,7 @@ class VehicleManipulator:
     def _chain_only(self, fname):
         """Refuse a chain's own question (its end effector) for a tree."""
         if self.tree is not None:
-            raise _checks.refusal(
+            raise _value_checks.refusal(
                 ValueError, f"{self.name}.{fname}: self: expected a vehicle carrying a chain (one "
                             f"end effector), got one carrying the tree {self.tree.name!r}; use "
                             f"robodyn.trees.frame_pose or frame_jacobian with a link name")
@@ -733,7 +733,7 @@ class VehicleManipulator:
         if gravity is not None:
             g = self._g(gravity, fname)
             if base_pose is None:
-                raise _checks.refusal(
+                raise _value_checks.refusal(
                     ValueError, f"{self.name}.{fname}: base_pose: needed when there is gravity "
                                 f"(gravity acts along R^T g in the base frame)")
             H = _check_pose(base_pose, f"{self.name}.{fname}: base_pose")
@@ -837,13 +837,13 @@ def mechanical_energy(vms, pose, v, q, qd, gravity=None):
     """
     fname = "mechanical_energy"
     if not isinstance(vms, VehicleManipulator):
-        raise _checks.error(f"{fname}: vms", "a VehicleManipulator", vms, exc=TypeError)
+        raise _value_checks.error(f"{fname}: vms", "a VehicleManipulator", vms, exc=TypeError)
     H = _check_pose(pose, f"{fname}: pose", tol=RHS_POSE_TOL)
     v = _vec(v, vms.nb, f"{fname}: v ({vms.nb} base velocity numbers)")
     q = _vec(q, vms.n, f"{fname}: q ({vms.n} joint values)")
     qd = _vec(qd, vms.n, f"{fname}: qd ({vms.n} joint rates)")
     g = None if gravity is None else _vec(gravity, 3, f"{fname}: gravity (3 numbers, m/s^2)")
-    return _checks.finite_result(_mechanical_energy(vms, H, v, q, qd, g), fname)
+    return _value_checks.finite_result(_mechanical_energy(vms, H, v, q, qd, g), fname)
 
 
 def _mechanical_energy(vms, H, v, q, qd, g):
@@ -865,7 +865,7 @@ def _time(t, name):
     """A finite time (s) as a float: plain floats at once, anything else by the checks."""
     if type(t) is float and math.isfinite(t):
         return t
-    return _checks.real_number(t, name, hint="a time in s")
+    return _value_checks.real_number(t, name, hint="a time in s")
 
 
 def _pose_error12(x):
@@ -890,7 +890,7 @@ def _inputs(inputs, t, x, nb, n, fname):
         return np.zeros(nb), np.zeros(n)
     pair = inputs(t, x) if callable(inputs) else inputs
     if not isinstance(pair, (tuple, list)) or len(pair) != 2:
-        raise _checks.error(f"{fname}: inputs", "a pair (w, tau), or a callable returning one",
+        raise _value_checks.error(f"{fname}: inputs", "a pair (w, tau), or a callable returning one",
                             pair, exc=TypeError)
     w, tau = pair
     return (_vec(w, nb, f"{fname}: inputs: w ({nb} base wrench numbers)"),
@@ -926,9 +926,9 @@ class StandardForm:
 
     def __init__(self, vms, gravity=None):
         if not isinstance(vms, VehicleManipulator):
-            raise _checks.refusal(
+            raise _value_checks.refusal(
                 TypeError, f"StandardForm: vms: expected a VehicleManipulator, got "
-                           f"{_checks._describe(vms)}")
+                           f"{_value_checks._describe(vms)}")
         self.vms = vms
         self.gravity = None if gravity is None else _vec(gravity, 3, "StandardForm: gravity")
         self.nb, self.n = vms.nb, vms.n
@@ -948,7 +948,7 @@ class StandardForm:
         vms, fname = self.vms, "initial_state"
         H = np.eye(4) if pose is None else _check_pose(pose, f"{self.name}.{fname}: pose")
         if not vms.base_joint.contains(H, 1e-9):
-            raise _checks.refusal(ValueError, f"{self.name}.{fname}: pose: expected a pose in the "
+            raise _value_checks.refusal(ValueError, f"{self.name}.{fname}: pose: expected a pose in the "
                              f"{vms.base_joint.name} base's subgroup")
         v = np.zeros(self.nb) if v is None else self._arg(v, self.nb, fname, "v (base twist)")
         q = np.zeros(self.n) if q is None else self._arg(q, self.n, fname, "q (joint values)")
@@ -975,7 +975,7 @@ class StandardForm:
         _time(t, f"{self.name}.{fname}: t")
         H = None if pose is None else _check_pose(pose, f"{self.name}.{fname}: pose")
         if self.gravity is not None and H is None:
-            raise _checks.refusal(
+            raise _value_checks.refusal(
                 ValueError, f"{self.name}.{fname}: pose: needed when there is gravity")
         gb = None if self.gravity is None else H[:3, :3].T @ self.gravity
         f = vms._compiled("vms_rnea", q, nu[:self.nb], nu[self.nb:], None, None, gb)
@@ -1015,7 +1015,7 @@ class StandardForm:
         tau = np.zeros(self.n) if tau is None else self._arg(tau, self.n, fname,
                                                              "tau (joint torques)")
         if self.gravity is not None and pose is None:
-            raise _checks.refusal(
+            raise _value_checks.refusal(
                 ValueError, f"{self.name}.{fname}: pose: needed when there is gravity")
         return _finite(self._accelerations(q, nu, pose, w, tau), f"{self.name}.{fname}")
 
@@ -1050,7 +1050,7 @@ class StandardForm:
         x = _vec(x, self.size, f"{fname}: x (pose 12, then {self.nb} + {2 * self.n} numbers)")
         _check_pose(_pose_of(x), f"{fname}: x[:12] (the base pose)", tol=RHS_POSE_TOL)
         if not (inputs is None or callable(inputs) or isinstance(inputs, (tuple, list))):
-            raise _checks.error(f"{fname}: inputs", "None, a pair (w, tau) or a callable "
+            raise _value_checks.error(f"{fname}: inputs", "None, a pair (w, tau) or a callable "
                                 "inputs(t, x) -> (w, tau)", inputs, exc=TypeError)
         w, tau = _inputs(inputs, t, x, self.nb, self.n, fname)
         xd = self.vms._compiled("vms_rhs", x, w, tau, self.gravity)
@@ -1081,7 +1081,7 @@ class StandardForm:
     def energy(self, x):
         """Kinetic (+ potential when there is gravity) energy of a state (J)."""
         H, v, q, qd = _split_state(x, self.nb, self.n, f"{self.name}.energy: x")
-        return _checks.finite_result(_mechanical_energy(self.vms, H, v, q, qd, self.gravity),
+        return _value_checks.finite_result(_mechanical_energy(self.vms, H, v, q, qd, self.gravity),
                                      f"{self.name}.energy")
 
 
@@ -1100,7 +1100,7 @@ class PlanarCoordinates:
     def __new__(cls, vms, gravity=None):
         from ..equations import NumericForm
         if not isinstance(vms, VehicleManipulator) or vms.base_joint.name != "planar":
-            raise _checks.error("PlanarCoordinates: vms", "a VehicleManipulator with a planar "
+            raise _value_checks.error("PlanarCoordinates: vms", "a VehicleManipulator with a planar "
                                 "base", vms, exc=TypeError)
         g = None if gravity is None else _vec(gravity, 3, "PlanarCoordinates: gravity")
         std = StandardForm(vms, g)
@@ -1160,10 +1160,10 @@ def planar_virtual_chain(vms, virtual_mass=1e-9):
     ('prismatic', 'prismatic', 'revolute')
     """
     if not isinstance(vms, VehicleManipulator) or vms.base_joint.name != "planar":
-        raise _checks.refusal(
+        raise _value_checks.refusal(
             TypeError, f"planar_virtual_chain: vms: expected a VehicleManipulator with a planar "
-                       f"base, got {_checks._describe(vms)}")
-    eps = _checks.real_number(virtual_mass, "planar_virtual_chain: virtual_mass", low=0.0,
+                       f"base, got {_value_checks._describe(vms)}")
+    eps = _value_checks.real_number(virtual_mass, "planar_virtual_chain: virtual_mass", low=0.0,
                               strict_low=True, high=1e-3 * float(vms.base_inertia[3, 3]),
                               hint="a negligible mass (kg) and inertia (kg m^2), at most 1e-3 "
                                    "of the base's mass")

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..dynamics import _ad6
+from ..dynamics._recursions import _ad6
 
 _EYE6 = np.eye(6)
 

@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import _checks
+from .. import _value_checks
 from . import _arguments as ck
 from ._arguments import checked
-from ..dynamics import _ad6
+from ..dynamics._recursions import _ad6
 from ._vehicle import (VehicleManipulator, _adj_inv, _coadjoint, _coadjoint_apply, _dposv, _plain,
                       _pose_of, _pose_rate, mechanical_energy)
 
@@ -32,8 +32,8 @@ class _VMSBase:
     def __init__(self, vms, gravity=None):
         cls = type(self).__name__
         if not isinstance(vms, VehicleManipulator):
-            raise _checks.refusal(TypeError, f"{cls}: vms: expected a VehicleManipulator, got "
-                            f"{_checks.describe(vms)}")
+            raise _value_checks.refusal(TypeError, f"{cls}: vms: expected a VehicleManipulator, got "
+                            f"{_value_checks.describe(vms)}")
         self.vms = vms
         self.gravity = None if gravity is None else ck.vec(gravity, 3, f"{cls}: gravity")
         self.nb, self.n = vms.nb, vms.n
@@ -255,7 +255,7 @@ class VMSForm(_VMSBase):
         w, tau = self._generalized(H, q, w, tau)            # + gravity's forces, if any
         out = self._accelerations(q, nu, w, tau)
         if out is None:
-            raise _checks.refusal(
+            raise _value_checks.refusal(
                 ValueError, f"{self.name}.accelerations: q: expected a configuration whose mass "
                             f"matrix is positive definite, got a singular or ill-conditioned one")
         return out

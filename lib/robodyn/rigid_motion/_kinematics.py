@@ -23,9 +23,10 @@ from dataclasses import dataclass, field
 import numpy as np
 import sympy as sp
 
-from .. import _checks
-from .._checks import is_symbolic
-from .._checks import to_sympy as _S
+from .. import _value_checks
+from .. import _meaning_checks
+from .._value_checks import is_symbolic
+from .._value_checks import to_sympy as _S
 from ._inertia import _check_rotational_inertia, _check_spatial_inertia, _numbers  # noqa: F401
 from ..kinds import (Direction, Mass, RigidPose, Rotation, RotationalInertia,  # noqa: F401
                     ScrewAxes, ScrewAxis, SpatialInertia, Tolerance, Twist, Wrench)
@@ -111,28 +112,28 @@ def hat(x):
     """
     sym, given = is_symbolic(x), x
     if sym:
-        n = _checks.to_sympy(x, "hat: x").shape
+        n = _value_checks.to_sympy(x, "hat: x").shape
         n = n[0] * n[1] if 1 in n else None
     else:
-        x = _checks.real_array(x, "hat: x", allow_nonfinite=True)
+        x = _value_checks.real_array(x, "hat: x", allow_nonfinite=True)
         n = x.size if x.ndim == 1 or (x.ndim == 2 and 1 in x.shape) else None
     if n == 3:
-        w = _checks.vector(x, 3, "hat: x")
+        w = _value_checks.vector(x, 3, "hat: x")
         W = _zeros(3, 3, sym)
         W[0, 1], W[0, 2] = -w[2], w[1]
         W[1, 0], W[1, 2] = w[2], -w[0]
         W[2, 0], W[2, 1] = -w[1], w[0]
         return W
     if n == 6:
-        V = _checks.vector(x, 6, "hat: x")
+        V = _value_checks.vector(x, 6, "hat: x")
         X = _zeros(4, 4, sym)
         X[:3, :3] = hat(_seg(V, 0, 3, sym))
         for i in range(3):
             X[i, 3] = V[3 + i]
         return X
-    raise _checks.refusal(
+    raise _value_checks.refusal(
         ValueError, f"hat: x: expected a 3-vector (so(3)) or a 6-vector (omega, v) (se(3)), "
-                    f"got {_checks._describe(given)}")
+                    f"got {_value_checks._describe(given)}")
 
 
 def vee(X):
@@ -145,36 +146,36 @@ def vee(X):
     """
     sym = is_symbolic(X)
     if sym:
-        X = _checks.to_sympy(X, "vee: X")
+        X = _value_checks.to_sympy(X, "vee: X")
     else:
-        X = _checks.real_array(X, "vee: X", allow_nonfinite=True)
+        X = _value_checks.real_array(X, "vee: X", allow_nonfinite=True)
     shape = X.shape
     if tuple(shape) == (3, 3):
-        W = _checks.matrix(X, (3, 3), "vee: X")
+        W = _value_checks.matrix(X, (3, 3), "vee: X")
         if sym:
             rest = (W + W.T).applyfunc(sp.simplify)
             if rest != sp.zeros(3, 3):
-                raise _checks.refusal(
+                raise _value_checks.refusal(
                     ValueError, f"vee: X: expected a skew-symmetric 3x3 matrix, got one with "
                                 f"W + W^T = {rest.tolist()}")
         elif not np.allclose(W, -W.T, atol=1e-9):
-            raise _checks.refusal(
+            raise _value_checks.refusal(
                 ValueError, f"vee: X: expected a skew-symmetric 3x3 matrix, got one with "
                             f"|W + W^T| = {np.abs(W + W.T).max():.3g}")
         w = [W[2, 1], W[0, 2], W[1, 0]]
         return sp.Matrix(w) if sym else np.array(w)
     if tuple(shape) == (4, 4):
-        M = _checks.matrix(X, (4, 4), "vee: X")
+        M = _value_checks.matrix(X, (4, 4), "vee: X")
         if sym and M[3, :].applyfunc(sp.simplify) != sp.zeros(1, 4) or \
                 not sym and np.abs(M[3]).max() > 1e-9:
-            raise _checks.refusal(
+            raise _value_checks.refusal(
                 ValueError, f"vee: X: expected an se(3) matrix with last row 0, got "
                             f"{list(M[3, :]) if sym else M[3]}")
         w = vee(M[:3, :3])
         v = M[:3, 3]
         return _stack([w, v], sym)
-    raise _checks.refusal(ValueError, f"vee: X: expected a 3x3 so(3) or a 4x4 se(3) matrix, got "
-                     f"{_checks._describe(X)}")
+    raise _value_checks.refusal(ValueError, f"vee: X: expected a 3x3 so(3) or a 4x4 se(3) matrix, got "
+                     f"{_value_checks._describe(X)}")
 
 
 # --------------------------------------------------------------------------
@@ -237,7 +238,7 @@ def exp_so3(w, theta=None):
            [ 0.,  0.,  1.]])
     """
     sym = is_symbolic(w) or is_symbolic(theta)
-    w = _sympy_if(_checks.vector(w, 3, "exp_so3: w"), sym, "exp_so3: w")
+    w = _sympy_if(_value_checks.vector(w, 3, "exp_so3: w"), sym, "exp_so3: w")
     W = hat(w)
     if theta is not None:
         theta = _angle(theta, "exp_so3: theta")
@@ -252,13 +253,13 @@ def exp_so3(w, theta=None):
     with np.errstate(all="ignore"):
         a, b, _ = _rodrigues_coefficients(float(np.linalg.norm(w)))
         out = np.eye(3) + a * W + b * (W @ W)
-    return _checks.finite_result(out, "exp_so3")
+    return _value_checks.finite_result(out, "exp_so3")
 
 
 def _check_unit(w, name, sym, tol=1e-9):
-    """A unit vector, numeric or sympy alike (:func:`robodyn._checks.unit_vector`: symbols
+    """A unit vector, numeric or sympy alike (:func:`robodyn._meaning_checks.unit_vector`: symbols
     sampled under their assumptions)."""
-    _checks.unit_vector(w, 3, name, tol=tol)
+    _meaning_checks.unit_vector(w, 3, name, tol=tol)
 
 
 def is_rotation(R, tol: Tolerance = 1e-9) -> bool:
@@ -267,12 +268,12 @@ def is_rotation(R, tol: Tolerance = 1e-9) -> bool:
     >>> is_rotation(exp_so3([0.1, 0.2, 0.3])), is_rotation(2 * exp_so3([0.1, 0.2, 0.3]))
     (True, False)
     """
-    tol = _checks.tolerance(tol, "is_rotation: tol")
+    tol = _value_checks.tolerance(tol, "is_rotation: tol")
     if is_symbolic(R):
         R = _numbers(R)
         if R is None:
             return False
-    R = _checks.real_array(R, "is_rotation: R")      # NaN or infinity: refused, not "False"
+    R = _value_checks.real_array(R, "is_rotation: R")      # NaN or infinity: refused, not "False"
     with np.errstate(all="ignore"):
         return bool(R.shape == (3, 3) and np.allclose(R.T @ R, np.eye(3), atol=tol)
                     and abs(np.linalg.det(R) - 1) < tol)
@@ -280,8 +281,8 @@ def is_rotation(R, tol: Tolerance = 1e-9) -> bool:
 
 def _rotation_arg(R, name, tol=1e-6):
     """Check a rotation matrix, numeric or sympy alike (the meaning of :class:`Rotation`)."""
-    R = _checks.matrix(R, (3, 3), name)
-    _checks.rotation_matrix(R, name, tol=tol)
+    R = _value_checks.matrix(R, (3, 3), name)
+    _meaning_checks.rotation_matrix(R, name, tol=tol)
     return R
 
 
@@ -315,7 +316,7 @@ def log_so3(R: Rotation, tol: Tolerance = 1e-6):
     >>> np.round(log_so3(exp_so3([0.3, -0.2, 0.1])), 12)
     array([ 0.3, -0.2,  0.1])
     """
-    tol = _checks.tolerance(tol, "log_so3: tol")
+    tol = _value_checks.tolerance(tol, "log_so3: tol")
     R = _rotation_arg(R, "log_so3: R", tol)
     if is_symbolic(R):
         t = sp.acos((R.trace() - 1) / 2)
@@ -375,7 +376,7 @@ def exp_se3(V: Twist, theta=None):
            [ 0.,  0.,  0.,  1.]])
     """
     sym = is_symbolic(V) or is_symbolic(theta)
-    V = _sympy_if(_checks.real_vector(V, 6, "exp_se3: V"), sym, "exp_se3: V")
+    V = _sympy_if(_meaning_checks.real_vector(V, 6, "exp_se3: V"), sym, "exp_se3: V")
     w, v = _seg(V, 0, 3, sym), _seg(V, 3, 6, sym)
     W = hat(w)
     H = _eye(4, sym)
@@ -403,19 +404,19 @@ def exp_se3(V: Twist, theta=None):
         p = G @ v
     for i in range(3):
         H[i, 3] = p[i]
-    return H if sym else _checks.finite_result(H, "exp_se3")
+    return H if sym else _value_checks.finite_result(H, "exp_se3")
 
 
 def _check_screw(S, name, sym, tol=1e-9):
     """A screw axis: unit omega, or omega = 0 and unit v, numeric or sympy alike (the meaning
     of :class:`ScrewAxis`)."""
-    _checks.screw_axis(S, name, tol=tol)
+    _meaning_checks.screw_axis(S, name, tol=tol)
 
 
 def _homogeneous_arg(H, name, tol=1e-6):
     """A rigid pose, numeric or sympy alike (the meaning of :class:`RigidPose`)."""
-    H = _checks.matrix(H, (4, 4), name)
-    _checks.pose_matrix(H, name, tol=tol)
+    H = _value_checks.matrix(H, (4, 4), name)
+    _meaning_checks.pose_matrix(H, name, tol=tol)
     return H
 
 
@@ -442,7 +443,7 @@ def log_se3(H: RigidPose, tol: Tolerance = 1e-6):
     >>> np.round(log_se3(exp_se3([0.1, 0.2, 0.3, 1.0, 2.0, 3.0])), 12)
     array([0.1, 0.2, 0.3, 1. , 2. , 3. ])
     """
-    tol = _checks.tolerance(tol, "log_se3: tol")
+    tol = _value_checks.tolerance(tol, "log_se3: tol")
     H = _homogeneous_arg(H, "log_se3: H", tol)
     sym = is_symbolic(H)
     phi = log_so3(H[:3, :3], tol)
@@ -478,17 +479,17 @@ def rotation(axis, angle):
     """
     if isinstance(axis, str):
         if axis not in ("x", "y", "z"):
-            raise _checks.refusal(
+            raise _value_checks.refusal(
                 ValueError, f"rotation: axis: expected 'x', 'y', 'z' or a 3-vector, got "
                             f"{axis[:40]!r}")
         axis = np.eye(3)["xyz".index(axis)]
     angle = _angle(angle, "rotation: angle")
     sym = is_symbolic(axis)
-    a = _checks.vector(axis, 3, "rotation: axis")
+    a = _value_checks.vector(axis, 3, "rotation: axis")
     if not sym:
         n = np.linalg.norm(a)
         if n == 0:
-            raise _checks.refusal(
+            raise _value_checks.refusal(
                 ValueError, "rotation: axis: expected a nonzero axis, got the zero vector")
         a = a / n
     return exp_so3(a, angle)
@@ -497,7 +498,7 @@ def rotation(axis, angle):
 def _angle(x, name):
     """A checked angle: a float, or a sympy expression; an inexact sympy number (``Float``)
     is read as the float it stands for, so it gives the numeric result a float gives."""
-    x = _checks.scalar(x, name)
+    x = _value_checks.scalar(x, name)
     return float(x) if isinstance(x, sp.Float) else x
 
 
@@ -509,7 +510,7 @@ def homogeneous(R: Rotation, p):
     """
     sym = is_symbolic(R) or is_symbolic(p)
     R = _sympy_if(_rotation_arg(R, "homogeneous: R"), sym, "homogeneous: R")
-    p = _sympy_if(_checks.vector(p, 3, "homogeneous: p"), sym, "homogeneous: p")
+    p = _sympy_if(_value_checks.vector(p, 3, "homogeneous: p"), sym, "homogeneous: p")
     H = _eye(4, sym)
     H[:3, :3] = R
     for i in range(3):
@@ -571,7 +572,7 @@ def ad(V: Twist):
     array([0., 0., 0., 0., 1., 0.])
     """
     sym = is_symbolic(V)
-    V = _checks.real_vector(V, 6, "ad: V")
+    V = _meaning_checks.real_vector(V, 6, "ad: V")
     A = _zeros(6, 6, sym)
     Wh = hat(_seg(V, 0, 3, sym))
     A[:3, :3] = Wh
@@ -589,11 +590,11 @@ def transform_twist(H_ab: RigidPose, V_b: Twist):
     sym = is_symbolic(H_ab) or is_symbolic(V_b)
     H_ab = _sympy_if(_homogeneous_arg(H_ab, "transform_twist: H_ab"), sym,
                      "transform_twist: H_ab")
-    V_b = _sympy_if(_checks.real_vector(V_b, 6, "transform_twist: V_b"), sym,
+    V_b = _sympy_if(_meaning_checks.real_vector(V_b, 6, "transform_twist: V_b"), sym,
                     "transform_twist: V_b")
     with np.errstate(all="ignore"):
         out = adjoint(H_ab) @ V_b
-    return out if sym else _checks.finite_result(out, "transform_twist")
+    return out if sym else _value_checks.finite_result(out, "transform_twist")
 
 
 def transform_wrench(H_ab: RigidPose, W_b: Wrench):
@@ -608,11 +609,11 @@ def transform_wrench(H_ab: RigidPose, W_b: Wrench):
     sym = is_symbolic(H_ab) or is_symbolic(W_b)
     H_ab = _sympy_if(_homogeneous_arg(H_ab, "transform_wrench: H_ab"), sym,
                      "transform_wrench: H_ab")
-    W_b = _sympy_if(_checks.real_vector(W_b, 6, "transform_wrench: W_b"), sym,
+    W_b = _sympy_if(_meaning_checks.real_vector(W_b, 6, "transform_wrench: W_b"), sym,
                     "transform_wrench: W_b")
     with np.errstate(all="ignore"):
         out = adjoint(inverse_homogeneous(H_ab)).T @ W_b
-    return out if sym else _checks.finite_result(out, "transform_wrench")
+    return out if sym else _value_checks.finite_result(out, "transform_wrench")
 
 
 def revolute_screw(axis: Direction, point, pitch=0.0):
@@ -624,13 +625,13 @@ def revolute_screw(axis: Direction, point, pitch=0.0):
     array([ 0.,  0.,  1.,  0., -1.,  0.])
     """
     sym = is_symbolic(axis) or is_symbolic(point) or is_symbolic(pitch)
-    w = _checks.nonzero_vector(axis, 3, "revolute_screw: axis", "axis")
-    p = _checks.vector(point, 3, "revolute_screw: point")
+    w = _meaning_checks.nonzero_vector(axis, 3, "revolute_screw: axis", "axis")
+    p = _value_checks.vector(point, 3, "revolute_screw: point")
     if sym:
         w, p = _normalised(_S(w)), _S(p)
     else:
         w = w / np.linalg.norm(w)
-    v = -(hat(w) @ p) + _checks.scalar(pitch, "revolute_screw: pitch") * w
+    v = -(hat(w) @ p) + _value_checks.scalar(pitch, "revolute_screw: pitch") * w
     return _stack([w, v], sym)
 
 
@@ -648,7 +649,7 @@ def prismatic_screw(direction: Direction):
     array([0., 0., 0., 1., 0., 0.])
     """
     sym = is_symbolic(direction)
-    v = _checks.nonzero_vector(direction, 3, "prismatic_screw: direction")
+    v = _meaning_checks.nonzero_vector(direction, 3, "prismatic_screw: direction")
     v = _normalised(_S(v)) if sym else v / np.linalg.norm(v)
     return _stack([_zeros(3, 1, True) if sym else np.zeros(3), v], sym)
 
@@ -676,20 +677,20 @@ def spatial_inertia(mass: Mass, inertia: RotationalInertia):
     if sym:                         # the meaning, decided under the symbols' assumptions
         Mass.check(mass, "spatial_inertia: mass")
         RotationalInertia.check(inertia, "spatial_inertia: inertia")
-    m = _checks.scalar(mass, "spatial_inertia: mass")
+    m = _value_checks.scalar(mass, "spatial_inertia: mass")
     if isinstance(m, sp.Basic) and m.is_number and not float(m) > 0:
-        raise _checks.refusal(
+        raise _value_checks.refusal(
             ValueError, f"spatial_inertia: mass: expected a positive mass, got {m}")
     if is_symbolic(inertia):
-        shape = _checks.to_sympy(inertia, "spatial_inertia: inertia").shape
+        shape = _value_checks.to_sympy(inertia, "spatial_inertia: inertia").shape
     else:
-        inertia = _checks.real_array(inertia, "spatial_inertia: inertia", allow_nonfinite=True)
+        inertia = _value_checks.real_array(inertia, "spatial_inertia: inertia", allow_nonfinite=True)
         shape = inertia.shape
     if tuple(shape) in ((3,), (3, 1), (1, 3)):
-        d = _checks.vector(inertia, 3, "spatial_inertia: inertia")
+        d = _value_checks.vector(inertia, 3, "spatial_inertia: inertia")
         I = sp.diag(*list(_S(d))) if sym else np.diag(d)
     else:
-        I = _checks.matrix(inertia, (3, 3), "spatial_inertia: inertia")
+        I = _value_checks.matrix(inertia, (3, 3), "spatial_inertia: inertia")
     In = _numbers(I)                # sympy numbers are checked like floats
     if In is not None:
         mn = _numbers(m)
@@ -718,9 +719,9 @@ def _freeze(a):
 def _as_object_or_float(x, shape, name):
     """Array of floats, or of sympy objects when symbolic (kept as ndarray for immutability)."""
     if is_symbolic(x):
-        m = _checks.matrix(_S(x), shape, name)
+        m = _value_checks.matrix(_S(x), shape, name)
         return np.array(m.tolist(), dtype=object)
-    return _checks.matrix(x, shape, name)
+    return _value_checks.matrix(x, shape, name)
 
 
 _CHECKED = []          # non-empty while from_screws builds a chain from checked data
@@ -784,10 +785,10 @@ class SerialChain:
         S = screws
         if not isinstance(S, (np.ndarray, sp.MatrixBase)):
             S = (np.array(S, dtype=object) if is_symbolic(S)
-                 else _checks._to_array(S, "SerialChain.from_screws: screws"))
+                 else _value_checks._to_array(S, "SerialChain.from_screws: screws"))
         shape = S.shape
         if len(shape) != 2 or shape[0] != 6 or shape[1] < 1:
-            raise _checks.refusal(
+            raise _value_checks.refusal(
                 ValueError, f"SerialChain.from_screws: screws: expected a 6 x n array (one "
                             f"column (omega, v) per joint, n >= 1), got shape {tuple(shape)}"
                             + (" (did you pass n x 6? transpose it)" if len(shape) == 2
@@ -819,7 +820,7 @@ class SerialChain:
             for i, G in enumerate(inertias):
                 _check_spatial_inertia(G, f"SerialChain.from_screws: link_inertias[{i}]")
         if not isinstance(name, str):
-            raise _checks.error("SerialChain: name", "a string", name, exc=TypeError)
+            raise _value_checks.error("SerialChain: name", "a string", name, exc=TypeError)
         _CHECKED.append(True)
         try:
             return cls(_freeze(S), _freeze(M), homes, inertias, tuple(types), name)
@@ -834,7 +835,7 @@ class SerialChain:
         ref = SerialChain.from_screws(self.screws, self.home, self.link_homes,
                                       self.link_inertias, self.name)
         if self.joint_types and tuple(self.joint_types) != ref.joint_types:
-            raise _checks.error("SerialChain: joint_types", f"{ref.joint_types} (what the "
+            raise _value_checks.error("SerialChain: joint_types", f"{ref.joint_types} (what the "
                                 "screws are)", repr(self.joint_types))
         for f in ("screws", "home", "link_homes", "link_inertias", "joint_types"):
             object.__setattr__(self, f, getattr(ref, f))
@@ -846,11 +847,11 @@ class SerialChain:
         if isinstance(items, np.ndarray) and items.ndim == 3:
             items = list(items)
         if not isinstance(items, (list, tuple)):
-            raise _checks.refusal(
+            raise _value_checks.refusal(
                 TypeError, f"SerialChain: {what}: expected a list of {n} {shape[0]}x{shape[1]} "
-                           f"matrices, got {_checks._describe(items)}")
+                           f"matrices, got {_value_checks._describe(items)}")
         if len(items) != n:
-            raise _checks.refusal(
+            raise _value_checks.refusal(
                 ValueError, f"SerialChain: {what}: expected {n} entries (one per joint), got "
                             f"{len(items)}")
         return tuple(_freeze(_as_object_or_float(x, shape, f"SerialChain: {what}[{i}]"))
@@ -868,23 +869,23 @@ class SerialChain:
         ('revolute', 'prismatic')
         """
         if not isinstance(joints, (list, tuple)) or not joints:
-            raise _checks.refusal(
+            raise _value_checks.refusal(
                 TypeError, f"SerialChain.from_joints: joints: expected a non-empty list of "
-                           f"joint tuples, got {_checks._describe(joints)}")
+                           f"joint tuples, got {_value_checks._describe(joints)}")
         cols = []
         for i, j in enumerate(joints):
             if not isinstance(j, (list, tuple)) or not j or not isinstance(j[0], str):
-                raise _checks.refusal(
+                raise _value_checks.refusal(
                     TypeError, f"SerialChain.from_joints: joint {i}: expected a tuple "
-                               f"(kind, ...), got {_checks._describe(j)}")
+                               f"(kind, ...), got {_value_checks._describe(j)}")
             kind, args = j[0], j[1:]
             want = {"revolute": 2, "prismatic": 1, "helical": 3}.get(kind)
             if want is None:
-                raise _checks.refusal(
+                raise _value_checks.refusal(
                     ValueError, f"SerialChain.from_joints: joint {i}: unknown joint kind "
                                 f"{kind!r}; expected one of {_JOINT_KINDS}")
             if len(args) != want:
-                raise _checks.refusal(
+                raise _value_checks.refusal(
                     ValueError, f"SerialChain.from_joints: joint {i} ({kind}): expected "
                                 f"{want} parameters after the kind, got {len(args)}")
             cols.append(prismatic_screw(*args) if kind == "prismatic" else revolute_screw(*args))
@@ -941,13 +942,13 @@ class SerialChain:
 
 def _chain_arg(chain, fname):
     if not isinstance(chain, SerialChain):
-        _checks.chain(chain, f"{fname}: chain", SerialChain)
+        _value_checks.chain(chain, f"{fname}: chain", SerialChain)
     return chain
 
 
 def _joint_arg(chain, q, fname):
     _chain_arg(chain, fname)
-    return _checks.vector(q, chain.n, f"{fname}: q (one value per joint of the "
+    return _value_checks.vector(q, chain.n, f"{fname}: q (one value per joint of the "
                                       f"{chain.n}-joint chain)")
 
 
@@ -983,7 +984,7 @@ class LongComputationWarning(RuntimeWarning):
 def _symbolic_size_guard(chain, fname):
     n = chain.n
     if n > SYMBOLIC_MAX_JOINTS:
-        raise _checks.refusal(
+        raise _value_checks.refusal(
             ValueError, f"{fname}: chain: expected at most {SYMBOLIC_MAX_JOINTS} joints for "
                         f"symbolic kinematics, got {n} (the expressions grow about twentyfold "
                         f"every four joints; substitute numbers for q and the parameters)")
@@ -1079,7 +1080,7 @@ def link_poses(chain, q):
     """
     q, sym = _q_and_mode(chain, q, "link_poses")
     if chain.link_homes is None:
-        raise _checks.refusal(ValueError, f"link_poses: {chain!r} has no link_homes; build it with "
+        raise _value_checks.refusal(ValueError, f"link_poses: {chain!r} has no link_homes; build it with "
                          f"SerialChain.from_screws(..., link_homes=[...])")
     Ts = _prefix_products(chain, q, sym)
     poses = [Ts[i + 1] @ _mat(chain.link_homes[i], sym) for i in range(chain.n)]
@@ -1090,11 +1091,11 @@ def _link_index(chain, link, fname):
     if link is None:
         return None
     if isinstance(link, (bool, np.bool_)) or not isinstance(link, (int, np.integer)):
-        raise _checks.refusal(
+        raise _value_checks.refusal(
             TypeError, f"{fname}: link: expected a link index 0..{chain.n - 1}, got "
-                       f"{_checks._describe(link)}")
+                       f"{_value_checks._describe(link)}")
     if not 0 <= link < chain.n:
-        raise _checks.refusal(
+        raise _value_checks.refusal(
             ValueError, f"{fname}: link: expected an index 0..{chain.n - 1}, got {link}")
     return int(link)
 
@@ -1152,7 +1153,7 @@ def jacobian_body(chain, q, link=None):
         T = fk_space(chain, q)
     else:
         if chain.link_homes is None:
-            raise _checks.refusal(
+            raise _value_checks.refusal(
                 ValueError, f"jacobian_body: link={k} needs link_homes, and {chain!r} has none")
         T = _prefix_products(chain, q, sym)[k + 1] @ _mat(chain.link_homes[k], sym)
     return _adjoint(_inverse_homogeneous(T, sym), sym) @ Js

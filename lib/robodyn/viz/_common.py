@@ -6,7 +6,7 @@ import os
 
 import numpy as np
 
-from .. import _checks
+from .. import _value_checks
 
 
 FRAME_BUDGET_BYTES = 2_000_000
@@ -35,11 +35,11 @@ def _pdf_dpi():
     try:
         dpi = float(value)
     except ValueError:
-        raise _checks.refusal(
+        raise _value_checks.refusal(
             ValueError, f"ROBODYN_PDF_DPI: expected a number of dots per inch, got "
                         f"{value!r}") from None
     if not 50 <= dpi <= 600:
-        raise _checks.refusal(
+        raise _value_checks.refusal(
             ValueError, f"ROBODYN_PDF_DPI: expected a value in [50, 600], got {dpi:g}")
     return dpi
 
@@ -56,8 +56,8 @@ def _quick():
 def _real(x, what, **bounds):
     """A finite real number as a float (numpy, Fraction and sympy numbers too; symbols,
     booleans, arrays, text refused), ``what`` = ``"fname: arg"``; ``bounds`` as for
-    :func:`robodyn._checks.real_number`."""
-    return _checks.real_number(x, what, **bounds)
+    :func:`robodyn._value_checks.real_number`."""
+    return _value_checks.real_number(x, what, **bounds)
 
 
 def _dpi_arg(dpi, fname):
@@ -66,19 +66,19 @@ def _dpi_arg(dpi, fname):
         return None
     v = _real(dpi, f"{fname}: dpi", hint="dots per inch of the picture")
     if not 10 <= v <= 600:
-        raise _checks.refusal(ValueError, f"{fname}: dpi: expected a value in [10, 600], got {v:g}")
+        raise _value_checks.refusal(ValueError, f"{fname}: dpi: expected a value in [10, 600], got {v:g}")
     return v
 
 
 def _flag_arg(x, what):
-    return _checks.flag(x, what)
+    return _value_checks.flag(x, what)
 
 
 def _color_arg(x, what):
     """A matplotlib colour (a name, '#rrggbb', a grey level string, an RGB(A) tuple)."""
     from matplotlib.colors import is_color_like
     if isinstance(x, (bool, np.bool_)) or x is None or not is_color_like(x):
-        raise _checks.error(what, "a matplotlib colour such as 'tab:blue', '#1f77b4' or '0.25'",
+        raise _value_checks.error(what, "a matplotlib colour such as 'tab:blue', '#1f77b4' or '0.25'",
                             x, exc=TypeError if not isinstance(x, (str, tuple, list))
                             else ValueError)
     return x
@@ -88,25 +88,25 @@ def _figsize_arg(figsize, fname):
     what = f"{fname}: figsize"
     if isinstance(figsize, (str, bytes)) or not isinstance(figsize, (tuple, list, np.ndarray)) \
             or np.ndim(figsize) != 1 or len(figsize) != 2:
-        raise _checks.refusal(TypeError, f"{what}: expected (width, height) in inches, got "
-                        f"{_checks._describe(figsize)}")
+        raise _value_checks.refusal(TypeError, f"{what}: expected (width, height) in inches, got "
+                        f"{_value_checks._describe(figsize)}")
     return tuple(_real(x, what, low=0, strict_low=True, high=30,
                        hint="positive inches, at most 30") for x in figsize)
 
 
 def _text_arg(x, what):
     if x is not None and not isinstance(x, str):
-        raise _checks.refusal(
-            TypeError, f"{what}: expected a str or None, got {_checks._describe(x)}")
+        raise _value_checks.refusal(
+            TypeError, f"{what}: expected a str or None, got {_value_checks._describe(x)}")
     if x is not None and len(x) > 2000:
-        raise _checks.error(what, "a text of at most 2000 characters", f"{len(x)} characters")
+        raise _value_checks.error(what, "a text of at most 2000 characters", f"{len(x)} characters")
     return x
 
 
 def _axes_arg(ax, fname, arg="ax"):
     from matplotlib.axes import Axes
     if not isinstance(ax, Axes):
-        raise _checks.refusal(TypeError, f"{fname}: {arg}: expected a matplotlib Axes"
+        raise _value_checks.refusal(TypeError, f"{fname}: {arg}: expected a matplotlib Axes"
                         f"{' or Figure' if arg == 'where' else ''} (e.g. fig.add_subplot() or "
-                        f"fig.add_subplot(projection='3d')), got {_checks._describe(ax)}")
+                        f"fig.add_subplot(projection='3d')), got {_value_checks._describe(ax)}")
     return ax

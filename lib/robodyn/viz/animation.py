@@ -8,7 +8,7 @@ import warnings
 
 import numpy as np
 
-from .. import _checks
+from .. import _value_checks
 from ._common import (BudgetWarning, FRAME_BUDGET_BYTES, _DEFAULT_DPI, _MIN_DPI,
                       _QUICK_ANIMATION_FRAMES, _dpi_arg, _figsize_arg, _pdf_dpi, _quick, _real,
                       _text_arg)
@@ -108,8 +108,8 @@ def animation(draw, frames, *, interval=40, figsize=(6, 4), title=None, alt=None
     """
     from matplotlib.animation import FuncAnimation
     if not callable(draw):
-        raise _checks.refusal(TypeError, f"animation: draw: expected a function draw(fig, i), got "
-                        f"{_checks._describe(draw)}")
+        raise _value_checks.refusal(TypeError, f"animation: draw: expected a function draw(fig, i), got "
+                        f"{_value_checks._describe(draw)}")
     seq = _frames_arg(frames)
     interval = _real(interval, "animation: interval", low=0, strict_low=True, high=60_000,
                      hint="milliseconds between frames")
@@ -130,7 +130,7 @@ def animation(draw, frames, *, interval=40, figsize=(6, 4), title=None, alt=None
     probe = _new_figure(figsize, d or _DEFAULT_DPI)    # one frame first: errors and size
     one(probe, seq[0])
     if not probe.axes:
-        raise _checks.refusal(
+        raise _value_checks.refusal(
             ValueError, f"animation: draw(fig, {seq[0]!r}) drew nothing into fig; make the axes "
                         f"from fig (ax = fig.add_subplot()), not with plt.gca() or "
                         f"plt.subplots()")
@@ -205,16 +205,16 @@ def _frames_arg(frames):
     times; integers stay integers)."""
     what = "animation: frames"
     if not isinstance(frames, (list, tuple, range, np.ndarray)):
-        return list(range(_checks.size(frames, what, low=1, high=MAX_FRAMES,
+        return list(range(_value_checks.size(frames, what, low=1, high=MAX_FRAMES,
                                        hint="a number of frames, or a sequence of frame "
                                             "values")))
-    a = _checks.real_array(list(frames) if isinstance(frames, range) else frames, what,
+    a = _value_checks.real_array(list(frames) if isinstance(frames, range) else frames, what,
                            hint="frame values are numbers (indices, times) passed to "
                                 "draw(fig, i)")
     if a.ndim != 1 or a.size == 0:
-        raise _checks.error(what, "a non-empty 1-D sequence of frame values", f"shape {a.shape}")
+        raise _value_checks.error(what, "a non-empty 1-D sequence of frame values", f"shape {a.shape}")
     if a.size > MAX_FRAMES:
-        raise _checks.error(what, f"at most {MAX_FRAMES} frames", f"{a.size} frames")
+        raise _value_checks.error(what, f"at most {MAX_FRAMES} frames", f"{a.size} frames")
     whole = isinstance(frames, range) or np.asarray(frames).dtype.kind in "iu"
     return [int(v) for v in a] if whole else a.tolist()
 

@@ -4,7 +4,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..kinds import RigidPose
-from .. import _checks
+from .. import _value_checks
+from .. import _meaning_checks
 from ..rigid_motion import SerialChain, adjoint, fk_space, jacobian_space, link_poses
 from ._common import _DEFAULT_DPI, _axes_arg, _color_arg, _figsize_arg, _real
 from .frames import _fmt, _new_figure, _png_bytes
@@ -18,14 +19,14 @@ def _is3d(ax):
 
 
 def _numeric(x, shape, what):
-    a = _checks.real_array(x, what, hint="numbers: substitute values into sympy expressions "
+    a = _value_checks.real_array(x, what, hint="numbers: substitute values into sympy expressions "
                            "first (e.g. with .subs or lambdify)")
     if len(shape) == 1 and a.ndim == 2 and 1 in a.shape:
         a = a.reshape(-1)
     if a.shape != tuple(shape):
         want = f"a vector of length {shape[0]}" if len(shape) == 1 else \
             f"a {shape[0]}x{shape[1]} matrix"
-        raise _checks.error(what, want, f"shape {a.shape}")
+        raise _value_checks.error(what, want, f"shape {a.shape}")
     return a
 
 
@@ -33,10 +34,10 @@ def _pose(H, what):
     """A 4x4 rigid pose [[R, p], [0, 0, 0, 1]] with R a rotation, as floats."""
     H = _numeric(H, (4, 4), what)
     if not np.allclose(H[3], [0.0, 0.0, 0.0, 1.0], atol=1e-9):
-        raise _checks.error(what, "a pose with last row [0, 0, 0, 1]", H[3].tolist())
-    _checks.rotation_matrix(H[:3, :3], what, tol=1e-6)
+        raise _value_checks.error(what, "a pose with last row [0, 0, 0, 1]", H[3].tolist())
+    _meaning_checks.rotation_matrix(H[:3, :3], what, tol=1e-6)
     if np.abs(H[:3, 3]).max() > 1e6:
-        raise _checks.error(what, "a position within 1e6 m of the origin",
+        raise _value_checks.error(what, "a position within 1e6 m of the origin",
                             f"{np.abs(H[:3, 3]).max():.3g} m")
     return H
 
@@ -47,9 +48,9 @@ def _length_arg(x, what):
 
 def _label_arg(x, what):
     if x is not None and not isinstance(x, str):
-        raise _checks.error(what, "a str or None", x, exc=TypeError)
+        raise _value_checks.error(what, "a str or None", x, exc=TypeError)
     if x is not None and len(x) > 200:
-        raise _checks.error(what, "a label of at most 200 characters", f"{len(x)} characters")
+        raise _value_checks.error(what, "a label of at most 200 characters", f"{len(x)} characters")
     return x
 
 
@@ -134,7 +135,7 @@ def _screw_arg(S, what):
     entries within 1e6."""
     nw, nv = np.linalg.norm(S[:3]), np.linalg.norm(S[3:])
     if not (nw > 1e-9 or nv > 1e-9) or np.abs(S).max() > 1e6:
-        raise _checks.error(what, "a screw axis: a unit omega, or omega = 0 and a unit v "
+        raise _value_checks.error(what, "a screw axis: a unit omega, or omega = 0 and a unit v "
                             "(entries within 1e6)", f"|omega| = {nw:.3g}, |v| = {nv:.3g}")
     return S
 
@@ -157,7 +158,7 @@ def _screw_artists(ax, S, centre, length, color, label=None):
     else:
         nv = np.linalg.norm(v)
         if nv < 1e-9:
-            raise _checks.refusal(
+            raise _value_checks.refusal(
                 ValueError, "draw_screw_axis: S: expected a unit omega, or omega = 0 and a "
                             "unit v, got S = 0")
         u = v / nv
@@ -196,18 +197,18 @@ def chain_points(chain, q):
 def _chain_q(chain, q, fname):
     """The checked (numeric chain, joint values (n,)) of a drawing function ``fname``."""
     if not isinstance(chain, SerialChain):
-        raise _checks.error(f"{fname}: chain", "a SerialChain", chain,
+        raise _value_checks.error(f"{fname}: chain", "a SerialChain", chain,
                             "build one with robodyn.models, e.g. models.planar_rr()",
                             exc=TypeError)
     if chain.symbolic:
-        raise _checks.refusal(
+        raise _value_checks.refusal(
             TypeError, f"{fname}: chain: expected a chain with numeric parameters, got "
                        f"{chain!r} (build it with numbers, e.g. planar_rr(1.0, 0.8), to draw "
                        f"it)")
     q = _numeric(q, (chain.n,), f"{fname}: q (one value per joint of the {chain.n}-joint "
                                 f"chain)")
     if np.abs(q).max(initial=0.0) > 1e6:
-        raise _checks.error(f"{fname}: q", "joint values within 1e6 (rad or m)",
+        raise _value_checks.error(f"{fname}: q", "joint values within 1e6 (rad or m)",
                             f"{np.abs(q).max():.3g}")
     return chain, q
 
@@ -224,7 +225,7 @@ def _chain_points(chain, q, fname):
         p = pts[-1]
         pts.append(r + w_unit * (w_unit @ (p - r)))
     pts.append(np.asarray(fk_space(chain, q), dtype=float)[:3, 3])
-    return _checks.finite_result(np.array(pts), fname)
+    return _value_checks.finite_result(np.array(pts), fname)
 
 
 def draw_chain(ax, chain, q, frames=False, screws=False, link_frames=False, color="0.25",
@@ -286,11 +287,11 @@ def _draw_chain_args(fname, chain, q, frames=False, screws=False, link_frames=Fa
                      color="0.25", length=None, label=None, radius=None):
     """The checked arguments of :func:`~robodyn.viz.drawing.draw_chain`, named for ``fname`` (the function called)."""
     chain, q = _chain_q(chain, q, fname)
-    frames = _checks.flag(frames, f"{fname}: frames")
-    screws = _checks.flag(screws, f"{fname}: screws")
-    link_frames = _checks.flag(link_frames, f"{fname}: link_frames")
+    frames = _value_checks.flag(frames, f"{fname}: frames")
+    screws = _value_checks.flag(screws, f"{fname}: screws")
+    link_frames = _value_checks.flag(link_frames, f"{fname}: link_frames")
     if link_frames and chain.link_homes is None:
-        raise _checks.refusal(
+        raise _value_checks.refusal(
             ValueError, f"{fname}: link_frames: expected False for {chain!r}, which has no "
                         f"link frames (link_homes), got True")
     color = _color_arg(color, f"{fname}: color")
@@ -356,10 +357,10 @@ def set_equal_aspect(ax, radius=None, centre=None):
         radius = _length_arg(radius, "set_equal_aspect: radius")
         c = np.zeros(3) if centre is None else _numeric(centre, (3,), "set_equal_aspect: centre")
         if np.abs(c).max() > 1e6:
-            raise _checks.error("set_equal_aspect: centre", "a point within 1e6 m of the origin",
+            raise _value_checks.error("set_equal_aspect: centre", "a point within 1e6 m of the origin",
                                 f"{np.abs(c).max():.3g} m")
     elif centre is not None:
-        raise _checks.error("set_equal_aspect: centre", "None without a radius (the centre of "
+        raise _value_checks.error("set_equal_aspect: centre", "None without a radius (the centre of "
                             "the cube of half-width radius)", centre, exc=TypeError)
     return _equal_aspect(ax, radius, c if radius is not None else None)
 
@@ -406,13 +407,13 @@ def arm_figure(chain, q, *, planar=None, title=None, figsize=(5, 4), **draw_kw):
     fname = "arm_figure"
     bad = sorted(set(draw_kw) - _DRAW_OPTIONS)
     if bad:
-        raise _checks.error(f"{fname}: {bad[0]}", "options of draw_chain (" +
+        raise _value_checks.error(f"{fname}: {bad[0]}", "options of draw_chain (" +
                             ", ".join(sorted(_DRAW_OPTIONS)) + ")", repr(bad[0])[:60],
                             exc=TypeError)
     opts = _draw_chain_args(fname, chain, q, **draw_kw)
     chain, q = opts[0], opts[1]
     if planar is not None:
-        planar = _checks.flag(planar, f"{fname}: planar")
+        planar = _value_checks.flag(planar, f"{fname}: planar")
     if title is not None:
         title = _label_arg(title, f"{fname}: title")
     figsize = _figsize_arg(figsize, fname)

@@ -11,7 +11,7 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.layout_engine import ConstrainedLayoutEngine
 
-from .. import _checks
+from .. import _value_checks
 from ._common import _axes_arg
 
 
@@ -119,7 +119,7 @@ def _drawn_figure(draw, values, figsize, dpi, title):
 
 def _check_drew(fig, values):
     if not fig.axes and not fig.images and not fig.artists and not fig.lines and not fig.texts:
-        raise _checks.refusal(
+        raise _value_checks.refusal(
             ValueError, f"interactive_figure: draw(fig, {_kwargs(values)}) drew nothing into "
                         f"fig; make the axes from fig (ax = fig.add_subplot()), not with "
                         f"plt.gca() or plt.subplots()")
@@ -167,11 +167,11 @@ def _mark_animated(x, out, depth):
         return
     if depth > _MAX_NESTING or isinstance(x, (str, bytes, dict)) or \
             not hasattr(x, "__iter__") or isinstance(x, np.ndarray) and x.dtype.kind != "O":
-        raise _checks.error("animated: artists", "a matplotlib artist or an iterable of artists "
+        raise _value_checks.error("animated: artists", "a matplotlib artist or an iterable of artists "
                             f"(nested at most {_MAX_NESTING} deep)", x, exc=TypeError)
     for k, a in enumerate(x):
         if k >= 100_000:
-            raise _checks.error("animated: artists", "at most 100000 artists", "more")
+            raise _value_checks.error("animated: artists", "at most 100000 artists", "more")
         _mark_animated(a, out, depth + 1)
 
 
@@ -225,7 +225,7 @@ def _render_reused(draw, values, figsize, dpi, title, palette, state):
     fig = entry["fig"]
     draw(fig, **values)
     if len(fig.axes) != entry["n_axes"]:
-        raise _checks.refusal(ValueError, f"interactive_figure: draw(fig, {_kwargs(values)}) with "
+        raise _value_checks.refusal(ValueError, f"interactive_figure: draw(fig, {_kwargs(values)}) with "
                          f"reuse_figure=True added axes to a figure it had already drawn; on "
                          f"later calls update the artists of fig.axes instead (build them only "
                          f"when fig.axes is empty)")

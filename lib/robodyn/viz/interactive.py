@@ -11,7 +11,7 @@ import warnings
 
 import numpy as np
 
-from .. import _checks
+from .. import _value_checks
 from ._common import (BudgetWarning, FRAME_BUDGET_BYTES, _CONTINUOUS_MS, _CSS_DPI, _DEFAULT_DPI,
                       _MIN_DPI, _dpi_arg, _env_on, _figsize_arg, _pdf_dpi, _quick, _real,
                       _text_arg)
@@ -84,7 +84,7 @@ class InteractiveFigure:
         full = {n: float(s.values[s.default_index]) for n, s in self.sliders.items()}
         for n, v in values.items():
             if n not in self.sliders:
-                raise _checks.error("render_png: values", f"slider names among "
+                raise _value_checks.error("render_png: values", f"slider names among "
                                     f"{', '.join(self.sliders)}", repr(n)[:80])
             s = self.sliders[n]
             full[n] = _real(v, f"render_png: {n}", low=s.lo, high=s.hi)
@@ -243,9 +243,9 @@ def interactive_figure(draw, params, *, figsize=(6, 4), title=None, alt=None, dp
     'text/plain'
     """
     if not callable(draw):
-        raise _checks.refusal(
+        raise _value_checks.refusal(
             TypeError, f"interactive_figure: draw: expected a function draw(fig, **values), got "
-                       f"{_checks._describe(draw)}")
+                       f"{_value_checks._describe(draw)}")
     sliders = _params_arg(params)
     _check_signature(draw, sliders)
     figsize = _figsize_arg(figsize, "interactive_figure")
@@ -253,9 +253,9 @@ def interactive_figure(draw, params, *, figsize=(6, 4), title=None, alt=None, dp
     alt = _text_arg(alt, "interactive_figure: alt")
     dpi = _dpi_arg(dpi, "interactive_figure")
     if continuous_update is not None:
-        continuous_update = _checks.flag(continuous_update, "interactive_figure: "
+        continuous_update = _value_checks.flag(continuous_update, "interactive_figure: "
                                                             "continuous_update")
-    reuse_figure = _checks.flag(reuse_figure, "interactive_figure: reuse_figure")
+    reuse_figure = _value_checks.flag(reuse_figure, "interactive_figure: reuse_figure")
     if not alt:
         labels = " and ".join(s.label or n for n, s in sliders.items())
         alt = title or f"Interactive figure with sliders for {labels}"
@@ -305,7 +305,7 @@ def _check_signature(draw, sliders):
     names = [n for n, p in ps.items() if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
     missing = [n for n in sliders if n not in names[1:]]
     if missing:
-        raise _checks.refusal(
+        raise _value_checks.refusal(
             ValueError, f"interactive_figure: draw has no parameter {', '.join(missing)}; "
                         f"expected draw(fig, {', '.join(sliders)}), got draw{sig}")
 

@@ -23,7 +23,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .. import _checks
+from .. import _value_checks
 from .._files import replace_atomic
 
 __all__ = ["TriangleMesh", "read_mesh", "MESH_SUFFIXES", "MAX_FACES"]
@@ -59,19 +59,19 @@ class TriangleMesh:
     faces: np.ndarray
 
     def __post_init__(self):
-        v = _checks.real_array(self.vertices, "TriangleMesh: vertices")
+        v = _value_checks.real_array(self.vertices, "TriangleMesh: vertices")
         if v.ndim != 2 or v.shape[1] != 3 or v.shape[0] < 3:
-            raise _checks.error("TriangleMesh: vertices", "an array (V, 3) of at least 3 points",
+            raise _value_checks.error("TriangleMesh: vertices", "an array (V, 3) of at least 3 points",
                                 f"shape {v.shape}")
         f = np.asarray(self.faces)
         if f.dtype.kind == "f" and f.size and np.all(np.isfinite(f)) and np.all(f == np.round(f)):
             f = f.astype(np.int64)               # whole numbers stored as floats: indices
         if f.ndim != 2 or f.shape[1] != 3 or not 1 <= f.shape[0] <= MAX_FACES \
                 or f.dtype.kind not in "iu":
-            raise _checks.error("TriangleMesh: faces", f"an integer array (F, 3), 1 <= F <= "
+            raise _value_checks.error("TriangleMesh: faces", f"an integer array (F, 3), 1 <= F <= "
                                 f"{MAX_FACES}", f"{f.dtype} array of shape {f.shape}")
         if f.min() < 0 or f.max() >= v.shape[0]:
-            raise _checks.error("TriangleMesh: faces", f"vertex indices 0 to {v.shape[0] - 1}",
+            raise _value_checks.error("TriangleMesh: faces", f"vertex indices 0 to {v.shape[0] - 1}",
                                 f"indices {f.min()} to {f.max()}")
         v = np.array(v, dtype=float)
         f = np.array(f, dtype=np.int64)
@@ -100,15 +100,15 @@ def _cache_dir():
 
 def _mesh_path(path, what):
     if not isinstance(path, (str, os.PathLike)):
-        raise _checks.error(what, "a path to an STL, OBJ or DAE file", path, exc=TypeError)
+        raise _value_checks.error(what, "a path to an STL, OBJ or DAE file", path, exc=TypeError)
     p = Path(path)
     if p.suffix.lower() not in MESH_SUFFIXES:
-        raise _checks.error(what, f"a mesh file ending in {', '.join(MESH_SUFFIXES)}", str(p))
+        raise _value_checks.error(what, f"a mesh file ending in {', '.join(MESH_SUFFIXES)}", str(p))
     if not p.is_file():
-        raise _checks.error(what, "an existing mesh file", str(p),
+        raise _value_checks.error(what, "an existing mesh file", str(p),
                             hint="a URDF's package:// paths are resolved by the loader")
     if p.stat().st_size > MAX_FILE_BYTES:
-        raise _checks.error(what, f"a mesh file of at most {MAX_FILE_BYTES // 2**20} MiB",
+        raise _value_checks.error(what, f"a mesh file of at most {MAX_FILE_BYTES // 2**20} MiB",
                             f"{p.stat().st_size // 2**20} MiB")
     return p
 
@@ -116,11 +116,11 @@ def _mesh_path(path, what):
 def _scale(scale, what):
     if scale is None:
         return np.ones(3)
-    s = _checks.real_array(scale, what)
+    s = _value_checks.real_array(scale, what)
     if s.shape == ():
         s = np.full(3, float(s))
     if s.shape != (3,) or not np.all(s > 0) or s.max() > 1e6:
-        raise _checks.error(what, "a positive scale factor or three of them (at most 1e6)", s)
+        raise _value_checks.error(what, "a positive scale factor or three of them (at most 1e6)", s)
     return s
 
 
@@ -160,7 +160,7 @@ def read_mesh(path, *, scale=None, max_faces=None):
     """
     p = _mesh_path(path, "read_mesh: path")
     s = _scale(scale, "read_mesh: scale")
-    target = None if max_faces is None else _checks.size(max_faces, "read_mesh: max_faces",
+    target = None if max_faces is None else _value_checks.size(max_faces, "read_mesh: max_faces",
                                                          low=4, high=MAX_FACES)
     data = p.read_bytes()
     key = hashlib.sha256(b"|".join([data, p.suffix.lower().encode(), repr(
@@ -226,13 +226,13 @@ def _read(p, scale, target):
     try:
         loaded = trimesh.load(str(p), force="mesh", process=False)
     except Exception as e:   # noqa: BLE001 -- any reader failure is the file's: say which
-        raise _checks.error("read_mesh: path", "a mesh file trimesh can read", str(p),
+        raise _value_checks.error("read_mesh: path", "a mesh file trimesh can read", str(p),
                             hint=f"{type(e).__name__}: {e}") from e
     v = np.asarray(getattr(loaded, "vertices", np.zeros((0, 3))), dtype=float)
     f = np.asarray(getattr(loaded, "faces", np.zeros((0, 3))), dtype=np.int64)
     if v.ndim != 2 or v.shape[0] < 3 or f.ndim != 2 or f.shape[0] < 1 \
             or not np.all(np.isfinite(v)):
-        raise _checks.error("read_mesh: path", "a mesh file with triangles", str(p),
+        raise _value_checks.error("read_mesh: path", "a mesh file with triangles", str(p),
                             hint="the file holds no readable triangle")
     m = trimesh.Trimesh(v * scale, f, process=True)      # welds duplicated vertices
     if target is not None and len(m.faces) > target:
@@ -244,7 +244,7 @@ def _read(p, scale, target):
             v, f = _cluster(v, f, target)
         return TriangleMesh(v, f)
     if len(m.faces) > MAX_FACES:
-        raise _checks.error("read_mesh: max_faces", f"a number of triangles to keep (at most "
+        raise _value_checks.error("read_mesh: max_faces", f"a number of triangles to keep (at most "
                             f"{MAX_FACES})", "none", hint=f"{p.name} has {len(m.faces)}")
     return TriangleMesh(np.asarray(m.vertices, dtype=float), np.asarray(m.faces, dtype=np.int64))
 

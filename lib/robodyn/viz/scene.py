@@ -30,7 +30,8 @@ from pathlib import Path
 import numpy as np
 
 from ..kinds import Direction
-from .. import _checks
+from .. import _value_checks
+from .. import _meaning_checks
 from ._common import _env_on, _pdf_dpi, _quick
 
 __all__ = ["Scene", "plotly_js_path"]
@@ -79,7 +80,7 @@ def plotly_js_path():
 
 def _name(x, what):
     if not isinstance(x, str) or not 0 < len(x) <= 80 or any(ord(c) < 32 for c in x):
-        raise _checks.error(what, "a one-line name of 1 to 80 characters", x, exc=TypeError
+        raise _value_checks.error(what, "a one-line name of 1 to 80 characters", x, exc=TypeError
                             if not isinstance(x, str) else ValueError)
     return x
 
@@ -87,37 +88,37 @@ def _name(x, what):
 def _color(x, what):
     if not isinstance(x, str) or not (x.startswith("#") and len(x) in (4, 7)
                                       and all(c in "0123456789abcdefABCDEF" for c in x[1:])):
-        raise _checks.error(what, "a colour '#rrggbb'", x,
+        raise _value_checks.error(what, "a colour '#rrggbb'", x,
                             exc=TypeError if not isinstance(x, str) else ValueError)
     return x
 
 
 def _length(x, what, high=1e6):
-    return _checks.real_number(x, what, low=0, strict_low=True, high=high)
+    return _value_checks.real_number(x, what, low=0, strict_low=True, high=high)
 
 
 def _point(x, what):
-    return _within(_checks.real_array(x, what, shape=(3,)), what)
+    return _within(_value_checks.real_array(x, what, shape=(3,)), what)
 
 
 def _within(a, what, bound=1e6):
     """Coordinates of a scene stay within ``bound`` metres (a page, not an overflow)."""
     if a.size and np.abs(a).max() > bound:
-        raise _checks.error(what, f"coordinates within {bound:g} m of the origin",
+        raise _value_checks.error(what, f"coordinates within {bound:g} m of the origin",
                             f"{np.abs(a).max():.3g} m")
     return a
 
 
 def _opacity(x, what):
-    return _checks.real_number(x, what, low=0, strict_low=True, high=1)
+    return _value_checks.real_number(x, what, low=0, strict_low=True, high=1)
 
 
 def _direction(x, what):
     """A non-zero 3-vector, returned as a unit vector (scaled first: no overflow)."""
-    w = _checks.real_array(x, what, shape=(3,))
+    w = _value_checks.real_array(x, what, shape=(3,))
     big = float(np.abs(w).max())
     if not big > 1e-300:
-        raise _checks.error(what, "a non-zero vector", w)
+        raise _value_checks.error(what, "a non-zero vector", w)
     w = w / big
     return w / float(np.linalg.norm(w))
 
@@ -162,24 +163,24 @@ class Scene:
                  unit="s"):
         if times is None:
             times = np.zeros(1)
-        t = _checks.real_array(times, f"{_FNAME}: times")
+        t = _value_checks.real_array(times, f"{_FNAME}: times")
         if t.ndim != 1 or not 1 <= t.size <= MAX_INSTANTS:
-            raise _checks.error(f"{_FNAME}: times", f"a vector of 1 to {MAX_INSTANTS} instants",
+            raise _value_checks.error(f"{_FNAME}: times", f"a vector of 1 to {MAX_INSTANTS} instants",
                                 t)
         if t.size > 1 and not np.all(np.diff(t) > 0):
-            raise _checks.error(f"{_FNAME}: times", "increasing instants", "a vector that "
+            raise _value_checks.error(f"{_FNAME}: times", "increasing instants", "a vector that "
                                 "does not increase")
         if np.abs(t).max() > 1e12 or t.size > 1 and not np.all(np.isfinite(np.diff(t))):
-            raise _checks.error(f"{_FNAME}: times", "instants within 1e12", "larger ones")
+            raise _value_checks.error(f"{_FNAME}: times", "instants within 1e12", "larger ones")
         self._keep = self._kept_instants(t.size)
         self.times = t
         self.title = _text(title, f"{_FNAME}: title", 200, empty=True)
         self.alt = _text(alt, f"{_FNAME}: alt", 2000)
-        self.still = _checks.size(still, f"{_FNAME}: still", low=0, high=None)
+        self.still = _value_checks.size(still, f"{_FNAME}: still", low=0, high=None)
         if self.still >= t.size:
-            raise _checks.error(f"{_FNAME}: still, times", f"still an index of times (0 to "
+            raise _value_checks.error(f"{_FNAME}: still, times", f"still an index of times (0 to "
                                 f"{t.size - 1}, {t.size} instants)", f"still = {self.still}")
-        self.height = _checks.size(height, f"{_FNAME}: height", low=150, high=2000)
+        self.height = _value_checks.size(height, f"{_FNAME}: height", low=150, high=2000)
         self.time_label = _text(time_label, f"{_FNAME}: time_label", 20)
         self.unit = _text(unit, f"{_FNAME}: unit", 20, empty=True)
         self._parts = []
@@ -196,7 +197,7 @@ class Scene:
     # ------------------------------------------------------------------ parts
     def _data(self, x, tail, what):
         """Fixed data of shape ``tail``, or moving data of shape (T, *tail): (moving, array)."""
-        a = _checks.real_array(x, what)
+        a = _value_checks.real_array(x, what)
         _within(a, what)
         T = self.times.size
         if a.shape == tuple(tail):
@@ -204,18 +205,18 @@ class Scene:
         if a.shape == (T, *tail):
             return True, a
         want = "x".join(str(d) for d in tail)
-        raise _checks.error(what, f"shape ({want}) (fixed) or ({T}, {want}) (one per instant)",
+        raise _value_checks.error(what, f"shape ({want}) (fixed) or ({T}, {want}) (one per instant)",
                             f"shape {a.shape}")
 
     def _points_data(self, points, what):
-        a = _checks.real_array(points, what)
+        a = _value_checks.real_array(points, what)
         _within(a, what)
         T = self.times.size
         if a.ndim == 2 and a.shape[1] == 3 and a.shape[0] >= 1:
             return False, a
         if a.ndim == 3 and a.shape[0] == T and a.shape[2] == 3 and a.shape[1] >= 1:
             return True, a
-        raise _checks.error(what, f"points of shape (k, 3) (fixed) or ({T}, k, 3) (one set per "
+        raise _value_checks.error(what, f"points of shape (k, 3) (fixed) or ({T}, k, 3) (one set per "
                             "instant)", f"shape {a.shape}")
 
     def _poses(self, poses, what):
@@ -223,8 +224,8 @@ class Scene:
         moving, H = self._data(poses, (4, 4), what)
         for h in (H[None] if not moving else H):
             if not np.allclose(h[3], [0.0, 0.0, 0.0, 1.0], atol=1e-9):
-                raise _checks.error(what, "poses with last row [0, 0, 0, 1]", h[3].tolist())
-            _checks.rotation_matrix(h[:3, :3], what, tol=1e-6)
+                raise _value_checks.error(what, "poses with last row [0, 0, 0, 1]", h[3].tolist())
+            _meaning_checks.rotation_matrix(h[:3, :3], what, tol=1e-6)
         return moving, H
 
     def _add(self, kind, moving, **part):
@@ -238,7 +239,7 @@ class Scene:
         return self._add("line", moving, points=p, name=_name(name, f"{_FNAME}.line: name"),
                          color=_color(color, f"{_FNAME}.line: color"),
                          width=_length(width, f"{_FNAME}.line: width", 40),
-                         markers=_checks.flag(markers, f"{_FNAME}.line: markers"))
+                         markers=_value_checks.flag(markers, f"{_FNAME}.line: markers"))
 
     def points(self, points, *, name="points", color="#d62728", size=6):
         """Markers at ``points`` ((k, 3) or (T, k, 3)): joints, contact points, centres."""
@@ -257,9 +258,9 @@ class Scene:
     def box(self, poses, size, *, name="body", color="#7f7f7f", opacity=0.5):
         """A box of edge lengths ``size`` (3,) centred at a pose (4x4) or one per instant."""
         moving, H = self._poses(poses, f"{_FNAME}.box: poses")
-        s = _checks.real_array(size, f"{_FNAME}.box: size", shape=(3,))
+        s = _value_checks.real_array(size, f"{_FNAME}.box: size", shape=(3,))
         if not np.all(s > 0) or s.max() > 1e6:
-            raise _checks.error(f"{_FNAME}.box: size", "three positive edge lengths (at most "
+            raise _value_checks.error(f"{_FNAME}.box: size", "three positive edge lengths (at most "
                                 "1e6 m)", s)
         op = _opacity(opacity, f"{_FNAME}.box: opacity")
         return self._add("box", moving, poses=H, size=s, name=_name(name, f"{_FNAME}.box: name"),
@@ -272,7 +273,7 @@ class Scene:
         fn = f"{_FNAME}.screw_axis"
         q = _point(point, f"{fn}: point")
         w = _direction(direction, f"{fn}: direction")
-        h = _checks.real_number(pitch, f"{fn}: pitch", low=-1e6, high=1e6)
+        h = _value_checks.real_number(pitch, f"{fn}: pitch", low=-1e6, high=1e6)
         L = _length(length, f"{fn}: length")
         name = _name(name, f"{fn}: name")
         color = _color(color, f"{fn}: color")
@@ -315,7 +316,7 @@ class Scene:
         if isinstance(mesh, tuple) and len(mesh) == 2:
             mesh = TriangleMesh(*mesh)
         if not isinstance(mesh, TriangleMesh):
-            raise _checks.error(f"{fn}: mesh", "a TriangleMesh (robodyn.viz.meshes.read_mesh) "
+            raise _value_checks.error(f"{fn}: mesh", "a TriangleMesh (robodyn.viz.meshes.read_mesh) "
                                 "or a pair (vertices, faces)", mesh, exc=TypeError)
         _within(mesh.vertices, f"{fn}: mesh")
         return self._add("mesh", moving, poses=H, mesh=mesh, name=_name(name, f"{fn}: name"),
@@ -336,14 +337,14 @@ class Scene:
         the links."""
         fn = f"{_FNAME}.robot"
         kinds = ("visual", "collision")
-        kind = _checks.choice(meshes, f"{fn}: meshes", kinds)
+        kind = _value_checks.choice(meshes, f"{fn}: meshes", kinds)
         if not all(hasattr(model, a) for a in ("meshes", "parents", "placements", "axes")):
-            raise _checks.error(f"{fn}: model", "a RobotModel (robodyn.urdf.load_urdf)", model,
+            raise _value_checks.error(f"{fn}: model", "a RobotModel (robodyn.urdf.load_urdf)", model,
                                 exc=TypeError)
         n, T = model.n, self.times.size
-        qa = _checks.real_array(q, f"{fn}: q")
+        qa = _value_checks.real_array(q, f"{fn}: q")
         if qa.shape not in ((n,), (T, n)):
-            raise _checks.error(f"{fn}: q", f"shape ({n},) (still) or ({T}, {n}) (one per "
+            raise _value_checks.error(f"{fn}: q", f"shape ({n},) (still) or ({T}, {n}) (one per "
                                 "instant)", f"shape {qa.shape}", hint=f"{model.name} has {n} "
                                 "joints")
         moving_q = qa.ndim == 2
@@ -356,15 +357,15 @@ class Scene:
         elif isinstance(color, (list, tuple)):
             colors = tuple(color)
         else:
-            raise _checks.error(f"{fn}: color", "a colour '#rrggbb' or a list of them", color,
+            raise _value_checks.error(f"{fn}: color", "a colour '#rrggbb' or a list of them", color,
                                 exc=TypeError)
         if not colors:
-            raise _checks.error(f"{fn}: color", "a colour or a sequence of colours", color)
+            raise _value_checks.error(f"{fn}: color", "a colour or a sequence of colours", color)
         colors = [_color(c, f"{fn}: color") for c in colors]
-        target = _checks.size(max_faces, f"{fn}: max_faces", low=4, high=100_000)
+        target = _value_checks.size(max_faces, f"{fn}: max_faces", low=4, high=100_000)
         entries = [m for m in model.meshes if m[5] == kind]
         if not entries:
-            raise _checks.error(f"{fn}: meshes", f"a kind of mesh {model.name} has "
+            raise _value_checks.error(f"{fn}: meshes", f"a kind of mesh {model.name} has "
                                 f"({sorted({m[5] for m in model.meshes}) or 'none'})", kind)
         from .meshes import read_mesh
         qs = qa if moving_q else qa[None]
@@ -431,9 +432,9 @@ class Scene:
         frame (``robodynLocal``), and its pose per instant (``robodynPose``, the top three rows
         of the 4x4 pose, row by row); the page's loader turns them into plotly's coordinates."""
         if not self._parts:
-            raise _checks.refusal(
+            raise _value_checks.refusal(
                 ValueError, f"{_FNAME}: the scene has no parts (add a line, triad, box...)")
-        compact = _checks.flag(compact, f"{_FNAME}.to_plotly: compact")
+        compact = _value_checks.flag(compact, f"{_FNAME}.to_plotly: compact")
         keep = self._keep
         data = self._traces(keep[0], compact, first=True)
         moving = [i for i, tr in enumerate(_trace_owners(self._parts)) if tr]
@@ -458,7 +459,7 @@ class Scene:
         ``_static/`` (the built book); False: it is embedded in the output (JupyterLab, Colab),
         or, where there is no copy of it, the still picture stands in with a note."""
         static = _env_on("ROBODYN_STATIC") if static is None else \
-            _checks.flag(static, f"{_FNAME}.html: static")
+            _value_checks.flag(static, f"{_FNAME}.html: static")
         fig = self.to_plotly(compact=True)
         payload = json.dumps(fig, separators=(",", ":"), allow_nan=False).replace("</", "<\\/")
         library = ""
@@ -498,9 +499,9 @@ class Scene:
 
 def _text(x, what, n, empty=False):
     if not isinstance(x, str):
-        raise _checks.error(what, "a string", x, exc=TypeError)
+        raise _value_checks.error(what, "a string", x, exc=TypeError)
     if len(x) > n or (not empty and not x.strip()):
-        raise _checks.error(what, f"{'a' if empty else 'a non-empty'} text of at most {n} "
+        raise _value_checks.error(what, f"{'a' if empty else 'a non-empty'} text of at most {n} "
                             "characters", f"{len(x)} characters")
     return x
 

@@ -5,7 +5,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .. import _checks
+from .. import _value_checks
 from ._common import MAX_PARAMS, _QUICK_STEPS, _real
 
 
@@ -46,23 +46,23 @@ class Slider:
         lo = _real(self.lo, "Slider: lo")
         hi = _real(self.hi, "Slider: hi")
         if not lo < hi:
-            raise _checks.error("Slider: lo, hi", "lo < hi", f"lo={lo}, hi={hi}")
+            raise _value_checks.error("Slider: lo, hi", "lo < hi", f"lo={lo}, hi={hi}")
         s = _steps_arg(self.steps, "Slider: steps")
         d = self.default
         if d is not None:
             d = _real(d, "Slider: default")
             if not lo <= d <= hi:
-                raise _checks.refusal(
+                raise _value_checks.refusal(
                     ValueError, f"Slider: default: expected a value in [lo, hi] = [{lo}, {hi}], "
                                 f"got {d}")
         if self.label is not None and not isinstance(self.label, str):
-            raise _checks.refusal(
-                TypeError, f"Slider: label: expected a str, got {_checks._describe(self.label)}")
+            raise _value_checks.refusal(
+                TypeError, f"Slider: label: expected a str, got {_value_checks._describe(self.label)}")
         if self.label is not None and (len(self.label) > 200 or "\n" in self.label):
-            raise _checks.error("Slider: label", "one line of at most 200 characters",
+            raise _value_checks.error("Slider: label", "one line of at most 200 characters",
                                 f"{len(self.label)} characters")
         if not np.all(np.isfinite(np.linspace(lo, hi, s))):
-            raise _checks.error("Slider: lo, hi", "a range whose width hi - lo is a finite "
+            raise _value_checks.error("Slider: lo, hi", "a range whose width hi - lo is a finite "
                                 "number", f"lo = {lo:g}, hi = {hi:g}")
         object.__setattr__(self, "lo", lo)
         object.__setattr__(self, "hi", hi)
@@ -94,7 +94,7 @@ class Slider:
 def _steps_arg(s, what):
     """A whole number of grid values, 2 to 1001 (Fraction(4, 1), sympy Integer(4), numpy ints
     too)."""
-    return _checks.size(s, what, low=2, high=1001,
+    return _value_checks.size(s, what, low=2, high=1001,
                         hint="every value is a precomputed frame of the rendered book")
 
 
@@ -115,29 +115,29 @@ def _slider_arg(name, spec):
             return Slider(*spec)
         except (TypeError, ValueError) as exc:
             raise type(exc)(f"interactive_figure: params[{name!r}] = {spec!r}: {exc}") from None
-    raise _checks.refusal(
+    raise _value_checks.refusal(
         TypeError, f"interactive_figure: params[{name!r}]: expected viz.Slider(lo, hi, steps=..., "
-                   f"default=...) or a tuple (lo, hi, steps), got {_checks._describe(spec)}")
+                   f"default=...) or a tuple (lo, hi, steps), got {_value_checks._describe(spec)}")
 
 
 def _params_arg(params):
     if not isinstance(params, dict):
-        raise _checks.refusal(
+        raise _value_checks.refusal(
             TypeError, f"interactive_figure: params: expected a dict name -> viz.Slider or "
-                       f"(lo, hi, steps), got {_checks._describe(params)}")
+                       f"(lo, hi, steps), got {_value_checks._describe(params)}")
     if not params:
-        raise _checks.refusal(
+        raise _value_checks.refusal(
             ValueError, "interactive_figure: params: expected 1 or 2 parameters, got none "
                         "(for a figure without sliders draw it directly)")
     if len(params) > MAX_PARAMS:
-        raise _checks.refusal(
+        raise _value_checks.refusal(
             ValueError, f"interactive_figure: params: expected at most {MAX_PARAMS} parameters, "
                         f"got {len(params)} ({', '.join(map(str, params))}); fix the others as "
                         f"default arguments of draw, e.g. def draw(fig, q1, q2, q3=0.5)")
     out = {}
     for name, spec in params.items():
         if not isinstance(name, str) or not name.isidentifier():
-            raise _checks.refusal(
+            raise _value_checks.refusal(
                 ValueError, f"interactive_figure: params: expected parameter names that are "
                             f"Python identifiers (keywords of draw), got {name!r}")
         out[name] = _slider_arg(name, spec)

@@ -40,7 +40,7 @@ import sympy as sp
 from scipy.integrate import solve_ivp
 
 from ..kinds import Tolerance
-from .. import _checks
+from .. import _value_checks
 from ..impacts._hybrid import fixed_point as _newton_fixed_point
 from ._walkers import CompassGait, RimlessWheel, _compass_equations
 
@@ -57,7 +57,7 @@ MAX_STRIDES = 100_000
 
 def _walker(x, name, cls=CompassGait):
     if not isinstance(x, cls):
-        raise _checks.error(name, f"a robodyn.walking.{cls.__name__}", x, exc=TypeError)
+        raise _value_checks.error(name, f"a robodyn.walking.{cls.__name__}", x, exc=TypeError)
     return x
 
 
@@ -67,7 +67,7 @@ def _wheel_gait(w, what):
     try:
         speed = w.closed_form_fixed_point()
     except ValueError as exc:
-        raise _checks.error(what, "a wheel whose gait keeps its spokes on the ground", repr(w),
+        raise _value_checks.error(what, "a wheel whose gait keeps its spokes on the ground", repr(w),
                             str(exc).split("got ", 1)[-1][:200]) from exc
     return speed, w._rolls(speed)
 
@@ -122,26 +122,26 @@ def saltation_matrix(reset_jacobian, f_minus, f_plus, guard_gradient):
            [ 7.5, -0.5]])
     """
     fname = "saltation_matrix"
-    D = _checks.real_array(reset_jacobian, f"{fname}: reset_jacobian")
+    D = _value_checks.real_array(reset_jacobian, f"{fname}: reset_jacobian")
     if D.ndim != 2 or D.shape[0] != D.shape[1] or D.size == 0:
-        raise _checks.error(f"{fname}: reset_jacobian", "a square matrix (N, N)",
+        raise _value_checks.error(f"{fname}: reset_jacobian", "a square matrix (N, N)",
                             f"shape {D.shape}")
     vecs = {}
     for name, v in (("f_minus", f_minus), ("f_plus", f_plus), ("guard_gradient", guard_gradient)):
-        vecs[name] = _checks.real_array(v, f"{fname}: {name}")
+        vecs[name] = _value_checks.real_array(v, f"{fname}: {name}")
         if vecs[name].ndim != 1:
-            raise _checks.error(f"{fname}: {name}", "a vector (N,)", f"shape {vecs[name].shape}")
+            raise _value_checks.error(f"{fname}: {name}", "a vector (N,)", f"shape {vecs[name].shape}")
     sizes = [D.shape[0]] + [v.size for v in vecs.values()]
     N = max(set(sizes), key=sizes.count)             # the size most arguments agree on
     if D.shape[0] != N:
-        raise _checks.error(f"{fname}: reset_jacobian", f"shape ({N}, {N}) like the vectors",
+        raise _value_checks.error(f"{fname}: reset_jacobian", f"shape ({N}, {N}) like the vectors",
                             f"shape {D.shape}")
     for name, v in vecs.items():
         if v.size != N:
-            raise _checks.error(f"{fname}: {name}", f"shape ({N},) like the other arguments",
+            raise _value_checks.error(f"{fname}: {name}", f"shape ({N},) like the other arguments",
                                 f"shape {v.shape}")
     fm, fp, dg = vecs["f_minus"], vecs["f_plus"], vecs["guard_gradient"]
-    return _checks.finite_result(_saltation(D, fm, fp, dg, f"{fname}: guard_gradient, f_minus"),
+    return _value_checks.finite_result(_saltation(D, fm, fp, dg, f"{fname}: guard_gradient, f_minus"),
                                  fname)
 
 
@@ -149,7 +149,7 @@ def _saltation(D, fm, fp, dg, name):
     """Eq. (iv-saltation) on checked arrays; the transversality is tested on unit vectors
     (scale-free, no overflow) and the division is done with the guard's gradient scaled."""
     if abs(float(_unit(dg) @ _unit(fm))) <= 1e-12:
-        raise _checks.error(name, "a guard crossed "
+        raise _value_checks.error(name, "a guard crossed "
                             "transversally (grad g . f_minus != 0)",
                             f"grad g . f_minus = {float(dg @ fm):.3g}",
                             "a grazing impact has no saltation matrix")
@@ -166,13 +166,13 @@ def floquet_multipliers(jacobian):
     >>> floquet_multipliers([[0.5, 1.0], [0.0, -0.9]])
     array([-0.9,  0.5])
     """
-    J = _checks.real_array(jacobian, "floquet_multipliers: jacobian")
+    J = _value_checks.real_array(jacobian, "floquet_multipliers: jacobian")
     if J.ndim != 2 or J.shape[0] != J.shape[1] or J.size == 0:
-        raise _checks.error("floquet_multipliers: jacobian", "a square matrix",
+        raise _value_checks.error("floquet_multipliers: jacobian", "a square matrix",
                             f"shape {J.shape}")
     scale = float(np.abs(J).max())                # eig(J) = scale eig(J / scale): no overflow
     ev = np.linalg.eigvals(J / scale) * scale if scale > 0 else np.zeros(J.shape[0])
-    _checks.finite_result(ev, "floquet_multipliers")
+    _value_checks.finite_result(ev, "floquet_multipliers")
     ev = ev[np.lexsort((-ev.imag, -np.abs(ev)))]
     return ev.real if np.all(np.abs(ev.imag) <= 1e-12 * max(1.0, np.abs(ev).max())) else ev
 
@@ -187,11 +187,11 @@ def jacobian_fd(step, z, *, h=1e-6):
            [2., 1.]])
     """
     if not callable(step):
-        raise _checks.error("jacobian_fd: step", "a function P(z)", step, exc=TypeError)
-    z = _checks.real_array(z, "jacobian_fd: z")
+        raise _value_checks.error("jacobian_fd: step", "a function P(z)", step, exc=TypeError)
+    z = _value_checks.real_array(z, "jacobian_fd: z")
     if z.ndim != 1 or z.size == 0:
-        raise _checks.error("jacobian_fd: z", "a point (k,)", f"shape {z.shape}")
-    h = _checks.tolerance(h, "jacobian_fd: h", upper=0.1)
+        raise _value_checks.error("jacobian_fd: z", "a point (k,)", f"shape {z.shape}")
+    h = _value_checks.tolerance(h, "jacobian_fd: h", upper=0.1)
     k = z.size
     cols = []
     for j in range(k):
@@ -201,11 +201,11 @@ def jacobian_fd(step, z, *, h=1e-6):
         a = np.asarray(step(z + e), dtype=float).reshape(-1)
         b = np.asarray(step(z - e), dtype=float).reshape(-1)
         if a.shape != b.shape or not np.all(np.isfinite(a - b)):
-            raise _checks.error("jacobian_fd: step, z", "a map with finite values of one "
+            raise _value_checks.error("jacobian_fd: step, z", "a map with finite values of one "
                                 "shape near z", f"non-finite or ragged values near z = "
                                 f"{np.round(z, 6).tolist()}"[:160])
         cols.append((a - b) / (2 * hj))
-    return _checks.finite_result(np.array(cols).T, "jacobian_fd")
+    return _value_checks.finite_result(np.array(cols).T, "jacobian_fd")
 
 
 # --------------------------------------------------------------------------
@@ -253,21 +253,21 @@ def variational_stride(field, field_jacobian, guard, guard_gradient, reset, rese
                     ("guard_gradient", guard_gradient), ("reset", reset),
                     ("reset_jacobian", reset_jacobian)):
         if not callable(f):
-            raise _checks.error(f"{fname}: {name}", "a function of the state", f, exc=TypeError)
+            raise _value_checks.error(f"{fname}: {name}", "a function of the state", f, exc=TypeError)
         pieces[name] = f
-    x0 = _checks.real_array(x0, f"{fname}: x0")
-    n = _checks.real_array(section_normal, f"{fname}: section_normal")
-    E = _checks.real_array(basis, f"{fname}: basis")
+    x0 = _value_checks.real_array(x0, f"{fname}: x0")
+    n = _value_checks.real_array(section_normal, f"{fname}: section_normal")
+    E = _value_checks.real_array(basis, f"{fname}: basis")
     N = _state_size(x0, n, E, fname)
-    t_max = _checks.real_number(t_max, f"{fname}: t_max", low=0, strict_low=True, high=1e6)
-    tol = _checks.tolerance(tol, f"{fname}: tol", upper=1e-3)
+    t_max = _value_checks.real_number(t_max, f"{fname}: t_max", low=0, strict_low=True, high=1e6)
+    tol = _value_checks.tolerance(tol, f"{fname}: tol", upper=1e-3)
     if np.abs(x0).max() > 1e6:
-        raise _checks.error(f"{fname}: x0", "a state with entries within 1e6",
+        raise _value_checks.error(f"{fname}: x0", "a state with entries within 1e6",
                             f"{np.abs(x0).max():.3g}")
     if _unit(n) @ _unit(n) < 0.5:
-        raise _checks.error(f"{fname}: section_normal", "a non-zero vector", n)
+        raise _value_checks.error(f"{fname}: section_normal", "a non-zero vector", n)
     if np.linalg.matrix_rank(E / max(float(np.abs(E).max()), 1e-300)) < E.shape[1]:
-        raise _checks.error(f"{fname}: basis", f"{E.shape[1]} independent columns",
+        raise _value_checks.error(f"{fname}: basis", f"{E.shape[1]} independent columns",
                             f"rank {np.linalg.matrix_rank(E)}")
     _probe(pieces, x0, fname)
     return _stride(pieces, x0, n, E, t_max, tol, fname, f"{fname}: x0",
@@ -283,26 +283,26 @@ def _probe(pieces, x0, fname):
         try:
             v = np.asarray(pieces[name](x0.copy()), dtype=float)
         except (TypeError, ValueError, ArithmeticError, IndexError) as exc:
-            raise _checks.error(f"{fname}: {name}", "a function of the state (N,) returning "
+            raise _value_checks.error(f"{fname}: {name}", "a function of the state (N,) returning "
                                 "numbers", f"{type(exc).__name__} at x0: {exc}"[:160],
                                 exc=TypeError) from exc
         if v.shape != shape and not (shape == () and v.size == 1):
-            raise _checks.error(f"{fname}: {name}", f"a function returning shape {shape} at "
+            raise _value_checks.error(f"{fname}: {name}", f"a function returning shape {shape} at "
                                 f"x0", f"shape {v.shape}")
         if not np.all(np.isfinite(v)):
-            raise _checks.error(f"{fname}: {name}", "finite values at x0", "NaN or infinity")
+            raise _value_checks.error(f"{fname}: {name}", "finite values at x0", "NaN or infinity")
 
 
 def _state_size(x0, n, E, fname):
     """N, the state's length: x0 (N,), section_normal (N,), basis (N, k) with 0 < k < N;
     when they disagree the one the others outvote is named."""
     if x0.ndim != 1 or x0.size < 2:
-        raise _checks.error(f"{fname}: x0", "a state (N,) with N >= 2 (a section of dimension "
+        raise _value_checks.error(f"{fname}: x0", "a state (N,) with N >= 2 (a section of dimension "
                             "N - 1 >= 1)", f"shape {x0.shape}")
     if n.ndim != 1:
-        raise _checks.error(f"{fname}: section_normal", "a vector (N,)", f"shape {n.shape}")
+        raise _value_checks.error(f"{fname}: section_normal", "a vector (N,)", f"shape {n.shape}")
     if E.ndim != 2 or not 0 < E.shape[1] < E.shape[0]:
-        raise _checks.error(f"{fname}: basis", "a (N, k) basis of the section, 0 < k < N",
+        raise _value_checks.error(f"{fname}: basis", "a (N, k) basis of the section, 0 < k < N",
                             f"shape {E.shape}")
     sizes = {"x0": x0.size, "section_normal": n.size, "basis": E.shape[0]}
     votes = list(sizes.values())
@@ -310,7 +310,7 @@ def _state_size(x0, n, E, fname):
     for name, v in sizes.items():
         if v != N:
             others = ", ".join(k for k in sizes if k != name)
-            raise _checks.error(f"{fname}: {name}", f"a length N = {N} like {others}",
+            raise _value_checks.error(f"{fname}: {name}", f"a length N = {N} like {others}",
                                 f"length {v}")
     return N
 
@@ -346,7 +346,7 @@ def _stride(pieces, x0, n, E, t_max, tol, fname, xname, nname=None):
     except _Cap:
         why = f"no crossing of the guard within {MAX_EVALUATIONS} evaluations of the field"
     if why is not None:
-        raise _checks.error(xname, "a state from which the motion reaches the guard", why,
+        raise _value_checks.error(xname, "a state from which the motion reaches the guard", why,
                             "a start that falls, stalls or never returns has no stride")
     ye = sol.y_events[0][0]
     xm, Phi = ye[:N], ye[N:].reshape(N, N)
@@ -358,12 +358,12 @@ def _stride(pieces, x0, n, E, t_max, tol, fname, xname, nname=None):
     un = _unit(n)
     rate = float(un @ _unit(fp))
     if abs(rate) <= 1e-12:
-        raise _checks.error(nname or xname, "a section crossed transversally by "
+        raise _value_checks.error(nname or xname, "a section crossed transversally by "
                             "the flow after the impact (n . f+ != 0)", f"n . f+ = {rate:.3g}")
     Proj = np.eye(N) - np.outer(fp, un) / float(un @ fp)
     DP = np.linalg.pinv(E) @ Proj @ Mono @ E
     out = VariationalStride(xm, xp, float(sol.t_events[0][0]), Phi, S, Mono, DP)
-    _checks.finite_result((xm, xp, Phi, S, Mono, DP), fname)
+    _value_checks.finite_result((xm, xp, Phi, S, Mono, DP), fname)
     return out
 
 
@@ -389,7 +389,7 @@ def rimless_wheel_multiplier(wheel):
     """
     w = _walker(wheel, "rimless_wheel_multiplier: wheel", RimlessWheel)
     if not _wheel_gait(w, "rimless_wheel_multiplier: wheel")[1]:
-        raise _checks.error("rimless_wheel_multiplier: wheel", "a wheel whose gait rolls over "
+        raise _value_checks.error("rimless_wheel_multiplier: wheel", "a wheel whose gait rolls over "
                             "the top", f"slope {w.slope:.4g} rad, {w.spokes} spokes",
                             "on a gentler slope the wheel comes to rest: no rolling gait")
     return float(np.cos(2 * w.alpha) ** 2)
@@ -420,10 +420,10 @@ def rimless_wheel_jacobian(wheel, omega=None, *, method="saltation"):
     from ..impacts._hybrid import return_map
     fname = "rimless_wheel_jacobian"
     w = _walker(wheel, f"{fname}: wheel", RimlessWheel)
-    method = _checks.choice(method, f"{fname}: method", ("saltation", "fd"))
+    method = _value_checks.choice(method, f"{fname}: method", ("saltation", "fd"))
     if omega is None:
         omega = _wheel_gait(w, f"{fname}: wheel")[0]
-    omega = _checks.real_number(omega, f"{fname}: omega", low=0, strict_low=True, high=1e3,
+    omega = _value_checks.real_number(omega, f"{fname}: omega", low=0, strict_low=True, high=1e3,
                                 hint="a post-impact speed, rad/s")
     th0 = w.slope - w.alpha
     if method == "saltation":
@@ -438,7 +438,7 @@ def rimless_wheel_jacobian(wheel, omega=None, *, method="saltation"):
             x = return_map(system, [th0, z[0]], surface="front spoke", rtol=1e-12,
                            atol=1e-12).x
         except RuntimeError as exc:
-            raise _checks.error(f"{fname}: omega", "a speed from which the wheel reaches its "
+            raise _value_checks.error(f"{fname}: omega", "a speed from which the wheel reaches its "
                                 "next front impact", f"{omega:g} rad/s ({exc})"[:200]) from exc
         return x[1:]
     return jacobian_fd(P, [omega], h=1e-5)
@@ -505,19 +505,19 @@ def rimless_wheel_basin(wheel, theta, rate, *, method="closed form", events=40, 
     _sweep_options(fname, options)
     w = _walker(wheel, f"{fname}: wheel", RimlessWheel)
     if not _wheel_gait(w, f"{fname}: wheel")[1]:
-        raise _checks.error(f"{fname}: wheel", "a wheel with a rolling gait", repr(w),
+        raise _value_checks.error(f"{fname}: wheel", "a wheel with a rolling gait", repr(w),
                             "a steeper slope or more spokes")
-    th = _checks.real_array(theta, f"{fname}: theta")
-    rt = _checks.real_array(rate, f"{fname}: rate")
+    th = _value_checks.real_array(theta, f"{fname}: theta")
+    rt = _value_checks.real_array(rate, f"{fname}: rate")
     lo, hi = w.slope - w.alpha, w.slope + w.alpha
     if th.ndim != 1 or th.size == 0 or th.min() < lo or th.max() > hi:
-        raise _checks.error(f"{fname}: theta", f"angles between the impacts, in [{lo:.4g}, "
+        raise _value_checks.error(f"{fname}: theta", f"angles between the impacts, in [{lo:.4g}, "
                             f"{hi:.4g}] rad", f"{th!r}"[:80])
     if rt.ndim != 1 or rt.size == 0 or np.abs(rt).max() > 100:
-        raise _checks.error(f"{fname}: rate", "a 1-D grid of rates within +-100 rad/s",
+        raise _value_checks.error(f"{fname}: rate", "a 1-D grid of rates within +-100 rad/s",
                             f"{rt!r}"[:80])
-    method = _checks.choice(method, f"{fname}: method", ("closed form", "simulation"))
-    events = _checks.size(events, f"{fname}: events", low=3, high=10_000)
+    method = _value_checks.choice(method, f"{fname}: method", ("closed form", "simulation"))
+    events = _value_checks.size(events, f"{fname}: events", low=3, high=10_000)
     if method == "closed form":
         return np.array([[_wheel_rolls_on(w, t, r) for r in rt] for t in th])
     items = [(w.spokes, w.length, w.mass, w.slope, w.g, float(t), tuple(map(float, rt)),
@@ -567,22 +567,22 @@ def walk(walker, z0, strides, *, tol: Tolerance = 1e-11, t_max=5.0):
     from . import _gait_kernel as _gait_kernel
     fname = "walk"
     cg = _walker(walker, f"{fname}: walker")
-    single, Z = _checks.batch(z0, 3, f"{fname}: z0")
-    strides = _checks.size(strides, f"{fname}: strides", low=0, high=MAX_STRIDES)
-    tol = _checks.tolerance(tol, f"{fname}: tol", upper=1e-3)
+    single, Z = _value_checks.batch(z0, 3, f"{fname}: z0")
+    strides = _value_checks.size(strides, f"{fname}: strides", low=0, high=MAX_STRIDES)
+    tol = _value_checks.tolerance(tol, f"{fname}: tol", upper=1e-3)
     if tol < 1e-14:
-        raise _checks.error(f"{fname}: tol", "a tolerance >= 1e-14 (double precision)", tol)
-    t_max = _checks.real_number(t_max, f"{fname}: t_max", low=0, strict_low=True, high=1e3,
+        raise _value_checks.error(f"{fname}: tol", "a tolerance >= 1e-14 (double precision)", tol)
+    t_max = _value_checks.real_number(t_max, f"{fname}: t_max", low=0, strict_low=True, high=1e3,
                                 hint="seconds: a longer stride counts as a failure")
     B = Z.shape[0]
-    _checks.size(B * (strides + 1) * 3, f"{fname}: z0 and strides", item_bytes=8,
+    _value_checks.size(B * (strides + 1) * 3, f"{fname}: z0 and strides", item_bytes=8,
                  hint="fewer points or strides per call")
     Z = np.ascontiguousarray(Z, dtype=float)
     out = np.empty((B, strides + 1, 3))
     status = np.empty(B)
     dur = np.empty((B, strides))
     _gait_kernel.kernel().walk(_params(cg, tol, t_max), Z, strides, out, status, dur)
-    _checks.finite_result((out, dur), fname)
+    _value_checks.finite_result((out, dur), fname)
     status = status.astype(int)
     if single:
         return out[0], status[0], dur[0]
@@ -604,9 +604,9 @@ def compass_gait_step(walker, z, *, tol: Tolerance = 1e-12):
     fname = "compass_gait_step"
     cg = _walker(walker, f"{fname}: walker")
     z = _section_point(cg, z, f"{fname}: z")
-    tol = _checks.tolerance(tol, f"{fname}: tol", upper=1e-3)
+    tol = _value_checks.tolerance(tol, f"{fname}: tol", upper=1e-3)
     if tol < 1e-14:
-        raise _checks.error(f"{fname}: tol", "a tolerance >= 1e-14 (double precision)", tol)
+        raise _value_checks.error(f"{fname}: tol", "a tolerance >= 1e-14 (double precision)", tol)
     return _step(cg, z, tol, f"{fname}: z")
 
 
@@ -618,9 +618,9 @@ def _section_point(cg, z, what):
     """A section point z = (theta_s, thetad_s, thetad_w) of a standing walker (the stance leg
     above the fall line cos(theta_s - slope) > 0.2 of :meth:`CompassGait.hybrid_system`),
     rates within :data:`MAX_SECTION_RATE`."""
-    z = _checks.real_array(z, what, shape=(3,))
+    z = _value_checks.real_array(z, what, shape=(3,))
     if np.abs(z[1:]).max() > MAX_SECTION_RATE or not np.cos(z[0] - cg.slope) > 0.2:
-        raise _checks.error(what, "a section point of a standing walker: cos(theta_s - slope) "
+        raise _value_checks.error(what, "a section point of a standing walker: cos(theta_s - slope) "
                             f"> 0.2 and leg rates within {MAX_SECTION_RATE:g} rad/s",
                             str(np.round(z, 7).tolist()), "it has fallen already")
     return z
@@ -630,7 +630,7 @@ def _step(cg, z, tol, what):
     """One compiled stride from the checked point z; a failure is refused under ``what``."""
     zz, status, _ = walk(cg, z, 1, tol=tol)
     if status:
-        raise _checks.error(what, "a state from which the walker takes a step",
+        raise _value_checks.error(what, "a state from which the walker takes a step",
                             str(np.round(z, 7).tolist()), _FAILURE.get(int(status), "it fails"))
     return zz[1]
 
@@ -729,7 +729,7 @@ def compass_gait_variational(walker, z, *, tol: Tolerance = 1e-12):
     fname = "compass_gait_variational"
     cg = _walker(walker, f"{fname}: walker")
     z = _section_point(cg, z, f"{fname}: z")
-    tol = _checks.tolerance(tol, f"{fname}: tol", upper=1e-3)
+    tol = _value_checks.tolerance(tol, f"{fname}: tol", upper=1e-3)
     return _compass_stride(cg, z, tol, fname, f"{fname}: z")
 
 
@@ -758,8 +758,8 @@ def compass_gait_jacobian(walker, z, *, method="saltation", tol: Tolerance = 1e-
     fname = "compass_gait_jacobian"
     cg = _walker(walker, f"{fname}: walker")
     z = _section_point(cg, z, f"{fname}: z")
-    method = _checks.choice(method, f"{fname}: method", ("saltation", "fd"))
-    tol = _checks.tolerance(tol, f"{fname}: tol", upper=1e-3)
+    method = _value_checks.choice(method, f"{fname}: method", ("saltation", "fd"))
+    tol = _value_checks.tolerance(tol, f"{fname}: tol", upper=1e-3)
     return _compass_jacobian(cg, z, method, tol, fname, f"{fname}: z")
 
 
@@ -802,9 +802,9 @@ def compass_gait_gait(walker, z0=(-0.2186688, 1.0923836, 0.3773740), *, period=1
     fname = "compass_gait_gait"
     cg = _walker(walker, f"{fname}: walker")
     z0 = _section_point(cg, z0, f"{fname}: z0")
-    period = _checks.size(period, f"{fname}: period", low=1, high=64)
-    tol = _checks.tolerance(tol, f"{fname}: tol", upper=1e-3)
-    max_iter = _checks.size(max_iter, f"{fname}: max_iter", low=1, high=200)
+    period = _value_checks.size(period, f"{fname}: period", low=1, high=64)
+    tol = _value_checks.tolerance(tol, f"{fname}: tol", upper=1e-3)
+    max_iter = _value_checks.size(max_iter, f"{fname}: max_iter", low=1, high=200)
 
     what = f"{fname}: z0"
 
@@ -815,7 +815,7 @@ def compass_gait_gait(walker, z0=(-0.2186688, 1.0923836, 0.3773740), *, period=1
     try:
         fp = _newton_fixed_point(Pk, z0, tol=tol, max_iter=max_iter, fd_step=1e-6)
     except RuntimeError as exc:                     # Newton did not converge from z0
-        raise _checks.error(f"{fname}: z0, max_iter", f"a start from which Newton's method "
+        raise _value_checks.error(f"{fname}: z0, max_iter", f"a start from which Newton's method "
                             f"finds a period-{period} gait", str(np.round(z0, 7).tolist()),
                             str(exc)[:200]) from exc
     pts, J = [fp.x], np.eye(3)
@@ -850,7 +850,7 @@ def _sweep_options(fname, options):
     """Refuse a keyword that is not an option of the sweep (a misspelt ``worker=2``)."""
     bad = sorted(set(options) - set(_SWEEP_OPTIONS))
     if bad:
-        raise _checks.error(f"{fname}: {bad[0]}", "an option of robodyn.parallel.map_tasks (" +
+        raise _value_checks.error(f"{fname}: {bad[0]}", "an option of robodyn.parallel.map_tasks (" +
                             ", ".join(_SWEEP_OPTIONS) + ")", repr(bad[0])[:60], exc=TypeError)
     return options
 
@@ -861,16 +861,16 @@ def _sweep(fname, func, items, keys, options):
     from ..parallel import _map
     _sweep_options(fname, options)
     if not callable(func):
-        raise _checks.error(f"{fname}: func", "a top-level function func(item)", func,
+        raise _value_checks.error(f"{fname}: func", "a top-level function func(item)", func,
                             exc=TypeError)
     if isinstance(items, (str, bytes)) or not isinstance(items, (list, tuple, range,
                                                                  np.ndarray)):
-        raise _checks.error(f"{fname}: items", "a list of items", items, exc=TypeError)
+        raise _value_checks.error(f"{fname}: items", "a list of items", items, exc=TypeError)
     out = _map(fname, func, items, keys, **options)
     try:
         return np.array(out)
     except ValueError as exc:                      # ragged results: numpy cannot stack them
-        raise _checks.error(f"{fname}: func", "results of one shape for every item (they are "
+        raise _value_checks.error(f"{fname}: func", "results of one shape for every item (they are "
                             "stacked)", str(exc).split("\n")[0][:120]) from exc
 
 
@@ -907,19 +907,19 @@ def bifurcation_diagram(walker, slopes, *, z0=(-0.2186688, 1.0923836, 0.3773740)
     fname = "bifurcation_diagram"
     _sweep_options(fname, options)
     cg = _walker(walker, f"{fname}: walker")
-    s = _checks.real_array(slopes, f"{fname}: slopes")
+    s = _value_checks.real_array(slopes, f"{fname}: slopes")
     if s.ndim != 1 or s.size == 0 or s.min() <= 0 or s.max() >= np.pi / 4:
-        raise _checks.error(f"{fname}: slopes", "a list of slopes in (0, pi/4) rad",
+        raise _value_checks.error(f"{fname}: slopes", "a list of slopes in (0, pi/4) rad",
                             f"{s!r}"[:80])
-    single, Z = _checks.batch(z0, 3, f"{fname}: z0")
+    single, Z = _value_checks.batch(z0, 3, f"{fname}: z0")
     if single:
         Z = np.repeat(Z, s.size, axis=0)
     elif Z.shape[0] != s.size:
-        raise _checks.error(f"{fname}: z0", f"one point (3,) or one per slope ({s.size}, 3)",
+        raise _value_checks.error(f"{fname}: z0", f"one point (3,) or one per slope ({s.size}, 3)",
                             f"shape {Z.shape}")
-    transient = _checks.size(transient, f"{fname}: transient", low=0, high=MAX_STRIDES)
-    keep = _checks.size(keep, f"{fname}: keep", low=1, high=MAX_STRIDES - transient)
-    tol = _checks.tolerance(tol, f"{fname}: tol", upper=1e-3)
+    transient = _value_checks.size(transient, f"{fname}: transient", low=0, high=MAX_STRIDES)
+    keep = _value_checks.size(keep, f"{fname}: keep", low=1, high=MAX_STRIDES - transient)
+    tol = _value_checks.tolerance(tol, f"{fname}: tol", upper=1e-3)
     params = (cg.m, cg.m_h, cg.a, cg.b)
     items = [(float(x), params, tuple(map(float, z)), transient, keep, tol)
              for x, z in zip(s, Z)]
@@ -963,25 +963,25 @@ def basin_of_attraction(walker, theta, rate, *, swing_rate=None, gait=None, stri
     fname = "basin_of_attraction"
     _sweep_options(fname, options)
     cg = _walker(walker, f"{fname}: walker")
-    th = _checks.real_array(theta, f"{fname}: theta")
-    rt = _checks.real_array(rate, f"{fname}: rate")
+    th = _value_checks.real_array(theta, f"{fname}: theta")
+    rt = _value_checks.real_array(rate, f"{fname}: rate")
     for name, a in (("theta", th), ("rate", rt)):
         if a.ndim != 1 or a.size == 0:
-            raise _checks.error(f"{fname}: {name}", "a 1-D grid of values", f"shape {a.shape}")
+            raise _value_checks.error(f"{fname}: {name}", "a 1-D grid of values", f"shape {a.shape}")
     if gait is None:
         try:
             gait = compass_gait_gait(cg)
         except ValueError as exc:
-            raise _checks.error(f"{fname}: gait", "a Gait, or None when the period-one gait is "
+            raise _value_checks.error(f"{fname}: gait", "a Gait, or None when the period-one gait is "
                                 "found from the default start", "None", str(exc)[:200]) from exc
     if not isinstance(gait, Gait):
-        raise _checks.error(f"{fname}: gait", "a Gait (compass_gait_gait) or None", gait,
+        raise _value_checks.error(f"{fname}: gait", "a Gait (compass_gait_gait) or None", gait,
                             exc=TypeError)
-    w = gait.points[0, 2] if swing_rate is None else _checks.real_number(
+    w = gait.points[0, 2] if swing_rate is None else _value_checks.real_number(
         swing_rate, f"{fname}: swing_rate", low=-MAX_SECTION_RATE, high=MAX_SECTION_RATE)
-    strides = _checks.size(strides, f"{fname}: strides", low=gait.period, high=10_000)
-    tol = _checks.tolerance(tol, f"{fname}: tol", upper=1e-3)
-    radius = _checks.tolerance(radius, f"{fname}: radius", upper=10.0)
+    strides = _value_checks.size(strides, f"{fname}: strides", low=gait.period, high=10_000)
+    tol = _value_checks.tolerance(tol, f"{fname}: tol", upper=1e-3)
+    radius = _value_checks.tolerance(radius, f"{fname}: radius", upper=10.0)
     items, keys = _basin_tasks(cg, th, rt, float(w), gait, strides, tol, radius)
     return _basin_arrays(_sweep(fname, _basin_row, items, keys, options))
 

@@ -19,7 +19,9 @@ import numpy as np
 import sympy as sp
 
 from ..kinds import Mass, Restitution
-from .. import _checks, lagrange, models
+from .. import _value_checks, models
+from .. import _meaning_checks
+from ..lagrange import _euler_lagrange as lagrange
 from ..equations import mass_matrix_form
 from ..impacts._hybrid import HybridSystem, ImpactResult, Surface, fixed_point, impact_map, return_map
 
@@ -36,14 +38,14 @@ MAX_PARAMETER = 1e6
 def _positive(x, name, fname):
     """A positive physical parameter (mass, length, gravity), at most :data:`MAX_PARAMETER`:
     a float (numpy, Fraction and sympy numbers too; symbols refused)."""
-    return _checks.real_number(x, f"{fname}: {name}", low=0, strict_low=True,
+    return _value_checks.real_number(x, f"{fname}: {name}", low=0, strict_low=True,
                                high=MAX_PARAMETER)
 
 
 def _angle(x, name, fname, lo, hi):
-    v = _checks.real_number(x, f"{fname}: {name}")
+    v = _value_checks.real_number(x, f"{fname}: {name}")
     if not lo <= v < hi:
-        raise _checks.refusal(
+        raise _value_checks.refusal(
             ValueError, f"{fname}: {name}: expected an angle in [{lo:.4g}, {hi:.4g}) rad, got "
                         f"{x!r}")
     return v
@@ -52,25 +54,25 @@ def _angle(x, name, fname, lo, hi):
 def _coefficient(e, name, fname):
     """A coefficient of restitution in [0, 1] as a float (sympy numbers accepted)."""
     what = f"{fname}: {name}"
-    return float(_checks.restitution(_checks.real_number(e, what), what))
+    return float(_meaning_checks.restitution(_value_checks.real_number(e, what), what))
 
 
 def _state(x, n, what, bound=MAX_PARAMETER):
     """A state vector of length n with entries within ``bound`` (angles in rad, rates in
     rad/s): beyond it float64 trigonometry and energies lose every digit."""
-    v = _checks.vector(x, n, what)
-    if _checks.is_symbolic(v):
-        raise _checks.error(what, "numbers", "sympy expressions",
+    v = _value_checks.vector(x, n, what)
+    if _value_checks.is_symbolic(v):
+        raise _value_checks.error(what, "numbers", "sympy expressions",
                             "a numeric function: substitute numbers first", exc=TypeError)
     if np.abs(v).max() > bound:
-        raise _checks.error(what, f"entries within {bound:g}", f"{np.abs(v).max():.3g}")
+        raise _value_checks.error(what, f"entries within {bound:g}", f"{np.abs(v).max():.3g}")
     return v
 
 
 def _finite_impact(out, fname):
     """Refuse an impact result (q+, qd+, ImpactResult) holding NaN or infinity."""
     q, qd, r = out
-    _checks.finite_result((q, qd, r.qd_plus, r.impulse, r.energy_lost, r.normal_before,
+    _value_checks.finite_result((q, qd, r.qd_plus, r.impulse, r.energy_lost, r.normal_before,
                            r.normal_after), fname)
     return out
 
@@ -133,20 +135,20 @@ def ball_zeno_time(height, restitution: Restitution, speed=0.0, slope=0.0, g=G):
     1.354571
     """
     fname = "ball_zeno_time"
-    h = _checks.real_number(height, f"{fname}: height", high=MAX_PARAMETER)
+    h = _value_checks.real_number(height, f"{fname}: height", high=MAX_PARAMETER)
     if h < 0:
-        raise _checks.refusal(
+        raise _value_checks.refusal(
             ValueError, f"{fname}: height: expected a height >= 0 (m), got {height!r}")
-    e = _checks.real_number(restitution, f"{fname}: restitution", low=0, high=1)
+    e = _value_checks.real_number(restitution, f"{fname}: restitution", low=0, high=1)
     if not e < 1:
-        raise _checks.refusal(
+        raise _value_checks.refusal(
             ValueError, f"{fname}: restitution: expected e in [0, 1) (e = 1 bounces forever), "
                         f"got {restitution!r}")
-    v0 = _checks.real_number(speed, f"{fname}: speed", low=-MAX_PARAMETER, high=MAX_PARAMETER)
+    v0 = _value_checks.real_number(speed, f"{fname}: speed", low=-MAX_PARAMETER, high=MAX_PARAMETER)
     slope = _angle(slope, "slope", fname, -np.pi / 2 + 1e-9, np.pi / 2)
     gn = _positive(g, "g", fname) * np.cos(slope)
     V = np.sqrt(v0 ** 2 + 2 * gn * h)
-    return _checks.finite_result(float((v0 + V) / gn + 2 * V / gn * e / (1 - e)), fname)
+    return _value_checks.finite_result(float((v0 + V) / gn + 2 * V / gn * e / (1 - e)), fname)
 
 
 # --------------------------------------------------------------------------
@@ -193,7 +195,7 @@ def rr_points(q, l1=1.0, l2=1.0):
     q1, q2 = _state(q, 2, "rr_points: q")
     l1, l2 = _positive(l1, "l1", "rr_points"), _positive(l2, "l2", "rr_points")
     e = np.array([l1 * np.cos(q1), l1 * np.sin(q1)])
-    return _checks.finite_result(
+    return _value_checks.finite_result(
         np.array([[0.0, 0.0], e, e + [l2 * np.cos(q1 + q2), l2 * np.sin(q1 + q2)]]), "rr_points")
 
 
@@ -217,13 +219,13 @@ def rr_arm_against_wall(wall_x=1.6, restitution: Restitution = 0.5, l1=1.0, l2=1
     """
     fname = "rr_arm_against_wall"
     restitution = _coefficient(restitution, "restitution", fname)
-    wall_x = _checks.real_number(wall_x, f"{fname}: wall_x", hint="the wall's x, m")
+    wall_x = _value_checks.real_number(wall_x, f"{fname}: wall_x", hint="the wall's x, m")
     l1, l2 = _positive(l1, "l1", fname), _positive(l2, "l2", fname)
     m1, m2 = _positive(m1, "m1", fname), _positive(m2, "m2", fname)
-    g = _checks.real_number(g, f"{fname}: g", low=0, high=MAX_PARAMETER,
+    g = _value_checks.real_number(g, f"{fname}: g", low=0, high=MAX_PARAMETER,
                             hint="gravity's magnitude, m/s^2 (0 for none)")
     if not 0.0 < wall_x < l1 + l2:
-        raise _checks.error(f"{fname}: wall_x", f"a wall within reach, 0 < wall_x < l1 + l2 = "
+        raise _value_checks.error(f"{fname}: wall_x", f"a wall within reach, 0 < wall_x < l1 + l2 = "
                             f"{l1 + l2:g} m", repr(wall_x), "the shoulder stands at x = 0 on the "
                             "free side; a wall beyond the reach is never hit")
     _, num = _rr_numeric(l1, l2, m1, m2, g)
@@ -275,9 +277,9 @@ class RimlessWheel:
 
     def __post_init__(self):
         fname = "RimlessWheel"
-        spokes = _checks.size(self.spokes, f"{fname}: spokes", low=3, high=None)
+        spokes = _value_checks.size(self.spokes, f"{fname}: spokes", low=3, high=None)
         if spokes < 5 or spokes > 1000:
-            raise _checks.error(f"{fname}: spokes", "5 to 1000 spokes", repr(spokes),
+            raise _value_checks.error(f"{fname}: spokes", "5 to 1000 spokes", repr(spokes),
                                 "with 3 or 4 spokes the angle between spokes is >= 90 deg: "
                                 "cos(2 alpha) <= 0, the plastic impact stops the wheel or sends "
                                 "it backwards" if spokes < 5 else "too many to draw")
@@ -286,7 +288,7 @@ class RimlessWheel:
             object.__setattr__(self, name, _positive(getattr(self, name), name, fname))
         object.__setattr__(self, "slope", _angle(self.slope, "slope", fname, 0.0, np.pi / 2))
         if self.slope + self.alpha >= np.pi / 2:
-            raise _checks.error(f"{fname}: slope", f"a slope below pi/2 - alpha = "
+            raise _value_checks.error(f"{fname}: slope", f"a slope below pi/2 - alpha = "
                                 f"{np.pi / 2 - self.alpha:.4g} rad", repr(self.slope),
                                 "steeper, the next spoke would land above the hub")
 
@@ -307,10 +309,10 @@ class RimlessWheel:
         """Plastic impact of the next spoke's foot, by :func:`~robodyn.impacts.impact_map` on the
         hub's (x, y) with the new spoke's direction as J, then the reset of the angle."""
         fname = "RimlessWheel.impact"
-        _checks.real_number(t, f"{fname}: t", hint="the time of the impact, s")
+        _value_checks.real_number(t, f"{fname}: t", hint="the time of the impact, s")
         th, = _state(q, 1, f"{fname}: q")
         w, = _state(qd, 1, f"{fname}: qd")
-        forward = _checks.flag(forward, f"{fname}: forward")
+        forward = _value_checks.flag(forward, f"{fname}: forward")
         a2 = 2 * self.alpha if forward else -2 * self.alpha
         new = th - a2
         v = self.length * w * np.array([np.cos(th), -np.sin(th)])       # hub velocity
@@ -343,11 +345,11 @@ class RimlessWheel:
         name = "RimlessWheel.closed_form_map: omega"
         scalar = np.ndim(omega) == 0 and not isinstance(omega, (str, bytes))
         if scalar:                                         # one speed: a number
-            omega = np.asarray(_checks.real_number(omega, name))
+            omega = np.asarray(_value_checks.real_number(omega, name))
         else:                                              # an array of speeds
-            omega = _checks.real_array(omega, name)
+            omega = _value_checks.real_array(omega, name)
         if omega.size and omega.min() < 0:
-            raise _checks.error(name, "post-impact speeds >= 0 (rad/s, rolling downhill)",
+            raise _value_checks.error(name, "post-impact speeds >= 0 (rad/s, rolling downhill)",
                                 f"{omega.min():.4g}")
         if omega.size:
             self._keeps_contact(float(omega.max()), "closed_form_map: omega")
@@ -371,7 +373,7 @@ class RimlessWheel:
         g, l, a, gam = self.g, self.length, self.alpha, self.slope
         margin = 3 * g * np.cos(gam + a) - 2 * g * np.cos(gam - a) - l * w * w
         if margin < 0:
-            raise _checks.error(f"RimlessWheel.{what}", "a gait on which the spokes keep "
+            raise _value_checks.error(f"RimlessWheel.{what}", "a gait on which the spokes keep "
                                 "contact", f"a speed {w:.4g} rad/s at which the hub would leave "
                                 f"the ground before the next impact (slope {gam:.4g} rad, "
                                 f"{self.spokes} spokes)", "the rigid-contact model fails there: "
@@ -518,7 +520,7 @@ class CompassGait:
         """Kinetic plus potential energy (J), potential measured from the stance foot."""
         q = _state(q, 2, "CompassGait.energy: q")
         qd = _state(qd, 2, "CompassGait.energy: qd")
-        return _checks.finite_result(float(self._impact_functions[3](q[0], q[1], qd[0], qd[1])),
+        return _value_checks.finite_result(float(self._impact_functions[3](q[0], q[1], qd[0], qd[1])),
                                      "CompassGait.energy")
 
     def points(self, q, foot=(0.0, 0.0)):
@@ -552,7 +554,7 @@ class CompassGait:
         v = r.qd_plus
         lift = v[0] * np.sin(self.slope) + v[1] * np.cos(self.slope)
         if lift < -1e-9:
-            raise _checks.error(f"{fname}: q, qd", "a state whose heel strike lifts the trailing "
+            raise _value_checks.error(f"{fname}: q, qd", "a state whose heel strike lifts the trailing "
                                 "foot off the slope", f"a trailing foot that would move into "
                                 f"the slope after the impact (normal speed {lift:.3g} m/s)",
                                 "this state has no heel strike with lift-off")
@@ -601,7 +603,7 @@ class CompassGait:
         try:
             x = return_map(self._system, x0, surface="heel strike", **options).x
         except RuntimeError as exc:                   # a fall, or no heel strike
-            raise _checks.error(what, "a state from which the walker takes a step",
+            raise _value_checks.error(what, "a state from which the walker takes a step",
                                 str(np.round(x0[[0, 2, 3]], 7).tolist()), str(exc)[:200]) \
                 from exc
         return np.array([x[0], x[2], x[3]])
@@ -613,7 +615,7 @@ class CompassGait:
         try:
             return fixed_point(lambda z: self._step(self._section(z, what), what, options), z0)
         except RuntimeError as exc:                   # Newton did not converge from z0
-            raise _checks.error(what, "a start from which Newton's method finds the gait",
+            raise _value_checks.error(what, "a start from which Newton's method finds the gait",
                                 str(np.round(z0, 7).tolist()), str(exc)[:200]) from exc
 
 

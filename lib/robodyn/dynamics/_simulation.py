@@ -22,9 +22,9 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import integrate
 
-from . import _checks
-from .dynamics import DEFAULT_GRAVITY, _chain_data, forward_dynamics, mechanical_energy
-from .rigid_motion._kinematics import LongComputationWarning
+from .. import _value_checks
+from ._recursions import DEFAULT_GRAVITY, _chain_data, forward_dynamics, mechanical_energy
+from ..rigid_motion._kinematics import LongComputationWarning
 
 __all__ = ["Trajectory", "simulate"]
 
@@ -134,14 +134,14 @@ def _torque_function(tau, n):
         return lambda t, q, qd: zero
     if callable(tau):
         def f(t, q, qd):
-            u = _checks._to_array(tau(t, q, qd), "simulate: tau(t, q, qd)")
+            u = _value_checks._to_array(tau(t, q, qd), "simulate: tau(t, q, qd)")
             if u.shape != (n,):
-                raise _checks.refusal(
+                raise _value_checks.refusal(
                     ValueError, f"simulate: tau(t, q, qd): expected a vector of {n} joint "
                                 f"forces, got shape {u.shape} at t = {t:g}")
-            return _checks.finite(u, f"simulate: tau(t, q, qd) at t = {t:g}")
+            return _value_checks.finite(u, f"simulate: tau(t, q, qd) at t = {t:g}")
         return f
-    u = _checks.vector(tau, n, f"simulate: tau (constant, one value per joint, or a callable "
+    u = _value_checks.vector(tau, n, f"simulate: tau (constant, one value per joint, or a callable "
                                f"tau(t, q, qd))")
     return lambda t, q, qd: u
 
@@ -205,40 +205,40 @@ def simulate(chain, q0, qd0, t_final, *, tau=None, gravity=DEFAULT_GRAVITY, dt=N
     d = _chain_data(chain, fname)
     n = d.n
     per_joint = f"one value per joint of the {n}-joint chain"
-    q0 = _checks.real_array(q0, f"{fname}: q0", shape=(n,), hint=per_joint)
-    qd0 = _checks.real_array(qd0, f"{fname}: qd0", shape=(n,), hint=per_joint)
-    t_final = _checks.real_number(t_final, f"{fname}: t_final", low=0, strict_low=True,
+    q0 = _value_checks.real_array(q0, f"{fname}: q0", shape=(n,), hint=per_joint)
+    qd0 = _value_checks.real_array(qd0, f"{fname}: qd0", shape=(n,), hint=per_joint)
+    t_final = _value_checks.real_number(t_final, f"{fname}: t_final", low=0, strict_low=True,
                                   hint="a duration in s")
-    g = _checks.real_array(gravity, f"{fname}: gravity", shape=(3,),
+    g = _value_checks.real_array(gravity, f"{fname}: gravity", shape=(3,),
                            hint="space-frame acceleration, m/s^2")
-    method = _checks.choice(method, f"{fname}: method", METHODS)
-    max_steps = _checks.size(max_steps, f"{fname}: max_steps", high=10**8)
+    method = _value_checks.choice(method, f"{fname}: method", METHODS)
+    max_steps = _value_checks.size(max_steps, f"{fname}: max_steps", high=10**8)
     if dt is not None:
-        dt = float(_checks.positive(dt, f"{fname}: dt", hint="a time step in seconds"))
+        dt = float(_value_checks.positive(dt, f"{fname}: dt", hint="a time step in seconds"))
     elif method in _FIXED:
-        raise _checks.refusal(
+        raise _value_checks.refusal(
             ValueError, f"{fname}: dt: expected a time step (s) for the fixed-step method "
                         f"{method!r}, got None")
-    rtol = _checks.tolerance(rtol, f"{fname}: rtol")
-    atol = _checks.tolerance(atol, f"{fname}: atol")
+    rtol = _value_checks.tolerance(rtol, f"{fname}: rtol")
+    atol = _value_checks.tolerance(atol, f"{fname}: atol")
     if t_eval is not None:
         if method in _FIXED:
-            raise _checks.refusal(
+            raise _value_checks.refusal(
                 ValueError, f"{fname}: t_eval is for the adaptive methods; {method!r} outputs "
                             f"every step (choose dt)")
-        t_eval = _checks._to_array(t_eval, f"{fname}: t_eval")
+        t_eval = _value_checks._to_array(t_eval, f"{fname}: t_eval")
         if t_eval.ndim != 1 or t_eval.size == 0:
-            raise _checks.refusal(
+            raise _value_checks.refusal(
                 ValueError, f"{fname}: t_eval: expected a 1-D array of times, got shape "
                             f"{t_eval.shape}")
-        _checks.finite(t_eval, f"{fname}: t_eval")
+        _value_checks.finite(t_eval, f"{fname}: t_eval")
         if t_eval.min() < 0 or t_eval.max() > t_final or np.any(np.diff(t_eval) < 0):
-            raise _checks.refusal(
+            raise _value_checks.refusal(
                 ValueError, f"{fname}: t_eval: expected increasing times in [0, {t_final:g}], "
                             f"got [{t_eval.min():g}, {t_eval.max():g}]")
     if on_step is not None and not callable(on_step):
-        raise _checks.refusal(TypeError, f"{fname}: on_step: expected a callable on_step(t), got "
-                        f"{_checks._describe(on_step)}")
+        raise _value_checks.refusal(TypeError, f"{fname}: on_step: expected a callable on_step(t), got "
+                        f"{_value_checks._describe(on_step)}")
     torque = _torque_function(tau, n)
     nfev = [0]
 
@@ -249,7 +249,7 @@ def simulate(chain, q0, qd0, t_final, *, tau=None, gravity=DEFAULT_GRAVITY, dt=N
 
     def rhs(t, y):
         if not np.isfinite(y).all():               # the state overflowed inside a step
-            raise _checks.refusal(_checks.ResultError, f"{fname}: result: expected a finite state, got NaN "
+            raise _value_checks.refusal(_value_checks.ResultError, f"{fname}: result: expected a finite state, got NaN "
                                          f"or inf at t = {t:g} s (an overflow: the state or "
                                          f"the forces are too large for float64)")
         q, qd = y[:n], y[n:2 * n]
@@ -257,7 +257,7 @@ def simulate(chain, q0, qd0, t_final, *, tau=None, gravity=DEFAULT_GRAVITY, dt=N
         return np.concatenate([qd, qdd, [u @ qd]])
 
     y0 = np.concatenate([q0, qd0, [0.0]])
-    with _checks.overflow_guard(fname):
+    with _value_checks.overflow_guard(fname):
         if method in _ADAPTIVE:
             T, Y, steps = _adaptive(_ADAPTIVE[method], rhs, y0, t_final, rtol, atol, dt,
                                     t_eval, on_step, max_steps)
@@ -270,7 +270,7 @@ def simulate(chain, q0, qd0, t_final, *, tau=None, gravity=DEFAULT_GRAVITY, dt=N
     out = Trajectory(t=T, q=q, qd=qd, tau=taus, energy=np.atleast_1d(energy),
                      power_in=np.einsum("ij,ij->i", taus, qd), work=work,
                      step_sizes=np.asarray(steps), nfev=nfev[0], method=method, gravity=g)
-    _checks.finite_result((out.t, out.q, out.qd, out.tau, out.energy, out.power_in, out.work),
+    _value_checks.finite_result((out.t, out.q, out.qd, out.tau, out.energy, out.power_in, out.work),
                           fname)
     return out
 
@@ -283,7 +283,7 @@ def _fixed_budget(method, rhs, y0, t_final, dt, max_steps):
     """Refuse a fixed-step run of more than ``max_steps`` steps, warn for a long one; both
     with an estimate from one timed evaluation of the right-hand side."""
     if not np.isfinite(t_final / dt):                # 1e308 / 0.01: an overflow to inf
-        raise _checks.refusal(
+        raise _value_checks.refusal(
             ValueError, f"simulate: dt, t_final: expected at most max_steps = {max_steps} "
                         f"steps, got t_final / dt = inf steps; take a larger dt, a shorter "
                         f"t_final, an adaptive method, or raise max_steps")
@@ -295,7 +295,7 @@ def _fixed_budget(method, rhs, y0, t_final, dt, max_steps):
     seconds = N * evals * per_eval
     memory = (N + 1) * len(y0) * 8 * 3          # states, plus the outputs derived from them
     if N > max_steps:
-        raise _checks.refusal(
+        raise _value_checks.refusal(
             ValueError, f"simulate: dt, t_final: expected at most max_steps = {max_steps} "
                         f"steps, got "
                         f"dt = {dt:g} s for t_final = {t_final:g} s, i.e. {N} steps (about "
@@ -322,7 +322,7 @@ def _adaptive(solver_class, rhs, y0, t_final, rtol, atol, max_step, t_eval, on_s
         t_old = solver.t
         msg = solver.step()
         if solver.status == "failed":
-            raise _checks.refusal(
+            raise _value_checks.refusal(
                 ValueError, f"simulate: result: expected the {solver_class.__name__} solver "
                             f"to advance, got a failure at t = {solver.t:g} s: {msg}")
         steps.append(solver.t - t_old)
@@ -330,7 +330,7 @@ def _adaptive(solver_class, rhs, y0, t_final, rtol, atol, max_step, t_eval, on_s
         if len(steps) >= max_steps and solver.status == "running":
             recent = float(np.mean(steps[-100:]))
             left = (t_final - solver.t) / recent
-            raise _checks.refusal(
+            raise _value_checks.refusal(
                 ValueError, f"simulate: max_steps: expected the run to end within "
                             f"{max_steps} steps, got to t = {solver.t:.6g} s of "
                             f"{t_final:g} s with recent steps of {recent:.3g} s (about "
@@ -368,7 +368,7 @@ def _projected_steps(steps, solver, t_final, max_steps):
     solver._robodyn_largest = largest               # a running maximum: O(100) per check
     left = (t_final - solver.t) / (PROJECTION_MARGIN * largest) if largest > 0 else np.inf
     if len(steps) + left > max_steps:
-        raise _checks.refusal(
+        raise _value_checks.refusal(
             ValueError, f"simulate: t_final, max_steps: expected a run that ends within "
                         f"max_steps = {max_steps} steps, got t_final = {t_final:g} s with "
                         f"steps of at most {largest:.3g} s so far (at t = {solver.t:.6g} s): "
@@ -401,5 +401,5 @@ def _fixed(method, rhs, accel, y0, n, t_final, dt, on_step):
             on_step((k + 1) * h)
     return np.linspace(0.0, t_final, N + 1), Y, np.full(N, h)
 
-from ._boundary import seal as _seal  # noqa: E402 -- the one boundary (issue 28): last, over the finished module
+from .._boundary import seal as _seal  # noqa: E402 -- the one boundary (issue 28): last, over the finished module
 _seal(globals())

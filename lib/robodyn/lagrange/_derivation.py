@@ -52,9 +52,9 @@ import sympy as sp
 from mpmath.libmp import from_float as _from_float
 from sympy.core.mul import _mulsort
 
-from . import _checks
-from ._checks import _exact
-from ._trig_ring import (_FB, _FIELD, Ring, TrigPoly, _add, _mpq, _nice, _nice_expr, _times,
+from .. import _value_checks
+from .._value_checks import _exact
+from .._trig_ring import (_FB, _FIELD, Ring, TrigPoly, _add, _mpq, _nice, _nice_expr, _times,
                          _TooBig, canonical)
 
 
@@ -68,7 +68,7 @@ __all__ = ["Ring", "TrigPoly", "Derivation", "derivation", "canonical", "Tape", 
 def _constants(chain):
     """The chain's sympy data (screws, home, link homes and inertias), every float-born rational
     made short where possible; and whether all of them are short (exact arithmetic)."""
-    from ._checks import to_sympy as _S
+    from .._value_checks import to_sympy as _S
     nice = True
 
     def conv(X):
@@ -148,7 +148,7 @@ class _Converter:
             m = 0
             for i, d in enumerate(mon):
                 if d >= _FIELD:
-                    raise _checks.refusal(
+                    raise _value_checks.refusal(
                         ValueError, "robodyn: a parameter's power exceeds the engine's limit 255")
                 m |= d << (_FB * (lin_count + i))
             out[m] = _mpq(int(c.numerator), int(c.denominator)) if exact else \
@@ -235,7 +235,7 @@ def _plain_terms(e, gidx, num):
             if base not in gidx or not d.is_Integer or d < 1:
                 raise _NotPlain
             if d >= _FIELD:
-                raise _checks.refusal(
+                raise _value_checks.refusal(
                     ValueError, "robodyn: a parameter's power exceeds the engine's limit 255")
             m += int(d) << (_FB * gidx[base])
         out[m] = out.get(m, 0) + num(Fraction(int(c.p), int(c.q)))
@@ -1005,7 +1005,7 @@ class _FastC:
     def other(self, e):
         if self._other is None:
             try:
-                from .codegen import _Printer
+                from ..codegen import _Printer
                 self._other = _Printer()
             except ImportError:                                 # pragma: no cover
                 from sympy.printing.c import C99CodePrinter
@@ -1058,7 +1058,7 @@ def nested_source(M, C, G, q, qd, intermediates):
     """The C source (module name ``MODNAME``) of equations in nested form, for
     :func:`robodyn.codegen.compiled_module`: one kernel computes the intermediates once, in
     order, then M, C and G."""
-    from . import codegen
+    from .. import codegen
     n = len(q)
     names = {s: f"q[{k}]" for k, s in enumerate(q)}
     names.update({s: f"qd[{k}]" for k, s in enumerate(qd)})
@@ -1077,7 +1077,7 @@ def nested_source(M, C, G, q, qd, intermediates):
 def compile_nested(M, C, G, q, qd, intermediates):
     """The compiled module (``M``, ``C``, ``G``, ``tau``, ``forward_dynamics``, as
     :func:`robodyn.codegen.compile_equations` makes) of equations in nested form."""
-    from . import codegen
+    from .. import codegen
     return codegen.compiled_module(nested_source(M, C, G, q, qd, intermediates), "robodyn_nested")
 
 

@@ -56,10 +56,11 @@ from pathlib import Path
 
 import numpy as np
 
-from . import _checks
-from ._checks import is_symbolic
-from .rigid_motion._kinematics import SerialChain
-from .kinds import Mass, RotationalInertia
+from .. import _value_checks
+from .. import _meaning_checks
+from .._value_checks import is_symbolic
+from ..rigid_motion._kinematics import SerialChain
+from ..kinds import Mass, RotationalInertia
 
 __all__ = ["DEFAULT_GRAVITY", "IllConditionedWarning", "inverse_dynamics", "forward_dynamics",
            "crba", "coriolis_matrix", "gravity_torques", "mechanical_energy",
@@ -75,7 +76,7 @@ COND_WARN = 1e10
 
 ENGINE = os.environ.get("ROBODYN_ENGINE", "auto")
 """``"auto"``: the compiled engine where it applies, else numpy; ``"numpy"``: numpy only.
-Read from ``$ROBODYN_ENGINE`` at import; assign ``robodyn.dynamics.ENGINE`` to change it."""
+Read from ``$ROBODYN_ENGINE`` at import; assign ``robodyn.dynamics._recursions.ENGINE`` to change it."""
 
 _ENGINE_MODULE = []          # [the compiled module, or None if it cannot be built here]
 
@@ -87,9 +88,9 @@ def _load_compiled(cache, c_file, module_name, what, fallback):
     ``fallback`` runs instead. The one loader of the package's compiled modules (the dynamics
     engine here, the contact solver's Gauss--Seidel in :mod:`robodyn.impacts`)."""
     if not cache:
-        from . import codegen
+        from .. import codegen
         try:
-            source = Path(__file__).with_name(c_file).read_text()
+            source = (Path(__file__).parents[1] / c_file).read_text()   # robodyn/: all C sources
             cache.append(codegen.compiled_module(source, module_name))
         except (codegen.CompileError, OSError) as err:
             warnings.warn(f"{what} is unavailable ({err}); {fallback} instead",
@@ -156,7 +157,7 @@ class IllConditionedWarning(RuntimeWarning):
 def _chain_data(chain, fname):
     """Check a numeric chain with inertias; return its constant data (cached on the chain)."""
     if not isinstance(chain, SerialChain):
-        _checks.chain(chain, f"{fname}: chain", SerialChain)
+        _value_checks.chain(chain, f"{fname}: chain", SerialChain)
     data = chain._cache.get("dyn:data")
     if data is not None:
         return data
@@ -164,13 +165,13 @@ def _chain_data(chain, fname):
         missing = " and ".join(w for w, x in (("link_homes", chain.link_homes),
                                                ("link_inertias", chain.link_inertias))
                                if x is None)
-        raise _checks.refusal(
+        raise _value_checks.refusal(
             ValueError, f"{fname}: {chain!r} has no {missing}; dynamics needs the home pose of "
                         f"every link's centre-of-mass frame and its spatial inertia: build it "
                         f"with SerialChain.from_screws(..., link_homes=[...], "
                         f"link_inertias=[...])")
     if chain.symbolic:
-        raise _checks.refusal(
+        raise _value_checks.refusal(
             TypeError, f"{fname}: {chain!r} has symbolic parameters; this is a numeric "
                        f"algorithm. Substitute numbers, or use robodyn.lagrange for symbolic "
                        f"equations of motion")
@@ -234,36 +235,36 @@ class _ChainData:
 
 def _states(fname, n, **arrays):
     """Joint-space arrays of shape (n,) or (B, n), all alike. Returns (single, dict of (B, n)),
-    every array made safe by :func:`robodyn._checks.real_array` (native float64, contiguous,
+    every array made safe by :func:`robodyn._value_checks.real_array` (native float64, contiguous,
     finite; complex, masked, string, object and symbolic input refused)."""
     out, B, first = {}, None, None
     for name, x in arrays.items():
         label = f"{fname}: {name}"
         if is_symbolic(x):
-            raise _checks.refusal(
+            raise _value_checks.refusal(
                 TypeError, f"{label}: expected numbers, got sympy expressions; this is a "
                            f"numeric algorithm (robodyn.lagrange derives symbolically)")
-        a = _checks.real_array(x, label, allow_nonfinite=True)
+        a = _value_checks.real_array(x, label, allow_nonfinite=True)
         if a.ndim == 1 and a.shape[0] == n:
             b = None
         elif a.ndim == 2 and a.shape[1] == n and a.shape[0] >= 1:
             b = a.shape[0]
         elif a.ndim <= 1:
-            _checks.vector(a, n, f"{label} (one value per joint of the {n}-joint chain)")
+            _value_checks.vector(a, n, f"{label} (one value per joint of the {n}-joint chain)")
         elif a.ndim == 2:
-            raise _checks.refusal(
+            raise _value_checks.refusal(
                 ValueError, f"{label}: expected shape (n,) or (B, n) with n = {n} joints, "
                             f"got shape {a.shape}")
         else:
-            raise _checks.refusal(
+            raise _value_checks.refusal(
                 ValueError, f"{label}: expected shape ({n},) for one state or (B, {n}) for a "
                             f"batch of B states, got shape {a.shape}")
-        _checks.finite(a, label)
+        _value_checks.finite(a, label)
         if first is None:
             first, B = name, b
         elif b != B:
             want = f"({n},)" if B is None else f"({B}, {n})"
-            raise _checks.refusal(
+            raise _value_checks.refusal(
                 ValueError, f"{label}: expected shape {want} like {first}, got shape "
                             f"{(n,) if b is None else (b, n)}"
                             + ("" if B is None or b is None else
@@ -275,19 +276,19 @@ def _states(fname, n, **arrays):
 def _gravity(gravity, fname):
     if gravity is DEFAULT_GRAVITY:
         return DEFAULT_GRAVITY
-    return _checks.vector(gravity, 3, f"{fname}: gravity (space-frame acceleration, m/s^2)")
+    return _value_checks.vector(gravity, 3, f"{fname}: gravity (space-frame acceleration, m/s^2)")
 
 
 def _wrench(wrench, single, B, fname):
     label = f"{fname}: wrench_ee"
-    a = _checks.real_array(wrench, label, allow_nonfinite=True)
+    a = _value_checks.real_array(wrench, label, allow_nonfinite=True)
     if a.ndim == 1:
-        return _checks.vector(a, 6, f"{label} (moment, force) in the end-effector frame")[None]
+        return _value_checks.vector(a, 6, f"{label} (moment, force) in the end-effector frame")[None]
     if single or a.shape != (B, 6):
-        raise _checks.refusal(
+        raise _value_checks.refusal(
             ValueError, f"{label}: expected shape (6,)" + ("" if single else f" or ({B}, 6)")
                         + f", got shape {a.shape}")
-    return _checks.finite(a, label)
+    return _value_checks.finite(a, label)
 
 
 # --------------------------------------------------------------------------
@@ -458,7 +459,7 @@ def _out(x, single, fname=None):
     """The result (one state or the batch); with ``fname``, refused when an overflow made it
     non-finite (results already checked by :func:`_finite_result` come without it)."""
     x = x[0] if single else x
-    return x if fname is None else _checks.finite_result(x, fname)
+    return x if fname is None else _value_checks.finite_result(x, fname)
 
 
 def _finite_result(x, fname, names):
@@ -466,7 +467,7 @@ def _finite_result(x, fname, names):
     compiled engine declines such results, so both paths end here)."""
     if np.isfinite(x).all():
         return x
-    raise _checks.refusal(_checks.ResultError,
+    raise _value_checks.refusal(_value_checks.ResultError,
         f"{fname}: result: expected values of {names} small enough for a finite result, got an "
         f"overflow ({int(np.size(x) - np.isfinite(x).sum())} result entries inf or NaN from "
         f"finite input); scale the inputs down")
@@ -575,7 +576,7 @@ def gravity_torques(chain, q, gravity=DEFAULT_GRAVITY):
         z = np.zeros(q.shape)
         out = _compiled("rnea", d, q, z, z, gravity, None)
         if out is not None:
-            return _checks.finite_result(out, fname)
+            return _value_checks.finite_result(out, fname)
     g = _gravity(gravity, fname)
     single, x = _states(fname, d.n, q=q)
     z = np.zeros_like(x["q"])
@@ -669,7 +670,7 @@ def coriolis_matrix(chain, q, qd):
     d = _chain_data(chain, fname)
     C = _compiled("coriolis", d, q, qd)
     if C is not None:
-        return _checks.finite_result(C, fname)
+        return _value_checks.finite_result(C, fname)
     single, x = _states(fname, d.n, q=q, qd=qd)
     C = _compiled("coriolis", d, x["q"], x["qd"])
     if C is None:
@@ -740,11 +741,11 @@ def forward_dynamics(chain, q, qd, tau, gravity=DEFAULT_GRAVITY, wrench_ee=None,
     """
     fname = "forward_dynamics"
     if method not in ("aba", "crba"):
-        raise _checks.refusal(
+        raise _value_checks.refusal(
             ValueError, f"{fname}: method: expected 'aba' or 'crba', got {method!r}")
     d, b = _fast(chain, fname)
     if cond_warn is not COND_WARN:
-        cond_warn = float(_checks.positive(cond_warn, f"{fname}: cond_warn"))
+        cond_warn = float(_value_checks.positive(cond_warn, f"{fname}: cond_warn"))
     if b is not None and method == "aba":
         out = b[0].aba(b[1], q, qd, tau, gravity, wrench_ee, cond_warn)
         if out is not None:
@@ -846,7 +847,7 @@ def _check_pivots(D, chain, d, q, cond_warn, fname):
     if bad.any():
         k = int(np.argmax(bad))
         joints = np.flatnonzero(~(D[k] > 1e-14 * Dmax[k])).tolist()
-        raise _checks.refusal(
+        raise _value_checks.refusal(
             ValueError, f"{fname}: the mass matrix of {chain!r} is singular at state {k} "
                         f"(q = {np.round(q[k], 6).tolist()}); pivots of joints {joints} "
                         f"vanish; check the link inertias (a slender rod spinning about its "
@@ -893,7 +894,7 @@ def mechanical_energy(chain, q, qd, gravity=DEFAULT_GRAVITY):
         return T - np.einsum("n,bnk,k->b", d.mass, kin.com, g)
 
     E = _chunked(energy, x["q"], x["qd"])
-    return float(_checks.finite_result(E, fname)[0]) if single else _checks.finite_result(E, fname)
+    return float(_value_checks.finite_result(E, fname)[0]) if single else _value_checks.finite_result(E, fname)
 
 
 def _skew(v):
@@ -923,23 +924,23 @@ def newton_euler_about_point(m: Mass, I_cm: RotationalInertia, c, omega):
     """
     fname = "newton_euler_about_point"
     for k, x in (("m", m), ("I_cm", I_cm), ("c", c), ("omega", omega)):
-        _checks.no_text(x, f"{fname}: {k}")
-        if _checks.is_symbolic(x) and not (k == "m" and getattr(x, "is_number", False)):
-            raise _checks.error(f"{fname}: {k}", "numbers", "sympy expressions",
+        _value_checks.no_text(x, f"{fname}: {k}")
+        if _value_checks.is_symbolic(x) and not (k == "m" and getattr(x, "is_number", False)):
+            raise _value_checks.error(f"{fname}: {k}", "numbers", "sympy expressions",
                                 "a numeric function: substitute numbers first", exc=TypeError)
-    m = _checks.real_number(m, f"{fname}: m")
+    m = _value_checks.real_number(m, f"{fname}: m")
     if not m > 0:
-        raise _checks.refusal(ValueError, f"{fname}: m: expected a positive mass, got {m}")
-    I_cm = _checks.matrix(I_cm, (3, 3), f"{fname}: I_cm (inertia about the centre of mass)")
-    _checks.inertia_matrix(I_cm, f"{fname}: I_cm")
-    c = _checks.vector(c, 3, f"{fname}: c (centre of mass relative to P)")
-    w = _checks.vector(omega, 3, f"{fname}: omega (angular velocity)")
+        raise _value_checks.refusal(ValueError, f"{fname}: m: expected a positive mass, got {m}")
+    I_cm = _value_checks.matrix(I_cm, (3, 3), f"{fname}: I_cm (inertia about the centre of mass)")
+    _meaning_checks.inertia_matrix(I_cm, f"{fname}: I_cm")
+    c = _value_checks.vector(c, 3, f"{fname}: c (centre of mass relative to P)")
+    w = _value_checks.vector(omega, 3, f"{fname}: omega (angular velocity)")
     C, W = _skew(c), _skew(w)
     I_P = I_cm - m * C @ C
     M6 = np.block([[m * np.eye(3), -m * C], [m * C, I_P]])
     h = np.concatenate([m * W @ W @ c, W @ I_P @ w])
-    return _checks.finite_result((M6, h), fname)
+    return _value_checks.finite_result((M6, h), fname)
 
-from ._boundary import seal as _seal  # noqa: E402 -- the one boundary (issue 28): last, over the finished module
+from .._boundary import seal as _seal  # noqa: E402 -- the one boundary (issue 28): last, over the finished module
 _seal(globals(), {f: {"self_checked": True} for f in (
     "inverse_dynamics", "forward_dynamics", "crba", "gravity_torques")})

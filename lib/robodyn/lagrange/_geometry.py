@@ -39,11 +39,12 @@ import numpy as np
 import sympy as sp
 from scipy import integrate, optimize
 
-from . import _checks, dynamics
-from ._checks import is_symbolic
-from ._checks import to_sympy as _S
-from .rigid_motion._kinematics import SerialChain, _prefix_products
-from .kinds import Metric, Tolerance
+from .. import _value_checks
+from ..dynamics import _recursions as dynamics
+from .._value_checks import is_symbolic
+from .._value_checks import to_sympy as _S
+from ..rigid_motion._kinematics import SerialChain, _prefix_products
+from ..kinds import Metric, Tolerance
 
 __all__ = ["kinetic_energy_metric", "metric_inner_product", "levi_civita",
            "geodesic_acceleration", "covariant_acceleration", "gradient",
@@ -58,9 +59,9 @@ __all__ = ["kinetic_energy_metric", "metric_inner_product", "levi_civita",
 def _dynamic_chain(chain, fname, name="chain"):
     """A SerialChain with link frames and inertias, or a clear error naming ``fname: name``."""
     if not isinstance(chain, SerialChain):
-        _checks.chain(chain, f"{fname}: {name}", SerialChain)
+        _value_checks.chain(chain, f"{fname}: {name}", SerialChain)
     if chain.link_inertias is None or chain.link_homes is None:
-        raise _checks.refusal(
+        raise _value_checks.refusal(
             ValueError, f"{fname}: {chain!r} has no link inertias, so it has no kinetic-energy "
                         f"metric; build it with SerialChain.from_screws(..., link_homes=[...], "
                         f"link_inertias=[...]) or use robodyn.models")
@@ -68,13 +69,13 @@ def _dynamic_chain(chain, fname, name="chain"):
 
 
 def _joint_vector(chain, x, name, fname):
-    return _checks.vector(x, chain.n, f"{fname}: {name} (one value per joint of the "
+    return _value_checks.vector(x, chain.n, f"{fname}: {name} (one value per joint of the "
                                       f"{chain.n}-joint chain)")
 
 
 def _numeric_only(chain, fname):
     if chain.symbolic:
-        raise _checks.refusal(
+        raise _value_checks.refusal(
             TypeError, f"{fname}: expected a chain with numeric lengths and masses, got the "
                        f"symbolic {chain!r}; substitute numbers first (e.g. "
                        f"robodyn.models.planar_rr(1.0, 1.0, 1.0, 1.0))")
@@ -174,11 +175,7 @@ def _numeric_geodesic_acceleration(chain, q, qd):
 # --------------------------------------------------------------------------
 
 def _lagrange():
-    try:
-        from . import lagrange
-    except ImportError as exc:              # pragma: no cover - only while lagrange is missing
-        raise ImportError(f"robodyn.geometry: symbolic input needs robodyn.lagrange, which "
-                          f"failed to import ({exc}); use numeric lengths, masses and q") from exc
+    from . import _euler_lagrange as lagrange
     return lagrange
 
 
@@ -293,7 +290,7 @@ def metric_inner_product(chain, q, v1, v2):
     if isinstance(M, sp.MatrixBase):
         return sp.expand((_sym_vector(v1).T * M * _sym_vector(v2))[0, 0])
     with np.errstate(all="ignore"):
-        return _checks.finite_result(float(v1 @ M @ v2), fname)
+        return _value_checks.finite_result(float(v1 @ M @ v2), fname)
 
 
 # --------------------------------------------------------------------------
@@ -346,20 +343,20 @@ def levi_civita(chain_or_M, q):
         M = sp.Matrix(chain_or_M)
         n = M.shape[0]
         if M.shape != (n, n):
-            raise _checks.refusal(
+            raise _value_checks.refusal(
                 ValueError, f"{fname}: M: expected a square matrix, got shape {M.shape}")
         if not is_symbolic(q):
-            raise _checks.refusal(
+            raise _value_checks.refusal(
                 TypeError, f"{fname}: q: a Matrix M needs the sympy symbols it depends on as "
-                           f"q, got {_checks._describe(q)}")
-        qs = _checks.vector(q, n, f"{fname}: q (the {n} coordinates of M)")
-        M = _checks.matrix(M, (n, n), f"{fname}: M")
+                           f"q, got {_value_checks._describe(q)}")
+        qs = _value_checks.vector(q, n, f"{fname}: q (the {n} coordinates of M)")
+        M = _value_checks.matrix(M, (n, n), f"{fname}: M")
         if (M - M.T).applyfunc(sp.expand) != sp.zeros(n, n):
-            raise _checks.refusal(
+            raise _value_checks.refusal(
                 ValueError, f"{fname}: M: expected a symmetric metric, got M != M^T")
         det = sp.simplify(M.det())
         if det == 0:
-            raise _checks.refusal(ValueError, f"{fname}: M: expected an invertible (positive definite) metric, "
+            raise _value_checks.refusal(ValueError, f"{fname}: M: expected an invertible (positive definite) metric, "
                              f"got det M = 0")
         Metric.check(M, f"{fname}: M")          # positive definite, under the assumptions
         return _symbolic_christoffel(M, qs, n)
@@ -411,7 +408,7 @@ def geodesic_acceleration(chain, q, qd):
     qd = _joint_vector(chain, qd, "qd", fname)
     if _symbolic_mode(chain, q, qd):
         return -_symbolic_connection_term(chain, q, qd)
-    return _checks.finite_result(_numeric_geodesic_acceleration(chain, q, qd), fname)
+    return _value_checks.finite_result(_numeric_geodesic_acceleration(chain, q, qd), fname)
 
 
 def covariant_acceleration(chain, q, qd, qdd):
@@ -446,7 +443,7 @@ def covariant_acceleration(chain, q, qd, qdd):
         return sp.Matrix(_sym_vector(qdd) + _symbolic_connection_term(chain, q, qd))
     with np.errstate(all="ignore"):
         out = qdd - _numeric_geodesic_acceleration(chain, q, qd)
-    return _checks.finite_result(out, fname)
+    return _value_checks.finite_result(out, fname)
 
 
 def gradient(chain, q, dV):
@@ -479,7 +476,7 @@ def gradient(chain, q, dV):
     M = kinetic_energy_metric(chain, q)
     if isinstance(M, sp.MatrixBase):
         return sp.simplify(M.LUsolve(_sym_vector(dV)))
-    return _checks.finite_result(_solve(M, dV, fname), fname)
+    return _value_checks.finite_result(_solve(M, dV, fname), fname)
 
 
 def potential_gradient(chain, q, gravity=None):
@@ -512,23 +509,23 @@ def potential_gradient(chain, q, gravity=None):
     chain = _dynamic_chain(chain, fname)
     q = _joint_vector(chain, q, "q", fname)
     if gravity is None:
-        from .dynamics import DEFAULT_GRAVITY
+        from ..dynamics._recursions import DEFAULT_GRAVITY
         gravity = DEFAULT_GRAVITY
     if _symbolic_mode(chain, q, gravity):
         G = _lagrange().gravity_vector(chain, q, gravity)
     else:
-        gravity = _checks.vector(gravity, 3, f"{fname}: gravity (m/s^2, space frame)")
-        from .dynamics import gravity_torques
+        gravity = _value_checks.vector(gravity, 3, f"{fname}: gravity (m/s^2, space frame)")
+        from ..dynamics._recursions import gravity_torques
         try:        # every argument is checked: an error here is an overflow of the torques
             G = gravity_torques(chain, q, gravity)
         except ValueError as exc:
-            raise _checks.refusal(
+            raise _value_checks.refusal(
                 ValueError, f"{fname}: result: expected finite numbers for finite input, got "
                             f"an overflow of the gravity torques ({exc})") from exc
     M = kinetic_energy_metric(chain, q)
     if isinstance(M, sp.MatrixBase):
         return sp.simplify(M.LUsolve(_sym_vector(G)))
-    return _checks.finite_result(_solve(M, G, fname), fname)
+    return _value_checks.finite_result(_solve(M, G, fname), fname)
 
 
 # --------------------------------------------------------------------------
@@ -580,24 +577,24 @@ def _frozen(a):
 
 
 def _times(t, fname, name="t"):
-    t = _checks._to_array(t, f"{fname}: {name}")
+    t = _value_checks._to_array(t, f"{fname}: {name}")
     if t.ndim != 1 or t.size < 2:
-        raise _checks.refusal(
+        raise _value_checks.refusal(
             ValueError, f"{fname}: {name}: expected a 1-D array of at least 2 times, got shape "
                         f"{t.shape}")
-    _checks.finite(t, f"{fname}: {name}")
+    _value_checks.finite(t, f"{fname}: {name}")
     if not np.all(np.diff(t) > 0):
-        raise _checks.refusal(ValueError, f"{fname}: {name}: expected strictly increasing times")
+        raise _value_checks.refusal(ValueError, f"{fname}: {name}: expected strictly increasing times")
     return t
 
 
 def _samples(x, N, n, name, fname):
-    a = _checks._to_array(x, f"{fname}: {name}")
+    a = _value_checks._to_array(x, f"{fname}: {name}")
     if a.shape != (N, n):
-        raise _checks.refusal(
+        raise _value_checks.refusal(
             ValueError, f"{fname}: {name}: expected shape ({N}, {n}) (one row per time, one "
                         f"column per joint), got {a.shape}")
-    return _checks.finite(a, f"{fname}: {name}")
+    return _value_checks.finite(a, f"{fname}: {name}")
 
 
 def straight_line(q_start, q_end, t):
@@ -620,13 +617,13 @@ def straight_line(q_start, q_end, t):
     (array([0.5, 1. ]), array([0.5, 1. ]))
     """
     fname = "straight_line"
-    a = _checks._to_array(q_start, f"{fname}: q_start")
+    a = _value_checks._to_array(q_start, f"{fname}: q_start")
     n = a.size
     if a.ndim != 1 or n < 1:
-        raise _checks.refusal(
+        raise _value_checks.refusal(
             ValueError, f"{fname}: q_start: expected a vector, got shape {a.shape}")
-    q0 = _checks.vector(a, n, f"{fname}: q_start")
-    q1 = _checks.vector(q_end, n, f"{fname}: q_end (same length as q_start)")
+    q0 = _value_checks.vector(a, n, f"{fname}: q_start")
+    q1 = _value_checks.vector(q_end, n, f"{fname}: q_end (same length as q_start)")
     t = _times(t, fname)
     s = (t - t[0]) / (t[-1] - t[0])
     v = (q1 - q0) / (t[-1] - t[0])
@@ -657,28 +654,28 @@ def perturbed_path(path, amplitude, mode=1):
     """
     fname = "perturbed_path"
     if not all(hasattr(path, k) for k in ("t", "q", "qd")):
-        raise _checks.refusal(
+        raise _value_checks.refusal(
             TypeError, f"{fname}: path: expected a JointPath (with t, q, qd), got "
-                       f"{_checks._describe(path)}")
+                       f"{_value_checks._describe(path)}")
     t = _times(path.t, fname, "path.t")
-    q = _checks.real_array(path.q, f"{fname}: path.q", allow_nonfinite=True)
+    q = _value_checks.real_array(path.q, f"{fname}: path.q", allow_nonfinite=True)
     if q.ndim != 2:
-        raise _checks.refusal(ValueError, f"{fname}: path.q: expected shape (N, n), got {q.shape}")
+        raise _value_checks.refusal(ValueError, f"{fname}: path.q: expected shape (N, n), got {q.shape}")
     N, n = q.shape
     q = _samples(q, t.size, n, "path.q", fname)
     qd = _samples(path.qd, t.size, n, "path.qd", fname)
-    mode = _checks.size(mode, f"{fname}: mode", high=10**6)
-    a = _checks._to_array(amplitude, f"{fname}: amplitude")
+    mode = _value_checks.size(mode, f"{fname}: mode", high=10**6)
+    a = _value_checks._to_array(amplitude, f"{fname}: amplitude")
     if a.ndim == 0:
         a = np.full(n, float(a))
-    a = _checks.vector(a, n, f"{fname}: amplitude (a number or one per joint)")
+    a = _value_checks.vector(a, n, f"{fname}: amplitude (a number or one per joint)")
     T = t[-1] - t[0]
     s = (t - t[0]) / T
     k = int(mode)
     with np.errstate(all="ignore"):
         q_new = q + np.sin(np.pi * k * s)[:, None] * a
         qd_new = qd + (np.pi * k / T) * np.cos(np.pi * k * s)[:, None] * a
-    _checks.finite_result((q_new, qd_new), fname)
+    _value_checks.finite_result((q_new, qd_new), fname)
     return JointPath(_frozen(t), _frozen(q_new), _frozen(qd_new))
 
 
@@ -723,20 +720,20 @@ def energy_integral(chain, t, q=None, qd=None, *, rule="simpson"):
     if q is None and qd is None and all(hasattr(t, k) for k in ("t", "q", "qd")):
         t, q, qd = t.t, t.q, t.qd
     if q is None and qd is None:
-        raise _checks.error(f"{fname}: t", "a JointPath as in (chain, path), or times as in "
+        raise _value_checks.error(f"{fname}: t", "a JointPath as in (chain, path), or times as in "
                             "(chain, t, q, qd) with q and qd given", t, exc=TypeError)
     if q is None or qd is None:
-        raise _checks.refusal(
+        raise _value_checks.refusal(
             TypeError, f"{fname}: {'q' if q is None else 'qd'}: expected (chain, t, q, qd) "
                        f"or (chain, path), got q={q!r:.40}, qd={qd!r:.40}")
     t = _times(t, fname)
     q = _samples(q, t.size, chain.n, "q", fname)
     qd = _samples(qd, t.size, chain.n, "qd", fname)
-    rule = _checks.choice(rule, f"{fname}: rule", ("simpson", "trapezoid"))
+    rule = _value_checks.choice(rule, f"{fname}: rule", ("simpson", "trapezoid"))
     with np.errstate(all="ignore"):
         T = _kinetic_energies(chain, q, qd)
         E = float(integrate.simpson(T, x=t) if rule == "simpson" else integrate.trapezoid(T, x=t))
-    return _checks.finite_result(E, fname)
+    return _value_checks.finite_result(E, fname)
 
 
 # --------------------------------------------------------------------------
@@ -893,30 +890,30 @@ def geodesic(chain, q_start, q_end, duration=1.0, *, n_points=201, method="shoot
     n = chain.n
     for name, v in (("q_start", q_start), ("q_end", q_end)):
         if is_symbolic(v):
-            raise _checks.refusal(
+            raise _value_checks.refusal(
                 TypeError, f"{fname}: {name}: expected numbers, got sympy expressions; a "
                            f"geodesic is computed numerically")
     q0 = _joint_vector(chain, q_start, "q_start", fname)
     q1 = _joint_vector(chain, q_end, "q_end", fname)
-    tf = _checks.scalar(duration, f"{fname}: duration")
+    tf = _value_checks.scalar(duration, f"{fname}: duration")
     if not tf > 0:
-        raise _checks.refusal(
+        raise _value_checks.refusal(
             ValueError, f"{fname}: duration: expected a positive time in s, got {duration!r}")
-    n_points = _checks.size(n_points, f"{fname}: n_points", low=3, high=MAX_GEODESIC_POINTS,
+    n_points = _value_checks.size(n_points, f"{fname}: n_points", low=3, high=MAX_GEODESIC_POINTS,
                             item_bytes=8 * (3 * n + 2))
-    tol = _checks.tolerance(tol, f"{fname}: tol")
-    rtol = _checks.tolerance(rtol, f"{fname}: rtol")
-    atol = _checks.tolerance(atol, f"{fname}: atol")
-    max_iterations = _checks.size(max_iterations, f"{fname}: max_iterations", high=10**4)
-    method = _checks.choice(method, f"{fname}: method", ("shooting", "collocation"))
-    strict = _checks.flag(strict, f"{fname}: strict")
+    tol = _value_checks.tolerance(tol, f"{fname}: tol")
+    rtol = _value_checks.tolerance(rtol, f"{fname}: rtol")
+    atol = _value_checks.tolerance(atol, f"{fname}: atol")
+    max_iterations = _value_checks.size(max_iterations, f"{fname}: max_iterations", high=10**4)
+    method = _value_checks.choice(method, f"{fname}: method", ("shooting", "collocation"))
+    strict = _value_checks.flag(strict, f"{fname}: strict")
     t = np.linspace(0.0, tf, int(n_points))
     with np.errstate(all="ignore"):
         v_line = (q1 - q0) / tf
     start = _geodesic_rhs(chain, n)(0.0, np.concatenate([q0, v_line])) \
         if np.isfinite(v_line).all() else v_line
     if not np.isfinite(start).all():
-        raise _checks.error(f"{fname}: q_start, q_end", "end points close enough for float64 "
+        raise _value_checks.error(f"{fname}: q_start, q_end", "end points close enough for float64 "
                             "arithmetic", "an overflow of the straight line's speed or "
                             "acceleration (NaN or infinity)", "scale the input down")
     if np.array_equal(q0, q1):               # the constant curve: zero velocity, zero energy
@@ -967,5 +964,5 @@ def geodesic(chain, q_start, q_end, duration=1.0, *, n_points=201, method="shoot
     return Geodesic(_frozen(t), _frozen(q), _frozen(qd), _frozen(v0), residual, E, _frozen(T),
                     method, nfev)
 
-from ._boundary import seal as _seal  # noqa: E402 -- the one boundary (issue 28): last, over the finished module
+from .._boundary import seal as _seal  # noqa: E402 -- the one boundary (issue 28): last, over the finished module
 _seal(globals())

@@ -36,7 +36,7 @@ Conventions: twists (omega, v), wrenches (m, f) as everywhere in :mod:`robodyn`;
 models lie in the xy plane: pass ``gravity=(0, -g, 0)``). A link's spatial inertia may have its
 centre of mass off the link frame: M, G and V all count the offset.
 
-Symbolic derivation (:mod:`robodyn._derivation`, which Kane's method and the later parts can use
+Symbolic derivation (:mod:`robodyn.lagrange._derivation`, which Kane's method and the later parts can use
 too). :func:`equations_of_motion` runs the composite-rigid-body recursion in the link frames
 and gives M, C (from the Christoffel symbols of M) and G in one of two forms: *expanded*, each
 entry a sum of cosines and sines of joint-angle combinations (``cos(q1 + ... + q7)`` stays one
@@ -54,11 +54,11 @@ import numpy as np
 import sympy as sp
 from sympy.core.function import AppliedUndef
 
-from . import _checks
-from ._checks import is_symbolic
-from ._checks import to_sympy as _S
-from .equations import MassMatrixForm, NumericForm, _finite_constants, _is_batch
-from .rigid_motion._kinematics import SerialChain, jacobian_body, jacobian_space, link_poses
+from .. import _value_checks
+from .._value_checks import is_symbolic
+from .._value_checks import to_sympy as _S
+from ..equations import MassMatrixForm, NumericForm, _finite_constants, _is_batch
+from ..rigid_motion._kinematics import SerialChain, jacobian_body, jacobian_space, link_poses
 
 __all__ = ["DEFAULT_GRAVITY", "mass_matrix", "christoffel_symbols", "coriolis_matrix",
            "potential_energy", "kinetic_energy", "gravity_vector", "euler_lagrange",
@@ -75,15 +75,15 @@ DEFAULT_GRAVITY = (0.0, 0.0, -9.81)
 
 def _dyn_chain(chain, fname):
     if not isinstance(chain, SerialChain):
-        _checks.chain(chain, f"{fname}: chain", SerialChain)
+        _value_checks.chain(chain, f"{fname}: chain", SerialChain)
     if chain.link_inertias is None or chain.link_homes is None:
-        raise _checks.refusal(ValueError, f"{fname}: {chain!r} has no link inertias; build it with "
+        raise _value_checks.refusal(ValueError, f"{fname}: {chain!r} has no link inertias; build it with "
                          f"SerialChain.from_screws(..., link_homes=[...], link_inertias=[...])")
     return chain
 
 
 def _joints(chain, x, name, fname):
-    v = _checks.vector(x, chain.n, f"{fname}: {name} (one value per joint of the "
+    v = _value_checks.vector(x, chain.n, f"{fname}: {name} (one value per joint of the "
                                    f"{chain.n}-joint chain)")
     return v
 
@@ -93,7 +93,7 @@ def _mode(chain, *xs):
 
 
 def _gravity(gravity, fname):
-    g = _checks.vector(gravity, 3, f"{fname}: gravity (3-vector in the space frame, m/s^2)")
+    g = _value_checks.vector(gravity, 3, f"{fname}: gravity (3-vector in the space frame, m/s^2)")
     return g
 
 
@@ -104,21 +104,21 @@ def _symbol_list(q, name, fname):
     if isinstance(q, sp.Symbol):
         q = [q]
     if not isinstance(q, (list, tuple)) or not q:
-        raise _checks.refusal(
+        raise _value_checks.refusal(
             TypeError, f"{fname}: {name}: expected a non-empty list of sympy Symbols, got "
-                       f"{_checks._describe(q)}")
+                       f"{_value_checks._describe(q)}")
     bad = [e for e in q if not isinstance(e, sp.Symbol)]
     if bad:
-        raise _checks.refusal(TypeError, f"{fname}: {name}: expected sympy Symbols, got {bad[0]!r} "
+        raise _value_checks.refusal(TypeError, f"{fname}: {name}: expected sympy Symbols, got {bad[0]!r} "
                         f"({type(bad[0]).__name__}); hint: q = sympy.symbols('q1:3')")
     if len(set(q)) != len(q):
-        raise _checks.refusal(
+        raise _value_checks.refusal(
             ValueError, f"{fname}: {name}: expected distinct symbols, got {list(q)}")
     return list(q)
 
 
 # --------------------------------------------------------------------------
-# the symbolic engine lives in robodyn._derivation (trigonometric polynomials)
+# the symbolic engine lives in robodyn.lagrange._derivation (trigonometric polynomials)
 # --------------------------------------------------------------------------
 
 from ._derivation import NestedDerivation as _NestedDerivation  # noqa: E402
@@ -208,7 +208,7 @@ def kinetic_energy(chain, q, qd):
         qdv = _S(qdv)
         return sp.expand((qdv.T * sp.Matrix(M) * qdv)[0] / 2)
     with np.errstate(all="ignore"):
-        return _checks.finite_result(float(qdv @ M @ qdv / 2), fname)
+        return _value_checks.finite_result(float(qdv @ M @ qdv / 2), fname)
 
 
 def potential_energy(chain, q, gravity=DEFAULT_GRAVITY):
@@ -232,7 +232,7 @@ def potential_energy(chain, q, gravity=DEFAULT_GRAVITY):
         for i, Gi in enumerate(chain.link_inertias):
             m, h = _mass_and_first_moment(Gi)
             V -= float(g @ (m * P[i, :3, 3] + P[i, :3, :3] @ h))
-    return _checks.finite_result(V, fname)
+    return _value_checks.finite_result(V, fname)
 
 
 def _mass_and_first_moment(G):
@@ -271,7 +271,7 @@ def gravity_vector(chain, q, gravity=DEFAULT_GRAVITY):
             J = jacobian_body(chain, qv, link=i)
             weight = np.r_[np.zeros(3), P[i, :3, :3].T @ g]     # gravity as a body acceleration
             G -= J.T @ (np.asarray(chain.link_inertias[i], dtype=float) @ weight)
-    return _checks.finite_result(G, fname)
+    return _value_checks.finite_result(G, fname)
 
 
 # --------------------------------------------------------------------------
@@ -280,35 +280,35 @@ def gravity_vector(chain, q, gravity=DEFAULT_GRAVITY):
 
 # dM[k][i, j] = dM_ij / dq_k; the Christoffel symbols (5.13) and C (5.14) from them: the
 # pure-sympy module robodyn.symbolic derives them, for the library and the book's pages alike
-from . import symbolic as _symbolic  # noqa: E402
-from .symbolic import _coriolis_from_dM, _dM  # noqa: E402
+from .. import symbolic as _symbolic  # noqa: E402
+from ..symbolic import _coriolis_from_dM, _dM  # noqa: E402
 
 
 def _check_M(M, q, fname):
     if not isinstance(M, sp.MatrixBase):
         if isinstance(M, np.ndarray) and not is_symbolic(M):
-            raise _checks.refusal(
+            raise _value_checks.refusal(
                 TypeError, f"{fname}: M: expected a sympy Matrix in the symbols q (Christoffel "
                            f"symbols need derivatives), got a numeric array; hint: numeric "
                            f"chains go through robodyn.dynamics.coriolis_matrix(chain, q, qd)")
         if not is_symbolic(M):
-            raise _checks.refusal(
-                TypeError, f"{fname}: M: expected a sympy Matrix, got {_checks._describe(M)}")
-    M = _checks.sym_matrix(M, f"{fname}: M")        # strings refused, numbers checked
+            raise _value_checks.refusal(
+                TypeError, f"{fname}: M: expected a sympy Matrix, got {_value_checks._describe(M)}")
+    M = _value_checks.sym_matrix(M, f"{fname}: M")        # strings refused, numbers checked
     q = _symbol_list(q, "q", fname)
     n = len(q)
     if M.shape[0] != M.shape[1]:
-        raise _checks.refusal(
+        raise _value_checks.refusal(
             ValueError, f"{fname}: M: expected a square {n}x{n} matrix (one row per "
                         f"coordinate in q), got shape {M.shape}")
     if M.shape != (n, n):
-        raise _checks.refusal(
+        raise _value_checks.refusal(
             ValueError, f"{fname}: M, q: expected a square {n}x{n} M (one row per coordinate "
                         f"in q), got M of shape {M.shape} and {n} coordinates in q")
     for i in range(n):
         for j in range(i):
             if M[i, j] != M[j, i] and sp.expand(M[i, j] - M[j, i]) != 0:
-                raise _checks.refusal(ValueError, f"{fname}: M: expected a symmetric matrix, got "
+                raise _value_checks.refusal(ValueError, f"{fname}: M: expected a symmetric matrix, got "
                                  f"M[{i},{j}] - M[{j},{i}] = {sp.expand(M[i, j] - M[j, i])}")
     return sp.Matrix(M), q
 
@@ -346,7 +346,7 @@ def christoffel_symbols(M, q, kind=1):
     """
     fname = "christoffel_symbols"
     if kind not in (1, 2) or isinstance(kind, bool):
-        raise _checks.refusal(
+        raise _value_checks.refusal(
             ValueError, f"{fname}: kind: expected 1 (first kind, eq. 5.13) or 2 (second kind, "
                         f"eq. 5.16), got {kind!r}")
     M, q = _check_M(M, q, fname)
@@ -379,7 +379,7 @@ def coriolis_matrix(M, q, qd):
     if isinstance(M, SerialChain):
         chain = _dyn_chain(M, fname)
         if not _mode(chain, q, qd):
-            from . import dynamics
+            from ..dynamics import _recursions as dynamics
             return dynamics.coriolis_matrix(chain, q, qd)
         qv = _prepare(chain, q, fname)
         qdv = _joints(chain, qd, "qd", fname)
@@ -388,9 +388,9 @@ def coriolis_matrix(M, q, qd):
     M, q = _check_M(M, q, fname)
     n = len(q)
     if not isinstance(qd, (list, tuple, sp.MatrixBase, np.ndarray)) or len(qd) != n:
-        raise _checks.refusal(ValueError, f"{fname}: qd: expected {n} joint velocities, got "
-                         f"{_checks._describe(qd)}")
-    qdv = _S(_checks.vector(qd, n, f"{fname}: qd"), f"{fname}: qd")
+        raise _value_checks.refusal(ValueError, f"{fname}: qd: expected {n} joint velocities, got "
+                         f"{_value_checks._describe(qd)}")
+    qdv = _S(_value_checks.vector(qd, n, f"{fname}: qd"), f"{fname}: qd")
     return _coriolis_from_dM(_dM(M, q), qdv, n)
 
 
@@ -436,30 +436,30 @@ def euler_lagrange(L, q, qd, qdd=None, split=False):
     """
     fname = "euler_lagrange"
     if not isinstance(L, sp.Basic):
-        _checks.no_text(L, f"{fname}: L")
+        _value_checks.no_text(L, f"{fname}: L")
         try:
             L = sp.sympify(L, strict=True)
         except sp.SympifyError as exc:
-            raise _checks.refusal(TypeError, f"{fname}: L: expected a sympy expression, got "
-                            f"{_checks._describe(L)}") from exc
+            raise _value_checks.refusal(TypeError, f"{fname}: L: expected a sympy expression, got "
+                            f"{_value_checks._describe(L)}") from exc
     q = _symbol_list(q, "q", fname)
     qd = _symbol_list(qd, "qd", fname)
     n = len(q)
     if len(qd) != n:
-        raise _checks.refusal(
+        raise _value_checks.refusal(
             ValueError, f"{fname}: expected as many velocities as coordinates, got "
                         f"len(q) = {n}, len(qd) = {len(qd)}")
     if qdd is None:
         qdd = [sp.Symbol(f"{s.name}_ddot") for s in q]
     qdd = _symbol_list(qdd, "qdd", fname)
     if len(qdd) != n:
-        raise _checks.refusal(
+        raise _value_checks.refusal(
             ValueError, f"{fname}: expected {n} accelerations, got len(qdd) = {len(qdd)}")
     if set(q) & set(qd):
-        raise _checks.refusal(ValueError, f"{fname}: q and qd share symbols {set(q) & set(qd)}")
+        raise _value_checks.refusal(ValueError, f"{fname}: q and qd share symbols {set(q) & set(qd)}")
     undef = L.atoms(AppliedUndef)
     if undef:
-        raise _checks.error(f"{fname}: L", "an expression in the Symbols q, qd (and t)",
+        raise _value_checks.error(f"{fname}: L", "an expression in the Symbols q, qd (and t)",
                             f"one holding the function {sorted(map(str, undef))[0]}",
                             "q and qd are Symbols here: write q1 for q1(t); the time derivative "
                             "is taken by the chain rule")
@@ -516,10 +516,10 @@ class NumericEquations(NumericForm):
 
     def _args(self, fname, t, **states):
         """The states (n,) or (B, n) checked (real, finite, one shape) and the time."""
-        _checks.real_number(t, f"NumericEquations.{fname}: t", hint="a time in s")
+        _value_checks.real_number(t, f"NumericEquations.{fname}: t", hint="a time in s")
         out = []
         for key, x in states.items():
-            single, a = _checks.batch(x, self.n, f"NumericEquations.{fname}: {key}")
+            single, a = _value_checks.batch(x, self.n, f"NumericEquations.{fname}: {key}")
             out.append(a[0] if single else a)
         return out
 
@@ -533,7 +533,7 @@ class NumericEquations(NumericForm):
         q, u = self._args("forcing", t, q=q, u=u)
         with np.errstate(all="ignore"):
             out = -np.einsum("...ij,...j->...i", self.C(q, u), u) - self.G(q)
-        return _checks.finite_result(out, "NumericEquations.forcing")
+        return _value_checks.finite_result(out, "NumericEquations.forcing")
 
     def kinematics(self, q, u, t=0.0):
         q, u = self._args("kinematics", t, q=q, u=u)
@@ -562,10 +562,10 @@ class NumericEquations(NumericForm):
         try:
             with np.errstate(all="ignore"):
                 out = self.forward_dynamics(q, u, tau)
-        except _checks.ResultError as err:      # found by the compiled code: this result's
-            raise _checks.result_error(f"NumericEquations.{fname}", "finite numbers for "
+        except _value_checks.ResultError as err:      # found by the compiled code: this result's
+            raise _value_checks.result_error(f"NumericEquations.{fname}", "finite numbers for "
                                        "finite input", f"an overflow ({err})") from err
-        return _checks.finite_result(out, f"NumericEquations.{fname}")
+        return _value_checks.finite_result(out, f"NumericEquations.{fname}")
 
 
 def _lambdified(M, C, G, q, qd, intermediates=()):
@@ -598,18 +598,18 @@ def _lambdified(M, C, G, q, qd, intermediates=()):
         checked: shape (n,) or (B, n), all alike, finite."""
         xs = []
         for name, v in vectors.items():
-            x = _checks.real_array(v, f"{fname}: {name}")     # no text, booleans, masks
+            x = _value_checks.real_array(v, f"{fname}: {name}")     # no text, booleans, masks
             if x.ndim not in (1, 2) or x.shape[-1] != n:
-                raise _checks.refusal(
+                raise _value_checks.refusal(
                     ValueError, f"{fname}: {name}: expected shape ({n},) for one state or "
                                 f"(B, {n}) for a batch of B states, got shape {x.shape}")
             if xs and x.shape != xs[0].shape:
                 first = next(iter(vectors))
-                raise _checks.refusal(
+                raise _value_checks.refusal(
                     ValueError, f"{fname}: {name}: expected the shape of {first} (all ({n},), "
                                 f"or all (B, {n}) with the same B), got shape {x.shape}")
             if not np.all(np.isfinite(x)):
-                raise _checks.refusal(
+                raise _value_checks.refusal(
                     ValueError, f"{fname}: {name}: expected finite numbers, got {x!r}")
             xs.append(x)
         if xs[0].ndim == 1:
@@ -619,14 +619,14 @@ def _lambdified(M, C, G, q, qd, intermediates=()):
     def call(name, fname, shape, **vectors):
         one, many = args(fname, **vectors)
         if many is None:
-            with _checks.overflow_guard(fname):         # math's OverflowError: the result's
+            with _value_checks.overflow_guard(fname):         # math's OverflowError: the result's
                 out = np.array(fn(name, False)(*one), dtype=float).reshape(shape)
-            return _checks.finite_result(out, fname)
+            return _value_checks.finite_result(out, fname)
         cols = fn(name, True)(*many.T)
         out = np.empty((many.shape[0], len(cols)))
         for k, c in enumerate(cols):        # constants come back as scalars: broadcast
             out[:, k] = c
-        return _checks.finite_result(out.reshape((many.shape[0],) + shape), fname)
+        return _value_checks.finite_result(out.reshape((many.shape[0],) + shape), fname)
 
     def mass(q):
         return call("M", "M", (n, n), q=q)
@@ -658,15 +658,15 @@ def _lambdified(M, C, G, q, qd, intermediates=()):
                 f"the masses and inertias)") from exc
         rhs = (np.asarray(tau, dtype=float) - out[..., n * n:])[..., None]
         y = np.linalg.solve(L, rhs)
-        return _checks.finite_result(np.linalg.solve(np.swapaxes(L, -1, -2), y)[..., 0], fname)
+        return _value_checks.finite_result(np.linalg.solve(np.swapaxes(L, -1, -2), y)[..., 0], fname)
 
     return NumericEquations(n, "lambdify", mass, coriolis, gravity, tau, forward_dynamics)
 
 
 def _compiled(M, C, G, q, qd, intermediates=()):
     """:class:`NumericEquations` whose functions are C code (:func:`robodyn.codegen.compile_equations`,
-    or for the nested form the intermediates written out as C by :mod:`robodyn._derivation`)."""
-    from . import codegen
+    or for the nested form the intermediates written out as C by :mod:`robodyn.lagrange._derivation`)."""
+    from .. import codegen
     if intermediates:
         from ._derivation import compile_nested
         mod = compile_nested(M, C, G, q, qd, intermediates)
@@ -741,7 +741,7 @@ class EquationsOfMotion(MassMatrixForm):
             qdd = sp.Matrix(sp.symbols(f"qdd1:{self.n + 1}"))
         qdd = _S(list(qdd)) if not isinstance(qdd, sp.MatrixBase) else qdd
         if qdd.shape != (self.n, 1):
-            raise _checks.refusal(
+            raise _value_checks.refusal(
                 ValueError, f"EquationsOfMotion.tau: qdd: expected {self.n} accelerations, "
                             f"got shape {qdd.shape}")
         return self.M * qdd + self.C * self.qd + self.G
@@ -770,11 +770,11 @@ class EquationsOfMotion(MassMatrixForm):
         """:meth:`numeric`, its messages naming ``fname`` (the method the user called; the
         signature of :meth:`MassMatrixForm._numeric`, which callers of any form use)."""
         if not isinstance(backend, str) or backend not in ("auto", "c", "lambdify"):
-            raise _checks.refusal(
+            raise _value_checks.refusal(
                 ValueError, f"{fname}: backend: expected 'auto', 'c' or 'lambdify', got "
                             f"{backend!r:.60}")
         names = {str(s): s for s in self.parameters()}
-        sub = _checks.values_dict(values, f"{fname}: values", names=names)
+        sub = _value_checks.values_dict(values, f"{fname}: values", names=names)
         key = (backend, tuple(sorted((str(k), float(v)) for k, v in sub.items())))
         if key in self._cache:
             return self._cache[key]
@@ -786,7 +786,7 @@ class EquationsOfMotion(MassMatrixForm):
         free = set().union(M.free_symbols, C.free_symbols, G.free_symbols,
                            *(e.free_symbols for _, e in inter)) - known
         if free:
-            raise _checks.refusal(
+            raise _value_checks.refusal(
                 ValueError, f"{fname}: values: expected a number for each parameter, got none: "
                             f"symbols {sorted(map(str, free))} have no value; pass "
                             f"values={{symbol: number, ...}}")
@@ -796,7 +796,7 @@ class EquationsOfMotion(MassMatrixForm):
         elif backend == "c":
             out = _compiled(M, C, G, q, qd, inter)
         else:
-            from .codegen import CompileError
+            from ..codegen import CompileError
             try:
                 out = _compiled(M, C, G, q, qd, inter)
             except CompileError as err:
@@ -826,8 +826,8 @@ def _recursive(out, robot, gravity):
     Newton--Euler recursions of the chain (:mod:`robodyn.recursive_codegen`): the same
     equations, O(n) per state instead of forming and factoring M. ``out`` unchanged for a
     symbolic gravity or where the C compiler fails."""
-    from .codegen import CompileError
-    from .recursive_codegen import _compile
+    from ..codegen import CompileError
+    from ..recursive_codegen import _compile
     if any(is_symbolic(g) for g in gravity):
         return out
     try:
@@ -875,13 +875,13 @@ def equations_of_motion(chain, gravity=DEFAULT_GRAVITY, q=None, qd=None, form="a
     qd = sp.symbols(f"qd1:{n + 1}") if qd is None else qd
     q = _symbol_list(q, "q", fname)
     qd = _symbol_list(qd, "qd", fname)
-    _checks.distinct_symbols({"q": q, "qd": qd}, fname)
+    _value_checks.distinct_symbols({"q": q, "qd": qd}, fname)
     for name, v in (("q", q), ("qd", qd)):
         if len(v) != n:
-            raise _checks.refusal(
+            raise _value_checks.refusal(
                 ValueError, f"{fname}: {name}: expected {n} symbols (one per joint), got {len(v)}")
     if form not in ("auto", "expanded", "nested"):
-        raise _checks.refusal(
+        raise _value_checks.refusal(
             ValueError, f"{fname}: form: expected 'auto', 'expanded' or 'nested', got {form!r}")
     g = _gravity(gravity, fname)
     qv, qdv = sp.Matrix(q), sp.Matrix(qd)
@@ -893,7 +893,7 @@ def equations_of_motion(chain, gravity=DEFAULT_GRAVITY, q=None, qd=None, form="a
         M, C, G, inter = d.mass_matrix(q), d.coriolis(q, qd), d.gravity(q, gs), ()
     gt = tuple(float(x) if not is_symbolic(x) else x for x in (list(g) if not
                isinstance(g, sp.MatrixBase) else list(g)))
-    from .recursive_codegen import _chain_data
+    from ..recursive_codegen import _chain_data
     robot = _chain_data(chain) or ()
     return EquationsOfMotion(qv, qdv, M, C, G, gt, chain.name, tuple(inter), robot)
 
@@ -932,15 +932,15 @@ def generalized_forces(chain, q, wrenches, frame="body"):
     """
     fname = "generalized_forces"
     if not isinstance(chain, SerialChain):
-        _checks.chain(chain, f"{fname}: chain", SerialChain)
+        _value_checks.chain(chain, f"{fname}: chain", SerialChain)
     if frame not in ("body", "space"):
-        raise _checks.refusal(
+        raise _value_checks.refusal(
             ValueError, f"{fname}: frame: expected 'body' or 'space', got {frame!r}")
     sym = _mode(chain, q, wrenches)
-    W = _checks.matrix(wrenches, (chain.n, 6), f"{fname}: wrenches (one row (m, f) per link)")
+    W = _value_checks.matrix(wrenches, (chain.n, 6), f"{fname}: wrenches (one row (m, f) per link)")
     jac = jacobian_body if frame == "body" else jacobian_space
     if frame == "body" and chain.link_homes is None:
-        raise _checks.refusal(
+        raise _value_checks.refusal(
             ValueError, f"{fname}: body-frame wrenches need link_homes, and {chain!r} has none")
     qv = _joints(chain, q, "q", fname)
     if sym:
@@ -954,7 +954,7 @@ def generalized_forces(chain, q, wrenches, frame="body"):
     with np.errstate(all="ignore"):
         for l in range(chain.n):
             Y += jac(chain, qv, link=l).T @ W[l]
-    return _checks.finite_result(Y, fname)
+    return _value_checks.finite_result(Y, fname)
 
-from ._boundary import seal as _seal  # noqa: E402 -- the one boundary (issue 28): last, over the finished module
+from .._boundary import seal as _seal  # noqa: E402 -- the one boundary (issue 28): last, over the finished module
 _seal(globals())
