@@ -24,7 +24,7 @@ SITE_PDF := _build/html/_downloads/robot-dynamics-interactively.pdf
 TEX_PACKAGES := latexmk texlive-xetex texlive-latex-recommended texlive-latex-extra \
   texlive-fonts-recommended fonts-freefont-otf fonts-dejavu-core poppler-utils
 TEST_ASSETS := _test_assets/.fetched
-SOURCES := $(shell find book lib/robodyn -type f \( -name '*.ipynb' -o -name '*.md' -o -name '*.py' -o -name '*.bib' \) -not -path '*/.ipynb_checkpoints/*' -not -path '*/__pycache__/*' 2>/dev/null)
+SOURCES := $(shell find book lib/robodyn -type f \( -name '*.ipynb' -o -name '*.md' -o -name '*.py' -o -name '*.c' -o -name '*.bib' \) -not -path '*/.ipynb_checkpoints/*' -not -path '*/__pycache__/*' 2>/dev/null)
 PYTEST_ARGS ?=
 
 .PHONY: book test pdf site tex bench bench-summary chromium clean lab reader venv equations
@@ -49,10 +49,13 @@ $(ASSETS): scripts/fetch_assets.sh scripts/pyodide_precompile.mjs | $(INSTALLED)
 # No MPLBACKEND here: the notebooks' kernels use matplotlib's inline backend, so plt.show()
 # puts each figure into the page (with Agg the book had none of them). After Sphinx: the
 # offline bundle _build/html/_downloads/robot-dynamics-interactively-html.zip (book/intro.md).
+# The notebooks run first, one per core (scripts/execute_book.py, into the build's jupyter-cache,
+# emptied first; _config.yml's execute_notebooks: cache); Sphinx then reads their outputs.
 $(BUILT): $(INSTALLED) $(ASSETS) _config.yml _toc.yml $(SOURCES) book/theme/book.css scripts/bundle_html.py \
-  scripts/site_address.py book/images/social-mark.png book/_ext/live_static/live.js \
-  book/_ext/live_static/live.css
+  scripts/site_address.py scripts/execute_book.py book/images/social-mark.png \
+  book/_ext/live_static/live.js book/_ext/live_static/live.css
 	@start=$$(date +%s); \
+	ROBODYN_STATIC=1 $(PY) scripts/execute_book.py && \
 	ROBODYN_STATIC=1 $(VENV)/bin/jupyter-book build . --all -W -n --keep-going; \
 	status=$$?; echo "book build: $$(( $$(date +%s) - start )) s"; exit $$status
 	$(PY) scripts/bundle_html.py _build/html
@@ -76,10 +79,15 @@ tex:
 	  apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $$missing; \
 	fi
 
-# Every notebook executed again, with matplotlib's inline backend so plt.show() gives images
-# (MPLBACKEND unset); LaTeX errors stop the build instead of prompting.
+# The notebooks' outputs: those of this checkout's `make book` when that build is up to date
+# (the same sources give the same outputs), else every notebook executed again, one per core;
+# matplotlib's inline backend so plt.show() gives images (MPLBACKEND unset). LaTeX errors stop
+# the build instead of prompting.
 pdf: $(INSTALLED) $(ASSETS) tex
 	@start=$$(date +%s); \
+	if $(MAKE) --no-print-directory -q $(BUILT) 2>/dev/null; then \
+	  echo "pdf: the notebooks' outputs of make book (up to date)"; \
+	else env -u MPLBACKEND ROBODYN_STATIC=1 $(PY) scripts/execute_book.py || exit 1; fi; \
 	env -u MPLBACKEND ROBODYN_STATIC=1 LATEXOPTS="-interaction=nonstopmode -halt-on-error" \
 	  $(VENV)/bin/jupyter-book build . --builder pdflatex -W -n --keep-going; \
 	status=$$?; echo "pdf build: $$(( $$(date +%s) - start )) s"; [ $$status -eq 0 ] || exit $$status; \
@@ -99,7 +107,8 @@ test: $(INSTALLED) $(READER_INSTALLED) chromium $(BUILT) $(TEST_ASSETS)
 	ROBODYN_QUICK=1 MPLBACKEND=Agg JUPYTER_PATH=$(READER_KERNELS) $(PY) -m pytest -n 2 --dist loadgroup --no-loadscope-reorder \
 	  --nbval-lax --nbval-kernel-name $(READER_KERNEL) \
 	  --doctest-modules tests lib/robodyn book scripts/book_toc.py scripts/site_address.py \
-	  scripts/lab.py scripts/lab/book_refs.py scripts/colab_cell.py $(PYTEST_ARGS)
+	  scripts/lab.py scripts/lab/book_refs.py scripts/colab_cell.py scripts/execute_book.py \
+	  $(PYTEST_ARGS)
 
 # Regenerate the equation index book/equations.md from the pages' labels, the seed list and the
 # tests' markers. Not part of `make book`: tests/test_equation_index.py catches a stale page.
