@@ -229,6 +229,8 @@ refused("shmget", lambda: libc.shmget(0, 2**20, 0o1600))
 refused("msgget", lambda: libc.msgget(0, 0o1600))
 refused("semget", lambda: libc.semget(0, 1, 0o1600))
 refused("mq_open", lambda: libc.mq_open(b"/robodyn", 0o100 | 2, 0o600, None))
+refused("inotify_init1", lambda: libc.inotify_init1(0))
+refused("inotify_init", lambda: libc.inotify_init())
 fds = (ctypes.c_int * 2)()
 refused("pipe2 O_NOTIFICATION_PIPE", lambda: libc.pipe2(fds, 0x80))
 out["pipe size"] = fcntl.fcntl(w0, 1032)                  # F_GETPIPE_SZ
@@ -295,7 +297,7 @@ def _fill(hold=0):
 def test_kernel_memory_is_bounded_without_a_group(inside, user):
     """Without a control group the kernel's buffers a submission can fill are bounded by
     construction: no socket (AF_UNIX included), no splice/tee/vmsplice, no memfd, no System V
-    or POSIX IPC, no bigger pipes (F_SETPIPE_SZ), no watch-queue pipes; and the pipes it can
+    or POSIX IPC, no inotify, no bigger pipes (F_SETPIPE_SZ), no watch-queue pipes; and the pipes it can
     open -- as many processes as it may have, each opening pipes until its descriptors run
     out, filling each and keeping one end -- hold at most ``jail.PIPE_BOUND`` (64 MiB)."""
     out, err, rc = inside(_fill(), user, memory_mb=512)
@@ -304,7 +306,8 @@ def test_kernel_memory_is_bounded_without_a_group(inside, user):
     for call in ("socketpair AF_UNIX", "socket AF_UNIX"):
         assert got[call] == errno.EAFNOSUPPORT, (call, got[call])
     for call in ("F_SETPIPE_SZ 1 MiB", "splice", "tee", "vmsplice", "memfd_create", "shmget",
-                 "msgget", "semget", "mq_open", "pipe2 O_NOTIFICATION_PIPE"):
+                 "msgget", "semget", "mq_open", "pipe2 O_NOTIFICATION_PIPE", "inotify_init1",
+                 "inotify_init"):
         assert got[call] == errno.EPERM, (call, got[call], errno.errorcode.get(got[call]))
     assert got["pipe size"] == jail.PIPE_BYTES
     bound = jail.MAX_PROCESSES * jail.OPEN_FILES * jail.PIPE_BYTES

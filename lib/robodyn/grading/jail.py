@@ -15,7 +15,7 @@ submission's processes get:
   bpf, perf, io_uring, kexec, modules, ...; **no socket at all**, AF_UNIX included (no
   network of any kind: AF_INET/INET6, AF_VSOCK -- which ignores network namespaces --,
   AF_NETLINK, AF_PACKET, ...; and no socket buffers); nothing that makes the kernel hold
-  memory beyond a fixed bound without a cgroup (splice/tee/vmsplice, memfd, System V and
+  memory beyond a fixed bound without a cgroup (splice/tee/vmsplice, memfd, inotify, System V and
   POSIX IPC, ``F_SETPIPE_SZ``: pipes hold at most :data:`PIPE_BOUND`, 64 MiB, through
   :data:`OPEN_FILES` × :data:`MAX_PROCESSES`); no other ABI (32-bit ``int 0x80`` with its
   ``socketcall``, x32); a call the table does not know: ``ENOSYS``;
@@ -112,7 +112,7 @@ PIPE_BYTES = 16 * 4096
 """The most a pipe holds inside, its default 16 pages (``F_SETPIPE_SZ`` is refused)."""
 PIPE_BOUND = MAX_PROCESSES * OPEN_FILES * PIPE_BYTES
 """What a sandbox can make the kernel hold in pipes, its only kernel buffers without a
-control group (no sockets, SysV IPC, memfd or splice: :mod:`robodyn.grading.seccomp`):
+control group (no sockets, SysV IPC, memfd, inotify or splice: :mod:`robodyn.grading.seccomp`):
 every pipe kept by one descriptor of one of at most ``MAX_PROCESSES`` processes of
 ``OPEN_FILES`` descriptors each -- 64 MiB."""
 _PROBE = {}

@@ -16,7 +16,10 @@ system call the kernel knows is **decided** here by name, one of:
   makes the kernel hold memory for the submission beyond a small bound (issue 41 point 2,
   below): ``splice``/``tee``/``vmsplice`` (pages moved or pinned into pipes),
   ``memfd_create`` (files outside the sized tmpfs), System V shared memory, semaphores and
-  message queues (kept by the IPC namespace after the process lets go), POSIX message queues;
+  message queues (kept by the IPC namespace after the process lets go), POSIX message queues,
+  and inotify (each watch holds about 1 KiB of the kernel's memory, bounded only by the
+  per-user ``fs.inotify.max_user_watches``, which is shared with the grader's own user and
+  can be a million);
 * :data:`CHECKED` -- decided on an argument, or answered otherwise: ``socket`` and
   ``socketpair`` refused with ``EAFNOSUPPORT`` for **every** family, ``AF_UNIX`` included (no
   network of any kind -- ``AF_INET``, ``AF_INET6``, ``AF_VSOCK``, ``AF_NETLINK``,
@@ -29,7 +32,7 @@ system call the kernel knows is **decided** here by name, one of:
 
 **Kernel memory without a control group.** Where no cgroup charges the kernel's buffers to
 the submission (an ordinary user's grader), what it can make the kernel hold is bounded by
-construction: no sockets, no SysV IPC, no memfd, no splice; files only in the sized tmpfs
+construction: no sockets, no SysV IPC, no memfd, no splice, no inotify; files only in the sized tmpfs
 (``/tmp`` and the working folder 256 MiB each, ``/dev/shm`` 64 MiB); and pipes -- the one
 buffer left -- each at most 16 pages (64 KiB: ``F_SETPIPE_SZ`` refused), each held by an
 open descriptor (without sockets no descriptor can be parked in flight), so at most
@@ -37,7 +40,11 @@ open descriptor (without sockets no descriptor can be parked in flight), so at m
 32) and ``P`` the processes the sandbox may have at once (``robodyn.grading.jail.MAX_PROCESSES``, 32: the group's ``pids.max``, a fresh uid's RLIMIT_NPROC, or for an
 ordinary user's grader RLIMIT_NPROC set to the user's tasks at the start plus 32):
 **32 × 32 × 64 KiB = 64 MiB** (:data:`robodyn.grading.jail.PIPE_BOUND`), plus the pipes'
-own bookkeeping (under 1 KiB each). ``tests/test_sandbox_isolation.py`` fills every pipe a
+own bookkeeping (under 1 KiB each). The other objects a descriptor stands for are bounded by
+the same ``P × F``: an eventfd, a timerfd or a signalfd is one small object each, and an epoll
+instance watches at most the ``F`` descriptors of its process (one ``epitem`` of under 200
+bytes each), so at most ``P × F × F`` = 32,768 watches, a few MiB.
+``tests/test_sandbox_isolation.py`` fills every pipe a
 submission can open -- as many processes as it can fork, each opening pipes until its
 descriptors run out, filling each and keeping one end -- and measures what they hold.
 
@@ -227,7 +234,7 @@ fanotify_init fanotify_mark migrate_pages move_pages memfd_secret lsm_set_self_a
 getpmsg putpmsg afs_syscall tuxcall security vserver epoll_ctl_old epoll_wait_old
 splice tee vmsplice memfd_create shmget shmat shmctl shmdt semget semop semctl semtimedop
 msgget msgsnd msgrcv msgctl mq_open mq_unlink mq_timedsend mq_timedreceive mq_notify
-mq_getsetattr
+mq_getsetattr inotify_init inotify_init1 inotify_add_watch inotify_rm_watch
 """.split())
 """System calls refused with ``EPERM``."""
 
@@ -254,7 +261,7 @@ fchmodat fchmodat2 chown fchown lchown fchownat umask mknod mknodat utime utimes
 futimesat openat openat2 close_range statfs fstatfs
 setxattr lsetxattr fsetxattr getxattr lgetxattr fgetxattr listxattr llistxattr flistxattr
 removexattr lremovexattr fremovexattr setxattrat getxattrat listxattrat removexattrat
-file_getattr file_setattr inotify_init inotify_init1 inotify_add_watch inotify_rm_watch
+file_getattr file_setattr
 eventfd eventfd2 timerfd_create timerfd_settime timerfd_gettime
 epoll_create epoll_create1 epoll_ctl epoll_wait epoll_pwait epoll_pwait2
 connect accept accept4 sendto recvfrom sendmsg recvmsg sendmmsg recvmmsg shutdown bind listen
