@@ -425,7 +425,8 @@ def _check_arguments(spec, name, args, kwargs):
         try:
             found |= _scan(v, arg in spec.text, arg in spec.infinite, 0, budget)
         except _Refusal as r:
-            raise _refuse(name, arg, r) from None      # found here: nothing to chain
+            # from None: _Refusal is the scan's private signal; private classes never reach users
+            raise _refuse(name, arg, r) from None
     for arg, v in kwargs.items():
         if arg in spec.raw or (arg not in names and "**" in spec.raw):
             continue
@@ -434,6 +435,7 @@ def _check_arguments(spec, name, args, kwargs):
         try:
             found |= _scan(v, text, arg in spec.infinite, 0, budget)
         except _Refusal as r:
+            # from None: the scan's private signal, as above
             raise _refuse(name, arg, r) from None
     return found
 

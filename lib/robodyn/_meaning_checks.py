@@ -85,11 +85,11 @@ def spd(A, name: str, *, tol: float = DEFAULT_TOL, symbols: bool = False):
     b = a / scale if scale > 0 else a       # scaled: a huge M must not overflow to inf
     try:
         np.linalg.cholesky(0.5 * (b + b.T))
-    except np.linalg.LinAlgError:
+    except np.linalg.LinAlgError as exc:
         with np.errstate(over="ignore"):
             ev = np.linalg.eigvalsh(0.5 * (b + b.T)) * (scale if scale > 0 else 1.0)
         raise error(name, "a symmetric positive definite matrix",
-                    f"a matrix with eigenvalues {np.round(ev, 12).tolist()[:6]}", hint) from None
+                    f"a matrix with eigenvalues {np.round(ev, 12).tolist()[:6]}", hint) from exc
     return a
 
 

@@ -199,7 +199,7 @@ def _to_sympy(x, name: str) -> sp.Matrix:
     except (sp.SympifyError, TypeError, ValueError) as exc:
         if str(exc).startswith(name):
             raise
-        raise error(name, "numbers or sympy expressions", x, str(exc), exc=TypeError) from None
+        raise error(name, "numbers or sympy expressions", x, str(exc), exc=TypeError) from exc
     for e in m:
         _check_sym_number(e, name)
     return m
@@ -258,7 +258,7 @@ def _as_numeric(x, name, hint=None) -> np.ndarray:
         a = np.asarray(x)
     except (TypeError, ValueError) as exc:     # ragged lists and the like
         raise error(name, "an array of real numbers", x, str(exc).split("\n")[0],
-                    exc=TypeError if not isinstance(exc, ValueError) else ValueError) from None
+                    exc=TypeError if not isinstance(exc, ValueError) else ValueError) from exc
     if a.dtype.kind == "O":
         flat = list(a.flat)
         if all(isinstance(e, numbers.Real) and not isinstance(e, (bool, np.bool_))
@@ -515,8 +515,8 @@ def scalar(x, name: str, *, low=None, high=None, strict_low: bool = False,
         raise error(name, "a real number or a sympy expression", describe(x), hint, exc=TypeError)
     try:
         v = float(x)
-    except OverflowError:               # an int or Fraction beyond float64 (10**400)
-        raise error(name, "finite numbers", "a number beyond the float64 range", hint) from None
+    except OverflowError as exc:        # an int or Fraction beyond float64 (10**400)
+        raise error(name, "finite numbers", "a number beyond the float64 range", hint) from exc
     if not np.isfinite(v):
         raise error(name, "finite numbers", repr(v), hint)
     _bounds(v, name, low, high, strict_low, hint)
@@ -787,8 +787,8 @@ def expression(x, name: str):
         raise error(name, "a sympy expression or a number", describe(x), exc=TypeError)
     try:
         e = sp.sympify(x, strict=True)
-    except sp.SympifyError:
-        raise error(name, "a sympy expression or a number", describe(x), exc=TypeError) from None
+    except sp.SympifyError as exc:
+        raise error(name, "a sympy expression or a number", describe(x), exc=TypeError) from exc
     if not isinstance(e, sp.Expr):
         raise error(name, "a sympy expression or a number", describe(x), exc=TypeError)
     return _real_expression(_check_sym_number(e, name), name)
@@ -825,7 +825,7 @@ def sym_matrix(x, name: str, shape=None, *, column: bool = False) -> sp.Matrix:
             pass
     except (TypeError, ValueError, sp.SympifyError, IndexError) as exc:
         raise error(name, "a matrix of sympy expressions or numbers", describe(x),
-                    str(exc).split("\n")[0][:100], exc=TypeError) from None
+                    str(exc).split("\n")[0][:100], exc=TypeError) from exc
     for e in m:
         if isinstance(e, sp.Basic) and not isinstance(e, sp.Expr):
             raise error(name, "sympy expressions or numbers", describe(e), exc=TypeError)
@@ -860,8 +860,8 @@ def real_number(x, name: str, *, low=None, high=None, strict_low: bool = False,
     v = scalar(x, name, low=low, high=high, strict_low=strict_low, hint=hint)
     try:
         v = float(v)
-    except (TypeError, ValueError):
-        raise error(name, "a real number", describe(x), hint, exc=TypeError) from None
+    except (TypeError, ValueError) as exc:
+        raise error(name, "a real number", describe(x), hint, exc=TypeError) from exc
     if not np.isfinite(v):
         raise error(name, "a finite number", repr(v), hint)
     return v

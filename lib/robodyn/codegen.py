@@ -599,7 +599,7 @@ def _build(src, modname, target):
                                   capture_output=True, text=True, timeout=BUILD_TIMEOUT)
         except (OSError, subprocess.TimeoutExpired) as err:
             raise CompileError(f"codegen: the C compiler {cmd[0]!r} could not run: {err}") \
-                from None
+                from err
         if proc.returncode != 0:
             raise CompileError(f"codegen: the C compiler failed "
                                f"(exit {proc.returncode}):\n{proc.stderr[-2000:]}")
@@ -697,7 +697,7 @@ def _check_equations(M, C, G, q, qd):
             mats[name] = sp.Matrix(X)
         except (TypeError, ValueError, sp.SympifyError) as err:
             raise _value_checks.error(f"{fname}: {name}", "a sympy Matrix", X, str(err),
-                                exc=TypeError) from None
+                                exc=TypeError) from err
     M, C, G = mats["M"], mats["C"], mats["G"]
     if M.shape != (n, n) or C.shape != (n, n) or G.shape != (n, 1) or len(qd) != n:
         raise _value_checks.refusal(

@@ -43,9 +43,9 @@ def _expr(x, where):
                         f"{x[:40]!r}; hint: make symbols with sympy.symbols('q1 q2')")
     try:
         e = sp.sympify(x, strict=True)
-    except (sp.SympifyError, TypeError):
+    except (sp.SympifyError, TypeError) as exc:
         raise ArgumentTypeError(f"{where}: expected a sympy expression or a number, got "
-                        f"{_describe(x)}") from None
+                        f"{_describe(x)}") from exc
     if not isinstance(e, sp.Expr) or e.has(sp.nan, sp.oo, -sp.oo, sp.zoo):
         raise ArgumentError(f"{where}: expected a finite expression, got {e}")
     return e
@@ -72,7 +72,7 @@ def _matrix(x, shape, where):
         M = sp.Matrix(x)
     except (TypeError, ValueError, sp.SympifyError, NotImplementedError) as err:
         raise ArgumentTypeError(f"{where}: expected a {shape[0]}x{shape[1]} sympy Matrix or list, got "
-                        f"{_describe(x)} ({err})") from None
+                        f"{_describe(x)} ({err})") from err
     if shape[1] == 1 and 1 in M.shape:
         M = M.reshape(M.rows * M.cols, 1)
     if M.shape != tuple(shape):
@@ -368,7 +368,7 @@ def christoffel_symbols(M, q, kind=1):
         except ValueError as err:                 # sympy: NonInvertibleMatrixError
             raise ArgumentError(f"christoffel_symbols: M: expected an invertible mass matrix for "
                              f"the second kind (eq. 5.16), got one whose inverse sympy cannot "
-                             f"form ({err})") from None
+                             f"form ({err})") from err
         G = [[[sum(Minv[i, l] * G[l][j][k] for l in range(n)) for k in range(n)]
               for j in range(n)] for i in range(n)]
     return sp.ImmutableDenseNDimArray(G, (n, n, n))

@@ -213,7 +213,7 @@ class Problem:
                 d["inputs"] = tuple(tuple(s) for s in d["inputs"])
             return cls(**d)
         except (TypeError, ValueError) as exc:
-            raise type(exc)(f"{name}: expected the fields of a Problem, got {exc}") from None
+            raise type(exc)(f"{name}: expected the fields of a Problem, got {exc}") from exc
 
 
 # --------------------------------------------------------------------------
@@ -467,10 +467,10 @@ def _value_arg(x, problem, name, reference=False):
         kind, val = _as_value(x, problem)
     except UnsafeExpressionError as exc:
         raise UnsafeExpressionError(f"{name}: expected text the safe parser reads, got text "
-                                    f"it refuses ({exc})") from None
+                                    f"it refuses ({exc})") from exc
     except (TypeError, ValueError) as exc:
         msg = str(exc) if str(exc).startswith("expected") else f"expected {_VALUE}, got {exc}"
-        raise type(exc)(f"{name}: {msg}") from None
+        raise type(exc)(f"{name}: {msg}") from exc
     if kind == "symbolic" and problem is not None:
         names = set(problem.variables)
         extra = sorted(s.name for s in val.free_symbols if s.name not in names)
@@ -512,7 +512,7 @@ def _reference_values(kind, val, problem, shape, pts, name):
     except Exception as exc:                        # noqa: BLE001 -- the author's value
         raise _value_checks.error(name, "a function that returns numbers of one shape at the test "
                             "inputs" if kind == "function" else "an expression numpy can "
-                            "evaluate", f"{type(exc).__name__}: {str(exc)[:160]}") from None
+                            "evaluate", f"{type(exc).__name__}: {str(exc)[:160]}") from exc
 
 
 def _no_inputs(name, problem):
@@ -654,12 +654,12 @@ def decode(data, problem=None, inputs=None):
         return _decode(data, problem, inputs)
     except KeyError as exc:                     # a malformed record: a ValueError, never a KeyError
         raise _value_checks.error("decode: data", f"an answer record with the field {exc.args[0]!r}",
-                            "a record without it") from None
+                            "a record without it") from exc
     except (TypeError, ValueError, IndexError, OverflowError) as exc:
         if str(exc).startswith("decode: "):       # already named
             raise
         raise _value_checks.error("decode: data", "a well-formed answer record",
-                            f"{type(exc).__name__}: {str(exc)[:120]}") from None
+                            f"{type(exc).__name__}: {str(exc)[:120]}") from exc
 
 
 MAX_RECORD_ENTRIES = 10**6
@@ -733,7 +733,7 @@ def _parsed(text, names):
         return parse_expression(text, names)
     except UnsafeExpressionError as exc:
         raise UnsafeExpressionError(f"decode: data: expected entries the safe parser reads, "
-                                    f"got one it refuses ({exc})") from None
+                                    f"got one it refuses ({exc})") from exc
 
 
 KEY_POINTS = 6
@@ -1004,7 +1004,7 @@ class ProblemSet:
             data = json.loads(text)
         except (ValueError, RecursionError) as exc:
             raise _value_checks.error(name, "JSON text", f"unreadable JSON ({str(exc)[:80]})") \
-                from None
+                from exc
         if not isinstance(data, dict):
             raise _value_checks.error(name, "a JSON object {problem key: entry}", data)
         unknown = sorted(str(k) for k in data if k not in self.problems)
@@ -1017,10 +1017,10 @@ class ProblemSet:
                 key[k] = _key_from_dict(v, self.problems[k])
             except KeyError as exc:
                 raise _value_checks.error(name, f"an answer-key entry for {k!r} with the field "
-                                    f"{exc.args[0]!r}", "an entry without it") from None
+                                    f"{exc.args[0]!r}", "an entry without it") from exc
             except (TypeError, ValueError, IndexError) as exc:
                 raise _value_checks.error(name, f"a well-formed answer-key entry for {k!r}",
-                                    str(exc)[:160]) from None
+                                    str(exc)[:160]) from exc
         self._key = key
 
     def in_key(self, key):

@@ -77,7 +77,7 @@ def _as_value(x, problem):
         a = np.asarray(x, dtype=object)
     except (TypeError, ValueError) as exc:
         raise _value_checks.refusal(
-            TypeError, f"expected numbers, an expression or a matrix ({exc})") from None
+            TypeError, f"expected numbers, an expression or a matrix ({exc})") from exc
     if a.dtype == object and a.size and any(isinstance(e, sp.Basic) for e in a.flat):
         if a.ndim > 2:
             raise _value_checks.refusal(TypeError, f"expected at most 2 dimensions, got {a.ndim}")
@@ -92,9 +92,9 @@ def _as_value(x, problem):
                                       for e in a.flat])
     try:
         num = np.asarray(x, dtype=complex)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError) as exc:
         raise _value_checks.refusal(TypeError, f"expected numbers, an expression or a matrix, got "
-                        f"{type(x).__name__}") from None
+                        f"{type(x).__name__}") from exc
     if np.all(num.imag == 0):
         num = num.real
     return "numeric", num

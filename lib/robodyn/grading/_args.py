@@ -246,7 +246,7 @@ def run_cells_args(cells, problems, inputs, sandboxed, spec_from, seed, unsafe, 
                     for p in problems]
     except (TypeError, ValueError) as exc:
         raise _value_checks.error(f"{f}: problems", "a list of problem specs (Problem.to_dict())",
-                            f"a spec that is not one ({str(exc)[:200]})") from None
+                            f"a spec that is not one ({str(exc)[:200]})") from exc
     if None in problems:
         raise _value_checks.error(f"{f}: problems", "a list of problem specs (dicts)",
                             "a list holding something else", exc=TypeError)

@@ -262,7 +262,7 @@ def _open(url, name):
     except (sa.exc.SQLAlchemyError, OSError) as exc:
         raise _value_checks.refusal(
             ValueError, f"{name}: expected a gradebook database that can be opened, got "
-                        f"{url[:200]!r} ({type(exc).__name__}: {str(exc)[:160]})") from None
+                        f"{url[:200]!r} ({type(exc).__name__}: {str(exc)[:160]})") from exc
 
 
 def _open_gradebook(url):

@@ -422,7 +422,7 @@ def answer_key(ref):
             value = answers.decode(ref.answers[p.key], p, _inputs_of(ref, p.key))
         except ValueError as exc:
             raise _value_checks.refusal(ValueError, f"answer_key: ref: the reference of {p.key!r} cannot be read "
-                             f"({str(exc)[:200]})") from None
+                             f"({str(exc)[:200]})") from exc
         key[p.key] = _guarded(answers.fingerprint(value, p, seed=_seed(p.key)), value, p)
     return json.dumps(key, separators=(",", ":"), sort_keys=True)
 
@@ -500,7 +500,7 @@ def _read_instructor(path, name):
     except (OSError, ValueError, TypeError, AttributeError, KeyError, RecursionError) as exc:
         raise _value_checks.refusal(
             ValueError, f"{name}: expected an instructor notebook (nbformat JSON), got a file "
-                        f"that is not one ({type(exc).__name__}: {str(exc)[:160]})") from None
+                        f"that is not one ({type(exc).__name__}: {str(exc)[:160]})") from exc
 
 
 # --------------------------------------------------------------------------
@@ -644,7 +644,7 @@ def load_json(data, *, max_bytes, max_depth):
         return json.loads(data.decode("utf-8", "replace"))
     except (ValueError, RecursionError, MemoryError) as exc:
         raise _value_checks.refusal(
-            ValueError, f"load_json: data: not valid JSON ({type(exc).__name__})") from None
+            ValueError, f"load_json: data: not valid JSON ({type(exc).__name__})") from exc
 
 
 def read_submission_bytes(path):
@@ -663,7 +663,7 @@ def _read_bytes(path, name):
     try:
         return _read_file(path)
     except ValueError as exc:
-        raise _value_checks.refusal(ValueError, f"{name}: {exc}") from None
+        raise _value_checks.refusal(ValueError, f"{name}: {exc}") from exc
 
 
 def _read_file(path):
@@ -673,8 +673,8 @@ def _read_file(path):
     except OSError as exc:
         if exc.errno == errno.ELOOP:
             raise _value_checks.refusal(
-                ValueError, "it is a symbolic link (only regular files are graded)") from None
-        raise _value_checks.refusal(ValueError, f"it could not be opened ({exc.strerror})") from None
+                ValueError, "it is a symbolic link (only regular files are graded)") from exc
+        raise _value_checks.refusal(ValueError, f"it could not be opened ({exc.strerror})") from exc
     try:
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):
@@ -695,7 +695,7 @@ def _read_file(path):
                 ValueError, f"the file is larger than {MAX_NOTEBOOK_BYTES // 2**20} MiB")
         return b"".join(parts)
     except OSError as exc:
-        raise _value_checks.refusal(ValueError, f"it could not be read ({exc.strerror})") from None
+        raise _value_checks.refusal(ValueError, f"it could not be read ({exc.strerror})") from exc
     finally:
         os.close(fd)
 
@@ -706,7 +706,7 @@ def _read_submission(path):
     try:
         data = load_json(raw, max_bytes=MAX_NOTEBOOK_BYTES, max_depth=MAX_JSON_DEPTH)
     except ValueError as exc:
-        raise _value_checks.refusal(ValueError, f"not a notebook: {exc}") from None
+        raise _value_checks.refusal(ValueError, f"not a notebook: {exc}") from exc
     if not isinstance(data, dict) or not isinstance(data.get("cells"), list):
         raise _value_checks.refusal(ValueError, "not a notebook (no list of cells)")
     return data, raw
@@ -816,9 +816,9 @@ def judge(ref, got, seed, *, budget=JUDGE_BUDGET):
     known = {p.key for p in ref.problems}
     try:
         json.dumps(got)                       # NaN passes: a number the judge refuses
-    except (TypeError, ValueError, RecursionError):
+    except (TypeError, ValueError, RecursionError) as exc:
         raise _value_checks.error("judge: got", "records of JSON data (as the sandbox sends them)",
-                            "a record that is not JSON data", exc=TypeError) from None
+                            "a record that is not JSON data", exc=TypeError) from exc
     if not set(got) <= known:
         raise _value_checks.error("judge: got", "answers to the reference's problems",
                             f"unknown keys {sorted(set(got) - known)[:5]}")
@@ -992,7 +992,7 @@ def _read_roster(path, name):
     except (OSError, UnicodeDecodeError, csv.Error) as exc:
         raise _value_checks.refusal(
             ValueError, f"{name}: expected a roster CSV (UTF-8) that can be read, got "
-                        f"{str(path)[:200]!r} ({type(exc).__name__})") from None
+                        f"{str(path)[:200]!r} ({type(exc).__name__})") from exc
     if not rows or not {"file", "student"} <= set(rows[0]) or any(
             not isinstance(r.get("file"), str) or not isinstance(r.get("student"), str)
             for r in rows):
@@ -1006,7 +1006,7 @@ def _read_roster(path, name):
             sid = _identity.student_id(r["student"].strip())
         except ValueError as exc:
             raise _value_checks.refusal(ValueError, f"{name}: line {i}: expected a student id ({_identity.RULE}), "
-                             f"got {gradebook.console_text(r['student'], 80)!r}: {exc}") from None
+                             f"got {gradebook.console_text(r['student'], 80)!r}: {exc}") from exc
         if f in out:
             raise _value_checks.refusal(ValueError, f"{name}: line {i}: the file {gradebook.console_text(f, 80)!r} "
                              f"is listed twice")
@@ -1317,7 +1317,7 @@ def grade(instructor_path, submissions, out_csv, *, limits=Limits(), seed=None,
         except ValueError as exc:              # named by the argument the user gave
             arg = "gradebook_db" if gradebook_db is not None else "out_csv"
             raise _value_checks.refusal(
-                ValueError, str(exc).replace("Records: url", f"grade: {arg}", 1)) from None
+                ValueError, str(exc).replace("Records: url", f"grade: {arg}", 1)) from exc
         seed = records.seed(seed)
         ref = reference(nb, seed=seed)
         records.define([(p.key, p.points) for p in ref.problems])

@@ -128,7 +128,7 @@ def _validate(nb, fname):
         nbformat.validate(nb)
     except nbformat.ValidationError as exc:
         raise MarkupError(f"{fname}: nb: not a valid notebook (nbformat): "
-                          f"{exc.message}") from None
+                          f"{exc.message}") from exc
     ids = set()
     for i, cell in enumerate(nb.cells):
         m = _meta(cell)
@@ -287,7 +287,7 @@ def _key_text(key_json, name):
         key = json.loads(key_json)
     except (ValueError, RecursionError) as exc:
         raise _value_checks.error(name, "an answer key's JSON text (an object)",
-                            f"text that is not JSON ({str(exc)[:80]})") from None
+                            f"text that is not JSON ({str(exc)[:80]})") from exc
     if not isinstance(key, dict):
         raise _value_checks.error(name, "an answer key's JSON text (an object)",
                             _value_checks.describe(key), exc=TypeError)

@@ -954,7 +954,7 @@ def return_map(system, x, *, surface=None, t_max=10.0, **options):
             tr = simulate_hybrid(system, x[:n], x[n:], t_max, max_events=1, **options)
     except (ValueError, TypeError) as exc:          # an option refused: named as passed here
         if type(exc) in (ValueError, TypeError) and str(exc).startswith("simulate_hybrid: "):
-            raise type(exc)(fname + str(exc)[len("simulate_hybrid"):]) from None
+            raise type(exc)(fname + str(exc)[len("simulate_hybrid"):]) from exc
         raise
     if not tr.events:
         raise LimitReached(f"{fname}: x, t_max: expected a motion that reaches an impact "

@@ -34,10 +34,10 @@ def _pdf_dpi():
         return None
     try:
         dpi = float(value)
-    except ValueError:
+    except ValueError as exc:
         raise _value_checks.refusal(
             ValueError, f"ROBODYN_PDF_DPI: expected a number of dots per inch, got "
-                        f"{value!r}") from None
+                        f"{value!r}") from exc
     if not 50 <= dpi <= 600:
         raise _value_checks.refusal(
             ValueError, f"ROBODYN_PDF_DPI: expected a value in [50, 600], got {dpi:g}")

@@ -114,7 +114,7 @@ def _slider_arg(name, spec):
         try:
             return Slider(*spec)
         except (TypeError, ValueError) as exc:
-            raise type(exc)(f"interactive_figure: params[{name!r}] = {spec!r}: {exc}") from None
+            raise type(exc)(f"interactive_figure: params[{name!r}] = {spec!r}: {exc}") from exc
     raise _value_checks.refusal(
         TypeError, f"interactive_figure: params[{name!r}]: expected viz.Slider(lo, hi, steps=..., "
                    f"default=...) or a tuple (lo, hi, steps), got {_value_checks._describe(spec)}")
