@@ -20,6 +20,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
+from _dask_support import local_cluster
 from robodyn.grading import grader, gradebook, markup
 
 distributed = pytest.importorskip("distributed")
@@ -88,9 +89,7 @@ def course(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def client():
-    from distributed import Client, LocalCluster
-    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                      dashboard_address=":0") as cluster, Client(cluster) as c:
+    with local_cluster() as (_, c):
         yield c
 
 

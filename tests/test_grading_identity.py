@@ -18,6 +18,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
+from _dask_support import local_cluster
 from robodyn.grading import _identity, grader, gradebook, markup
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -190,10 +191,8 @@ def test_a_roster_keeps_every_mark_on_its_student_locally(twins, tmp_path):
 
 @pytest.mark.slow
 def test_a_roster_keeps_every_mark_on_its_student_on_dask(twins, tmp_path):
-    from distributed import Client, LocalCluster
     root, subs, roster = twins
-    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                      dashboard_address=":0") as cluster, Client(cluster) as client:
+    with local_cluster() as (_, client):
         rows = _grade(root, subs, tmp_path, roster=roster, scheduler=client)
     assert {r["student"]: r["total"] for r in rows} == {"victim3": 3.0, "s1001": 3.0}, \
         [(r["student"], r["notes"], r["p1 feedback"]) for r in rows]

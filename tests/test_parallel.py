@@ -7,6 +7,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from _dask_support import local_cluster
 from robodyn.parallel import TaskError, map_tasks
 
 
@@ -81,10 +82,8 @@ def test_a_dead_local_worker_loses_nothing(tmp_path):
 
 @pytest.mark.slow
 def test_dask_cluster_equals_serial_and_survives_a_killed_worker(tmp_path):
-    distributed = pytest.importorskip("distributed")
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                  dashboard_address=None) as cluster, \
-            distributed.Client(cluster) as client:
+    pytest.importorskip("distributed")
+    with local_cluster() as (cluster, client):
         assert map_tasks(_work, ITEMS, scheduler=client) == map_tasks(_work, ITEMS, workers=1)
         items = [(str(tmp_path), k) for k in range(6)]
         seen = []
