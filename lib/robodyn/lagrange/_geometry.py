@@ -489,7 +489,7 @@ def potential_gradient(chain, q, gravity=None):
     chain : SerialChain with link inertias
     q : array_like (n,)
     gravity : array_like (3,), m/s^2 in the space frame; default
-        :data:`robodyn.dynamics.DEFAULT_GRAVITY` (0, 0, -9.81)
+        ``robodyn.dynamics.DEFAULT_GRAVITY`` (0, 0, -9.81)
 
     Returns
     -------
