@@ -42,8 +42,7 @@ PAGE_TESTS = ("tests/browser/test_pages.py::test_page[",)
 """Parametrized browser tests cut into ``PAGE_BUCKETS`` groups each."""
 
 SLOW_FIRST = ("tests/browser/test_pages.py", "tests/test_nbgrader.py", "tests/test_sandbox.py",
-              "tests/test_sandbox_isolation.py", "tests/test_grading.py",
-              "tests/test_grading_identity.py", "tests/test_check_cells.py",
+              "tests/test_grading.py", "tests/test_grading_identity.py", "tests/test_check_cells.py",
               "tests/browser/test_site.py", "tests/browser/test_lab.py",
               "tests/test_grading_dask.py", "tests/test_grading_keysearch.py",
               "tests/test_reader_install.py", "tests/test_cache.py", "tests/test_stability.py",

@@ -853,7 +853,7 @@ def simulate_hybrid(system, q0, qd0, t_final, *, t0=0.0, method="DOP853", rtol=1
     Parameters
     ----------
     system : HybridSystem
-    q0, qd0 : (n,) initial state; :math:`\phi(q_0) \ge -` ``event_tol`` for every surface
+    q0, qd0 : (n,) initial state; :math:`\phi(q_0) \ge -\varepsilon` (``event_tol``) on every surface
     t_final : float, end time (s), > t0
     t0 : start time
     method : 'DOP853', 'RK45', 'RK23', 'Radau', 'BDF' or 'LSODA'; rtol, atol, max_step as in

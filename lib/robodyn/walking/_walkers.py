@@ -165,7 +165,7 @@ def _pendulum_form():
 def pendulum_against_wall(wall_angle=0.3, restitution: Restitution = 0.7, length=1.0,
                           mass: Mass = 1.0, g=G):
     r"""A point-mass pendulum (angle :math:`\theta` from the downward vertical) and a wall at
-    :math:`\theta = ` ``wall_angle``: :math:`\phi = \theta_w - \theta`; at the wall
+    :math:`\theta = \theta_w` (``wall_angle``): :math:`\phi = \theta_w - \theta`; at the wall
     :math:`\dot\theta^+ = -e\dot\theta^-`.
 
     >>> p = pendulum_against_wall(0.2)
