@@ -84,19 +84,29 @@ def test_a_constructor_is_named_after_the_class_built():
 
 
 def test_robodyns_own_code_is_not_scanned_twice():
-    """A call whose caller is robodyn's own code (a self-checked hot path calling a checker
-    with its own name) passes straight; the same call from the reader's code is scanned."""
+    """Inside a reader's call under way, a call whose caller is robodyn's own code (a
+    self-checked hot path calling a checker with its own name) passes straight; the same call
+    from the reader's code is scanned, and so is robodyn's code calling outside any reader's
+    call (no call under way: a finalizer, a worker's task -- checked like the reader's)."""
+    from robodyn.errors import CALL, Call
     code = compile("def f(fk, chain):\n    return fk(chain, [0.0, float('nan')])\n",
                    _boundary._ROOT + "/_fake_module.py", "exec")
     ns = {}
     exec(code, ns)
     chain = models.planar_rr()
-    with pytest.raises(ValueError) as inside:
-        ns["f"](robodyn.fk_space, chain)
+    token = CALL.set(Call("a_reader_call", ("x",)))
+    try:
+        with pytest.raises(ValueError) as inside:
+            ns["f"](robodyn.fk_space, chain)
+    finally:
+        CALL.reset(token)
     with pytest.raises(ValueError) as outside:
         robodyn.fk_space(chain, [0.0, float("nan")])
+    with pytest.raises(ValueError) as no_call:
+        ns["f"](robodyn.fk_space, chain)
     assert "q[1]" in str(outside.value)           # the boundary's scan, with the place
     assert "q[1]" not in str(inside.value)        # fk_space's own check
+    assert "q[1]" in str(no_call.value)
 
 
 # --------------------------------------------------------------------------

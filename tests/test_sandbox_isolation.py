@@ -467,6 +467,8 @@ SCAN = r"""
 import binascii, gc, io, json, marshal, os, stat, sys, time, traceback, types
 FORBIDDEN = {what: binascii.unhexlify(h) for what, h in FORBIDDEN_HEX.items()}
 EXEMPT = binascii.unhexlify(EXEMPT_HEX)
+WHOLE = {f for what, f in FORBIDDEN.items() if what not in STEMS}   # whole paths, not stems
+PATH_CHARS = set(b"~/._-" b"0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
 hits, seen = [], {"files": 0, "bytes": 0, "pyc": 0, "code objects": 0, "skipped": 0}
 MAGIC = __import__("importlib.util").util.MAGIC_NUMBER
 
@@ -477,6 +479,8 @@ def check(where, data):
         data = data.replace(EXEMPT, b"")       # the installation's own binaries (documented)
     for what, f in FORBIDDEN.items():
         i = data.find(f)
+        while i > 0 and f in WHOLE and data[i - 1] in PATH_CHARS:
+            i = data.find(f, i + 1)            # the tail of another path ("~/work/main")
         if i >= 0 and sum(h[1] == what for h in hits) < 10:
             hits.append([where, what, data[max(0, i - 80):i + len(f) + 80].decode(
                 "utf-8", "replace")])
@@ -584,6 +588,11 @@ print(json.dumps({"hits": hits, "seen": seen}))
 """
 
 
+STEMS = {"the grader's scratch", "the fixture's folder", "the layers' cache", "pytest's folders"}
+"""The names of _host_paths that are the stems of folder names (found anywhere), not whole
+paths."""
+
+
 def _host_paths(work):
     """The host's paths a submission must not find: ``{what: path}``."""
     import pwd
@@ -615,7 +624,9 @@ def test_hostile_scan_finds_no_host_path(inside, user):
     ``co_filename`` and text constants, by ``marshal.loads``), ``/proc/<pid>/*`` of every
     process it sees, its environment, ``sys``, ``sysconfig``, ``site``, the installed
     distributions' ``direct_url.json`` and ``RECORD``, every loaded function's code and
-    the tracebacks of five errors: none of the host's paths appears. The one exception,
+    the tracebacks of five errors: none of the host's paths appears (a whole path counts where
+    no path character precedes it: "~/work/main" in git's release notes is not the checkout
+    /work/main). The one exception,
     documented in :mod:`robodyn.grading._neutral`: the binaries (files with a NUL byte) of
     a Python installation built in its own folder name that folder."""
     work = Path(tempfile.mkdtemp(prefix="robodyn-scan-", dir="/tmp"))
@@ -623,6 +634,7 @@ def test_hostile_scan_finds_no_host_path(inside, user):
         paths = _host_paths(work)
         exempt = jail._base() or ""
         code = (f"FORBIDDEN_HEX = {({k: v.encode().hex() for k, v in paths.items()})!r}\n"
+                f"STEMS = {sorted(STEMS)!r}\n"
                 f"EXEMPT_HEX = {exempt.encode().hex()!r}\n" + SCAN)
         out, err, rc = inside(code, user, memory_mb=2048)
         assert rc == 0, err[-3000:]

@@ -8,12 +8,15 @@ constructor of its public classes. It patches nothing outside robodyn: sympy, nu
 are never touched (text is refused by the scan below and by :mod:`robodyn._value_checks`, whose
 ``sympify`` calls are all ``strict=True``, before it could reach a parser).
 
-**Whose call is checked.** A call is *the reader's* when its caller's code is not robodyn's
-(one frame look-up): the reader's script or notebook, the reader's callback called back by
-robodyn (a controller given to ``simulate``, the function of ``stability.sweep``), a thread,
-a forked or Dask worker. Calls robodyn makes to itself pass straight through, and so do calls
-made by numpy/scipy (an integrator calling a right-hand side) on behalf of a reader's call
-under way. Callables that run the reader's code (``map_tasks``) are declared *open*: the
+**Whose call is checked.** A call made while no call is under way in its thread (the slot
+below is empty) is checked: the reader's script or notebook, a thread, a Dask worker, and
+robodyn's own code running outside any reader's call (a finalizer, a worker's task, an
+unpickled object made again). A call made while a reader's call is under way is the reader's
+when its caller's code is not robodyn's (one frame look-up, made only then): the reader's
+callback called back by robodyn (a controller given to ``simulate``, the function of
+``stability.sweep``) is checked; calls robodyn makes to itself pass straight through, and so
+do calls made by numpy/scipy (an integrator calling a right-hand side) on behalf of the
+reader's call. The common call, the reader's own, thus costs no frame look-up. Callables that run the reader's code (``map_tasks``) are declared *open*: the
 robodyn functions they call (the reader's ``func``) are the reader's calls too.
 
 **What a reader's call does.**
@@ -600,17 +603,20 @@ def _wrap(f, spec):
     name, call, kinds = spec.name, spec.call, bool(spec.kinds)
     nd, F64, isfinite, plain, slot, opaque = np.ndarray, _F64, math.isfinite, _plain, _CALL, \
         _OPAQUE
+    enabled = _ENABLED.get
 
     @functools.wraps(f)
     def sealed(*args, **kwargs):
         __tracebackhide__ = True    # plumbing: IPython and pytest leave it out of tracebacks
-        caller = _getframe(1).f_code.co_filename
-        if caller.startswith(_INSIDE):
-            if slot.value is not _OPEN:
-                return f(*args, **kwargs)       # robodyn calling itself
-        elif caller.startswith(_LIBRARIES) and slot.value is not None:
-            return f(*args, **kwargs)           # numpy/scipy inside a reader's call
-        if not _ENABLED.get():
+        outer = slot.value
+        if outer is not None:                   # a reader's call under way: who calls?
+            caller = _getframe(1).f_code.co_filename
+            if caller.startswith(_INSIDE):
+                if outer is not _OPEN:
+                    return f(*args, **kwargs)   # robodyn calling itself
+            elif caller.startswith(_LIBRARIES):
+                return f(*args, **kwargs)       # numpy/scipy inside the reader's call
+        if not enabled():
             return f(*args, **kwargs)           # with checks(False)
         if kwargs or not fast or not SHORT_PATH:
             return _reader_call(f, spec, args, kwargs)
@@ -626,7 +632,7 @@ def _wrap(f, spec):
                 return _reader_call(f, spec, args, kwargs)
         if kinds:
             _check_kinds(spec, name, args, kwargs)
-        outer, slot.value = slot.value, call
+        slot.value = call
         try:
             out = f(*args)
         except Exception as exc:

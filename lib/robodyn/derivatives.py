@@ -56,7 +56,7 @@ from . import _value_checks
 from .dynamics import _recursions as _dy
 from .dynamics._recursions import DEFAULT_GRAVITY, _ad6, _hat_np
 from .port_hamiltonian._vehicle import VehicleManipulator
-from .port_hamiltonian._rigid_body import check_pose     # the unsealed checker: errors carry our name
+from .port_hamiltonian._rigid_body import _check_pose as check_pose  # unsealed: errors carry our name
 
 __all__ = ["rnea_derivatives", "aba_derivatives", "linearized_dynamics",
            "vms_rnea_derivatives", "vms_aba_derivatives"]

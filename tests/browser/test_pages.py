@@ -12,6 +12,7 @@ asset, and works opened from disk.
 from __future__ import annotations
 
 import functools
+import html.parser
 import importlib.util
 import http.server
 import json
@@ -206,6 +207,10 @@ def test_page(server, browser, axe_script, page_path):
         assert page.locator("mjx-container").count() > 0, f"{page_path}: no typeset math"
     leftover = RAW_TEX.findall(visible_text_outside_math_and_code(page))
     assert not leftover, f"{page_path}: raw TeX left untypeset: {leftover[:5]}"
+    live = [tuple(d) for d in page.evaluate(LIVE_NUMBERS)]
+    assert live == built_numbers(page_path)[0], (
+        f"{page_path}: the browser shows other equation numbers than the built page: "
+        f"{sorted(set(live) ^ set(built_numbers(page_path)[0]))[:5]}")
 
     # figures: every image of the article has alt text that is not a file name
     alts = page.evaluate("() => [...document.querySelectorAll('article.bd-article img')]"
@@ -537,29 +542,77 @@ def test_offline_bundle_opens_from_disk(browser, tmp_path):
         assert not problems, f"{start} from disk:\n" + "\n".join(problems)
 
 
-def test_equation_numbers(server, browser):
+class _Numbers(html.parser.HTMLParser):
+    """The equation numbers of one built page: each labelled display's number (the text of
+    its ``.eqno`` without the header link's) and each {eq} link's text."""
+
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.displays, self.links = [], []
+        self._display = self._eqno = self._link = None
+        self._depth = 0
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        cls = (a.get("class") or "").split()
+        if tag == "div" and "math" in cls and (a.get("id") or "").startswith("equation-"):
+            self._display = [a["id"][9:], ""]
+        elif tag == "span" and "eqno" in cls and self._display is not None:
+            self._eqno = True
+        elif tag == "a" and self._eqno:
+            self._eqno = False                      # the header link: not the number
+        elif tag == "a" and "reference" in cls and "internal" in cls and \
+                "headerlink" not in cls and "#equation-" in (a.get("href") or ""):
+            self._link = [a["href"].split("#equation-")[1], ""]
+
+    def handle_data(self, data):
+        if self._eqno:
+            self._display[1] += data
+        if self._link is not None:
+            self._link[1] += data
+
+    def handle_endtag(self, tag):
+        if tag == "span" and self._eqno is not None:
+            self._eqno = None
+        elif tag == "div" and self._display is not None and self._eqno is None:
+            self.displays.append(tuple(self._display))
+            self._display = None
+        elif tag == "a" and self._link is not None:
+            self.links.append(tuple(self._link))
+            self._link = None
+
+
+@functools.lru_cache(maxsize=None)
+def built_numbers(page_path):
+    """``(displays, links)`` of a built page: ``[(label, number text)]`` and ``[(label, link
+    text)]``, read from its HTML as the build wrote it (test_page checks that the page in the
+    browser, after MathJax, shows the same numbers)."""
+    parser = _Numbers()
+    parser.feed((HTML / f"{page_path}.html").read_text(encoding="utf-8"))
+    return ([(label, text.strip()) for label, text in parser.displays],
+            [(label, text.strip()) for label, text in parser.links])
+
+
+LIVE_NUMBERS = """() => Array.from(document.querySelectorAll("div.math[id^='equation-']"), e => {
+    const n = e.querySelector('.eqno');
+    return [e.id.slice(9), n ? Array.from(n.childNodes).filter(c => c.nodeType === 3)
+        .map(c => c.textContent).join('').trim() : ''];
+})"""
+"""The displays' numbers as the browser shows them (without the header link's text)."""
+
+
+def test_equation_numbers():
     """Every labelled display shows the number its label gives (book/_ext/seed_numbers.py):
     a seed's own number -- (5.13), (UK 36), (PH 59) -- or, on a chapter page, the book's
-    part-chapter number (II.1.3); every {eq} link to it shows the same text. Read from the
-    rendered pages (after MathJax), and the handbook's (5.13) is checked by name."""
-    spec = importlib.util.spec_from_file_location(
-        "seed_numbers", ROOT / "book" / "_ext" / "seed_numbers.py")
-    seed_numbers = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(seed_numbers)
-    context = browser.new_context(viewport={"width": 1200, "height": 900})
-    page = context.new_page()
+    part-chapter number (II.1.3); every {eq} link to it shows the same text, across pages.
+    Read from the built pages; test_page checks that the browser shows the same numbers after
+    MathJax. The handbook's (5.13) is checked by name."""
+    seed_numbers = _load("seed_numbers", ROOT / "book" / "_ext" / "seed_numbers.py")
     shown, links, problems = {}, [], []
     for page_path in PAGES:
-        open_page(page, f"{server}/{page_path}.html")
-        displays = page.eval_on_selector_all(
-            "div.math[id^='equation-']",
-            "els => els.map(e => { const n = e.querySelector('.eqno'); return [e.id.slice(9), "
-            "n ? Array.from(n.childNodes).filter(c => c.nodeType === 3)"
-            ".map(c => c.textContent).join('') : '']; })")   # without the headerlink's text
-        labels = [label for label, _ in displays]
-        expected = seed_numbers.display_numbers(page_path, labels)
-        for label, eqno in displays:
-            text = eqno.strip()
+        displays, page_links = built_numbers(page_path)
+        expected = seed_numbers.display_numbers(page_path, [label for label, _ in displays])
+        for label, text in displays:
             shown[label] = text
             want = expected.get(label)
             if want is not None and text != f"({want})":
@@ -568,11 +621,9 @@ def test_equation_numbers(server, browser):
                     re.fullmatch(r"\(\d+\.\d+\)", text):
                 problems.append(f"{page_path}: display {label} shows {text!r}, which reads like "
                                 f"a handbook number")
-        links += [(page_path, label, text.strip()) for label, text in page.eval_on_selector_all(
-            "a.reference.internal[href*='#equation-']:not(.headerlink)",
-            "els => els.map(e => [e.getAttribute('href').split('#equation-')[1], e.textContent])")]
-    context.close()
+        links += [(page_path, label, text) for label, text in page_links]
     assert shown.get("hb-5-13") == "(5.13)", shown.get("hb-5-13")
+    assert len(shown) > 100 and len(links) > 100, (len(shown), len(links))
     for page_path, label, text in links:
         if label in shown and text != shown[label]:
             problems.append(f"{page_path}: a link to {label} reads {text!r}, the display "

@@ -22,7 +22,8 @@ import numpy as np
 import sympy as sp
 
 from .. import _value_checks
-from ._vehicle import RHS_POSE_TOL, _pose_of, check_pose
+from ._rigid_body import _check_pose as check_pose  # unsealed: errors carry the caller's name
+from ._vehicle import RHS_POSE_TOL, _pose_of
 
 POSE_TOL = 1e-6
 """How far from a rigid motion the pose of a state may be where the result depends on it
