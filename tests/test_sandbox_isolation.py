@@ -318,7 +318,11 @@ def test_kernel_memory_is_bounded_without_a_group(inside, user):
     assert got["processes"] <= jail.MAX_PROCESSES
     assert got["queued"] <= got["capacity"] <= bound
     assert got["pipes"] <= jail.MAX_PROCESSES * jail.OPEN_FILES
-    assert got["queued"] > bound // 4                  # the attack did fill what it could
+    # the attack did fill what it could: as root, with the uid of its own; as an ordinary
+    # user, with the processes it got (RLIMIT_NPROC counts every process of the uid, so a
+    # concurrent test's sandbox of the same user may hold some of them)
+    could = bound if user == "root" else got["processes"] * jail.OPEN_FILES * jail.PIPE_BYTES
+    assert got["processes"] >= 1 and got["queued"] > could // 4, (got, could)
 
 
 @pytest.mark.skipif(not AS_ROOT, reason="control groups are the root grader's")
@@ -628,11 +632,12 @@ def test_hostile_scan_finds_no_host_path(inside, user):
     no path character precedes it: "~/work/main" in git's release notes is not the checkout
     /work/main). The one exception,
     documented in :mod:`robodyn.grading._neutral`: the binaries (files with a NUL byte) of
-    a Python installation built in its own folder name that folder."""
+    a Python installation built in its own folder name that folder -- mounted only where the
+    system has no interpreter of the same version to run inside instead (``jail._twin``)."""
     work = Path(tempfile.mkdtemp(prefix="robodyn-scan-", dir="/tmp"))
     try:
         paths = _host_paths(work)
-        exempt = jail._base() or ""
+        exempt = jail._mounted_base() or ""       # none where the system's twin runs inside
         code = (f"FORBIDDEN_HEX = {({k: v.encode().hex() for k, v in paths.items()})!r}\n"
                 f"STEMS = {sorted(STEMS)!r}\n"
                 f"EXEMPT_HEX = {exempt.encode().hex()!r}\n" + SCAN)

@@ -16,8 +16,9 @@ when its caller's code is not robodyn's (one frame look-up, made only then): the
 callback called back by robodyn (a controller given to ``simulate``, the function of
 ``stability.sweep``) is checked; calls robodyn makes to itself pass straight through, and so
 do calls made by numpy/scipy (an integrator calling a right-hand side) on behalf of the
-reader's call. The common call, the reader's own, thus costs no frame look-up. Callables that run the reader's code (``map_tasks``) are declared *open*: the
-robodyn functions they call (the reader's ``func``) are the reader's calls too.
+reader's call. The common call, the reader's own, thus costs no frame look-up. Callables
+that run the reader's code (``map_tasks``) are declared *open*: the robodyn functions they call
+(the reader's ``func``) are the reader's calls too.
 
 **What a reader's call does.**
 

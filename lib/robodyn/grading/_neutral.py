@@ -24,7 +24,10 @@ folder as the run path of its interpreter and extension modules and as ``libpyth
 built-in prefix, and these cannot be rewritten safely -- the linker shares the tails of
 equal strings (in this ``libpython`` the version ``3.11.7`` *is* the tail of the prefix:
 rewriting the prefix blanked ``sys.version``). Those files name the installation's folder
-only; the system's Python, or a relocatable build, names none.
+only; the system's Python, or a relocatable build, names none. So for a virtual environment of
+such an installation the sandbox runs the system's interpreter of the same version
+(:func:`robodyn.grading.jail._twin`) and does not mount the installation at all; only where the
+system has none are those binaries seen inside.
 
 :mod:`robodyn.grading.jail` mounts the layer above the host folder in the same read-only
 overlay (``lowerdir=n<i>:h<i>:e``), so inside only the neutral copies are seen. Layers live

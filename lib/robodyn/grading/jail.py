@@ -21,7 +21,9 @@ submission's processes get:
   ``socketcall``, x32); a call the table does not know: ``ENOSYS``;
 * their own **user, PID, network, IPC, UTS and mount namespaces**; a file system of their
   own in which **no host path appears**: the system's ``/usr``, the Python installation at
-  ``/opt/python`` (``PYTHON_ROOT``), the virtual environment's packages at ``/opt/venv/lib``
+  ``/opt/python`` (``PYTHON_ROOT``; for a virtual environment of an installation built in
+  its own folder, such as pyenv's, the system's interpreter of the same version instead,
+  :func:`_twin`, whose binaries name no host folder), the virtual environment's packages at ``/opt/venv/lib``
   with a ``pyvenv.cfg`` of inside paths (``VENV_ROOT``; the files that name the checkout --
   an editable install's path hook, ``direct_url.json`` -- hidden under ``/dev/null``), the
   ``robodyn`` package alone at ``/opt/robodyn`` -- all **read-only**. Each folder is staged
@@ -354,9 +356,39 @@ def _base():
     return None if base == "/usr" or base.startswith("/usr/") else base
 
 
+def _twin():
+    """The system's interpreter of this Python's version, ``/usr/bin/pythonX.Y`` with its
+    standard library in ``/usr/lib/pythonX.Y``, when this Python is an installation built in
+    its own folder (pyenv's, in the user's home) and runs a virtual environment; else None.
+
+    Inside the sandbox the twin runs the virtual environment's packages (CPython keeps one
+    ABI per minor version, and one bytecode format). Its binaries name only ``/usr``, where
+    the installation's own interpreter and ``libpython`` carry the installation's folder --
+    a host path -- as their run path and built-in prefix, which cannot be rewritten safely
+    (:mod:`robodyn.grading._neutral`)."""
+    if _base() is None or not _in_venv():
+        return None
+    version = f"{sys.version_info[0]}.{sys.version_info[1]}"
+    exe = f"/usr/bin/python{version}"
+    stdlib = f"/usr/lib/python{version}"
+    if os.access(exe, os.X_OK) and os.path.isfile(os.path.join(stdlib, "os.py")) and \
+            os.path.isdir(os.path.join(stdlib, "lib-dynload")):
+        return exe
+    return None
+
+
+def _mounted_base():
+    """The installation's folder mounted at ``PYTHON_ROOT``: None when it is the system's or
+    when its system twin (:func:`_twin`) runs inside instead."""
+    return None if _twin() else _base()
+
+
 def _inside_exe():
-    """The interpreter's path inside: ``PYTHON_ROOT/<its place in the installation>`` (or
-    the system's own path)."""
+    """The interpreter's path inside: the system twin's, else ``PYTHON_ROOT/<its place in
+    the installation>`` (or the system's own path)."""
+    twin = _twin()
+    if twin:
+        return twin
     exe, base = os.path.realpath(sys.executable), _base()
     if base is None:
         return exe
@@ -379,7 +411,7 @@ def python_mounts():
     and the robodyn package at ``PACKAGE_ROOT/robodyn``."""
     import robodyn
     out = []
-    base = _base()
+    base = _mounted_base()
     if base is not None:
         out.append((base, PYTHON_ROOT))
     if _in_venv():
@@ -387,7 +419,7 @@ def python_mounts():
     package = os.path.dirname(os.path.realpath(robodyn.__file__))
     out.append((package, f"{PACKAGE_ROOT}/robodyn"))
     exe = os.path.realpath(sys.executable)
-    if base is None and not exe.startswith("/usr/"):
+    if _base() is None and not exe.startswith("/usr/"):
         out.append((exe, exe))                      # an interpreter outside any installation
     return out
 
@@ -423,7 +455,7 @@ def _layout():
     paths inside, the masked files, and ``LD_LIBRARY_PATH`` for an installation whose
     interpreter finds its ``libpython`` by an absolute run path."""
     args, data, env = [], {}, {}
-    base = _base()
+    base = _mounted_base()
     if _in_venv():
         args += ["--dir", f"{VENV_ROOT}/bin", "--symlink", _inside_exe(),
                  f"{VENV_ROOT}/bin/python"]
