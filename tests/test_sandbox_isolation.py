@@ -325,6 +325,37 @@ def test_kernel_memory_is_bounded_without_a_group(inside, user):
     assert got["processes"] >= 1 and got["queued"] > could // 4, (got, could)
 
 
+PRIORITY = r"""
+import json, os
+out = {"nice": os.getpriority(os.PRIO_PROCESS, 0)}
+for name, call in (("lower", lambda: os.setpriority(os.PRIO_PROCESS, 0, 0)),
+                   ("nice(-1)", lambda: os.nice(-1))):
+    try:
+        call()
+        out[name] = 0
+    except OSError as exc:
+        out[name] = exc.errno
+if os.fork() == 0:                                   # a child keeps it too
+    os._exit(os.getpriority(os.PRIO_PROCESS, 0))
+out["child"] = os.waitstatus_to_exitcode(os.wait()[1])
+out["after"] = os.getpriority(os.PRIO_PROCESS, 0)
+print(json.dumps(out))
+"""
+
+
+@pytest.mark.parametrize("user", USERS)
+def test_a_submission_runs_below_the_machine_and_cannot_rise(inside, user):
+    """Every process of a sandbox runs at niceness ``jail.NICE`` (a spinning submission
+    cannot starve the grader or the machine, with or without a control group), and can
+    neither lower it nor shed it in a child."""
+    out, err, rc = inside(PRIORITY, user)
+    assert rc == 0, err[-2000:]
+    got = json.loads(out.strip().splitlines()[-1])
+    assert got["nice"] == got["child"] == got["after"] == jail.NICE >= 10, got
+    assert got["lower"] in (errno.EACCES, errno.EPERM), got
+    assert got["nice(-1)"] in (errno.EACCES, errno.EPERM), got
+
+
 @pytest.mark.skipif(not AS_ROOT, reason="control groups are the root grader's")
 def test_kernel_buffers_are_charged_to_the_submission():
     """Where there is a group, the pipes a submission fills are charged to it as well: the

@@ -47,7 +47,8 @@ submission's processes get:
   tmpfs and the kernel's buffers it fills (pipes: measured in
   ``tests/test_sandbox_isolation.py``) together, a process count, CPU time of all its
   processes (the grader reads the group's CPU counter and ends it), at most one CPU and an
-  equal share of the machine's CPU beside the other submissions. Elsewhere the strongest
+  equal share of the machine's CPU beside the other submissions; everywhere a lower
+  scheduling priority (:data:`NICE`) than the grader's and the machine's. Elsewhere the strongest
   fallback: RLIMIT_NPROC (a fresh uid as root; the user's own count otherwise), the grader
   summing the CPU time and resident memory of every process of the sandbox,
   RLIMIT_AS/RLIMIT_CPU/RLIMIT_NOFILE per process, and the kernel's buffers bounded by
@@ -106,6 +107,12 @@ TMPFS_BYTES = 256 * 2**20
 """Size of the working folder's and /tmp's tmpfs."""
 SHM_BYTES = 64 * 2**20
 """Size of /dev/shm."""
+NICE = 10
+"""The scheduling niceness of every process of a sandbox (``setpriority``, before exec; a
+submission cannot lower it: that needs ``CAP_SYS_NICE``, and RLIMIT_NICE stays 0). Beside
+the grader and the rest of the machine (niceness 0) a submission gets about a tenth of a busy
+core, so spinning processes -- without a control group they are bounded only in number --
+cannot starve them; beside each other, submissions share alike."""
 MAX_PROCESSES = 32
 """Processes (and threads) a sandbox may run at a time."""
 OPEN_FILES = 32
@@ -811,6 +818,7 @@ class Launch:
         (as root) the drop to the dedicated uid, and no_new_privs."""
         if self.unit is not None:
             self.unit.enter()
+        os.setpriority(os.PRIO_PROCESS, 0, max(NICE, os.getpriority(os.PRIO_PROCESS, 0)))
         _private_mounts(self.staged, self.program)
         if self.rlimits is not None:          # after the mounts: the grader's descriptors
             self.rlimits()                    # are still open here (closed before exec)
