@@ -56,7 +56,7 @@ from . import _value_checks
 from .dynamics import _recursions as _dy
 from .dynamics._recursions import DEFAULT_GRAVITY, _ad6, _hat_np
 from .port_hamiltonian._vehicle import VehicleManipulator
-from .port_hamiltonian._rigid_body import _check_pose as check_pose  # unsealed: errors carry our name
+from .port_hamiltonian._rigid_body import _check_pose  # unsealed: errors carry our name
 
 __all__ = ["rnea_derivatives", "aba_derivatives", "linearized_dynamics",
            "vms_rnea_derivatives", "vms_aba_derivatives"]
@@ -153,7 +153,7 @@ def _base_gravity(vms, base_pose, gravity, fname):
         raise _value_checks.refusal(
             ValueError, f"{fname}: base_pose: needed when there is gravity (it acts along "
                         f"R^T g in the base frame), got None")
-    H = check_pose(base_pose, f"{fname}: base_pose")
+    H = _check_pose(base_pose, f"{fname}: base_pose")
     return np.ascontiguousarray(H[:3, :3].T @ g)
 
 
@@ -468,7 +468,7 @@ def vms_aba_derivatives(vms, q, v, qd, w, tau, base_pose=None, gravity=None):
     nb, n = vms.nb, vms.n
     M = vms.mass_matrix(q)
     Minv = _spd_inverse(M, fname)
-    H = None if gb is None else check_pose(base_pose, f"{fname}: base_pose")
+    H = None if gb is None else _check_pose(base_pose, f"{fname}: base_pose")
     with _value_checks.overflow_guard(fname):
         b = vms.inverse_dynamics(q, v, qd, np.zeros(nb), np.zeros(n), base_pose=H,
                                  gravity=gravity)

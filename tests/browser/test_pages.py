@@ -550,7 +550,6 @@ class _Numbers(html.parser.HTMLParser):
         super().__init__(convert_charrefs=True)
         self.displays, self.links = [], []
         self._display = self._eqno = self._link = None
-        self._depth = 0
 
     def handle_starttag(self, tag, attrs):
         a = dict(attrs)

@@ -19,26 +19,26 @@ submission's processes get:
   POSIX IPC, ``F_SETPIPE_SZ``: pipes hold at most :data:`PIPE_BOUND`, 64 MiB, through
   :data:`OPEN_FILES` × :data:`MAX_PROCESSES`); no other ABI (32-bit ``int 0x80`` with its
   ``socketcall``, x32); a call the table does not know: ``ENOSYS``;
-* their own **user, PID, network, IPC, UTS and mount namespaces**; a file system of their
-  own in which **no host path appears**: the system's ``/usr``, the Python installation at
-  ``/opt/python`` (``PYTHON_ROOT``; for a virtual environment of an installation built in
-  its own folder, such as pyenv's, the system's interpreter of the same version instead,
-  :func:`_twin`, whose binaries name no host folder), the virtual environment's packages at ``/opt/venv/lib``
-  with a ``pyvenv.cfg`` of inside paths (``VENV_ROOT``; the files that name the checkout --
-  an editable install's path hook, ``direct_url.json`` -- hidden under ``/dev/null``), the
-  ``robodyn`` package alone at ``/opt/robodyn`` -- all **read-only**. Each folder is staged
-  in a private mount namespace (:func:`_private_mounts`: as root, or inside a user namespace
-  of the grader's own) as a read-only overlay whose layer is named relative to its staging
-  folder, so ``/proc/self/mountinfo`` inside shows ``overlay ... lowerdir=h1:e``, not the
-  checkout; and the unprivileged user needs no access to the host folders (a Python, a
-  checkout or the venv's bwrap below a 0700 folder such as ``/root`` or a ``mktemp -d``).
-  Above each folder's layer lies a layer of **neutral copies** (``robodyn.grading._neutral``,
-  cached per state of the folder): every compiled module with its code objects'
-  ``co_filename`` naming the path inside, not the path it was compiled at, and every text
-  file that names a host folder (``_sysconfigdata``, ``Makefile``, scripts) rewritten.
-  A fresh ``/proc`` with ``/proc/sys`` and the rest **read-only**, a read-only ``/`` and
-  ``/dev``, and **sized** tmpfs for everything writable: ``/tmp``, ``/dev/shm`` and the
-  working folder ``/home/student`` (a private copy of that submission's notebook only);
+* their own **user, PID, network, IPC, UTS and mount namespaces**; a file system of their own in
+  which **no host path appears**: the system's ``/usr``, the Python installation at
+  ``/opt/python`` (``PYTHON_ROOT``; for a virtual environment of an installation built in its
+  own folder, such as pyenv's, the system's interpreter of the same version instead,
+  :func:`_twin`, whose binaries name no host folder), the virtual environment's packages at
+  ``/opt/venv/lib`` with a ``pyvenv.cfg`` of inside paths (``VENV_ROOT``; the files that name
+  the checkout -- an editable install's path hook, ``direct_url.json`` -- hidden under
+  ``/dev/null``), the ``robodyn`` package alone at ``/opt/robodyn`` -- all **read-only**. Each
+  folder is staged in a private mount namespace (:func:`_private_mounts`: as root, or inside a
+  user namespace of the grader's own) as a read-only overlay whose layer is named relative to
+  its staging folder, so ``/proc/self/mountinfo`` inside shows ``overlay ... lowerdir=h1:e``,
+  not the checkout; and the unprivileged user needs no access to the host folders (a Python, a
+  checkout or the venv's bwrap below a 0700 folder such as ``/root`` or a ``mktemp -d``). Above
+  each folder's layer lies a layer of **neutral copies** (``robodyn.grading._neutral``, cached
+  per state of the folder): every compiled module with its code objects' ``co_filename`` naming
+  the path inside, not the path it was compiled at, and every text file that names a host folder
+  (``_sysconfigdata``, ``Makefile``, scripts) rewritten. A fresh ``/proc`` with ``/proc/sys``
+  and the rest **read-only**, a read-only ``/`` and ``/dev``, and **sized** tmpfs for everything
+  writable: ``/tmp``, ``/dev/shm`` and the working folder ``/home/student`` (a private copy of
+  that submission's notebook only);
 * **no host paths** in descriptors or command lines either: bwrap reads its arguments from a
   file descriptor (``--args``) and shows ``bwrap`` as its name; standard error reaches the
   grader's file through a pipe; a **scrubbed environment** (``--clearenv``);
@@ -48,9 +48,9 @@ submission's processes get:
   ``tests/test_sandbox_isolation.py``) together, a process count, CPU time of all its
   processes (the grader reads the group's CPU counter and ends it), at most one CPU and an
   equal share of the machine's CPU beside the other submissions; everywhere a lower
-  scheduling priority (:data:`NICE`) than the grader's and the machine's. Elsewhere the strongest
-  fallback: RLIMIT_NPROC (a fresh uid as root; the user's own count otherwise), the grader
-  summing the CPU time and resident memory of every process of the sandbox,
+  scheduling priority (:data:`NICE`) than the grader's and the machine's. Elsewhere the
+  strongest fallback: RLIMIT_NPROC (a fresh uid as root; the user's own count otherwise), the
+  grader summing the CPU time and resident memory of every process of the sandbox,
   RLIMIT_AS/RLIMIT_CPU/RLIMIT_NOFILE per process, and the kernel's buffers bounded by
   construction (:data:`PIPE_BOUND`). :meth:`Unit.describe` says which is in
   force;

@@ -22,7 +22,7 @@ import numpy as np
 import sympy as sp
 
 from .. import _value_checks
-from ._rigid_body import _check_pose as check_pose  # unsealed: errors carry the caller's name
+from ._rigid_body import _check_pose  # unsealed: errors carry the caller's name
 from ._vehicle import RHS_POSE_TOL, _pose_of
 
 POSE_TOL = 1e-6
@@ -113,7 +113,7 @@ def velocities(form, nu, name):
 
 def base_pose(form, H, name):
     """The base pose of a state being built: a rigid motion in the form's subgroup."""
-    H = check_pose(H, name)
+    H = _check_pose(H, name)
     if not form.group.contains(H, POSE_TOL):
         raise _value_checks.error(name, f"a pose in the {form.group.name} base's subgroup",
                             "a rigid motion outside it", "for a planar base: a rotation about "
@@ -122,7 +122,7 @@ def base_pose(form, H, name):
 
 
 def optional_pose(form, H, name):
-    return None if H is None else check_pose(H, name)
+    return None if H is None else _check_pose(H, name)
 
 
 def state(form, x, name):
@@ -165,7 +165,7 @@ def pose_part(x, name, tol):
               abs(a * c + d * f + g * i), abs(b * c + e * f + h * i),
               abs(a * (e * i - f * h) - b * (d * i - f * g) + c * (d * h - e * g) - 1))
     if not err <= tol:
-        check_pose(_pose_of(x), f"{name}[:12] (the base pose)", tol=tol)
+        _check_pose(_pose_of(x), f"{name}[:12] (the base pose)", tol=tol)
     return x
 
 
