@@ -40,14 +40,23 @@ def notebooks(toc):
     return [root / f"{f}.ipynb" for f in toc_files(toc) if (root / f"{f}.ipynb").exists()]
 
 
-def execute(path, timeout):
-    """One notebook executed as myst-nb's cache mode would: (path, notebook, seconds, error)."""
+def execute(path, timeout, attempts=2):
+    """One notebook executed as myst-nb's cache mode would: (path, notebook, seconds, error).
+    A kernel that dies before it answers (two kernels started at once on a loaded machine: seen
+    once in a fresh clone) is started again, once; if it fails again, the error is returned
+    like a cell's, and the book build runs the notebook itself."""
     from jupyter_cache.executors.utils import single_nb_execution
-    nb = nbformat.read(path, as_version=4)
-    result = single_nb_execution(nb, cwd=str(path.parent.resolve()), timeout=timeout,
-                                 allow_errors=False, meta_override=True)
-    error = None if result.err is None else f"{type(result.err).__name__}: {result.err}"
-    return path, nb, result.time, error
+    for attempt in range(attempts):
+        nb = nbformat.read(path, as_version=4)
+        try:
+            result = single_nb_execution(nb, cwd=str(path.parent.resolve()), timeout=timeout,
+                                         allow_errors=False, meta_override=True)
+        except RuntimeError as exc:             # the kernel did not start
+            if attempt + 1 < attempts:
+                continue
+            return path, nb, 0.0, f"{type(exc).__name__}: {exc}"
+        error = None if result.err is None else f"{type(result.err).__name__}: {result.err}"
+        return path, nb, result.time, error
 
 
 def main(toc=Path("_toc.yml"), config=Path("_config.yml")):
