@@ -6,7 +6,7 @@ import pytest
 import sympy as sp
 
 import robodyn
-from robodyn import _boundary, models, rigid_motion, viz  # noqa: F401 -- viz is sealed too
+from robodyn import _boundary, _value_checks, models, rigid_motion, viz  # noqa: F401 -- sealed
 
 
 def test_text_nested_anywhere_is_refused_with_its_place():
@@ -276,7 +276,6 @@ def test_declared_kinds_are_checked_at_the_call():
     """The hook of issue 37: a parameter annotated with a robodyn.kinds.Kind (a string under
     ``from __future__ import annotations``, resolved once at seal time) is checked by it before
     the function runs; ``Kind | None`` lets None pass; a default is not checked."""
-    from robodyn import _value_checks
     from robodyn.kinds import Kind
     calls = []
 
@@ -420,3 +419,85 @@ def test_the_short_path_answers_as_the_full_scan(args):
     finally:
         _boundary.SHORT_PATH = True
     assert short == full
+
+
+def _toy_pair():
+    """``take(x)``, which returns 0, and ``give(size, k, i)``, which returns a float64 array of
+    ``size`` halves with ``VALUES[i]`` at flat position ``k`` -- both sealed as a robodyn
+    module's."""
+    def take(x):
+        return 0
+
+    def give(size, k, i):
+        out = np.full(size, 0.5)
+        out[k] = VALUES[i]
+        return out.reshape(-1, 2) if size % 2 == 0 else out
+
+    take.__module__ = give.__module__ = "robodyn.toy"
+    ns = {"take": take, "give": give, "__name__": "robodyn.toy", "__all__": ["take", "give"]}
+    _boundary.seal(ns)
+    return ns["take"], ns["give"]
+
+
+NONFINITE = (np.inf, -np.inf, np.nan, -np.nan, np.float64(np.nan) * -1)
+EXTREME = (1e308, -1.7976931348623157e308, 2.0**1009, 5e-324, -0.0, 1e303)
+"""Finite numbers at the edges of float64: huge (the short tests cannot clear the ones of
+magnitude at least 2**1009 and hand them to the exact test), subnormal and negative zero."""
+VALUES = NONFINITE + EXTREME
+
+
+def _layouts(a):
+    """``a`` as given, in Fortran order, and as a strided view of a larger array."""
+    wide = np.zeros(2 * a.size)
+    wide[::2] = a.ravel()
+    return a, np.asfortranarray(a.reshape(-1, 1) if a.ndim == 1 else a), wide[::2]
+
+
+@pytest.mark.parametrize("size", [1, 2, 3, 6, 16, 36, 48, 49])
+def test_the_short_path_misses_no_nonfinite_entry_and_refuses_no_finite_one(size):
+    """Every non-finite value at every place of a float64 argument or result, in every layout,
+    is refused; every finite extreme passes unchanged (the short path's byte test clears most
+    arrays at once and hands the rest to the exact test)."""
+    take, give = _toy_pair()
+    for k in range(size):
+        for i, bad in enumerate(NONFINITE):
+            a = np.full(size, 0.5)
+            a[k] = bad
+            for x in _layouts(a):
+                with pytest.raises(robodyn.ArgumentError, match=r"^take: x: expected finite"):
+                    take(x)
+            with pytest.raises(robodyn.ResultError, match=r"^give: result: expected finite"):
+                give(size, k, i)
+        for i, edge in enumerate(EXTREME, len(NONFINITE)):
+            a = np.full(size, 0.5)
+            a[k] = edge
+            for x in _layouts(a):
+                assert take(x) == 0
+            assert give(size, k, i).ravel()[k] == edge
+
+
+def test_the_short_byte_test_never_clears_a_nonfinite_number():
+    """``short_finite`` on every kind of bit pattern: random doubles (NaN payloads included),
+    all-ones exponents with random mantissas and signs, and arrays of big-endian bytes: where
+    it says "finite", numpy's ``isfinite`` agrees; every finite number below 2**1009 in
+    magnitude is cleared."""
+    rng = np.random.default_rng(37)
+    bits = rng.integers(0, 2**64, size=(20000, 3), dtype=np.uint64)
+    special = bits | np.uint64(0x7FF0_0000_0000_0000)           # exponent all ones
+    for rows in (bits.view(np.float64), special.view(np.float64)):
+        for a in rows:
+            if _value_checks.short_finite(a):
+                assert np.isfinite(a).all(), a.view(np.uint64)
+    small = rng.uniform(-1, 1, size=(2000, 5)) * 2.0 ** rng.integers(-1074, 1009, size=(2000, 5))
+    assert all(_value_checks.short_finite(a) for a in small)
+    assert not _value_checks.short_finite(np.full(3, 2.0**1009))
+
+
+def test_a_big_endian_array_takes_the_exact_test():
+    """A float64 array of the other byte order is not the native dtype: the short path leaves
+    it to the full scan, which refuses its NaN and passes its finite numbers."""
+    other = ">f8" if np.little_endian else "<f8"
+    take, _ = _toy_pair()
+    assert take(np.array([0.5, 1e308, -2.0], dtype=other)) == 0
+    with pytest.raises(robodyn.ArgumentError, match=r"^take: x: expected finite"):
+        take(np.array([0.5, np.nan, -2.0], dtype=other))

@@ -44,6 +44,10 @@ A plain function called with positional arguments that are plainly finite number
 arrays of up to 48 entries, floats, short lists of numbers) or objects the scan passes (chains,
 forms) takes a short path that makes the same checks without the scan's dispatch: the
 per-call cost of the boundary on ``exp_so3`` and ``fk_space`` (``bench/bench_checks.py``).
+There, a native float64 array, argument or result, is cleared by one byte of each number
+(:func:`robodyn._value_checks.short_finite`: no NaN or infinity has a byte of sign and high
+exponent bits other than 0x7F or 0xFF); an array it cannot clear goes to the exact tests. The
+slot is read once per call (a thread-local one-item list), then set and restored in place.
 
 ``with robodyn.checks(False): ...`` skips steps 1, 2 and 4 in a hot loop (a context variable,
 like ``np.errstate``; threads and workers start with the checks on). Constructors and methods
@@ -296,10 +300,14 @@ def _scan_items(items, text, infinite, depth, budget, labels=None):
     return found
 
 
+_F64 = np.dtype(np.float64)
+
 def _all_finite(a, _isfinite=math.isfinite):
     """Whether every entry of a float array is finite (small arrays in plain Python: a third of
     numpy's per-call cost, which is what a reader's call of a few small arrays pays)."""
-    if a.size <= 48:
+    if a.size <= _value_checks.SHORT_SIZE:
+        if a.dtype is _F64 and _value_checks.short_finite(a):
+            return True
         xs = (a if a.ndim == 1 else a.ravel()).tolist()
         return _isfinite(sum(xs)) or all(map(_isfinite, xs))   # a finite sum: all finite
     return bool(np.isfinite(a).all())
@@ -546,8 +554,8 @@ def _reader_call(f, spec, args, kwargs):
         call = Call(name, spec.names + tuple(kwargs), not infinite)  # options passed on too
     else:
         call = spec.call                # the common case: one immutable record per callable
-    slot = _CALL
-    outer, slot.value = slot.value, call
+    cell = _CALL.cell
+    outer, cell[0] = cell[0], call
     try:
         out = f(*args, **kwargs)
     except Exception as exc:
@@ -556,7 +564,7 @@ def _reader_call(f, spec, args, kwargs):
             raise
         raise new from exc          # the original, with its frames, is the cause
     finally:
-        slot.value = outer
+        cell[0] = outer
     if not (infinite or spec.nonfinite_result) and _nonfinite(out):
         raise _bad_result(name, out)
     return out
@@ -570,7 +578,7 @@ def _plain(v, _isfinite=math.isfinite):
     if t is np.ndarray:
         k = v.dtype.kind
         if k == "f":
-            if v.size > 48:
+            if v.size > _value_checks.SHORT_SIZE:
                 return bool(np.isfinite(v).all())
             return _isfinite(sum(v.ravel().tolist()))   # NaN, inf or an overflowing sum: scan
         return k in "iu"
@@ -591,25 +599,26 @@ SHORT_PATH = True
 off to watch every reader's call go through :func:`_check_arguments`)."""
 
 _NUMBERS = frozenset({float, int})
-_F64 = np.dtype(np.float64)
 
 
 def _wrap(f, spec):
     # The common case -- a plain function called with positional arguments that are plainly
     # finite numbers or opaque objects -- takes the short path below: the same checks, in the
-    # same order, as _reader_call, decided without the generic scan's dispatch (a finite float64
-    # array of up to 48 entries: one Python sum of its entries; a finite sum means finite entries).
+    # same order, as _reader_call, decided without the generic scan's dispatch (a native
+    # float64 array of up to SHORT_SIZE entries: the byte test of _value_checks.short_finite,
+    # inline; an array it cannot clear goes to the exact tests).
     fast = spec.member is None and not spec.open and not spec.method
     checked = not spec.nonfinite_result
     name, call, kinds = spec.name, spec.call, bool(spec.kinds)
-    nd, F64, isfinite, plain, slot, opaque = np.ndarray, _F64, math.isfinite, _plain, _CALL, \
-        _OPAQUE
+    nd, F64, plain, slot, opaque = np.ndarray, _F64, _plain, _CALL, _OPAQUE
+    short, top = _value_checks.SHORT_SIZE, _value_checks.TOP
     enabled = _ENABLED.get
 
     @functools.wraps(f)
     def sealed(*args, **kwargs):
         __tracebackhide__ = True    # plumbing: IPython and pytest leave it out of tracebacks
-        outer = slot.value
+        cell = slot.cell                        # this thread's: one thread-local look-up
+        outer = cell[0]
         if outer is not None:                   # a reader's call under way: who calls?
             caller = _getframe(1).f_code.co_filename
             if caller.startswith(_INSIDE):
@@ -624,16 +633,17 @@ def _wrap(f, spec):
         for v in args:
             t = type(v)
             if t is nd:
-                if v.dtype is F64 and v.size <= 48 and isfinite(
-                        sum(v.tolist() if v.ndim == 1 else v.ravel().tolist())):
-                    continue
+                if v.dtype is F64 and v.size <= short:
+                    s = v.tobytes()[top::8]
+                    if 127 not in s and 255 not in s:
+                        continue                # finite: see short_finite
             elif t in opaque:
                 continue                        # a chain, a form, None, an int
             if not plain(v):
                 return _reader_call(f, spec, args, kwargs)
         if kinds:
             _check_kinds(spec, name, args, kwargs)
-        slot.value = call
+        cell[0] = call
         try:
             out = f(*args)
         except Exception as exc:
@@ -642,10 +652,11 @@ def _wrap(f, spec):
                 raise
             raise new from exc      # the original, with its frames, is the cause
         finally:
-            slot.value = outer
+            cell[0] = outer
         if checked:
-            if type(out) is nd and out.dtype is F64 and out.size <= 48:
-                if isfinite(sum(out.ravel().tolist())):
+            if type(out) is nd and out.dtype is F64 and out.size <= short:
+                s = out.tobytes()[top::8]
+                if 127 not in s and 255 not in s:
                     return out
             if _nonfinite(out):
                 raise _bad_result(name, out)

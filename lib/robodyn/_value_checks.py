@@ -51,6 +51,7 @@ from __future__ import annotations
 
 import contextlib
 import numbers
+import sys
 
 import numpy as np
 import sympy as sp
@@ -289,6 +290,35 @@ def _sympy_numbers(x):
     return out
 
 
+F64 = np.dtype(np.float64)
+SHORT_SIZE = 48
+"""The largest array that :func:`short_finite` reads (and the boundary's short path scans);
+a larger one goes to numpy's ``isfinite``."""
+
+TOP = 7 if sys.byteorder == "little" else 0
+"""Where the byte holding a native float64's sign and its seven highest exponent bits sits in
+its eight."""
+
+
+def short_finite(v, top=TOP):
+    """Whether a native float64 array of at most :data:`SHORT_SIZE` entries is plainly finite,
+    read from the bytes of its numbers: a double is NaN or infinite only when all 11 bits of
+    its exponent are ones, so its byte of sign and seven highest exponent bits is then 0x7F or
+    0xFF. No entry has such a byte: all are finite. One has: it is NaN, infinite, or of
+    magnitude at least 2**1009 (about 5e303), and the caller decides by the exact test. Two
+    byte searches over one byte per entry (``tobytes`` copies in C order, whatever the shape or
+    strides): a fifth of ``np.isfinite(v).all()``; the boundary's short path does the same
+    inline.
+
+    >>> short_finite(np.array([[0.0, -0.0], [5e-324, -1e303]]))
+    True
+    >>> [short_finite(np.array([1.0, x])) for x in (np.inf, -np.inf, np.nan, -np.nan, 1e308)]
+    [False, False, False, False, False]
+    """
+    s = v.tobytes()[top::8]
+    return 127 not in s and 255 not in s
+
+
 def _fast(x):
     """``x`` as an ndarray when it plainly is real numbers (a plain real ndarray, or a list or
     tuple that numpy reads as one), else None: the cheap path of every check. Sympy objects,
@@ -380,6 +410,8 @@ def finite(a: np.ndarray, name: str) -> np.ndarray:
     robodyn.errors.ArgumentError: f: x: expected finite numbers, got NaN or infinity at positions [[1]]
     """
     a = np.asarray(a)
+    if a.dtype is F64 and a.size <= SHORT_SIZE and short_finite(a):
+        return a
     if a.dtype.kind not in "iuf":
         _refuse_kind(a, a, name, None)
     if not np.isfinite(a).all():

@@ -77,26 +77,40 @@ class _CallSlot(threading.local):
     ``contextvars.ContextVar``: setting one of those on every call of the reader makes the
     numpy calls that follow measurably slower (numpy reads its own context variable on each
     ufunc call, and every ``set`` invalidates the lookups' cache) -- 2 µs on ``fk_space``.
+    The value lives in ``cell``, a one-item list of this thread's own: the boundary reads the
+    thread-local ``cell`` once per call and then reads, sets and restores the value with list
+    operations (each access of a thread-local attribute looks up this thread's dictionary).
     A new thread starts with None, a forked worker with its parent's value.
 
     >>> slot = _CallSlot()
     >>> token = slot.set("f")
-    >>> slot.get(), slot.reset(token), slot.get()
-    ('f', None, None)
+    >>> slot.get(), slot.cell[0], slot.reset(token), slot.get()
+    ('f', 'f', None, None)
     """
 
-    value = None
+    def __init__(self):
+        self.cell = [None]              # run once in each thread, on its first access
 
     def get(self):
-        return self.value
+        return self.cell[0]
 
     def set(self, value):
-        token = (self.value,)
-        self.value = value
+        cell = self.cell
+        token = (cell[0],)
+        cell[0] = value
         return token
 
     def reset(self, token):
-        self.value = token[0]
+        self.cell[0] = token[0]
+
+    @property
+    def value(self):
+        """The call under way (``get()``), as an attribute."""
+        return self.cell[0]
+
+    @value.setter
+    def value(self, value):
+        self.cell[0] = value
 
 
 CALL = _CallSlot()
