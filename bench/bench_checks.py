@@ -53,15 +53,14 @@ they would be checked as calls of their own, and the bare figure would hold chec
 
 
 def _run(fn, number, under_way=False):
-    if under_way:
-        CALL.value = UNDER_WAY
+    token = CALL.set(UNDER_WAY if under_way else None)
     try:
         t = time.perf_counter()
         for _ in range(number):
             fn()
         return (time.perf_counter() - t) / number
     finally:
-        CALL.value = None
+        CALL.reset(token)
 
 
 def paired(a, b, rounds=ROUNDS, number=NUMBER, bare=False):

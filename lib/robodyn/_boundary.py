@@ -300,13 +300,11 @@ def _scan_items(items, text, infinite, depth, budget, labels=None):
     return found
 
 
-_F64 = np.dtype(np.float64)
-
 def _all_finite(a, _isfinite=math.isfinite):
     """Whether every entry of a float array is finite (small arrays in plain Python: a third of
     numpy's per-call cost, which is what a reader's call of a few small arrays pays)."""
     if a.size <= _value_checks.SHORT_SIZE:
-        if a.dtype is _F64 and _value_checks.short_finite(a):
+        if a.dtype is _value_checks.F64 and _value_checks.short_finite(a):
             return True
         xs = (a if a.ndim == 1 else a.ravel()).tolist()
         return _isfinite(sum(xs)) or all(map(_isfinite, xs))   # a finite sum: all finite
@@ -610,7 +608,7 @@ def _wrap(f, spec):
     fast = spec.member is None and not spec.open and not spec.method
     checked = not spec.nonfinite_result
     name, call, kinds = spec.name, spec.call, bool(spec.kinds)
-    nd, F64, plain, slot, opaque = np.ndarray, _F64, _plain, _CALL, _OPAQUE
+    nd, F64, plain, slot, opaque = np.ndarray, _value_checks.F64, _plain, _CALL, _OPAQUE
     short, top = _value_checks.SHORT_SIZE, _value_checks.TOP
     enabled = _ENABLED.get
 

@@ -103,15 +103,6 @@ class _CallSlot(threading.local):
     def reset(self, token):
         self.cell[0] = token[0]
 
-    @property
-    def value(self):
-        """The call under way (``get()``), as an attribute."""
-        return self.cell[0]
-
-    @value.setter
-    def value(self, value):
-        self.cell[0] = value
-
 
 CALL = _CallSlot()
 """The reader's call under way in this thread (a :class:`Call`), or None."""
