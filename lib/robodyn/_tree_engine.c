@@ -351,10 +351,13 @@ static void crba(const Tree *t, const double *q, double *work, double *M)
 /* solve the 6x6 SPD system A x = b by Cholesky (A overwritten); 0 ok */
 static int solve6(double *A, double *b)
 {
+    double tiny = 0.0;                   /* a pivot at most 6 eps max A_jj: A is singular */
+    for (int j = 0; j < 6; j++) tiny = A[6 * j + j] > tiny ? A[6 * j + j] : tiny;
+    tiny *= 6 * 2.220446049250313e-16;
     for (int j = 0; j < 6; j++) {
         double d = A[6 * j + j];
         for (int k = 0; k < j; k++) d -= A[6 * j + k] * A[6 * j + k];
-        if (!(d > 0.0)) return -1;
+        if (!(d > tiny)) return -1;
         d = sqrt(d);
         A[6 * j + j] = d;
         for (int i = j + 1; i < 6; i++) {
@@ -381,7 +384,7 @@ static int aba(const Tree *t, const double *q, const double *qd, const double *t
     const int n = t->n, off = t->floating ? 6 : 0;
     double *X = work, *V = X + 12 * n, *C = V + 6 * (n + 1), *IA = C + 6 * n;
     double *PA = IA + 36 * (n + 1), *U = PA + 6 * (n + 1), *D = U + 6 * n, *u = D + n;
-    double *A = u + n, h[6];
+    double *A = u + n, h[6], dmin = INFINITY, dmax = 0.0;
     transforms(t, q, X);
     memcpy(IA, t->inertia, 36 * (n + 1) * sizeof(double));
     if (t->floating) {
@@ -411,6 +414,8 @@ static int aba(const Tree *t, const double *q, const double *qd, const double *t
             Ui[r] = Ii[6 * r + k0] * a[0] + Ii[6 * r + k0 + 1] * a[1] + Ii[6 * r + k0 + 2] * a[2];
         D[i] = screw_dot(t, i, Ui);
         if (!(D[i] > 0.0)) return -1;
+        dmin = D[i] < dmin ? D[i] : dmin;
+        dmax = D[i] > dmax ? D[i] : dmax;
         u[i] = tau[off + i] - screw_dot(t, i, pi);
         double Ia[36], pa[6], fp[6], w = u[i] / D[i];
         for (int r = 0; r < 6; r++)
@@ -423,6 +428,7 @@ static int aba(const Tree *t, const double *q, const double *qd, const double *t
         force_out(R, p, pa, fp);
         for (int k = 0; k < 6; k++) PA[6 * par + k] += fp[k];
     }
+    if (!(dmin > 1e-14 * dmax)) return -1;   /* M singular: robodyn.trees._singular says so */
     double ag[6];
     base_gravity(t->floating ? Hb : NULL, g, ag);
     if (t->floating) {
@@ -631,10 +637,13 @@ static void rnea_derivatives(const Tree *t, const double *q, const double *nu,
  * Cholesky; -1 if A is not positive definite */
 static int spd_inverse(int m, double *A, double *Ainv)
 {
+    double tiny = 0.0;                   /* a pivot at most m eps max A_jj: A is singular */
+    for (int j = 0; j < m; j++) tiny = A[m * j + j] > tiny ? A[m * j + j] : tiny;
+    tiny *= m * 2.220446049250313e-16;
     for (int j = 0; j < m; j++) {
         double d = A[m * j + j];
         for (int k = 0; k < j; k++) d -= A[m * j + k] * A[m * j + k];
-        if (!(d > 0.0)) return -1;
+        if (!(d > tiny)) return -1;
         d = sqrt(d);
         A[m * j + j] = d;
         for (int i = j + 1; i < m; i++) {

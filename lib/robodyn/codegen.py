@@ -12,7 +12,9 @@ numpy arrays; or, in one call, a batch: every argument of shape (B, n) (the same
 shapes and that every entry is finite, and raises ``ValueError`` naming the function, the
 argument, what was expected and what came. ``forward_dynamics``
 solves :math:`M\ddot q = \tau - C\dot q - G` by a Cholesky factorization written out for this n
-and raises ``numpy.linalg.LinAlgError`` if M(q) is not positive definite.
+and raises ``numpy.linalg.LinAlgError`` if M(q) is singular or not positive definite at the
+state (a pivot of the factorization at most :math:`n\,\epsilon\max_iM_{ii}`: the rest is
+rounding, and the answer would be a huge wrong number).
 
 The cache heals itself: each module file is checked against the size and SHA-256 recorded when
 it was built *before* it is loaded (a truncated shared object would otherwise kill the process
@@ -48,13 +50,13 @@ import sympy as sp
 from sympy.core.function import AppliedUndef
 from sympy.printing.c import C99CodePrinter
 
-from . import _value_checks
+from . import _meaning_checks, _value_checks
 from .kinds import Metric
 from .errors import RobodynError
 
 __all__ = ["compile_equations", "compiled_module", "CompileError", "cache_dir"]
 
-_CODEGEN_VERSION = "6"          # bump when the C template changes
+_CODEGEN_VERSION = "7"          # bump when the C template changes
 
 
 class CompileError(RobodynError, RuntimeError):
@@ -424,16 +426,19 @@ static PyObject *py_tau(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 static PyObject *linalg_error;
 
 /* x = M^-1 (tau - h) of one state by Cholesky M = L L^T (in place, lower triangle) and two
- * triangular solves; returns -1, or the failing pivot j (its value in *dj). */
+ * triangular solves; returns -1, or the failing pivot j (its value in *dj, the bound in
+ * *tiny): a pivot at most N eps max M_ii is rounding, M singular at this state. */
 static int solve_one(const double *q, const double *qd, const double *tau, double *x,
-                     double *dj)
+                     double *dj, double *tiny)
 {{
-    double L[N * N], h[N], y[N];
+    double L[N * N], h[N], y[N], big = 0.0;
     mass_and_bias(q, qd, L, h);
+    for (int j = 0; j < N; j++) big = L[j * N + j] > big ? L[j * N + j] : big;
+    *tiny = N * 2.220446049250313e-16 * big;
     for (int j = 0; j < N; j++) {{
         double d = L[j * N + j];
         for (int k = 0; k < j; k++) d -= L[j * N + k] * L[j * N + k];
-        if (!(d > 0.0)) {{
+        if (!(d > *tiny)) {{
             *dj = d;
             return j;
         }}
@@ -467,17 +472,17 @@ static PyObject *py_forward_dynamics(PyObject *self, PyObject *const *args, Py_s
     if (out) {{
         double *x = (double *)PyArray_DATA((PyArrayObject *)out);
         for (npy_intp r = 0; r < ROWS(b); r++) {{
-            double d;
-            int j = solve_one(D(a[0]) + r * N, D(a[1]) + r * N, D(a[2]) + r * N, x + r * N, &d);
+            double d, tiny;
+            int j = solve_one(D(a[0]) + r * N, D(a[1]) + r * N, D(a[2]) + r * N, x + r * N, &d,
+                              &tiny);
             if (j >= 0) {{
-                char msg[200];
-                if (b < 0)
-                    snprintf(msg, sizeof msg, "forward_dynamics: M(q) is not positive definite "
-                             "(pivot %d of the Cholesky factorization is %g)", j, d);
-                else
-                    snprintf(msg, sizeof msg, "forward_dynamics: M(q) of state %zd of the batch "
-                             "is not positive definite (pivot %d of the Cholesky "
-                             "factorization is %g)", (Py_ssize_t)r, j, d);
+                char msg[320], at[64] = "";
+                if (b >= 0)
+                    snprintf(at, sizeof at, " of state %zd of the batch", (Py_ssize_t)r);
+                snprintf(msg, sizeof msg, "forward_dynamics: M(q)%s: expected a positive "
+                         "definite mass matrix, got one that is singular or not positive "
+                         "definite at this state (pivot %d of its Cholesky factorization is "
+                         "%g, at most n eps max M_ii = %g)", at, j, d, tiny);
                 PyErr_SetString(linalg_error, msg);
                 Py_DECREF(out);
                 out = NULL;
@@ -749,9 +754,9 @@ def compile_equations(M: Metric, C, G, q, qd):
     q, qd : lists of n Symbols
 
     Raises :class:`CompileError` if the C code cannot be built here; ValueError for free
-    symbols other than q and qd, for a symbol repeated in q or qd or shared between them (the
-    code would read the wrong variable), and for complex or non-finite constants (C cannot
-    hold them); TypeError for entries that are not symbols.
+    symbols other than q and qd, for velocities in M or G, for a symbol repeated in q or qd or
+    shared between them (the code would read the wrong variable), and for complex or
+    non-finite constants (C cannot hold them); TypeError for entries that are not symbols.
 
     Examples
     --------
@@ -774,6 +779,10 @@ def compile_equations(M: Metric, C, G, q, qd):
     robodyn.errors.ArgumentError: compile_equations: qd: expected symbols different from those of q, got q1 in both (a velocity needs its own symbol, or the code reads the wrong variable)
     """
     M, C, G, q, qd = _check_equations(M, C, G, q, qd)
+    for what, e in (("M", M), ("G", G)):            # C(q, qd) alone reads the velocities
+        _meaning_checks.independent_of(e, qd, f"compile_equations: {what}",
+                                       f"{what}(q) is a function of q only; a velocity term "
+                                       f"belongs in C(q, qd) qd")
     for what, e in (("M", M), ("C", C), ("G", G)):
         free = e.free_symbols - set(q) - set(qd)
         if free:

@@ -37,8 +37,9 @@ about an axis through the frame's origin, which keeps the transforms sparse).
 
 The compiled module's ``forward_dynamics(q, qd, tau)`` and ``tau(q, qd, qdd)`` take 1-D arrays
 of length n, or a batch (all (B, n)), with the argument checks, the cache and the error
-messages of :func:`robodyn.codegen.compile_equations`; a non-positive articulated inertia
-:math:`D_i` (M not positive definite) raises ``numpy.linalg.LinAlgError``.
+messages of :func:`robodyn.codegen.compile_equations`; an articulated inertia :math:`D_i` that
+is not positive, or at most 1e-14 of the largest (M singular or not positive definite at the
+state), raises ``numpy.linalg.LinAlgError``.
 """
 from __future__ import annotations
 
@@ -351,11 +352,18 @@ def _plain(name):
     return "".join(ch if ch.isalnum() or ch in "_-. " else "?" for ch in str(name))
 
 
-def _inverse_pivot(e, i, D):
+_PIVOT_TOL = 1e-14
+"""A pivot D_i at most this share of the largest is rounding: M is singular at the state (the
+test of :func:`robodyn.trees.aba` and :func:`robodyn.dynamics.forward_dynamics`)."""
+
+
+def _inverse_pivot(e, i, D, pivots):
     """1/D_i as a polynomial, after the C test that D_i > 0 (a constant D_i, a leaf's, is
-    tested here: a non-positive one makes k_fd report body i at once)."""
+    tested here: a non-positive one makes k_fd report body i at once); D_i's C text is
+    appended to ``pivots`` for :func:`_pivot_test`."""
     if all(not m for m in D):
         d = D.get((), 0.0)
+        pivots.append((i, repr(d)))
         if d > 0:
             return _const(1.0 / d)
         e.say(f"    *pivot = {d!r}; return {i};")
@@ -363,12 +371,24 @@ def _inverse_pivot(e, i, D):
     e.say(f"    const double D{i} = {_text(D)};")
     e.say(f"    if (!(D{i} > 0.0)) {{ *pivot = D{i}; return {i}; }}")
     e.say(f"    const double iD{i} = 1.0 / D{i};")
+    pivots.append((i, f"D{i}"))
     return _var(f"iD{i}")
+
+
+def _pivot_test(e, pivots):
+    """C that reports the first pivot at most :data:`_PIVOT_TOL` of the largest (n
+    comparisons, before any acceleration is written)."""
+    e.say(f"    double Dmax = {pivots[0][1]};")
+    for _, d in pivots[1:]:
+        e.say(f"    Dmax = {d} > Dmax ? {d} : Dmax;")
+    for i, d in pivots:
+        e.say(f"    if (!({d} > {_PIVOT_TOL!r} * Dmax)) {{ *pivot = {d}; return {i}; }}")
 
 
 def _aba_kernel(rec):
     r"""C of :math:`\ddot q` (Featherstone 2008, §7.3), returning -1, or the body whose
-    :math:`D_i` is not positive (its value in ``*pivot``)."""
+    :math:`D_i` is not positive or at most :data:`_PIVOT_TOL` of the largest (its value in
+    ``*pivot``)."""
     e, n, par = _Emitter(), rec.n, rec.parents
     V, c, pA, IA = [None] * n, [None] * n, [None] * n, [None] * n
     e.say("    /* outward: velocities V, bias accelerations ba, bias forces (h = I V) */")
@@ -376,7 +396,7 @@ def _aba_kernel(rec):
         rec.header(e, i)
         c[i], bias = rec.velocities(e, i, V)
         pA[i], IA[i] = [bias], [rec.inertias[i]]
-    U, u, iD = [None] * n, [None] * n, [None] * n
+    U, u, iD, pivots = [None] * n, [None] * n, [None] * n, []
     e.say("    /* inward: articulated inertias IA and bias forces pA */")
     for i in range(n - 1, -1, -1):
         e.say(f"    /* body {i} */")
@@ -385,7 +405,7 @@ def _aba_kernel(rec):
         p_i = e.vec(f"pA{i}", [_add(*(f[k] for f in pA[i])) for k in range(6)])
         S = rec.parts[i][2]
         U[i] = e.vec(f"U{i}", _matvec(Ia, S))
-        iD[i] = _inverse_pivot(e, i, _dot(S, U[i]))
+        iD[i] = _inverse_pivot(e, i, _dot(S, U[i]), pivots)
         u[i] = e.let(f"u{i}", _add(_var(f"tau[{i}]"), _mul(_const(-1), _dot(S, p_i))))
         if par[i] < 0:
             continue
@@ -400,6 +420,8 @@ def _aba_kernel(rec):
         Y = e.sym(f"Y{i}", _congruence(e, f"Y{i}", J, Ib))
         IA[par[i]].append(_congruence(e, f"Z{i}", K, Y))
         pA[par[i]].append(rec.ad_t(i, pa))
+    e.say("    /* a singular M: a pivot that is rounding of the largest */")
+    _pivot_test(e, pivots)
     e.say("    /* outward: accelerations */")
     a = [None] * n
     for i in range(n):
@@ -441,7 +463,8 @@ def recursive_source(robot, gravity=DEFAULT_GRAVITY):
     (eq. 5.14), specialised to the robot: two functions needing only ``<math.h>``,
 
     ``int k_fd(const double *q, const double *qd, const double *tau, double *qdd, double
-    *pivot)`` (returns -1, or the body whose articulated inertia :math:`D_i` is not positive)
+    *pivot)`` (returns -1, or the body whose articulated inertia :math:`D_i` is not positive,
+    or at most 1e-14 of the largest)
     and ``void k_id(const double *q, const double *qd, const double *qdd, double *tau)``.
 
     Parameters
@@ -476,9 +499,11 @@ static PyObject *py_forward_dynamics(PyObject *self, PyObject *const *args, Py_s
             double d;
             int j = k_fd(D(a[0]) + r * N, D(a[1]) + r * N, D(a[2]) + r * N, x + r * N, &d);
             if (j >= 0) {{
-                char msg[240];
-                snprintf(msg, sizeof msg, "forward_dynamics: M(q)%s is not positive definite "
-                         "(the articulated inertia D of body %d about its joint is %g)",
+                char msg[320];
+                snprintf(msg, sizeof msg, "forward_dynamics: M(q)%s: expected a positive "
+                         "definite mass matrix, got one that is singular or not positive "
+                         "definite at this state (the articulated inertia D of body %d about "
+                         "its joint is %g, at most 1e-14 of the largest)",
                          b < 0 ? "" : " of a state of the batch", j, d);
                 PyErr_SetString(linalg_error, msg);
                 Py_DECREF(out);

@@ -376,7 +376,30 @@ def crba(model, q):
         return _value_checks.finite_result(_crba(model, _q(model, q, fname)), fname)
 
 
-def _aba(model, q, qd, tau, Hb, g):
+def _singular(D, model, q, fname):
+    """Refuse a singular mass matrix from the pivots D_i of the articulated-body algorithm
+    (those of M = L^T D L, the compiled engine's test too), as
+    :func:`robodyn.dynamics.forward_dynamics` refuses a serial chain's."""
+    from .dynamics._recursions import _check_pivots
+    _check_pivots(D[None], model, None, q[None], np.inf, fname)
+
+
+def _base_solve(IA, p, model, q, fname):
+    """The floating base's acceleration from its articulated inertia, refused when that is
+    singular (a Cholesky pivot at most 6 eps max IA_jj, the compiled engine's test)."""
+    try:
+        L = np.linalg.cholesky(IA)
+    except np.linalg.LinAlgError:
+        L = np.zeros((6, 6))
+    if not (np.diag(L) ** 2).min() > 6 * np.finfo(float).eps * IA.diagonal().max():
+        raise _value_checks.refusal(ValueError, f"{fname}: the mass matrix of {model!r} is "
+                                    f"singular at q = {np.round(q, 6).tolist()}: the floating "
+                                    f"base's articulated inertia is not positive definite "
+                                    f"(check the link inertias)")
+    return np.linalg.solve(L.T, np.linalg.solve(L, p))
+
+
+def _aba(model, q, qd, tau, Hb, g, fname="aba"):
     S, A, I = _screws(model), _transforms(model, q), _inertias(model)
     n = model.n
     Vb, dq = (qd[:6], qd[6:]) if model.floating else (np.zeros(6), qd)
@@ -390,13 +413,16 @@ def _aba(model, q, qd, tau, Hb, g):
         U[i] = IA[i + 1] @ S[i]
         D[i] = S[i] @ U[i]
         u[i] = tq[i] - S[i] @ pA[i + 1]
-        Ia = IA[i + 1] - np.outer(U[i], U[i]) / D[i]
-        pa = pA[i + 1] + Ia @ c[i] + U[i] * (u[i] / D[i])
+        w = 1.0 / D[i] if D[i] > 0 else 0.0     # D_i = 0: refused below, naming joint i only
+        Ia = IA[i + 1] - np.outer(U[i], U[i]) * w
+        pa = pA[i + 1] + Ia @ c[i] + U[i] * (u[i] * w)
         p = model.parents[i] + 1
         IA[p] += A[i].T @ Ia @ A[i]
         pA[p] += A[i].T @ pa
+    _singular(D, model, q, fname)
     a = np.empty((n + 1, 6))
-    a[0] = np.linalg.solve(IA[0], -pA[0]) if model.floating else _base_gravity(Hb, g)
+    a[0] = _base_solve(IA[0], -pA[0], model, q, fname) if model.floating else \
+        _base_gravity(Hb, g)
     qdd = np.empty(n)
     for i, p in enumerate(model.parents):
         a[i + 1] = A[i] @ a[p + 1] + c[i]
@@ -418,6 +444,9 @@ def aba(model, q, qd, tau, base_pose=None, gravity=DEFAULT_GRAVITY):
     >>> G = rnea(ur5, [0.1] * 6, [0.0] * 6, [0.0] * 6)
     >>> bool(abs(aba(ur5, [0.1] * 6, [0.0] * 6, G)).max() < 1e-12)
     True
+
+    Raises ``ValueError`` when the mass matrix is singular at ``q`` (a pivot :math:`D_i` of the
+    algorithm at most 1e-14 of the largest: a joint that moves no inertia there).
     """
     return _state_call("aba", _aba, model, q, qd, tau, base_pose, gravity, ("qd", "tau"))
 
@@ -532,7 +561,7 @@ def rnea_derivatives(model, q, qd, qdd, base_pose=None, gravity=DEFAULT_GRAVITY)
 
 
 def _aba_derivatives(model, q, qd, tau, Hb, g):
-    acc = _aba(model, q, qd, tau, Hb, g)
+    acc = _aba(model, q, qd, tau, Hb, g, "aba_derivatives")
     dq, dqd = _rnea_derivatives(model, q, qd, acc, Hb, g)
     Minv = np.linalg.inv(_crba(model, q))
     Minv = (Minv + Minv.T) / 2

@@ -32,7 +32,7 @@ from pathlib import Path
 
 import numpy as np
 
-from . import _value_checks
+from . import _meaning_checks, _value_checks
 from .errors import RobodynError
 
 __all__ = ["RobotModel", "load_urdf", "example_robots", "lock_joints", "serial_chain",
@@ -44,6 +44,16 @@ NO_LIMIT = float(np.finfo(float).max)
 INERTIA_TOL = 1e-7
 """Principal moments of a link down to -INERTIA_TOL kg m^2 are rounding in the file (tiny links
 written with few digits) and accepted; the merged bodies must be positive semi-definite."""
+
+_TRIANGLE_TOL = 1e-2
+"""A merged body's largest principal moment may exceed the sum of the other two by this share
+of itself (plus :data:`INERTIA_TOL`): a plate's moments written with three digits. More is no
+rigid body (a single link may break it when the links welded to it make up for it, as
+vendors' files do)."""
+
+_MOVES_NOTHING = 1e-12
+"""A joint whose subtree's inertia about (revolute) or along (prismatic) its axis is at most
+this share of the largest joint's, at q = 0 and at a random q, moves nothing: M is singular."""
 
 _MOVING = {"revolute": "revolute", "continuous": "revolute", "prismatic": "prismatic"}
 
@@ -211,11 +221,12 @@ def _validate(model):
               m * np.eye(3)) and np.allclose(C, -C.T, atol=1e-12)
               and np.linalg.eigvalsh(Gk[:3, :3] + m * (C @ C)).min() >= -INERTIA_TOL
               and (m > 0 or not Gk.any()))
-        if not ok:
+        why = _triangle_fault(Gk[:3, :3] + m * (C @ C)) if ok and m > 0 else None
+        if not ok or why:
             raise _value_checks.error(f"RobotModel: {'base_inertia' if k == 0 else f'inertias[{k-1}]'}",
                                 "the spatial inertia of a rigid body (symmetric, lower block "
-                                "m 1, mass >= 0, rotational inertia positive semi-definite)",
-                                np.round(Gk, 6).tolist())
+                                "m 1, mass >= 0, rotational inertia positive semi-definite, "
+                                "triangle inequality)", why or np.round(Gk, 6).tolist())
     lo, hi = _field(model, "lower", (n,)), _field(model, "upper", (n,))
     if (lo > hi).any():
         raise _value_checks.error("RobotModel: lower, upper", "lower <= upper", lo.tolist())
@@ -274,6 +285,40 @@ def _move_inertia(G, H):
     """The spatial inertia G of a body given in frame b, expressed in frame a, H = H_ab."""
     A = _adjoint(np.linalg.inv(H))
     return A.T @ G @ A
+
+
+def _triangle_fault(Ic):
+    """Why a body's central rotational inertia ``Ic`` breaks the triangle inequality beyond a
+    URDF's rounding (:data:`_TRIANGLE_TOL`), or None: the library's rotational-inertia check
+    (:func:`robodyn._meaning_checks.inertia_matrix`), its tolerance set to that rounding."""
+    lmax = float(np.abs(np.linalg.eigvalsh(Ic)).max())
+    tol = (_TRIANGLE_TOL * lmax + INERTIA_TOL) / max(1.0, lmax)   # it scales by max(1, lmax)
+    return _meaning_checks._inertia_test(tol)(Ic)
+
+
+def _moved_inertia(parents, kinds, axes, placements, inertias, q):
+    """The inertia each joint moves at q, (n,): the composite spatial inertia of its subtree
+    (in its body's frame) about its axis, revolute, or its mass, prismatic -- the diagonal
+    of the mass matrix of a fixed base."""
+    Ic = [np.array(G, dtype=float) for G in inertias]
+    for i in range(len(parents) - 1, -1, -1):
+        if parents[i] >= 0:
+            H = placements[i] @ _joint_motion(kinds[i], axes[i], q[i])
+            Ic[parents[i]] = Ic[parents[i]] + _move_inertia(Ic[i], H)
+    return np.array([a @ G[:3, :3] @ a if k == "revolute" else G[3, 3]
+                     for k, a, G in zip(kinds, axes, Ic)])
+
+
+def _still_joint(parents, kinds, axes, placements, inertias):
+    """The first joint that moves no inertia (:data:`_MOVES_NOTHING`) at q = 0 and at one
+    random q, or None; its M is singular wherever its subtree stays as it is."""
+    n = len(parents)
+    q1 = np.random.default_rng(0).uniform(-np.pi, np.pi, n)
+    still = np.ones(n, dtype=bool)
+    for q in (np.zeros(n), q1):
+        D = _moved_inertia(parents, kinds, axes, placements, inertias, q)
+        still &= ~(D > _MOVES_NOTHING * D.max())
+    return int(np.argmax(still)) if still.any() else None
 
 
 # --------------------------------------------------------------------------
@@ -548,6 +593,28 @@ class _Builder:
                 raise URDFError(f"{self.fname}: {self.path.name}: links {links} welded into one "
                                 f"body: expected a positive semi-definite inertia, got principal "
                                 f"moments {np.round(ev, 9).tolist()} (a non-positive inertia)")
+            why = _triangle_fault(G[:3, :3] + m * (C @ C))
+            if why:
+                links = [lk for lk, (b, _) in self.frames.items() if b == k - 1]
+                what = f"link {links[0]!r}" if len(links) == 1 else \
+                    f"links {links} welded into one body"
+                raise URDFError(f"{self.fname}: {self.path.name}: {what}: inertial: expected "
+                                f"principal moments obeying the triangle inequality (each at "
+                                f"most the sum of the other two, to {_TRIANGLE_TOL:.0%} of the "
+                                f"largest for rounding), got {why}")
+
+    def check_motion(self):
+        """Every moving joint must move inertia about (revolute) or along (prismatic) its
+        axis: a point mass on a revolute joint's axis has mass, yet nothing to turn."""
+        i = _still_joint(self.parents, [j[1] for j in self.joints], [j[2] for j in self.joints],
+                         self.placements, self.bodies[1:])
+        if i is not None:
+            name, kind, _, _, child = self.joints[i]
+            about = "about" if kind == "revolute" else "along"
+            raise URDFError(f"{self.fname}: {self.path.name}: joint {name!r}: expected a joint "
+                            f"that moves inertia, got link {child!r} and the links beyond it "
+                            f"with no inertia {about} its axis (at q = 0 and at a random q): "
+                            f"the joint moves no mass and the mass matrix would be singular")
 
     def check_masses(self):
         """Every moving joint must carry mass: its body or one beyond it."""
@@ -588,8 +655,9 @@ def load_urdf(source, floating_base=False, package_dirs=None, check_meshes=True,
     ------
     URDFError (a ValueError)
         naming the link or joint: unparsable XML, a loop or a link with two parents, an unknown
-        joint type, a zero axis, a negative mass or inertia tensor, a joint that moves no mass
-        (a missing inertial), an unreadable mesh.
+        joint type, a zero axis, a negative mass or inertia tensor, a body whose principal
+        moments break the triangle inequality (beyond rounding), a joint that moves no mass
+        (a missing inertial; a point mass on a revolute joint's axis), an unreadable mesh.
 
     Examples
     --------
@@ -623,6 +691,7 @@ def load_urdf(source, floating_base=False, package_dirs=None, check_meshes=True,
                         f"prismatic): nothing to model")
     b.check_masses()
     b.check_bodies()
+    b.check_motion()
     if floating_base and not b.bodies[0][3, 3] > 0 and b.parents.count(-1) == 1:
         raise URDFError(f"{fname}: {path.name}: a floating base needs mass in the root link "
                         f"{root!r} (it has none, and carries a single joint: the body beyond it "
@@ -710,6 +779,13 @@ def lock_joints(model, joints, q=None):
     meshes = tuple((lk, where[b][0], _ro(where[b][1] @ H), f, s, kind)
                    for lk, b, H, f, s, kind in model.meshes)
     pick = lambda a: _ro(np.asarray(a)[keep])  # noqa: E731
+    i = _still_joint(parents, [model.joint_types[k] for k in keep], pick(model.axes),
+                     placements, bodies[1:])
+    if i is not None:
+        raise _value_checks.error(f"{fname}: joints, q", "locked joints after which every kept "
+                                  "joint moves inertia", f"joint "
+                                  f"{model.joint_names[keep[i]]!r} moving none about its axis",
+                                  "the mass matrix would be singular")
     return _build(
         name=model.name, parents=tuple(parents),
         joint_names=tuple(model.joint_names[i] for i in keep),
