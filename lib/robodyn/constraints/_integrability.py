@@ -77,7 +77,8 @@ def is_holonomic(form, coords, t=None):
 
     Raises
     ------
-    ValueError for a form with the wrong number of coefficients; TypeError for non-symbols.
+    ValueError for a form with the wrong number of coefficients or the zero form (it constrains
+    nothing); TypeError for non-symbols.
 
     Examples
     --------
@@ -117,6 +118,9 @@ def is_holonomic(form, coords, t=None):
             raise _value_checks.refusal(
                 ValueError, f"{fname}: form, coords: expected {what}, got {len(r)}")
     A = sp.Matrix([[_value_checks._exact(e) for e in r] for r in rows])
+    for i in range(A.rows):                 # the zero form constrains nothing
+        _meaning_checks.nonzero_vector(A.row(i).T, n, f"{fname}: form" + (
+            f" (row {i})" if A.rows > 1 else ""), what="Pfaffian form")
     depends_t = t is not None and (A.has(t) or any(A[i, n - 1] != 0 for i in range(A.rows)))
     if A.rows == 1:
         a = list(A)

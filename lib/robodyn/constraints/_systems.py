@@ -52,6 +52,7 @@ from .. import _value_checks
 from .. import _meaning_checks
 from ..kinds import Metric, Tolerance
 from ._numeric import NumericConstraints, _pinv
+from ..lagrange._euler_lagrange import _own_symbols
 from ..equations import (TIME, MassMatrixForm, NumericForm, _check_values, _spd_where_possible,
                         _values_key, mass_matrix_form)
 
@@ -166,6 +167,43 @@ def _symbolic_system(M, F, A, b, fname):
     return M, sp.Matrix(F), A, sp.Matrix(b)
 
 
+_REDUNDANT = ("redundant or conflicting constraints make the multiplier (KKT) system singular; "
+              "udwadia_kalaba and embedded_equations handle redundant ones")
+
+
+def _full_row_rank(A, fname, name):
+    """Refuse constraint rows that are not independent: A (m x n) of rank below m. Numeric A:
+    its numeric rank. Sympy A: its rank at three states drawn under the symbols' assumptions
+    (coordinates and parameters, :func:`robodyn._meaning_checks._assumed_substitution`),
+    refused only when it is below m at every one of them (the generic rank: a state where
+    independent rows happen to align passes). Bounded work: no symbolic elimination."""
+    m = A.shape[0]
+    if not isinstance(A, sp.MatrixBase):
+        r = int(np.linalg.matrix_rank(A))
+        if r < m:
+            raise _value_checks.error(f"{fname}: {name}", f"constraints of full row rank {m}",
+                                      f"rank {r}", _REDUNDANT)
+        return A
+    rng, low = np.random.default_rng(12345), []
+    for _ in range(3):
+        sub = _meaning_checks._assumed_substitution(A, rng)
+        a = _meaning_checks._numbers(A, sub)
+        if a is None or not np.isfinite(a).all():
+            continue
+        r = int(np.linalg.matrix_rank(a))
+        if r == m:
+            return A
+        low.append((r, sub))
+    if low:
+        r, sub = low[0]
+        at = ", ".join(f"{k} = {float(v):.2g}" for k, v in list(sub.items())[:4])
+        raise _value_checks.error(f"{fname}: {name}", f"constraints of full row rank {m} (rows "
+                                  "of A independent at a generic state)",
+                                  f"rank {r} at every sampled state" + (f" (e.g. {at})" if at
+                                                                        else ""), _REDUNDANT)
+    return A
+
+
 # --------------------------------------------------------------------------
 # describing constraints
 # --------------------------------------------------------------------------
@@ -246,7 +284,7 @@ class Constraints:
         _meaning_checks.time_symbol(self.t, f"{fname}: t", coordinates=list(q))
         for k, e in (("holonomic", phi), ("pfaffian", Ap), ("rate", c)):
             _meaning_checks.time_symbol(self.t, f"{fname}: {k} (or t)", exprs=[e])
-        _satisfiable(phi, Ap, c, list(q) + [self.t], fname)
+        _satisfiable(phi, Ap, c, list(q), self.t, fname)
         for k, v in (("q", q), ("holonomic", phi), ("pfaffian", Ap), ("rate", c)):
             object.__setattr__(self, k, v)
 
@@ -289,23 +327,79 @@ class Constraints:
         return self._numeric[key]
 
 
-def _satisfiable(phi, Ap, c, variables, fname):
+def _satisfiable(phi, Ap, c, q, t, fname):
     """Refuse constraints that cannot hold at any state: a holonomic row free of q and t that
-    is not zero (``holonomic=[1]``: 1 = 0), or non-zero under its symbols' assumptions
-    (``x**2 + 1`` with x real); a Pfaffian row of zeros with a rate that is not zero (0 = c).
-    A row that could be non-zero but is not provably so passes."""
+    is not zero (``holonomic=[1]``: 1 = 0), or non-zero under its symbols' assumptions, the
+    coordinates and time being real (``x**2 + 1``, with or without ``real=True``); a Pfaffian
+    row of zeros with a rate that is not zero (0 = c). Jointly, where that is exact and cheap
+    (:func:`_consistent`): the holonomic rows affine in q with number coefficients, and the
+    Pfaffian rows and rates that are numbers. A row that could be non-zero but is not provably
+    so passes; nonlinear sets are not solved."""
+    variables = list(q) + [t]
+    real = {v: sp.Dummy(v.name, real=True) for v in variables
+            if isinstance(v, sp.Symbol) and v.is_real is None}
     for i, e in enumerate(phi):
         fixed = not (e.free_symbols & set(variables)) and not e.atoms(AppliedUndef)
-        if (fixed and e.is_number and sp.simplify(e) != 0) or e.is_zero is False:
+        if (fixed and e.is_number and sp.simplify(e) != 0) or e.is_zero is False \
+                or e.xreplace(real).is_zero is False:
             raise _value_checks.error(f"{fname}: holonomic", "constraints phi(q, t) = 0 that some "
-                                "state satisfies", f"row {i}: {e} = 0, which no q or t satisfies",
-                                "a constraint that cannot hold has no motion")
+                                "state satisfies", f"row {i}: {e} = 0, which no q or t "
+                                "satisfies", "a constraint that cannot hold has no motion")
     for i in range(Ap.shape[0]):
         if all(sp.expand(x) == 0 for x in Ap.row(i)) and (
                 c[i].is_zero is False or (c[i].is_number and c[i] != 0)):
             raise _value_checks.error(f"{fname}: rate", "a rate c_i = 0 where the Pfaffian row is zero "
                                 "(0 q' = c_i)", f"row {i}: 0 = {c[i]}",
                                 "a constraint that cannot hold has no motion")
+    _consistent(phi, Ap, c, list(q), fname)
+
+
+def _number_rows(rows):
+    """Indices and [a | r] of the rows ``(a, r)`` whose entries are all numbers."""
+    keep = [(i, list(a) + [r]) for i, (a, r) in enumerate(rows)
+            if all(sp.sympify(x).is_number for x in list(a) + [r])]
+    return [i for i, _ in keep], sp.Matrix([row for _, row in keep])
+
+
+def _contradiction(aug, n):
+    """Whether the linear system [A | r] (numbers) has no solution: rank [A | r] > rank A."""
+    return aug.rows > 0 and aug.rank() > aug[:, :n].rank()
+
+
+def _consistent(phi, Ap, c, q, fname):
+    """Joint consistency where it is decided exactly: the holonomic rows affine in q with
+    number coefficients (a linear system A q = r), and the Pfaffian rows with number
+    coefficients and rates together with the velocity form of those affine rows (A q' = c);
+    refused when rank [A | r] > rank A. Rows with parameters, time or nonlinear in q are
+    left out (a parameter may make them agree: x - a, x - b at a = b)."""
+    n, rows = len(q), []
+    for e in phi:
+        poly = sp.Poly(sp.expand(e), *q) if e.is_polynomial(*q) else None
+        if poly is not None and poly.total_degree() <= 1 and \
+                all(x.is_number for x in poly.coeffs()):
+            a = [poly.coeff_monomial(v) for v in q]
+            rows.append((a, -poly.coeff_monomial(1)))
+        else:
+            rows.append(None)
+    idx, aug = _number_rows([r for r in rows if r is not None])
+    pos = [i for i, r in enumerate(rows) if r is not None]
+    if _contradiction(aug, n):
+        shown = "; ".join(f"{phi[pos[i]]} = 0" for i in idx[:6])
+        raise _value_checks.error(f"{fname}: holonomic", "constraints phi(q, t) = 0 that some "
+                                  "state satisfies", f"rows {[pos[i] for i in idx]}: {shown}, "
+                                  "which no q satisfies together (rank [A | b] > rank A)",
+                                  "a constraint that cannot hold has no motion")
+    vel = [(r[0], 0) for r in rows if r is not None] + \
+        [(list(Ap.row(i)), c[i]) for i in range(Ap.shape[0])]
+    idx, aug = _number_rows(vel)
+    h = sum(r is not None for r in rows)
+    if _contradiction(aug, n) and any(i >= h for i in idx):
+        shown = "; ".join(f"{list(Ap.row(i - h))} q' = {c[i - h]}" for i in idx if i >= h)
+        raise _value_checks.error(f"{fname}: pfaffian, rate", "Pfaffian constraints A_p q' = c "
+                                  "that some velocity satisfies", f"Pfaffian rows "
+                                  f"{[i - h for i in idx if i >= h]}: {shown}, which no q' "
+                                  "satisfies together (rank [A | c] > rank A)",
+                                  "a constraint that cannot hold has no motion")
 
 
 def _named_like_time(xs, t, fname, what):
@@ -325,9 +419,7 @@ def _speed_symbols(q, qd, fname, t=TIME):
         raise _value_checks.refusal(
             ValueError, f"{fname}: qd: expected {q.shape[0]} velocity symbols (one per "
                         f"coordinate), got {qd.shape[0]}")
-    if set(qd) & set(q):
-        raise _value_checks.refusal(
-            ValueError, f"{fname}: qd: expected symbols distinct from q, got {list(qd)}")
+    _own_symbols({"q": q, "qd": qd}, fname)
     return qd
 
 
@@ -435,6 +527,7 @@ def lagrange_multipliers(M: Metric, F, A, b):
     fname = "lagrange_multipliers"
     if any(_value_checks.is_symbolic(x) for x in (M, F, A, b)):
         M, F, A, b = _symbolic_system(M, F, A, b, fname)
+        _full_row_rank(A, fname, "A")
         n, m = A.shape[1], A.shape[0]
         K = sp.Matrix(sp.BlockMatrix([[M, -A.T], [A, sp.zeros(m, m)]]))
         sol = K.LUsolve(sp.Matrix.vstack(F, b))
@@ -442,12 +535,7 @@ def lagrange_multipliers(M: Metric, F, A, b):
     M, _, F, A, b = _system(M, F, A, b, fname)
     n, m = A.shape[1], A.shape[0]
     K = np.block([[M, -A.T], [A, np.zeros((m, m))]])
-    rank = np.linalg.matrix_rank(A)
-    if rank < m:
-        raise _value_checks.refusal(
-            ValueError, f"{fname}: A: expected constraints of full row rank {m}, got rank "
-                        f"{rank}: the multiplier (KKT) system is singular (redundant or "
-                        f"conflicting constraints; udwadia_kalaba handles redundant ones)")
+    _full_row_rank(A, fname, "A")
     with np.errstate(all="ignore"):
         try:
             sol = np.linalg.solve(K, np.concatenate([F, b]))
@@ -675,6 +763,7 @@ def constraint_projector(M: Metric, A):
                 ValueError, f"{fname}: A: expected {M.shape[0]} columns, got shape {A.shape}")
         if A.shape[0] == 0:
             raise _value_checks.error(f"{fname}: A", "at least one constraint row", "none")
+        _full_row_rank(A, fname, "A")               # (A M^-1 A^T)^-1 exists
         Minv = M.inv()
         return sp.eye(M.shape[0]) - Minv * A.T * (A * Minv * A.T).inv() * A
     M, L = _spd(M, fname)
@@ -856,7 +945,9 @@ class ConstrainedSystem:
     def n(self):
         return self.constraints.n
 
-    def _symbolic(self, fname):
+    def _symbolic(self, fname, independent=False):
+        """(model, A, b) of the symbolic route; ``independent``: the rows of A must be
+        independent (multipliers and projection invert A M^-1 A^T; embedding does not)."""
         if not isinstance(self.model, MassMatrixForm):
             raise _value_checks.refusal(
                 TypeError, f"{fname}: expected a system whose model is a MassMatrixForm "
@@ -868,6 +959,8 @@ class ConstrainedSystem:
                 ValueError, f"{fname}: the model's time symbol {eq.t} differs from the "
                             f"constraints' {self.constraints.t}")
         A, b = second_order_form(self.constraints, eq.u)
+        if independent:
+            _full_row_rank(A, fname, "system")
         return eq, A, b
 
     def numeric(self, values=None, method="udwadia_kalaba"):
@@ -901,7 +994,7 @@ def multiplier_equations(system):
     [0, m]])
     """
     _check_system(system, "multiplier_equations")
-    eq, A, b = system._symbolic("multiplier_equations")
+    eq, A, b = system._symbolic("multiplier_equations", independent=True)
     M, F = eq.mass_matrix, eq.forcing
     W = M.LUsolve(A.T)                                    # M^-1 A^T
     lam = (A * W).LUsolve(b - A * M.LUsolve(F))
@@ -961,6 +1054,7 @@ def embedded_equations(system, S=None, eta=None):
     if eta.shape[0] != n - m:
         raise _value_checks.refusal(
             ValueError, f"{fname}: eta: expected {n - m} symbols, got {eta.shape[0]}")
+    _own_symbols({"q": eq.q, "u": eq.u, "eta": eta}, fname)
     s0 = sp.zeros(n, 1) if c.is_zero_matrix else Av.T * (Av * Av.T).LUsolve(c)
     q, t = eq.q, eq.t
     qd_expr = S * eta + s0
@@ -994,7 +1088,7 @@ def projected_equations(system):
     from ..lagrange._euler_lagrange import christoffel_symbols
     fname = "projected_equations"
     _check_system(system, fname)
-    eq, _, _ = system._symbolic(fname)
+    eq, _, _ = system._symbolic(fname, independent=True)
     A, c = system.constraints.velocity_form()
     t = eq.t
     if not c.is_zero_matrix or A.has(t) or eq.mass_matrix.has(t):

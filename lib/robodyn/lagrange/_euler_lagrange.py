@@ -58,6 +58,7 @@ from .. import _value_checks
 from .._value_checks import is_symbolic
 from .._value_checks import to_sympy as _S
 from ..equations import MassMatrixForm, NumericForm, _finite_constants, _is_batch
+from ..kinds import Metric
 from ..rigid_motion._kinematics import SerialChain, jacobian_body, jacobian_space, link_poses
 
 __all__ = ["DEFAULT_GRAVITY", "mass_matrix", "christoffel_symbols", "coriolis_matrix",
@@ -115,6 +116,55 @@ def _symbol_list(q, name, fname):
         raise _value_checks.refusal(
             ValueError, f"{fname}: {name}: expected distinct symbols, got {list(q)}")
     return list(q)
+
+
+def _own_symbols(groups: dict, fname: str) -> None:
+    """No symbol shared between the groups of coordinates, speeds and accelerations
+    (``{"q": q, "qd": qd}``): the shared check
+    :func:`robodyn._value_checks.distinct_symbols` on the plain symbols of each group (an entry
+    that is a number or an expression, or one repeated within its group, is left to the
+    function: C(q, qd) may be evaluated at qd = (u, u)). Every function of
+    :mod:`robodyn.lagrange` and :mod:`robodyn.constraints` taking q and qd (or u) calls it.
+
+    >>> q1, q2 = sp.symbols('q1 q2')
+    >>> _own_symbols({"q": [q1, q2], "qd": [q1, 0]}, "f")
+    Traceback (most recent call last):
+    ...
+    robodyn.errors.ArgumentError: f: qd: expected symbols different from those of q, got q1 in both (a velocity needs its own symbol, or the code reads the wrong variable)
+    """
+    plain = {}
+    for key, xs in groups.items():
+        xs = list(xs) if isinstance(xs, (list, tuple, sp.MatrixBase, np.ndarray)) else [xs]
+        plain[key] = list(dict.fromkeys(e for e in xs if isinstance(e, sp.Basic)
+                                        and _value_checks._is_coordinate(e)))
+    _value_checks.distinct_symbols(plain, fname)
+
+
+def _accelerations(L, q, qd, qdd, fname):
+    """The acceleration symbols of an Euler--Lagrange derivation: ``qdd`` given (distinct, none
+    shared with q, qd or another free symbol of L), or the default ``<q_i>_ddot``, refused when
+    one is named like a symbol of L, q or qd (it would merge with it: pass ``qdd=``)."""
+    n = len(q)
+    if qdd is None:
+        taken = {s.name: s for s in (L.free_symbols | set(q) | set(qd))}
+        qdd = [sp.Symbol(f"{s.name}_ddot") for s in q]
+        hit = [a for a in qdd if a.name in taken]
+        if hit:
+            raise _value_checks.error(
+                f"{fname}: qdd", "default acceleration symbols <q_i>_ddot of their own",
+                f"{hit[0]}, already a symbol of L, q or qd",
+                "pass qdd=[...] with new symbols for the accelerations")
+    qdd = _symbol_list(qdd, "qdd", fname)
+    if len(qdd) != n:
+        raise _value_checks.refusal(
+            ValueError, f"{fname}: expected {n} accelerations, got len(qdd) = {len(qdd)}")
+    _own_symbols({"q": q, "qd": qd, "qdd": qdd}, fname)
+    other = [a for a in qdd if a in L.free_symbols]
+    if other:
+        raise _value_checks.error(f"{fname}: qdd", "symbols that do not occur in L",
+                                  f"{other[0]}, a parameter of L",
+                                  "an acceleration needs its own symbol")
+    return qdd
 
 
 # --------------------------------------------------------------------------
@@ -200,6 +250,7 @@ def kinetic_energy(chain, q, qd):
     _dyn_chain(chain, fname)
     q = _joints(chain, q, "q", fname)
     qdv = _joints(chain, qd, "qd", fname)
+    _own_symbols({"q": q, "qd": qdv}, fname)
     M = mass_matrix(chain, q)
     if isinstance(M, sp.MatrixBase):
         qdv = _S(qdv) if not isinstance(qdv, sp.MatrixBase) else qdv
@@ -310,6 +361,7 @@ def _check_M(M, q, fname):
             if M[i, j] != M[j, i] and sp.expand(M[i, j] - M[j, i]) != 0:
                 raise _value_checks.refusal(ValueError, f"{fname}: M: expected a symmetric matrix, got "
                                  f"M[{i},{j}] - M[{j},{i}] = {sp.expand(M[i, j] - M[j, i])}")
+    Metric.check(M, f"{fname}: M")           # positive definite under its symbols' assumptions
     return sp.Matrix(M), q
 
 
@@ -333,8 +385,9 @@ def christoffel_symbols(M, q, kind=1):
 
     Raises
     ------
-    TypeError for numeric M or q not symbols; ValueError for a non-square or non-symmetric M
-    or an unknown kind.
+    TypeError for numeric M or q not symbols; ValueError for a non-square, non-symmetric or
+    not positive definite M (:class:`robodyn.kinds.Metric`, decided under its symbols'
+    assumptions) or an unknown kind.
 
     Examples
     --------
@@ -384,6 +437,7 @@ def coriolis_matrix(M, q, qd):
         qv = _prepare(chain, q, fname)
         qdv = _joints(chain, qd, "qd", fname)
         qdv = _S(qdv) if not isinstance(qdv, sp.MatrixBase) else qdv
+        _own_symbols({"q": qv, "qd": qdv}, fname)
         return _derivation(chain).coriolis(list(qv), list(qdv))
     M, q = _check_M(M, q, fname)
     n = len(q)
@@ -391,6 +445,7 @@ def coriolis_matrix(M, q, qd):
         raise _value_checks.refusal(ValueError, f"{fname}: qd: expected {n} joint velocities, got "
                          f"{_value_checks._describe(qd)}")
     qdv = _S(_value_checks.vector(qd, n, f"{fname}: qd"), f"{fname}: qd")
+    _own_symbols({"q": q, "qd": qdv}, fname)
     return _coriolis_from_dM(_dM(M, q), qdv, n)
 
 
@@ -423,7 +478,8 @@ def euler_lagrange(L, q, qd, qdd=None, split=False):
     Raises
     ------
     TypeError if q, qd, qdd are not Symbols or L is not a sympy expression; ValueError for
-    lists of different lengths.
+    lists of different lengths, q, qd, qdd sharing a symbol, qdd holding a parameter of L, or
+    default accelerations ``<q_i>_ddot`` named like a symbol of L (pass ``qdd=``).
 
     Examples
     --------
@@ -449,14 +505,8 @@ def euler_lagrange(L, q, qd, qdd=None, split=False):
         raise _value_checks.refusal(
             ValueError, f"{fname}: expected as many velocities as coordinates, got "
                         f"len(q) = {n}, len(qd) = {len(qd)}")
-    if qdd is None:
-        qdd = [sp.Symbol(f"{s.name}_ddot") for s in q]
-    qdd = _symbol_list(qdd, "qdd", fname)
-    if len(qdd) != n:
-        raise _value_checks.refusal(
-            ValueError, f"{fname}: expected {n} accelerations, got len(qdd) = {len(qdd)}")
-    if set(q) & set(qd):
-        raise _value_checks.refusal(ValueError, f"{fname}: q and qd share symbols {set(q) & set(qd)}")
+    _own_symbols({"q": q, "qd": qd}, fname)
+    qdd = _accelerations(L, q, qd, qdd, fname)
     undef = L.atoms(AppliedUndef)
     if undef:
         raise _value_checks.error(f"{fname}: L", "an expression in the Symbols q, qd (and t)",
