@@ -253,3 +253,103 @@ def test_codegen_refuses_a_mass_matrix_that_is_not_one():
                                          r"definite matrix"):
         codegen.compile_equations(-sp.Matrix([[2 + sp.cos(q2), 0], [0, 1]]), C, G, [q1, q2],
                                   [qd1, qd2])
+
+
+# ---------------------------------------------------------------- a second hostile probe ----
+
+def _kane_pendulum():
+    q, u = sp.symbols("q u")
+    m, l, g = sp.symbols("m l g", positive=True)
+    P = kane.Particle("P", m, [l * sp.sin(q), -l * sp.cos(q), 0])
+    return kane.kanes_equations([q], [u], [P], [kane.Force(P.position, [0, -m * g, 0])])
+
+
+VALUES_ROUTES = {
+    "MassMatrixForm.numeric": lambda v: models.particle_pendulum().model.numeric(v),
+    "MassMatrixForm.rhs": lambda v: models.particle_pendulum().model.rhs(v),
+    "robodyn.constraints.simulate_constrained": lambda v: constraints.simulate_constrained(
+        models.particle_pendulum(), [1.0, 0], [0, 0], 0.1, values=v),
+    "robodyn.constraints.constraint_controller": lambda v: constraints.constraint_controller(
+        models.particle_pendulum(), values=v),
+    "robodyn.equations.max_difference": lambda v: rd.equations.max_difference(
+        models.particle_pendulum().model, models.particle_pendulum().model, values=v),
+    "robodyn.kane.linearize": lambda v: kane.linearize(_kane_pendulum(), [0.0], [0.0],
+                                                         values=v),
+}
+"""Every route that takes a ``values`` dict for a model's parameters, called with values that
+contradict the parameters' assumptions (each is declared positive)."""
+
+
+@pytest.mark.parametrize("route", sorted(VALUES_ROUTES))
+@pytest.mark.parametrize("name, values", [
+    ("g", {"m": 1.0, "l": 1.0, "g": -9.81}), ("m", {"m": -1.0, "l": 1.0, "g": 9.81}),
+    ("l", {"m": 1.0, "l": -1.0, "g": 9.81})])
+def test_a_value_against_its_symbols_assumption_is_refused(route, name, values):
+    """A pendulum whose g is declared positive given g = -9.81 falls upwards: the value is
+    refused where it is substituted, naming it, whatever route carries it."""
+    if route.startswith(("MassMatrixForm", "robodyn.equations")):
+        if name == "l":
+            pytest.skip("the unconstrained particle has no length")
+        values = {k: v for k, v in values.items() if k != "l"}
+    with pytest.raises(rd.ArgumentError, match=rf"values\[{name}\]: expected a (non)?"
+                                               rf"(positive|negative) number "
+                                               rf"\({name} is declared so\), got (float|int) -"):
+        VALUES_ROUTES[route](values)
+
+
+def test_the_values_routes_are_all_tested():
+    """A public callable with a ``values`` parameter that is not in VALUES_ROUTES fails here."""
+    import inspect
+    import _fuzz_api_support as fz
+    found = set()
+    for name, (_, f, _) in fz.public_callables().items():
+        try:
+            if "values" in inspect.signature(f).parameters:
+                found.add(name)
+        except (TypeError, ValueError):
+            continue
+    assert found <= set(VALUES_ROUTES), sorted(found - set(VALUES_ROUTES))
+
+
+def test_legal_values_still_give_the_pendulums_motion():
+    """The same routes with values that meet the assumptions: the pendulum falls (y < 0)."""
+    run = constraints.simulate_constrained(models.particle_pendulum(), [1.0, 0], [0, 0], 0.3,
+                                           values={"l": 1.0, "m": 1.0, "g": 9.81})
+    assert run.q[-1][1] < -0.3
+    drift = constraints.simulate_constrained(models.particle_pendulum(), [1.0, 0], [0, 0], 0.3,
+                                             values={"l": 1.0, "m": 1.0, "g": 0})
+    assert np.allclose(drift.q[-1], [1.0, 0])           # gravity off: it stays
+
+
+def test_an_inertia_that_fails_for_large_values_of_its_symbol_is_warned():
+    """diag(1, 1, x) breaks the triangle inequality for x > 2: the samples span two decades,
+    so the check sees it and warns, naming the argument."""
+    q, x = sp.Symbol("q"), sp.Symbol("x", positive=True)
+    with pytest.warns(UndecidedWarning, match=r"^RigidBody: inertia: could not decide"):
+        kane.RigidBody("B", 1, [0, 0, 0], sp.rot_axis3(-q), sp.diag(1, 1, x))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        kane.RigidBody("B", 1, [0, 0, 0], sp.rot_axis3(-q), sp.diag(x, x, x))
+
+
+def test_the_spin_up_profile_refuses_times_before_it_starts():
+    with pytest.raises(rd.ArgumentError, match=r"^spin_up_profile: t: expected times >= 0"):
+        kane.spin_up_profile([-15.0, 0.0, 1.0])
+    assert np.allclose(kane.spin_up_profile(0.0), 0.0)
+
+
+def test_a_reference_below_the_absolute_tolerance_is_refused():
+    """A reference of size 1e-10 under atol = 1e-9 would take any small answer (twice it):
+    refused, naming the reference; with a smaller atol the factor 2 is found; a symbolic zero
+    that rounds to 1e-16 still compares."""
+    from robodyn import answers
+    with pytest.raises(rd.ArgumentError, match=r"^compare: reference: expected an answer "
+                                               r"larger than 10 times the absolute tolerance"):
+        answers.compare("1e-10*x", "2e-10*x")
+    tiny = answers.Problem("p1", "J", variables={"x": (1e-6, 1e-5)}, atol=1e-30)
+    assert answers.compare("x**2", "2*x**2", tiny).status == "incorrect"
+    assert answers.compare("2*x**2", "2*x**2", tiny).status == "correct"
+    assert answers.compare("0", "sin(x)**2 + cos(x)**2 - 1").status == "correct"
+    with pytest.raises(rd.ArgumentError, match=r"^fingerprint: reference: expected an answer"):
+        answers.fingerprint(sp.Symbol("x") * sp.Rational(1, 10**10),
+                            answers.Problem("p1", "J", variables={"x": (0.5, 1)}))

@@ -136,23 +136,29 @@ class UndecidedWarning(UserWarning):
 UndecidedWarning.__module__ = "robodyn.kinds"
 
 
-def _assumed_number(s, rng):
-    """A random value of the symbol ``s`` under its assumptions: positive (in [0.3, 1.3]) unless
-    it is declared negative or non-positive; a small integer when declared integer. Symbols of
-    unknown sign are sampled as the physical parameters they usually are (positive)."""
-    u = float(rng.integers(1, 4)) if s.is_integer else float(rng.uniform(0.3, 1.3))
+def _assumed_number(s, rng, spread=False):
+    """A random value of the symbol ``s`` under its assumptions: positive (in [0.3, 1.3], or
+    with ``spread`` log-uniform in [0.1, 10]: the symbols then differ in scale, as the sides of
+    a flat box do) unless it is declared negative or non-positive; a small integer when
+    declared integer. Symbols of unknown sign are sampled as the physical parameters they
+    usually are (positive)."""
+    if s.is_integer:
+        u = float(rng.integers(1, 10 if spread else 4))
+    else:
+        u = float(10 ** rng.uniform(-1, 1)) if spread else float(rng.uniform(0.3, 1.3))
     return -u if (s.is_negative or s.is_nonpositive) else u
 
 
-def _assumed_substitution(M, rng):
+def _assumed_substitution(M, rng, spread=False):
     """A substitution of numbers for every symbol, undefined function and derivative of ``M``
-    (derivatives replaced whole, before the functions inside them)."""
+    (derivatives replaced whole, before the functions inside them); ``spread``: symbols drawn
+    over two decades (:func:`_assumed_number`)."""
     from sympy.core.function import AppliedUndef
     atoms = M.atoms(sp.Derivative) | M.atoms(AppliedUndef) | M.free_symbols
     sub = {}
     for a in sorted(atoms, key=str):
         if isinstance(a, sp.Symbol):
-            sub[a] = sp.Float(_assumed_number(a, rng))
+            sub[a] = sp.Float(_assumed_number(a, rng, spread))
         else:
             sub[a] = sp.Float(float(rng.uniform(0.3, 1.3)))
     return sub
@@ -165,7 +171,8 @@ def decide(M, name: str, expected: str, test, *, prove=None, hint: str | None = 
     ``test(a)`` takes a float array and returns None (the property holds) or the "got ..."
     text of the failure. A numeric matrix, or a sympy one without symbols, is tested once. A
     sympy matrix with symbols is tested at ``trials`` values of its symbols drawn under their
-    assumptions (:func:`_assumed_number`): holding at all, it passes; failing at some value,
+    assumptions (:func:`_assumed_number`; the first near 1, the others over two decades):
+    holding at all, it passes; failing at some value,
     ``prove(M)`` (simplification, the symbols' assumptions) may prove the failure for every
     value (its text, or None): proven, it is refused. Not proven: with ``identity`` (a property
     that must hold for every value of the symbols, as R(q) is a rotation at every q) a
@@ -190,8 +197,8 @@ def decide(M, name: str, expected: str, test, *, prove=None, hint: str | None = 
     rng = np.random.default_rng(12345)
     symbolic = bool(M.free_symbols) or bool(M.atoms(sp.core.function.AppliedUndef))
     fails, tried = [], 0
-    for _ in range(trials if symbolic else 1):
-        sub = _assumed_substitution(M, rng) if symbolic else {}
+    for i in range(trials if symbolic else 1):
+        sub = _assumed_substitution(M, rng, spread=i > 0) if symbolic else {}
         a = _numbers(M, sub)
         if a is None:
             continue

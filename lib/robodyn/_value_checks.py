@@ -930,8 +930,38 @@ def values_dict(values, name: str, *, names: dict | None = None, exact: bool = T
                         exc=TypeError)
         no_text(v, f"{name}[{k!s}]")
         f = real_number(v, f"{name}[{k!s}]")
-        out[key] = _exact(f) if exact else f
+        e = assumed_value(key, _exact(f), f"{name}[{k!s}]")
+        out[key] = e if exact else f
     return out
+
+
+_STATED = ("positive", "negative", "nonnegative", "nonpositive", "nonzero", "zero", "integer",
+           "even", "odd", "prime", "rational", "irrational", "real")
+"""The assumptions a reader declares, in the order a refusal names them."""
+
+
+def assumed_value(symbol, value, name: str):
+    """``value`` (an exact sympy number) when it has every property ``symbol`` is declared
+    with: a length ``Symbol('l', positive=True)`` takes no -1, since every result derived
+    under that assumption (a square root, a sign, a simplification) would be false for it.
+
+    >>> assumed_value(sp.Symbol("g", positive=True), sp.Rational(981, 100), "f: values[g]")
+    981/100
+    >>> assumed_value(sp.Symbol("g", positive=True), sp.Rational(-981, 100), "f: values[g]")
+    Traceback (most recent call last):
+    ...
+    robodyn.errors.ArgumentError: f: values[g]: expected a positive number (g is declared so), got float -9.81
+    """
+    facts = getattr(symbol, "assumptions0", {})
+    broken = [f for f, want in facts.items()
+              if getattr(value, "is_" + f, None) not in (None, want)]
+    if broken:
+        said = [f for f in _STATED if f in broken]
+        f = next((f for f in said if facts[f]), said[0] if said else broken[0])
+        what = f if facts[f] else "not " + f
+        got = int(value) if value.is_Integer else float(value)      # as the reader wrote it
+        raise error(name, f"a {what} number ({symbol} is declared so)", got)
+    return value
 
 
 def _nonfinite(x, depth=0):
@@ -1052,5 +1082,5 @@ def chain(x, name: str, cls: type):
     return x
 
 
-__all__ += ["real_number", "values_dict", "finite_result", "result_error", "arithmetic_error",
-            "chain", "overflow_guard"]
+__all__ += ["real_number", "values_dict", "assumed_value", "finite_result", "result_error",
+            "arithmetic_error", "chain", "overflow_guard"]

@@ -547,7 +547,8 @@ def _substitute(form, values, fname):
         sub = {}
         for k, v in _check_values(values, fname).items():
             key = names.get(k, sp.Symbol(k)) if isinstance(k, str) else k
-            sub[key] = _value_checks._exact(v)
+            sub[key] = _value_checks.assumed_value(key, _value_checks._exact(v),
+                                                   f"{fname}: values[{k!s}]")
         exprs = [e.xreplace(sub) for e in exprs]
         inter = [(w, e.xreplace(sub)) for w, e in inter]
         _finite_constants(exprs + [e for _, e in inter], f"{fname}: values")

@@ -623,7 +623,9 @@ def four_bar_close(q, lengths, tol: Tolerance = 1e-12, max_iter=50):
 # constrained systems of Part III (multipliers, embedding, projection, Udwadia-Kalaba)
 # --------------------------------------------------------------------------
 
-_G = sp.Symbol("g", positive=True)
+_G = sp.Symbol("g", nonnegative=True)
+"""Gravity's magnitude in the book's constrained models: non-negative, so that a page may switch
+it off (``values={"g": 0}``: free drift) and a negative value is refused."""
 
 
 def particle_pendulum():

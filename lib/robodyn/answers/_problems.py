@@ -52,6 +52,7 @@ from ._problem_checks import (MAX_INPUT_SIZE, _check_problem,  # noqa: F401 (MAX
 from ._values import (MAX_NESTED_ENTRIES, MAX_SYMBOLIC_DEGREE,  # noqa: F401
                              MAX_SYMBOLIC_OPS, SYMBOLIC_BUDGET, _as_value, _canonical,
                              _all_close, _close, _evaluator, _negated, _npoints, _OverBudget,
+                             _resolved,
                              _Samples, _scaled, _shape_of, _shape_str, _swap_halves,
                              _symbolic_equal, _to_grid, _within_budget)
 from ..text_parser import MAX_TEXT, UnsafeExpressionError, parse_expression
@@ -132,7 +133,12 @@ class Problem:
     angles : names among ``variables`` that are angles in radians (degree mistakes are tried)
     inputs : for an answer that is a *function*: the shapes of its arguments, e.g. ``((2,),)``;
         arguments are drawn uniformly from ``input_range``
-    rtol, atol : tolerances of the numeric comparison (relative to the answer's size)
+    rtol, atol : tolerances of the numeric comparison: an answer passes where it is within
+        ``atol + rtol * size`` of the reference, ``size`` the larger of the reference's
+        magnitude there and its largest over the test points; ``rtol`` is relative, ``atol``
+        absolute (in the answer's units). A reference within ``10 * atol`` of zero (but not
+        zero) is refused: every answer that small would pass; give such a problem a smaller
+        ``atol``.
     """
     key: str
     answer: str
@@ -404,6 +410,7 @@ def _compare(answer, reference, problem, n_points, rng, points, fname):
     if not np.all(np.isfinite(R)):
         return _fb("error", "the reference is not finite (NaN or infinity) at some test "
                    "points: it cannot be compared with.")
+    _resolved(R, problem, f"{fname}: reference", rval if rkind == "symbolic" else None)
     evaluated = _evaluate_answer(skind, sval, problem, pts)
     if isinstance(evaluated, Feedback):
         return evaluated
@@ -803,6 +810,7 @@ def fingerprint(reference, problem, seed=0):
             TypeError, f"fingerprint: reference: cannot fingerprint a {kind} reference")
     if not np.all(np.isfinite(R)):
         raise _value_checks.refusal(ValueError, "fingerprint: reference: not finite at the key's points")
+    _resolved(R, problem, "fingerprint: reference", val if kind == "symbolic" else None)
     if isinstance(pts, dict):
         jp = {k: [float(f"{x:.15g}") for x in v] for k, v in pts.items()}
         pts = {k: np.asarray(v, dtype=float) for k, v in jp.items()}

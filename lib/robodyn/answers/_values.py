@@ -306,6 +306,32 @@ def _close(S, R, problem):
     return good & ok & np.isfinite(S)                # NaN or infinity never compares equal
 
 
+RESOLVED = 10
+"""A reference must exceed this many times the absolute tolerance to be compared with
+(:func:`_resolved`)."""
+
+
+def _resolved(R, problem, name, symbolic=None):
+    """Refuse a reference whose values ``R`` are all within :data:`RESOLVED` times the
+    absolute tolerance ``atol`` but not zero: every answer that small -- twice it, its
+    negative, zero -- would compare equal to it. A symbolic reference that simplifies to zero
+    (``symbolic``; values of rounding size) is zero, and compares.
+
+    >>> _resolved(np.array([[2e-10]]), None, "compare: reference")
+    Traceback (most recent call last):
+    ...
+    robodyn.errors.ArgumentError: compare: reference: expected an answer larger than 10 times the absolute tolerance atol = 1e-09, got values of size at most 2e-10 (any answer that small would be marked correct: give the Problem a smaller atol)
+    """
+    atol = problem.atol if problem else 1e-9
+    size = float(np.max(np.abs(R), initial=0.0))
+    if 0 < size <= RESOLVED * atol and not (
+            symbolic is not None and _symbolic_equal(symbolic, 0 * symbolic, problem)):
+        raise _value_checks.error(
+            name, f"an answer larger than {RESOLVED} times the absolute tolerance atol = "
+                  f"{atol:g}", f"values of size at most {size:.2g}", "any answer that small "
+                  "would be marked correct: give the Problem a smaller atol")
+
+
 def _all_close(S, R, problem):
     return S.shape == R.shape and bool(np.all(_close(S, R, problem)))
 

@@ -41,7 +41,8 @@ class NumericConstraints:
         names = {str(s): s for e in exprs for s in e.free_symbols}
         for k, v in _check_values(values, fname).items():
             key = names.get(k, sp.Symbol(k)) if isinstance(k, str) else k
-            sub[key] = _value_checks._exact(v)
+            sub[key] = _value_checks.assumed_value(key, _value_checks._exact(v),
+                                                   f"{fname}: values[{k!s}]")
         exprs = [e.xreplace(sub) for e in exprs]
         _finite_constants(exprs, f"{fname}: values")
         known = set(constraints.q) | set(qd) | {constraints.t}

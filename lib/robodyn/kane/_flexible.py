@@ -508,11 +508,18 @@ def spin_up_profile(t, final_rate=6.0, duration=15.0):
 
     >>> [round(float(v), 4) for v in spin_up_profile(15.0)]
     [45.0, 6.0, 0.0]
+    >>> spin_up_profile(-1.0)
+    Traceback (most recent call last):
+    ...
+    robodyn.errors.ArgumentError: spin_up_profile: t: expected times >= 0 (the profile starts from rest at t = 0), got -1.0
     """
     fname = "spin_up_profile"
     Ws = _value_checks.real_number(final_rate, f"{fname}: final_rate", hint="rad/s")
     Ts = _value_checks.real_number(duration, f"{fname}: duration", low=0, strict_low=True, hint="s")
     t = np.asarray(_value_checks.real_array(t, f"{fname}: t"), dtype=float)
+    if (t < 0).any():
+        raise _value_checks.error(f"{fname}: t", "times >= 0 (the profile starts from rest at "
+                                  "t = 0)", f"{float(t.min())!r}")
     c = 2 * np.pi / Ts
     tt = np.minimum(t, Ts)
     th = Ws / Ts * (tt ** 2 / 2 + (np.cos(c * tt) - 1) / c ** 2) + Ws * np.maximum(t - Ts, 0)

@@ -1173,7 +1173,8 @@ def linearize(eom, q0, u0=None, tau0=None, values=None, t0=0, equilibrium=True,
             if sym in set(q) | set(u) | {t}:
                 raise _value_checks.error(f"{fname}: values[{key}]", "a parameter (not a coordinate, "
                                     "speed or time: those are q0, u0, t0)", str(sym))
-            sub[sym] = _value_checks._exact(_value_checks.scalar(v, f"{fname}: values[{key}]"))
+            sub[sym] = _value_checks.assumed_value(sym, _value_checks._exact(
+                _value_checks.scalar(v, f"{fname}: values[{key}]")), f"{fname}: values[{key}]")
     at = dict(zip(q, qv))
     at.update(zip(u, uv))
     _value_checks.flag(equilibrium, f"{fname}: equilibrium")
