@@ -293,3 +293,22 @@ def test_accelerations_that_are_parameters_of_L_are_refused():
     with pytest.raises(rd.ArgumentError, match=r"^euler_lagrange: qdd: expected symbols that do "
                                                r"not occur in L, got m"):
         L.euler_lagrange(m * THD**2 / 2 + sp.cos(TH), [TH], [THD], qdd=[m])
+
+
+def test_the_lambdified_forward_dynamics_refuses_a_singular_mass_matrix():
+    """The numpy twin of compiled forward dynamics (no C compiler) applies the same pivot test:
+    M = [[2, 2 cos q2], [2 cos q2, 2]] is singular at q2 = 0, where Cholesky succeeds on
+    rounding and would hand back accelerations of 1e15; elsewhere it equals a direct solve."""
+    from robodyn import codegen
+    from robodyn.lagrange._euler_lagrange import _lambdified
+    q1, q2, u1, u2 = sp.symbols("q1 q2 u1 u2")
+    num = _lambdified(sp.Matrix([[2, 2 * sp.cos(q2)], [2 * sp.cos(q2), 2]]), sp.zeros(2, 2),
+                      sp.zeros(2, 1), [q1, q2], [u1, u2])
+    with pytest.raises(codegen.SingularMassMatrix, match=r"^forward_dynamics: M\(q\) at q = "
+                                                         r"\[0\.0, 0\.0\]: expected a positive"):
+        num.forward_dynamics([0.0, 0.0], [0.0, 0.0], [1.0, 0.0])
+    with pytest.raises(codegen.SingularMassMatrix, match=r"at q = \[0\.0, 0\.0\]"):
+        num.forward_dynamics([[0.0, 0.5], [0.0, 0.0]], np.zeros((2, 2)), np.ones((2, 2)))
+    M = np.array([[2, 2 * np.cos(0.5)], [2 * np.cos(0.5), 2]])
+    np.testing.assert_allclose(num.forward_dynamics([0.0, 0.5], [0.0, 0.0], [1.0, 0.0]),
+                               np.linalg.solve(M, [1.0, 0.0]), rtol=1e-12)

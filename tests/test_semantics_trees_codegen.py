@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 import sympy as sp
 
+import robodyn as rd
 from robodyn import codegen, trees, urdf
 from robodyn import recursive_codegen as rc
 from robodyn.dynamics import _recursions
@@ -191,9 +192,11 @@ def test_compiled_forward_dynamics_refuses_a_singular_mass_matrix():
     q1, q2, u1, u2 = sp.symbols("q1 q2 qd1 qd2")
     M = sp.Matrix([[2, 2 * sp.cos(q2)], [2 * sp.cos(q2), 2]])      # singular where q2 = 0
     mod = codegen.compile_equations(M, sp.zeros(2, 2), sp.zeros(2, 1), [q1, q2], [u1, u2])
-    with pytest.raises(np.linalg.LinAlgError, match=r"^forward_dynamics: M\(q\): expected a "
-                                                    r"positive definite .* singular"):
+    with pytest.raises(codegen.SingularMassMatrix, match=r"^forward_dynamics: M\(q\): expected "
+                                                       r"a positive definite .* singular") as err:
         mod.forward_dynamics([0.0, 0.0], [0.0, 0.0], [1.0, 0.0])
+    assert isinstance(err.value, rd.RobodynError) and isinstance(err.value, rd.ResultError)
+    assert isinstance(err.value, np.linalg.LinAlgError)     # what callers of a solve catch
     with pytest.raises(np.linalg.LinAlgError, match="state 1 of the batch"):
         mod.forward_dynamics([[0.0, 0.5], [0.0, 0.0]], np.zeros((2, 2)), [[1.0, 0.0]] * 2)
     x = np.array([0.0, 0.5])
@@ -207,8 +210,8 @@ def test_generated_articulated_body_algorithm_refuses_a_singular_state(tmp_path)
     mod = rc.compile_recursive(model)
     zero, tau = np.zeros(3), np.array([0.0, 1.0, 0.0])
     for q3 in (0.0, 1e-9):
-        with pytest.raises(np.linalg.LinAlgError, match=r"^forward_dynamics: M\(q\): .* "
-                                                        r"singular"):
+        with pytest.raises(codegen.SingularMassMatrix, match=r"^forward_dynamics: M\(q\): .* "
+                                                             r"singular"):
             mod.forward_dynamics([0.3, 0.2, q3], zero, tau)
     q = np.array([0.3, 0.2, 0.4])
     np.testing.assert_allclose(mod.forward_dynamics(q, zero, tau), trees.aba(model, q, zero, tau),

@@ -695,22 +695,38 @@ def _lambdified(M, C, G, q, qd, intermediates=()):
         args(fname, q=q, qd=qd, tau=tau)                    # checked before any work
         out = call("MH", fname, (n * n + n,), q=q, qd=qd)
         Mq = out[..., :n * n].reshape(out.shape[:-1] + (n, n))
-        try:
-            L = np.linalg.cholesky(Mq)
-        except np.linalg.LinAlgError as exc:
+        L = _factor(Mq)
+        if L is None:
+            from ..codegen import SingularMassMatrix
             bad = np.asarray(q, dtype=float)
             if Mq.ndim == 3:                                 # name the first bad state
-                ok = [np.all(np.linalg.eigvalsh(m) > 0) for m in Mq]
-                bad, Mq = bad[ok.index(False)], Mq[ok.index(False)]
-            raise np.linalg.LinAlgError(
+                k = next(k for k, m in enumerate(Mq) if _factor(m) is None)
+                bad, Mq = bad[k], Mq[k]
+            raise SingularMassMatrix(
                 f"forward_dynamics: M(q) at q = {bad.tolist()}: expected a positive definite "
-                f"mass matrix, got eigenvalues {np.linalg.eigvalsh((Mq + Mq.T) / 2)} (check "
-                f"the masses and inertias)") from exc
+                f"mass matrix, got one that is singular or not positive definite at this "
+                f"state, eigenvalues {np.linalg.eigvalsh((Mq + Mq.T) / 2)} (a pivot of its "
+                f"Cholesky factorization at most n eps max M_ii: check the masses and inertias)")
         rhs = (np.asarray(tau, dtype=float) - out[..., n * n:])[..., None]
         y = np.linalg.solve(L, rhs)
         return _value_checks.finite_result(np.linalg.solve(np.swapaxes(L, -1, -2), y)[..., 0], fname)
 
     return NumericEquations(n, "lambdify", mass, coriolis, gravity, tau, forward_dynamics)
+
+
+def _factor(Mq):
+    """The Cholesky factor of M (one state, or a batch), or None when a pivot is at most
+    n eps max M_ii at some state: singular or not positive definite there (the test of the
+    generated C, :class:`robodyn.codegen.SingularMassMatrix`)."""
+    try:
+        L = np.linalg.cholesky(Mq)
+    except np.linalg.LinAlgError:
+        return None
+    n = Mq.shape[-1]
+    tiny = n * np.finfo(float).eps * np.diagonal(Mq, axis1=-2, axis2=-1).max(axis=-1)
+    if np.any((np.diagonal(L, axis1=-2, axis2=-1) ** 2).min(axis=-1) <= tiny):
+        return None
+    return L
 
 
 def _compiled(M, C, G, q, qd, intermediates=()):
