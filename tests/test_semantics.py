@@ -353,3 +353,71 @@ def test_a_reference_below_the_absolute_tolerance_is_refused():
     with pytest.raises(rd.ArgumentError, match=r"^fingerprint: reference: expected an answer"):
         answers.fingerprint(sp.Symbol("x") * sp.Rational(1, 10**10),
                             answers.Problem("p1", "J", variables={"x": (0.5, 1)}))
+
+
+# ---------------------------------------------------------------- a third hostile probe -----
+
+@pytest.mark.parametrize("Jt, got", [([[0, 1]], r"row 0: \[0\.0, 1\.0\], parallel to Jn\[0\]"),
+                                     ([[0, 0]], "row 0: the zero row")])
+def test_a_tangent_row_along_the_normal_or_zero_is_refused_with_friction(Jt, got):
+    """contact_impulse splits the impulse into a normal and a friction part: with a tangent row
+    parallel to the normal, 'friction' acted along the normal (18 and -9 N s for the true 9);
+    with a zero row friction silently vanished. Without friction a zero row is unused."""
+    from robodyn import impacts
+    M = 2 * np.eye(2)
+    with pytest.raises(rd.ArgumentError, match=rf"^contact_impulse: Jt: expected a tangent row "
+                                               rf"independent .* got {got}"):
+        impacts.contact_impulse(M, [[0, 1]], [1, -3], 0.5, friction=0.5, Jt=Jt)
+    res = impacts.contact_impulse(M, [[0, 1]], [1, -3], 0.5, friction=0.0, Jt=[[0, 0]])
+    assert np.allclose(M @ (res.qd_plus - [1, -3]), [0, 9])         # 2 * (1 + 0.5) * 3
+    ok = impacts.contact_impulse(M, [[0, 1]], [1, -3], 0.5, friction=0.5, Jt=[[1, 0]])
+    assert np.allclose(M @ (ok.qd_plus - [1, -3]), [-2, 9])         # sticks: 2 * 1 sideways
+
+
+def test_dexp_inverse_refuses_a_rotation_beyond_its_truncated_series():
+    """At |omega| = 6 the truncated series gave -2 where dexp^-1 is 3 cot 3 = -21.05."""
+    from robodyn import port_hamiltonian
+    with pytest.raises(rd.ArgumentError, match=r"^dexp_inverse: u: expected a step's twist"):
+        port_hamiltonian.dexp_inverse([0, 0, 6.0, 0, 0, 0], np.ones(6))
+    w = 0.5                                     # within: close to the closed form
+    exact = (w / 2) / np.tan(w / 2)
+    assert abs(port_hamiltonian.dexp_inverse([0, 0, w, 0, 0, 0], [1.0, 0, 0, 0, 0, 0])[0]
+               - exact) < 1e-4
+
+
+def test_a_base_pose_is_checked_without_gravity_too():
+    from robodyn import derivatives, port_hamiltonian
+    vms = port_hamiltonian.VehicleManipulator.from_chain(
+        models.planar_rr(), rigid_motion.spatial_inertia(5.0, [1, 1, 1]), "planar")
+    args = ([.1, .2], [.1, .2, .3], [.1, .1], [0, 0, 0], [0, 0])
+    for bad in (np.full((3, 3), np.nan), np.full((4, 4), np.nan)):
+        with pytest.raises(rd.ArgumentError, match=r"^vms_(rnea|aba)_derivatives: base_pose"):
+            derivatives.vms_rnea_derivatives(vms, *args, base_pose=bad)
+        with pytest.raises(rd.ArgumentError, match=r"^vms_(rnea|aba)_derivatives: base_pose"):
+            derivatives.vms_aba_derivatives(vms, *args, base_pose=bad)
+    a = derivatives.vms_rnea_derivatives(vms, *args, base_pose=np.eye(4))
+    b = derivatives.vms_rnea_derivatives(vms, *args)
+    assert all(np.allclose(x, y) for x, y in zip(a, b))     # no gravity: the pose is unused
+
+
+def test_robodyns_own_failures_are_robodyn_errors():
+    """A negative seed, a mass matrix made indefinite by a value, a map with no fixed point:
+    each is a RobodynError naming the function, no bare numpy or Python error."""
+    from robodyn import codegen, impacts
+    q, u, ms = sp.symbols("q u ms")
+    a = rd.equations.mass_matrix_form([q], [u], [[2]], [-sp.sin(q)])
+    b = rd.equations.mass_matrix_form([q], [u], [[ms]], [-sp.sin(q)])
+    with pytest.raises(rd.ArgumentError, match=r"^max_difference: seed: expected an integer"):
+        rd.equations.max_difference(a, a, seed=-1)
+    with pytest.raises(codegen.SingularMassMatrix, match="not positive definite"):
+        rd.equations.max_difference(b, a, values={ms: -2.0})
+    with pytest.raises(impacts.LimitReached, match=r"^fixed_point: no fixed point"):
+        impacts.fixed_point(lambda x: x + 1, [0.0])
+
+
+def test_an_overflow_from_gravity_names_gravity():
+    from robodyn import dynamics
+    with pytest.raises(rd.ResultError, match=r"^inverse_dynamics: result: expected values of "
+                                             r"q, qd, qdd, gravity, wrench_ee small enough"):
+        dynamics.inverse_dynamics(models.planar_rr(), [.1, .2], [0, 0], [0, 0],
+                                  gravity=[0, -1e308, 0])

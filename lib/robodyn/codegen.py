@@ -66,8 +66,8 @@ class CompileError(RobodynError, RuntimeError):
 
 
 class SingularMassMatrix(ResultError, np.linalg.LinAlgError):
-    """Compiled forward dynamics met a mass matrix that is singular or not positive definite
-    at the state asked for (``forward_dynamics: M(q): expected a positive definite mass
+    """Forward dynamics (compiled, its numpy twin, or a numeric form's accelerations) met a
+    mass matrix that is singular or not positive definite at the state asked for (``forward_dynamics: M(q): expected a positive definite mass
     matrix, got ...``): no acceleration exists there, and solving anyway would return a huge
     wrong number. A :class:`~robodyn.errors.ResultError` (a ValueError), and numpy's
     ``LinAlgError``, which callers of a linear solve catch."""

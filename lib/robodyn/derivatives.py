@@ -117,6 +117,8 @@ def _fast_vms(vms, name, q, v, qd, x, y, base_pose, gravity):
     if eng is None or not isinstance(vms, VehicleManipulator):
         return None
     gb = None
+    if gravity is None and base_pose is not None:
+        return None                         # a pose without gravity: checked, then unused
     if gravity is not None:
         if base_pose is None:
             return None
@@ -145,8 +147,12 @@ def _vms_call(fname, vms, q, v, qd, x, y, names, base_pose, gravity):
 
 
 def _base_gravity(vms, base_pose, gravity, fname):
-    """Gravity in {b}, R^T g, or None without gravity."""
+    """Gravity in {b}, R^T g, or None without gravity (a pose given then is checked all the
+    same: without gravity the derivatives do not depend on it, but a NaN or a matrix that is no
+    pose is still the reader's mistake)."""
     if gravity is None:
+        if base_pose is not None:
+            _check_pose(base_pose, f"{fname}: base_pose")
         return None
     g = _vector(gravity, 3, f"{fname}: gravity")
     if base_pose is None:

@@ -391,8 +391,9 @@ class NumericForm:
         try:
             c = np.linalg.cholesky(M)
         except np.linalg.LinAlgError as exc:
+            from .codegen import SingularMassMatrix
             bad = next(i for i, m in enumerate(M) if np.any(np.linalg.eigvalsh(m) <= 0))
-            raise np.linalg.LinAlgError(
+            raise SingularMassMatrix(
                 f"{self.name}.accelerations: the mass matrix at q = {Q[bad].tolist()} (state "
                 f"{bad} of the batch) is not positive definite (eigenvalues "
                 f"{np.linalg.eigvalsh((M[bad] + M[bad].T) / 2)})") from exc
@@ -426,7 +427,8 @@ class NumericForm:
         try:
             c = np.linalg.cholesky(M)
         except np.linalg.LinAlgError as exc:
-            raise np.linalg.LinAlgError(
+            from .codegen import SingularMassMatrix
+            raise SingularMassMatrix(
                 f"{self.name}.{fname}: the mass matrix at q = {q.tolist()} is not "
                 f"positive definite (eigenvalues {np.linalg.eigvalsh((M + M.T) / 2)})") from exc
         with np.errstate(all="ignore"):
@@ -724,8 +726,7 @@ def max_difference(a, b, states=None, values=None, n_states=8, seed=0, tau=True)
             raise _value_checks.error(f"{fname}: values", "values of parameters of a or b "
                                 f"({sorted(known)})", f"{str(unknown[0])[:60]!r}, which is "
                                 "neither's parameter", "a misspelt name?")
-    if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, numbers.Integral):
-        raise _value_checks.error(f"{fname}: seed", "an integer", seed, exc=TypeError)
+    seed = _value_checks.size(seed, f"{fname}: seed", low=0, high=2**63 - 1)
     _value_checks.flag(tau, f"{fname}: tau")
     na, nb = (x.numeric(values) if isinstance(x, MassMatrixForm) else x for x in (a, b))
     for name, x in (("a", na), ("b", nb)):

@@ -550,7 +550,7 @@ def inverse_dynamics(chain, q, qd, qdd, gravity=DEFAULT_GRAVITY, wrench_ee=None)
     if tau is None:
         tau = _chunked(lambda q, qd, qdd, W: _rnea(chain, _kinematics(d, q), qd, qdd, g, W),
                        x["q"], x["qd"], x["qdd"], W)
-    return _out(_finite_result(tau, fname, "q, qd, qdd"), single)
+    return _out(_finite_result(tau, fname, "q, qd, qdd, gravity, wrench_ee"), single)
 
 
 def gravity_torques(chain, q, gravity=DEFAULT_GRAVITY):
@@ -583,7 +583,7 @@ def gravity_torques(chain, q, gravity=DEFAULT_GRAVITY):
     out = _compiled("rnea", d, x["q"], z, z, g, None)
     if out is None:
         out = _chunked(lambda q, z: _rnea(chain, _kinematics(d, q), z, z, g, None), x["q"], z)
-    return _out(_finite_result(out, fname, "q"), single)
+    return _out(_finite_result(out, fname, "q, gravity"), single)
 
 
 def _crba(kin, d):
@@ -765,7 +765,7 @@ def forward_dynamics(chain, q, qd, tau, gravity=DEFAULT_GRAVITY, wrench_ee=None,
             if type(out) is tuple:
                 _check_pivots(out[1], chain, d, x["q"], cond_warn, fname)
                 out = out[0]
-            return _out(_finite_result(out, fname, "q, qd, tau"), single)
+            return _out(_finite_result(out, fname, "q, qd, tau, gravity, wrench_ee"), single)
 
     def crba_solve(q, qd, tau, W):
         kin = _kinematics(d, q)
@@ -784,7 +784,7 @@ def forward_dynamics(chain, q, qd, tau, gravity=DEFAULT_GRAVITY, wrench_ee=None,
 
     qdd, D = _chunked(crba_solve if method == "crba" else aba, x["q"], x["qd"], x["tau"], W)
     _check_pivots(D, chain, d, x["q"], cond_warn, fname)
-    return _out(_finite_result(qdd, fname, "q, qd, tau"), single)
+    return _out(_finite_result(qdd, fname, "q, qd, tau, gravity, wrench_ee"), single)
 
 
 def _aba(chain, kin, d, qd, tau, gravity, wrench):

@@ -383,11 +383,27 @@ def contact_impulse(M, Jn, qd_minus, restitution: Restitution, *,
         Jt = np.zeros((p, n))
     else:
         Jt = _rows(Jt, n, p, f"{fname}: Jt")
+        _tangents_apart(Jn, Jt, mu, fname)
     tol = _value_checks.tolerance(tol, f"{fname}: tol")
     method = _value_checks.choice(method, f"{fname}: method", METHODS)
     if max_iter is not None:
         max_iter = _value_checks.size(max_iter, f"{fname}: max_iter", high=MAX_SWEEPS)
     return _impulse(M, Jn, Jt, v, e, mu, tol, fname, method, max_iter)
+
+
+def _tangents_apart(Jn, Jt, mu, fname):
+    """Refuse, at a contact with friction, a tangent row that is zero or parallel to the
+    contact's normal row: friction would vanish, or act along the normal (the impulse split
+    into normal and tangential parts would mean nothing)."""
+    for i in np.flatnonzero(mu > 0):
+        t, nrm = Jt[i], Jn[i]
+        off = t - nrm * (t @ nrm) / (nrm @ nrm)         # the part of t across the normal
+        if not np.linalg.norm(off) > 1e-9 * max(np.linalg.norm(t), np.linalg.norm(nrm)):
+            got = "the zero row" if not np.any(t) else f"{t.tolist()}, parallel to Jn[{i}]"
+            raise _value_checks.error(
+                f"{fname}: Jt", "a tangent row independent of its contact's normal row where "
+                "friction > 0", f"row {i}: {got}", "friction acts across the normal: the "
+                "sliding velocity's row")
 
 
 def _impulse(M, Jn, Jt, v, e, mu, tol, fname, method="auto", max_iter=None):

@@ -996,7 +996,8 @@ def fixed_point(step, x0, *, tol: Tolerance = 1e-9, max_iter=20, fd_step=1e-7):
     step : callable ``P(x) -> (k,)`` (e.g. ``lambda x: return_map(sys, x).x``)
     x0 : (k,) initial guess
     tol : stop when :math:`|P(x) - x|_\infty \le` tol
-    max_iter : bound on the Newton iterations (RuntimeError when reached)
+    max_iter : bound on the Newton iterations (:class:`LimitReached`, also a RuntimeError, when
+        reached or when the Newton step vanishes away from a fixed point)
     fd_step : relative step of the central differences
 
     Returns
@@ -1042,13 +1043,13 @@ def fixed_point(step, x0, *, tol: Tolerance = 1e-9, max_iter=20, fd_step=1e-7):
     updates = 0
     while np.max(np.abs(Px - x)) > tol:
         if updates == max_iter:
-            raise RuntimeError(f"{fname}: no fixed point within max_iter = {max_iter} Newton "
+            raise LimitReached(f"{fname}: no fixed point within max_iter = {max_iter} Newton "
                                f"iterations: |P(x) - x| = {np.max(np.abs(Px - x)):.3g} > "
                                f"tol = {tol:g}")
         D = jacobian(x)
         dx = np.linalg.lstsq(D - np.eye(k), Px - x, rcond=None)[0]
         if not np.any(np.abs(dx) > 1e-15 * np.maximum(1.0, np.abs(x))):
-            raise RuntimeError(f"{fname}: the Newton step vanished with |P(x) - x| = "
+            raise LimitReached(f"{fname}: the Newton step vanished with |P(x) - x| = "
                                f"{np.max(np.abs(Px - x)):.3g} > tol = {tol:g} (DP - I is "
                                f"singular along the residual: no fixed point near x)")
         x = x - dx

@@ -136,13 +136,25 @@ def euler_poincare(inertia: SpatialInertia, V, W=None):
     return _value_checks.finite_result(np.linalg.solve(G, _ad6(V).T @ (G @ V) + W), "euler_poincare")
 
 
+DEXP_ROTATION = 1.0
+"""The largest rotation :math:`|\omega|` (rad) of ``u`` that :func:`dexp_inverse` takes: there
+the first term left out, :math:`\tfrac1{720}\mathrm{ad}_u^4`, is at most 0.14 % of x (a step's
+rotation; the full series diverges at :math:`2\pi`)."""
+
+
 def dexp_inverse(u, x, order=4):
     r"""The inverse derivative of the exponential on se(3), truncated:
     :math:`\mathrm{dexp}^{-1}_u x = x - \tfrac12[u, x] + \tfrac1{12}[u,[u,x]] + \dots`
-    (terms of order below ``order`` in u; 4 is what a fourth-order Munthe-Kaas step needs).
+    (terms of order below ``order`` in u; 4 is what a fourth-order Munthe-Kaas step needs),
+    for a step's small u: a rotation :math:`|\omega|` above 1 rad is refused
+    (the truncated series would be far from the function it stands for).
 
     >>> dexp_inverse(np.zeros(6), np.ones(6)).tolist()
     [1.0, 1.0, 1.0, 1.0, 1.0, 1.0]
+    >>> dexp_inverse([0, 0, 6.0, 0, 0, 0], np.ones(6))
+    Traceback (most recent call last):
+    ...
+    robodyn.errors.ArgumentError: dexp_inverse: u: expected a step's twist, rotation |omega| <= 1 rad (the truncated series' domain), got |omega| = 6 (take smaller steps)
     """
     fname = "dexp_inverse"
     u = _value_checks.vector(u, 6, f"{fname}: u")
@@ -152,6 +164,11 @@ def dexp_inverse(u, x, order=4):
                               "vanishes); a higher order would be silently truncated")
     if _value_checks.is_symbolic(u) or _value_checks.is_symbolic(x):
         raise _value_checks.error(f"{fname}: u", "numbers", "sympy expressions", exc=TypeError)
+    w = float(np.linalg.norm(u[:3]))
+    if w > DEXP_ROTATION:
+        raise _value_checks.error(f"{fname}: u", f"a step's twist, rotation |omega| <= "
+                                  f"{DEXP_ROTATION:g} rad (the truncated series' domain)",
+                                  f"|omega| = {w:.3g}", "take smaller steps")
     return _value_checks.finite_result(_dexp_inverse(u, x, order), fname)
 
 
