@@ -357,7 +357,7 @@ def _satisfiable(phi, Ap, c, q, t, fname):
 def _number_rows(rows):
     """Indices and [a | r] of the rows ``(a, r)`` whose entries are all numbers."""
     keep = [(i, list(a) + [r]) for i, (a, r) in enumerate(rows)
-            if all(sp.sympify(x).is_number for x in list(a) + [r])]
+            if all(sp.sympify(x, strict=True).is_number for x in list(a) + [r])]
     return [i for i, _ in keep], sp.Matrix([row for _, row in keep])
 
 
