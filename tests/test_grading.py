@@ -353,6 +353,25 @@ def test_hostile_submission_gains_nothing(graded):
     assert float(graded[1]["correct"]["total"]) == 13       # the others are unharmed
 
 
+def test_answers_arrive_when_the_pipe_reader_starts_late(monkeypatch):
+    """On a loaded machine the thread that drains the answers' pipe may begin to run only after
+    run_cells has moved on (seen once: a slow, honest submission graded 0 through a killed Dask
+    worker, "invalid fd type NoneType" in the reader). Every thread run_cells starts here runs
+    its target 0.3 s late: the answers must all arrive."""
+    import threading
+
+    class Late(threading.Thread):
+        def run(self):
+            time.sleep(0.3)
+            super().run()
+
+    monkeypatch.setattr(grader.threading, "Thread", Late)
+    report = grader.run_cells(["x = 6 * 7"], [{"key": "p", "answer": "x"}], sandboxed=False,
+                              limits=grader.Limits(cell_timeout=60, total_timeout=120))
+    assert "failure" not in report, report
+    assert report["answers"]["p"]["real"] == [42.0], report
+
+
 def test_a_runaway_process_is_killed():
     """A notebook that ignores the per-cell timers is stopped at its CPU-time limit."""
     cells = ["import signal\nsignal.signal(signal.SIGALRM, signal.SIG_IGN)\n"

@@ -202,13 +202,16 @@ def run_cells(cells, problems, *, inputs=None, limits=Limits(), sandboxed=True,
         if unit is not None:
             unit.watch(proc.pid)
 
-        def reader():                      # drain the pipe; keep at most MAX_RESULT_BYTES + 1
-            with os.fdopen(read_fd, "rb") as f:
+        def reader(fd):                    # drain the pipe; keep at most MAX_RESULT_BYTES + 1
+            with os.fdopen(fd, "rb") as f:
                 for block in iter(lambda: f.read(65536), b""):
                     if size[0] <= MAX_RESULT_BYTES:
                         chunks.append(block)
                     size[0] += len(block)
-        t = threading.Thread(target=reader, daemon=True)
+        # the descriptor is handed over as an argument, bound now: the thread may start to run
+        # only after read_fd below is set to None (a loaded machine), and a closure would then
+        # read None and drop every answer
+        t = threading.Thread(target=reader, args=(read_fd,), daemon=True)
         t.start()
         read_fd = None
         feeder = threading.Thread(target=_feed, args=(proc.stdin, json.dumps(job).encode()),
