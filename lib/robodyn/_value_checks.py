@@ -61,7 +61,7 @@ from .errors import CALL, ArgumentError, Call, ArgumentTypeError, ResultError, h
 __all__ = ["refusal", "DEFAULT_TOL", "MAX_SIZE", "MAX_BYTES", "error", "describe", "is_symbolic",
            "real_array", "vector", "matrix", "batch", "finite", "scalar", "positive",
            "nonnegative", "tolerance", "size", "choice", "flag", "symbol_list",
-           "distinct_symbols", "to_sympy", "no_text", "expression", "sym_matrix"]
+           "distinct_symbols", "own_symbols", "to_sympy", "no_text", "expression", "sym_matrix"]
 
 DEFAULT_TOL = 1e-9
 """Default absolute tolerance for numeric tests of structure (rotation, unit axis)."""
@@ -755,6 +755,27 @@ def distinct_symbols(groups: dict, fname: str) -> dict:
                         "a velocity needs its own symbol, or the code reads the wrong variable")
         owner.update({s: key for s in out[key]})
     return out
+
+
+def own_symbols(groups: dict, fname: str) -> None:
+    """No symbol shared between the groups of coordinates, speeds and accelerations
+    (``{"q": q, "qd": qd}``): :func:`distinct_symbols` on the plain symbols of each group (an
+    entry that is a number or an expression, or one repeated within its group, is left to the
+    function: C(q, qd) may be evaluated at qd = (u, u)). Every function of
+    :mod:`robodyn.lagrange` and :mod:`robodyn.constraints` taking q and qd (or u) calls it.
+
+    >>> q1, q2 = sp.symbols('q1 q2')
+    >>> own_symbols({"q": [q1, q2], "qd": [q1, 0]}, "f")
+    Traceback (most recent call last):
+    ...
+    robodyn.errors.ArgumentError: f: qd: expected symbols different from those of q, got q1 in both (a velocity needs its own symbol, or the code reads the wrong variable)
+    """
+    plain = {}
+    for key, xs in groups.items():
+        xs = list(xs) if isinstance(xs, (list, tuple, sp.MatrixBase, np.ndarray)) else [xs]
+        plain[key] = list(dict.fromkeys(e for e in xs if isinstance(e, sp.Basic)
+                                        and _is_coordinate(e)))
+    distinct_symbols(plain, fname)
 
 
 # --------------------------------------------------------------------------

@@ -12,8 +12,8 @@ numpy arrays; or, in one call, a batch: every argument of shape (B, n) (the same
 shapes and that every entry is finite, and raises ``ValueError`` naming the function, the
 argument, what was expected and what came. ``forward_dynamics``
 solves :math:`M\ddot q = \tau - C\dot q - G` by a Cholesky factorization written out for this n
-and raises :class:`SingularMassMatrix` (also a ``numpy.linalg.LinAlgError``) if M(q) is
-singular or not positive definite at the state (a pivot of the factorization at most
+and raises :class:`~robodyn.equations.SingularMassMatrix` (also a ``numpy.linalg.LinAlgError``)
+if M(q) is singular or not positive definite at the state (a pivot of the factorization at most
 :math:`n\,\epsilon\max_iM_{ii}`: the rest is rounding, and the answer would be a huge wrong
 number).
 
@@ -53,24 +53,17 @@ from sympy.printing.c import C99CodePrinter
 
 from . import _meaning_checks, _value_checks
 from .kinds import Metric
-from .errors import ResultError, RobodynError
+from .equations import SingularMassMatrix  # noqa: F401 -- raised by the compiled code
+from .errors import RobodynError
 
-__all__ = ["compile_equations", "compiled_module", "CompileError", "SingularMassMatrix",
-           "cache_dir"]
+__all__ = ["compile_equations", "compiled_module", "CompileError", "cache_dir"]
 
-_CODEGEN_VERSION = "8"          # bump when the C template changes
+_CODEGEN_VERSION = "9"          # bump when the C template changes
 
 
 class CompileError(RobodynError, RuntimeError):
     """The C code could not be compiled or loaded (no compiler, no headers, a compiler error)."""
 
-
-class SingularMassMatrix(ResultError, np.linalg.LinAlgError):
-    """Forward dynamics (compiled, its numpy twin, or a numeric form's accelerations) met a
-    mass matrix that is singular or not positive definite at the state asked for (``forward_dynamics: M(q): expected a positive definite mass
-    matrix, got ...``): no acceleration exists there, and solving anyway would return a huge
-    wrong number. A :class:`~robodyn.errors.ResultError` (a ValueError), and numpy's
-    ``LinAlgError``, which callers of a linear solve catch."""
 
 
 _FALLBACK_DIR = []              # [a private temporary folder, once the cache proved unusable]
@@ -522,10 +515,10 @@ _MODULE_INIT = r"""static struct PyModuleDef module = {{PyModuleDef_HEAD_INIT, "
 PyMODINIT_FUNC PyInit_{modname}(void)
 {{
     import_array();
-    PyObject *codegen = PyImport_ImportModule("robodyn.codegen");
-    if (codegen == NULL) return NULL;
-    linalg_error = PyObject_GetAttrString(codegen, "SingularMassMatrix");
-    Py_DECREF(codegen);
+    PyObject *equations = PyImport_ImportModule("robodyn.equations");
+    if (equations == NULL) return NULL;
+    linalg_error = PyObject_GetAttrString(equations, "SingularMassMatrix");
+    Py_DECREF(equations);
     if (linalg_error == NULL) return NULL;
     PyObject *errors = PyImport_ImportModule("robodyn.errors");
     if (errors == NULL) return NULL;
@@ -538,8 +531,8 @@ PyMODINIT_FUNC PyInit_{modname}(void)
 }}
 """
 """The end of every generated module: its definition (``methods``, the method table) and
-``PyInit`` (``linalg_error``, :class:`SingularMassMatrix`, and the errors of
-:mod:`robodyn.errors` looked up once)."""
+``PyInit`` (``linalg_error``, :class:`~robodyn.equations.SingularMassMatrix`, and the errors
+of :mod:`robodyn.errors` looked up once)."""
 
 _TEMPLATE = _TEMPLATE + _MODULE_INIT
 

@@ -44,8 +44,19 @@ from sympy.printing.pycode import PythonCodePrinter
 
 from . import _value_checks
 from . import _meaning_checks
+from .errors import ResultError
 
-__all__ = ["MassMatrixForm", "NumericForm", "mass_matrix_form", "max_difference"]
+__all__ = ["MassMatrixForm", "NumericForm", "mass_matrix_form", "max_difference",
+           "SingularMassMatrix"]
+
+class SingularMassMatrix(ResultError, np.linalg.LinAlgError):
+    """Forward dynamics (compiled, its numpy twin, or a numeric form's accelerations) met a
+    mass matrix that is singular or not positive definite at the state asked for
+    (``forward_dynamics: M(q): expected a positive definite mass matrix, got ...``): no
+    acceleration exists there, and solving anyway would return a huge wrong number. A
+    :class:`~robodyn.errors.ResultError` (a ValueError), and numpy's ``LinAlgError``, which
+    callers of a linear solve catch."""
+
 
 TIME = sp.Symbol("t", real=True)
 """The default time symbol of every form."""
@@ -391,7 +402,6 @@ class NumericForm:
         try:
             c = np.linalg.cholesky(M)
         except np.linalg.LinAlgError as exc:
-            from .codegen import SingularMassMatrix
             bad = next(i for i, m in enumerate(M) if np.any(np.linalg.eigvalsh(m) <= 0))
             raise SingularMassMatrix(
                 f"{self.name}.accelerations: the mass matrix at q = {Q[bad].tolist()} (state "
@@ -427,7 +437,6 @@ class NumericForm:
         try:
             c = np.linalg.cholesky(M)
         except np.linalg.LinAlgError as exc:
-            from .codegen import SingularMassMatrix
             raise SingularMassMatrix(
                 f"{self.name}.{fname}: the mass matrix at q = {q.tolist()} is not "
                 f"positive definite (eigenvalues {np.linalg.eigvalsh((M + M.T) / 2)})") from exc

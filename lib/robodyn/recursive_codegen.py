@@ -39,7 +39,7 @@ The compiled module's ``forward_dynamics(q, qd, tau)`` and ``tau(q, qd, qdd)`` t
 of length n, or a batch (all (B, n)), with the argument checks, the cache and the error
 messages of :func:`robodyn.codegen.compile_equations`; an articulated inertia :math:`D_i` that
 is not positive, or at most 1e-14 of the largest (M singular or not positive definite at the
-state), raises :class:`robodyn.codegen.SingularMassMatrix` (also a
+state), raises :class:`robodyn.equations.SingularMassMatrix` (also a
 ``numpy.linalg.LinAlgError``).
 """
 from __future__ import annotations

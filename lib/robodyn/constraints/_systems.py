@@ -52,7 +52,6 @@ from .. import _value_checks
 from .. import _meaning_checks
 from ..kinds import Metric, Tolerance
 from ._numeric import NumericConstraints, _pinv
-from ..lagrange._euler_lagrange import _own_symbols
 from ..equations import (TIME, MassMatrixForm, NumericForm, _check_values, _spd_where_possible,
                         _values_key, mass_matrix_form)
 
@@ -419,7 +418,7 @@ def _speed_symbols(q, qd, fname, t=TIME):
         raise _value_checks.refusal(
             ValueError, f"{fname}: qd: expected {q.shape[0]} velocity symbols (one per "
                         f"coordinate), got {qd.shape[0]}")
-    _own_symbols({"q": q, "qd": qd}, fname)
+    _value_checks.own_symbols({"q": q, "qd": qd}, fname)
     return qd
 
 
@@ -1054,7 +1053,7 @@ def embedded_equations(system, S=None, eta=None):
     if eta.shape[0] != n - m:
         raise _value_checks.refusal(
             ValueError, f"{fname}: eta: expected {n - m} symbols, got {eta.shape[0]}")
-    _own_symbols({"q": eq.q, "u": eq.u, "eta": eta}, fname)
+    _value_checks.own_symbols({"q": eq.q, "u": eq.u, "eta": eta}, fname)
     s0 = sp.zeros(n, 1) if c.is_zero_matrix else Av.T * (Av * Av.T).LUsolve(c)
     q, t = eq.q, eq.t
     qd_expr = S * eta + s0

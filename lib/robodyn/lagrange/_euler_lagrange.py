@@ -57,7 +57,8 @@ from sympy.core.function import AppliedUndef
 from .. import _value_checks
 from .._value_checks import is_symbolic
 from .._value_checks import to_sympy as _S
-from ..equations import MassMatrixForm, NumericForm, _finite_constants, _is_batch
+from ..equations import MassMatrixForm, NumericForm, SingularMassMatrix, _finite_constants, \
+    _is_batch
 from ..kinds import Metric
 from ..rigid_motion._kinematics import SerialChain, jacobian_body, jacobian_space, link_poses
 
@@ -118,28 +119,6 @@ def _symbol_list(q, name, fname):
     return list(q)
 
 
-def _own_symbols(groups: dict, fname: str) -> None:
-    """No symbol shared between the groups of coordinates, speeds and accelerations
-    (``{"q": q, "qd": qd}``): the shared check
-    :func:`robodyn._value_checks.distinct_symbols` on the plain symbols of each group (an entry
-    that is a number or an expression, or one repeated within its group, is left to the
-    function: C(q, qd) may be evaluated at qd = (u, u)). Every function of
-    :mod:`robodyn.lagrange` and :mod:`robodyn.constraints` taking q and qd (or u) calls it.
-
-    >>> q1, q2 = sp.symbols('q1 q2')
-    >>> _own_symbols({"q": [q1, q2], "qd": [q1, 0]}, "f")
-    Traceback (most recent call last):
-    ...
-    robodyn.errors.ArgumentError: f: qd: expected symbols different from those of q, got q1 in both (a velocity needs its own symbol, or the code reads the wrong variable)
-    """
-    plain = {}
-    for key, xs in groups.items():
-        xs = list(xs) if isinstance(xs, (list, tuple, sp.MatrixBase, np.ndarray)) else [xs]
-        plain[key] = list(dict.fromkeys(e for e in xs if isinstance(e, sp.Basic)
-                                        and _value_checks._is_coordinate(e)))
-    _value_checks.distinct_symbols(plain, fname)
-
-
 def _accelerations(L, q, qd, qdd, fname):
     """The acceleration symbols of an Euler--Lagrange derivation: ``qdd`` given (distinct, none
     shared with q, qd or another free symbol of L), or the default ``<q_i>_ddot``, refused when
@@ -158,7 +137,7 @@ def _accelerations(L, q, qd, qdd, fname):
     if len(qdd) != n:
         raise _value_checks.refusal(
             ValueError, f"{fname}: expected {n} accelerations, got len(qdd) = {len(qdd)}")
-    _own_symbols({"q": q, "qd": qd, "qdd": qdd}, fname)
+    _value_checks.own_symbols({"q": q, "qd": qd, "qdd": qdd}, fname)
     other = [a for a in qdd if a in L.free_symbols]
     if other:
         raise _value_checks.error(f"{fname}: qdd", "symbols that do not occur in L",
@@ -250,7 +229,7 @@ def kinetic_energy(chain, q, qd):
     _dyn_chain(chain, fname)
     q = _joints(chain, q, "q", fname)
     qdv = _joints(chain, qd, "qd", fname)
-    _own_symbols({"q": q, "qd": qdv}, fname)
+    _value_checks.own_symbols({"q": q, "qd": qdv}, fname)
     M = mass_matrix(chain, q)
     if isinstance(M, sp.MatrixBase):
         qdv = _S(qdv) if not isinstance(qdv, sp.MatrixBase) else qdv
@@ -437,7 +416,7 @@ def coriolis_matrix(M, q, qd):
         qv = _prepare(chain, q, fname)
         qdv = _joints(chain, qd, "qd", fname)
         qdv = _S(qdv) if not isinstance(qdv, sp.MatrixBase) else qdv
-        _own_symbols({"q": qv, "qd": qdv}, fname)
+        _value_checks.own_symbols({"q": qv, "qd": qdv}, fname)
         return _derivation(chain).coriolis(list(qv), list(qdv))
     M, q = _check_M(M, q, fname)
     n = len(q)
@@ -445,7 +424,7 @@ def coriolis_matrix(M, q, qd):
         raise _value_checks.refusal(ValueError, f"{fname}: qd: expected {n} joint velocities, got "
                          f"{_value_checks._describe(qd)}")
     qdv = _S(_value_checks.vector(qd, n, f"{fname}: qd"), f"{fname}: qd")
-    _own_symbols({"q": q, "qd": qdv}, fname)
+    _value_checks.own_symbols({"q": q, "qd": qdv}, fname)
     return _coriolis_from_dM(_dM(M, q), qdv, n)
 
 
@@ -505,7 +484,7 @@ def euler_lagrange(L, q, qd, qdd=None, split=False):
         raise _value_checks.refusal(
             ValueError, f"{fname}: expected as many velocities as coordinates, got "
                         f"len(q) = {n}, len(qd) = {len(qd)}")
-    _own_symbols({"q": q, "qd": qd}, fname)
+    _value_checks.own_symbols({"q": q, "qd": qd}, fname)
     qdd = _accelerations(L, q, qd, qdd, fname)
     undef = L.atoms(AppliedUndef)
     if undef:
@@ -697,7 +676,6 @@ def _lambdified(M, C, G, q, qd, intermediates=()):
         Mq = out[..., :n * n].reshape(out.shape[:-1] + (n, n))
         L = _factor(Mq)
         if L is None:
-            from ..codegen import SingularMassMatrix
             bad = np.asarray(q, dtype=float)
             if Mq.ndim == 3:                                 # name the first bad state
                 k = next(k for k, m in enumerate(Mq) if _factor(m) is None)
@@ -717,7 +695,7 @@ def _lambdified(M, C, G, q, qd, intermediates=()):
 def _factor(Mq):
     """The Cholesky factor of M (one state, or a batch), or None when a pivot is at most
     n eps max M_ii at some state: singular or not positive definite there (the test of the
-    generated C, :class:`robodyn.codegen.SingularMassMatrix`)."""
+    generated C, :class:`robodyn.equations.SingularMassMatrix`)."""
     try:
         L = np.linalg.cholesky(Mq)
     except np.linalg.LinAlgError:

@@ -407,7 +407,7 @@ def geodesic_acceleration(chain, q, qd):
     q = _joint_vector(chain, q, "q", fname)
     qd = _joint_vector(chain, qd, "qd", fname)
     if _symbolic_mode(chain, q, qd):
-        _lagrange()._own_symbols({"q": q, "qd": qd}, fname)
+        _value_checks.own_symbols({"q": q, "qd": qd}, fname)
         return -_symbolic_connection_term(chain, q, qd)
     return _value_checks.finite_result(_numeric_geodesic_acceleration(chain, q, qd), fname)
 
@@ -441,7 +441,7 @@ def covariant_acceleration(chain, q, qd, qdd):
     qd = _joint_vector(chain, qd, "qd", fname)
     qdd = _joint_vector(chain, qdd, "qdd", fname)
     if _symbolic_mode(chain, q, qd, qdd):
-        _lagrange()._own_symbols({"q": q, "qd": qd, "qdd": qdd}, fname)
+        _value_checks.own_symbols({"q": q, "qd": qd, "qdd": qdd}, fname)
         return sp.Matrix(_sym_vector(qdd) + _symbolic_connection_term(chain, q, qd))
     with np.errstate(all="ignore"):
         out = qdd - _numeric_geodesic_acceleration(chain, q, qd)
